@@ -1,0 +1,34 @@
+// Lint, and the layer rules of ARCHITECTURE.md made executable: a wrong import fails `npm test`.
+import tseslint from 'typescript-eslint';
+
+const layer = (files, forbidden, why) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: forbidden.map((group) => ({ group: [group], message: why })) },
+    ],
+  },
+});
+
+const NODE_BUILTINS = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'net', 'http', 'https', 'crypto', 'stream', 'url', 'util', 'events', 'readline', 'worker_threads', 'process'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'public/dist/', '.varlab-test/'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  layer(['src/common/**'], ['**/node/**', '**/browser/**', '**/cli/**', '**/electron/**', 'electron', ...NODE_BUILTINS, 'ssh2', 'mysql2', 'mysql2/*', 'react', 'react-dom', 'zustand', 'plotly.js', 'plotly.js/*'],
+    'src/common is pure TypeScript that runs anywhere: it may import only src/common and pure npm libraries.'),
+  layer(['src/node/**'], ['**/browser/**', '**/cli/**', '**/electron/**', 'electron', 'react', 'react-dom', 'zustand'],
+    'src/node is the backend: it may import src/common and Node libraries, never the UI, the CLI or Electron.'),
+  layer(['src/browser/**'], ['**/node/**', '**/cli/**', '**/electron/**', 'electron', ...NODE_BUILTINS, 'ssh2', 'mysql2', 'mysql2/*'],
+    'src/browser is the renderer: it reaches the backend only through the API contract, never by importing src/node.'),
+  layer(['src/cli/**'], ['**/browser/**', '**/electron/**', 'electron'],
+    'src/cli is headless: src/common and src/node only.'),
+  layer(['scripts/**', 'test/**'], ['electron', '**/electron/**'],
+    'The Electron binary cannot be downloaded on build machines: only electron/ may load electron.'),
+);

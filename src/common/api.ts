@@ -1,0 +1,181 @@
+// The one API contract between a front end (the React UI, over Electron IPC or a WebSocket)
+// and the backend (`createBackend()` in src/node). Every request is `method(args) → result`,
+// every push is an event. Messages are JSON-safe: epoch milliseconds, plain arrays and objects.
+import type { ExperimentDoc } from './experiment/types.js';
+import type { RunEvent } from './events.js';
+import type { HostFingerprint } from './host.js';
+
+/** Failures travel as values, never as thrown IPC errors. */
+export type Ok<T> = { ok: true; value: T };
+export type Fail = { ok: false; code: ErrorCode; message: string };
+export type Result<T> = Ok<T> | Fail;
+
+export type ErrorCode =
+  | 'invalid-argument' // the request itself is malformed
+  | 'invalid-file' // an experiment file does not parse or validate
+  | 'secret-in-file' // refused: a password, passphrase or private key would be saved
+  | 'not-found'
+  | 'io' // the disk said no
+  | 'unsupported' // this transport or platform cannot do it (e.g. native dialogs in browser mode)
+  | 'host-key-changed'
+  | 'host-key-rejected'
+  | 'auth'
+  | 'connection'
+  | 'sudo'
+  | 'verify-failed'
+  | 'busy'
+  | 'cancelled'
+  | 'internal';
+
+export const ok = <T>(value: T): Ok<T> => ({ ok: true, value });
+export const fail = (code: ErrorCode, message: string): Fail => ({ ok: false, code, message });
+
+/** An error that knows its API code; the backend turns it into a `Fail`. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface AppInfo {
+  version: string;
+  transport: 'electron' | 'websocket';
+  platform: string;
+  /** Where the user's home is, for suggesting paths in browser mode. */
+  home: string;
+}
+
+export interface OpenedExperiment {
+  /** Absolute path, or null for an unsaved document (an example, a dropped file in browser mode). */
+  path: string | null;
+  doc: ExperimentDoc;
+  /** Messages about what was migrated from an older version, shown once. */
+  notices: string[];
+  /** A journal beside the file holds restarts the file does not: the run can be resumed. */
+  unfinishedRun?: { restartsDone: number; restartsPlanned: number };
+}
+
+export interface SaveResult {
+  path: string;
+  savedAt: number;
+}
+
+/** A question the backend needs a person to answer (host keys, passwords). */
+export interface Prompt {
+  id: string;
+  kind: 'host-key' | 'password' | 'passphrase' | 'confirm';
+  title: string;
+  message: string;
+  /** For host keys: `SHA256:…`. */
+  fingerprint?: string;
+}
+export type PromptAnswer = { id: string; accept: boolean; secret?: string; remember?: boolean };
+
+export interface TargetAuth {
+  /** Path of a private key file on the machine varlab runs on. */
+  identity?: string;
+  /** An extra known_hosts file, checked besides ~/.ssh/known_hosts and varlab's own. */
+  knownHosts?: string;
+  /** Trust an unknown host key without asking (never a changed one). */
+  acceptNewHostKey?: boolean;
+}
+
+export interface EventBatch {
+  runId: string;
+  /** Increases by one per batch; a client that reconnects asks for batches after the last it saw. */
+  seq: number;
+  events: RunEvent[];
+}
+
+export interface RunStatus {
+  runId: string;
+  path: string;
+  state: 'running' | 'paused' | 'finished' | 'failed' | 'cancelled';
+  lastSeq: number;
+}
+
+/** Every request: its arguments and its result. */
+export interface Requests {
+  'app.info': { args: Record<string, never>; result: AppInfo };
+  'experiment.example': { args: { name: string }; result: OpenedExperiment };
+  'experiment.open': { args: { path: string }; result: OpenedExperiment };
+  /** Open from text the UI already holds (a file dropped onto a browser window). */
+  'experiment.parse': { args: { name: string; text: string }; result: OpenedExperiment };
+  'experiment.save': { args: { path: string; doc: ExperimentDoc }; result: SaveResult };
+  'experiment.recent': { args: Record<string, never>; result: string[] };
+  'experiment.readSql': { args: { path: string }; result: { name: string; sql: string } };
+  'dialog.open': { args: { title?: string; extensions: string[] }; result: string | null };
+  'dialog.save': { args: { title?: string; suggested: string; extensions: string[] }; result: string | null };
+  'host.probe': { args: { target: string; auth?: TargetAuth }; result: HostFingerprint };
+  'prompt.answer': { args: PromptAnswer; result: null };
+  'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean }; result: RunStatus };
+  'run.pause': { args: { runId: string }; result: RunStatus };
+  'run.resume': { args: { runId: string }; result: RunStatus };
+  'run.cancel': { args: { runId: string }; result: RunStatus };
+  'run.status': { args: Record<string, never>; result: RunStatus[] };
+  /** Batches after `afterSeq`, for a client that reconnected. */
+  'run.events': { args: { runId: string; afterSeq: number }; result: EventBatch[] };
+}
+
+/** Every push from the backend. */
+export interface Events {
+  'run.batch': EventBatch;
+  prompt: Prompt;
+}
+
+export type Method = keyof Requests;
+export type EventName = keyof Events;
+export type ArgsOf<M extends Method> = Requests[M]['args'];
+export type ResultOf<M extends Method> = Requests[M]['result'];
+
+/** The allow-list both transports check: a name not here is refused before it reaches the backend. */
+export const METHODS = [
+  'app.info',
+  'experiment.example',
+  'experiment.open',
+  'experiment.parse',
+  'experiment.save',
+  'experiment.recent',
+  'experiment.readSql',
+  'dialog.open',
+  'dialog.save',
+  'host.probe',
+  'prompt.answer',
+  'run.start',
+  'run.pause',
+  'run.resume',
+  'run.cancel',
+  'run.status',
+  'run.events',
+] as const satisfies readonly Method[];
+
+export const EVENTS = ['run.batch', 'prompt'] as const satisfies readonly EventName[];
+
+export function isMethod(name: unknown): name is Method {
+  return typeof name === 'string' && (METHODS as readonly string[]).includes(name);
+}
+export function isEventName(name: unknown): name is EventName {
+  return typeof name === 'string' && (EVENTS as readonly string[]).includes(name);
+}
+
+/** What the backend implements and every transport carries. */
+export interface Backend {
+  call<M extends Method>(method: M, args: ArgsOf<M>, origin?: CallOrigin): Promise<Result<ResultOf<M>>>;
+  on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void;
+}
+
+/** Who asked: lets the backend route prompts back to the asking client. */
+export interface CallOrigin {
+  clientId: string;
+}
+
+/** What the UI holds: the same shape whichever transport carries it. */
+export interface Client {
+  call<M extends Method>(method: M, args: ArgsOf<M>): Promise<Result<ResultOf<M>>>;
+  on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void;
+  readonly transport: 'electron' | 'websocket';
+}

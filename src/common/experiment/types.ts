@@ -1,0 +1,148 @@
+// The experiment document (`*.varlab.json`): the design and, once run, the results.
+// The JSON Schema in schema.ts describes the same shape for files on disk.
+import type { HostFingerprint } from '../host.js';
+
+export const FORMAT = 'varlab-experiment';
+export const CURRENT_VERSION = 2;
+
+export interface ExperimentDoc {
+  format: typeof FORMAT;
+  version: number;
+  name: string;
+  description?: string;
+  design: Design;
+  results?: Results;
+}
+
+export type OrderKind = 'random' | 'interleaved' | 'blocked';
+
+export interface Design {
+  factors: Factor[];
+  /** Cell ids (see cellId in plan.ts) left out of the plan. */
+  excludedCells: string[];
+  restartsPerCell: number;
+  workload: Workload;
+  order: OrderKind;
+  /** Seed for the random order, so a plan can be reproduced. */
+  seed: number;
+  /** Idle time between runs, held equal so background work (flushing, SSD GC, cooling) is alike for all. */
+  idleSeconds: number;
+  estimates: Estimates;
+  /** `local`, `ssh://[user@]host[:port]`, or an alias from ~/.ssh/config. */
+  target: string;
+  serverProfile?: ServerProfile;
+}
+
+export interface Factor {
+  /** A tunable id from the catalog. */
+  tunable: string;
+  /** For the `variable` tunable: the server variable's name. */
+  name?: string;
+  levels: string[];
+}
+
+export interface Query {
+  name: string;
+  sql: string;
+}
+
+export interface Workload {
+  kind: 'queries' | 'command';
+  /** The database the queries run in; created by the setup script. */
+  database: string;
+  /** SQL run once before the first restart to create and fill the data. */
+  setupSql: string;
+  /** Skip the setup when this table already exists in `database`. */
+  setupSkipIfTable?: string;
+  queries: Query[];
+  /** Executions of each query per restart (or runs of the command), warm-up included. */
+  repetitions: number;
+  /** The first executions of each query per restart, kept but excluded from analysis. */
+  warmup: number;
+  command?: BenchmarkCommand;
+}
+
+export interface BenchmarkCommand {
+  /** The command run on the target per repetition; `{socket}`, `{port}`, `{database}` are substituted quoted. */
+  line: string;
+  parser: 'sysbench' | 'regex';
+  /** For `regex`: one capture group holding the figure. */
+  regex?: string;
+  /** What the figure is: sysbench gives `tps`, `qps`, `latency_avg_ms`, `latency_p95_ms`. */
+  metric: string;
+  unit: string;
+  higherIsBetter: boolean;
+}
+
+export interface Estimates {
+  /** Seconds for one stop, start, verify and preload. */
+  restartSeconds: number;
+  /** Milliseconds for one execution, used until the journal measures it. */
+  executionMs: number;
+}
+
+export interface ServerProfile {
+  kind: 'direct' | 'systemd';
+  /** Path of mysqld or mariadbd on the target. */
+  mysqld: string;
+  defaultsFile?: string;
+  datadir: string;
+  socket: string;
+  port: number;
+  /** The OS user mysqld runs as (direct launch). */
+  osUser?: string;
+  /** The account the client logs in as; its password is asked for, never stored. */
+  user: string;
+  errorLog?: string;
+  pidFile?: string;
+  extraArgs: string[];
+  /** For `systemd`: the unit name. */
+  service?: string;
+  /** Prefix commands that need root with `sudo -n`. */
+  sudo: boolean;
+}
+
+/** A timing is taken where the server offers it; the source says where it came from. */
+export type TimingSource = 'performance_schema' | 'profiling' | 'client' | 'sysbench' | 'regex';
+
+export interface TunableCheck {
+  tunable: string;
+  level: string;
+  ok: boolean;
+  /** What was read from the live process or server, e.g. `personality 0x0040000`, `ON`. */
+  observed: string;
+}
+
+export interface QueryTimings {
+  query: string;
+  unit: string;
+  source: TimingSource;
+  /** One value per repetition, in order; warm-up first. */
+  values: number[];
+  /** The client round trip per repetition, when the value is server-side. */
+  client?: number[];
+}
+
+export interface RestartResult {
+  /** Position in the run plan, from 1. */
+  seq: number;
+  cell: string;
+  status: 'ok' | 'verify-failed' | 'failed';
+  reason?: string;
+  startedAt: number;
+  finishedAt: number;
+  checks: TunableCheck[];
+  preload?: { tables: number; indexes: number; rows: number; ms: number };
+  queries: QueryTimings[];
+}
+
+export interface Results {
+  host?: HostFingerprint;
+  startedAt?: number;
+  finishedAt?: number;
+  /** When no server-side timer was available, why; the values are then client round trips. */
+  timerNote?: string;
+  /** Restarts thrown away and run again (interrupted mid-way), kept for the record. */
+  discarded?: { seq: number; cell: string; reason: string; at: number }[];
+  restarts: RestartResult[];
+}

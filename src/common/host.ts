@@ -1,0 +1,34 @@
+// What varlab learns about a target host: stored with every result so numbers can be compared honestly.
+
+export interface NumaNode {
+  node: number;
+  cpus: string;
+  memoryMb: number;
+}
+
+export interface HostFingerprint {
+  target: string;
+  probedAt: number;
+  hostname: string;
+  kernel: string;
+  cpuModel: string;
+  sockets: number;
+  cores: number;
+  threads: number;
+  numaNodes: NumaNode[];
+  /** kernel.randomize_va_space: 0 off, 1 partial, 2 full. */
+  aslr: string;
+  governor: string | null;
+  turbo: string | null;
+  thp: string | null;
+  mysqld: {
+    flavor: 'mysql' | 'mariadb' | 'percona' | 'unknown';
+    version: string;
+    binary: string;
+    datadir: string | null;
+    socket: string | null;
+    configFile: string | null;
+  } | null;
+  sudoWithoutPassword: boolean;
+  tools: Record<'numactl' | 'taskset' | 'setarch' | 'perf' | 'sysbench', boolean>;
+}

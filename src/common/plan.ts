@@ -1,0 +1,154 @@
+// From a design to a run plan: the full factorial expansion into cells, the order in which
+// restarts run, and how long it will take.
+import type { Design, Factor, OrderKind } from './experiment/types.js';
+
+export interface Cell {
+  /** `aslr=off,ahi=on,…`: stable, readable, and the key results are filed under. */
+  id: string;
+  /** factor key → level */
+  levels: Record<string, string>;
+  excluded: boolean;
+}
+
+export interface ScheduledRestart {
+  /** Position in the plan, from 1. */
+  seq: number;
+  cell: string;
+  /** Which restart of its cell this is, from 1. */
+  restartOfCell: number;
+  /** The round (one pass over the included cells), from 1. */
+  round: number;
+  queries: string[];
+}
+
+/** The key a factor is known by in cell ids: the tunable, or the variable's name. */
+export function factorKey(f: Factor): string {
+  return f.tunable === 'variable' && f.name ? f.name : f.tunable;
+}
+
+export function cellId(levels: Record<string, string>, factors: Factor[]): string {
+  return factors.map((f) => `${factorKey(f)}=${levels[factorKey(f)]}`).join(',');
+}
+
+/** Parse a cell id back into its levels (the inverse of cellId). */
+export function parseCellId(id: string): Record<string, string> {
+  const levels: Record<string, string> = {};
+  if (!id) return levels;
+  for (const part of id.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq > 0) levels[part.slice(0, eq)] = part.slice(eq + 1);
+  }
+  return levels;
+}
+
+/** Every combination of levels, first factor varying slowest. A design with no factors has one cell. */
+export function expandCells(design: Pick<Design, 'factors' | 'excludedCells'>): Cell[] {
+  let combos: Record<string, string>[] = [{}];
+  for (const f of design.factors) {
+    const key = factorKey(f);
+    combos = combos.flatMap((c) => f.levels.map((l) => ({ ...c, [key]: l })));
+  }
+  const excluded = new Set(design.excludedCells);
+  return combos.map((levels) => {
+    const id = cellId(levels, design.factors);
+    return { id, levels, excluded: excluded.has(id) };
+  });
+}
+
+/** A small, fast, seedable PRNG (mulberry32): the same seed gives the same plan everywhere. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffled<T>(items: T[], random: () => number): T[] {
+  const out = items.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+/**
+ * The order restarts run in. Every order is built from rounds so cells share the same drift:
+ * - interleaved: A B C, then B C A, then C A B … (rotating, so no cell always runs first);
+ * - random: each round a fresh seeded permutation (a randomized complete block design);
+ * - blocked: A A A B B B … (kept for comparison with old scripts; drift then looks like an effect).
+ */
+export function orderRestarts(cells: string[], restartsPerCell: number, order: OrderKind, seed: number): string[][] {
+  if (order === 'blocked') {
+    return cells.map((c) => Array.from({ length: restartsPerCell }, () => c));
+  }
+  const random = seededRandom(seed);
+  const rounds: string[][] = [];
+  for (let r = 0; r < restartsPerCell; r++) {
+    if (order === 'interleaved') {
+      rounds.push(cells.map((_, i) => cells[(i + r) % cells.length]));
+    } else {
+      rounds.push(shuffled(cells, random));
+    }
+  }
+  return rounds;
+}
+
+export function buildPlan(design: Design, order: OrderKind = design.order): ScheduledRestart[] {
+  const cells = expandCells(design)
+    .filter((c) => !c.excluded)
+    .map((c) => c.id);
+  const queries = design.workload.kind === 'command' ? [design.workload.command?.metric ?? 'command'] : design.workload.queries.map((q) => q.name);
+  const groups = orderRestarts(cells, design.restartsPerCell, order, design.seed);
+  const seen = new Map<string, number>();
+  const plan: ScheduledRestart[] = [];
+  groups.forEach((group, g) => {
+    for (const cell of group) {
+      const n = (seen.get(cell) ?? 0) + 1;
+      seen.set(cell, n);
+      plan.push({
+        seq: plan.length + 1,
+        cell,
+        restartOfCell: n,
+        // For blocked plans a "round" is the cell's own restart number.
+        round: order === 'blocked' ? n : g + 1,
+        queries,
+      });
+    }
+  });
+  return plan;
+}
+
+export interface PlanEstimate {
+  restarts: number;
+  executions: number;
+  /** Seconds for the whole plan, idle time included. */
+  seconds: number;
+  perRestartSeconds: number;
+}
+
+export function estimatePlan(design: Design, restarts = buildPlan(design).length): PlanEstimate {
+  const perRestartExecutions = design.workload.repetitions * (design.workload.kind === 'command' ? 1 : design.workload.queries.length);
+  const perRestartSeconds =
+    design.estimates.restartSeconds + design.idleSeconds + (perRestartExecutions * design.estimates.executionMs) / 1000;
+  return {
+    restarts,
+    executions: restarts * perRestartExecutions,
+    seconds: restarts * perRestartSeconds,
+    perRestartSeconds,
+  };
+}
+
+/** `1 h 05 min`, `4 min 10 s`, `12 s`. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`;
+  const h = Math.floor(m / 60);
+  return `${h} h ${String(m % 60).padStart(2, '0')} min`;
+}
