@@ -1,0 +1,47 @@
+// What a command needs from the outside world, so tests can run commands in-process if they wish.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export interface CliIO {
+  out(line: string): void;
+  err(line: string): void;
+  /** True when stdout is a terminal (progress bars, colours). */
+  tty: boolean;
+}
+
+export const processIO: CliIO = {
+  out: (line) => process.stdout.write(line + '\n'),
+  err: (line) => process.stderr.write(line + '\n'),
+  tty: Boolean(process.stdout.isTTY),
+};
+
+/** A usage error: main prints it with the command's help hint and exits 2. */
+export class UsageError extends Error {}
+
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  run(argv: string[], io: CliIO): Promise<number>;
+}
+
+/** node:util parseArgs with errors turned into UsageError and --help detected. */
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, allowPositionals = true) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** Parse a number option, naming the option when it is not a number in range. */
+export function numberOption(name: string, value: string | undefined, opts: { min?: number; max?: number; integer?: boolean } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  const { min = -Infinity, max = Infinity, integer = false } = opts;
+  if (value.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
+    const kind = integer ? 'a whole number' : 'a number';
+    const range = Number.isFinite(min) && Number.isFinite(max) ? ` from ${min} to ${max}` : Number.isFinite(min) ? ` of at least ${min}` : '';
+    throw new UsageError(`--${name}: expected ${kind}${range}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}

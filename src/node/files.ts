@@ -1,0 +1,84 @@
+// Experiment files on disk: read (migrate, validate), write atomically, remember recent ones.
+import { mkdir, readFile, rename, writeFile, open, unlink } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { parseExperiment, problemsBeforeSave, type Checked } from '../common/experiment/validate.js';
+import type { ExperimentDoc } from '../common/experiment/types.js';
+import { ApiError } from '../common/api.js';
+
+/** Where varlab keeps its own state (recent files, known hosts, server profiles). VARLAB_HOME overrides it. */
+export function varlabHome(): string {
+  return process.env.VARLAB_HOME ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'varlab');
+}
+
+export async function readExperimentFile(path: string): Promise<Checked> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied' : err.message;
+    return { doc: null, problems: [`cannot read ${path}: ${why}`], notices: [] };
+  }
+  return parseExperiment(text);
+}
+
+/**
+ * Write a file so that a crash leaves either the old or the new content, never half of one:
+ * a temporary file beside it, flushed to disk, then renamed over the original.
+ */
+export async function writeAtomic(path: string, content: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  const fh = await open(tmp, 'w', 0o644);
+  try {
+    await fh.writeFile(content, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, path);
+  } catch (e) {
+    await unlink(tmp).catch(() => {});
+    throw e;
+  }
+}
+
+/** Validate (refusing secrets), then write atomically. Throws ApiError with a message naming the problem. */
+export async function saveExperimentFile(path: string, doc: ExperimentDoc): Promise<string> {
+  const abs = resolve(path);
+  const problems = problemsBeforeSave(doc);
+  if (problems.length) {
+    const code = problems[0].startsWith('refused to save') ? 'secret-in-file' : 'invalid-file';
+    throw new ApiError(code, problems.join('\n'));
+  }
+  try {
+    await writeAtomic(abs, JSON.stringify(doc, null, 2) + '\n');
+  } catch (e) {
+    throw new ApiError('io', `cannot write ${abs}: ${(e as Error).message}`);
+  }
+  await rememberRecent(abs);
+  return abs;
+}
+
+const RECENT_MAX = 10;
+const recentPath = () => join(varlabHome(), 'recent.json');
+
+export async function recentFiles(): Promise<string[]> {
+  try {
+    const list = JSON.parse(await readFile(recentPath(), 'utf8'));
+    return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export async function rememberRecent(path: string): Promise<void> {
+  const list = [path, ...(await recentFiles()).filter((p) => p !== path)].slice(0, RECENT_MAX);
+  await writeAtomic(recentPath(), JSON.stringify(list, null, 2));
+}
+
+export async function writeFileIfAbsent(path: string, content: string): Promise<void> {
+  await writeFile(path, content, { flag: 'wx' });
+}
