@@ -1,0 +1,50 @@
+// API handlers for experiment files.
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApiError, type OpenedExperiment } from '../../common/api.js';
+import { parseExperiment } from '../../common/experiment/validate.js';
+import { readExperimentFile, recentFiles, rememberRecent, saveExperimentFile } from '../files.js';
+import type { BackendContext, Handlers } from '../backend.js';
+import { homedir } from 'node:os';
+
+/** examples/ ships beside src/ in a checkout and beside dist/ when bundled. */
+function examplesDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return process.env.VARLAB_EXAMPLES ?? resolve(here, '..', '..', '..', 'examples');
+}
+
+function opened(path: string | null, r: ReturnType<typeof parseExperiment>, where: string): OpenedExperiment {
+  if (!r.doc) throw new ApiError('invalid-file', `${where}:\n${r.problems.join('\n')}`);
+  return { path, doc: r.doc, notices: r.notices };
+}
+
+export function experimentHandlers(ctx: BackendContext): Handlers {
+  return {
+    'app.info': async () => ({ version: '0.1.0', transport: ctx.options.transport, platform: process.platform, home: homedir() }),
+    'experiment.example': async ({ name }) => {
+      if (!/^[a-z0-9-]+$/.test(name)) throw new ApiError('invalid-argument', `no example called ${JSON.stringify(name)}`);
+      const file = join(examplesDir(), `${name}.varlab.json`);
+      const r = await readExperimentFile(file);
+      if (r.problems[0]?.includes('no such file')) throw new ApiError('not-found', `no example called ${JSON.stringify(name)}`);
+      return opened(null, r, file);
+    },
+    'experiment.open': async ({ path }) => {
+      const abs = resolve(path);
+      const r = await readExperimentFile(abs);
+      const result = opened(abs, r, abs);
+      await rememberRecent(abs);
+      return result;
+    },
+    'experiment.parse': async ({ name, text }) => opened(null, parseExperiment(text), name),
+    'experiment.save': async ({ path, doc }) => ({ path: await saveExperimentFile(path, doc), savedAt: Date.now() }),
+    'experiment.recent': async () => recentFiles(),
+    'experiment.readSql': async ({ path }) => {
+      try {
+        return { name: basename(path).replace(/\.sql$/i, ''), sql: await readFile(resolve(path), 'utf8') };
+      } catch (e) {
+        throw new ApiError('io', `cannot read ${path}: ${(e as Error).message}`);
+      }
+    },
+  };
+}

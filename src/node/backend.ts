@@ -1,0 +1,50 @@
+// createBackend(): the one implementation of the API contract, whatever carries it
+// (Electron IPC in the desktop app, a WebSocket in browser mode).
+import { ApiError, fail, ok, type ArgsOf, type Backend, type CallOrigin, type EventName, type Events, type Method, type Result, type ResultOf } from '../common/api.js';
+import { experimentHandlers } from './api/experiment.js';
+import { hostHandlers } from './api/host.js';
+import { runHandlers } from './api/run.js';
+import { EventHub } from './api/hub.js';
+
+export type Handler<M extends Method> = (args: ArgsOf<M>, origin: CallOrigin) => Promise<ResultOf<M>>;
+export type Handlers = { [M in Method]?: Handler<M> };
+
+export interface BackendOptions {
+  transport: 'electron' | 'websocket';
+  /** Native dialogs, supplied by the Electron shell; browser mode has none. */
+  dialogs?: Pick<Handlers, 'dialog.open' | 'dialog.save'>;
+}
+
+export interface BackendContext {
+  options: BackendOptions;
+  hub: EventHub;
+}
+
+export function createBackend(options: BackendOptions): Backend & { dispose(): Promise<void> } {
+  const hub = new EventHub();
+  const ctx: BackendContext = { options, hub };
+  const handlers: Handlers = {
+    ...experimentHandlers(ctx),
+    ...hostHandlers(ctx),
+    ...runHandlers(ctx),
+    ...options.dialogs,
+  };
+  return {
+    async call<M extends Method>(method: M, args: ArgsOf<M>, origin: CallOrigin = { clientId: 'local' }): Promise<Result<ResultOf<M>>> {
+      const handler = handlers[method] as Handler<M> | undefined;
+      if (!handler) return fail('unsupported', `${method} is not available in this mode`);
+      try {
+        return ok(await handler(args ?? ({} as ArgsOf<M>), origin));
+      } catch (e) {
+        if (e instanceof ApiError) return fail(e.code, e.message);
+        return fail('internal', (e as Error).message ?? String(e));
+      }
+    },
+    on<E extends EventName>(event: E, listener: (payload: Events[E]) => void) {
+      return hub.on(event, listener);
+    },
+    async dispose() {
+      await hub.dispose();
+    },
+  };
+}
