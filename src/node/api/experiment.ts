@@ -1,4 +1,5 @@
 // API handlers for experiment files.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,10 +9,12 @@ import { readExperimentFile, recentFiles, rememberRecent, saveExperimentFile } f
 import type { BackendContext, Handlers } from '../backend.js';
 import { homedir } from 'node:os';
 
-/** examples/ ships beside src/ in a checkout and beside dist/ when bundled. */
+/** examples/ ships at the top of the package: found by walking up from this module (src/ or dist/). */
 function examplesDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  return process.env.VARLAB_EXAMPLES ?? resolve(here, '..', '..', '..', 'examples');
+  if (process.env.VARLAB_EXAMPLES) return process.env.VARLAB_EXAMPLES;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'examples')) && dirname(dir) !== dir) dir = dirname(dir);
+  return join(dir, 'examples');
 }
 
 function opened(path: string | null, r: ReturnType<typeof parseExperiment>, where: string): OpenedExperiment {

@@ -1,0 +1,102 @@
+// The desktop shell: one window on the same UI as browser mode, the backend in this process,
+// and Electron's security checklist: context isolation, sandbox, no Node in the renderer, a strict
+// CSP, a custom protocol instead of file://, navigation and new windows blocked, every IPC
+// message checked for its sender frame and its method name.
+import { app, BrowserWindow, dialog, ipcMain, net, protocol, session, type IpcMainInvokeEvent } from 'electron';
+import { join, normalize, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { EVENTS, fail, isMethod } from '../src/common/api.js';
+import { createBackend } from '../src/node/backend.js';
+
+const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const PUBLIC = join(ROOT, 'public');
+const ORIGIN = 'app://varlab';
+const CSP =
+  "default-src 'none'; script-src 'self'; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+protocol.registerSchemesAsPrivileged([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+app.enableSandbox();
+
+const backend = createBackend({
+  transport: 'electron',
+  dialogs: {
+    'dialog.open': async ({ title, extensions }) => {
+      const r = await dialog.showOpenDialog({ title, properties: ['openFile'], filters: [{ name: 'Files', extensions }] });
+      return r.canceled ? null : (r.filePaths[0] ?? null);
+    },
+    'dialog.save': async ({ title, suggested, extensions }) => {
+      const r = await dialog.showSaveDialog({ title, defaultPath: suggested, filters: [{ name: 'Files', extensions }] });
+      return r.canceled ? null : (r.filePath ?? null);
+    },
+  },
+});
+
+/** Only our own page, in the top frame, may call the backend. */
+function trustedSender(e: IpcMainInvokeEvent): boolean {
+  const url = e.senderFrame?.url ?? '';
+  return url.startsWith(`${ORIGIN}/`) && e.senderFrame === e.sender.mainFrame;
+}
+
+function createWindow(): BrowserWindow {
+  const win = new BrowserWindow({
+    width: 1400,
+    height: 900,
+    title: 'varlab',
+    webPreferences: {
+      preload: join(ROOT, 'dist', 'electron', 'preload.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      spellcheck: false,
+    },
+  });
+  win.webContents.on('will-navigate', (e) => e.preventDefault());
+  win.webContents.on('will-attach-webview', (e) => e.preventDefault());
+  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  // The renderer's beforeunload says there are unsaved changes: let the person decide.
+  win.webContents.on('will-prevent-unload', (e) => {
+    const choice = dialog.showMessageBoxSync(win, {
+      type: 'question',
+      buttons: ['Discard changes and close', 'Keep editing'],
+      defaultId: 1,
+      cancelId: 1,
+      message: 'This experiment has unsaved changes.',
+    });
+    if (choice === 0) e.preventDefault();
+  });
+  win.webContents.once('did-finish-load', () => console.log('varlab: window ready'));
+  void win.loadURL(`${ORIGIN}/index.html`);
+  return win;
+}
+
+app.whenReady().then(() => {
+  protocol.handle('app', (request) => {
+    const path = decodeURIComponent(new URL(request.url).pathname);
+    const file = normalize(join(PUBLIC, path));
+    if (!file.startsWith(PUBLIC + sep)) return new Response('forbidden', { status: 403 });
+    return net.fetch(pathToFileURL(file).toString()).then(
+      (r) => new Response(r.body, { status: r.status, headers: { 'content-type': r.headers.get('content-type') ?? '', 'content-security-policy': CSP } }),
+    );
+  });
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+
+  ipcMain.handle('varlab:invoke', (e, method: unknown, args: unknown) => {
+    if (!trustedSender(e)) return fail('invalid-argument', 'refused: message from an untrusted frame');
+    if (!isMethod(method)) return fail('invalid-argument', `unknown method ${String(method)}`);
+    return backend.call(method, (args && typeof args === 'object' ? args : {}) as never, { clientId: String(e.sender.id) });
+  });
+
+  const win = createWindow();
+  for (const event of EVENTS) {
+    backend.on(event, (payload) => {
+      if (!win.isDestroyed()) win.webContents.send('varlab:event', event, payload);
+    });
+  }
+});
+
+app.on('window-all-closed', async () => {
+  await backend.dispose();
+  app.quit();
+});

@@ -1,0 +1,22 @@
+// A custom Plotly bundle: only the traces varlab draws, and the "strict" WebGL scatter whose
+// shaders are precompiled, so the app runs under a CSP without 'unsafe-eval'.
+import Plotly from 'plotly.js/lib/core';
+import scatter from 'plotly.js/lib/scatter';
+import bar from 'plotly.js/lib/bar';
+import box from 'plotly.js/lib/box';
+import violin from 'plotly.js/lib/violin';
+import histogram from 'plotly.js/lib/histogram';
+import scatterglStrict from 'plotly.js/src/traces/scattergl/strict';
+
+Plotly.register([scatter, bar, box, violin, histogram, scatterglStrict]);
+
+export default Plotly as PlotlyApi;
+
+/** The part of Plotly's API varlab uses (the @types describe the full bundle, not this one). */
+export interface PlotlyApi {
+  react(el: HTMLElement, data: unknown[], layout?: unknown, config?: unknown): Promise<HTMLElement>;
+  extendTraces(el: HTMLElement, update: unknown, indices: number[], maxPoints?: number): Promise<void>;
+  purge(el: HTMLElement): void;
+  toImage(el: HTMLElement, opts: { format: 'png' | 'svg'; width?: number; height?: number; scale?: number }): Promise<string>;
+  Plots: { resize(el: HTMLElement): void };
+}

@@ -1,0 +1,99 @@
+// Browser mode: the API over a WebSocket to the local bridge server (scripts/server.ts).
+// The per-launch token arrives in the URL fragment (never sent in an HTTP request, so never logged),
+// is kept for this tab only, and is removed from the address bar.
+import type { ArgsOf, Client, EventName, Events, Method, Result, ResultOf } from '../../common/api.js';
+
+const TOKEN_KEY = 'varlab.token';
+
+export function takeToken(): string | null {
+  const m = /(?:^|[#&])token=([A-Za-z0-9_-]+)/.exec(location.hash);
+  if (m) {
+    sessionStorage.setItem(TOKEN_KEY, m[1]);
+    history.replaceState(null, '', location.pathname + location.search);
+    return m[1];
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+type Pending = { resolve: (r: Result<unknown>) => void };
+
+export function websocketClient(token: string): Client {
+  const listeners = new Map<string, Set<(p: unknown) => void>>();
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let socket: WebSocket | null = null;
+  let opening: Promise<WebSocket> | null = null;
+  let retry = 0;
+
+  const url = () => `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api?token=${encodeURIComponent(token)}`;
+
+  function connect(): Promise<WebSocket> {
+    if (socket && socket.readyState === WebSocket.OPEN) return Promise.resolve(socket);
+    if (opening) return opening;
+    opening = new Promise((resolve, reject) => {
+      const ws = new WebSocket(url());
+      ws.onopen = () => {
+        socket = ws;
+        opening = null;
+        retry = 0;
+        emit('transport', { connected: true });
+        resolve(ws);
+      };
+      ws.onmessage = (ev) => {
+        const msg = JSON.parse(String(ev.data));
+        if (typeof msg.id === 'number') {
+          pending.get(msg.id)?.resolve(msg.result);
+          pending.delete(msg.id);
+        } else if (typeof msg.event === 'string') {
+          emit(msg.event, msg.payload);
+        }
+      };
+      ws.onclose = () => {
+        const wasOpen = socket === ws;
+        socket = null;
+        opening = null;
+        // Calls in flight cannot be answered any more: fail them instead of hanging.
+        for (const [id, p] of pending) {
+          p.resolve({ ok: false, code: 'connection', message: 'lost the connection to the varlab backend' });
+          pending.delete(id);
+        }
+        if (wasOpen) {
+          emit('transport', { connected: false });
+          setTimeout(() => connect().catch(() => {}), Math.min(5000, 250 * 2 ** retry++));
+        } else {
+          reject(new Error('cannot reach the varlab backend'));
+        }
+      };
+    });
+    return opening;
+  }
+
+  function emit(event: string, payload: unknown) {
+    for (const l of listeners.get(event) ?? []) l(payload);
+  }
+
+  connect().catch(() => {});
+
+  return {
+    transport: 'websocket',
+    async call<M extends Method>(method: M, args: ArgsOf<M>): Promise<Result<ResultOf<M>>> {
+      let ws: WebSocket;
+      try {
+        ws = await connect();
+      } catch (e) {
+        return { ok: false, code: 'connection', message: (e as Error).message };
+      }
+      const id = nextId++;
+      return new Promise((resolve) => {
+        pending.set(id, { resolve: resolve as (r: Result<unknown>) => void });
+        ws.send(JSON.stringify({ id, method, args }));
+      });
+    },
+    on<E extends EventName>(event: E, listener: (payload: Events[E]) => void) {
+      const set = listeners.get(event) ?? new Set();
+      set.add(listener as (p: unknown) => void);
+      listeners.set(event, set);
+      return () => set.delete(listener as (p: unknown) => void);
+    },
+  };
+}
