@@ -1,0 +1,71 @@
+// End-to-end helpers: a browser-mode server with its own varlab home, and Debian's Chromium
+// driven by playwright-core (never a downloaded browser).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startServer, type BrowserModeServer } from '../../scripts/server.js';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export interface TestApp extends BrowserModeServer {
+  /** A temporary VARLAB_HOME (recent files, profiles), removed by stop(). */
+  home: string;
+  /** A temporary folder for files the test saves. */
+  dir: string;
+  stop(): Promise<void>;
+}
+
+export async function startApp(): Promise<TestApp> {
+  const home = mkdtempSync(join(tmpdir(), 'varlab-home-'));
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-files-'));
+  process.env.VARLAB_HOME = home;
+  const server = await startServer();
+  return {
+    ...server,
+    home,
+    dir,
+    async stop() {
+      await server.close();
+      rmSync(home, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu-sandbox',
+      '--enable-unsafe-swiftshader',
+      '--use-angle=swiftshader',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Open the app in a new page and wait until it has rendered; CSP violations and page errors fail the test. */
+export async function openApp(browser: Browser, app: TestApp, viewport = { width: 1400, height: 900 }): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/.test(m.text())) problems.push(`CSP: ${m.text()}`);
+  });
+  (page as Page & { problems: string[] }).problems = problems;
+  await page.goto(app.url);
+  await page.waitForSelector('#root > *');
+  return page;
+}
+
+/** Errors the page reported (uncaught exceptions, CSP refusals): a test asserts this is empty. */
+export function pageProblems(page: Page): string[] {
+  return (page as Page & { problems?: string[] }).problems ?? [];
+}
