@@ -1,0 +1,132 @@
+// A throwaway OpenSSH sshd on 127.0.0.1 for integration tests and CI: its own host key, client key,
+// config and port, under a temp dir. `npx tsx scripts/testenv/sshd.ts` starts one for manual use.
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export interface Sshd {
+  port: number;
+  pid: number;
+  dir: string;
+  /** The client's private key (authorized for root). */
+  keyFile: string;
+  /** A known_hosts file holding this sshd's host key as `[127.0.0.1]:PORT`. */
+  knownHostsFile: string;
+  hostKeyFingerprint: string;
+  hostPublicKey: string;
+  target: string;
+  stop(): Promise<void>;
+}
+
+const SSHD = process.env.VARLAB_SSHD ?? '/usr/sbin/sshd';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('data', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function startSshd(): Promise<Sshd> {
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-sshd-'));
+  const keygen = (file: string, comment: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', file]);
+  const hostKey = join(dir, 'host_ed25519');
+  const keyFile = join(dir, 'client_ed25519');
+  keygen(hostKey, 'varlab-test-host');
+  keygen(keyFile, 'varlab-test-client');
+  writeFileSync(join(dir, 'authorized_keys'), readFileSync(keyFile + '.pub'), { mode: 0o600 });
+  const port = await freePort();
+  const pidFile = join(dir, 'sshd.pid');
+  writeFileSync(
+    join(dir, 'sshd_config'),
+    [
+      `ListenAddress 127.0.0.1`,
+      `Port ${port}`,
+      `HostKey ${hostKey}`,
+      `PidFile ${pidFile}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      `PermitRootLogin prohibit-password`,
+      `PasswordAuthentication no`,
+      `KbdInteractiveAuthentication no`,
+      `StrictModes no`,
+      `UsePAM no`,
+      `AllowTcpForwarding yes`,
+      `AllowStreamLocalForwarding yes`,
+      `ClientAliveInterval 5`,
+      `Subsystem sftp internal-sftp`,
+      '',
+    ].join('\n'),
+  );
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const child = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let log = '';
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  child.unref();
+  (child.stderr as unknown as { unref?: () => void }).unref?.();
+  const pid = child.pid!;
+  const deadline = Date.now() + 10000;
+  while (!(await accepts(port))) {
+    if (!alive(pid) || child.exitCode !== null) throw new Error(`sshd did not start: ${log.trim() || 'no output'}`);
+    if (Date.now() > deadline) throw new Error(`sshd did not accept connections on 127.0.0.1:${port} within 10 s: ${log.trim()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const hostPublicKey = readFileSync(hostKey + '.pub', 'utf8').trim();
+  const blob = Buffer.from(hostPublicKey.split(/\s+/)[1], 'base64');
+  const knownHostsFile = join(dir, 'known_hosts');
+  writeFileSync(knownHostsFile, `[127.0.0.1]:${port} ${hostPublicKey.split(/\s+/).slice(0, 2).join(' ')}\n`);
+  return {
+    port,
+    pid,
+    dir,
+    keyFile,
+    knownHostsFile,
+    hostPublicKey,
+    hostKeyFingerprint: 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, ''),
+    target: `ssh://root@127.0.0.1:${port}`,
+    async stop() {
+      if (alive(pid)) process.kill(pid, 'SIGTERM');
+      const until = Date.now() + 10000;
+      while (alive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const s = await startSshd();
+  console.log(JSON.stringify({ target: s.target, port: s.port, pid: s.pid, keyFile: s.keyFile, knownHostsFile: s.knownHostsFile, hostKeyFingerprint: s.hostKeyFingerprint }, null, 2));
+  console.log(`\nTry: npm run --silent varlab -- probe ${s.target} --identity ${s.keyFile} --known-hosts ${s.knownHostsFile}`);
+  console.log('Ctrl-C stops it.');
+  const stop = () => s.stop().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  setInterval(() => {}, 1 << 30);
+}

@@ -1,0 +1,52 @@
+// The target `local`: the same operations as over SSH, on the machine varlab runs on.
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { ApiError } from '../../common/api.js';
+import type { ServerProfile } from '../../common/experiment/types.js';
+import type { ExecResult, TargetSession } from './types.js';
+
+export function openLocalSession(): TargetSession {
+  return {
+    target: 'local',
+    isLocal: true,
+    exec(command, o = {}) {
+      return new Promise<ExecResult>((resolve, reject) => {
+        // A new process group, so that a timeout can stop the whole command line.
+        const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+        let stdout = '';
+        let stderr = '';
+        const timer = o.timeoutMs
+          ? setTimeout(() => {
+              try {
+                process.kill(-child.pid!, 'SIGKILL');
+              } catch {
+                /* already gone */
+              }
+              reject(new ApiError('connection', `a local command did not finish within ${Math.round(o.timeoutMs! / 1000)} s`));
+            }, o.timeoutMs)
+          : null;
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+        child.on('error', (e) => reject(new ApiError('internal', `cannot run /bin/sh: ${e.message}`)));
+        // 'close' waits for the pipes: a daemon started in the background must redirect its output.
+        child.on('close', (code, signal) => {
+          if (timer) clearTimeout(timer);
+          resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr });
+        });
+        child.stdin.end(o.input ?? undefined);
+      });
+    },
+    connectStream(profile: ServerProfile) {
+      return new Promise<Duplex>((resolve, reject) => {
+        const sock = profile.socket ? connect(profile.socket) : connect(profile.port, '127.0.0.1');
+        sock.once('connect', () => resolve(sock));
+        sock.once('error', (e) => reject(new ApiError('connection', `cannot reach mysqld at ${profile.socket || `127.0.0.1:${profile.port}`}: ${e.message}`)));
+      });
+    },
+    onDrop() {
+      return () => {};
+    },
+    async close() {},
+  };
+}

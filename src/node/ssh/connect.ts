@@ -1,0 +1,189 @@
+// Open an authenticated, host-key-checked ssh2 connection to an endpoint, through its ProxyJump hops.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import ssh2, { type AuthHandlerMiddleware, type AuthenticationType, type ConnectConfig } from 'ssh2';
+// ssh2 is CommonJS: its named exports exist only on the default object at run time.
+const { Client, utils } = ssh2;
+type Client = InstanceType<typeof Client>;
+import { ApiError, type TargetAuth } from '../../common/api.js';
+import { varlabHome } from '../files.js';
+import type { Prompter } from '../host/types.js';
+import { addKnownHost, checkHostKey, fingerprint, hostToken } from './knownhosts.js';
+import type { SshEndpoint } from './target.js';
+
+export interface ConnectOptions {
+  auth?: TargetAuth;
+  prompt: Prompter;
+}
+
+/** Seconds between SSH keepalives, and how many may go unanswered before the link counts as dropped. */
+const KEEPALIVE_MS = 5000;
+const KEEPALIVE_MAX = 3;
+
+/** The files a host key is checked against: the user's, varlab's own, and an extra one if given. */
+export function knownHostsFiles(auth?: TargetAuth): string[] {
+  const files = [join(homedir(), '.ssh', 'known_hosts'), varlabKnownHosts()];
+  if (auth?.knownHosts) files.push(auth.knownHosts);
+  return files;
+}
+
+export function varlabKnownHosts(): string {
+  return join(varlabHome(), 'known_hosts');
+}
+
+const DEFAULT_KEYS = ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((k) => join(homedir(), '.ssh', k));
+
+/** Connect to the last endpoint of the chain, hopping through each jump host first. */
+export async function connectSsh(endpoint: SshEndpoint, opts: ConnectOptions): Promise<{ client: Client; hops: Client[] }> {
+  const hops: Client[] = [];
+  let sock: Duplex | undefined;
+  try {
+    for (const hop of [...endpoint.jumps, endpoint]) {
+      if (hops.length) sock = await forward(hops[hops.length - 1], hop.host, hop.port);
+      hops.push(await connectOne(hop, opts, sock, hop === endpoint));
+    }
+  } catch (e) {
+    for (const c of hops.reverse()) c.end();
+    throw e;
+  }
+  return { client: hops[hops.length - 1], hops: hops.slice(0, -1) };
+}
+
+function forward(via: Client, host: string, port: number): Promise<Duplex> {
+  return new Promise((resolve, reject) =>
+    via.forwardOut('127.0.0.1', 0, host, port, (err, stream) => (err ? reject(new ApiError('connection', `jump host cannot reach ${host}:${port}: ${err.message}`)) : resolve(stream))),
+  );
+}
+
+function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefined, isTarget: boolean): Promise<Client> {
+  const where = `${ep.user}@${ep.host}:${ep.port}`;
+  return new Promise((resolve, reject) => {
+    const client = new Client();
+    // The first meaningful reason wins: a host key or auth problem explains the generic error that follows.
+    let failure: Error | null = null;
+    let settled = false;
+    const done = (err: Error | null) => {
+      if (settled) return;
+      settled = true;
+      if (err) {
+        client.end();
+        reject(err);
+      } else resolve(client);
+    };
+
+    const hostVerifier = (key: Buffer, verify: (ok: boolean) => void) => {
+      verifyHostKey(ep, key, opts)
+        .then(() => verify(true))
+        .catch((e: Error) => {
+          failure = e;
+          verify(false);
+        });
+    };
+
+    const config: ConnectConfig = {
+      host: ep.host,
+      port: ep.port,
+      username: ep.user,
+      sock: sock as ConnectConfig['sock'],
+      hostVerifier,
+      keepaliveInterval: KEEPALIVE_MS,
+      keepaliveCountMax: KEEPALIVE_MAX,
+      readyTimeout: 20000,
+      authHandler: makeAuthHandler(ep, opts, isTarget, (e) => (failure = e)),
+    };
+    client.on('ready', () => done(null));
+    client.on('error', (err: Error & { level?: string; code?: string }) => {
+      if (failure) return done(failure);
+      if (err.level === 'client-authentication') return done(new ApiError('auth', `${where}: authentication failed (tried: agent, key files, password). Pass --identity KEY or check the user name.`));
+      if (err.code === 'ECONNREFUSED') return done(new ApiError('connection', `${where}: connection refused (is sshd running on port ${ep.port}?)`));
+      if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return done(new ApiError('connection', `${where}: unknown host name ${ep.host}`));
+      done(new ApiError('connection', `${where}: ${err.message}`));
+    });
+    client.on('close', () => done(failure ?? new ApiError('connection', `${where}: the connection closed during set-up`)));
+    client.connect(config);
+  });
+}
+
+async function verifyHostKey(ep: SshEndpoint, key: Buffer, opts: ConnectOptions): Promise<void> {
+  const files = knownHostsFiles(opts.auth);
+  const fp = fingerprint(key);
+  const r = await checkHostKey(files, ep.host, ep.port, key);
+  const name = hostToken(ep.host, ep.port);
+  if (r.status === 'known') return;
+  if (r.status === 'revoked') throw new ApiError('host-key-rejected', `the host key of ${name} (${fp}) is marked @revoked in ${r.file}:${r.line}`);
+  if (r.status === 'changed') {
+    throw new ApiError(
+      'host-key-changed',
+      `WARNING: the host key of ${name} has CHANGED (now ${fp}); ${r.file}:${r.line} records a different key. ` +
+        `Someone may be intercepting the connection, or the host was reinstalled. Refusing to connect. ` +
+        `If you know why the key changed, remove the old entry (ssh-keygen -R '${name}' -f ${r.file}) and connect again.`,
+    );
+  }
+  if (!opts.auth?.acceptNewHostKey) {
+    const a = await opts.prompt({
+      kind: 'host-key',
+      title: `Unknown host ${name}`,
+      message: `The authenticity of host ${name} can't be established. Its key fingerprint is ${fp}. Trust it and connect?`,
+      fingerprint: fp,
+    });
+    if (!a.accept) throw new ApiError('host-key-rejected', `the host key of ${name} (${fp}) was not accepted`);
+    if (a.remember === false) return;
+  }
+  await addKnownHost(varlabKnownHosts(), ep.host, ep.port, key);
+}
+
+/** Try, in order: ssh-agent, each key file (asking for a passphrase when one is encrypted), then a password. */
+function makeAuthHandler(ep: SshEndpoint, opts: ConnectOptions, isTarget: boolean, fail: (e: Error) => void): AuthHandlerMiddleware {
+  const keyFiles = isTarget && opts.auth?.identity ? [opts.auth.identity] : ep.identityFiles.length ? ep.identityFiles : DEFAULT_KEYS.filter((f) => existsSync(f));
+  const steps: (() => Promise<unknown>)[] = [];
+  if (process.env.SSH_AUTH_SOCK) steps.push(async () => ({ type: 'agent', username: ep.user, agent: process.env.SSH_AUTH_SOCK }));
+  for (const file of keyFiles) steps.push(() => keyMethod(file, ep, opts));
+  let askedPassword = false;
+  return (methodsLeft, _partial, next) => {
+    const allowed = (m: AuthenticationType) => methodsLeft == null || methodsLeft.includes(m);
+    const tryNext = async (): Promise<void> => {
+      const step = steps.shift();
+      if (step) {
+        try {
+          const m = (await step()) as { type: AuthenticationType } | null;
+          if (m && allowed(m.type === 'agent' ? 'publickey' : m.type)) return next(m as never);
+        } catch (e) {
+          fail(e as Error);
+          return next(false as never);
+        }
+        return tryNext();
+      }
+      if (!askedPassword && (allowed('password') || allowed('keyboard-interactive')) && methodsLeft != null && methodsLeft.includes('password')) {
+        askedPassword = true;
+        const a = await opts.prompt({ kind: 'password', title: `Password for ${ep.user}@${ep.host}`, message: `Password for ${ep.user}@${ep.host}:${ep.port}` }).catch((e: Error) => {
+          fail(e);
+          return null;
+        });
+        if (a?.accept && a.secret !== undefined) return next({ type: 'password', username: ep.user, password: a.secret } as never);
+      }
+      return next(false as never);
+    };
+    void tryNext();
+  };
+}
+
+async function keyMethod(file: string, ep: SshEndpoint, opts: ConnectOptions) {
+  let data: Buffer;
+  try {
+    data = readFileSync(file);
+  } catch (e) {
+    throw new ApiError('auth', `cannot read the key file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let parsed = utils.parseKey(data);
+  if (parsed instanceof Error && /passphrase/i.test(parsed.message)) {
+    const a = await opts.prompt({ kind: 'passphrase', title: `Passphrase for ${file}`, message: `The key ${file} is encrypted. Passphrase:` });
+    if (!a.accept || a.secret === undefined) return null;
+    parsed = utils.parseKey(data, a.secret);
+    if (parsed instanceof Error) throw new ApiError('auth', `the passphrase for ${file} is wrong`);
+    return { type: 'publickey', username: ep.user, key: data, passphrase: a.secret };
+  }
+  if (parsed instanceof Error) throw new ApiError('auth', `the key file ${file} is not a private key ssh2 can read: ${parsed.message}`);
+  return { type: 'publickey', username: ep.user, key: data };
+}

@@ -1,0 +1,76 @@
+// A TargetSession over SSH: commands through exec channels, mysqld reached through a forwarded
+// unix socket (or TCP port), and a dropped link reported at once.
+import type { Duplex } from 'node:stream';
+import type { Client, ClientChannel } from 'ssh2';
+import { ApiError } from '../../common/api.js';
+import type { ServerProfile } from '../../common/experiment/types.js';
+import type { ExecResult, OpenTargetOptions, TargetSession } from '../host/types.js';
+import { connectSsh } from './connect.js';
+import type { SshEndpoint } from './target.js';
+
+export async function openSshSession(target: string, endpoint: SshEndpoint, opts: OpenTargetOptions): Promise<TargetSession> {
+  const { client, hops } = await connectSsh(endpoint, opts);
+  const dropListeners = new Set<(err: Error) => void>();
+  let closing = false;
+  let dropped: Error | null = null;
+  const onGone = (why: string) => {
+    if (closing || dropped) return;
+    dropped = new ApiError('connection', `the connection to ${target} dropped: ${why}`);
+    for (const l of dropListeners) l(dropped);
+  };
+  client.on('error', (e: Error) => onGone(e.message));
+  client.on('close', () => onGone('closed by the other side or the network (keepalives unanswered)'));
+  for (const h of hops) h.on('close', () => onGone('a jump host closed the connection'));
+
+  const alive = () => {
+    if (dropped) throw dropped;
+  };
+
+  return {
+    target,
+    isLocal: false,
+    exec(command, o = {}) {
+      alive();
+      return new Promise<ExecResult>((resolve, reject) => {
+        client.exec(command, (err, stream: ClientChannel) => {
+          if (err) return reject(new ApiError('connection', `cannot run a command on ${target}: ${err.message}`));
+          let stdout = '';
+          let stderr = '';
+          let code = -1;
+          const timer = o.timeoutMs
+            ? setTimeout(() => {
+                stream.close();
+                reject(new ApiError('connection', `a command on ${target} did not finish within ${Math.round(o.timeoutMs! / 1000)} s`));
+              }, o.timeoutMs)
+            : null;
+          stream.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+          stream.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+          stream.on('exit', (c: number | null, signal?: string) => (code = c ?? (signal ? 128 : -1)));
+          stream.on('close', () => {
+            if (timer) clearTimeout(timer);
+            resolve({ code, stdout, stderr });
+          });
+          stream.end(o.input ?? undefined);
+        });
+      });
+    },
+    connectStream(profile: ServerProfile) {
+      alive();
+      return new Promise<Duplex>((resolve, reject) => {
+        const cb = (err: Error | undefined, stream: ClientChannel) =>
+          err ? reject(new ApiError('connection', `cannot reach mysqld on ${target} at ${profile.socket || `port ${profile.port}`}: ${err.message}`)) : resolve(stream);
+        if (profile.socket) client.openssh_forwardOutStreamLocal(profile.socket, cb);
+        else client.forwardOut('127.0.0.1', 0, '127.0.0.1', profile.port, cb);
+      });
+    },
+    onDrop(listener) {
+      dropListeners.add(listener);
+      return () => dropListeners.delete(listener);
+    },
+    async close() {
+      closing = true;
+      client.end();
+      for (const h of hops.reverse()) h.end();
+    },
+  };
+}

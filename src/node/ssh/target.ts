@@ -1,0 +1,87 @@
+// What a target string means: `local`, `ssh://[user@]host[:port]`, or an alias from ~/.ssh/config
+// (HostName, User, Port, IdentityFile, ProxyJump), resolved with the ssh-config library.
+import { readFileSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import SSHConfig from 'ssh-config';
+import { ApiError } from '../../common/api.js';
+
+export interface SshEndpoint {
+  /** The name the user wrote (alias or host), for messages. */
+  name: string;
+  host: string;
+  port: number;
+  user: string;
+  identityFiles: string[];
+  /** Hops to go through first, outermost first (from ProxyJump). */
+  jumps: SshEndpoint[];
+}
+
+export type TargetSpec = { kind: 'local' } | { kind: 'ssh'; endpoint: SshEndpoint };
+
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9._-]{0,252}))$/;
+const USER = /^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/;
+
+function expandHome(p: string): string {
+  return p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
+}
+
+function readSshConfig(path = join(homedir(), '.ssh', 'config')): SSHConfig | null {
+  try {
+    return SSHConfig.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** `[user@]host[:port]` as ProxyJump and ssh:// URLs write it. */
+function parseHostPart(text: string, where: string): { user?: string; host: string; port?: number } {
+  const m = /^(?:([^@]+)@)?(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(text);
+  if (!m) throw new ApiError('invalid-argument', `${where}: expected [user@]host[:port], got ${JSON.stringify(text)}`);
+  const [, user, host, port] = m;
+  if (user !== undefined && !USER.test(user)) throw new ApiError('invalid-argument', `${where}: the user name ${JSON.stringify(user)} is not valid`);
+  if (!HOST.test(host)) throw new ApiError('invalid-argument', `${where}: the host name ${JSON.stringify(host)} is not valid`);
+  const p = port === undefined ? undefined : Number(port);
+  if (p !== undefined && (p < 1 || p > 65535)) throw new ApiError('invalid-argument', `${where}: port ${port} is out of range`);
+  return { user, host: host.replace(/^\[|\]$/g, ''), port: p };
+}
+
+/** Resolve a name through ~/.ssh/config; what the URL says explicitly wins over the config. */
+function resolve(name: string, explicit: { user?: string; port?: number }, config: SSHConfig | null, depth: number): SshEndpoint {
+  if (depth > 8) throw new ApiError('invalid-argument', `ProxyJump chain for ${name} is longer than 8 hops (a loop?)`);
+  const c = config ? config.compute(name) : {};
+  const host = first(c.HostName) ?? name;
+  const port = explicit.port ?? (first(c.Port) ? Number(first(c.Port)) : 22);
+  const user = explicit.user ?? first(c.User) ?? userInfo().username;
+  const identityFiles = ([] as string[]).concat(c.IdentityFile ?? []).map(expandHome);
+  const jumps: SshEndpoint[] = [];
+  const pj = first(c.ProxyJump);
+  if (pj && pj.toLowerCase() !== 'none') {
+    for (const hop of pj.split(',')) {
+      const h = parseHostPart(hop.trim().replace(/^ssh:\/\//, ''), `ProxyJump of ${name} in ~/.ssh/config`);
+      const ep = resolve(h.host, h, config, depth + 1);
+      jumps.push(...ep.jumps, { ...ep, jumps: [] });
+    }
+  }
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ApiError('invalid-argument', `Port for ${name} in ~/.ssh/config is not a valid port`);
+  return { name, host, port, user, identityFiles, jumps };
+}
+
+/** Parse a target; `configPath` lets tests point at their own ssh config. */
+export function parseTarget(target: string, configPath?: string): TargetSpec {
+  const t = target.trim();
+  if (t === 'local') return { kind: 'local' };
+  if (t === '') throw new ApiError('invalid-argument', 'target: expected `local`, `ssh://[user@]host[:port]` or an alias from ~/.ssh/config, got an empty string');
+  const config = readSshConfig(configPath);
+  if (t.startsWith('ssh://')) {
+    const h = parseHostPart(t.slice('ssh://'.length).replace(/\/$/, ''), `target ${t}`);
+    return { kind: 'ssh', endpoint: resolve(h.host, h, config, 0) };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t)) throw new ApiError('invalid-argument', `target ${t}: only ssh:// targets and \`local\` are supported`);
+  const h = parseHostPart(t, `target ${t}`);
+  return { kind: 'ssh', endpoint: resolve(h.host, h, config, 0) };
+}
