@@ -2,3 +2,4 @@
 export type { ExecResult, OpenTargetOptions, Prompter, ServerControl, StartedServer, TargetSession } from './types.js';
 export { openTarget } from './target.js';
 export { shellQuote, shellJoin } from './shell.js';
+export { probeHost, formatFingerprint } from './probe.js';

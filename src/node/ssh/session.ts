@@ -1,7 +1,7 @@
 // A TargetSession over SSH: commands through exec channels, mysqld reached through a forwarded
 // unix socket (or TCP port), and a dropped link reported at once.
 import type { Duplex } from 'node:stream';
-import type { Client, ClientChannel } from 'ssh2';
+import type { ClientChannel } from 'ssh2';
 import { ApiError } from '../../common/api.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import type { ExecResult, OpenTargetOptions, TargetSession } from '../host/types.js';
