@@ -1,0 +1,54 @@
+// The application shell: header, the current view, the status line, and the dialogs.
+import { useEffect } from 'react';
+import { ConfirmDialog } from './components/ConfirmDialog.js';
+import { Header } from './components/Header.js';
+import { OpenDialog } from './components/OpenDialog.js';
+import { Placeholder } from './components/Placeholder.js';
+import { PromptDialog } from './components/PromptDialog.js';
+import { SaveAsDialog } from './components/SaveAsDialog.js';
+import { StatusLine } from './components/StatusLine.js';
+import { useWindowEvents } from './components/useWindowEvents.js';
+import { Welcome } from './components/Welcome.js';
+import { listenForPrompts, loadAppInfo, refreshRecent } from './store/actions.js';
+import { useApp } from './store/index.js';
+import { DesignerView } from './views/designer/DesignerView.js';
+import { PlanView } from './views/plan/PlanView.js';
+
+function CurrentView() {
+  const view = useApp((s) => s.view);
+  const hasDoc = useApp((s) => s.doc !== null);
+  switch (view) {
+    case 'design':
+      return hasDoc ? <DesignerView /> : <Welcome />;
+    case 'plan':
+      return hasDoc ? <PlanView /> : <Welcome />;
+    case 'run':
+      return <Placeholder title="Run">The live run view: progress through the plan, the current cell, execution timings as they arrive, pause, resume and cancel.</Placeholder>;
+    case 'analysis':
+      return <Placeholder title="Analysis">Within-restart against between-restart spread per cell, the minimum detectable effect, and comparisons with a baseline cell.</Placeholder>;
+    case 'hosts':
+      return <Placeholder title="Hosts">Targets and their probed fingerprints: CPU, NUMA nodes, kernel settings, mysqld flavor and version, and which tools are installed.</Placeholder>;
+  }
+}
+
+export function App() {
+  useWindowEvents();
+  useEffect(() => {
+    void loadAppInfo();
+    void refreshRecent();
+    return listenForPrompts();
+  }, []);
+  return (
+    <div className="app">
+      <Header />
+      <main className="main">
+        <CurrentView />
+      </main>
+      <StatusLine />
+      <OpenDialog />
+      <SaveAsDialog />
+      <ConfirmDialog />
+      <PromptDialog />
+    </div>
+  );
+}

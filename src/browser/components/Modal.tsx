@@ -1,0 +1,28 @@
+// A modal dialog: a title, a body, buttons; Escape cancels. Focus goes to the first field so a
+// dialog can be answered from the keyboard.
+import { useEffect, useRef, type ReactNode } from 'react';
+
+export function Modal(props: { title: string; onCancel: () => void; children: ReactNode; testid?: string; wide?: boolean }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const { onCancel } = props;
+  useEffect(() => {
+    const first = ref.current?.querySelector<HTMLElement>('input, textarea, select, button.primary, button');
+    first?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        e.stopPropagation();
+        onCancel();
+      }
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, [onCancel]);
+  return (
+    <div className="modal-backdrop">
+      <div className={`modal${props.wide ? ' wide' : ''}`} role="dialog" aria-modal="true" aria-label={props.title} data-testid={props.testid} ref={ref}>
+        <h2>{props.title}</h2>
+        {props.children}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+// The matrix designer: factors, the grid of cells, the run order and the workload.
+import { useMemo } from 'react';
+import { buildPlan, estimatePlan, formatDuration } from '../../../common/plan.js';
+import { useApp } from '../../store/index.js';
+import { FactorsEditor } from './FactorsEditor.js';
+import { MatrixGrid } from './MatrixGrid.js';
+import { designProblems } from './problems.js';
+import { RunOrderEditor } from './RunOrderEditor.js';
+import { WorkloadEditor } from './WorkloadEditor.js';
+
+export function DesignerView() {
+  const doc = useApp((s) => s.doc)!;
+  const notices = useApp((s) => s.notices);
+  const design = doc.design;
+  const problems = useMemo(() => designProblems(design), [design]);
+  const estimate = useMemo(() => estimatePlan(design, buildPlan(design).length), [design]);
+  return (
+    <div className="designer" data-testid="designer">
+      {notices.length > 0 && (
+        <div className="notice" data-testid="notices">
+          {notices.map((n) => (
+            <div key={n}>{n}</div>
+          ))}
+        </div>
+      )}
+      {doc.description && <p className="description muted">{doc.description}</p>}
+      <p className="summary" data-testid="design-summary">
+        {estimate.restarts} restarts · {estimate.executions.toLocaleString('en')} executions · about <strong>{formatDuration(estimate.seconds)}</strong>
+      </p>
+      <div className="designer-columns">
+        <div className="col">
+          <FactorsEditor design={design} problems={problems} />
+          <RunOrderEditor design={design} />
+        </div>
+        <div className="col wide">
+          <MatrixGrid design={design} problem={problems['design.excludedCells']} />
+        </div>
+      </div>
+      <WorkloadEditor design={design} problems={problems} />
+    </div>
+  );
+}

@@ -1,0 +1,99 @@
+// The full factorial expansion as a grid: rows are the combinations of the first half of the
+// factors, columns those of the rest. Clicking a cell excludes it from the plan (or brings it back).
+import { useMemo } from 'react';
+import { expandCells } from '../../../common/plan.js';
+import type { Design } from '../../../common/experiment/types.js';
+import { tunable } from '../../../common/catalog.js';
+import { useDesignEdit } from './FactorsEditor.js';
+import { toggleCell } from './edits.js';
+import { cellCountText, gridLayout } from './grid.js';
+
+const label = (key: string) => tunable(key)?.label ?? key;
+
+export function MatrixGrid({ design, problem }: { design: Design; problem?: string }) {
+  const change = useDesignEdit();
+  const layout = useMemo(() => gridLayout(design), [design]);
+  const cells = useMemo(() => expandCells(design), [design]);
+  const excluded = new Set(cells.filter((c) => c.excluded).map((c) => c.id));
+  const included = cells.length - excluded.size;
+  const { rowFactors, colFactors, rows, cols } = layout;
+  const cornerSpan = Math.max(rowFactors.length, 1);
+  return (
+    <section className="panel" data-testid="matrix">
+      <h2>
+        Matrix <span className="count" data-testid="cell-count">{cellCountText(cells.length, excluded.size)}</span>
+        <span className="muted small" data-testid="planned-count">
+          {' '}
+          · {included} planned cell{included === 1 ? '' : 's'} × {design.restartsPerCell} restart{design.restartsPerCell === 1 ? '' : 's'} = {included * design.restartsPerCell} restarts
+        </span>
+      </h2>
+      <p className="muted small">Click a cell to exclude it from the plan; click again to bring it back.</p>
+      {problem && <p className="problem">{problem}</p>}
+      <div className="grid-scroll">
+        <table className="grid">
+          <thead>
+            {colFactors.length === 0 ? (
+              <tr>
+                {rowFactors.length ? rowFactors.map((f) => <th key={f.tunable + (f.name ?? '')} className="factor-name">{label(f.name ?? f.tunable)}</th>) : <th />}
+                <th />
+              </tr>
+            ) : (
+              layout.colHeaders.map((h, d) => (
+                <tr key={h.key}>
+                  {d === layout.colHeaders.length - 1
+                    ? (rowFactors.length ? rowFactors : [null]).map((f, i) => (
+                        <th key={i} className="factor-name">
+                          {f ? label(f.name ?? f.tunable) : ''}
+                        </th>
+                      ))
+                    : <th colSpan={cornerSpan} />}
+                  {h.spans.map((s, i) => (
+                    <th key={i} colSpan={s.span} className="col-level">
+                      <span className="muted">{label(h.key)}</span> {s.level}
+                    </th>
+                  ))}
+                </tr>
+              ))
+            )}
+          </thead>
+          <tbody>
+            {rows.map((row, r) => (
+              <tr key={r}>
+                {rowFactors.length === 0 ? (
+                  <th />
+                ) : (
+                  layout.rowSpans.map(({ key, spans }) =>
+                    spans.has(r) ? (
+                      <th key={key} rowSpan={spans.get(r)} className="row-level">
+                        {row[key]}
+                      </th>
+                    ) : null,
+                  )
+                )}
+                {cols.map((_, c) => {
+                  const id = layout.cell(r, c);
+                  const off = excluded.has(id);
+                  return (
+                    <td key={c} className="cell-td">
+                      <button
+                        className={`cell${off ? ' excluded' : ''}`}
+                        data-testid="cell"
+                        data-cell={id}
+                        data-excluded={off}
+                        aria-pressed={!off}
+                        title={`${id}\n${off ? 'Excluded: click to include' : 'Click to exclude'}`}
+                        onClick={() => change((d) => toggleCell(d, id))}
+                      >
+                        {off ? 'excluded' : `${design.restartsPerCell}×`}
+                      </button>
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

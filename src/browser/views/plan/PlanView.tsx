@@ -1,0 +1,77 @@
+// The expanded run plan: one row per scheduled restart, in the order they will run, with the
+// estimated duration of the whole plan.
+import { useMemo } from 'react';
+import { buildPlan, estimatePlan, formatDuration, parseCellId } from '../../../common/plan.js';
+import { useApp } from '../../store/index.js';
+
+/** Enough rows to read the pattern; a plan of thousands of restarts is summarized below. */
+const MAX_ROWS = 2000;
+
+const ORDER_TEXT = { random: 'randomized', interleaved: 'interleaved', blocked: 'blocked' } as const;
+
+export function PlanView() {
+  const design = useApp((s) => s.doc!.design);
+  const setView = useApp((s) => s.setView);
+  const plan = useMemo(() => buildPlan(design), [design]);
+  const estimate = useMemo(() => estimatePlan(design, plan.length), [design, plan]);
+  const keys = design.factors.map((f) => (f.tunable === 'variable' && f.name ? f.name : f.tunable));
+  return (
+    <div className="plan" data-testid="plan">
+      <div className="plan-summary">
+        <span data-testid="plan-count">{plan.length} restarts</span>
+        <span>
+          {ORDER_TEXT[design.order]} order{design.order === 'random' ? `, seed ${design.seed}` : ''}
+        </span>
+        <span>{estimate.executions.toLocaleString('en')} executions</span>
+        <span>{formatDuration(estimate.perRestartSeconds)} per restart</span>
+        <span data-testid="plan-estimate">
+          estimated <strong>{formatDuration(estimate.seconds)}</strong>
+        </span>
+        <button className="link" onClick={() => setView('design')}>
+          change the design
+        </button>
+      </div>
+      {design.order === 'blocked' && (
+        <p className="warning" data-testid="blocked-warning">
+          ⚠ Blocked order: drift over time will look like an effect of the cell.
+        </p>
+      )}
+      <div className="table-scroll">
+        <table className="data plan-table">
+          <thead>
+            <tr>
+              <th className="num">Restart</th>
+              <th className="num">Round</th>
+              {keys.map((k) => (
+                <th key={k}>{k}</th>
+              ))}
+              <th className="num">Of cell</th>
+              <th>Queries</th>
+            </tr>
+          </thead>
+          <tbody>
+            {plan.slice(0, MAX_ROWS).map((r) => {
+              const levels = parseCellId(r.cell);
+              return (
+                <tr key={r.seq} data-testid="plan-row" data-cell={r.cell} data-round={r.round} className={r.round % 2 ? 'odd-round' : ''}>
+                  <td className="num">{r.seq}</td>
+                  <td className="num">{r.round}</td>
+                  {keys.map((k) => (
+                    <td key={k} className={`level level-${levels[k]}`}>
+                      {levels[k]}
+                    </td>
+                  ))}
+                  <td className="num">{r.restartOfCell}</td>
+                  <td className="queries" title={r.queries.join('\n')}>
+                    {r.queries.join(', ')}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {plan.length > MAX_ROWS && <p className="muted">… and {plan.length - MAX_ROWS} more restarts.</p>}
+      </div>
+    </div>
+  );
+}
