@@ -23,4 +23,11 @@ export type RunEvent =
   | { type: 'restart-discarded'; at: number; seq: number; cell: string; reason: string }
   | { type: 'progress'; at: number; done: number; planned: number; remainingMs: number }
   | { type: 'log'; at: number; level: 'info' | 'warn' | 'error'; message: string }
-  | { type: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string };
+  | { type: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string }
+  // Added by the run engine (issue 4):
+  /** Where execution times come from on this server; `note` when they are client round trips. */
+  | { type: 'timer'; at: number; source: TimingSource; note?: string }
+  /** One `--report-interval` line of a benchmark command (sysbench), live. */
+  | { type: 'interval'; at: number; seq: number; cell: string; rep: number; second: number; tps: number; qps: number; latencyMs?: number }
+  /** Paused (takes effect between restarts, so no restart is measured across a pause) or running again. */
+  | { type: 'state'; at: number; state: 'running' | 'paused' };

@@ -113,23 +113,17 @@ interface Open {
   queries: Map<string, QueryTimings>;
 }
 
-/** Rebuild results from journal text. Tolerates a torn last line; later lines win nothing over earlier finished restarts. */
-export function readJournalText(text: string): JournalState {
-  const state: JournalState = { header: null, restarts: [], discarded: [], interrupted: [], skippedLines: 0 };
-  const open = new Map<number, Open>();
-  const finished = new Set<number>();
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    let r: JournalRecord;
-    try {
-      r = JSON.parse(line) as JournalRecord;
-    } catch {
-      state.skippedLines++;
-      continue;
-    }
+/** Folds journal records, one at a time, into what the journal says: used for reading a file and, live, by the engine. */
+export class JournalFold {
+  private s: JournalState = { header: null, restarts: [], discarded: [], interrupted: [], skippedLines: 0 };
+  private open = new Map<number, Open>();
+  private finished = new Set<number>();
+
+  apply(r: JournalRecord): void {
+    const state = this.s;
     switch (r.t) {
       case 'header':
-        // A journal holds one run; a second header (resume) repeats the first.
+        // A journal holds one run; a resume does not write a second header.
         if (!state.header) {
           state.header = r;
           state.startedAt = r.at;
@@ -142,21 +136,21 @@ export function readJournalText(text: string): JournalState {
         state.timer = { source: r.source, note: r.note };
         break;
       case 'restart-started':
-        if (finished.has(r.seq)) break;
-        open.set(r.seq, { seq: r.seq, cell: r.cell, startedAt: r.at, checks: [], queries: new Map() });
+        if (this.finished.has(r.seq)) break;
+        this.open.set(r.seq, { seq: r.seq, cell: r.cell, startedAt: r.at, checks: [], queries: new Map() });
         break;
       case 'checks': {
-        const o = open.get(r.seq);
+        const o = this.open.get(r.seq);
         if (o) o.checks = r.checks;
         break;
       }
       case 'preload': {
-        const o = open.get(r.seq);
+        const o = this.open.get(r.seq);
         if (o) o.preload = { tables: r.tables, indexes: r.indexes, rows: r.rows, ms: r.ms };
         break;
       }
       case 'execution': {
-        const o = open.get(r.seq);
+        const o = this.open.get(r.seq);
         if (!o) break;
         let q = o.queries.get(r.query);
         if (!q) {
@@ -168,10 +162,10 @@ export function readJournalText(text: string): JournalState {
         break;
       }
       case 'restart-finished': {
-        const o = open.get(r.seq);
-        if (!o || finished.has(r.seq)) break;
-        open.delete(r.seq);
-        finished.add(r.seq);
+        const o = this.open.get(r.seq);
+        if (!o || this.finished.has(r.seq)) break;
+        this.open.delete(r.seq);
+        this.finished.add(r.seq);
         state.restarts.push({
           seq: r.seq,
           cell: r.cell,
@@ -186,7 +180,7 @@ export function readJournalText(text: string): JournalState {
         break;
       }
       case 'restart-discarded':
-        open.delete(r.seq);
+        this.open.delete(r.seq);
         state.discarded.push({ seq: r.seq, cell: r.cell, reason: r.reason, at: r.at });
         break;
       case 'run-finished':
@@ -195,13 +189,36 @@ export function readJournalText(text: string): JournalState {
         break;
     }
   }
-  state.interrupted = [...open.values()].map((o) => ({ seq: o.seq, cell: o.cell, at: o.startedAt }));
-  return state;
+
+  skipped(): void {
+    this.s.skippedLines++;
+  }
+
+  /** The state now; restarts started and not yet finished count as interrupted. */
+  state(): JournalState {
+    return { ...this.s, restarts: [...this.s.restarts], discarded: [...this.s.discarded], interrupted: [...this.open.values()].map((o) => ({ seq: o.seq, cell: o.cell, at: o.startedAt })) };
+  }
 }
 
-export function readJournal(path: string): JournalState | null {
+/** Rebuild results from journal text. Tolerates a torn line (a crash mid-write): it is counted and skipped. */
+export function readJournalText(text: string, fold = new JournalFold()): JournalState {
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let r: JournalRecord;
+    try {
+      r = JSON.parse(line) as JournalRecord;
+    } catch {
+      fold.skipped();
+      continue;
+    }
+    fold.apply(r);
+  }
+  return fold.state();
+}
+
+export function readJournal(path: string, fold?: JournalFold): JournalState | null {
   if (!existsSync(path)) return null;
-  return readJournalText(readFileSync(path, 'utf8'));
+  return readJournalText(readFileSync(path, 'utf8'), fold);
 }
 
 /** The planned restarts the journal has no finished record for, in plan order: where a resume starts. */

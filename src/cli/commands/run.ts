@@ -1,0 +1,157 @@
+// `varlab run FILE`: execute an experiment on its target and save the results into the file.
+import { ApiError } from '../../common/api.js';
+import type { RunEvent } from '../../common/events.js';
+import { buildPlan, estimatePlan, formatDuration } from '../../common/plan.js';
+import { RunEngine } from '../../node/engine/run.js';
+import { journalPath } from '../../node/engine/journal.js';
+import { prepareRun } from '../../node/engine/prepare.js';
+import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
+import { terminalPrompter } from '../prompter.js';
+import { TARGET_OPTIONS, targetAuth } from './probe.js';
+
+/** A one-line progress bar on a terminal: `[#####-----] 12/32 restarts  4 min 10 s left  cell …`. */
+function progressLine(done: number, planned: number, remainingMs: number, cell: string): string {
+  const width = 24;
+  const filled = planned ? Math.round((done / planned) * width) : width;
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${planned} restarts  ${formatDuration(remainingMs / 1000)} left  ${cell}`;
+}
+
+function describe(e: RunEvent): string | null {
+  switch (e.type) {
+    case 'restart-finished':
+      return `restart ${e.seq} ${e.cell}: ${e.status}${e.reason ? ` (${e.reason})` : ''}`;
+    case 'restart-discarded':
+      return `restart ${e.seq} ${e.cell} discarded: ${e.reason}`;
+    case 'log':
+      return `${e.level === 'info' ? '' : `${e.level}: `}${e.message}`;
+    case 'preload':
+      return `restart ${e.seq}: preloaded ${e.tables} tables, ${e.indexes} indexes, ${e.rows} rows in ${(e.ms / 1000).toFixed(1)} s`;
+    default:
+      return null;
+  }
+}
+
+export const run: Command = {
+  name: 'run',
+  summary: 'run an experiment on its target; results are saved into the file (resumes an unfinished run)',
+  usage:
+    'varlab run FILE [--target T] [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
+    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run]\n\n' +
+    'Runs every scheduled restart of the plan: tunables applied and verified, mysqld restarted, the queries\n' +
+    'or the benchmark command measured. Every measurement goes to FILE.journal.jsonl first; if the run stops\n' +
+    '(Ctrl-C, a dropped connection, a crash) running the same command again resumes it.\n' +
+    '--target T          run on T instead of the file\'s target (local, ssh://[user@]host[:port], an ssh alias)\n' +
+    '--restarts N        restarts per cell       --repetitions N  executions per query per restart\n' +
+    '--warmup N          first executions per restart flagged warm-up (kept, excluded from analysis)\n' +
+    '                    (these overrides are written into the design of the saved file)\n' +
+    '--out FILE          save the experiment with its results here instead of FILE\n' +
+    '--events json       print every event as one JSON line on stdout\n' +
+    '--dry-run           print what would run, and run nothing\n' +
+    '--identity KEY, --known-hosts FILE, --accept-new: as for `varlab probe`\n' +
+    'Exit status: 0 finished, 1 failed, 2 bad input, 130 cancelled.',
+  async run(argv, io) {
+    const { values, positionals } = parse(argv, {
+      ...TARGET_OPTIONS,
+      target: { type: 'string' },
+      restarts: { type: 'string' },
+      repetitions: { type: 'string' },
+      warmup: { type: 'string' },
+      out: { type: 'string' },
+      events: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+    });
+    if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
+    if (values.events !== undefined && values.events !== 'json') throw new UsageError(`--events: the only format is json, got ${JSON.stringify(values.events)}`);
+    const restarts = numberOption('restarts', values.restarts, { min: 1, max: 10_000, integer: true });
+    const repetitions = numberOption('repetitions', values.repetitions, { min: 1, max: 1_000_000, integer: true });
+    const warmup = numberOption('warmup', values.warmup, { min: 0, max: 1_000_000, integer: true });
+
+    let prepared;
+    try {
+      prepared = await prepareRun({ file: positionals[0], out: values.out, target: values.target, restarts, repetitions, warmup });
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      io.err(`varlab run: ${e.message}`);
+      return e.code === 'busy' ? 1 : 2;
+    }
+    const { doc, out, resumeNote } = prepared;
+    const profile = doc.design.serverProfile!;
+    const plan = buildPlan(doc.design);
+    const est = estimatePlan(doc.design, plan.length);
+    if (values['dry-run']) {
+      io.out(`${doc.name}: ${plan.length} restarts on ${doc.design.target} (${profile.kind} ${profile.mysqld}), about ${formatDuration(est.seconds)}`);
+      io.out(`${est.executions} executions; results into ${out}; journal ${journalPath(out)}`);
+      if (resumeNote) io.out(resumeNote);
+      for (const s of plan) io.out(`${String(s.seq).padStart(String(plan.length).length)}  ${s.cell}`);
+      io.out('dry run: nothing was run');
+      return 0;
+    }
+
+    const json = values.events === 'json';
+    const bar = io.tty && !json;
+    let lastCell = '';
+    let barShown = false;
+    const clearBar = () => {
+      if (barShown) process.stderr.write('\r\x1b[2K');
+      barShown = false;
+    };
+    const onEvent = (e: RunEvent) => {
+      if (json) {
+        io.out(JSON.stringify(e));
+        return;
+      }
+      if (e.type === 'restart-started') lastCell = e.cell;
+      const line = describe(e);
+      if (line && (!bar || e.type !== 'restart-finished' || e.status !== 'ok')) {
+        clearBar();
+        io.err(line);
+      }
+      if (e.type === 'progress') {
+        if (bar) {
+          clearBar();
+          process.stderr.write(progressLine(e.done, e.planned, e.remainingMs, lastCell));
+          barShown = true;
+        }
+      }
+    };
+
+    if (resumeNote) io.err(resumeNote);
+    else io.err(`running ${plan.length} restarts on ${doc.design.target}, about ${formatDuration(est.seconds)}; results into ${out}`);
+
+    const engine = new RunEngine({ path: out, doc, auth: targetAuth(values), prompt: terminalPrompter(), onEvent });
+    let interrupts = 0;
+    const onSigint = () => {
+      interrupts++;
+      if (interrupts > 1) {
+        io.err('varlab run: interrupted twice: leaving now; the host may still run mysqld (run again to resume and restore)');
+        process.exit(130);
+      }
+      clearBar();
+      io.err('cancelling: the current restart is discarded, then mysqld is stopped and the host restored (Ctrl-C again to leave at once)');
+      engine.cancel();
+    };
+    process.on('SIGINT', onSigint);
+    let outcome;
+    try {
+      outcome = await engine.run();
+    } finally {
+      process.off('SIGINT', onSigint);
+      clearBar();
+    }
+    return report(io, outcome);
+  },
+};
+
+function report(io: CliIO, o: Awaited<ReturnType<RunEngine['run']>>): number {
+  if (o.state === 'finished') {
+    io.err(`finished: ${o.done} of ${o.planned} restarts; results saved into ${o.path}`);
+    return 0;
+  }
+  if (o.state === 'cancelled') {
+    io.err(`cancelled after ${o.done} of ${o.planned} restarts; run the same command again to resume. ${o.message && !o.message.startsWith('cancelled') ? o.message : ''}`.trim());
+    return 130;
+  }
+  io.err(`varlab run: failed after ${o.done} of ${o.planned} restarts: ${o.message}`);
+  io.err(`measurements so far are kept in ${o.journal}; run the same command again to resume`);
+  return 1;
+}
