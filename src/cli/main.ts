@@ -5,9 +5,10 @@ import { processIO, UsageError, type CliIO, type Command } from './io.js';
 import { validate } from './commands/validate.js';
 import { plan } from './commands/plan.js';
 import { probe } from './commands/probe.js';
+import { run } from './commands/run.js';
 
 /** Commands by name. Each module owns its options, help text and exit codes. */
-const COMMANDS: Command[] = [validate, plan, probe];
+const COMMANDS: Command[] = [validate, plan, probe, run];
 
 function help(io: CliIO) {
   io.out('varlab: benchmark MySQL and MariaDB across server restarts, and know whether a 1% change is real.\n');
