@@ -1,13 +1,14 @@
 // The full factorial expansion as a grid: rows are the combinations of the first half of the
 // factors, columns those of the rest. Clicking a cell excludes it from the plan (or brings it back).
 import { useMemo } from 'react';
-import { expandCells } from '../../../common/plan.js';
+import { expandCells, factorKey } from '../../../common/plan.js';
 import type { Design } from '../../../common/experiment/types.js';
 import { tunable } from '../../../common/catalog.js';
 import { useDesignEdit } from './FactorsEditor.js';
 import { toggleCell } from './edits.js';
 import { cellCountText, gridLayout } from './grid.js';
 
+/** The catalog's label for a factor key (a server variable's key is its own name). */
 const label = (key: string) => tunable(key)?.label ?? key;
 
 export function MatrixGrid({ design, problem }: { design: Design; problem?: string }) {
@@ -32,29 +33,30 @@ export function MatrixGrid({ design, problem }: { design: Design; problem?: stri
       <div className="grid-scroll">
         <table className="grid">
           <thead>
-            {colFactors.length === 0 ? (
-              <tr>
-                {rowFactors.length ? rowFactors.map((f) => <th key={f.tunable + (f.name ?? '')} className="factor-name">{label(f.name ?? f.tunable)}</th>) : <th />}
-                <th />
+            {layout.colHeaders.map((h) => (
+              <tr key={h.key}>
+                <th colSpan={cornerSpan} className="factor-name corner" title={label(h.key)}>
+                  {h.key} →
+                </th>
+                {h.spans.map((s, i) => (
+                  <th key={i} colSpan={s.span} className="col-level">
+                    {s.level}
+                  </th>
+                ))}
               </tr>
-            ) : (
-              layout.colHeaders.map((h, d) => (
-                <tr key={h.key}>
-                  {d === layout.colHeaders.length - 1
-                    ? (rowFactors.length ? rowFactors : [null]).map((f, i) => (
-                        <th key={i} className="factor-name">
-                          {f ? label(f.name ?? f.tunable) : ''}
-                        </th>
-                      ))
-                    : <th colSpan={cornerSpan} />}
-                  {h.spans.map((s, i) => (
-                    <th key={i} colSpan={s.span} className="col-level">
-                      <span className="muted">{label(h.key)}</span> {s.level}
-                    </th>
-                  ))}
-                </tr>
-              ))
-            )}
+            ))}
+            <tr>
+              {rowFactors.length === 0 ? (
+                <th />
+              ) : (
+                rowFactors.map((f) => (
+                  <th key={factorKey(f)} className="factor-name" title={label(factorKey(f))}>
+                    {factorKey(f)} ↓
+                  </th>
+                ))
+              )}
+              <th colSpan={cols.length} className="grid-note" />
+            </tr>
           </thead>
           <tbody>
             {rows.map((row, r) => (

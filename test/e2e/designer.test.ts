@@ -1,0 +1,221 @@
+// The matrix designer in headless Chromium against the real browser-mode backend: the quickstart
+// opens as a 16-cell grid, cells are excluded, the run order changes the plan, undo and redo,
+// custom levels are checked inline, and a backend prompt asks for a password.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { ok, type Backend, type Events, type Prompt, type PromptAnswer } from '../../src/common/api.js';
+import { createBackend } from '../../src/node/backend.js';
+import { startServer } from '../../scripts/server.js';
+import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
+
+let app: TestApp;
+let browser: Browser;
+
+before(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+/** Page errors and CSP refusals; the meta-delivered frame-ancestors notice is Chromium's, not a refusal. */
+const problems = (page: Page) => pageProblems(page).filter((p) => !/frame-ancestors/.test(p));
+
+async function openQuickstart(page: Page): Promise<void> {
+  await page.getByTestId('open-quickstart').click();
+  await page.getByTestId('cell-count').waitFor();
+}
+
+const cell = (page: Page, id: string) => page.locator(`[data-testid=cell][data-cell="${id}"]`);
+
+/** The plan as the user sees it: one entry per row of the plan table. */
+async function planRows(page: Page): Promise<{ cell: string; round: number }[]> {
+  await page.getByTestId('nav-plan').click();
+  await page.getByTestId('plan').waitFor();
+  return page.getByTestId('plan-row').evaluateAll((rows) => rows.map((r) => ({ cell: r.getAttribute('data-cell') ?? '', round: Number(r.getAttribute('data-round')) })));
+}
+
+test('the quickstart opens as a 16-cell grid', async () => {
+  const page = await openApp(browser, app);
+  await openQuickstart(page);
+  assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells');
+  assert.equal(await page.getByTestId('cell').count(), 16);
+  assert.equal(await page.getByTestId('factor').count(), 4);
+  assert.equal(await cell(page, 'aslr=off,ahi=on,preload=off,numa=interleave').count(), 1);
+  assert.match(await page.getByTestId('experiment-name').inputValue(), /Quickstart/);
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
+test('excluding a cell drops its restarts from the plan; undo and redo', async () => {
+  const page = await openApp(browser, app);
+  await openQuickstart(page);
+  assert.equal((await planRows(page)).length, 80);
+  await page.getByTestId('nav-design').click();
+
+  const id = 'aslr=on,ahi=on,preload=off,numa=default';
+  await cell(page, id).click();
+  assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells, 1 excluded');
+  assert.match(await page.getByTestId('planned-count').innerText(), /15 planned cells × 5 restarts = 75 restarts/);
+  assert.equal(await cell(page, id).getAttribute('data-excluded'), 'true');
+  assert.equal(await page.getByTestId('dirty').count(), 1);
+
+  const rows = await planRows(page);
+  assert.equal(rows.length, 75, 'the plan drops restartsPerCell restarts');
+  assert.ok(!rows.some((r) => r.cell === id), 'the excluded cell is not planned');
+
+  await page.getByTestId('undo').click();
+  assert.equal((await planRows(page)).length, 80);
+  await page.getByTestId('nav-design').click();
+  assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells');
+  assert.equal(await page.getByTestId('dirty').count(), 0, 'undoing back to the opened version is clean');
+
+  await page.getByTestId('redo').click();
+  assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells, 1 excluded');
+  await page.close();
+});
+
+test('the interleaved plan rotates the cells each round', async () => {
+  const page = await openApp(browser, app);
+  await openQuickstart(page);
+  await page.getByTestId('order-random').check();
+  await page.getByTestId('order-interleaved').check();
+  const rows = await planRows(page);
+  const round1 = rows.filter((r) => r.round === 1).map((r) => r.cell);
+  const round2 = rows.filter((r) => r.round === 2).map((r) => r.cell);
+  assert.equal(round1.length, 16);
+  assert.equal(new Set(round1).size, 16, 'every cell once per round');
+  assert.equal(round2[0], round1[1], 'round 2 starts with the second cell of round 1');
+  assert.deepEqual(round2, [...round1.slice(1), round1[0]]);
+  assert.match(await page.getByTestId('plan-estimate').innerText(), /estimated 16 min 00 s/);
+  await page.close();
+});
+
+test('blocked order shows a warning, and undo brings back the interleaved order', async () => {
+  const page = await openApp(browser, app);
+  await openQuickstart(page);
+  assert.equal(await page.getByTestId('blocked-warning').count(), 0);
+  await page.getByTestId('order-blocked').check();
+  assert.match(await page.getByTestId('blocked-warning').innerText(), /drift/i);
+  const rows = await planRows(page);
+  assert.deepEqual(
+    rows.slice(0, 5).map((r) => r.cell),
+    Array(5).fill(rows[0].cell),
+    'all restarts of a cell in a row',
+  );
+  assert.equal(await page.getByTestId('blocked-warning').count(), 1, 'the plan warns too');
+
+  await page.getByTestId('nav-design').click();
+  await page.keyboard.press('Control+z');
+  assert.equal(await page.getByTestId('blocked-warning').count(), 0);
+  assert.equal(await page.getByTestId('order-interleaved').isChecked(), true);
+  await page.keyboard.press('Control+Shift+z');
+  assert.equal(await page.getByTestId('order-blocked').isChecked(), true);
+  await page.keyboard.press('Control+z');
+  assert.equal(await page.getByTestId('order-interleaved').isChecked(), true);
+  assert.match((await page.getByTestId('undo').getAttribute('title')) ?? '', /Ctrl\+Z/);
+  await page.close();
+});
+
+test('levels switch as chips, custom levels are checked inline, and factors come from the catalog', async () => {
+  const page = await openApp(browser, app);
+  await openQuickstart(page);
+  const numa = page.locator('[data-testid=factor][data-factor=numa]');
+  await numa.locator('[data-testid=level-chip][data-level="bind:0"]').click();
+  assert.equal(await page.getByTestId('cell-count').innerText(), '24 cells');
+
+  const aslr = page.locator('[data-testid=factor][data-factor=aslr]');
+  await aslr.getByTestId('custom-level').fill('on; touch /tmp/x');
+  assert.match(await aslr.getByTestId('factor-problem').innerText(), /not valid for ASLR: expected on or off/);
+  assert.equal(await aslr.getByTestId('add-level').isDisabled(), true);
+
+  // The last level cannot be switched off: the factor would have no level.
+  await page.locator('[data-testid=factor][data-factor=ahi] [data-testid=level-chip][data-level=off]').click();
+  await page.locator('[data-testid=factor][data-factor=ahi] [data-testid=level-chip][data-level=on]').click();
+  assert.match(await page.locator('[data-testid=factor][data-factor=ahi] [data-testid=factor-problem]').innerText(), /at least 1 level/);
+  assert.equal(await page.getByTestId('cell-count').innerText(), '12 cells');
+
+  await page.getByTestId('add-factor').selectOption('cpubind');
+  const cpu = page.locator('[data-testid=factor][data-factor=cpubind]');
+  await cpu.getByTestId('custom-level').fill('0-1');
+  await cpu.getByTestId('add-level').click();
+  assert.equal(await cpu.locator('[data-testid=level-chip][data-level="0-1"]').getAttribute('aria-pressed'), 'true');
+  assert.equal(await page.getByTestId('cell-count').innerText(), '36 cells');
+
+  await cpu.getByTestId('remove-factor').click();
+  assert.equal(await page.getByTestId('cell-count').innerText(), '12 cells');
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
+test('workload fields are validated inline and feed the estimate', async () => {
+  const page = await openApp(browser, app);
+  await openQuickstart(page);
+  await page.getByTestId('warmup').fill('10');
+  assert.match(await page.getByTestId('warmup-problem').innerText(), /leave none of 10 repetitions/);
+  await page.getByTestId('repetitions').fill('abc');
+  assert.match(await page.getByTestId('repetitions-problem').innerText(), /whole number/);
+  await page.getByTestId('repetitions').fill('20');
+  assert.equal(await page.getByTestId('warmup-problem').count(), 0);
+  assert.match(await page.getByTestId('workload-estimate').innerText(), /100 executions per restart \(50 warm-up\)/);
+  await page.getByTestId('add-query').click();
+  assert.equal(await page.getByTestId('query').count(), 6);
+  assert.match(await page.getByTestId('workload').innerText(), /the query is empty/);
+  await page.close();
+});
+
+test('a backend prompt asks for a password in a password field and sends it only in the answer', async () => {
+  // The real backend, with the prompt event and its answer observed by the test.
+  const home = mkdtempSync(join(tmpdir(), 'varlab-home-'));
+  process.env.VARLAB_HOME = home;
+  const real = createBackend({ transport: 'websocket' });
+  const promptListeners = new Set<(p: Prompt) => void>();
+  const answers: PromptAnswer[] = [];
+  const backend: Backend & { dispose(): Promise<void> } = {
+    call: async (method, args, origin) => {
+      if (method === 'prompt.answer') {
+        answers.push(args as PromptAnswer);
+        return ok(null) as never;
+      }
+      return real.call(method, args, origin);
+    },
+    on: (event, listener) => {
+      if (event !== 'prompt') return real.on(event, listener);
+      const l = listener as (p: Events['prompt']) => void;
+      promptListeners.add(l);
+      return () => promptListeners.delete(l);
+    },
+    dispose: () => real.dispose(),
+  };
+  const server = await startServer({ backend });
+  try {
+    const page = await openApp(browser, { ...app, url: server.url });
+    await page.getByTestId('welcome').waitFor();
+    for (const l of promptListeners) l({ id: 'p1', kind: 'password', title: 'MySQL password', message: 'Password for root@127.0.0.1:3307' });
+    const secret = page.getByTestId('prompt-secret');
+    await secret.waitFor();
+    assert.equal(await secret.getAttribute('type'), 'password');
+    await secret.fill('s3cret-value');
+    await page.getByTestId('prompt-accept').click();
+    await page.getByTestId('prompt-dialog').waitFor({ state: 'detached' });
+    assert.deepEqual(answers, [{ id: 'p1', accept: true, secret: 's3cret-value' }]);
+    assert.doesNotMatch(await page.content(), /s3cret-value/);
+
+    for (const l of promptListeners) l({ id: 'p2', kind: 'host-key', title: 'Unknown host key', message: 'bench1 is not known', fingerprint: 'SHA256:abcdef' });
+    assert.equal(await page.getByTestId('prompt-fingerprint').innerText(), 'SHA256:abcdef');
+    await page.getByTestId('prompt-reject').click();
+    await page.getByTestId('prompt-dialog').waitFor({ state: 'detached' });
+    assert.deepEqual(answers[1], { id: 'p2', accept: false });
+    await page.close();
+  } finally {
+    await server.close();
+    rmSync(home, { recursive: true, force: true });
+    process.env.VARLAB_HOME = app.home;
+  }
+});
