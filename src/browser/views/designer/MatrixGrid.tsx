@@ -17,7 +17,7 @@ export function MatrixGrid({ design, problem }: { design: Design; problem?: stri
   const cells = useMemo(() => expandCells(design), [design]);
   const excluded = new Set(cells.filter((c) => c.excluded).map((c) => c.id));
   const included = cells.length - excluded.size;
-  const { rowFactors, colFactors, rows, cols } = layout;
+  const { rowFactors, rows, cols } = layout;
   const cornerSpan = Math.max(rowFactors.length, 1);
   return (
     <section className="panel" data-testid="matrix">
