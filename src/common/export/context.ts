@@ -1,0 +1,107 @@
+// What every export starts from: an experiment, its analysis with the settings the user chose, and
+// the facts the captions and reports name (host, date). Built once, shared by CSV, Markdown and figures
+// so the three never disagree about warm-up or baseline.
+import type { ExperimentDoc, RestartResult } from '../experiment/types.js';
+import { expandCells, factorKey, parseCellId } from '../plan.js';
+import { analyze, tidyFromExperiment, type Analysis } from '../stats/index.js';
+
+export interface ExportOptions {
+  /** Repetitions dropped per restart; the design's warm-up when absent. */
+  warmup?: number;
+  /** The cell others are compared with; the first cell of the plan that has results when absent. */
+  baseline?: string;
+  /** The target effect (percent) planning figures mark. Default 1. */
+  targetEffectPct?: number;
+}
+
+export interface ExportContext {
+  doc: ExperimentDoc;
+  analysis: Analysis;
+  warmup: number;
+  baseline: string | null;
+  /** Factor keys in design order (the columns a level goes in). */
+  factors: string[];
+  /** Cells with results, in plan order (first factor varying slowest), then any unplanned ones. */
+  cells: string[];
+  queries: string[];
+  /** The unit of the values (`ms`, `tps`…), when one unit holds for all. */
+  unit: string;
+  /** Restarts sorted by seq, each with its position within its cell (from 1). */
+  restarts: (RestartResult & { restartOfCell: number })[];
+  /** `Experiment · CPU · mysqld version · date`: the line under every figure. */
+  caption: string;
+}
+
+/** An ExportOptions problem, named so the CLI and UI can show it as it is. */
+export class ExportError extends Error {}
+
+/** `2026-11-21`: the date of the results (finished, else started, else probed), UTC so everyone reads the same. */
+export function resultsDate(doc: ExperimentDoc): string | null {
+  const r = doc.results;
+  const t = r?.finishedAt ?? r?.startedAt ?? r?.restarts.at(-1)?.finishedAt ?? r?.host?.probedAt;
+  return t ? new Date(t).toISOString().slice(0, 10) : null;
+}
+
+export function hostLine(doc: ExperimentDoc): string {
+  const h = doc.results?.host;
+  if (!h) return 'host not recorded';
+  const server = h.mysqld ? `${h.mysqld.flavor === 'unknown' ? 'mysqld' : h.mysqld.flavor} ${h.mysqld.version}` : 'mysqld version unknown';
+  return `${h.cpuModel || 'CPU unknown'} · ${server}`;
+}
+
+export function captionLine(doc: ExperimentDoc): string {
+  return [doc.name, hostLine(doc), resultsDate(doc) ?? 'date unknown'].join(' · ');
+}
+
+/** The level of each factor in a cell, in design order; '' for a factor the cell id does not name. */
+export function levelsOf(cell: string, factors: string[]): string[] {
+  const levels = parseCellId(cell);
+  return factors.map((f) => levels[f] ?? '');
+}
+
+export function exportContext(doc: ExperimentDoc, opts: ExportOptions = {}): ExportContext {
+  const warmup = opts.warmup ?? doc.design.workload.warmup;
+  if (!Number.isInteger(warmup) || warmup < 0) throw new ExportError(`warm-up must be a whole number of at least 0, got ${warmup}`);
+  const restarts = [...(doc.results?.restarts ?? [])].sort((a, b) => a.seq - b.seq);
+  const seen = new Map<string, number>();
+  const numbered = restarts.map((r) => {
+    const n = (seen.get(r.cell) ?? 0) + 1;
+    seen.set(r.cell, n);
+    return { ...r, restartOfCell: n };
+  });
+  const data = tidyFromExperiment(doc);
+  const planned = expandCells(doc.design).map((c) => c.id);
+  const withData = new Set(data.cells);
+  const cells = [...planned.filter((c) => withData.has(c)), ...data.cells.filter((c) => !planned.includes(c))];
+  let baseline: string | null = opts.baseline ?? cells[0] ?? null;
+  if (opts.baseline !== undefined && !withData.has(opts.baseline)) {
+    throw new ExportError(`baseline cell "${opts.baseline}" has no results; cells with results: ${cells.join(' | ') || 'none'}`);
+  }
+  if (cells.length < 2) baseline = opts.baseline ?? null;
+  const analysis = analyze(data, { warmup, baseline: baseline ?? undefined, targetEffectPct: opts.targetEffectPct });
+  const units = new Set(restarts.flatMap((r) => r.queries.map((q) => q.unit)));
+  return {
+    doc,
+    analysis,
+    warmup,
+    baseline,
+    factors: doc.design.factors.map(factorKey),
+    cells,
+    queries: data.queries,
+    unit: units.size === 1 ? [...units][0] : data.unit ?? '',
+    restarts: numbered,
+    caption: captionLine(doc),
+  };
+}
+
+/** Numbers as JavaScript prints them: shortest round-trip form, '.' decimal point, no grouping, never locale. */
+export function num(x: number | null | undefined): string {
+  return x === null || x === undefined || !Number.isFinite(x) ? '' : String(x);
+}
+
+/** A number for people: fixed decimals, no locale; '—' for a value that could not be computed. */
+export function fixed(x: number | null | undefined, digits = 2): string {
+  return x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(digits);
+}
+
+export const iso = (t: number | undefined) => (t === undefined || !Number.isFinite(t) ? '' : new Date(t).toISOString());

@@ -1,0 +1,4 @@
+// Export formats: CSV and Markdown, pure functions of an experiment and its analysis.
+export * from './context.js';
+export * from './csv.js';
+export * from './markdown.js';

@@ -1,0 +1,262 @@
+// One builder per plot varlab shows. Each takes the export context (experiment + analysis) and
+// returns a FigureSpec; buildFigures lists them all in the order they are exported.
+import { sampleVariance } from 'simple-statistics';
+import type { ExportContext } from '../export/context.js';
+import { levelsOf } from '../export/context.js';
+import { mdeCurve } from '../stats/planner.js';
+import { DEFAULTS } from '../stats/analysis.js';
+import { axis, baseLayout, PALETTE, slug, valueAxisTitle, type FigureSpec } from './figure.js';
+
+const WIDTH = 960;
+const ROW = 30;
+
+const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+const present = <T>(x: T | null | undefined): x is T => x !== null && x !== undefined && (typeof x !== 'number' || Number.isFinite(x));
+
+/** Cells top to bottom in plan order: Plotly draws the first category at the bottom, so reverse. */
+function cellAxis(cells: string[]): Record<string, unknown> {
+  return axis('', { type: 'category', categoryorder: 'array', categoryarray: [...cells].reverse(), ticks: '', automargin: true });
+}
+
+function heightFor(rows: number): number {
+  return Math.max(420, 190 + rows * ROW);
+}
+
+/** The seeds' table of configurations as a plot: spread average and largest per cell, most stable marked. */
+export function configurationsFigure(ctx: ExportContext): FigureSpec {
+  const stats = ctx.cells.map((c) => ctx.analysis.cells.find((x) => x.cell === c));
+  const avg = stats.map((s) => s?.spread_avg_pct ?? null);
+  const max = stats.map((s) => s?.spread_max_pct ?? null);
+  let best = -1;
+  avg.forEach((v, i) => {
+    if (v !== null && (best < 0 || v < (avg[best] as number))) best = i;
+  });
+  const title = 'Spread between restarts per configuration';
+  const layout = baseLayout(title, ctx.caption, { l: 40 });
+  layout.barmode = 'group';
+  layout.xaxis = axis('Spread between best and worst restart mean (%)', { rangemode: 'tozero' });
+  layout.yaxis = cellAxis(ctx.cells);
+  if (best >= 0) {
+    (layout.annotations as unknown[]).push({
+      text: '★ most stable',
+      x: max[best] ?? avg[best],
+      y: ctx.cells[best],
+      xanchor: 'left',
+      xshift: 6,
+      showarrow: false,
+      font: { color: PALETTE[2], size: 12 },
+    });
+  }
+  return {
+    id: 'configurations',
+    title,
+    file: 'configurations',
+    width: WIDTH,
+    height: heightFor(ctx.cells.length * 1.4),
+    data: [
+      { type: 'bar', orientation: 'h', name: 'average over queries', y: ctx.cells, x: avg, marker: { color: ctx.cells.map((_, i) => (i === best ? PALETTE[2] : PALETTE[0])) }, hovertemplate: '%{y}<br>average %{x:.2f}%<extra></extra>' },
+      { type: 'bar', orientation: 'h', name: 'largest over queries', y: ctx.cells, x: max, marker: { color: PALETTE[1] }, hovertemplate: '%{y}<br>largest %{x:.2f}%<extra></extra>' },
+    ],
+    layout,
+  };
+}
+
+/**
+ * For one query: every execution of every restart as a dot, and each restart's mean as a diamond,
+ * one row of dots per restart grouped by cell, so within-restart and between-restart spread are seen
+ * side by side. Warm-up executions are drawn hollow: kept in the file, left out of the analysis.
+ */
+export function executionsFigure(ctx: ExportContext, query: string): FigureSpec {
+  const perCell = new Map<string, typeof ctx.restarts>();
+  for (const r of ctx.restarts) {
+    if (r.status !== 'ok' || !r.queries.some((q) => q.query === query)) continue;
+    const list = perCell.get(r.cell) ?? [];
+    list.push(r);
+    perCell.set(r.cell, list);
+  }
+  const cells = ctx.cells.filter((c) => perCell.has(c));
+  const kept = { x: [] as number[], y: [] as number[], text: [] as string[] };
+  const warm = { x: [] as number[], y: [] as number[], text: [] as string[] };
+  const means = { x: [] as number[], y: [] as number[], text: [] as string[] };
+  // Cell i sits at y = n − 1 − i (first cell on top); its restarts spread over ±0.3 around it.
+  cells.forEach((cell, i) => {
+    const rs = perCell.get(cell)!;
+    const base = cells.length - 1 - i;
+    rs.forEach((r, k) => {
+      const y = base + (rs.length === 1 ? 0 : 0.3 - (0.6 * k) / (rs.length - 1));
+      const values = r.queries.find((q) => q.query === query)!.values;
+      const keptValues: number[] = [];
+      values.forEach((v, j) => {
+        if (!Number.isFinite(v)) return;
+        const into = j < ctx.warmup ? warm : kept;
+        into.x.push(v);
+        into.y.push(y);
+        into.text.push(`${cell}<br>restart ${r.seq} (#${r.restartOfCell} of its cell), rep ${j + 1}`);
+        if (j >= ctx.warmup) keptValues.push(v);
+      });
+      const m = meanOf(keptValues);
+      if (m !== null) {
+        means.x.push(m);
+        means.y.push(y);
+        means.text.push(`${cell}<br>restart ${r.seq} mean`);
+      }
+    });
+  });
+  const title = `Executions per restart and restart means: ${query}`;
+  const layout = baseLayout(title, ctx.caption, { l: 40 });
+  layout.xaxis = axis(valueAxisTitle(ctx.unit));
+  layout.yaxis = axis('', {
+    tickmode: 'array',
+    tickvals: cells.map((_, i) => cells.length - 1 - i),
+    ticktext: cells,
+    range: [-0.6, cells.length - 0.4],
+    zeroline: false,
+    ticks: '',
+  });
+  layout.hovermode = 'closest';
+  const dot = (color: string, open: boolean) => ({ size: 6, color: open ? 'rgba(0,0,0,0)' : color, opacity: 0.75, line: { color, width: 1 } });
+  const data: Record<string, unknown>[] = [
+    { type: 'scatter', mode: 'markers', name: 'execution', ...kept, marker: dot(PALETTE[0], false), hovertemplate: '%{text}<br>%{x}<extra></extra>' },
+    { type: 'scatter', mode: 'markers', name: 'restart mean', ...means, marker: { symbol: 'diamond', size: 11, color: PALETTE[3], line: { color: '#fff', width: 1 } }, hovertemplate: '%{text}<br>%{x}<extra></extra>' },
+  ];
+  if (warm.x.length) data.splice(1, 0, { type: 'scatter', mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped)`, ...warm, marker: dot('#999', true), hovertemplate: '%{text}<br>%{x}<extra></extra>' });
+  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height: heightFor(cells.length * 1.3), data, layout };
+}
+
+function cellCov(ctx: ExportContext, cell: string, field: 'between_cov_pct' | 'within_cov_pct'): number | null {
+  const cs = ctx.analysis.cells.find((c) => c.cell === cell);
+  return meanOf((cs?.queries ?? []).map((q) => q[field]).filter(present));
+}
+
+/** Between-restart against within-restart coefficient of variation per cell, averaged over queries. */
+export function covCellsFigure(ctx: ExportContext): FigureSpec {
+  const title = 'Coefficient of variation per configuration (mean over queries)';
+  const layout = baseLayout(title, ctx.caption, { l: 40 });
+  layout.barmode = 'group';
+  layout.xaxis = axis('Coefficient of variation (%)', { rangemode: 'tozero' });
+  layout.yaxis = cellAxis(ctx.cells);
+  return {
+    id: 'cov-cells',
+    title,
+    file: 'cov-cells',
+    width: WIDTH,
+    height: heightFor(ctx.cells.length * 1.4),
+    data: [
+      { type: 'bar', orientation: 'h', name: 'between restarts', y: ctx.cells, x: ctx.cells.map((c) => cellCov(ctx, c, 'between_cov_pct')), marker: { color: PALETTE[3] }, hovertemplate: '%{y}<br>between %{x:.3f}%<extra></extra>' },
+      { type: 'bar', orientation: 'h', name: 'within a restart', y: ctx.cells, x: ctx.cells.map((c) => cellCov(ctx, c, 'within_cov_pct')), marker: { color: PALETTE[0] }, hovertemplate: '%{y}<br>within %{x:.3f}%<extra></extra>' },
+    ],
+    layout,
+  };
+}
+
+/** The main effect of each factor on stability: between-restart CoV averaged over the cells at each level. */
+export function covLevelsFigure(ctx: ExportContext): FigureSpec {
+  const title = 'Between-restart coefficient of variation per factor level';
+  const layout = baseLayout(title, ctx.caption, { l: 70, b: 80 });
+  layout.yaxis = axis('Between-restart CoV (%, mean over cells and queries)', { rangemode: 'tozero' });
+  layout.xaxis = axis('Factor = level', { type: 'category' });
+  const data = ctx.factors.map((f, fi) => {
+    const levels = ctx.doc.design.factors[fi].levels;
+    const y = levels.map((level) => meanOf(ctx.cells.filter((c) => levelsOf(c, ctx.factors)[fi] === level).map((c) => cellCov(ctx, c, 'between_cov_pct')).filter(present)));
+    return { type: 'bar', name: f, x: levels.map((l) => `${f}=${l}`), y, marker: { color: PALETTE[fi % PALETTE.length] }, hovertemplate: '%{x}<br>%{y:.3f}%<extra></extra>' };
+  });
+  return { id: 'cov-levels', title, file: 'cov-levels', width: WIDTH, height: 480, data, layout };
+}
+
+/**
+ * The minimum detectable effect against restarts per cell, one curve per query, from the variance of
+ * restart means pooled over cells; the current design is marked on each curve, the target as a line.
+ */
+export function mdeFigure(ctx: ExportContext): FigureSpec {
+  const a = ctx.analysis;
+  const { alpha, power } = a.settings;
+  const target = a.settings.targetEffectPct ?? DEFAULTS.targetEffectPct;
+  const current = ctx.doc.design.restartsPerCell;
+  const maxN = Math.max(30, current * 2);
+  const data: Record<string, unknown>[] = [];
+  const marks = { x: [] as number[], y: [] as number[], text: [] as string[] };
+  ctx.queries.forEach((query, qi) => {
+    const series = a.restarts.filter((r) => r.query === query && r.means.length >= 2);
+    const s2 = meanOf(series.map((r) => sampleVariance(r.means)));
+    const mean = meanOf(series.map((r) => meanOf(r.means) as number));
+    if (s2 === null || mean === null || !(mean > 0)) return;
+    const curve = mdeCurve(s2, mean, alpha, power, maxN);
+    data.push({
+      type: 'scatter',
+      mode: 'lines',
+      name: query,
+      x: curve.map((p) => p.restarts),
+      y: curve.map((p) => p.mde_pct),
+      line: { color: PALETTE[qi % PALETTE.length], width: 2 },
+      hovertemplate: `${query.replace(/%/g, '%%')}<br>%{x} restarts: %{y:.2f}%<extra></extra>`,
+    });
+    const at = curve.find((p) => p.restarts === current);
+    if (at) {
+      marks.x.push(at.restarts);
+      marks.y.push(at.mde_pct);
+      marks.text.push(query);
+    }
+  });
+  data.push({ type: 'scatter', mode: 'markers', name: `this design (${current} restarts per cell)`, ...marks, marker: { symbol: 'circle-open', size: 13, color: '#000', line: { width: 2 } }, hovertemplate: '%{text}<br>this design: %{y:.2f}%<extra></extra>' });
+  data.push({ type: 'scatter', mode: 'lines', name: `target ${target}%`, x: [2, maxN], y: [target, target], line: { color: '#888', dash: 'dash', width: 1.5 }, hoverinfo: 'skip' });
+  const title = 'Minimum detectable effect against restarts per cell';
+  const layout = baseLayout(title, ctx.caption, { l: 70 });
+  layout.xaxis = axis('Restarts per cell', { range: [1.5, maxN + 0.5], dtick: maxN > 40 ? 10 : 2 });
+  layout.yaxis = axis(`Minimum detectable effect (% of mean, α = ${alpha}, power = ${power})`, { type: 'log' });
+  return { id: 'mde', title, file: 'mde', width: WIDTH, height: 520, data, layout };
+}
+
+/** Each cell against the baseline, per query: the effect with its 95% Welch interval on restart means. */
+export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
+  const a = ctx.analysis;
+  if (!ctx.baseline || !a.comparisons.length) return null;
+  const cells = ctx.cells.filter((c) => c !== ctx.baseline);
+  const data = ctx.queries.map((query, qi) => {
+    const rows = cells.map((cell) => a.comparisons.find((c) => c.cell === cell && c.query === query));
+    return {
+      type: 'scatter',
+      mode: 'markers',
+      name: query,
+      y: cells,
+      x: rows.map((c) => c?.effect_pct ?? null),
+      error_x: {
+        type: 'data',
+        symmetric: false,
+        array: rows.map((c) => (c && present(c.ci_high_pct) && present(c.effect_pct) ? c.ci_high_pct - c.effect_pct : null)),
+        arrayminus: rows.map((c) => (c && present(c.ci_low_pct) && present(c.effect_pct) ? c.effect_pct - c.ci_low_pct : null)),
+        thickness: 1.5,
+        width: 4,
+        color: PALETTE[qi % PALETTE.length],
+      },
+      customdata: rows.map((c) => (c?.p_value ?? null) === null ? 'n/a' : (c!.p_value as number).toPrecision(3)),
+      marker: { size: 8, color: PALETTE[qi % PALETTE.length] },
+      hovertemplate: `%{y}<br>${query.replace(/%/g, '%%')}: %{x:.2f}% (p = %{customdata})<extra></extra>`,
+    };
+  });
+  const title = `Effect against the baseline ${ctx.baseline}`;
+  const layout = baseLayout(title, ctx.caption, { l: 40 });
+  layout.scattermode = 'group';
+  layout.xaxis = axis('Change of the mean against the baseline (%, 95% Welch interval on restart means)', { zeroline: true, zerolinewidth: 2 });
+  layout.yaxis = cellAxis(cells);
+  return { id: 'comparisons', title, file: 'comparisons', width: WIDTH, height: heightFor(cells.length * Math.max(1.2, ctx.queries.length * 0.5)), data, layout };
+}
+
+/** Every plot of an experiment, in export order, with numbered file names so a folder lists them in order. */
+export function buildFigures(ctx: ExportContext): FigureSpec[] {
+  if (!ctx.cells.length) return [];
+  const figures = [
+    configurationsFigure(ctx),
+    ...ctx.queries.map((q) => executionsFigure(ctx, q)),
+    covCellsFigure(ctx),
+    ...(ctx.factors.length ? [covLevelsFigure(ctx)] : []),
+    mdeFigure(ctx),
+    comparisonsFigure(ctx),
+  ].filter((f): f is FigureSpec => f !== null);
+  const used = new Set<string>();
+  return figures.map((f, i) => {
+    let file = `${String(i + 1).padStart(2, '0')}-${f.file}`;
+    while (used.has(file)) file += '-x';
+    used.add(file);
+    return { ...f, file };
+  });
+}

@@ -1,0 +1,80 @@
+// A figure is plain Plotly JSON ({data, layout}) plus what an export needs to know about it: its id,
+// its file name and the CSS size it is drawn at (a PNG at scale 2 is twice that in pixels).
+// Built in src/common so the UI, the render page and the command line draw exactly the same plot.
+
+export interface FigureSpec {
+  /** Stable and unique within an experiment: `configurations`, `executions-q1-pricing-summary`… */
+  id: string;
+  title: string;
+  /** Base name of the exported file, without extension: `01-configurations`. */
+  file: string;
+  /** CSS pixels; the exported image is this times the scale. */
+  width: number;
+  height: number;
+  data: Record<string, unknown>[];
+  layout: Record<string, unknown>;
+}
+
+export const FONT = { family: 'DejaVu Sans, Arial, Helvetica, sans-serif', size: 13, color: '#222' };
+
+/** Colors that stay apart for the common kinds of color blindness (Okabe–Ito). */
+export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
+
+/** `Q1 pricing summary` → `q1-pricing-summary`: safe in any file system. */
+export function slug(text: string): string {
+  const s = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
+  return s || 'plot';
+}
+
+/** The axis title for measured values: `Execution time (ms)`, `Throughput (tps)`. */
+export function valueAxisTitle(unit: string): string {
+  if (['ns', 'us', 'µs', 'ms', 's'].includes(unit)) return `Execution time (${unit})`;
+  if (['tps', 'qps'].includes(unit)) return `Throughput (${unit})`;
+  return unit ? `Value (${unit})` : 'Value';
+}
+
+const CAPTION_GAP = 24;
+
+/**
+ * The layout every figure shares: a title, white background (a transparent PNG looks broken on a
+ * dark blog), a legend, and the caption line under the plot naming the experiment, host and date.
+ */
+export function baseLayout(title: string, caption: string, margin: { l: number; r?: number; t?: number; b?: number }): Record<string, unknown> {
+  const b = (margin.b ?? 60) + CAPTION_GAP;
+  return {
+    title: { text: title, x: 0.01, xanchor: 'left', font: { ...FONT, size: 17 } },
+    font: FONT,
+    paper_bgcolor: '#ffffff',
+    plot_bgcolor: '#ffffff',
+    margin: { l: margin.l, r: margin.r ?? 30, t: margin.t ?? 70, b },
+    showlegend: true,
+    legend: { orientation: 'h', x: 0, y: 1.0, xanchor: 'left', yanchor: 'bottom', bgcolor: 'rgba(255,255,255,0)' },
+    annotations: [captionAnnotation(caption, b)],
+    autosize: false,
+  };
+}
+
+export function captionAnnotation(caption: string, bottomMargin: number): Record<string, unknown> {
+  return {
+    text: caption.replace(/</g, '&lt;'),
+    showarrow: false,
+    xref: 'paper',
+    yref: 'paper',
+    x: 0,
+    y: 0,
+    xanchor: 'left',
+    yanchor: 'top',
+    yshift: -(bottomMargin - 22),
+    font: { ...FONT, size: 11, color: '#555' },
+    align: 'left',
+  };
+}
+
+export function axis(title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { title: { text: title }, gridcolor: '#e5e5e5', zerolinecolor: '#999', linecolor: '#444', showline: true, ticks: 'outside', automargin: true, ...extra };
+}
