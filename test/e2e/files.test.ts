@@ -1,0 +1,175 @@
+// Experiment files through the UI in browser mode: Save As to a path, reopen from the recent list
+// and from the open dialog, the unsaved-changes prompt, invalid files (picked and dropped) with the
+// backend's path-naming message, a refused save, and importing queries from a .sql file.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
+
+let app: TestApp;
+let browser: Browser;
+
+before(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+const quickstartText = () => readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'quickstart.varlab.json'), 'utf8');
+const problems = (page: Page) => pageProblems(page).filter((p) => !/frame-ancestors/.test(p));
+
+async function openQuickstart(page: Page): Promise<void> {
+  await page.getByTestId('open-quickstart').click();
+  await page.getByTestId('cell-count').waitFor();
+}
+
+async function saveAs(page: Page, path: string): Promise<void> {
+  await page.getByTestId('save-as').click();
+  await page.getByTestId('save-path').fill(path);
+  await page.getByTestId('save-path-submit').click();
+}
+
+async function statusText(page: Page, pattern: RegExp): Promise<string> {
+  await page.waitForFunction((source) => new RegExp(source).test(document.querySelector('[data-testid=status-text]')?.textContent ?? ''), pattern.source);
+  return page.getByTestId('status-text').innerText();
+}
+
+test('save as a path, then reopen it from the recent list and the open dialog: the changes are there', async () => {
+  const page = await openApp(browser, app);
+  await openQuickstart(page);
+  await page.getByTestId('experiment-name').fill('ASLR check');
+  await page.locator('[data-testid=cell][data-cell="aslr=off,ahi=off,preload=on,numa=interleave"]').click();
+  await page.getByTestId('order-blocked').check();
+
+  // Ctrl+S on a document without a path asks where to save, suggesting the home folder and the name.
+  await page.keyboard.press('Control+s');
+  assert.match(await page.getByTestId('save-path').inputValue(), /\/aslr-check\.varlab\.json$/);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+
+  const file = join(app.dir, 'aslr-check.varlab.json');
+  await saveAs(page, file);
+  assert.match(await statusText(page, /Saved/), new RegExp(`Saved ${file}`));
+  assert.equal(await page.getByTestId('dirty').count(), 0);
+  assert.ok(existsSync(file));
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  assert.deepEqual(saved.design.excludedCells, ['aslr=off,ahi=off,preload=on,numa=interleave']);
+  assert.equal(saved.design.order, 'blocked');
+  await page.close();
+
+  // A fresh window: the welcome screen lists the file among the recent ones.
+  const again = await openApp(browser, app);
+  await again.getByTestId('recent-file').filter({ hasText: 'aslr-check.varlab.json' }).click();
+  await again.getByTestId('cell-count').waitFor();
+  assert.equal(await again.getByTestId('cell-count').innerText(), '16 cells, 1 excluded');
+  assert.equal(await again.getByTestId('experiment-name').inputValue(), 'ASLR check');
+  assert.equal(await again.getByTestId('order-blocked').isChecked(), true);
+  assert.equal(await again.getByTestId('blocked-warning').count(), 1);
+
+  // Change it, save with Ctrl+S (to the same path, no dialog), and open it through the open dialog.
+  await again.locator('[data-testid=cell][data-cell="aslr=on,ahi=on,preload=off,numa=default"]').click();
+  await again.keyboard.press('Control+s');
+  await statusText(again, /Saved/);
+  assert.equal(JSON.parse(readFileSync(file, 'utf8')).design.excludedCells.length, 2);
+  await again.getByTestId('open').click();
+  await again.getByTestId('open-path').fill(file);
+  await again.getByTestId('open-path-submit').click();
+  await again.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  assert.equal(await again.getByTestId('cell-count').innerText(), '16 cells, 2 excluded');
+  assert.deepEqual(problems(again), []);
+  await again.close();
+});
+
+test('opening another file asks before discarding unsaved changes', async () => {
+  const page = await openApp(browser, app);
+  await openQuickstart(page);
+  await page.getByTestId('experiment-name').fill('Changed name');
+  await page.keyboard.press('Control+o');
+  await page.getByTestId('confirm-dialog').waitFor();
+  assert.match(await page.getByTestId('confirm-dialog').innerText(), /"Changed name" has changes that are not saved/);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await page.getByTestId('open-dialog').count(), 0);
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'Changed name');
+
+  await page.getByTestId('open').click();
+  await page.getByTestId('confirm-yes').click();
+  await page.getByTestId('open-dialog').waitFor();
+  await page.keyboard.press('Escape');
+
+  // Closing the window with unsaved changes asks too (beforeunload).
+  const asked = await page.evaluate(() => {
+    const e = new Event('beforeunload', { cancelable: true });
+    window.dispatchEvent(e);
+    return e.defaultPrevented;
+  });
+  assert.equal(asked, true);
+  await page.close();
+});
+
+test('an invalid file, picked or dropped, shows the path-naming message and the app keeps running', async () => {
+  const broken = JSON.parse(quickstartText());
+  broken.design.factors[2].levels = [];
+  const text = JSON.stringify(broken);
+
+  const page = await openApp(browser, app);
+  await page.getByTestId('welcome-open').click();
+  await page.getByTestId('open-file-input').setInputFiles({ name: 'broken.varlab.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+  assert.match(await statusText(page, /expected at least/), /design\.factors\[2\]\.levels: expected at least 1 level/);
+  assert.equal(await page.getByTestId('welcome').count(), 1, 'nothing was opened');
+  await page.keyboard.press('Escape');
+
+  await page.getByTestId('open-quickstart').click();
+  await page.getByTestId('cell-count').waitFor();
+  await page.evaluate((t) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], 'dropped.varlab.json', { type: 'application/json' }));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, text.replace('"version":2', '"version":"two"'));
+  assert.match(await statusText(page, /dropped\.varlab\.json/), /Cannot open dropped\.varlab\.json:[\s\S]*version/);
+  assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells', 'the open experiment is still there');
+
+  // A valid dropped file opens.
+  await page.evaluate((t) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], 'good.varlab.json', { type: 'application/json' }));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, quickstartText().replace('"restartsPerCell": 5', '"restartsPerCell": 3'));
+  await statusText(page, /Opened/);
+  assert.match(await page.getByTestId('planned-count').innerText(), /× 3 restarts = 48 restarts/);
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
+test('a save that would write a private key into the file is refused and the document stays dirty', async () => {
+  const page = await openApp(browser, app);
+  await openQuickstart(page);
+  await page.getByTestId('setup-sql').fill('-- -----BEGIN OPENSSH PRIVATE KEY-----\nCREATE TABLE t (a INT);');
+  const file = join(app.dir, 'secret.varlab.json');
+  await saveAs(page, file);
+  assert.match(await statusText(page, /refused/), /Not saved: refused to save: design\.workload\.setupSql would write a secret into the file/);
+  assert.equal(existsSync(file), false);
+  assert.equal(await page.getByTestId('dirty').count(), 1);
+  await page.close();
+});
+
+test('queries are imported from a .sql file, one per statement', async () => {
+  const page = await openApp(browser, app);
+  await page.getByTestId('new-experiment').click();
+  await page.getByTestId('cell-count').waitFor();
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByTestId('import-sql').click();
+  await (await chooser).setFiles({
+    name: 'tpch.sql',
+    mimeType: 'application/sql',
+    buffer: Buffer.from("-- two queries\nSELECT COUNT(*) FROM lineitem;\nSELECT 'a;b' FROM orders; -- trailing\n"),
+  });
+  await statusText(page, /Imported 2 queries from tpch\.sql/);
+  const names = await page.getByTestId('query-name').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+  assert.deepEqual(names, ['Q1', 'tpch #1', 'tpch #2']);
+  assert.equal(await page.getByTestId('query-sql').nth(2).inputValue(), "SELECT 'a;b' FROM orders");
+  await page.close();
+});
