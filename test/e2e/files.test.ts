@@ -34,9 +34,19 @@ async function saveAs(page: Page, path: string): Promise<void> {
   await page.getByTestId('save-path-submit').click();
 }
 
+// Page-side code is given as text: the Node tsconfig has no DOM types, and should not get them.
 async function statusText(page: Page, pattern: RegExp): Promise<string> {
-  await page.waitForFunction((source) => new RegExp(source).test(document.querySelector('[data-testid=status-text]')?.textContent ?? ''), pattern.source);
+  await page.getByTestId('status-text').filter({ hasText: pattern }).waitFor();
   return page.getByTestId('status-text').innerText();
+}
+
+/** Drop a file onto the window, as a user dragging it from a file manager. */
+async function dropFile(page: Page, name: string, text: string): Promise<void> {
+  await page.evaluate(`(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([${JSON.stringify(text)}], ${JSON.stringify(name)}, { type: 'application/json' }));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  })()`);
 }
 
 test('save as a path, then reopen it from the recent list and the open dialog: the changes are there', async () => {
@@ -101,11 +111,11 @@ test('opening another file asks before discarding unsaved changes', async () => 
   await page.keyboard.press('Escape');
 
   // Closing the window with unsaved changes asks too (beforeunload).
-  const asked = await page.evaluate(() => {
+  const asked = await page.evaluate(`(() => {
     const e = new Event('beforeunload', { cancelable: true });
     window.dispatchEvent(e);
     return e.defaultPrevented;
-  });
+  })()`);
   assert.equal(asked, true);
   await page.close();
 });
@@ -124,20 +134,12 @@ test('an invalid file, picked or dropped, shows the path-naming message and the 
 
   await page.getByTestId('open-quickstart').click();
   await page.getByTestId('cell-count').waitFor();
-  await page.evaluate((t) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([t], 'dropped.varlab.json', { type: 'application/json' }));
-    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, text.replace('"version":2', '"version":"two"'));
+  await dropFile(page, 'dropped.varlab.json', text.replace('"version":2', '"version":"two"'));
   assert.match(await statusText(page, /dropped\.varlab\.json/), /Cannot open dropped\.varlab\.json:[\s\S]*version/);
   assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells', 'the open experiment is still there');
 
   // A valid dropped file opens.
-  await page.evaluate((t) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([t], 'good.varlab.json', { type: 'application/json' }));
-    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, quickstartText().replace('"restartsPerCell": 5', '"restartsPerCell": 3'));
+  await dropFile(page, 'good.varlab.json', quickstartText().replace('"restartsPerCell": 5', '"restartsPerCell": 3'));
   await statusText(page, /Opened/);
   assert.match(await page.getByTestId('planned-count').innerText(), /× 3 restarts = 48 restarts/);
   assert.deepEqual(problems(page), []);
@@ -168,7 +170,7 @@ test('queries are imported from a .sql file, one per statement', async () => {
     buffer: Buffer.from("-- two queries\nSELECT COUNT(*) FROM lineitem;\nSELECT 'a;b' FROM orders; -- trailing\n"),
   });
   await statusText(page, /Imported 2 queries from tpch\.sql/);
-  const names = await page.getByTestId('query-name').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+  const names = await Promise.all((await page.getByTestId('query-name').all()).map((l) => l.inputValue()));
   assert.deepEqual(names, ['Q1', 'tpch #1', 'tpch #2']);
   assert.equal(await page.getByTestId('query-sql').nth(2).inputValue(), "SELECT 'a;b' FROM orders");
   await page.close();
