@@ -33,8 +33,10 @@ export function commandFor(e: KeyLike): Command | null {
   return BINDINGS.find((b) => b.key === key && b.shift === e.shiftKey)?.command ?? null;
 }
 
+/** Read through globalThis so this module also loads in Node (unit tests) without DOM types. */
 export function isMac(): boolean {
-  return typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+  const nav = (globalThis as { navigator?: { platform?: string } }).navigator;
+  return /Mac|iPhone|iPad/.test(nav?.platform ?? '');
 }
 
 /** `Ctrl+Shift+S`, or `⌘⇧S` on a Mac; every binding of the command, for tooltips. */
