@@ -46,7 +46,7 @@ test('npm start falls back to browser mode with a one-line reason and serves the
     }
   } finally {
     if (child.pid) process.kill(-child.pid, 'SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
     rmSync(home, { recursive: true, force: true });
   }
 });
