@@ -31,8 +31,18 @@ function CurrentView() {
   }
 }
 
+/** The window title names the experiment and says when it has unsaved changes. */
+function useTitle() {
+  const name = useApp((s) => s.doc?.name);
+  const dirty = useApp((s) => s.dirty);
+  useEffect(() => {
+    document.title = name ? `${dirty ? '● ' : ''}${name} · varlab` : 'varlab';
+  }, [name, dirty]);
+}
+
 export function App() {
   useWindowEvents();
+  useTitle();
   useEffect(() => {
     void loadAppInfo();
     void refreshRecent();

@@ -27,6 +27,7 @@ export function Header() {
           <input
             className="name"
             value={doc.name}
+            size={Math.min(80, Math.max(16, doc.name.length + 2))}
             aria-label="Experiment name"
             aria-invalid={!doc.name.trim()}
             title={doc.name.trim() ? 'Experiment name' : 'An experiment needs a name'}

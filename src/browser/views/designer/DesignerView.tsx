@@ -30,10 +30,10 @@ export function DesignerView() {
       <div className="designer-columns">
         <div className="col">
           <FactorsEditor design={design} problems={problems} />
-          <RunOrderEditor design={design} />
         </div>
         <div className="col wide">
           <MatrixGrid design={design} problem={problems['design.excludedCells']} />
+          <RunOrderEditor design={design} />
         </div>
       </div>
       <WorkloadEditor design={design} problems={problems} />
