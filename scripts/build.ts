@@ -19,6 +19,7 @@ const common: BuildOptions = { bundle: true, sourcemap: dev ? 'inline' : 'linked
 const targets: BuildOptions[] = [
   {
     ...common,
+    entryPoints: { app: 'src/browser/main.tsx', render: 'src/browser/render.ts' },
     outdir: 'public/dist',
     entryNames: '[name]',
     platform: 'browser',

@@ -6,9 +6,10 @@ import { validate } from './commands/validate.js';
 import { plan } from './commands/plan.js';
 import { probe } from './commands/probe.js';
 import { run } from './commands/run.js';
+import { exportCommand } from './commands/export.js';
 
 /** Commands by name. Each module owns its options, help text and exit codes. */
-const COMMANDS: Command[] = [validate, plan, probe, run];
+const COMMANDS: Command[] = [validate, plan, probe, run, exportCommand];
 
 function help(io: CliIO) {
   io.out('varlab: benchmark MySQL and MariaDB across server restarts, and know whether a 1% change is real.\n');

@@ -5,7 +5,7 @@ import type { ExportContext } from '../export/context.js';
 import { levelsOf } from '../export/context.js';
 import { mdeCurve } from '../stats/planner.js';
 import { DEFAULTS } from '../stats/analysis.js';
-import { axis, baseLayout, PALETTE, slug, valueAxisTitle, type FigureSpec } from './figure.js';
+import { axis, baseLayout, labelMargin, PALETTE, slug, valueAxisTitle, type FigureSpec } from './figure.js';
 
 const WIDTH = 960;
 const ROW = 30;
@@ -32,7 +32,7 @@ export function configurationsFigure(ctx: ExportContext): FigureSpec {
     if (v !== null && (best < 0 || v < (avg[best] as number))) best = i;
   });
   const title = 'Spread between restarts per configuration';
-  const layout = baseLayout(title, ctx.caption, { l: 40 });
+  const layout = baseLayout(title, ctx.caption, { l: labelMargin(ctx.cells) });
   layout.barmode = 'group';
   layout.xaxis = axis('Spread between best and worst restart mean (%)', { rangemode: 'tozero' });
   layout.yaxis = cellAxis(ctx.cells);
@@ -83,7 +83,7 @@ export function executionsFigure(ctx: ExportContext, query: string): FigureSpec 
     const rs = perCell.get(cell)!;
     const base = cells.length - 1 - i;
     rs.forEach((r, k) => {
-      const y = base + (rs.length === 1 ? 0 : 0.3 - (0.6 * k) / (rs.length - 1));
+      const y = base + (rs.length === 1 ? 0 : 0.25 - (0.5 * k) / (rs.length - 1));
       const values = r.queries.find((q) => q.query === query)!.values;
       const keptValues: number[] = [];
       values.forEach((v, j) => {
@@ -103,7 +103,7 @@ export function executionsFigure(ctx: ExportContext, query: string): FigureSpec 
     });
   });
   const title = `Executions per restart and restart means: ${query}`;
-  const layout = baseLayout(title, ctx.caption, { l: 40 });
+  const layout = baseLayout(title, ctx.caption, { l: labelMargin(cells) });
   layout.xaxis = axis(valueAxisTitle(ctx.unit));
   layout.yaxis = axis('', {
     tickmode: 'array',
@@ -111,15 +111,17 @@ export function executionsFigure(ctx: ExportContext, query: string): FigureSpec 
     ticktext: cells,
     range: [-0.6, cells.length - 0.4],
     zeroline: false,
+    showgrid: false,
     ticks: '',
   });
   layout.hovermode = 'closest';
   const dot = (color: string, open: boolean) => ({ size: 6, color: open ? 'rgba(0,0,0,0)' : color, opacity: 0.75, line: { color, width: 1 } });
+  // The restart means go first so the executions are drawn over them: a mean is a tall tick, not a blot.
   const data: Record<string, unknown>[] = [
+    { type: 'scatter', mode: 'markers', name: 'restart mean', ...means, marker: { symbol: 'line-ns-open', size: 18, color: PALETTE[3], line: { color: PALETTE[3], width: 3 } }, hovertemplate: '%{text}<br>%{x}<extra></extra>' },
     { type: 'scatter', mode: 'markers', name: 'execution', ...kept, marker: dot(PALETTE[0], false), hovertemplate: '%{text}<br>%{x}<extra></extra>' },
-    { type: 'scatter', mode: 'markers', name: 'restart mean', ...means, marker: { symbol: 'diamond', size: 11, color: PALETTE[3], line: { color: '#fff', width: 1 } }, hovertemplate: '%{text}<br>%{x}<extra></extra>' },
   ];
-  if (warm.x.length) data.splice(1, 0, { type: 'scatter', mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped)`, ...warm, marker: dot('#999', true), hovertemplate: '%{text}<br>%{x}<extra></extra>' });
+  if (warm.x.length) data.push({ type: 'scatter', mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped)`, ...warm, marker: dot('#999', true), hovertemplate: '%{text}<br>%{x}<extra></extra>' });
   return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height: heightFor(cells.length * 1.3), data, layout };
 }
 
@@ -131,7 +133,7 @@ function cellCov(ctx: ExportContext, cell: string, field: 'between_cov_pct' | 'w
 /** Between-restart against within-restart coefficient of variation per cell, averaged over queries. */
 export function covCellsFigure(ctx: ExportContext): FigureSpec {
   const title = 'Coefficient of variation per configuration (mean over queries)';
-  const layout = baseLayout(title, ctx.caption, { l: 40 });
+  const layout = baseLayout(title, ctx.caption, { l: labelMargin(ctx.cells) });
   layout.barmode = 'group';
   layout.xaxis = axis('Coefficient of variation (%)', { rangemode: 'tozero' });
   layout.yaxis = cellAxis(ctx.cells);
@@ -152,8 +154,8 @@ export function covCellsFigure(ctx: ExportContext): FigureSpec {
 /** The main effect of each factor on stability: between-restart CoV averaged over the cells at each level. */
 export function covLevelsFigure(ctx: ExportContext): FigureSpec {
   const title = 'Between-restart coefficient of variation per factor level';
-  const layout = baseLayout(title, ctx.caption, { l: 70, b: 80 });
-  layout.yaxis = axis('Between-restart CoV (%, mean over cells and queries)', { rangemode: 'tozero' });
+  const layout = baseLayout(title, ctx.caption, { l: 70, b: 80 }, 'right');
+  layout.yaxis = axis('Between-restart CoV (%)', { rangemode: 'tozero' });
   layout.xaxis = axis('Factor = level', { type: 'category' });
   const data = ctx.factors.map((f, fi) => {
     const levels = ctx.doc.design.factors[fi].levels;
@@ -199,10 +201,12 @@ export function mdeFigure(ctx: ExportContext): FigureSpec {
   });
   data.push({ type: 'scatter', mode: 'markers', name: `this design (${current} restarts per cell)`, ...marks, marker: { symbol: 'circle-open', size: 13, color: '#000', line: { width: 2 } }, hovertemplate: '%{text}<br>this design: %{y:.2f}%<extra></extra>' });
   data.push({ type: 'scatter', mode: 'lines', name: `target ${target}%`, x: [2, maxN], y: [target, target], line: { color: '#888', dash: 'dash', width: 1.5 }, hoverinfo: 'skip' });
-  const title = 'Minimum detectable effect against restarts per cell';
-  const layout = baseLayout(title, ctx.caption, { l: 70 });
+  const title = `Minimum detectable effect against restarts per cell (α = ${alpha}, power ${power})`;
+  const layout = baseLayout(title, ctx.caption, { l: 70 }, 'right');
   layout.xaxis = axis('Restarts per cell', { range: [1.5, maxN + 0.5], dtick: maxN > 40 ? 10 : 2 });
-  layout.yaxis = axis(`Minimum detectable effect (% of mean, α = ${alpha}, power = ${power})`, { type: 'log' });
+  // Log axis labelled 1-2-5 in full (Plotly's default minor digits read "2" for 20).
+  const ticks = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+  layout.yaxis = axis('Minimum detectable effect (% of mean)', { type: 'log', tickmode: 'array', tickvals: ticks, ticktext: ticks.map(String) });
   return { id: 'mde', title, file: 'mde', width: WIDTH, height: 520, data, layout };
 }
 
@@ -216,6 +220,7 @@ export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
     return {
       type: 'scatter',
       mode: 'markers',
+      orientation: 'h',
       name: query,
       y: cells,
       x: rows.map((c) => c?.effect_pct ?? null),
@@ -234,9 +239,10 @@ export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
     };
   });
   const title = `Effect against the baseline ${ctx.baseline}`;
-  const layout = baseLayout(title, ctx.caption, { l: 40 });
+  const layout = baseLayout(`Effect against the baseline<br><sub>${ctx.baseline}</sub>`, ctx.caption, { l: labelMargin(cells) }, 'right');
   layout.scattermode = 'group';
-  layout.xaxis = axis('Change of the mean against the baseline (%, 95% Welch interval on restart means)', { zeroline: true, zerolinewidth: 2 });
+  layout.scattergap = 0.3;
+  layout.xaxis = axis('Change against the baseline (%, 95% Welch interval)', { zeroline: true, zerolinewidth: 2 });
   layout.yaxis = cellAxis(cells);
   return { id: 'comparisons', title, file: 'comparisons', width: WIDTH, height: heightFor(cells.length * Math.max(1.2, ctx.queries.length * 0.5)), data, layout };
 }

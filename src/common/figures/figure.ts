@@ -44,22 +44,33 @@ const CAPTION_GAP = 24;
  * The layout every figure shares: a title, white background (a transparent PNG looks broken on a
  * dark blog), a legend, and the caption line under the plot naming the experiment, host and date.
  */
-export function baseLayout(title: string, caption: string, margin: { l: number; r?: number; t?: number; b?: number }): Record<string, unknown> {
+export function baseLayout(title: string, caption: string, margin: { l: number; r?: number; t?: number; b?: number }, legend: 'top' | 'right' = 'top'): Record<string, unknown> {
   const b = (margin.b ?? 60) + CAPTION_GAP;
+  // Many series (one per query) wrap a top legend into the title: those go on the right instead.
+  const legendLayout =
+    legend === 'top'
+      ? { orientation: 'h', x: 0, y: 1.0, xanchor: 'left', yanchor: 'bottom', bgcolor: 'rgba(255,255,255,0)' }
+      : { orientation: 'v', x: 1.02, y: 1.0, xanchor: 'left', yanchor: 'top', bgcolor: 'rgba(255,255,255,0)' };
   return {
     title: { text: title, x: 0.01, xanchor: 'left', font: { ...FONT, size: 17 } },
     font: FONT,
     paper_bgcolor: '#ffffff',
     plot_bgcolor: '#ffffff',
-    margin: { l: margin.l, r: margin.r ?? 30, t: margin.t ?? 70, b },
+    margin: { l: margin.l, r: margin.r ?? (legend === 'right' ? 240 : 30), t: margin.t ?? 70, b },
     showlegend: true,
-    legend: { orientation: 'h', x: 0, y: 1.0, xanchor: 'left', yanchor: 'bottom', bgcolor: 'rgba(255,255,255,0)' },
-    annotations: [captionAnnotation(caption, b)],
+    legend: legendLayout,
+    annotations: [captionAnnotation(caption, b, margin.l)],
     autosize: false,
   };
 }
 
-export function captionAnnotation(caption: string, bottomMargin: number): Record<string, unknown> {
+/** Left margin that fits category labels of this many characters (Plotly's automargin may still widen it). */
+export function labelMargin(labels: string[], min = 60): number {
+  return Math.min(460, Math.max(min, Math.ceil(16 + 7.6 * Math.max(0, ...labels.map((l) => l.length)))));
+}
+
+/** The caption line, anchored at the left edge of the image (annotations cannot use the container, so shift by the margin). */
+export function captionAnnotation(caption: string, bottomMargin: number, leftMargin: number): Record<string, unknown> {
   return {
     text: caption.replace(/</g, '&lt;'),
     showarrow: false,
@@ -70,6 +81,7 @@ export function captionAnnotation(caption: string, bottomMargin: number): Record
     xanchor: 'left',
     yanchor: 'top',
     yshift: -(bottomMargin - 22),
+    xshift: -(leftMargin - 10),
     font: { ...FONT, size: 11, color: '#555' },
     align: 'left',
   };

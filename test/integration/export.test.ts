@@ -1,0 +1,120 @@
+// `varlab export` end to end on a finished quickstart: the real CLI, the real headless Chromium,
+// files read back from disk the way a user's script would read them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { exportContext } from '../../src/common/export/index.js';
+import { buildFigures } from '../../src/common/figures/index.js';
+import { finishedQuickstart, QUOTED_QUERY } from '../fixtures/export-experiment.js';
+import { readPng } from '../fixtures/png.js';
+
+let dir: string;
+const doc = finishedQuickstart();
+const file = () => join(dir, 'quickstart-done.varlab.json');
+
+function varlab(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('npm', ['run', '--silent', 'varlab', '--', ...args], { env: { ...process.env, ...env }, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'varlab-export-'));
+  writeFileSync(file(), JSON.stringify(doc, null, 2));
+  // The render page is part of the UI build; build it when this test runs on its own.
+  if (!existsSync('public/dist/render.js')) {
+    const r = spawnSync('npx', ['tsx', 'scripts/build.ts'], { stdio: 'inherit' });
+    assert.equal(r.status, 0, 'npm run build');
+  }
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('export --csv --png --markdown: three CSVs that read back, one 2× PNG per plot, a report naming every cell', async () => {
+  const csv = join(dir, 'csv');
+  const png = join(dir, 'png');
+  const report = join(dir, 'report.md');
+  const r = await varlab(['export', file(), '--csv', csv, '--png', png, '--markdown', report]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /files written/);
+
+  // CSVs: the same numbers as the experiment file.
+  const executions = parse(readFileSync(join(csv, 'executions.csv')), { columns: true }) as Record<string, string>[];
+  assert.equal(executions.length, 32 * 5 * 3);
+  for (const restart of doc.results!.restarts) {
+    for (const q of restart.queries) {
+      const rows = executions.filter((e) => e.restart === String(restart.seq) && e.query === q.query);
+      assert.deepEqual(rows.map((e) => Number(e.value)), q.values, `restart ${restart.seq}, ${q.query}`);
+    }
+  }
+  assert.ok(executions.some((e) => e.query === QUOTED_QUERY));
+  const restarts = parse(readFileSync(join(csv, 'restarts.csv')), { columns: true }) as Record<string, string>[];
+  assert.equal(restarts.length, 32);
+  const ctx = exportContext(doc);
+  const summary = parse(readFileSync(join(csv, 'summary.csv')), { columns: true }) as Record<string, string>[];
+  assert.equal(summary.length, 16 * 5);
+  for (const row of summary) {
+    const q = ctx.analysis.cells.find((c) => c.cell === row.cell)!.queries.find((x) => x.query === row.query)!;
+    assert.equal(Number(row.mean), q.mean, `${row.cell} ${row.query}`);
+    assert.equal(Number(row.mde_pct), q.mde_pct);
+  }
+
+  // PNGs: one per plot, real PNGs at twice the CSS size, with content.
+  const figures = buildFigures(ctx);
+  assert.deepEqual(readdirSync(png).sort(), figures.map((f) => `${f.file}.png`).sort());
+  for (const f of figures) {
+    const img = readPng(readFileSync(join(png, `${f.file}.png`)));
+    assert.equal(img.width, 2 * f.width, `${f.file} width`);
+    assert.equal(img.height, 2 * f.height, `${f.file} height`);
+    assert.ok(img.distinctColors > 50, `${f.file} is not blank (${img.distinctColors} colours)`);
+  }
+
+  // The report: every cell, the host, and a link to every PNG that resolves.
+  const md = readFileSync(report, 'utf8');
+  for (const cell of ctx.cells) assert.ok(md.includes(cell), `report mentions ${cell}`);
+  assert.match(md, /E5-2690/);
+  const links = [...md.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => decodeURI(m[1]));
+  assert.equal(links.length, figures.length);
+  for (const l of links) assert.ok(existsSync(join(dir, l)), `${l} exists`);
+});
+
+test('export --svg and --png --scale 3: SVG documents and PNGs three times the CSS size', async () => {
+  const svg = join(dir, 'svg');
+  const png = join(dir, 'png3');
+  const r = await varlab(['export', file(), '--svg', svg, '--png', png, '--scale', '3']);
+  assert.equal(r.code, 0, r.stderr);
+  const figures = buildFigures(exportContext(doc));
+  for (const f of figures) {
+    const text = readFileSync(join(svg, `${f.file}.svg`), 'utf8');
+    assert.match(text, new RegExp(`^<svg[^>]* width="${f.width}" height="${f.height}"`));
+    assert.ok(text.includes('2026-11-20'), `${f.file}.svg carries the caption`);
+    const img = readPng(readFileSync(join(png, `${f.file}.png`)));
+    assert.deepEqual([img.width, img.height], [3 * f.width, 3 * f.height]);
+  }
+});
+
+test('without Chromium, export says what is missing and how to install it, and exits non-zero', async () => {
+  const r = await varlab(['export', file(), '--png', join(dir, 'none')], { CHROMIUM_PATH: join(dir, 'no-such-chromium') });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /no-such-chromium does not exist/);
+  assert.match(r.stderr, /apt-get install chromium/);
+  assert.match(r.stderr, /CHROMIUM_PATH/);
+  assert.ok(!existsSync(join(dir, 'none')), 'nothing written');
+});
+
+test('bad usage is named: nothing to export, a scale of 4, an unknown baseline', async () => {
+  let r = await varlab(['export', file()]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /nothing to export/);
+  r = await varlab(['export', file(), '--png', dir, '--scale', '4']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--scale: expected a whole number from 1 to 3/);
+  r = await varlab(['export', file(), '--csv', join(dir, 'b'), '--baseline', 'aslr=sideways']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /baseline cell "aslr=sideways" has no results/);
+});
