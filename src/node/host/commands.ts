@@ -7,7 +7,6 @@ import { factorKey } from '../../common/plan.js';
 import { applyChangeScript, DEFAULT_RESTORE_RECORD, restoreScript } from './restore.js';
 import { asRoot, assertPath, shellQuote } from './shell.js';
 import { emptyRecipe, TUNABLE_MODULES, turboModule, type StartRecipe, type Tunable } from './tunables/index.js';
-import { ALLOCATOR_LIBS } from './tunables/allocator.js';
 
 const OS_USER = /^[a-z_][a-z0-9_-]{0,31}$/;
 const OPTION = /^--[A-Za-z0-9][A-Za-z0-9_-]*(=[^\0-\x1f\x7f]*)?$/;

@@ -6,8 +6,8 @@ import { asRoot, shellQuote, sudoWantsPassword } from './shell.js';
 import type { HostChange } from './tunables/index.js';
 import type { Prompter, TargetSession } from './types.js';
 
-/** On the host, outside any one experiment: it must survive varlab. */
-export const DEFAULT_RESTORE_RECORD = '/var/tmp/varlab-restore.tsv';
+/** On the host, outside any one experiment: it must survive varlab. VARLAB_RESTORE_RECORD names another path on the host (tests). */
+export const DEFAULT_RESTORE_RECORD = process.env.VARLAB_RESTORE_RECORD ?? '/var/tmp/varlab-restore.tsv';
 
 const read = (how: HostChange['read']) => (how === 'bracketed' ? `sed -n 's/.*\\[\\([a-z_]*\\)\\].*/\\1/p' "$f"` : `cat "$f"`);
 

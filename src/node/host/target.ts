@@ -2,10 +2,17 @@
 import { parseTarget } from '../ssh/target.js';
 import { openSshSession } from '../ssh/session.js';
 import { openLocalSession } from './local.js';
+import { offerRestore } from './restore.js';
 import type { OpenTargetOptions, TargetSession } from './types.js';
 
 export async function openTarget(target: string, opts: OpenTargetOptions): Promise<TargetSession> {
   const spec = parseTarget(target);
-  if (spec.kind === 'local') return openLocalSession();
-  return openSshSession(target, spec.endpoint, opts);
+  const session = spec.kind === 'local' ? openLocalSession() : await openSshSession(target, spec.endpoint, opts);
+  // A restore record left by a crashed run: offer to put the host back before anything else.
+  try {
+    await offerRestore(session, opts.prompt);
+  } catch {
+    // Restoring failed (e.g. sudo wants a password): the record stays, and the next restore() says why.
+  }
+  return session;
 }
