@@ -101,6 +101,20 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
     <section className="panel" data-testid="workload">
       <h2>Workload</h2>
       <div className="row">
+        <label className="field" title="Where mysqld runs: local, ssh://[user@]host[:port], or an alias from ~/.ssh/config">
+          <span>Target</span>
+          <input
+            value={design.target}
+            aria-invalid={!!problems['design.target']}
+            onChange={(e) => {
+              const target = e.target.value;
+              useApp.getState().edit((doc) => ({ ...doc, design: { ...doc.design, target } }), 'target');
+            }}
+            data-testid="target"
+            spellCheck={false}
+          />
+          {problems['design.target'] && <span className="problem">{problems['design.target']}</span>}
+        </label>
         <label className="field">
           <span>Database</span>
           <input value={w.database} aria-invalid={!!problems['design.workload.database']} onChange={(e) => { const database = e.target.value; edit((x) => ({ ...x, database }), 'database'); }} data-testid="database" spellCheck={false} />

@@ -33,6 +33,8 @@ export function designProblems(d: Design): Problems {
   });
   const cells = expandCells(d);
   if (cells.length > 0 && cells.every((c) => c.excluded)) p['design.excludedCells'] = 'every cell is excluded; nothing would run';
+  if (!d.target.trim()) p['design.target'] = 'local, ssh://[user@]host[:port] or an ssh config alias';
+  else if (/\s/.test(d.target)) p['design.target'] = 'no spaces: local, ssh://[user@]host[:port] or an ssh config alias';
   const w = d.workload;
   if (!IDENT.test(w.database)) p['design.workload.database'] = 'a database name: letters, digits and _, not starting with a digit';
   if (w.setupSkipIfTable !== undefined && w.setupSkipIfTable !== '' && !IDENT.test(w.setupSkipIfTable)) {
