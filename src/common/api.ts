@@ -4,6 +4,7 @@
 import type { ExperimentDoc } from './experiment/types.js';
 import type { RunEvent } from './events.js';
 import type { HostFingerprint } from './host.js';
+import type { TrustCheck } from './trust.js';
 
 /** Failures travel as values, never as thrown IPC errors. */
 export type Ok<T> = { ok: true; value: T };
@@ -25,6 +26,7 @@ export type ErrorCode =
   | 'verify-failed'
   | 'busy'
   | 'cancelled'
+  | 'needs-consent' // the file would run commands beyond the built-in tunables the user has not agreed to on this target
   | 'internal';
 
 export const ok = <T>(value: T): Ok<T> => ({ ok: true, value });
@@ -119,6 +121,15 @@ export interface Requests {
   'run.status': { args: Record<string, never>; result: RunStatus[] };
   /** Batches after `afterSeq`, for a client that reconnected. */
   'run.events': { args: { runId: string; afterSeq: number }; result: EventBatch[] };
+  /** Export: write bytes the UI produced (a plot image) to a path the user chose. */
+  'export.writeFile': { args: { path: string; base64: string }; result: { path: string } };
+  /** Export: every plot of an experiment (a saved file, or the document the UI holds) rendered headless into dir. */
+  'export.plots': { args: { path?: string; doc?: ExperimentDoc; dir: string; scale?: number; format?: 'png' | 'svg'; warmup?: number; baseline?: string }; result: { files: string[] } };
+  /** Export: executions.csv, restarts.csv and summary.csv into dir. */
+  'export.csv': { args: { path?: string; doc?: ExperimentDoc; dir: string; warmup?: number; baseline?: string }; result: { files: string[] } };
+  /** Teammates' files: what a file would run beyond the built-in tunables, and whether the user agreed for this target. */
+  'trust.check': { args: { path?: string; doc?: ExperimentDoc; target?: string }; result: TrustCheck };
+  'trust.grant': { args: { path?: string; doc?: ExperimentDoc; target?: string }; result: TrustCheck };
 }
 
 /** Every push from the backend. */
@@ -151,6 +162,11 @@ export const METHODS = [
   'run.cancel',
   'run.status',
   'run.events',
+  'export.writeFile',
+  'export.plots',
+  'export.csv',
+  'trust.check',
+  'trust.grant',
 ] as const satisfies readonly Method[];
 
 export const EVENTS = ['run.batch', 'prompt'] as const satisfies readonly EventName[];

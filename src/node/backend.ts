@@ -4,6 +4,7 @@ import { ApiError, fail, ok, type ArgsOf, type Backend, type CallOrigin, type Ev
 import { experimentHandlers } from './api/experiment.js';
 import { hostHandlers } from './api/host.js';
 import { runHandlers } from './api/run.js';
+import { exportHandlers } from './api/export.js';
 import { EventHub } from './api/hub.js';
 
 export type Handler<M extends Method> = (args: ArgsOf<M>, origin: CallOrigin) => Promise<ResultOf<M>>;
@@ -27,6 +28,7 @@ export function createBackend(options: BackendOptions): Backend & { dispose(): P
     ...experimentHandlers(ctx),
     ...hostHandlers(ctx),
     ...runHandlers(ctx),
+    ...exportHandlers(ctx),
     ...options.dialogs,
   };
   return {

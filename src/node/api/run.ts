@@ -4,6 +4,7 @@ import { ApiError, type RunStatus } from '../../common/api.js';
 import type { BackendContext, Handlers } from '../backend.js';
 import { prepareRun } from '../engine/prepare.js';
 import { RunEngine } from '../engine/run.js';
+import { requireConsent } from '../trust.js';
 
 export function runHandlers(ctx: BackendContext): Handlers {
   const runs = new Map<string, RunEngine>();
@@ -20,6 +21,7 @@ export function runHandlers(ctx: BackendContext): Handlers {
         const s = e.status();
         if ((s.state === 'running' || s.state === 'paused') && s.path === path) throw new ApiError('busy', `${path} is already running (run ${s.runId})`);
       }
+      await requireConsent(path, target); // teammates' files: their commands are confirmed once per host (issue 6)
       const prepared = await prepareRun({ file: path, target, resume });
       const engine = new RunEngine({
         path: prepared.out,

