@@ -5,11 +5,12 @@ import { processIO, UsageError, type CliIO, type Command } from './io.js';
 import { validate } from './commands/validate.js';
 import { plan } from './commands/plan.js';
 import { probe } from './commands/probe.js';
+import { sandbox } from './commands/sandbox.js';
 import { run } from './commands/run.js';
 import { exportCommand } from './commands/export.js';
 
 /** Commands by name. Each module owns its options, help text and exit codes. */
-const COMMANDS: Command[] = [validate, plan, probe, run, exportCommand];
+const COMMANDS: Command[] = [validate, plan, probe, sandbox, run, exportCommand];
 
 function help(io: CliIO) {
   io.out('varlab: benchmark MySQL and MariaDB across server restarts, and know whether a 1% change is real.\n');
