@@ -17,9 +17,11 @@ import { PlanView } from './views/plan/PlanView.js';
 function CurrentView() {
   const view = useApp((s) => s.view);
   const hasDoc = useApp((s) => s.doc !== null);
+  // A newly opened document gets fresh editors (no half-typed text from the previous one).
+  const generation = useApp((s) => s.generation);
   switch (view) {
     case 'design':
-      return hasDoc ? <DesignerView /> : <Welcome />;
+      return hasDoc ? <DesignerView key={generation} /> : <Welcome />;
     case 'plan':
       return hasDoc ? <PlanView /> : <Welcome />;
     case 'run':

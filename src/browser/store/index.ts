@@ -27,6 +27,8 @@ export interface DocSlice {
   history: History<ExperimentDoc>;
   /** Migration notices from opening, shown once. */
   notices: string[];
+  /** Counts documents loaded, so views can start afresh (e.g. forget half-typed fields) on a new one. */
+  generation: number;
   /** Show a document freshly opened; `clean` is false for one that was never saved (new). */
   load(opened: OpenedExperiment, clean?: boolean): void;
   close(): void;
@@ -76,8 +78,10 @@ export const createDocSlice: StateCreator<AppState, [], [], DocSlice> = (set, ge
   dirty: false,
   history: emptyHistory(),
   notices: [],
+  generation: 0,
   load: (opened, clean = true) =>
     set({
+      generation: get().generation + 1,
       doc: opened.doc,
       path: opened.path,
       savedKey: clean ? docKey(opened.doc) : null,

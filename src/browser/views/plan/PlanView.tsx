@@ -1,7 +1,7 @@
 // The expanded run plan: one row per scheduled restart, in the order they will run, with the
 // estimated duration of the whole plan.
 import { useMemo } from 'react';
-import { buildPlan, estimatePlan, formatDuration, parseCellId } from '../../../common/plan.js';
+import { buildPlan, estimatePlan, expandCells, formatDuration, parseCellId } from '../../../common/plan.js';
 import { useApp } from '../../store/index.js';
 
 /** Enough rows to read the pattern; a plan of thousands of restarts is summarized below. */
@@ -14,6 +14,8 @@ export function PlanView() {
   const setView = useApp((s) => s.setView);
   const plan = useMemo(() => buildPlan(design), [design]);
   const estimate = useMemo(() => estimatePlan(design, plan.length), [design, plan]);
+  // Cells numbered as in the grid (row by row), so the rotation of the order is easy to see.
+  const cellNumber = useMemo(() => new Map(expandCells(design).map((c, i) => [c.id, i + 1])), [design]);
   const keys = design.factors.map((f) => (f.tunable === 'variable' && f.name ? f.name : f.tunable));
   return (
     <div className="plan" data-testid="plan">
@@ -42,6 +44,7 @@ export function PlanView() {
             <tr>
               <th className="num">Restart</th>
               <th className="num">Round</th>
+              <th className="num" title="The cell's number in the grid, counted row by row">Cell</th>
               {keys.map((k) => (
                 <th key={k}>{k}</th>
               ))}
@@ -56,6 +59,7 @@ export function PlanView() {
                 <tr key={r.seq} data-testid="plan-row" data-cell={r.cell} data-round={r.round} className={r.round % 2 ? 'odd-round' : ''}>
                   <td className="num">{r.seq}</td>
                   <td className="num">{r.round}</td>
+                  <td className="num cell-no">{cellNumber.get(r.cell)}</td>
                   {keys.map((k) => (
                     <td key={k} className={`level level-${levels[k]}`}>
                       {levels[k]}
