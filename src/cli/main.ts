@@ -8,9 +8,10 @@ import { probe } from './commands/probe.js';
 import { sandbox } from './commands/sandbox.js';
 import { run } from './commands/run.js';
 import { exportCommand } from './commands/export.js';
+import { compareCommand } from './commands/compare.js';
 
 /** Commands by name. Each module owns its options, help text and exit codes. */
-const COMMANDS: Command[] = [validate, plan, probe, sandbox, run, exportCommand];
+const COMMANDS: Command[] = [validate, plan, probe, sandbox, run, exportCommand, compareCommand];
 
 function help(io: CliIO) {
   io.out('varlab: benchmark MySQL and MariaDB across server restarts, and know whether a 1% change is real.\n');

@@ -2,3 +2,4 @@
 export * from './context.js';
 export * from './csv.js';
 export * from './markdown.js';
+export * from './compare.js';

@@ -1,0 +1,150 @@
+// Comparing experiments: the same design (or at least the same queries) run in two or more files, for
+// example on two MySQL versions or two hosts. Each file is analysed on its own; the comparison uses
+// restart means across files with the statistics engine's Welch comparison, so the restart stays the
+// unit of evidence and the numbers agree with `varlab analyze`.
+import type { ExperimentDoc } from '../experiment/types.js';
+import { analyze, compare, tidyFromExperiment, type Comparison, type RestartSummary } from '../stats/index.js';
+import { byCodePoint } from '../stats/tidy.js';
+import { captionLine, hostLine, resultsDate } from './context.js';
+import { expandCells } from '../plan.js';
+
+export interface CompareInput {
+  /** A short name for the file, unique among the inputs (its base name, usually). */
+  label: string;
+  doc: ExperimentDoc;
+}
+
+export interface CompareOptions {
+  /** The label of the file the others are compared with; the first file when absent. */
+  baseline?: string;
+  /** Executions dropped per restart; each file's own design warm-up when absent. */
+  warmup?: number;
+}
+
+export interface CompareFile {
+  label: string;
+  name: string;
+  host: string;
+  date: string | null;
+  caption: string;
+  restarts: number;
+  warmup: number;
+}
+
+export interface CompareConfiguration {
+  file: string;
+  cell: string;
+  n_restarts: number;
+  spread_avg_pct: number | null;
+  spread_max_pct: number | null;
+  /** Mean over queries of the between-restart coefficient of variation. */
+  between_cov_pct: number | null;
+}
+
+export interface FileComparison extends Omit<Comparison, 'cell' | 'baseline'> {
+  file: string;
+  baseline_file: string;
+  cell: string;
+}
+
+export interface ExperimentsComparison {
+  baseline: string;
+  files: CompareFile[];
+  /** Queries every file has: the ones compared. */
+  queries: string[];
+  /** Queries only some files have, with the files that lack them. */
+  skippedQueries: { query: string; missingIn: string[] }[];
+  configurations: CompareConfiguration[];
+  comparisons: FileComparison[];
+}
+
+export class CompareError extends Error {}
+
+/** File labels from paths: base names without `.varlab.json`, made unique with a number when two clash. */
+export function labelsFor(paths: string[]): string[] {
+  const base = paths.map((p) => (p.split(/[\\/]/).pop() ?? p).replace(/\.varlab\.json$|\.json$/i, ''));
+  return base.map((b, i) => (base.filter((x) => x === b).length > 1 ? `${b} (${i + 1})` : b));
+}
+
+export function compareExperiments(inputs: CompareInput[], opts: CompareOptions = {}): ExperimentsComparison {
+  if (inputs.length < 2) throw new CompareError(`comparing needs two or more experiment files, got ${inputs.length}`);
+  const labels = inputs.map((i) => i.label);
+  if (new Set(labels).size !== labels.length) throw new CompareError(`file labels must be unique: ${labels.join(', ')}`);
+  const baseline = opts.baseline ?? labels[0];
+  if (!labels.includes(baseline)) throw new CompareError(`baseline "${baseline}" is not one of the files: ${labels.join(', ')}`);
+
+  const analysed = inputs.map((input) => {
+    if (!input.doc.results?.restarts.length) throw new CompareError(`${input.label} has no results: run it first`);
+    const warmup = opts.warmup ?? input.doc.design.workload.warmup;
+    const data = tidyFromExperiment(input.doc);
+    const analysis = analyze(data, { warmup });
+    const planned = expandCells(input.doc.design).map((c) => c.id);
+    const cells = [...planned.filter((c) => data.cells.includes(c)), ...data.cells.filter((c) => !planned.includes(c))];
+    return { ...input, warmup, data, analysis, cells };
+  });
+
+  const allQueries = [...new Set(analysed.flatMap((a) => a.data.queries))].sort(byCodePoint);
+  const queries = allQueries.filter((q) => analysed.every((a) => a.data.queries.includes(q)));
+  const skippedQueries = allQueries.filter((q) => !queries.includes(q)).map((query) => ({ query, missingIn: analysed.filter((a) => !a.data.queries.includes(query)).map((a) => a.label) }));
+  if (!queries.length) throw new CompareError(`the files have no query in common (${analysed.map((a) => `${a.label}: ${a.data.queries.join(', ') || 'none'}`).join('; ')})`);
+
+  const configurations: CompareConfiguration[] = analysed.flatMap((a) =>
+    a.cells.map((cell) => {
+      const cs = a.analysis.cells.find((c) => c.cell === cell)!;
+      const covs = cs.queries.map((q) => q.between_cov_pct).filter((x): x is number => x !== null);
+      return {
+        file: a.label,
+        cell,
+        n_restarts: Math.max(0, ...cs.queries.map((q) => q.n_restarts)),
+        spread_avg_pct: cs.spread_avg_pct,
+        spread_max_pct: cs.spread_max_pct,
+        between_cov_pct: covs.length ? covs.reduce((s, x) => s + x, 0) / covs.length : null,
+      };
+    }),
+  );
+
+  const base = analysed.find((a) => a.label === baseline)!;
+  const summary = (a: (typeof analysed)[number], cell: string, query: string): RestartSummary | undefined => a.analysis.restarts.find((r) => r.cell === cell && r.query === query);
+  const comparisons: FileComparison[] = [];
+  for (const other of analysed) {
+    if (other === base) continue;
+    // The same cells are compared with each other; two single-cell files (one configuration on two hosts) pair up.
+    let pairs = base.cells.filter((c) => other.cells.includes(c)).map((c) => [c, c] as const);
+    if (!pairs.length && base.cells.length === 1 && other.cells.length === 1) pairs = [[other.cells[0], base.cells[0]]];
+    for (const [cell, baseCell] of pairs) {
+      for (const query of queries) {
+        const c = compare(summary(other, cell, query), summary(base, baseCell, query), other.label, baseline, query);
+        const { cell: _file, baseline: _base, ...rest } = c;
+        comparisons.push({ ...rest, file: other.label, baseline_file: baseline, cell: cell === baseCell ? cell : `${cell} vs ${baseCell}` });
+      }
+    }
+  }
+  if (!comparisons.length) throw new CompareError(`the files have no cell in common with the baseline ${baseline}: nothing to compare`);
+
+  return {
+    baseline,
+    files: analysed.map((a) => ({ label: a.label, name: a.doc.name, host: hostLine(a.doc), date: resultsDate(a.doc), caption: captionLine(a.doc), restarts: a.doc.results!.restarts.length, warmup: a.warmup })),
+    queries,
+    skippedQueries,
+    configurations,
+    comparisons,
+  };
+}
+
+/** The comparison as Markdown tables: what `varlab compare` prints, pasteable into a bug report. */
+export function compareMarkdown(r: ExperimentsComparison): string {
+  const f = (x: number | null, d = 2) => (x === null ? '—' : x.toFixed(d));
+  const row = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+  const out = ['## Files', '', row(['file', 'experiment', 'host', 'date', 'restarts', 'warm-up']), '| --- | --- | --- | --- | ---: | ---: |'];
+  for (const file of r.files) out.push(row([file.label + (file.label === r.baseline ? ' (baseline)' : ''), file.name, file.host, file.date ?? '—', String(file.restarts), String(file.warmup)]));
+  out.push('', '## Configurations', '', row(['file', 'cell', 'restarts', 'spread avg %', 'spread max %', 'between-restart CoV %']), '| --- | --- | ---: | ---: | ---: | ---: |');
+  for (const c of r.configurations) out.push(row([c.file, c.cell, String(c.n_restarts), f(c.spread_avg_pct), f(c.spread_max_pct), f(c.between_cov_pct, 3)]));
+  out.push('', `## Comparisons with ${r.baseline}`, '', 'Effect in percent of the baseline file\'s mean, with a 95% Welch interval on restart means.', '');
+  out.push(row(['file', 'cell', 'query', 'effect %', '95% CI %', 'p']), '| --- | --- | --- | ---: | ---: | ---: |');
+  for (const c of r.comparisons) {
+    const ci = c.ci_low_pct === null || c.ci_high_pct === null ? '—' : `[${f(c.ci_low_pct)}, ${f(c.ci_high_pct)}]`;
+    out.push(row([c.file, c.cell, c.query, f(c.effect_pct), ci, c.p_value === null ? '—' : c.p_value < 0.001 ? '< 0.001' : c.p_value.toFixed(3)]));
+  }
+  if (r.skippedQueries.length) out.push('', `Not compared (missing in some files): ${r.skippedQueries.map((s) => `${s.query} (missing in ${s.missingIn.join(', ')})`).join('; ')}`);
+  return out.join('\n') + '\n';
+}
