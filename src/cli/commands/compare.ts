@@ -21,7 +21,7 @@ per cell the files share and per query, the effect in percent with a 95% Welch i
     const labels = labelsFor(positionals);
     let baseline: string | undefined;
     if (values.baseline !== undefined) {
-      const i = positionals.indexOf(values.baseline);
+      const i = (positionals as string[]).indexOf(values.baseline);
       baseline = i >= 0 ? labels[i] : labels.includes(values.baseline) ? values.baseline : undefined;
       if (!baseline) throw new UsageError(`--baseline: ${JSON.stringify(values.baseline)} is not one of the files (${positionals.join(', ')})`);
     }
