@@ -22,16 +22,12 @@ export async function openSshSession(target: string, endpoint: SshEndpoint, opts
   client.on('close', () => onGone('closed by the other side or the network (keepalives unanswered)'));
   for (const h of hops) h.on('close', () => onGone('a jump host closed the connection'));
 
-  const alive = () => {
-    if (dropped) throw dropped;
-  };
-
   return {
     target,
     isLocal: false,
     exec(command, o = {}) {
-      alive();
       return new Promise<ExecResult>((resolve, reject) => {
+        if (dropped) return reject(dropped);
         client.exec(command, (err, stream: ClientChannel) => {
           if (err) return reject(new ApiError('connection', `cannot run a command on ${target}: ${err.message}`));
           let stdout = '';
@@ -55,8 +51,8 @@ export async function openSshSession(target: string, endpoint: SshEndpoint, opts
       });
     },
     connectStream(profile: ServerProfile) {
-      alive();
       return new Promise<Duplex>((resolve, reject) => {
+        if (dropped) return reject(dropped);
         const cb = (err: Error | undefined, stream: ClientChannel) =>
           err ? reject(new ApiError('connection', `cannot reach mysqld on ${target} at ${profile.socket || `port ${profile.port}`}: ${err.message}`)) : resolve(stream);
         if (profile.socket) client.openssh_forwardOutStreamLocal(profile.socket, cb);
