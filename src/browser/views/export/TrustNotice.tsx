@@ -1,0 +1,70 @@
+// Teammates' files: when the open experiment would run anything beyond varlab's built-in tunables
+// (a command, a setup script, a start wrapper, extra server options…), list it and ask before the
+// first run on the target. Nothing runs on opening; the answer is remembered per list and host.
+import { useEffect, useState } from 'react';
+import type { TrustCheck } from '../../../common/trust.js';
+import { getClient } from '../../client.js';
+import { useApp } from '../../store/index.js';
+
+const MAX_SHOWN = 600;
+
+export function TrustNotice({ target }: { target?: string }) {
+  const doc = useApp((s) => s.doc);
+  const [check, setCheck] = useState<TrustCheck | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [open, setOpen] = useState<Record<number, boolean>>({});
+  const runTarget = target ?? doc?.design.target;
+  // Only the parts that matter for consent: editing queries or restarts does not ask the backend again.
+  const key = doc ? JSON.stringify([doc.design.workload.kind, doc.design.workload.command?.line, doc.design.workload.setupSql, doc.design.serverProfile, runTarget]) : null;
+
+  useEffect(() => {
+    setCheck(null);
+    setError(null);
+    if (!doc || key === null) return;
+    let live = true;
+    void getClient()
+      .call('trust.check', { doc, target: runTarget })
+      .then((r) => {
+        if (!live) return;
+        if (r.ok) setCheck(r.value);
+        else setError(r.message);
+      });
+    return () => {
+      live = false;
+    };
+    // The key holds what matters of doc: re-check only when it changes.
+  }, [key]);
+
+  async function allow() {
+    const r = await getClient().call('trust.grant', { doc: doc!, target: runTarget });
+    if (r.ok) setCheck(r.value);
+    else setError(r.message);
+  }
+
+  if (error) return <p className="problem" data-testid="trust-error">Could not check what this file would run: {error}</p>;
+  if (!check?.needsConsent) return null;
+  return (
+    <div className="warning" data-testid="trust-notice" style={{ marginBottom: 8 }}>
+      <strong>This experiment would run these on {check.target}, beyond varlab's built-in tunables.</strong>
+      <div className="small">Nothing has run. Read them before the first run on this host; varlab asks again if any of them changes or for another host.</div>
+      <ul data-testid="trust-commands" style={{ margin: '6px 0', paddingLeft: 18 }}>
+        {check.commands.map((c, i) => (
+          <li key={i} data-kind={c.kind}>
+            {c.summary} <span className="muted small">({c.where})</span>
+            <pre className="prewrap" style={{ margin: '2px 0', fontFamily: 'var(--mono)', fontSize: 12 }}>
+              {c.command.length > MAX_SHOWN && !open[i] ? c.command.slice(0, MAX_SHOWN) + '…' : c.command}
+            </pre>
+            {c.command.length > MAX_SHOWN && !open[i] && (
+              <button className="link" onClick={() => setOpen({ ...open, [i]: true })}>
+                show all {c.command.length} characters
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      <button className="primary" data-testid="trust-allow" onClick={() => void allow()}>
+        Allow on {check.target}
+      </button>
+    </div>
+  );
+}
