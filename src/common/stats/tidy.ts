@@ -1,0 +1,175 @@
+// The tidy data model the analysis works on: every execution as (cell, restart, query, rep, value),
+// held once, column-wise. A million executions are one Float64Array of values and one Uint32Array of
+// repetition numbers, grouped by series (one cell and query) and restart, never an object per execution.
+import type { ExperimentDoc } from '../experiment/types.js';
+
+/** One cell and query: its restarts, each a contiguous run of executions in rep order. */
+export interface Series {
+  cell: string;
+  query: string;
+  /** Restart labels (the restart's seq in an experiment file, the `restart` column of a CSV). */
+  restarts: string[];
+  /** Restart i's executions are values[offsets[i] .. offsets[i + 1]). Length restarts.length + 1. */
+  offsets: Uint32Array;
+}
+
+export interface TidyData {
+  /** Sorted, as every output lists them. */
+  cells: string[];
+  queries: string[];
+  /** Sorted by cell, then query. */
+  series: Series[];
+  /** Every execution, grouped by series and restart, each restart in rep order. */
+  values: Float64Array;
+  /** The repetition number (from 1, warm-up included) of each value. */
+  reps: Uint32Array;
+  /** The unit of the values when known (`ms`, `tps`…). */
+  unit?: string;
+}
+
+/** A problem with one input row, located by line so the user can find it. */
+export class TidyError extends Error {
+  constructor(
+    readonly line: number | undefined,
+    readonly problem: string,
+  ) {
+    super(line === undefined ? problem : `line ${line}: ${problem}`);
+  }
+}
+
+/** Code-point order: the same everywhere (no locale), and what `sort` in most tools gives. */
+export const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Restart labels are usually numbers: order 2 before 10, others by code point. */
+function byRestartLabel(a: string, b: string): number {
+  const x = Number(a);
+  const y = Number(b);
+  if (a !== '' && b !== '' && Number.isFinite(x) && Number.isFinite(y) && x !== y) return x - y;
+  return byCodePoint(a, b);
+}
+
+interface Pending {
+  reps: number[];
+  values: number[];
+  lines: number[];
+}
+
+/**
+ * Collects executions in any order and packs them into TidyData. The pending arrays are the only
+ * other copy, and they are released when build() returns.
+ */
+export class TidyBuilder {
+  private readonly groups = new Map<string, Map<string, Map<string, Pending>>>();
+  private count = 0;
+
+  add(cell: string, query: string, restart: string, rep: number, value: number, line?: number): void {
+    let byQuery = this.groups.get(cell);
+    if (!byQuery) this.groups.set(cell, (byQuery = new Map()));
+    let byRestart = byQuery.get(query);
+    if (!byRestart) byQuery.set(query, (byRestart = new Map()));
+    let p = byRestart.get(restart);
+    if (!p) byRestart.set(restart, (p = { reps: [], values: [], lines: [] }));
+    p.reps.push(rep);
+    p.values.push(value);
+    if (line !== undefined) p.lines.push(line);
+    this.count++;
+  }
+
+  /**
+   * One record of a tidy CSV (`cell,restart,query,rep,value`), checked field by field.
+   * Throws TidyError naming the line and what is wrong.
+   */
+  addRecord(fields: string[], line: number): void {
+    if (fields.length !== 5) throw new TidyError(line, `expected 5 fields (cell,restart,query,rep,value), found ${fields.length}`);
+    const [cell, restart, query, repText, valueText] = fields;
+    if (cell === '') throw new TidyError(line, 'cell is empty');
+    if (restart === '') throw new TidyError(line, 'restart is empty');
+    if (query === '') throw new TidyError(line, 'query is empty');
+    const rep = Number(repText);
+    if (repText.trim() === '' || !Number.isInteger(rep) || rep < 1 || rep > 0xffffffff) {
+      throw new TidyError(line, `rep ${JSON.stringify(repText)} is not a whole number from 1`);
+    }
+    const value = Number(valueText);
+    if (valueText.trim() === '' || !Number.isFinite(value)) throw new TidyError(line, `value ${JSON.stringify(valueText)} is not a number`);
+    this.add(cell, query, restart, rep, value, line);
+  }
+
+  build(unit?: string): TidyData {
+    const values = new Float64Array(this.count);
+    const reps = new Uint32Array(this.count);
+    const series: Series[] = [];
+    let at = 0;
+    const cells = [...this.groups.keys()].sort(byCodePoint);
+    const querySet = new Set<string>();
+    for (const cell of cells) {
+      const byQuery = this.groups.get(cell)!;
+      for (const query of [...byQuery.keys()].sort(byCodePoint)) {
+        querySet.add(query);
+        const byRestart = byQuery.get(query)!;
+        const restarts = [...byRestart.keys()].sort(byRestartLabel);
+        const offsets = new Uint32Array(restarts.length + 1);
+        restarts.forEach((restart, i) => {
+          offsets[i] = at;
+          const p = byRestart.get(restart)!;
+          const order = p.reps.map((_, j) => j);
+          if (!isSorted(p.reps)) order.sort((a, b) => p.reps[a] - p.reps[b]);
+          for (let j = 0; j < order.length; j++) {
+            const k = order[j];
+            if (j > 0 && p.reps[k] === p.reps[order[j - 1]]) {
+              const where = p.lines.length ? p.lines[k] : undefined;
+              const first = p.lines.length ? ` (first on line ${p.lines[order[j - 1]]})` : '';
+              throw new TidyError(where, `rep ${p.reps[k]} appears twice for cell "${cell}", restart "${restart}", query "${query}"${first}`);
+            }
+            reps[at] = p.reps[k];
+            values[at] = p.values[k];
+            at++;
+          }
+        });
+        offsets[restarts.length] = at;
+        series.push({ cell, query, restarts, offsets });
+      }
+    }
+    this.groups.clear();
+    return { cells, queries: [...querySet].sort(byCodePoint), series, values, reps, unit };
+  }
+}
+
+function isSorted(xs: number[]): boolean {
+  for (let i = 1; i < xs.length; i++) if (xs[i] < xs[i - 1]) return false;
+  return true;
+}
+
+/**
+ * The executions of an experiment's results. Only restarts with status `ok` count: a restart whose
+ * tunables failed verification measured a different cell than its label says.
+ */
+export function tidyFromExperiment(doc: ExperimentDoc): TidyData {
+  const b = new TidyBuilder();
+  let unit: string | undefined;
+  for (const r of doc.results?.restarts ?? []) {
+    if (r.status !== 'ok') continue;
+    for (const q of r.queries) {
+      unit ??= q.unit;
+      q.values.forEach((v, i) => {
+        if (Number.isFinite(v)) b.add(r.cell, q.query, String(r.seq), i + 1, v);
+      });
+    }
+  }
+  return b.build(unit);
+}
+
+/** The values of one restart of a series, warm-up included. A view, not a copy. */
+export function restartValues(data: TidyData, s: Series, i: number): Float64Array {
+  return data.values.subarray(s.offsets[i], s.offsets[i + 1]);
+}
+
+/** The index of the first execution of restart i with rep > warmup (reps are sorted within a restart). */
+export function firstKept(data: TidyData, s: Series, i: number, warmup: number): number {
+  let j = s.offsets[i];
+  const end = s.offsets[i + 1];
+  // Reps usually count 1, 2, 3…: jump straight to the answer, then fix up for gaps.
+  const guess = j + warmup;
+  if (guess < end && data.reps[guess] === warmup + 1 && (guess === j || data.reps[guess - 1] <= warmup)) return guess;
+  while (j < end && data.reps[j] <= warmup) j++;
+  return j;
+}

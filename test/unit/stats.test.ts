@@ -1,0 +1,409 @@
+// The analysis engine against cases worked out by hand, and against a naive implementation written
+// here from the definitions of issue 5 (objects per row, textbook formulas, its own t distribution).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+  TidyBuilder,
+  TidyError,
+  analyze,
+  meanGroups,
+  mdePct,
+  optimalRepetitions,
+  restartsForTarget,
+  restartWarmup,
+  tidyFromExperiment,
+  type Analysis,
+  type TidyData,
+} from '../../src/common/stats/index.js';
+import { seededRandom } from '../../src/common/plan.js';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+
+type Row = { cell: string; restart: string; query: string; rep: number; value: number };
+
+function build(rows: Row[]): TidyData {
+  const b = new TidyBuilder();
+  for (const r of rows) b.add(r.cell, r.query, r.restart, r.rep, r.value);
+  return b.build();
+}
+
+function rowsOf(cell: string, query: string, restarts: number[][]): Row[] {
+  return restarts.flatMap((vals, r) => vals.map((value, i) => ({ cell, query, restart: String(r + 1), rep: i + 1, value })));
+}
+
+const close = (actual: number | null, expected: number, rel = 1e-9, what = '') => {
+  assert.ok(actual !== null, `${what}: expected ${expected}, got null`);
+  const tol = rel * Math.max(1, Math.abs(expected));
+  assert.ok(Math.abs(actual - expected) <= tol, `${what}: expected ${expected}, got ${actual}`);
+};
+
+test("the seeds' sysbench starts: within-restart CoV about 0.24% against between-restart CoV about 6.6%", () => {
+  const data = build(
+    rowsOf('mysql-5.6', 'tps', [
+      [330.7, 332.44, 332.55, 332.79, 333.45],
+      [302.72, 302.49, 303.13, 303.11, 302.29],
+    ]),
+  );
+  const [q] = analyze(data).cells[0].queries;
+  assert.equal(q.n_restarts, 2);
+  assert.equal(q.reps_per_restart, 5);
+  assert.equal(q.within_cov_pct!.toFixed(2), '0.24');
+  assert.equal(q.between_cov_pct!.toFixed(1), '6.6');
+  // "10% worse performance": the spread between the best and the worst start.
+  assert.equal(q.spread_pct!.toFixed(1), '9.8');
+});
+
+test('a small unbalanced case worked out by hand', () => {
+  // Restart 1: 10, 12 (mean 11, SS 2). Restart 2: 14, 16, 18 (mean 16, SS 8). N = 5, n = 2.
+  // MSW = 10 / 3. Means 11, 16: mean 13.5, s² = 12.5. Grand mean of executions 70 / 5 = 14.
+  // MSB = 2·9 + 3·4 = 30. n0 = (5 − 13/5) / 1 = 2.4. σ²between = (30 − 10/3) / 2.4 = 100/9.
+  // icc = (100/9) / (100/9 + 30/9) = 10/13. spread = 5 / 11.
+  // MDE at n = 2, ν = 2: (t(.975, 2) + t(.8, 2)) · √(2 · 12.5 / 2) / 13.5, t(.975,2) = 4.302653, t(.8,2) = 1.060660.
+  const data = build(rowsOf('c', 'q', [[10, 12], [14, 16, 18]]));
+  const [q] = analyze(data).cells[0].queries;
+  assert.equal(q.n_restarts, 2);
+  close(q.reps_per_restart, 2.5, 1e-12, 'reps_per_restart');
+  close(q.mean, 13.5, 1e-12, 'mean');
+  close(q.sigma_within, Math.sqrt(10 / 3), 1e-12, 'sigma_within');
+  close(q.within_cov_pct, (100 * Math.sqrt(10 / 3)) / 13.5, 1e-12, 'within_cov_pct');
+  close(q.between_cov_pct, (100 * Math.sqrt(12.5)) / 13.5, 1e-12, 'between_cov_pct');
+  close(q.sigma_between, 10 / 3, 1e-12, 'sigma_between');
+  close(q.icc, 10 / 13, 1e-12, 'icc');
+  close(q.spread_pct, 500 / 11, 1e-12, 'spread_pct');
+  close(q.mde_pct, (100 * (4.302653 + 1.06066) * Math.sqrt(12.5)) / 13.5, 1e-6, 'mde_pct');
+  assert.equal(q.null_reasons, undefined);
+});
+
+test('warm-up drops repetitions 1..W of every restart', () => {
+  // With W = 1 the slow first executions (100) go; what is left is 10, 12 and 14, 16, 18 as above.
+  const data = build(rowsOf('c', 'q', [[100, 10, 12], [100, 14, 16, 18]]));
+  const [q] = analyze(data, { warmup: 1 }).cells[0].queries;
+  close(q.mean, 13.5, 1e-12, 'mean');
+  close(q.icc, 10 / 13, 1e-12, 'icc');
+  const [all] = analyze(data).cells[0].queries;
+  assert.ok(all.within_cov_pct! > 100, 'without the warm-up dropped, the slow first executions dominate');
+});
+
+test('values that cannot be computed are null with a reason, never NaN', () => {
+  const one = analyze(build(rowsOf('c', 'q', [[5, 6, 7]])), { baseline: 'c' });
+  const [q] = one.cells[0].queries;
+  assert.equal(q.n_restarts, 1);
+  assert.equal(q.mean, 6);
+  for (const f of ['between_cov_pct', 'sigma_between', 'icc', 'spread_pct', 'mde_pct', 'restarts_for_target'] as const) {
+    assert.equal(q[f], null, f);
+    assert.match(q.null_reasons![f]!, /only one restart/);
+  }
+  assert.equal(one.cells[0].spread_avg_pct, null);
+  assert.match(one.cells[0].null_reasons!.spread_avg_pct!, /two restarts/);
+
+  const singles = analyze(build(rowsOf('c', 'q', [[5], [6], [7]])));
+  const [s] = singles.cells[0].queries;
+  assert.equal(s.sigma_within, null);
+  assert.match(s.null_reasons!.sigma_within!, /single execution/);
+  assert.equal(s.between_cov_pct!.toFixed(3), (100 / 6).toFixed(3));
+
+  const gone = analyze(build(rowsOf('c', 'q', [[5, 6], [6, 7]])), { warmup: 5 });
+  const [g] = gone.cells[0].queries;
+  assert.equal(g.n_restarts, 0);
+  assert.equal(g.mean, null);
+  assert.match(g.null_reasons!.mean!, /no executions left after the warm-up/);
+  assert.ok(!JSON.stringify([one, singles, gone]).includes('NaN'));
+  const text = JSON.stringify([one, singles, gone], (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? 'BAD' : v));
+  assert.ok(!text.includes('BAD'));
+});
+
+test('comparisons with a baseline: effect, Welch interval and p-value worked out by hand', () => {
+  // Baseline restart means 10, 12, 14 (mean 12, s² 4); cell means 13, 15, 17 (mean 15, s² 4).
+  // diff 3, se = √(4/3 + 4/3) = 1.632993, ν = (8/3)² / (2 · (4/3)² / 2) = 4, t(.975, 4) = 2.776445.
+  // effect 25%, CI 100 · (3 ± 2.776445 · 1.632993) / 12, t = 1.837117, and with ν = 4 the two-sided
+  // p has a closed form: x = t / √(4 + t²) = 0.676582, p = 1 − x (3 − x²) / 2 = 0.140066.
+  const rows = [...rowsOf('base', 'q', [[10], [12], [14]]), ...rowsOf('new', 'q', [[13], [15], [17]])];
+  const a = analyze(build(rows), { baseline: 'base' });
+  assert.equal(a.comparisons.length, 1);
+  const [c] = a.comparisons;
+  assert.equal(c.cell, 'new');
+  assert.equal(c.baseline, 'base');
+  close(c.effect_pct, 25, 1e-12, 'effect');
+  close(c.ci_low_pct, (100 * (3 - 2.776445 * 1.632993)) / 12, 1e-5, 'ci_low');
+  close(c.ci_high_pct, (100 * (3 + 2.776445 * 1.632993)) / 12, 1e-5, 'ci_high');
+  close(c.p_value, 0.140066, 1e-5, 'p');
+});
+
+test('a comparison that cannot be made says why', () => {
+  const rows = [...rowsOf('base', 'q', [[10], [12]]), ...rowsOf('new', 'q', [[13]]), ...rowsOf('new', 'only-new', [[1], [2]])];
+  const a = analyze(build(rows), { baseline: 'base' });
+  const q = a.comparisons.find((c) => c.query === 'q')!;
+  close(q.effect_pct, 100 * (13 - 11) / 11, 1e-12, 'effect');
+  assert.equal(q.p_value, null);
+  assert.match(q.null_reasons!.p_value!, /two restarts in each cell/);
+  const o = a.comparisons.find((c) => c.query === 'only-new')!;
+  assert.equal(o.effect_pct, null);
+  assert.match(o.null_reasons!.effect_pct!, /baseline has no executions of only-new/);
+});
+
+test('a cell of 10 restarts whose means fall 7 and 3 into two levels is flagged as bimodal', () => {
+  const random = seededRandom(7);
+  const noise = () => (random() - 0.5) * 0.6;
+  const levels = [330, 330, 302, 330, 330, 302, 330, 330, 302, 330];
+  const restarts = levels.map((l) => Array.from({ length: 5 }, () => l + noise()));
+  // The other cell: one level, with more restart-to-restart noise than the first has within a level.
+  const steady = levels.map(() => { const level = 330 + noise() * 5; return Array.from({ length: 5 }, () => level + noise()); });
+  const a = analyze(build([...rowsOf('ahi=on', 'tps', restarts), ...rowsOf('ahi=off', 'tps', steady)]));
+  assert.equal(a.bimodal.length, 1);
+  const [flag] = a.bimodal;
+  assert.equal(flag.cell, 'ahi=on');
+  assert.deepEqual(flag.groups.map((g) => g.count), [3, 7]);
+  assert.deepEqual(flag.groups[0].restarts.sort(), ['3', '6', '9']);
+  assert.equal(Math.round(flag.groups[0].mean), 302);
+  assert.equal(Math.round(flag.groups[1].mean), 330);
+});
+
+test('unimodal restart means are not flagged (2000 random cells: a rare false alarm at most)', () => {
+  const random = seededRandom(42);
+  const gauss = () => {
+    let s = 0;
+    for (let i = 0; i < 12; i++) s += random();
+    return s - 6;
+  };
+  let flagged = 0;
+  for (let trial = 0; trial < 2000; trial++) {
+    const means = Array.from({ length: 10 }, () => 100 + 2 * gauss());
+    if (meanGroups(means.map(String), means, 0.05)) flagged++;
+  }
+  // Ten random means now and then look like two clusters to any rule; at most 1 in 500 may be flagged.
+  assert.ok(flagged <= 4, `${flagged} of 2000 unimodal cells flagged`);
+  // Evenly spaced means are one level, not ten.
+  const even = Array.from({ length: 10 }, (_, i) => 100 + i);
+  assert.equal(meanGroups(even.map(String), even, 0), null);
+});
+
+test('three levels are three groups', () => {
+  const means = [100, 100.2, 99.9, 110, 110.1, 120, 119.8, 120.1];
+  const g = meanGroups(means.map((_, i) => `r${i}`), means, 0.01)!;
+  assert.deepEqual(g.map((x) => x.count), [3, 2, 3]);
+});
+
+test('warm-up suggestion: the first repetition after which every restart stays steady', () => {
+  const random = seededRandom(3);
+  const steady = () => 100 * (1 + (random() - 0.5) * 0.004);
+  // Restart 1 settles after 3 slow executions, restart 2 after 6: the query needs 6.
+  const r1 = [140, 125, 110, ...Array.from({ length: 37 }, steady)];
+  const r2 = [150, 140, 130, 120, 110, 104, ...Array.from({ length: 34 }, steady)];
+  assert.equal(restartWarmup(r1)!.discard, 3);
+  assert.equal(restartWarmup(r2)!.discard, 6);
+  const a = analyze(build(rowsOf('c', 'q', [r1, r2])));
+  assert.equal(a.warmup.suggested, 6);
+  assert.deepEqual(a.warmup.queries[0].cells[0].perRestart, [3, 6]);
+  // Already steady from the start: nothing to discard.
+  assert.equal(restartWarmup(Array.from({ length: 30 }, steady))!.discard, 0);
+  // Never steady (a trend to the end): no suggestion, and it says why.
+  const trend = analyze(build(rowsOf('c', 'q', [Array.from({ length: 30 }, (_, i) => 100 + i * i)])));
+  assert.equal(trend.warmup.suggested, null);
+  assert.match(trend.warmup.reason!, /no steady state found for q/);
+});
+
+test('planner: restarts for a target, optimal repetitions', () => {
+  const s2 = 4;
+  const mean = 100;
+  const n = restartsForTarget(s2, mean, 1, 0.05, 0.8)!;
+  assert.ok(mdePct(s2, mean, n, 0.05, 0.8) <= 1);
+  assert.ok(mdePct(s2, mean, n - 1, 0.05, 0.8) > 1);
+  // Large n: close to the normal approximation 2 · (1.96 + 0.8416)² · s² / (mean · 1%)² ≈ 251.
+  assert.ok(Math.abs(n - 2 * (1.959964 + 0.841621) ** 2 * 4) < 3, `n = ${n}`);
+  assert.equal(restartsForTarget(0, mean, 1, 0.05, 0.8), 2);
+  // ⌈√((60 s / 0.1 s) · 4 / 1)⌉ = ⌈48.99⌉ = 49.
+  assert.equal(optimalRepetitions(60, 0.1, 4, 1).value, 49);
+  const none = optimalRepetitions(60, 0.1, 4, 0);
+  assert.equal(none.value, null);
+  assert.match(none.reason!, /no between-restart variance/);
+});
+
+test('an experiment file: only restarts with status ok count, values warm-up first', () => {
+  const doc: ExperimentDoc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
+  const restart = (seq: number, cell: string, status: 'ok' | 'failed', values: number[]) => ({
+    seq,
+    cell,
+    status,
+    startedAt: 0,
+    finishedAt: 1000,
+    checks: [],
+    queries: [{ query: 'Q1', unit: 'ms', source: 'client' as const, values }],
+  });
+  doc.results = {
+    restarts: [restart(1, 'A', 'ok', [9, 1, 2]), restart(2, 'A', 'failed', [999, 999, 999]), restart(3, 'A', 'ok', [9, 3, 4])],
+  };
+  const data = tidyFromExperiment(doc);
+  assert.equal(data.values.length, 6);
+  const [q] = analyze(data, { warmup: 1 }).cells[0].queries;
+  assert.equal(q.n_restarts, 2);
+  assert.equal(q.mean, 2.5);
+});
+
+test('tidy records: a bad field names the line and what is wrong', () => {
+  const b = new TidyBuilder();
+  b.addRecord(['c', '1', 'q', '1', '1.5'], 2);
+  assert.throws(() => b.addRecord(['c', '1', 'q', '2', 'abc'], 14), (e: TidyError) => e.message === 'line 14: value "abc" is not a number');
+  assert.throws(() => b.addRecord(['c', '1', 'q', '0', '1'], 15), /line 15: rep "0" is not a whole number from 1/);
+  assert.throws(() => b.addRecord(['c', '1', 'q'], 16), /line 16: expected 5 fields/);
+  b.addRecord(['c', '1', 'q', '1', '2'], 17);
+  assert.throws(() => b.build(), /line 17: rep 1 appears twice for cell "c", restart "1", query "q" \(first on line 2\)/);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The independent implementation: one object per row, formulas as written in the issue, and a t
+// distribution integrated numerically (Simpson) and inverted by bisection.
+
+function lgamma(x: number): number {
+  // Lanczos approximation (g = 7, n = 9).
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61503916999185, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - lgamma(1 - x);
+  x -= 1;
+  let a = c[0];
+  const t = x + 7.5;
+  for (let i = 1; i < 9; i++) a += c[i] / (x + i);
+  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+function naiveTcdf(x: number, nu: number): number {
+  const k = Math.exp(lgamma((nu + 1) / 2) - lgamma(nu / 2)) / Math.sqrt(nu * Math.PI);
+  const pdf = (u: number) => k * Math.pow(1 + (u * u) / nu, -(nu + 1) / 2);
+  const ax = Math.abs(x);
+  const steps = 2000;
+  const h = ax / steps;
+  let s = pdf(0) + pdf(ax);
+  for (let i = 1; i < steps; i++) s += (i % 2 ? 4 : 2) * pdf(i * h);
+  const half = (s * h) / 3;
+  return x >= 0 ? 0.5 + half : 0.5 - half;
+}
+
+function naiveTq(p: number, nu: number): number {
+  let lo = -100;
+  let hi = 100;
+  for (let i = 0; i < 64; i++) {
+    const mid = (lo + hi) / 2;
+    if (naiveTcdf(mid, nu) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const svar = (xs: number[]) => {
+  const m = avg(xs);
+  return xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1);
+};
+
+function naiveQuery(rows: Row[], warmup: number, alpha: number, power: number, target: number) {
+  const kept = rows.filter((r) => r.rep > warmup);
+  const restarts = [...new Set(kept.map((r) => r.restart))];
+  const groups = restarts.map((id) => kept.filter((r) => r.restart === id).map((r) => r.value));
+  const n = groups.length;
+  const N = kept.length;
+  const means = groups.map(avg);
+  const mean = avg(means);
+  const msw = groups.reduce((a, g) => a + g.reduce((b, y) => b + (y - avg(g)) ** 2, 0), 0) / (N - n);
+  const grand = avg(kept.map((r) => r.value));
+  const msb = groups.reduce((a, g) => a + g.length * (avg(g) - grand) ** 2, 0) / (n - 1);
+  const n0 = (N - groups.reduce((a, g) => a + g.length ** 2, 0) / N) / (n - 1);
+  const vb = Math.max(0, (msb - msw) / n0);
+  const s2 = svar(means);
+  const mde = (k: number) => (100 * (naiveTq(1 - alpha / 2, 2 * (k - 1)) + naiveTq(power, 2 * (k - 1))) * Math.sqrt((2 * s2) / k)) / mean;
+  // The smallest n ≥ 2 with mde(n) ≤ target is checked at the engine's answer rather than searched
+  // (a linear search over hundreds of n with a numerical t would take minutes).
+  const isSmallest = (k: number) => mde(k) <= target && (k === 2 || mde(k - 1) > target);
+  return {
+    n_restarts: n,
+    reps_per_restart: N / n,
+    mean,
+    within_cov_pct: (100 * Math.sqrt(msw)) / mean,
+    between_cov_pct: (100 * Math.sqrt(s2)) / mean,
+    sigma_within: Math.sqrt(msw),
+    sigma_between: Math.sqrt(vb),
+    icc: vb / (vb + msw),
+    spread_pct: (100 * (Math.max(...means) - Math.min(...means))) / Math.min(...means),
+    mde_pct: mde(n),
+    isSmallest,
+    means,
+  };
+}
+
+function randomRows(seed: number): Row[] {
+  const random = seededRandom(seed);
+  const rows: Row[] = [];
+  for (const cell of ['b', 'a', 'c']) {
+    for (const query of ['Q2', 'Q10', 'Q1']) {
+      const base = 10 + random() * 100;
+      const restarts = 3 + Math.floor(random() * 6);
+      for (let r = 1; r <= restarts; r++) {
+        const level = base * (1 + (random() - 0.5) * 0.1);
+        const reps = 4 + Math.floor(random() * 8);
+        for (let rep = 1; rep <= reps; rep++) {
+          // A missing execution now and then: restarts with unequal counts.
+          if (rep > 3 && random() < 0.1) continue;
+          rows.push({ cell, restart: String(r), query, rep, value: level * (1 + (random() - 0.5) * 0.02) });
+        }
+      }
+    }
+  }
+  // Any order in, the same analysis out.
+  for (let i = rows.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [rows[i], rows[j]] = [rows[j], rows[i]];
+  }
+  return rows;
+}
+
+const T_FIELDS = new Set(['mde_pct', 'restarts_for_target', 'ci_low_pct', 'ci_high_pct', 'p_value']);
+
+function assertAgrees(a: Analysis, rows: Row[], warmup: number, alpha: number, power: number, target: number, baseline: string) {
+  const cells = [...new Set(rows.map((r) => r.cell))].sort();
+  assert.deepEqual(a.cells.map((c) => c.cell), cells);
+  const naiveMeans = new Map<string, number[]>();
+  for (const c of a.cells) {
+    const queries = [...new Set(rows.filter((r) => r.cell === c.cell).map((r) => r.query))].sort();
+    assert.deepEqual(c.queries.map((q) => q.query), queries);
+    const spreads: number[] = [];
+    for (const q of c.queries) {
+      const expected = naiveQuery(rows.filter((r) => r.cell === c.cell && r.query === q.query), warmup, alpha, power, target);
+      naiveMeans.set(`${c.cell}/${q.query}`, expected.means);
+      assert.ok(expected.isSmallest(q.restarts_for_target!), `${c.cell}/${q.query}: ${q.restarts_for_target} is not the smallest n reaching ${target}%`);
+      spreads.push(expected.spread_pct);
+      for (const [k, v] of Object.entries(expected)) {
+        if (k === 'means' || k === 'isSmallest') continue;
+        const got = q[k as keyof typeof q] as number;
+        close(got, v as number, T_FIELDS.has(k) ? 1e-5 : 1e-6, `${c.cell}/${q.query} ${k}`);
+      }
+    }
+    close(c.spread_avg_pct, avg(spreads), 1e-6, `${c.cell} spread_avg_pct`);
+    close(c.spread_max_pct, Math.max(...spreads), 1e-6, `${c.cell} spread_max_pct`);
+  }
+  for (const cmp of a.comparisons) {
+    const x = naiveMeans.get(`${cmp.cell}/${cmp.query}`)!;
+    const y = naiveMeans.get(`${baseline}/${cmp.query}`)!;
+    const diff = avg(x) - avg(y);
+    const v1 = svar(x) / x.length;
+    const v2 = svar(y) / y.length;
+    const se = Math.sqrt(v1 + v2);
+    const nu = (v1 + v2) ** 2 / (v1 ** 2 / (x.length - 1) + v2 ** 2 / (y.length - 1));
+    const t = naiveTq(0.975, nu);
+    close(cmp.effect_pct, (100 * diff) / avg(y), 1e-6, 'effect_pct');
+    close(cmp.ci_low_pct, (100 * (diff - t * se)) / avg(y), 1e-5, 'ci_low_pct');
+    close(cmp.ci_high_pct, (100 * (diff + t * se)) / avg(y), 1e-5, 'ci_high_pct');
+    const p = 2 * (1 - naiveTcdf(Math.abs(diff / se), nu));
+    assert.ok(Math.abs(cmp.p_value! - p) <= 1e-5 * Math.max(p, 1e-2), `p_value: expected ${p}, got ${cmp.p_value}`);
+  }
+  assert.equal(a.comparisons.length, (cells.length - 1) * 3);
+}
+
+for (const [seed, warmup, alpha, power, target] of [
+  [1, 0, 0.05, 0.8, 1],
+  [2, 2, 0.05, 0.8, 2],
+  [3, 3, 0.01, 0.9, 5],
+  [4, 1, 0.1, 0.5, 3],
+] as const) {
+  test(`agrees with a naive implementation on random data (seed ${seed}, warm-up ${warmup}, α ${alpha}, power ${power})`, () => {
+    const rows = randomRows(seed);
+    const a = analyze(build(rows), { warmup, alpha, power, targetEffectPct: target, baseline: 'b' });
+    assertAgrees(a, rows, warmup, alpha, power, target, 'b');
+  });
+}
