@@ -83,6 +83,12 @@ test('a changed host key is refused with a non-zero exit and a message that says
   assert.equal(r.stdout, '');
 });
 
+test('without a usable key the login fails and says what was tried', () => {
+  const r = varlab(['probe', sshd.target, '--known-hosts', sshd.knownHostsFile]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /root@127\.0\.0\.1:\d+: authentication failed \(tried: agent, key files, password\)\. Pass --identity KEY/);
+});
+
 test('an ~/.ssh/config alias reaches the host through a ProxyJump hop', () => {
   const config = ['Host jump', '  HostName 127.0.0.1', `  Port ${sshd.port}`, '  User root', `  IdentityFile ${sshd.keyFile}`, 'Host benchbox', '  HostName 127.0.0.1', `  Port ${sshd.port}`, '  User root', `  IdentityFile ${sshd.keyFile}`, '  ProxyJump jump', ''].join('\n');
   mkdirSync(join(dir, 'home', '.ssh'), { recursive: true });

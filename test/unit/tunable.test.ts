@@ -94,3 +94,11 @@ test('the probe output is parsed into a fingerprint', () => {
   assert.equal(fp.sudoWithoutPassword, false);
   assert.deepEqual(fp.tools, { numactl: true, taskset: false, setarch: false, perf: true, sysbench: false });
 });
+
+test('every ASLR level first puts a host-wide randomize_va_space back: ASLR is never left off host-wide', () => {
+  for (const level of ['on', 'off']) {
+    const cmds = planCommands(profile, [f('aslr')], { aslr: level }).join('\n');
+    assert.match(cmds, /put aslr back to the host's own setting/);
+    assert.match(cmds, /case "\$f" in \/proc\/sys\/kernel\/randomize_va_space\)/);
+  }
+});

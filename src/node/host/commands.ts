@@ -177,11 +177,13 @@ export function restartSteps(p: ServerProfile, factors: Factor[], levels: Record
   return { cell, recipe, steps };
 }
 
-/** The files a host-wide tunable writes at a non-neutral level (found by asking the module). */
+/** Levels that change a host file, per tunable: used to find what a neutral level must put back. */
+const HOST_LEVELS = ['performance', 'never', 'on', 'off', 'off-host'];
+
+/** The files a host-wide tunable writes at some level (found by asking the module; nothing runs). */
 function hostGlobOf(t: CellTunable): string | null {
-  for (const level of ['performance', 'never', 'off', 'on', 'always']) {
+  for (const level of HOST_LEVELS) {
     const r = emptyRecipe();
-    if (levelProblem(t.factor.tunable, level)) continue;
     t.module.plan(level, r, t.factor.name);
     if (r.host.length) return r.host[0].files;
   }

@@ -141,6 +141,12 @@ function makeAuthHandler(ep: SshEndpoint, opts: ConnectOptions, isTarget: boolea
   if (process.env.SSH_AUTH_SOCK) steps.push(async () => ({ type: 'agent', username: ep.user, agent: process.env.SSH_AUTH_SOCK }));
   for (const file of keyFiles) steps.push(() => keyMethod(file, ep, opts));
   let askedPassword = false;
+  let triedNone = false;
+  const askPassword = async (message: string) =>
+    opts.prompt({ kind: 'password', title: `Password for ${ep.user}@${ep.host}`, message }).catch((e: Error) => {
+      fail(e);
+      return null;
+    });
   return (methodsLeft, _partial, next) => {
     const allowed = (m: AuthenticationType) => methodsLeft == null || methodsLeft.includes(m);
     const tryNext = async (): Promise<void> => {
@@ -155,13 +161,33 @@ function makeAuthHandler(ep: SshEndpoint, opts: ConnectOptions, isTarget: boolea
         }
         return tryNext();
       }
-      if (!askedPassword && (allowed('password') || allowed('keyboard-interactive')) && methodsLeft != null && methodsLeft.includes('password')) {
+      // No key worked (or there were none): learn what the server accepts before asking a person.
+      if (methodsLeft == null && !triedNone) {
+        triedNone = true;
+        return next({ type: 'none', username: ep.user } as never);
+      }
+      if (askedPassword || methodsLeft == null) return next(false as never);
+      if (methodsLeft.includes('password')) {
         askedPassword = true;
-        const a = await opts.prompt({ kind: 'password', title: `Password for ${ep.user}@${ep.host}`, message: `Password for ${ep.user}@${ep.host}:${ep.port}` }).catch((e: Error) => {
-          fail(e);
-          return null;
-        });
+        const a = await askPassword(`Password for ${ep.user}@${ep.host}:${ep.port}`);
         if (a?.accept && a.secret !== undefined) return next({ type: 'password', username: ep.user, password: a.secret } as never);
+      } else if (methodsLeft.includes('keyboard-interactive')) {
+        // PAM-style login: each question the server asks goes to the person (hidden input).
+        askedPassword = true;
+        return next({
+          type: 'keyboard-interactive',
+          username: ep.user,
+          prompt: (_name: string, instructions: string, _lang: string, prompts: { prompt: string }[], finish: (answers: string[]) => void) => {
+            void (async () => {
+              const answers: string[] = [];
+              for (const q of prompts) {
+                const a = await askPassword(`${instructions ? instructions + ' ' : ''}${q.prompt.trim()} (${ep.user}@${ep.host}:${ep.port})`);
+                answers.push(a?.accept && a.secret !== undefined ? a.secret : '');
+              }
+              finish(answers);
+            })();
+          },
+        } as never);
       }
       return next(false as never);
     };
