@@ -1,12 +1,14 @@
-// The server profile `varlab sandbox create TARGET` registered for a target, looked up through the
-// host layer (which owns the registry). Loaded by name so the engine does not break while that layer grows.
+// The server profile `varlab sandbox create TARGET` registered for a target (the registry is the
+// host layer's), reduced to the fields an experiment file holds.
 import type { ServerProfile } from '../../common/experiment/types.js';
+import { sandboxProfile } from '../host/index.js';
 
-type Lookup = (target: string) => ServerProfile | undefined | null | Promise<ServerProfile | undefined | null>;
+const FIELDS = ['kind', 'mysqld', 'defaultsFile', 'datadir', 'socket', 'port', 'osUser', 'user', 'errorLog', 'pidFile', 'extraArgs', 'service', 'sudo'] as const;
 
 export async function registeredProfile(target: string): Promise<ServerProfile | undefined> {
-  const mod = (await import('../host/index.js')) as unknown as Record<string, unknown>;
-  const lookup = (mod.findProfile ?? mod.lookupProfile ?? mod.profileForTarget ?? mod.registeredProfile) as Lookup | undefined;
-  if (typeof lookup !== 'function') return undefined;
-  return (await lookup(target)) ?? undefined;
+  const p = await sandboxProfile(target);
+  if (!p) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const k of FIELDS) if (p[k] !== undefined) out[k] = p[k];
+  return out as unknown as ServerProfile;
 }

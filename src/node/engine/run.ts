@@ -23,7 +23,7 @@ import { detectTimer, measure, type ServerTimer } from '../workloads/queries.js'
 import { runSetup } from '../workloads/setup.js';
 import { parseSysbench, parseWithRegex, sysbenchMetric } from '../workloads/sysbench.js';
 import { EventBatcher } from './batcher.js';
-import { loadHostLayer, type HostLayer } from './hostlayer.js';
+import { defaultHostLayer, type HostLayer } from './hostlayer.js';
 import {
   archiveJournal,
   headerRecord,
@@ -221,14 +221,22 @@ export class RunEngine {
   }
 
   private async connectTarget(): Promise<void> {
-    this.host ??= await loadHostLayer();
+    this.host ??= defaultHostLayer();
     this.dropped = null;
     const session = await this.host.openTarget(this.design.target, { auth: this.opts.auth, prompt: this.opts.prompt });
     session.onDrop((err) => {
       this.dropped = err;
     });
     this.session = session;
-    this.control = await this.host.createServerControl(session, this.profile());
+    this.control = await this.host.createServerControl(session, this.profile(), { prompt: this.opts.prompt });
+  }
+
+  private async sessionAlive(): Promise<boolean> {
+    try {
+      return (await this.session!.exec('true', { timeoutMs: 10_000 })).code === 0 && !this.dropped;
+    } catch {
+      return false;
+    }
   }
 
   /** After a drop: close what is left, then open the target again with growing waits. */
@@ -367,7 +375,8 @@ export class RunEngine {
           if (e instanceof Cancelled || this.cancelled) throw new Cancelled();
           if (!(this.dropped || isConnectionLoss(e))) throw e;
           if (++discards >= DISCARDS_PER_RESTART) throw new Error(`restart ${restart.seq} (${restart.cell}) was interrupted ${discards} times; last: ${reason}`);
-          await this.reconnect(reason);
+          // Reconnect only when the way to the target is gone; a lost mysqld connection alone just reruns the restart.
+          if (this.dropped || !(await this.sessionAlive())) await this.reconnect(reason);
         }
       }
       await this.save();

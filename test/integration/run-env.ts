@@ -1,0 +1,191 @@
+// Shared set-up for the run engine's integration tests: the sandbox sshd, a mariadbd data directory
+// with its server profile (from `varlab sandbox create` when that command exists), quickstart copies,
+// and `varlab run` as a real child process.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunEvent } from '../../src/common/events.js';
+import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
+import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+
+export interface RunEnv {
+  sshd: Sshd;
+  dir: string;
+  varlabHome: string;
+  profile: ServerProfile;
+  /** The profile is in the registry (`varlab sandbox create`), not to be written into experiment files. */
+  registered: boolean;
+  authArgs: string[];
+  stop(): Promise<void>;
+}
+
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+
+/** A data directory owned by the mysql user (mariadbd runs as it), and a direct-launch profile for it. */
+function handMadeProfile(dir: string): ServerProfile {
+  const base = join(dir, 'mysql');
+  mkdirSync(base, { recursive: true });
+  const uid = Number(execFileSync('id', ['-u', 'mysql']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'mysql']).toString().trim());
+  chownSync(base, uid, gid);
+  execFileSync('mariadb-install-db', ['--no-defaults', '--user=mysql', `--datadir=${join(base, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'ignore' });
+  return {
+    kind: 'direct',
+    mysqld: '/usr/sbin/mariadbd',
+    datadir: join(base, 'data'),
+    socket: join(base, 'mysqld.sock'),
+    port: 20000 + Math.floor(Math.random() * 20000),
+    osUser: 'mysql',
+    user: 'root',
+    errorLog: join(base, 'error.log'),
+    pidFile: join(base, 'mysqld.pid'),
+    extraArgs: ['--innodb-buffer-pool-size=64M', '--skip-log-bin'],
+    sudo: false,
+  };
+}
+
+export async function startRunEnv(): Promise<RunEnv> {
+  const sshd = await startSshd();
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-run-'));
+  // /tmp may be private to root: mysql must be able to reach its folder.
+  execFileSync('chmod', ['755', dir]);
+  const varlabHome = join(dir, 'home');
+  mkdirSync(varlabHome);
+  const authArgs = ['--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile];
+  let profile: ServerProfile | undefined;
+  let registered = false;
+  if (existsSync('src/cli/commands/sandbox.ts')) {
+    // The way a user does it: the sandbox registers its profile for the target, `varlab run --target` finds it.
+    const r = varlabSync(['sandbox', 'create', sshd.target, ...authArgs, '--dir', dir, '--json'], varlabHome);
+    if (r.code !== 0) throw new Error(`varlab sandbox create failed (${r.code}): ${r.stderr}${r.stdout}`);
+    const profiles = JSON.parse(readFileSync(join(varlabHome, 'profiles.json'), 'utf8'));
+    profile = profiles[sshd.target];
+    registered = true;
+  }
+  profile ??= handMadeProfile(dir);
+  return {
+    sshd,
+    dir,
+    varlabHome,
+    profile,
+    registered,
+    authArgs,
+    async stop() {
+      // mariadbd is stopped by varlab at the end of each run; stop one a killed run left behind.
+      const pidFile = profile.pidFile ?? join(profile.datadir, 'mysqld.pid');
+      if (existsSync(pidFile)) {
+        const pid = Number(readFileSync(pidFile, 'utf8').trim());
+        if (pid > 0) {
+          try {
+            process.kill(pid, 'SIGTERM');
+            for (let i = 0; i < 300 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+          } catch {
+            /* gone */
+          }
+        }
+      }
+      await sshd.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A copy of the quickstart with its profile, and the idle time set to 0 so the tests stay quick. */
+export function quickstartCopy(env: RunEnv, name: string, edit: (doc: ExperimentDoc) => void = () => {}): string {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  doc.design.idleSeconds = 0;
+  if (!env.registered) doc.design.serverProfile = env.profile;
+  edit(doc);
+  const path = join(env.dir, `${name}.varlab.json`);
+  writeFileSync(path, JSON.stringify(doc, null, 2));
+  return path;
+}
+
+/** Keep only the first `n` cells of the plan, so a test of resuming stays short. */
+export function keepCells(doc: ExperimentDoc, keep: string[]): void {
+  const all: string[] = [];
+  let combos: Record<string, string>[] = [{}];
+  for (const f of doc.design.factors) combos = combos.flatMap((c) => f.levels.map((l) => ({ ...c, [f.tunable]: l })));
+  for (const c of combos) all.push(doc.design.factors.map((f) => `${f.tunable}=${c[f.tunable]}`).join(','));
+  doc.design.excludedCells = all.filter((c) => !keep.includes(c));
+}
+
+export function varlabSync(args: string[], varlabHome: string): { code: number; stdout: string; stderr: string } {
+  try {
+    const stdout = execFileSync(process.execPath, [...CLI, ...args], { env: { ...process.env, VARLAB_HOME: varlabHome }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+    return { code: 0, stdout, stderr: '' };
+  } catch (e) {
+    const err = e as { status: number; stdout: string; stderr: string };
+    return { code: err.status ?? 1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
+  }
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  events: RunEvent[];
+  stderr: () => string;
+  /** Resolves when an event satisfies `pred` (checked on every event line). */
+  waitFor(pred: (e: RunEvent, all: RunEvent[]) => boolean): Promise<RunEvent>;
+  exit: Promise<number>;
+}
+
+/** `varlab run … --events json` as a child process, its events parsed as they arrive. */
+export function varlabRun(args: string[], varlabHome: string): RunningCli {
+  const child = spawn(process.execPath, [...CLI, 'run', ...args, '--events', 'json'], { env: { ...process.env, VARLAB_HOME: varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const events: RunEvent[] = [];
+  let err = '';
+  let buf = '';
+  const waiters: { pred: (e: RunEvent, all: RunEvent[]) => boolean; resolve: (e: RunEvent) => void }[] = [];
+  child.stdout!.on('data', (d: Buffer) => {
+    buf += d.toString('utf8');
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (!line.trim()) continue;
+      const e = JSON.parse(line) as RunEvent;
+      events.push(e);
+      for (const w of [...waiters]) {
+        if (w.pred(e, events)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(e);
+        }
+      }
+    }
+  });
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  const exit = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
+  return {
+    child,
+    events,
+    stderr: () => err,
+    waitFor: (pred) =>
+      new Promise((resolve, reject) => {
+        waiters.push({ pred, resolve });
+        void exit.then((code) => reject(new Error(`varlab run exited (${code}) before the awaited event; stderr:\n${err}`)));
+      }),
+    exit,
+  };
+}
+
+/** The sshd processes serving one connection: the children of the listening sshd. */
+export function sshdSessions(sshdPid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(sshdPid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
