@@ -99,7 +99,11 @@ export const sandbox: Command = {
         }
         return await withTarget(target, values, async (s) => {
           const control = createServerControl(s, profile, { prompt: terminalPrompter() });
-          const started = await control.restart(factors, levels);
+          // On any failure, put back host-wide settings already changed for this start.
+          const started = await control.restart(factors, levels).catch(async (e) => {
+            await control.restore().catch(() => {});
+            throw e;
+          });
           if (values.json) io.out(JSON.stringify(started, null, 2));
           else {
             io.out(`mysqld pid ${started.pid}, accepting connections after ${started.readyMs} ms`);

@@ -163,7 +163,7 @@ export function restartSteps(p: ServerProfile, factors: Factor[], levels: Record
   for (const t of cell) {
     const r = emptyRecipe();
     t.module.plan(t.level, r, t.factor.name);
-    const glob = r.host.length ? null : hostGlobOf(t);
+    const glob = r.host.length ? null : (t.module.hostFiles ?? null);
     if (glob) root(`put ${t.key} back to the host's own setting (from ${record})`, restoreScript(record, glob));
   }
   for (const c of recipe.host) root(`set ${c.tunable} to ${c.value} (original saved in ${record})`, applyChangeScript(c, record));
@@ -175,19 +175,6 @@ export function restartSteps(p: ServerProfile, factors: Factor[], levels: Record
     steps.push({ what: 'start mysqld through the wrapper', command: needsRoot ? asRoot(start, true) : start, root: needsRoot });
   }
   return { cell, recipe, steps };
-}
-
-/** Levels that change a host file, per tunable: used to find what a neutral level must put back. */
-const HOST_LEVELS = ['performance', 'never', 'on', 'off', 'off-host'];
-
-/** The files a host-wide tunable writes at some level (found by asking the module; nothing runs). */
-function hostGlobOf(t: CellTunable): string | null {
-  for (const level of HOST_LEVELS) {
-    const r = emptyRecipe();
-    t.module.plan(level, r, t.factor.name);
-    if (r.host.length) return r.host[0].files;
-  }
-  return null;
 }
 
 /** `--dry-run`: every command a restart of this cell would run on the target, without running any. */

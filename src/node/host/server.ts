@@ -4,7 +4,7 @@
 import mysql, { type Connection } from 'mysql2/promise';
 import { ApiError } from '../../common/api.js';
 import type { Factor, ServerProfile, TunableCheck } from '../../common/experiment/types.js';
-import { aliveTest, checkProfile, pidFileOf, restartSteps, stopScript, type PlanOptions } from './commands.js';
+import { aliveTest, checkProfile, dropInPath, pidFileOf, restartSteps, stopScript, type PlanOptions } from './commands.js';
 import { DEFAULT_RESTORE_RECORD, restoreHost, runAsRoot } from './restore.js';
 import { asRoot, shellQuote, sudoWantsPassword } from './shell.js';
 import { check, type LiveServer } from './tunables/tunable.js';
@@ -150,6 +150,8 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     stop,
     async restore() {
       await restoreHost(session, profile.sudo, record);
+      // The service goes back to its own ExecStart for the next (non-varlab) start.
+      if (profile.kind === 'systemd') await runAsRoot(session, `rm -f ${shellQuote(dropInPath(profile))} && systemctl daemon-reload`, profile.sudo, 'removing the varlab systemd drop-in');
     },
     connect,
   };

@@ -11,6 +11,7 @@ export const HOST_WIDE_OFF = 'off-host';
 
 export const aslr: Tunable = {
   id: 'aslr',
+  hostFiles: ASLR_FILE,
   plan(level, r) {
     r.noRandomize = level === 'off';
     if (level === HOST_WIDE_OFF) r.host.push({ tunable: 'aslr', files: ASLR_FILE, value: '0', read: 'cat' });

@@ -12,6 +12,7 @@ export const ASLR_FILE = '/proc/sys/kernel/randomize_va_space';
 function hostFile(id: string, files: string, read: HostChange['read'], value: (level: string) => string, neutral = 'unchanged'): Tunable {
   return {
     id,
+    hostFiles: files,
     plan(level, r) {
       if (level !== neutral) r.host.push({ tunable: id, files, value: value(level), read });
     },

@@ -51,6 +51,8 @@ export interface LiveServer {
 
 export interface Tunable {
   id: string;
+  /** For tunables that can change host files: their constant glob, so a neutral level can put them back. */
+  hostFiles?: string;
   /** Add to the start recipe for this level (the level is already validated). `name` is the variable name for `variable`. */
   plan(level: string, recipe: StartRecipe, name?: string): void;
   verify(level: string, live: LiveServer, name?: string): Promise<TunableCheck>;
