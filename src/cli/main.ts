@@ -9,9 +9,10 @@ import { sandbox } from './commands/sandbox.js';
 import { run } from './commands/run.js';
 import { exportCommand } from './commands/export.js';
 import { compareCommand } from './commands/compare.js';
+import { analyze } from './commands/analyze.js';
 
 /** Commands by name. Each module owns its options, help text and exit codes. */
-const COMMANDS: Command[] = [validate, plan, probe, sandbox, run, exportCommand, compareCommand];
+const COMMANDS: Command[] = [validate, plan, probe, sandbox, run, exportCommand, compareCommand, analyze];
 
 function help(io: CliIO) {
   io.out('varlab: benchmark MySQL and MariaDB across server restarts, and know whether a 1% change is real.\n');

@@ -18,7 +18,7 @@ export interface MeanGroup {
   mean: number;
   min: number;
   max: number;
-  /** The restart labels, in ascending order of their means. */
+  /** The restart labels, in the order they were given (restart order). */
   restarts: string[];
 }
 
@@ -57,12 +57,13 @@ export function meanGroups(labels: string[], means: number[], seWithin: number, 
   for (let g = 0; g + 1 < bounds.length; g++) {
     const idx = order.slice(bounds[g], bounds[g + 1]);
     const vals = idx.map((i) => means[i]);
+    // idx is in ascending order of means here; vals[0] is the group's smallest.
     groups.push({
       count: idx.length,
       mean: vals.reduce((s, x) => s + x, 0) / idx.length,
       min: vals[0],
       max: vals[vals.length - 1],
-      restarts: idx.map((i) => labels[i]),
+      restarts: idx.sort((a, b) => a - b).map((i) => labels[i]),
     });
   }
   return groups;

@@ -26,14 +26,16 @@ export interface RestartWarmup {
  * the restart (past any warm-up worth the name) by successive differences, which a slow trend does not
  * inflate: a restart still drifting at its end is then never steady.
  */
-export function restartWarmup(values: ArrayLike<number>, opts: WarmupOptions = {}): RestartWarmup | null {
+export function restartWarmup(values: ArrayLike<number>, opts: WarmupOptions = {}, steadyCovPct?: number): RestartWarmup | null {
   const n = values.length;
   if (n < 4) return null;
   const k = Math.max(2, Math.min(opts.window ?? 10, Math.floor(n / 2)));
   const factor = opts.factor ?? 2;
   const floorPct = opts.floorPct ?? 0.1;
-  const steady = successiveCovPct(values, Math.floor(n / 2), n);
-  const thresholdPct = Math.max(floorPct, factor * (Number.isFinite(steady) ? steady : 0));
+  const steady = steadyCovPct ?? steadyNoisePct(values);
+  // A short window's CoV is itself noisy: never judge it stricter than what pure noise exceeds once
+  // in a thousand windows.
+  const thresholdPct = Math.max(floorPct, Math.max(factor, noiseBound(k)) * (Number.isFinite(steady) ? steady : 0));
   // Walk windows from the last to the first: the answer is just past the last unsteady window.
   for (let start = n - k; start >= 0; start--) {
     if (!(covPct(values, start, start + k) <= thresholdPct)) {
@@ -42,6 +44,17 @@ export function restartWarmup(values: ArrayLike<number>, opts: WarmupOptions = {
     }
   }
   return { discard: 0, thresholdPct };
+}
+
+/**
+ * c such that the sample sd of k normal values exceeds c·σ with probability 0.001:
+ * √(χ²(0.999, k − 1) / (k − 1)), the χ² quantile by Wilson and Hilferty's approximation.
+ */
+function noiseBound(k: number): number {
+  const nu = k - 1;
+  const z = 3.090232;
+  const chi2 = nu * (1 - 2 / (9 * nu) + z * Math.sqrt(2 / (9 * nu))) ** 3;
+  return Math.sqrt(chi2 / nu);
 }
 
 /** CoV in percent of values[from, to): sample sd (n − 1) over the mean. */
@@ -53,6 +66,11 @@ function covPct(values: ArrayLike<number>, from: number, to: number): number {
   let ss = 0;
   for (let i = from; i < to; i++) ss += (values[i] - mean) ** 2;
   return (100 * Math.sqrt(ss / (m - 1))) / Math.abs(mean);
+}
+
+/** The steady-state noise of one restart (CoV %), from its second half. NaN when too short. */
+export function steadyNoisePct(values: ArrayLike<number>): number {
+  return values.length < 4 ? Number.NaN : successiveCovPct(values, Math.floor(values.length / 2), values.length);
 }
 
 /** Von Neumann's estimate: σ² ≈ Σ (x[i+1] − x[i])² / (2 (m − 1)), as a CoV in percent. */
@@ -80,8 +98,11 @@ export function seriesWarmup(restarts: ArrayLike<number>[], opts: WarmupOptions 
   let suggested = 0;
   let unsettled = 0;
   let short = 0;
+  // One restart's second half is a small sample: judge every restart by the median noise of all of them.
+  const noise = restarts.map(steadyNoisePct).filter(Number.isFinite).sort((a, b) => a - b);
+  const pooled = noise.length ? noise[Math.floor(noise.length / 2)] : undefined;
   for (const values of restarts) {
-    const r = restartWarmup(values, opts);
+    const r = restartWarmup(values, opts, pooled);
     if (!r) short++;
     else if (r.discard === null) unsettled++;
     else suggested = Math.max(suggested, r.discard);

@@ -1,0 +1,255 @@
+// `varlab analyze FILE`: within-restart against between-restart spread, the minimum detectable effect,
+// bimodal starts, a warm-up read from the data, and comparisons with a baseline cell. FILE is an
+// experiment file or a tidy CSV (`cell,restart,query,rep,value`) from any other tool.
+import { readFile } from 'node:fs/promises';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { readExperimentFile } from '../../node/files.js';
+import { analyze as runAnalysis, DEFAULTS, TidyBuilder, TidyError, tidyFromExperiment, type Analysis, type TidyData } from '../../common/stats/index.js';
+import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
+
+const USAGE = `varlab analyze FILE [--json] [--warmup W] [--alpha A] [--power P] [--target-effect PCT] [--baseline CELL]
+
+FILE is an experiment file (*.varlab.json; only restarts with status ok count) or a tidy CSV with the
+header cell,restart,query,rep,value (rep counts from 1 within a restart and query).
+  --warmup W          drop repetitions 1..W of every restart (default: the experiment's warm-up, 0 for a CSV)
+  --alpha A           significance level of the minimum detectable effect (default ${DEFAULTS.alpha})
+  --power P           power of the minimum detectable effect (default ${DEFAULTS.power})
+  --target-effect PCT the effect restarts_for_target is computed for, in percent (default ${DEFAULTS.targetEffectPct})
+  --baseline CELL     compare every other cell with CELL (95% Welch interval on restart means)
+  --json              {"cells":[{"cell","spread_avg_pct","spread_max_pct","queries":[{"query","n_restarts",
+                      "reps_per_restart","mean","within_cov_pct","between_cov_pct","sigma_within","sigma_between",
+                      "icc","spread_pct","mde_pct","restarts_for_target"}]}],"comparisons":[{"cell","baseline","query",
+                      "effect_pct","ci_low_pct","ci_high_pct","p_value"}],"bimodal":[…],"warmup_suggestion":{…}}
+                      A value that cannot be computed is null, with the reason in "null_reasons".
+Exit 0 on success, 2 on bad options or input (each problem names the line or JSON path), 1 otherwise.`;
+
+const HEADER = ['cell', 'restart', 'query', 'rep', 'value'];
+
+/** Bad input: printed as is (it names the file and line) and exit 2. */
+class InputError extends Error {}
+
+/** Read a tidy CSV into TidyData; every problem names `file:line`. */
+export function tidyFromCsv(text: string, file: string): TidyData {
+  const b = new TidyBuilder();
+  let columns: number[] | null = null;
+  try {
+    parseCsv(text, {
+      bom: true,
+      trim: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      // Each record is consumed here and dropped (null): no array of a million rows is ever held.
+      on_record: (record: string[], ctx) => {
+        const line = ctx.lines;
+        if (!columns) {
+          const names = record.map((f) => f.toLowerCase());
+          const missing = HEADER.filter((h) => !names.includes(h));
+          if (missing.length || names.length !== HEADER.length) {
+            throw new TidyError(line, `expected the header ${HEADER.join(',')}, found ${JSON.stringify(record.join(','))}`);
+          }
+          columns = HEADER.map((h) => names.indexOf(h));
+          return null;
+        }
+        const c = columns;
+        b.addRecord(record.length === c.length ? c.map((i) => record[i]) : record, line);
+        return null;
+      },
+    });
+  } catch (e) {
+    if (e instanceof TidyError) throw new InputError(`${file}:${e.line === undefined ? '' : `${e.line}:`} ${e.problem}`);
+    const err = e as Error & { lines?: number };
+    throw new InputError(`${file}:${err.lines ?? ''}: ${err.message.replace(/^Invalid/, 'invalid')}`);
+  }
+  if (!columns) throw new InputError(`${file}: empty: expected the header ${HEADER.join(',')}`);
+  try {
+    return b.build();
+  } catch (e) {
+    if (e instanceof TidyError) throw new InputError(`${file}:${e.line ?? ''}: ${e.problem}`);
+    throw e;
+  }
+}
+
+async function load(file: string): Promise<{ data: TidyData; warmup: number; name: string }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new InputError(`${file}: cannot read: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+  }
+  if (/\.json$/i.test(file) || text.trimStart().startsWith('{')) {
+    const r = await readExperimentFile(file);
+    if (!r.doc) throw new InputError(r.problems.map((p) => `${file}: ${p}`).join('\n'));
+    if (!r.doc.results?.restarts.length) throw new InputError(`${file}: no results yet: run the experiment first (varlab run ${file})`);
+    return { data: tidyFromExperiment(r.doc), warmup: r.doc.design.workload.warmup, name: r.doc.name };
+  }
+  return { data: tidyFromCsv(text, file), warmup: 0, name: file };
+}
+
+function probability(name: string, value: string | undefined): number | undefined {
+  const n = numberOption(name, value, { min: 0, max: 1 });
+  if (n !== undefined && (n <= 0 || n >= 1)) throw new UsageError(`--${name}: expected a number between 0 and 1 (exclusive), got ${JSON.stringify(value)}`);
+  return n;
+}
+
+export const analyze: Command = {
+  name: 'analyze',
+  summary: 'within- and between-restart spread, detectable effect, bimodal starts, comparisons',
+  usage: USAGE,
+  async run(argv, io) {
+    const { values, positionals } = parse(argv, {
+      json: { type: 'boolean' },
+      warmup: { type: 'string' },
+      alpha: { type: 'string' },
+      power: { type: 'string' },
+      'target-effect': { type: 'string' },
+      baseline: { type: 'string' },
+    });
+    if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
+    const file = positionals[0];
+    const warmupOpt = numberOption('warmup', values.warmup, { integer: true, min: 0 });
+    const alpha = probability('alpha', values.alpha);
+    const power = probability('power', values.power);
+    const target = numberOption('target-effect', values['target-effect'], { min: 0 });
+    if (target === 0) throw new UsageError('--target-effect: expected a percentage above 0');
+
+    let loaded;
+    try {
+      loaded = await load(file);
+    } catch (e) {
+      if (e instanceof InputError) {
+        io.err(e.message);
+        return 2;
+      }
+      throw e;
+    }
+    const { data } = loaded;
+    if (values.baseline !== undefined && !data.cells.includes(values.baseline)) {
+      throw new UsageError(`--baseline: no cell ${JSON.stringify(values.baseline)} in ${file}; cells: ${data.cells.join(' | ')}`);
+    }
+    const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target, baseline: values.baseline });
+    if (values.json) io.out(JSON.stringify(toJson(a), null, 2));
+    else printText(a, data, loaded.name, io);
+    return 0;
+  },
+};
+
+/** The JSON of issue 5 (plus bimodal starts and the warm-up suggestion), nulls kept, reasons beside them. */
+export function toJson(a: Analysis) {
+  return {
+    settings: a.settings,
+    cells: a.cells,
+    comparisons: a.comparisons,
+    bimodal: a.bimodal,
+    warmup_suggestion: a.warmup,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text output: aligned tables a person reads in a terminal.
+
+function table(head: string[], rows: string[][], right: boolean[]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (right[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+const NA = 'n/a';
+const pct = (x: number | null, digits = 2) => (x === null ? NA : `${x.toFixed(digits)}%`);
+const signedPct = (x: number | null) => (x === null ? NA : `${x >= 0 ? '+' : ''}${x.toFixed(2)}%`);
+const num = (x: number | null) => (x === null ? NA : Math.abs(x) >= 1000 || Number.isInteger(x) ? String(Math.round(x * 100) / 100) : x.toPrecision(4));
+
+function printText(a: Analysis, data: TidyData, name: string, io: CliIO) {
+  const s = a.settings;
+  io.out(`${name}: ${data.cells.length} cells, ${data.queries.length} queries, ${data.values.length.toLocaleString('en-US')} executions`);
+  io.out(`warm-up ${s.warmup} dropped per restart; MDE at α ${s.alpha}, power ${s.power}; restarts for a ${s.targetEffectPct}% effect`);
+
+  const notes = new Map<string, string[]>();
+  const note = (where: string, reasons: Record<string, string | undefined> | undefined) => {
+    for (const [field, reason] of Object.entries(reasons ?? {})) {
+      if (!reason) continue;
+      const list = notes.get(reason) ?? [];
+      list.push(`${where} ${field}`);
+      notes.set(reason, list);
+    }
+  };
+
+  io.out('\nConfigurations: difference between the best and the worst restart mean, average and largest over queries');
+  const stable = a.cells.filter((c) => c.spread_avg_pct !== null).sort((x, y) => x.spread_avg_pct! - y.spread_avg_pct!)[0];
+  for (const l of table(
+    ['cell', 'spread avg', 'largest', ''],
+    a.cells.map((c) => {
+      note(c.cell, c.null_reasons);
+      return [c.cell, pct(c.spread_avg_pct), pct(c.spread_max_pct), c === stable && a.cells.length > 1 ? '<- most stable' : ''];
+    }),
+    [false, true, true, false],
+  ))
+    io.out('  ' + l);
+
+  io.out('\nPer query (restart means are the unit of evidence)');
+  const rows: string[][] = [];
+  for (const c of a.cells) {
+    for (const q of c.queries) {
+      note(`${c.cell} / ${q.query}`, q.null_reasons);
+      rows.push([
+        c.cell,
+        q.query,
+        String(q.n_restarts),
+        num(q.reps_per_restart),
+        num(q.mean),
+        pct(q.within_cov_pct),
+        pct(q.between_cov_pct),
+        q.icc === null ? NA : q.icc.toFixed(2),
+        pct(q.spread_pct),
+        pct(q.mde_pct),
+        q.restarts_for_target === null ? NA : String(q.restarts_for_target),
+      ]);
+    }
+  }
+  for (const l of table(
+    ['cell', 'query', 'restarts', 'reps', 'mean', 'within CoV', 'between CoV', 'ICC', 'spread', 'MDE', `restarts for ${s.targetEffectPct}%`],
+    rows,
+    [false, false, true, true, true, true, true, true, true, true, true],
+  ))
+    io.out('  ' + l);
+
+  if (a.bimodal.length) {
+    io.out('\nBimodal starts: restart means fall into separated levels (good start, bad start)');
+    for (const b of a.bimodal) {
+      const groups = b.groups.map((g) => `${g.count} restart${g.count === 1 ? '' : 's'} around ${num(g.mean)} (${g.restarts.join(', ')})`);
+      io.out(`  ${b.cell} / ${b.query}: ${groups.join('; ')}`);
+    }
+  } else io.out('\nBimodal starts: none found');
+
+  const w = a.warmup;
+  if (w.suggested !== null) {
+    const verdict = w.suggested > s.warmup ? `more than the ${s.warmup} dropped: consider --warmup ${w.suggested}` : `the ${s.warmup} dropped are enough`;
+    io.out(`\nWarm-up from the data: every restart is steady after ${w.suggested} execution${w.suggested === 1 ? '' : 's'} (${verdict})`);
+  } else io.out(`\nWarm-up from the data: no suggestion: ${w.reason}`);
+
+  if (s.baseline !== null) {
+    io.out(`\nComparisons with ${s.baseline} (95% Welch interval on restart means)`);
+    for (const l of table(
+      ['cell', 'query', 'effect', '95% interval', 'p'],
+      a.comparisons.map((c) => {
+        note(`${c.cell} vs ${c.baseline} / ${c.query}`, c.null_reasons);
+        const ci = c.ci_low_pct === null ? NA : `${signedPct(c.ci_low_pct)} .. ${signedPct(c.ci_high_pct)}`;
+        return [c.cell, c.query, signedPct(c.effect_pct), ci, c.p_value === null ? NA : c.p_value < 1e-4 ? '<0.0001' : c.p_value.toFixed(4)];
+      }),
+      [false, false, true, true, true],
+    ))
+      io.out('  ' + l);
+  } else if (a.cells.length > 1) io.out('\nComparisons: pass --baseline CELL to compare every cell with one of them');
+
+  if (notes.size) {
+    io.out('\nn/a means:');
+    for (const [reason, where] of notes) {
+      const shown = where.slice(0, 3).join('; ') + (where.length > 3 ? `; and ${where.length - 3} more` : '');
+      io.out(`  ${reason} (${shown})`);
+    }
+  }
+}
