@@ -2,8 +2,8 @@
 // host keys (unknown, accepted, changed), an ~/.ssh/config alias through a ProxyJump, and a drop.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
@@ -117,4 +117,35 @@ test('a dropped connection is reported at once through onDrop', async () => {
   assert.match(err.message, /connection to ssh:\/\/root@127\.0\.0\.1:\d+ dropped/);
   await assert.rejects(session.exec('true'), /dropped/);
   await session.close();
+});
+
+test('an encrypted key file: the passphrase is asked through the prompter, and used', async () => {
+  const key = join(dir, 'encrypted_key');
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'correct horse', '-f', key]);
+  appendFileSync(join(sshd.dir, 'authorized_keys'), readFileSync(key + '.pub'));
+  const asked: string[] = [];
+  const session = await openTarget(sshd.target, {
+    auth: { identity: key, knownHosts: sshd.knownHostsFile },
+    prompt: async (p) => {
+      asked.push(p.kind);
+      return { accept: true, secret: 'correct horse' };
+    },
+  });
+  assert.equal((await session.exec('echo in')).stdout, 'in\n');
+  await session.close();
+  assert.deepEqual(asked, ['passphrase']);
+});
+
+test('ssh-agent: a key held by the agent logs in without --identity', async () => {
+  const sock = join(dir, 'agent.sock');
+  const agent = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
+  try {
+    for (let i = 0; i < 200 && !existsSync(sock); i++) await new Promise((r) => setTimeout(r, 10));
+    execFileSync('ssh-add', ['-q', sshd.keyFile], { env: { ...process.env, SSH_AUTH_SOCK: sock }, stdio: 'ignore' });
+    const r = varlab(['probe', sshd.target, '--known-hosts', sshd.knownHostsFile, '--json'], { SSH_AUTH_SOCK: sock });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as HostFingerprint).target, sshd.target);
+  } finally {
+    agent.kill('SIGTERM');
+  }
 });
