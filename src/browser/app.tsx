@@ -12,11 +12,15 @@ import { Welcome } from './components/Welcome.js';
 import { listenForPrompts, loadAppInfo, refreshRecent } from './store/actions.js';
 import { useApp } from './store/index.js';
 import { DesignerView } from './views/designer/DesignerView.js';
+import { HostsView } from './views/hosts/HostsView.js';
 import { PlanView } from './views/plan/PlanView.js';
+import { TrustNotice } from './views/export/TrustNotice.js';
+import { ExportView } from './views/export/ExportBar.js';
 
 function CurrentView() {
   const view = useApp((s) => s.view);
   const hasDoc = useApp((s) => s.doc !== null);
+  const hasResults = useApp((s) => Boolean(s.doc?.results?.restarts.length));
   // A newly opened document gets fresh editors (no half-typed text from the previous one).
   const generation = useApp((s) => s.generation);
   switch (view) {
@@ -27,9 +31,11 @@ function CurrentView() {
     case 'run':
       return <Placeholder title="Run">The live run view: progress through the plan, the current cell, execution timings as they arrive, pause, resume and cancel.</Placeholder>;
     case 'analysis':
+      // Until the analysis views land: a file with results shows its plots with their export buttons.
+      if (hasResults) return <ExportView />;
       return <Placeholder title="Analysis">Within-restart against between-restart spread per cell, the minimum detectable effect, and comparisons with a baseline cell.</Placeholder>;
     case 'hosts':
-      return <Placeholder title="Hosts">Targets and their probed fingerprints: CPU, NUMA nodes, kernel settings, mysqld flavor and version, and which tools are installed.</Placeholder>;
+      return <HostsView />;
   }
 }
 
@@ -54,6 +60,7 @@ export function App() {
     <div className="app">
       <Header />
       <main className="main">
+        <TrustNotice />
         <CurrentView />
       </main>
       <StatusLine />

@@ -1,7 +1,8 @@
 // The three CSVs of an export, ready for R or pandas: one row per execution, one per restart, one per
 // cell and query with its statistics. csv-stringify does the quoting (a query name with a comma, a
 // quote or a newline survives a round trip); numbers are written by num(), never with locale formatting.
-import { stringify } from 'csv-stringify/sync';
+// The browser build carries its own Buffer polyfill, so this module also runs in the UI (lib/ needs Node's Buffer).
+import { stringify } from 'csv-stringify/browser/esm/sync';
 import type { ExportContext } from './context.js';
 import { iso, levelsOf, num } from './context.js';
 

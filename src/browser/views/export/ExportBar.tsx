@@ -5,7 +5,8 @@
 // plot with its own PNG/SVG buttons.
 import { useMemo, useState } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
-import { exportContext, markdownReport, type ExportContext } from '../../../common/export/index.js';
+import { exportContext, type ExportContext } from '../../../common/export/context.js';
+import { markdownReport } from '../../../common/export/markdown.js';
 import { buildFigures } from '../../../common/figures/index.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';

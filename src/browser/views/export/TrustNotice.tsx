@@ -42,7 +42,9 @@ export function TrustNotice({ target }: { target?: string }) {
   }
 
   if (error) return <p className="problem" data-testid="trust-error">Could not check what this file would run: {error}</p>;
-  if (!check?.needsConsent) return null;
+  if (!check) return null;
+  // A marker that the check is done and nothing needs consent (tests and screen readers can tell "not yet" from "nothing").
+  if (!check.needsConsent) return <span hidden data-testid="trust-checked" data-target={check.target} />;
   return (
     <div className="warning" data-testid="trust-notice" style={{ marginBottom: 8 }}>
       <strong>This experiment would run these on {check.target}, beyond varlab's built-in tunables.</strong>

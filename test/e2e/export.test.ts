@@ -1,0 +1,141 @@
+// Export and teammates' files in the UI, in headless Chromium against the browser-mode backend:
+// a plot exported as PNG at 2× is a real PNG of twice the plot's size with content; every plot and the
+// CSVs written to a folder; the Markdown report; a teammate's file with a custom command shows its
+// commands and asks before anything runs.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { parse } from 'csv-parse/sync';
+import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
+import { finishedQuickstart } from '../fixtures/export-experiment.js';
+import { readPng } from '../fixtures/png.js';
+import { exportContext } from '../../src/common/export/index.js';
+import { buildFigures } from '../../src/common/figures/index.js';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+
+let app: TestApp;
+let browser: Browser;
+
+before(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+const problems = (page: Page) => pageProblems(page).filter((p) => !/frame-ancestors/.test(p));
+
+/** Drop a file onto the window, as a user dragging it from a file manager. Page code as text: no DOM types here. */
+async function dropFile(page: Page, name: string, text: string): Promise<void> {
+  await page.evaluate(`(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([${JSON.stringify(text)}], ${JSON.stringify(name)}, { type: 'application/json' }));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  })()`);
+}
+
+async function openResults(page: Page, doc: ExperimentDoc): Promise<void> {
+  await dropFile(page, 'quickstart-done.varlab.json', JSON.stringify(doc));
+  await page.getByTestId('nav-analysis').click();
+  await page.getByTestId('export-bar').waitFor();
+}
+
+test('a plot exported from the UI as PNG 2× is twice the plot size, not blank, and matches the command line size', async () => {
+  const doc = finishedQuickstart();
+  const figures = buildFigures(exportContext(doc));
+  const page = await openApp(browser, app);
+  await openResults(page, doc);
+  const fig = figures[0];
+  await page.locator(`[data-testid=plot-${fig.id}] .main-svg`).first().waitFor();
+  const buttons = page.getByTestId(`plot-export-${fig.file}`);
+  const [download] = await Promise.all([page.waitForEvent('download'), buttons.getByRole('button', { name: 'PNG 2×' }).click()]);
+  assert.equal(download.suggestedFilename(), `${fig.file}@2x.png`);
+  const file = join(app.dir, download.suggestedFilename());
+  await download.saveAs(file);
+  const png = readPng(readFileSync(file));
+  assert.deepEqual([png.width, png.height], [2 * fig.width, 2 * fig.height]);
+  assert.ok(png.distinctColors > 50, `not blank: ${png.distinctColors} colours`);
+
+  const [svg] = await Promise.all([page.waitForEvent('download'), buttons.getByRole('button', { name: 'SVG' }).click()]);
+  const svgFile = join(app.dir, svg.suggestedFilename());
+  await svg.saveAs(svgFile);
+  const text = readFileSync(svgFile, 'utf8');
+  assert.match(text, /^<svg/);
+  assert.ok(text.includes('E5-2690'), 'the SVG carries the caption with the CPU model');
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
+test('export all plots, CSVs and the Markdown report from the export bar', async () => {
+  const doc = finishedQuickstart();
+  const ctx = exportContext(doc);
+  const figures = buildFigures(ctx);
+  const page = await openApp(browser, app);
+  await openResults(page, doc);
+  const dir = join(app.dir, 'exported');
+  await page.getByTestId('export-dir').fill(dir);
+
+  await page.getByTestId('export-csv').click();
+  await page.getByTestId('export-result').filter({ hasText: 'executions.csv' }).waitFor();
+  const rows = parse(readFileSync(join(dir, 'executions.csv')), { columns: true }) as Record<string, string>[];
+  assert.equal(rows.length, 32 * 5 * 3);
+  assert.deepEqual(
+    rows.filter((r) => r.restart === '1').map((r) => Number(r.value)),
+    doc.results!.restarts[0].queries.flatMap((q) => q.values),
+  );
+
+  await page.getByTestId('export-scale').selectOption('1');
+  await page.getByTestId('export-plots').click();
+  await page.getByTestId('export-result').filter({ hasText: 'plots written' }).waitFor({ timeout: 120_000 });
+  const pngs = readdirSync(dir).filter((f) => f.endsWith('.png'));
+  assert.equal(pngs.length, figures.length);
+  const first = readPng(readFileSync(join(dir, `${figures[0].file}.png`)));
+  assert.deepEqual([first.width, first.height], [figures[0].width, figures[0].height], 'scale 1 as chosen');
+
+  const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-markdown').click()]);
+  const mdFile = join(app.dir, md.suggestedFilename());
+  await md.saveAs(mdFile);
+  const report = readFileSync(mdFile, 'utf8');
+  for (const cell of ctx.cells) assert.ok(report.includes(cell), `the report mentions ${cell}`);
+  assert.match(report, /## Comparisons with the baseline/);
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
+test("a teammate's file with a custom command lists what it would run and asks before the first run", async () => {
+  const doc = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'quickstart.varlab.json'), 'utf8')) as ExperimentDoc;
+  doc.name = "Ana's sysbench";
+  doc.design.workload.kind = 'command';
+  doc.design.workload.command = { line: 'sysbench oltp_point_select --mysql-socket={socket} run; rm -rf ~/scratch', parser: 'sysbench', metric: 'tps', unit: 'tps', higherIsBetter: true };
+  const page = await openApp(browser, app);
+
+  // The shipped quickstart asks nothing.
+  await page.getByTestId('open-quickstart').click();
+  await page.getByTestId('cell-count').waitFor();
+  await page.getByTestId('trust-checked').waitFor({ state: 'attached' });
+  assert.equal(await page.getByTestId('trust-notice').count(), 0);
+
+  await dropFile(page, 'ana.varlab.json', JSON.stringify(doc));
+  const notice = page.getByTestId('trust-notice');
+  await notice.waitFor();
+  assert.match(await notice.innerText(), /would run these on local/);
+  const items = notice.locator('[data-testid=trust-commands] li');
+  assert.equal(await items.count(), 2);
+  assert.match(await items.nth(0).innerText(), /rm -rf ~\/scratch/);
+  assert.match(await items.nth(1).innerText(), /setup script/);
+
+  await page.getByTestId('trust-allow').click();
+  await notice.waitFor({ state: 'detached' });
+  // Asked once per host: the same file opened again does not ask.
+  await dropFile(page, 'ana-again.varlab.json', JSON.stringify({ ...doc, name: 'Ana again' }));
+  await page.waitForFunction(`document.querySelector('[data-testid=experiment-name]')?.value === 'Ana again'`);
+  await page.getByTestId('trust-checked').waitFor({ state: 'attached' });
+  assert.equal(await page.getByTestId('trust-notice').count(), 0);
+  assert.ok(existsSync(join(app.home, 'consent.json')), 'the answer is kept in the varlab home');
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
