@@ -131,10 +131,14 @@ export const run: Command = {
       engine.cancel();
     };
     process.on('SIGINT', onSigint);
+    // Node exits with status 0 when nothing is left to wait on; a run waiting on a stream that died
+    // silently must never look like success, so keep the process alive until the engine answers.
+    const keepAlive = setInterval(() => {}, 60_000);
     let outcome;
     try {
       outcome = await engine.run();
     } finally {
+      clearInterval(keepAlive);
       process.off('SIGINT', onSigint);
       clearBar();
     }

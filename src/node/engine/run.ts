@@ -97,6 +97,8 @@ export function unfinishedRun(experimentPath: string): { restartsDone: number; r
   return { restartsDone: state.restarts.length, restartsPlanned: state.header.planned };
 }
 
+const RESTART_SCOPED = new Set<JournalRecord['t']>(['restart-started', 'checks', 'preload', 'execution', 'restart-finished']);
+
 class Cancelled extends Error {
   constructor() {
     super('cancelled');
@@ -125,6 +127,11 @@ export class RunEngine {
   private session: TargetSession | null = null;
   private control: ServerControl | null = null;
   private dropped: Error | null = null;
+  /** Rejects when the session drops, so a restart waiting on a dead stream is given up at once. */
+  private dropSignal: Promise<never> = new Promise(() => {});
+  private attempt: { seq: number; abandoned: boolean } | null = null;
+  /** mysql connections open in the current restart: destroyed when the session drops so nothing hangs. */
+  private readonly conns = new Set<Connection>();
   private state: RunStatus['state'] = 'running';
   private cancelled = false;
   private pauseWanted = false;
@@ -185,6 +192,9 @@ export class RunEngine {
 
   /** To the journal first, then to everyone else. */
   private record(r: JournalRecord, event?: RunEvent): void {
+    // A restart attempt given up on (connection dropped) must not write into the journal any more,
+    // even if a stray promise of it wakes up later.
+    if (RESTART_SCOPED.has(r.t) && (!this.attempt || this.attempt.abandoned)) throw new Error('this restart attempt was abandoned');
     this.journal!.append(r);
     this.fold.apply(r);
     if (event) this.emit(event);
@@ -224,9 +234,14 @@ export class RunEngine {
     this.host ??= defaultHostLayer();
     this.dropped = null;
     const session = await this.host.openTarget(this.design.target, { auth: this.opts.auth, prompt: this.opts.prompt });
-    session.onDrop((err) => {
-      this.dropped = err;
+    this.dropSignal = new Promise<never>((_, reject) => {
+      session.onDrop((err) => {
+        this.dropped = err;
+        for (const c of this.conns) c.destroy();
+        reject(err);
+      });
     });
+    this.dropSignal.catch(() => {});
     this.session = session;
     this.control = await this.host.createServerControl(session, this.profile(), { prompt: this.opts.prompt });
   }
@@ -366,9 +381,13 @@ export class RunEngine {
       this.checkCancel();
       for (let discards = 0; ; ) {
         try {
-          await this.runRestart(restart);
+          this.attempt = { seq: restart.seq, abandoned: false };
+          await Promise.race([this.runRestart(restart), this.dropSignal]);
+          this.attempt = null;
           break;
         } catch (e) {
+          if (this.attempt) this.attempt.abandoned = true;
+          this.attempt = null;
           const reason = e instanceof Cancelled ? 'cancelled during this restart' : this.dropped ? this.dropped.message : (e as Error).message;
           this.record({ t: 'restart-discarded', at: Date.now(), seq: restart.seq, cell: restart.cell, reason }, { type: 'restart-discarded', at: Date.now(), seq: restart.seq, cell: restart.cell, reason });
           this.journal!.sync();
@@ -392,11 +411,12 @@ export class RunEngine {
 
     let started = await control.restart(this.design.factors, cellLevels);
     if (!this.setupDone) {
-      const conn = await control.connect();
+      const conn = this.track(await control.connect());
       let setup;
       try {
         setup = await runSetup(conn, w.database, w.setupSql, w.setupSkipIfTable);
       } finally {
+        this.conns.delete(conn);
         await conn.end().catch(() => {});
       }
       this.setupDone = true;
@@ -414,7 +434,7 @@ export class RunEngine {
       return;
     }
 
-    const conn = await control.connect(w.database);
+    const conn = this.track(await control.connect(w.database));
     try {
       if (cellLevels.preload === 'on') {
         const p = await this.host!.preloadSchemas(conn, [w.database]);
@@ -427,9 +447,17 @@ export class RunEngine {
       if (w.kind === 'queries') await this.runQueries(r, conn);
       else await this.runCommand(r);
     } finally {
+      this.conns.delete(conn);
       await conn.end().catch(() => conn.destroy());
     }
     this.finishRestart(r, t0, 'ok');
+  }
+
+  private track(conn: Connection): Connection {
+    this.conns.add(conn);
+    // A connection that breaks (its stream closed under it) reports here instead of as an unhandled error.
+    conn.on('error', () => {});
+    return conn;
   }
 
   private finishRestart(r: ScheduledRestart, t0: number, status: 'ok' | 'verify-failed', reason?: string): void {
