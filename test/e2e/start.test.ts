@@ -9,7 +9,7 @@ import { launchBrowser } from './support.js';
 
 test('npm start falls back to browser mode with a one-line reason and serves the designer', async () => {
   const home = mkdtempSync(join(tmpdir(), 'varlab-home-'));
-  const env = { ...process.env, VARLAB_HOME: home };
+  const env: NodeJS.ProcessEnv = { ...process.env, VARLAB_HOME: home };
   delete env.DISPLAY;
   delete env.WAYLAND_DISPLAY;
   // A process group of its own, so npm, tsx and the server stop together (by this pid).

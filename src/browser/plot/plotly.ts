@@ -8,9 +8,10 @@ import violin from 'plotly.js/lib/violin';
 import histogram from 'plotly.js/lib/histogram';
 import scatterglStrict from 'plotly.js/src/traces/scattergl/strict';
 
-Plotly.register([scatter, bar, box, violin, histogram, scatterglStrict]);
+const api = Plotly as unknown as PlotlyApi & { register(modules: unknown[]): void };
+api.register([scatter, bar, box, violin, histogram, scatterglStrict]);
 
-export default Plotly as PlotlyApi;
+export default api as PlotlyApi;
 
 /** The part of Plotly's API varlab uses (the @types describe the full bundle, not this one). */
 export interface PlotlyApi {
