@@ -2,7 +2,6 @@
 // cell and query with its statistics. csv-stringify does the quoting (a query name with a comma, a
 // quote or a newline survives a round trip); numbers are written by num(), never with locale formatting.
 // The browser build carries its own Buffer polyfill, so this module also runs in the UI (lib/ needs Node's Buffer).
-// eslint-disable-next-line no-restricted-imports -- a pure npm library's browser build, not varlab's src/browser layer
 import { stringify } from 'csv-stringify/browser/esm/sync';
 import type { ExportContext } from './context.js';
 import { iso, levelsOf, num } from './context.js';
