@@ -86,6 +86,14 @@ export interface TargetAuth {
   acceptNewHostKey?: boolean;
 }
 
+export interface DryRun {
+  /** The server profile the commands are for (from the file, or registered for the target by `varlab sandbox create`). */
+  profile: ExperimentDoc['design']['serverProfile'] | null;
+  /** Why there are no commands (no profile, an invalid level...). */
+  problem?: string;
+  cells: { cell: string; commands: string[] }[];
+}
+
 export interface EventBatch {
   runId: string;
   /** Increases by one per batch; a client that reconnects asks for batches after the last it saw. */
@@ -113,6 +121,8 @@ export interface Requests {
   'dialog.open': { args: { title?: string; extensions: string[] }; result: string | null };
   'dialog.save': { args: { title?: string; suggested: string; extensions: string[] }; result: string | null };
   'host.probe': { args: { target: string; auth?: TargetAuth }; result: HostFingerprint };
+  /** --dry-run: the commands each cell's restart would run on the target, run none. */
+  'host.dryRun': { args: { design: ExperimentDoc['design']; target?: string }; result: DryRun };
   'prompt.answer': { args: PromptAnswer; result: null };
   'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean }; result: RunStatus };
   'run.pause': { args: { runId: string }; result: RunStatus };
@@ -155,6 +165,7 @@ export const METHODS = [
   'dialog.open',
   'dialog.save',
   'host.probe',
+  'host.dryRun',
   'prompt.answer',
   'run.start',
   'run.pause',

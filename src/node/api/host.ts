@@ -1,7 +1,8 @@
-// API handlers for targets: probe, prompts. (Owned by the host layer.)
-import { ApiError } from '../../common/api.js';
+// API handlers for targets: probe, dry run, prompts. (Owned by the host layer.)
+import { ApiError, type DryRun } from '../../common/api.js';
+import { expandCells } from '../../common/plan.js';
 import type { BackendContext, Handlers } from '../backend.js';
-import { openTarget, probeHost } from '../host/index.js';
+import { openTarget, planCommands, probeHost, sandboxProfile } from '../host/index.js';
 
 export function hostHandlers(ctx: BackendContext): Handlers {
   return {
@@ -14,6 +15,22 @@ export function hostHandlers(ctx: BackendContext): Handlers {
       } finally {
         await session.close();
       }
+    },
+    'host.dryRun': async ({ design, target }) => {
+      if (!design || !Array.isArray(design.factors)) throw new ApiError('invalid-argument', 'host.dryRun: design must be an experiment design');
+      const where = target ?? design.target;
+      const profile = design.serverProfile ?? (await sandboxProfile(where));
+      const result: DryRun = { profile: profile ?? null, cells: [] };
+      if (!profile) {
+        result.problem = `no server profile: the experiment names none and none is registered for ${where} (run \`varlab sandbox create ${where}\`)`;
+        return result;
+      }
+      try {
+        for (const cell of expandCells(design).filter((c) => !c.excluded)) result.cells.push({ cell: cell.id, commands: planCommands(profile, design.factors, cell.levels) });
+      } catch (e) {
+        result.problem = (e as Error).message;
+      }
+      return result;
     },
     'prompt.answer': async (a) => {
       if (!ctx.hub.answer(a)) throw new ApiError('not-found', `no open question with id ${a.id}`);

@@ -2,7 +2,7 @@
 // its fingerprint. Host-key and password questions arrive as `prompt` events and are answered in
 // the app's PromptDialog; nothing secret passes through this view.
 import { useState } from 'react';
-import type { TargetAuth } from '../../../common/api.js';
+import type { DryRun, TargetAuth } from '../../../common/api.js';
 import type { HostFingerprint } from '../../../common/host.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
@@ -38,6 +38,43 @@ function Fingerprint({ f }: { f: HostFingerprint }) {
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** --dry-run in the app: every command each cell's restart would run on the target; nothing runs. */
+function DryRunPanel() {
+  const design = useApp((s) => s.doc?.design);
+  const [dry, setDry] = useState<DryRun | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  if (!design) return null;
+  const show = async () => {
+    const r = await getClient().call('host.dryRun', { design });
+    if (r.ok) {
+      setDry(r.value);
+      setError(null);
+    } else setError(r.message);
+  };
+  return (
+    <div className="panel" data-testid="host-dry-run">
+      <div className="row">
+        <strong>Commands on {design.target}</strong>
+        <button onClick={() => void show()} data-testid="host-dry-run-show">
+          {dry ? 'Refresh' : 'Show what a run would execute'}
+        </button>
+      </div>
+      {error && <p className="problem">{error}</p>}
+      {dry?.problem && <p className="warning">{dry.problem}</p>}
+      {dry?.cells.map((c) => (
+        <details key={c.cell}>
+          <summary>
+            <code>{c.cell}</code>
+          </summary>
+          <pre className="prewrap small" data-testid="host-dry-run-commands">
+            {c.commands.join('\n\n')}
+          </pre>
+        </details>
+      ))}
+    </div>
   );
 }
 
@@ -109,6 +146,7 @@ export function HostsView() {
           <Fingerprint f={result} />
         </div>
       )}
+      <DryRunPanel />
     </div>
   );
 }
