@@ -7,6 +7,7 @@ import { ApiError, type OpenedExperiment } from '../../common/api.js';
 import { parseExperiment } from '../../common/experiment/validate.js';
 import { readExperimentFile, recentFiles, rememberRecent, saveExperimentFile } from '../files.js';
 import type { BackendContext, Handlers } from '../backend.js';
+import { unfinishedRun } from '../engine/run.js';
 import { homedir } from 'node:os';
 
 /** examples/ ships at the top of the package: found by walking up from this module (src/ or dist/). */
@@ -36,6 +37,9 @@ export function experimentHandlers(ctx: BackendContext): Handlers {
       const abs = resolve(path);
       const r = await readExperimentFile(abs);
       const result = opened(abs, r, abs);
+      // A journal beside the file with restarts still to run: the UI offers to resume (run engine, issue 4).
+      const unfinished = unfinishedRun(abs);
+      if (unfinished) result.unfinishedRun = unfinished;
       await rememberRecent(abs);
       return result;
     },
