@@ -123,3 +123,94 @@ export function plannedSeconds(design: Design, restartsPerCell: number, repetiti
   const cells = expandCells(design).filter((c) => !c.excluded).length;
   return estimatePlan(planned, cells * restartsPerCell).seconds;
 }
+
+export interface QueryPlan {
+  query: string;
+  /** Variance of restart means and the mean, pooled over the cells with two or more restarts. */
+  s2: number | null;
+  mean: number | null;
+  /** The MDE of the current design (its restarts per cell). */
+  mdeNowPct: number | null;
+  restartsNeeded: number | null;
+  optimalRepetitions: number | null;
+  reasons: { restartsNeeded?: string; optimalRepetitions?: string };
+}
+
+export interface PlanSuggestion {
+  queries: QueryPlan[];
+  costs: Costs;
+  /** The largest restarts needed over queries: every query must see the target effect. */
+  restartsPerCell: number | null;
+  /** Measured repetitions: the median Kalibera–Jones optimum over queries (warm-up not included). */
+  measuredRepetitions: number | null;
+  /** Repetitions per restart to write into the design: warm-up plus the measured ones. */
+  repetitions: number;
+  seconds: number | null;
+  currentSeconds: number;
+  reasons: string[];
+}
+
+interface AnalysisLike {
+  settings: { warmup: number; alpha: number; power: number; targetEffectPct: number };
+  restarts: { query: string; means: number[] }[];
+  cells: { queries: { query: string; sigma_within: number | null; sigma_between: number | null }[] }[];
+}
+
+const avgOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+/**
+ * The planner's suggestion for the next run of this design: restarts per cell so that every query can
+ * show `targetPct`, and the repetitions per restart their measured variances justify.
+ */
+export function suggestPlan(doc: ExperimentDoc, a: AnalysisLike, targetPct: number, costs: Costs = measuredCosts(doc)): PlanSuggestion {
+  const { alpha, power, warmup } = a.settings;
+  const design = doc.design;
+  const queries = [...new Set(a.restarts.map((r) => r.query))].sort();
+  const plans: QueryPlan[] = queries.map((query) => {
+    const series = a.restarts.filter((r) => r.query === query && r.means.length >= 2);
+    const variances = series.map((r) => {
+      const m = avgOf(r.means)!;
+      return r.means.reduce((s, x) => s + (x - m) ** 2, 0) / (r.means.length - 1);
+    });
+    const s2 = avgOf(variances);
+    const mean = avgOf(series.map((r) => avgOf(r.means)!));
+    const stats = a.cells.flatMap((c) => c.queries.filter((q) => q.query === query));
+    const vw = avgOf(stats.map((q) => q.sigma_within).filter((x): x is number => x !== null).map((x) => x * x));
+    const vb = avgOf(stats.map((q) => q.sigma_between).filter((x): x is number => x !== null).map((x) => x * x));
+    const plan: QueryPlan = { query, s2, mean, mdeNowPct: null, restartsNeeded: null, optimalRepetitions: null, reasons: {} };
+    if (s2 === null || mean === null) plan.reasons.restartsNeeded = 'no cell has two restarts of this query';
+    else if (!(mean > 0)) plan.reasons.restartsNeeded = 'the mean is not positive';
+    else {
+      if (design.restartsPerCell >= 2) plan.mdeNowPct = mdePct(s2, mean, design.restartsPerCell, alpha, power);
+      plan.restartsNeeded = restartsForTarget(s2, mean, targetPct, alpha, power);
+      if (plan.restartsNeeded === null) plan.reasons.restartsNeeded = `more than ${MAX_RESTARTS.toLocaleString('en-US')} restarts`;
+    }
+    if (vw === null || vb === null) plan.reasons.optimalRepetitions = 'needs two restarts with two executions each';
+    else {
+      const o = optimalRepetitions(costs.restartSeconds, costs.executionSeconds, vw, vb);
+      plan.optimalRepetitions = o.value;
+      if (o.reason) plan.reasons.optimalRepetitions = o.reason;
+    }
+    return plan;
+  });
+  const reasons: string[] = [];
+  const needed = plans.map((p) => p.restartsNeeded);
+  let restartsPerCell: number | null = null;
+  if (needed.some((n) => n === null)) reasons.push(`no number of restarts for ${plans.filter((p) => p.restartsNeeded === null).map((p) => p.query).join(', ')}`);
+  const known = needed.filter((n): n is number => n !== null);
+  if (known.length) restartsPerCell = Math.max(...known);
+  const reps = plans.map((p) => p.optimalRepetitions).filter((n): n is number => n !== null).sort((x, y) => x - y);
+  const measuredRepetitions = reps.length ? reps[Math.floor(reps.length / 2)] : null;
+  if (measuredRepetitions === null) reasons.push('no optimal repetitions could be computed: the current repetitions are kept');
+  const repetitions = measuredRepetitions === null ? design.workload.repetitions : warmup + measuredRepetitions;
+  return {
+    queries: plans,
+    costs,
+    restartsPerCell,
+    measuredRepetitions,
+    repetitions,
+    seconds: restartsPerCell === null ? null : plannedSeconds(design, restartsPerCell, repetitions, costs),
+    currentSeconds: plannedSeconds(design, design.restartsPerCell, design.workload.repetitions, costs),
+    reasons,
+  };
+}

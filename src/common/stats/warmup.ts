@@ -32,7 +32,11 @@ export function restartWarmup(values: ArrayLike<number>, opts: WarmupOptions = {
   const k = Math.max(2, Math.min(opts.window ?? 10, Math.floor(n / 2)));
   const factor = opts.factor ?? 2;
   const floorPct = opts.floorPct ?? 0.1;
-  const steady = steadyCovPct ?? steadyNoisePct(values);
+  // The restart's own noise, but never below the series' typical noise: one restart's second half is
+  // a small sample that can look quieter than it is, and a noisier restart must not be held to a
+  // quieter one's standard.
+  const own = steadyNoisePct(values);
+  const steady = steadyCovPct === undefined ? own : Number.isFinite(own) ? Math.max(own, steadyCovPct) : steadyCovPct;
   // A short window's CoV is itself noisy: never judge it stricter than what pure noise exceeds once
   // in a thousand windows.
   const thresholdPct = Math.max(floorPct, Math.max(factor, noiseBound(k)) * (Number.isFinite(steady) ? steady : 0));
@@ -98,7 +102,7 @@ export function seriesWarmup(restarts: ArrayLike<number>[], opts: WarmupOptions 
   let suggested = 0;
   let unsettled = 0;
   let short = 0;
-  // One restart's second half is a small sample: judge every restart by the median noise of all of them.
+  // One restart's second half is a small sample: the median noise of all restarts is a floor for each.
   const noise = restarts.map(steadyNoisePct).filter(Number.isFinite).sort((a, b) => a - b);
   const pooled = noise.length ? noise[Math.floor(noise.length / 2)] : undefined;
   for (const values of restarts) {

@@ -1,0 +1,187 @@
+// The analysis of an experiment's results: is this 1% real? The restart is the unit of evidence.
+// Configurations table, bimodal starts, warm-up from the data, one query in detail, stability per cell
+// and factor level, comparisons with a baseline, and planning. The numbers come from a Web Worker.
+// Mount: <AnalysisView doc={doc} /> with the open experiment (it needs results).
+import { useMemo, useState, type ReactNode } from 'react';
+import type { ExperimentDoc } from '../../../common/experiment/types.js';
+import { DEFAULTS } from '../../../common/stats/index.js';
+import { expandCells } from '../../../common/plan.js';
+import { NumberField } from '../../components/NumberField.js';
+import { useApp } from '../../store/index.js';
+import { BimodalPanel } from './BimodalPanel.js';
+import { ComparisonsPanel } from './ComparisonsPanel.js';
+import { ConfigurationsTable } from './ConfigurationsTable.js';
+import { contextFor } from './context.js';
+import { PlanningPanel } from './PlanningPanel.js';
+import { QueryPanel } from './QueryPanel.js';
+import { StabilityPanel } from './StabilityPanel.js';
+import { useAnalysis } from './useAnalysis.js';
+
+function Section({ title, children, testid }: { title: string; children: ReactNode; testid?: string }) {
+  return (
+    <section className="panel" data-testid={testid} style={{ marginBottom: 16 }}>
+      <h3 style={{ marginTop: 0 }}>{title}</h3>
+      {children}
+    </section>
+  );
+}
+
+/** Write design changes through the store, so they can be undone and mark the file unsaved. */
+function editDesign(fn: (doc: ExperimentDoc) => ExperimentDoc, key: string) {
+  useApp.getState().edit(fn, key);
+}
+
+/** Warm-up n, keeping the number of measured repetitions as it was. */
+function applyWarmup(n: number) {
+  editDesign((d) => {
+    const w = d.design.workload;
+    const measured = Math.max(1, w.repetitions - w.warmup);
+    return { ...d, design: { ...d.design, workload: { ...w, warmup: n, repetitions: n + measured } } };
+  }, 'analysis-warmup');
+}
+
+function applyPlan(restartsPerCell: number, repetitions: number) {
+  editDesign((d) => ({ ...d, design: { ...d.design, restartsPerCell, workload: { ...d.design.workload, repetitions } } }), 'analysis-plan');
+}
+
+export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
+  const designWarmup = doc.design.workload.warmup;
+  const [warmup, setWarmup] = useState<number | null>(null);
+  const [target, setTarget] = useState<number>(DEFAULTS.targetEffectPct);
+  const [alpha, setAlpha] = useState<number>(DEFAULTS.alpha);
+  const [power, setPower] = useState<number>(DEFAULTS.power);
+  const [baselineChoice, setBaseline] = useState<string | null>(null);
+  const [queryChoice, setQuery] = useState<string | null>(null);
+  const [cellChoice, setCell] = useState<string | null>(null);
+
+  // Cells with results, in plan order (the first is the default baseline).
+  const cellsWithResults = useMemo(() => {
+    const ok = new Set((doc.results?.restarts ?? []).filter((r) => r.status === 'ok').map((r) => r.cell));
+    const planned = expandCells(doc.design).map((c) => c.id);
+    return [...planned.filter((c) => ok.has(c)), ...[...ok].filter((c) => !planned.includes(c)).sort()];
+  }, [doc]);
+  const baseline = baselineChoice !== null && cellsWithResults.includes(baselineChoice) ? baselineChoice : cellsWithResults[0] ?? null;
+  const usedWarmup = warmup ?? designWarmup;
+  const options = { warmup: usedWarmup, alpha, power, targetEffectPct: target, baseline: baseline ?? undefined };
+  const { analysis, error, busy, where } = useAnalysis(doc, options);
+  const ctx = useMemo(() => (analysis ? contextFor(doc, analysis) : null), [doc, analysis]);
+
+  if (!doc.results?.restarts.some((r) => r.status === 'ok')) {
+    return (
+      <div className="panel" data-testid="analysis-empty">
+        <h3>Analysis</h3>
+        <p>
+          {doc.name} has no completed restarts yet. Run the experiment, or open a file with results; a tidy CSV from other tools can be analysed with{' '}
+          <code>varlab analyze data.csv</code>.
+        </p>
+      </div>
+    );
+  }
+
+  const queries = ctx?.queries ?? [];
+  const query = queryChoice !== null && queries.includes(queryChoice) ? queryChoice : queries[0];
+  const cells = ctx?.cells ?? [];
+  const cell = cellChoice !== null && cells.includes(cellChoice) ? cellChoice : cells[0];
+  const suggestion = analysis?.warmup;
+
+  return (
+    <div className="analysis-view" data-testid="analysis-view" aria-busy={busy}>
+      <div className="panel" style={{ marginBottom: 16 }}>
+        <div className="row" style={{ alignItems: 'flex-end', flexWrap: 'wrap', gap: 12 }}>
+          <NumberField
+            label="warm-up dropped"
+            value={usedWarmup}
+            min={0}
+            integer
+            onChange={setWarmup}
+            help={`Repetitions 1..W of every restart are left out (the design says ${designWarmup})`}
+            testid="analysis-warmup"
+          />
+          <NumberField label="target effect" unit="%" value={target} min={0.001} max={1000} integer={false} onChange={setTarget} testid="analysis-target" />
+          <NumberField label="α" value={alpha} min={0.0001} max={0.5} integer={false} onChange={setAlpha} testid="analysis-alpha" />
+          <NumberField label="power" value={power} min={0.5} max={0.9999} integer={false} onChange={setPower} testid="analysis-power" />
+          <label className="field">
+            <span>baseline cell</span>
+            <select value={baseline ?? ''} onChange={(e) => setBaseline(e.target.value)} data-testid="analysis-baseline">
+              {cellsWithResults.map((c) => (
+                <option key={c} value={c}>
+                  {c}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span className="small muted" data-testid="analysis-status">
+            {busy ? 'analysing…' : where === 'inline' ? 'analysed (no worker available: on the UI thread)' : 'analysed'}
+          </span>
+        </div>
+        {error ? <p className="problem">The analysis failed: {error}</p> : null}
+      </div>
+
+      {analysis && ctx ? (
+        <>
+          <Section title="Configurations: spread between the best and the worst restart" testid="section-configurations">
+            <ConfigurationsTable analysis={analysis} cells={ctx.cells} />
+          </Section>
+
+          <Section title="Bimodal starts" testid="section-bimodal">
+            <BimodalPanel analysis={analysis} />
+          </Section>
+
+          <Section title="Warm-up from the data" testid="section-warmup">
+            {suggestion?.suggested == null ? (
+              <p data-testid="warmup-suggestion">No suggestion: {suggestion?.reason ?? 'no executions'}.</p>
+            ) : (
+              <p data-testid="warmup-suggestion">
+                Every restart is steady after <strong>{suggestion.suggested}</strong> execution{suggestion.suggested === 1 ? '' : 's'} (a sliding window of executions whose
+                coefficient of variation stays low, after Georges, Buytaert and Eeckhout). The design drops {designWarmup}
+                {suggestion.suggested > designWarmup ? ': too few, the first measured executions are still warming up.' : suggestion.suggested < designWarmup ? ': more than needed.' : ': just right.'}{' '}
+                {suggestion.suggested !== designWarmup ? (
+                  <button onClick={() => applyWarmup(suggestion.suggested!)} data-testid="apply-warmup">
+                    Set the design’s warm-up to {suggestion.suggested}
+                  </button>
+                ) : null}
+              </p>
+            )}
+            <ul className="small" style={{ margin: 0, paddingLeft: 18 }}>
+              {suggestion?.queries.map((q) => (
+                <li key={q.query}>
+                  {q.query}: {q.suggested === null ? <span className="muted">none ({q.reason})</span> : q.suggested}
+                </li>
+              ))}
+            </ul>
+          </Section>
+
+          {query !== undefined && cell !== undefined ? (
+            <Section title="One query: every execution per restart, beside the restart means" testid="section-query">
+              <label className="field">
+                <span>query</span>
+                <select value={query} onChange={(e) => setQuery(e.target.value)} data-testid="analysis-query">
+                  {queries.map((q) => (
+                    <option key={q} value={q}>
+                      {q}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <QueryPanel ctx={ctx} analysis={analysis} query={query} cell={cell} onCell={setCell} onApplyWarmup={applyWarmup} />
+            </Section>
+          ) : null}
+
+          <Section title="Stability per cell and per factor level" testid="section-stability">
+            <StabilityPanel ctx={ctx} />
+          </Section>
+
+          <Section title={`Comparisons with ${baseline ?? 'a baseline'}`} testid="section-comparisons">
+            <ComparisonsPanel ctx={ctx} analysis={analysis} />
+          </Section>
+
+          <Section title="Planning the next run" testid="section-planning">
+            <PlanningPanel ctx={ctx} analysis={analysis} onApply={applyPlan} />
+          </Section>
+        </>
+      ) : busy ? (
+        <p className="muted">Analysing {doc.name}…</p>
+      ) : null}
+    </div>
+  );
+}

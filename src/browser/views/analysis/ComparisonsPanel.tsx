@@ -1,0 +1,56 @@
+// Every cell against the chosen baseline, per query: the effect with its 95% Welch interval on restart
+// means and the p-value. An interval that includes 0 is no evidence of a change.
+import { useMemo } from 'react';
+import type { ExportContext } from '../../../common/export/context.js';
+import { comparisonsFigure } from '../../../common/figures/build.js';
+import type { Analysis } from '../../../common/stats/index.js';
+import { FigurePlot } from '../export/FigurePlot.js';
+import { fmtSigned, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
+
+export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analysis: Analysis }) {
+  const figure = useMemo(() => comparisonsFigure(ctx), [ctx]);
+  if (!analysis.settings.baseline) return <p className="muted">Choose a baseline cell above to compare every other cell with it.</p>;
+  if (!analysis.comparisons.length) return <p className="muted">Only the baseline has results: nothing to compare.</p>;
+  const notes = new Reasons();
+  return (
+    <div data-testid="comparisons">
+      {figure ? <FigurePlot figure={figure} /> : null}
+      <table className="plan-table" style={TABLE_STYLE} data-testid="comparisons-table">
+        <thead>
+          <tr>
+            <th style={{ textAlign: 'left' }}>cell</th>
+            <th style={{ textAlign: 'left' }}>query</th>
+            <th style={{ textAlign: 'right' }}>effect</th>
+            <th style={{ textAlign: 'right' }}>95% interval</th>
+            <th style={{ textAlign: 'right' }}>p</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {analysis.comparisons.map((c) => {
+            const where = `${c.cell} / ${c.query}`;
+            const r = c.null_reasons ?? {};
+            const clear = c.ci_low_pct !== null && c.ci_high_pct !== null && (c.ci_low_pct > 0 || c.ci_high_pct < 0);
+            return (
+              <tr key={where}>
+                <td>{c.cell}</td>
+                <td>{c.query}</td>
+                <td style={{ textAlign: 'right' }}><V value={c.effect_pct} reason={r.effect_pct} fmt={fmtSigned} notes={notes} where={where} /></td>
+                <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>
+                  {c.ci_low_pct === null ? (
+                    <V value={null} reason={r.ci_low_pct} notes={notes} where={where} />
+                  ) : (
+                    `${fmtSigned(c.ci_low_pct)} … ${fmtSigned(c.ci_high_pct!)}`
+                  )}
+                </td>
+                <td style={{ textAlign: 'right' }}><V value={c.p_value} reason={r.p_value} fmt={(p) => (p < 1e-4 ? '<0.0001' : p.toFixed(4))} notes={notes} where={where} /></td>
+                <td className="small">{clear ? 'interval excludes 0' : c.ci_low_pct !== null ? <span className="muted">could be no change</span> : ''}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <NullNotes notes={notes} />
+    </div>
+  );
+}

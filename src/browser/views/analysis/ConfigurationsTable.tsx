@@ -1,0 +1,99 @@
+// The seeds' table of configurations: per cell, the spread between the best and the worst restart
+// mean, averaged and largest over queries, with the coefficients of variation beside it. Sortable by
+// any column; the most stable cell (smallest average spread) is highlighted.
+import { useMemo, useState } from 'react';
+import type { Analysis, CellStats } from '../../../common/stats/index.js';
+import { fmtPct, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
+
+type Key = 'cell' | 'spread_avg_pct' | 'spread_max_pct' | 'between' | 'within';
+
+const meanOf = (xs: (number | null)[]) => {
+  const v = xs.filter((x): x is number => x !== null);
+  return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
+};
+
+interface Row {
+  cell: CellStats;
+  between: number | null;
+  within: number | null;
+}
+
+export function mostStable(a: Analysis): string | null {
+  let best: CellStats | null = null;
+  for (const c of a.cells) if (c.spread_avg_pct !== null && (best === null || c.spread_avg_pct < best.spread_avg_pct!)) best = c;
+  return best?.cell ?? null;
+}
+
+export function ConfigurationsTable({ analysis, cells }: { analysis: Analysis; cells: string[] }) {
+  const [sort, setSort] = useState<{ key: Key; asc: boolean }>({ key: 'cell', asc: true });
+  const stable = mostStable(analysis);
+  const rows = useMemo(() => {
+    const order = new Map(cells.map((c, i) => [c, i]));
+    const list: Row[] = analysis.cells.map((c) => ({
+      cell: c,
+      between: meanOf(c.queries.map((q) => q.between_cov_pct)),
+      within: meanOf(c.queries.map((q) => q.within_cov_pct)),
+    }));
+    const value = (r: Row): number | null =>
+      sort.key === 'cell' ? order.get(r.cell.cell) ?? 0 : sort.key === 'between' ? r.between : sort.key === 'within' ? r.within : r.cell[sort.key];
+    // n/a sorts last whichever way.
+    return list.sort((x, y) => {
+      const a = value(x);
+      const b = value(y);
+      if (a === null || b === null) return a === null ? (b === null ? 0 : 1) : -1;
+      return sort.asc ? a - b : b - a;
+    });
+  }, [analysis, cells, sort]);
+  const notes = new Reasons();
+  const th = (key: Key, label: string, title?: string) => (
+    <th
+      aria-sort={sort.key === key ? (sort.asc ? 'ascending' : 'descending') : 'none'}
+      style={{ cursor: 'pointer', textAlign: key === 'cell' ? 'left' : 'right', whiteSpace: 'nowrap' }}
+      title={title ?? `sort by ${label}`}
+      onClick={() => setSort((s) => ({ key, asc: s.key === key ? !s.asc : true }))}
+      data-testid={`sort-${key}`}
+    >
+      {label} {sort.key === key ? (sort.asc ? '▲' : '▼') : ''}
+    </th>
+  );
+  return (
+    <div>
+      <table className="plan-table" style={TABLE_STYLE} data-testid="configurations-table">
+        <thead>
+          <tr>
+            {th('cell', 'cell', 'sort in plan order')}
+            {th('spread_avg_pct', 'spread avg', 'difference between the best and the worst restart mean, averaged over queries')}
+            {th('spread_max_pct', 'largest', 'the largest difference between the best and the worst restart mean of any query')}
+            {th('between', 'between-restart CoV', 'coefficient of variation of restart means, averaged over queries')}
+            {th('within', 'within-restart CoV', 'coefficient of variation inside a restart, averaged over queries')}
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => {
+            const best = r.cell.cell === stable && analysis.cells.length > 1;
+            return (
+              <tr key={r.cell.cell} data-testid={best ? 'most-stable' : undefined} style={best ? { background: 'rgba(0, 158, 115, 0.15)', fontWeight: 600 } : undefined}>
+                <td>{r.cell.cell}</td>
+                <td style={{ textAlign: 'right' }}>
+                  <V value={r.cell.spread_avg_pct} reason={r.cell.null_reasons?.spread_avg_pct} fmt={fmtPct} notes={notes} where={r.cell.cell} />
+                </td>
+                <td style={{ textAlign: 'right' }}>
+                  <V value={r.cell.spread_max_pct} reason={r.cell.null_reasons?.spread_max_pct} fmt={fmtPct} notes={notes} where={r.cell.cell} />
+                </td>
+                <td style={{ textAlign: 'right' }}>
+                  <V value={r.between} reason="no query has two restarts" fmt={(x) => fmtPct(x, 3)} notes={notes} where={r.cell.cell} />
+                </td>
+                <td style={{ textAlign: 'right' }}>
+                  <V value={r.within} reason="no restart kept two executions" fmt={(x) => fmtPct(x, 3)} notes={notes} where={r.cell.cell} />
+                </td>
+                <td>{best ? '★ most stable' : ''}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <NullNotes notes={notes} />
+    </div>
+  );
+}
