@@ -86,6 +86,8 @@ test('the interleaved plan rotates the cells each round', async () => {
   await openQuickstart(page);
   await page.getByTestId('order-random').check();
   await page.getByTestId('order-interleaved').check();
+  // The designer previews the rotation with the cells numbered as in the grid.
+  assert.match(await page.getByTestId('order-preview').innerText(), /round 1:\s+1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\s+round 2:\s+2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 1\b/);
   const rows = await planRows(page);
   const round1 = rows.filter((r) => r.round === 1).map((r) => r.cell);
   const round2 = rows.filter((r) => r.round === 2).map((r) => r.cell);

@@ -86,7 +86,7 @@ export function MatrixGrid({ design, problem }: { design: Design; problem?: stri
                         title={`${id}\n${off ? 'Excluded: click to include' : 'Click to exclude'}`}
                         onClick={() => change((d) => toggleCell(d, id))}
                       >
-                        {off ? 'excluded' : `${design.restartsPerCell}×`}
+                        <span className="cell-no">{r * cols.length + c + 1}</span> {off ? 'excluded' : `${design.restartsPerCell}×`}
                       </button>
                     </td>
                   );

@@ -1,5 +1,7 @@
 // How restarts are ordered: randomized with a seed, interleaved (rotating each round) or blocked.
+import { useMemo } from 'react';
 import type { Design, OrderKind } from '../../../common/experiment/types.js';
+import { buildPlan, expandCells } from '../../../common/plan.js';
 import { NumberField } from '../../components/NumberField.js';
 import { newSeed } from '../../store/doc.js';
 import { useDesignEdit } from './FactorsEditor.js';
@@ -17,6 +19,29 @@ function freshSeed(): number {
   return a[0] || newSeed();
 }
 
+/** The first rounds of the plan as cell numbers (as counted in the grid), e.g. `1 2 3 … / 2 3 4 …`. */
+function OrderPreview({ design }: { design: Design }) {
+  const lines = useMemo(() => {
+    const number = new Map(expandCells(design).map((c, i) => [c.id, i + 1]));
+    const plan = buildPlan(design);
+    // A blocked plan has no rounds: show its first restarts as they run.
+    if (design.order === 'blocked') return [{ label: 'first restarts', cells: plan.slice(0, 20).map((r) => number.get(r.cell) ?? 0), more: plan.length > 20 }];
+    return [1, 2, 3]
+      .map((round) => plan.filter((r) => r.round === round).map((r) => number.get(r.cell) ?? 0))
+      .filter((cells) => cells.length > 0)
+      .map((cells, i) => ({ label: `round ${i + 1}`, cells: cells.slice(0, 20), more: cells.length > 20 }));
+  }, [design]);
+  return (
+    <div className="order-preview muted small" data-testid="order-preview" title="Cells numbered as in the grid, row by row">
+      {lines.map((l) => (
+        <div key={l.label}>
+          <span className="order-preview-label">{l.label}:</span> <code>{l.cells.join(' ')}{l.more ? ' …' : ''}</code>
+        </div>
+      ))}
+    </div>
+  );
+}
+
 export function RunOrderEditor({ design }: { design: Design }) {
   const change = useDesignEdit();
   return (
@@ -31,6 +56,7 @@ export function RunOrderEditor({ design }: { design: Design }) {
           </label>
         ))}
       </div>
+      <OrderPreview design={design} />
       {design.order === 'random' && (
         <div className="row">
           <NumberField label="Seed" value={design.seed} min={0} max={4294967295} onChange={(seed) => change((d) => ({ ...d, seed }), 'seed')} testid="seed" help="The same seed gives the same order everywhere." />
