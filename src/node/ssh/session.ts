@@ -3,6 +3,7 @@
 import type { Duplex } from 'node:stream';
 import type { ClientChannel } from 'ssh2';
 import { ApiError } from '../../common/api.js';
+import { shellQuote } from '../host/shell.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import type { ExecResult, OpenTargetOptions, TargetSession } from '../host/types.js';
 import { connectSsh } from './connect.js';
@@ -28,7 +29,8 @@ export async function openSshSession(target: string, endpoint: SshEndpoint, opts
     exec(command, o = {}) {
       return new Promise<ExecResult>((resolve, reject) => {
         if (dropped) return reject(dropped);
-        client.exec(command, (err, stream: ClientChannel) => {
+        // Through /bin/sh whatever the login shell is (zsh globbing and fish syntax differ), as locally.
+        client.exec(`/bin/sh -c ${shellQuote(command)}`, (err, stream: ClientChannel) => {
           if (err) return reject(new ApiError('connection', `cannot run a command on ${target}: ${err.message}`));
           let stdout = '';
           let stderr = '';
