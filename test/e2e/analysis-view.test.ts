@@ -1,0 +1,194 @@
+// The analysis views in headless Chromium: AnalysisView bundled as the app bundles it (with its worker),
+// served from 127.0.0.1, fed an experiment whose structure is known: a cell whose restarts fall 7 and 3
+// into two levels, a warm-up of 6 executions with the adaptive hash index on, one cell with a single
+// restart. The test reads what a user reads and clicks what a user clicks.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { extname, join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from './support.js';
+import { buildPlan, seededRandom } from '../../src/common/plan.js';
+import { analyze, suggestPlan, tidyFromExperiment } from '../../src/common/stats/index.js';
+import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+
+const ROOT = resolve('.');
+let dir: string;
+let server: Server;
+let url: string;
+let browser: Browser;
+
+const BIMODAL = 'aslr=on,ahi=on';
+const SINGLE = 'aslr=off,ahi=off';
+
+/** 4 cells × 10 restarts × 2 queries × 20 repetitions; see the header for the structure. */
+function experiment(): ExperimentDoc {
+  const doc: ExperimentDoc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
+  doc.design.factors = doc.design.factors.slice(0, 2);
+  doc.design.restartsPerCell = 10;
+  doc.design.workload.queries = doc.design.workload.queries.slice(0, 2);
+  doc.design.workload.repetitions = 20;
+  doc.design.workload.warmup = 2;
+  const random = seededRandom(5);
+  let t = Date.UTC(2026, 10, 20, 10);
+  const restarts: RestartResult[] = buildPlan(doc.design).map((s) => {
+    const startedAt = t;
+    t += 60_000;
+    const queries = doc.design.workload.queries.map((q, qi) => {
+      const base = 20 + 10 * qi;
+      const bad = s.cell === BIMODAL && s.restartOfCell % 3 === 0;
+      const level = base * (bad ? 1.1 : 1) * (1 + (random() - 0.5) * (s.cell.startsWith('aslr=on') ? 0.01 : 0.004));
+      const values = Array.from({ length: 20 }, (_, j) => level * (s.cell.includes('ahi=on') && j < 6 ? 1 + (6 - j) * 0.05 : 1) * (1 + (random() - 0.5) * 0.004));
+      return { query: q.name, unit: 'ms', source: 'performance_schema' as const, values };
+    });
+    const status = s.cell === SINGLE && s.restartOfCell > 1 ? ('failed' as const) : ('ok' as const);
+    return { seq: s.seq, cell: s.cell, status, startedAt, finishedAt: t, checks: [], queries };
+  });
+  doc.results = { restarts };
+  return doc;
+}
+
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'varlab-analysis-view-'));
+  // The harness: the view alone, the store exposed so the test can read what the buttons wrote.
+  writeFileSync(
+    join(dir, 'entry.tsx'),
+    `import { createRoot } from 'react-dom/client';
+import { AnalysisView } from ${JSON.stringify(join(ROOT, 'src/browser/views/analysis/AnalysisView.tsx'))};
+import { useApp } from ${JSON.stringify(join(ROOT, 'src/browser/store/index.ts'))};
+const doc = await (await fetch('doc.json')).json();
+useApp.getState().load({ doc, path: null, notices: [] } as never);
+(window as unknown as { varlabDoc: () => unknown }).varlabDoc = () => useApp.getState().doc;
+function Root() { const d = useApp((s) => s.doc); return d ? <AnalysisView doc={d} /> : null; }
+createRoot(document.getElementById('root')!).render(<Root />);
+`,
+  );
+  const common = { bundle: true, format: 'esm', platform: 'browser', target: 'chrome120', nodePaths: [join(ROOT, 'node_modules')], logLevel: 'error' } as const;
+  await build({ ...common, entryPoints: { app: join(dir, 'entry.tsx') }, outdir: join(dir, 'dist'), jsx: 'automatic', define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' }, alias: { stream: 'stream-browserify' } });
+  await build({ ...common, entryPoints: [join(ROOT, 'src/browser/workers/analysis.worker.ts')], outdir: join(dir, 'dist') });
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><link rel="stylesheet" href="styles.css"></head><body><div id="root"></div><script type="module" src="dist/app.js"></script></body></html>');
+  writeFileSync(join(dir, 'styles.css'), readFileSync('src/browser/styles.css'));
+  writeFileSync(join(dir, 'doc.json'), JSON.stringify(experiment()));
+  server = createServer((req, res) => {
+    const path = join(dir, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+    try {
+      const body = readFileSync(path.startsWith(dir) ? path : join(dir, 'missing'));
+      res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address() as { port: number };
+  url = `http://127.0.0.1:${addr.port}/index.html`;
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((r) => server?.close(r));
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/favicon/.test(m.text())) errors.push(m.text());
+  });
+  await page.goto(url);
+  await page.getByTestId('configurations-table').waitFor({ timeout: 30_000 });
+  return { page, errors };
+}
+
+const docIn = (page: Page) => page.evaluate('window.varlabDoc()') as Promise<ExperimentDoc>;
+
+test('the configurations table marks the most stable cell, sorts, and the analysis ran in the worker', async () => {
+  const { page, errors } = await open();
+  assert.equal(await page.getByTestId('analysis-status').textContent(), 'analysed');
+  const a = analyze(tidyFromExperiment(experiment()), { warmup: 2 });
+  const stable = a.cells.filter((c) => c.spread_avg_pct !== null).sort((x, y) => x.spread_avg_pct! - y.spread_avg_pct!)[0];
+  const row = page.getByTestId('most-stable');
+  assert.match((await row.textContent())!, new RegExp(`^${stable.cell}${stable.spread_avg_pct!.toFixed(2)}%`));
+  await page.getByTestId('sort-spread_avg_pct').click();
+  const first = page.locator('[data-testid=configurations-table] tbody tr').first();
+  assert.match((await first.textContent())!, new RegExp(`^${stable.cell}`));
+  // The cell with a single restart: its spread cannot be computed, and the page says why.
+  const single = page.locator('[data-testid=configurations-table] tbody tr', { hasText: SINGLE });
+  assert.match((await single.textContent())!, /n\/a/);
+  assert.match((await page.getByTestId('section-configurations').textContent())!, /n\/a: no query has two restarts with executions/);
+  assert.doesNotMatch((await page.getByTestId('analysis-view').textContent())!, /NaN/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a cell whose restarts fall 7 and 3 into two levels is flagged with its groups', async () => {
+  const { page, errors } = await open();
+  const flags = page.getByTestId('bimodal-flag');
+  // With the warm-up of 2 the still-warming executions blur the second query; the first is flagged.
+  assert.ok((await flags.count()) >= 1);
+  for (const t of await flags.allTextContents()) assert.ok(t.startsWith(`${BIMODAL} / `), t);
+  const text = (await flags.first().textContent())!;
+  assert.match(text, new RegExp(`^${BIMODAL} / .*: 2 levels`));
+  assert.match(text, /7 restarts around [\d.]+ \(restarts [\d, ]+\); 3 restarts around [\d.]+ \(restarts [\d, ]+\)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the warm-up the data suggest is shown and written into the design with one click', async () => {
+  const { page, errors } = await open();
+  assert.match((await page.getByTestId('warmup-suggestion').textContent())!, /Every restart is steady after 6 executions.*The design drops 2: too few/);
+  // On the per-restart plot of a cell with the adaptive hash index on, the suggestion is marked.
+  await page.getByTestId('repetitions-cell').selectOption(BIMODAL);
+  await page.locator('[data-testid=plot-repetitions] text', { hasText: 'suggested: 6' }).first().waitFor();
+  await page.getByTestId('apply-warmup').click();
+  const doc = await docIn(page);
+  assert.equal(doc.design.workload.warmup, 6);
+  assert.equal(doc.design.workload.repetitions, 24, 'the 18 measured repetitions are kept');
+  // The analysis follows the design: 6 dropped now, and nothing more to apply.
+  await page.getByTestId('apply-warmup').waitFor({ state: 'detached' });
+  assert.equal(await page.getByTestId('analysis-warmup').inputValue(), '6');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('comparisons with a chosen baseline show intervals, and n/a with the reason where there are none', async () => {
+  const { page, errors } = await open();
+  await page.getByTestId('analysis-baseline').selectOption('aslr=off,ahi=on');
+  await page.locator('[data-testid=section-comparisons] h3', { hasText: 'Comparisons with aslr=off,ahi=on' }).waitFor();
+  const rows = page.locator('[data-testid=comparisons-table] tbody tr');
+  assert.equal(await rows.count(), 6);
+  const bimodal = (await rows.filter({ hasText: BIMODAL }).first().textContent())!;
+  assert.match(bimodal, /[+-]\d+\.\d\d%[+-]\d+\.\d\d% … [+-]\d+\.\d\d%\d\.\d{4}/);
+  const single = (await rows.filter({ hasText: SINGLE }).first().textContent())!;
+  assert.match(single, /n\/a/);
+  assert.match((await page.getByTestId('section-comparisons').textContent())!, /n\/a: an interval needs two restarts in each cell \(this cell has 1, the baseline 10\)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the planner suggests restarts and repetitions for the target and writes them into the design', async () => {
+  const { page, errors } = await open();
+  await page.getByTestId('analysis-target').fill('5');
+  const doc = experiment();
+  const a = analyze(tidyFromExperiment(doc), { warmup: 2, targetEffectPct: 5 });
+  const plan = suggestPlan(doc, a, 5);
+  assert.ok(plan.restartsPerCell !== null && plan.restartsPerCell !== 10, `a plan that changes the design: ${plan.restartsPerCell}`);
+  const suggestion = page.getByTestId('plan-suggestion');
+  await suggestion.getByText(`${plan.restartsPerCell} restarts per cell`).waitFor();
+  assert.match((await suggestion.textContent())!, new RegExp(`To see a 5% change in every query: ${plan.restartsPerCell} restarts per cell and ${plan.repetitions} repetitions per restart`));
+  await page.locator('[data-testid=plot-mde] .main-svg').first().waitFor();
+  await page.getByTestId('apply-plan').click();
+  const written = await docIn(page);
+  assert.equal(written.design.restartsPerCell, plan.restartsPerCell);
+  assert.equal(written.design.workload.repetitions, plan.repetitions);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
