@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './support.js';
 import { buildPlan, seededRandom } from '../../src/common/plan.js';
@@ -68,7 +68,7 @@ function Root() { const d = useApp((s) => s.doc); return d ? <AnalysisView doc={
 createRoot(document.getElementById('root')!).render(<Root />);
 `,
   );
-  const common = { bundle: true, format: 'esm', platform: 'browser', target: 'chrome120', nodePaths: [join(ROOT, 'node_modules')], logLevel: 'error' } as const;
+  const common: BuildOptions = { bundle: true, format: 'esm', platform: 'browser', target: 'chrome120', nodePaths: [join(ROOT, 'node_modules')], logLevel: 'error' };
   await build({ ...common, entryPoints: { app: join(dir, 'entry.tsx') }, outdir: join(dir, 'dist'), jsx: 'automatic', define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' }, alias: { stream: 'stream-browserify' } });
   await build({ ...common, entryPoints: [join(ROOT, 'src/browser/workers/analysis.worker.ts')], outdir: join(dir, 'dist') });
   writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><link rel="stylesheet" href="styles.css"></head><body><div id="root"></div><script type="module" src="dist/app.js"></script></body></html>');
