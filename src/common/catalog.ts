@@ -38,13 +38,13 @@ export const TUNABLES: TunableInfo[] = [
   {
     id: 'aslr',
     label: 'ASLR',
-    help: 'Address-space layout randomization for mysqld. "off" starts mysqld under setarch -R; verified from the personality flag of the live process.',
-    levels: ['on', 'off'],
+    help: 'Address-space layout randomization for mysqld. "off" starts mysqld under setarch -R (the host keeps its own setting); "off-host" sets kernel.randomize_va_space=0 for the run and puts it back. Verified from the personality flag or the live process.',
+    levels: ['on', 'off', 'off-host'],
     defaultLevels: ['on', 'off'],
     neutral: 'on',
     scope: 'mysqld',
-    syntax: 'on or off',
-    valid: oneOf('on', 'off'),
+    syntax: 'on, off or off-host',
+    valid: oneOf('on', 'off', 'off-host'),
   },
   {
     id: 'ahi',
