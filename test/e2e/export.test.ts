@@ -102,6 +102,10 @@ test('export all plots, CSVs and the Markdown report from the export bar', async
   const report = readFileSync(mdFile, 'utf8');
   for (const cell of ctx.cells) assert.ok(report.includes(cell), `the report mentions ${cell}`);
   assert.match(report, /## Comparisons with the baseline/);
+  // The plots were exported to the folder first: the report links them and is written beside them.
+  const beside = readFileSync(join(dir, 'report.md'), 'utf8');
+  const links = [...beside.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => decodeURI(m[1]));
+  assert.deepEqual(links.sort(), pngs.sort());
   assert.deepEqual(problems(page), []);
   await page.close();
 });
@@ -132,8 +136,7 @@ test("a teammate's file with a custom command lists what it would run and asks b
   await notice.waitFor({ state: 'detached' });
   // Asked once per host: the same file opened again does not ask.
   await dropFile(page, 'ana-again.varlab.json', JSON.stringify({ ...doc, name: 'Ana again' }));
-  await page.waitForFunction(`document.querySelector('[data-testid=experiment-name]')?.value === 'Ana again'`);
-  await page.getByTestId('trust-checked').waitFor({ state: 'attached' });
+  await page.locator('[data-testid=trust-checked][data-name="Ana again"]').waitFor({ state: 'attached' });
   assert.equal(await page.getByTestId('trust-notice').count(), 0);
   assert.ok(existsSync(join(app.home, 'consent.json')), 'the answer is kept in the varlab home');
   assert.deepEqual(problems(page), []);

@@ -11,7 +11,7 @@ import { buildFigures } from '../../../common/figures/index.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
 import { FigurePlot } from './FigurePlot.js';
-import { saveDataUrl, textToDataUrl } from './save.js';
+import { dataUrlToBase64, saveDataUrl, textToDataUrl } from './save.js';
 
 export interface ExportBarProps {
   /** The experiment; the open one when absent. */
@@ -57,6 +57,8 @@ export function ExportBar(props: ExportBarProps) {
   const [format, setFormat] = useState<'png' | 'svg'>('png');
   const [busy, setBusy] = useState<string | null>(null);
   const [result, setResult] = useState<{ kind: 'info' | 'error'; text: string } | null>(null);
+  // Plots exported in this session, so the report can link them as `varlab export --markdown` does.
+  const [plotsIn, setPlotsIn] = useState<{ dir: string; files: string[] } | null>(null);
   const folder = dir ?? (doc ? defaultExportDir(path, info?.home, doc.name) : '');
 
   // A saved file is exported from disk; an unsaved one (an example, a dropped file) travels along.
@@ -78,6 +80,7 @@ export function ExportBar(props: ExportBarProps) {
     run('plots', async () => {
       const r = await getClient().call('export.plots', { ...source(), dir: folder, scale, format, warmup: props.warmup, baseline: props.baseline });
       if (!r.ok) throw new Error(r.message);
+      setPlotsIn({ dir: folder, files: r.value.files.map((f) => f.split(/[\\/]/).pop() ?? f) });
       return `${r.value.files.length} plots written to ${folder}`;
     });
 
@@ -90,7 +93,17 @@ export function ExportBar(props: ExportBarProps) {
 
   const copyMarkdown = () =>
     run('markdown', async () => {
-      const md = markdownReport(ctx!);
+      // With plots exported to this folder, the report links them and is also written beside them.
+      const linked = plotsIn && plotsIn.dir === folder;
+      const titles = new Map(buildFigures(ctx!).map((f) => [f.file, f.title]));
+      const images = linked ? plotsIn.files.map((file) => ({ title: titles.get(file.replace(/\.(png|svg)$/, '')) ?? file, path: file })) : undefined;
+      const md = markdownReport(ctx!, { images });
+      let besidePlots = '';
+      if (linked) {
+        const sep = folder.includes('\\') && !folder.includes('/') ? '\\' : '/';
+        const w = await getClient().call('export.writeFile', { path: `${folder}${sep}report.md`, base64: dataUrlToBase64(textToDataUrl(md, 'text/markdown')) });
+        if (w.ok) besidePlots = `written to ${w.value.path}`;
+      }
       let copied = false;
       try {
         await navigator.clipboard.writeText(md);
@@ -99,7 +112,7 @@ export function ExportBar(props: ExportBarProps) {
         // The clipboard needs a focused page and permission; the download below still works.
       }
       const saved = await saveDataUrl(`${doc!.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-report.md`, textToDataUrl(md, 'text/markdown'));
-      return [copied ? 'Markdown report copied to the clipboard' : 'the clipboard refused', saved ? `saved ${saved}` : ''].filter(Boolean).join('; ');
+      return [copied ? 'Markdown report copied to the clipboard' : 'the clipboard refused', saved ? `saved ${saved}` : '', besidePlots].filter(Boolean).join('; ');
     });
 
   return (

@@ -10,15 +10,18 @@ const MAX_SHOWN = 600;
 
 export function TrustNotice({ target }: { target?: string }) {
   const doc = useApp((s) => s.doc);
-  const [check, setCheck] = useState<TrustCheck | null>(null);
+  const generation = useApp((s) => s.generation);
+  const [answer, setAnswer] = useState<{ key: string; check: TrustCheck } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [open, setOpen] = useState<Record<number, boolean>>({});
   const runTarget = target ?? doc?.design.target;
-  // Only the parts that matter for consent: editing queries or restarts does not ask the backend again.
-  const key = doc ? JSON.stringify([doc.design.workload.kind, doc.design.workload.command?.line, doc.design.workload.setupSql, doc.design.serverProfile, runTarget]) : null;
+  // Each opened document, and any change to what matters for consent, is checked afresh; editing
+  // queries or restarts does not ask the backend again.
+  const key = doc ? JSON.stringify([generation, doc.design.workload.kind, doc.design.workload.command?.line, doc.design.workload.setupSql, doc.design.serverProfile, runTarget]) : null;
+  // An answer for an earlier document or design is not shown.
+  const check = answer && answer.key === key ? answer.check : null;
 
   useEffect(() => {
-    setCheck(null);
     setError(null);
     if (!doc || key === null) return;
     let live = true;
@@ -26,7 +29,7 @@ export function TrustNotice({ target }: { target?: string }) {
       .call('trust.check', { doc, target: runTarget })
       .then((r) => {
         if (!live) return;
-        if (r.ok) setCheck(r.value);
+        if (r.ok) setAnswer({ key, check: r.value });
         else setError(r.message);
       });
     return () => {
@@ -37,14 +40,14 @@ export function TrustNotice({ target }: { target?: string }) {
 
   async function allow() {
     const r = await getClient().call('trust.grant', { doc: doc!, target: runTarget });
-    if (r.ok) setCheck(r.value);
-    else setError(r.message);
+    if (r.ok && key !== null) setAnswer({ key, check: r.value });
+    else if (!r.ok) setError(r.message);
   }
 
   if (error) return <p className="problem" data-testid="trust-error">Could not check what this file would run: {error}</p>;
   if (!check) return null;
   // A marker that the check is done and nothing needs consent (tests and screen readers can tell "not yet" from "nothing").
-  if (!check.needsConsent) return <span hidden data-testid="trust-checked" data-target={check.target} />;
+  if (!check.needsConsent) return <span hidden data-testid="trust-checked" data-target={check.target} data-name={doc?.name} />;
   return (
     <div className="warning" data-testid="trust-notice" style={{ marginBottom: 8 }}>
       <strong>This experiment would run these on {check.target}, beyond varlab's built-in tunables.</strong>
