@@ -10,7 +10,8 @@ import type { Browser, Page } from 'playwright-core';
 import { parse } from 'csv-parse/sync';
 import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
 import { finishedQuickstart } from '../fixtures/export-experiment.js';
-import { readPng } from '../fixtures/png.js';
+import { differingPixels, readPng } from '../fixtures/png.js';
+import { writePlots } from '../../src/node/export/files.js';
 import { exportContext } from '../../src/common/export/index.js';
 import { buildFigures } from '../../src/common/figures/index.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
@@ -59,6 +60,11 @@ test('a plot exported from the UI as PNG 2× is twice the plot size, not blank, 
   const png = readPng(readFileSync(file));
   assert.deepEqual([png.width, png.height], [2 * fig.width, 2 * fig.height]);
   assert.ok(png.distinctColors > 50, `not blank: ${png.distinctColors} colours`);
+  // The command line renders the same figure: the UI's export is the same image.
+  const [cli] = await writePlots([fig], [{ format: 'png', dir: join(app.dir, 'cli') }], 2);
+  const share = differingPixels(png, readPng(readFileSync(cli.path)));
+  console.log(`UI against command line: ${(100 * share).toFixed(3)}% of pixels differ`);
+  assert.ok(share < 0.01, `the UI's PNG matches the command line's (${(100 * share).toFixed(2)}% of pixels differ)`);
 
   const [svg] = await Promise.all([page.waitForEvent('download'), buttons.getByRole('button', { name: 'SVG' }).click()]);
   const svgFile = join(app.dir, svg.suggestedFilename());
