@@ -1,0 +1,58 @@
+// The Run view's live fold of engine events: what it shows must match what the journal keeps
+// (discarded restarts out, warm-ups out of the means), and 100,000 executions must fold.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RunEvent } from '../../src/common/events.js';
+import { LiveRun } from '../../src/browser/views/run/live.js';
+
+const A = 'aslr=on';
+const B = 'aslr=off';
+
+function restart(seq: number, cell: string, values: number[], warmup = 0, end: 'ok' | 'discard' = 'ok'): RunEvent[] {
+  const out: RunEvent[] = [{ type: 'restart-started', at: seq, seq, cell }];
+  values.forEach((value, i) => out.push({ type: 'execution', at: seq, seq, cell, query: 'Q1', rep: i + 1, warmup: i < warmup, value, unit: 'ms', source: 'profiling' }));
+  out.push(end === 'ok' ? { type: 'restart-finished', at: seq, seq, cell, status: 'ok' } : { type: 'restart-discarded', at: seq, seq, cell, reason: 'SSH connection dropped' });
+  return out;
+}
+
+test('restart means exclude warm-ups and discarded attempts; a rerun counts once', () => {
+  const live = new LiveRun();
+  live.apply([{ type: 'run-started', at: 0, planned: 4, done: 0, cells: [A, B], queries: ['Q1'] }]);
+  live.apply(restart(1, A, [100, 10, 12], 1));
+  live.apply(restart(2, B, [50, 20, 22], 1, 'discard'));
+  live.apply(restart(2, B, [60, 21, 23], 1));
+  const means = live.restartMeans('Q1');
+  assert.deepEqual(means.map((m) => [m.seq, m.cell, m.mean, m.n]), [[1, A, 11, 2], [2, B, 22, 2]]);
+  assert.ok(Math.abs(means[0].sd - Math.SQRT2) < 1e-12);
+  assert.equal(live.series.get('Q1')!.y.length, 9, 'the timeline shows every execution, discarded ones too');
+  assert.match(live.log.at(-1)!.message, /restart 2 discarded: SSH connection dropped/);
+  assert.equal(live.mde('Q1'), null, 'no MDE before a cell has 2 restarts');
+});
+
+test('between-restart spread per cell and the MDE follow the restarts as they accumulate', () => {
+  const live = new LiveRun();
+  live.apply([{ type: 'run-started', at: 0, planned: 6, done: 0, cells: [A, B], queries: ['Q1'] }]);
+  const a = [10, 11, 12];
+  const b = [20, 22, 24];
+  let seq = 0;
+  for (let i = 0; i < 3; i++) {
+    live.apply(restart(++seq, A, [a[i]]));
+    live.apply(restart(++seq, B, [b[i]]));
+  }
+  const spread = live.spreadByCell('Q1');
+  assert.deepEqual(spread.get(A)!.map((p) => p.restarts), [2, 3]);
+  assert.ok(Math.abs(spread.get(A)![1].cvPct - 100 * (1 / 11)) < 1e-9);
+  const mde = live.mde('Q1')!;
+  assert.equal(mde.restartsPerCell, 3);
+  assert.ok(mde.pct > 0 && Number.isFinite(mde.pct));
+});
+
+test('100,000 executions fold into the timeline and the means', () => {
+  const live = new LiveRun();
+  live.apply([{ type: 'run-started', at: 0, planned: 100, done: 0, cells: [A, B], queries: ['Q1'] }]);
+  for (let seq = 1; seq <= 100; seq++) live.apply(restart(seq, seq % 2 ? A : B, Array.from({ length: 1000 }, (_, i) => 10 + (i % 7))));
+  assert.equal(live.executions, 100_000);
+  assert.equal(live.series.get('Q1')!.x.length, 100_000);
+  assert.equal(live.restartMeans('Q1').length, 100);
+  assert.equal(live.spreadByCell('Q1').get(A)!.length, 49);
+});
