@@ -161,3 +161,16 @@ test('an experiment file: ok restarts only, its own warm-up unless --warmup says
   assert.equal(empty.code, 2);
   assert.match(empty.err, /no results yet/);
 });
+
+test('a quoted CSV and the same data unquoted give the same analysis', () => {
+  const rows = ['cell,restart,query,rep,value'];
+  SYSBENCH.forEach((vals, r) => vals.forEach((v, i) => rows.push(`base,${r + 1},tps,${i + 1},${v}`)));
+  const plain = write('plain.csv', '\ufeff' + rows.join('\r\n') + '\r\n\r\n');
+  const quoted = write('quoted.csv', rows.map((l, i) => (i ? l.replace(/^base,/, '"base",') : l)).join('\n'));
+  const a = varlab(plain, '--json');
+  const b = varlab(quoted, '--json');
+  assert.equal(a.code, 0, a.err);
+  assert.equal(b.code, 0, b.err);
+  assert.equal(a.out, b.out);
+  assert.equal(JSON.parse(a.out).cells[0].queries[0].n_restarts, 2);
+});

@@ -12,6 +12,9 @@ import {
   optimalRepetitions,
   restartsForTarget,
   restartWarmup,
+  suggestPlan,
+  measuredCosts,
+  plannedSeconds,
   tidyFromExperiment,
   type Analysis,
   type TidyData,
@@ -237,6 +240,41 @@ test('an experiment file: only restarts with status ok count, values warm-up fir
   const [q] = analyze(data, { warmup: 1 }).cells[0].queries;
   assert.equal(q.n_restarts, 2);
   assert.equal(q.mean, 2.5);
+});
+
+test('the planner: costs from the journal, restarts for the target, Kalibera-Jones repetitions, total time', () => {
+  const doc: ExperimentDoc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
+  doc.design.workload.warmup = 1;
+  const restart = (seq: number, values: number[]) => ({
+    seq,
+    cell: 'A',
+    status: 'ok' as const,
+    startedAt: 0,
+    finishedAt: 10_000,
+    checks: [],
+    queries: [{ query: 'q', unit: 'ms', source: 'client' as const, values }],
+  });
+  doc.results = { restarts: [restart(1, [10, 10, 12]), restart(2, [10, 14, 16])] };
+  // Kept: 10, 12 and 14, 16. MSW = 2, MSB = 16, n0 = 2, σ²between = 7; s² of means 11, 15 = 8, mean 13.
+  // An execution: 72 ms / 6 = 12 ms. A restart: 10 s less its executions, the median (upper) of 9.968 and 9.960.
+  const costs = measuredCosts(doc);
+  assert.equal(costs.source, 'journal');
+  close(costs.executionSeconds, 0.012, 1e-12, 'execution');
+  close(costs.restartSeconds, 9.968, 1e-12, 'restart');
+  const a = analyze(tidyFromExperiment(doc), { warmup: 1 });
+  const plan = suggestPlan(doc, a, 5);
+  const [q] = plan.queries;
+  close(q.s2, 8, 1e-12, 's2');
+  close(q.mean, 13, 1e-12, 'mean');
+  assert.equal(q.restartsNeeded, restartsForTarget(8, 13, 5, 0.05, 0.8));
+  // ⌈√((9.968 / 0.012) · 2 / 7)⌉ = ⌈15.41⌉ = 16, plus the warm-up of 1.
+  assert.equal(q.optimalRepetitions, 16);
+  assert.equal(plan.restartsPerCell, q.restartsNeeded);
+  assert.equal(plan.repetitions, 17);
+  assert.equal(plan.seconds, plannedSeconds(doc.design, plan.restartsPerCell!, 17, costs));
+  // 16 cells × n restarts × (9.968 s + idle + 4 queries × 17 × 12 ms).
+  const perRestart = 9.968 + doc.design.idleSeconds + doc.design.workload.queries.length * 17 * 0.012;
+  close(plan.seconds, 16 * plan.restartsPerCell! * perRestart, 1e-9, 'seconds');
 });
 
 test('tidy records: a bad field names the line and what is wrong', () => {
