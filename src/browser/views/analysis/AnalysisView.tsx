@@ -16,6 +16,7 @@ import { PlanningPanel } from './PlanningPanel.js';
 import { QueryPanel } from './QueryPanel.js';
 import { StabilityPanel } from './StabilityPanel.js';
 import { useAnalysis } from './useAnalysis.js';
+import { ExportBar } from '../export/ExportBar.js';
 
 function Section({ title, children, testid }: { title: string; children: ReactNode; testid?: string }) {
   return (
@@ -116,6 +117,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
         </div>
         {error ? <p className="problem">The analysis failed: {error}</p> : null}
       </div>
+      <ExportBar doc={doc} warmup={usedWarmup} baseline={baseline ?? undefined} />
 
       {analysis && ctx ? (
         <>
