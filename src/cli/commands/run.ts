@@ -90,6 +90,7 @@ export const run: Command = {
     const json = values.events === 'json';
     const bar = io.tty && !json;
     let lastCell = '';
+    let last: Extract<RunEvent, { type: 'progress' }> | null = null;
     let barShown = false;
     const clearBar = () => {
       if (barShown) process.stderr.write('\r\x1b[2K');
@@ -100,18 +101,19 @@ export const run: Command = {
         io.out(JSON.stringify(e));
         return;
       }
-      if (e.type === 'restart-started') lastCell = e.cell;
       const line = describe(e);
-      if (line && (!bar || e.type !== 'restart-finished' || e.status !== 'ok')) {
+      // With a bar, routine lines (a restart done, a preload) would only push it around.
+      const routine = (e.type === 'restart-finished' && e.status === 'ok') || e.type === 'preload';
+      if (line && !(bar && routine)) {
         clearBar();
         io.err(line);
       }
-      if (e.type === 'progress') {
-        if (bar) {
-          clearBar();
-          process.stderr.write(progressLine(e.done, e.planned, e.remainingMs, lastCell));
-          barShown = true;
-        }
+      if (e.type === 'progress') last = e;
+      if (e.type === 'restart-started') lastCell = `restart ${e.seq}: ${e.cell}`;
+      if (bar && last && (e.type === 'progress' || e.type === 'restart-started' || (line && !routine))) {
+        clearBar();
+        process.stderr.write(progressLine(last.done, last.planned, last.remainingMs, lastCell));
+        barShown = true;
       }
     };
 
