@@ -3,7 +3,6 @@ import { useEffect } from 'react';
 import { ConfirmDialog } from './components/ConfirmDialog.js';
 import { Header } from './components/Header.js';
 import { OpenDialog } from './components/OpenDialog.js';
-import { Placeholder } from './components/Placeholder.js';
 import { PromptDialog } from './components/PromptDialog.js';
 import { SaveAsDialog } from './components/SaveAsDialog.js';
 import { StatusLine } from './components/StatusLine.js';
@@ -12,15 +11,17 @@ import { Welcome } from './components/Welcome.js';
 import { listenForPrompts, loadAppInfo, refreshRecent } from './store/actions.js';
 import { useApp } from './store/index.js';
 import { DesignerView } from './views/designer/DesignerView.js';
+import { AnalysisView } from './views/analysis/AnalysisView.js';
+import { CompareView } from './views/compare/CompareView.js';
 import { HostsView } from './views/hosts/HostsView.js';
+import { RunView } from './views/run/RunView.js';
 import { PlanView } from './views/plan/PlanView.js';
 import { TrustNotice } from './views/export/TrustNotice.js';
-import { ExportView } from './views/export/ExportBar.js';
 
 function CurrentView() {
   const view = useApp((s) => s.view);
   const hasDoc = useApp((s) => s.doc !== null);
-  const hasResults = useApp((s) => Boolean(s.doc?.results?.restarts.length));
+  const doc = useApp((s) => s.doc);
   // A newly opened document gets fresh editors (no half-typed text from the previous one).
   const generation = useApp((s) => s.generation);
   switch (view) {
@@ -29,11 +30,12 @@ function CurrentView() {
     case 'plan':
       return hasDoc ? <PlanView /> : <Welcome />;
     case 'run':
-      return <Placeholder title="Run">The live run view: progress through the plan, the current cell, execution timings as they arrive, pause, resume and cancel.</Placeholder>;
+      return <RunView />;
     case 'analysis':
-      // Until the analysis views land: a file with results shows its plots with their export buttons.
-      if (hasResults) return <ExportView />;
-      return <Placeholder title="Analysis">Within-restart against between-restart spread per cell, the minimum detectable effect, and comparisons with a baseline cell.</Placeholder>;
+      // The analysis (with its export bar) of the open experiment's results.
+      return doc ? <AnalysisView key={generation} doc={doc} /> : <Welcome />;
+    case 'compare':
+      return <CompareView />;
     case 'hosts':
       return <HostsView />;
   }

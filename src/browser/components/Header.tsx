@@ -8,7 +8,8 @@ export const VIEWS: { id: View; label: string; needsDoc: boolean }[] = [
   { id: 'design', label: 'Design', needsDoc: true },
   { id: 'plan', label: 'Plan', needsDoc: true },
   { id: 'run', label: 'Run', needsDoc: false },
-  { id: 'analysis', label: 'Analysis', needsDoc: false },
+  { id: 'analysis', label: 'Analysis', needsDoc: true },
+  { id: 'compare', label: 'Compare', needsDoc: false },
   { id: 'hosts', label: 'Hosts', needsDoc: false },
 ];
 

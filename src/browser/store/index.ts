@@ -9,7 +9,7 @@ import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { docKey } from './doc.js';
 import { emptyHistory, recordEdit, redo, undo, type History } from './history.js';
 
-export type View = 'design' | 'plan' | 'run' | 'analysis' | 'hosts';
+export type View = 'design' | 'plan' | 'run' | 'analysis' | 'compare' | 'hosts';
 
 export interface Status {
   kind: 'error' | 'info';
@@ -88,7 +88,8 @@ export const createDocSlice: StateCreator<AppState, [], [], DocSlice> = (set, ge
       dirty: !clean,
       history: emptyHistory(),
       notices: opened.notices,
-      view: get().view === 'design' || get().view === 'plan' ? get().view : 'design',
+      // Views about the open experiment stay; from the others, an opened file shows its design.
+      view: ['design', 'plan', 'run', 'analysis'].includes(get().view) ? get().view : 'design',
     }),
   close: () => set({ doc: null, path: null, savedKey: null, dirty: false, history: emptyHistory(), notices: [] }),
   edit: (fn, key) => {
