@@ -7,8 +7,7 @@ import { formatDuration } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { attachToRunning, control, startRun, useRunSession } from './session.js';
-
-const box = { border: '1px solid #d5dae1', borderRadius: 6, padding: '8px 12px', background: '#fff' } as const;
+import './run.css';
 
 function StartPanel() {
   const path = useApp((s) => s.path);
@@ -21,7 +20,7 @@ function StartPanel() {
   if (!path) return <p data-testid="run-needs-save">Save the experiment to a file first: the run saves its results into it and keeps its journal beside it.</p>;
   const ssh = target !== 'local';
   return (
-    <div style={{ ...box, display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap' }} data-testid="run-start">
+    <div className="run-box" style={{ display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap' }} data-testid="run-start">
       <span>
         Run <code>{path}</code> on <code>{target}</code>
       </span>
@@ -56,7 +55,7 @@ function Progress() {
   const pct = live.planned ? (100 * live.done) / live.planned : 0;
   const active = live.state === 'running' || live.state === 'paused';
   return (
-    <div style={{ ...box, display: 'grid', gap: 6 }} data-testid="run-progress">
+    <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-progress">
       <div style={{ display: 'flex', gap: 16, alignItems: 'center', flexWrap: 'wrap' }}>
         <strong data-testid="run-state">{live.state}</strong>
         <span data-testid="run-count">
@@ -80,8 +79,8 @@ function Progress() {
           Cancel
         </button>
       </div>
-      <div style={{ height: 8, background: '#e8ebef', borderRadius: 4 }}>
-        <div style={{ width: `${pct}%`, height: 8, background: '#3271d4', borderRadius: 4, transition: 'width 0.2s' }} />
+      <div className="run-bar">
+        <div style={{ width: `${pct}%` }} />
       </div>
       {live.current?.checks && (
         <small>
@@ -139,8 +138,18 @@ function Charts() {
       byCell.set(p.cell, t);
     }
     return {
-      data: [...byCell].map(([cell, t]) => ({ type: 'scatter', mode: 'markers', name: cell, x: t.x, y: t.y, error_y: { type: 'data', array: t.e, visible: true, thickness: 1 }, marker: { color: cellColour.get(cell), size: 7 } })),
-      layout: { title: { text: 'restart means ± within-restart SD (warm-ups excluded)' }, xaxis: { title: { text: 'restart' } }, showlegend: byCell.size <= 16, legend: { font: { size: 10 } }, datarevision: frame, uirevision: query },
+      data: [...byCell].map(([cell, t]) => ({
+        type: 'scatter',
+        mode: 'markers',
+        name: cell,
+        x: t.x,
+        y: t.y,
+        error_y: { type: 'data', array: t.e, visible: true, thickness: 1 },
+        marker: { color: cellColour.get(cell), size: 7 },
+        hovertemplate: `${cell}<br>restart %{x}: %{y:.3f} ± %{error_y.array:.3f}<extra></extra>`,
+      })),
+      // Sixteen cell names do not fit beside the plot: the colour and the hover name the cell.
+      layout: { title: { text: 'restart means ± within-restart SD (warm-ups excluded)' }, xaxis: { title: { text: 'restart' } }, showlegend: false, datarevision: frame, uirevision: query },
     };
   }, [live, query, frame, cellColour]);
 
@@ -148,7 +157,7 @@ function Charts() {
     if (!query) return { data: [], layout: {} };
     const byCell = live.spreadByCell(query);
     return {
-      data: [...byCell].map(([cell, pts]) => ({ type: 'scatter', mode: 'lines+markers', name: cell, x: pts.map((p) => p.restarts), y: pts.map((p) => p.cvPct), line: { color: cellColour.get(cell) } })),
+      data: [...byCell].map(([cell, pts]) => ({ type: 'scatter', mode: 'lines+markers', name: cell, x: pts.map((p) => p.restarts), y: pts.map((p) => p.cvPct), line: { color: cellColour.get(cell) }, hovertemplate: `${cell}<br>after %{x} restarts: CV %{y:.2f}%<extra></extra>` })),
       layout: { title: { text: 'between-restart CV of each cell as restarts accumulate' }, xaxis: { title: { text: 'restarts of the cell' }, dtick: 1 }, yaxis: { title: { text: 'CV of restart means (%)' } }, showlegend: false, datarevision: frame, uirevision: query },
     };
   }, [live, query, frame, cellColour]);
@@ -177,10 +186,16 @@ function Charts() {
           ))}
         </span>
       </div>
-      <Plot data={timeline.data} layout={timeline.layout} className="plot" testId="run-timeline" />
-      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(420px, 1fr))', gap: 12 }}>
-        <Plot data={means.data} layout={means.layout} className="plot" testId="run-means" />
-        <Plot data={spread.data} layout={spread.layout} className="plot" testId="run-spread" />
+      <div className="run-timeline">
+        <Plot data={timeline.data} layout={timeline.layout} className="run-plot" testId="run-timeline" />
+      </div>
+      <div className="run-pair">
+        <div>
+          <Plot data={means.data} layout={means.layout} className="run-plot" testId="run-means" />
+        </div>
+        <div>
+          <Plot data={spread.data} layout={spread.layout} className="run-plot" testId="run-spread" />
+        </div>
       </div>
     </>
   );
@@ -192,7 +207,7 @@ function Log() {
   const lines = live.log.slice(-12);
   if (!lines.length) return null;
   return (
-    <div style={{ ...box, fontFamily: 'ui-monospace, monospace', fontSize: 12, maxHeight: 180, overflow: 'auto' }} data-testid="run-log">
+    <div className="run-box run-log" data-testid="run-log">
       {lines.map((l, i) => (
         <div key={`${l.at}-${i}`} style={{ color: l.level === 'error' ? '#b42318' : l.level === 'warn' ? '#9a6700' : undefined }}>
           {new Date(l.at).toLocaleTimeString()} {l.message}
@@ -212,7 +227,7 @@ export function RunView() {
   }, [path]);
   const active = runId !== null && (state === 'running' || state === 'paused');
   return (
-    <div className="run" style={{ display: 'grid', gap: 12, padding: 12 }} data-testid="run-view">
+    <div className="run" data-testid="run-view">
       {!active && <StartPanel />}
       {runId && <Progress />}
       {runId && <Charts />}
