@@ -138,6 +138,8 @@ export class RunEngine {
   private wake: (() => void) | null = null;
   private readonly abort = new AbortController();
   private setupDone = false;
+  /** Nothing on the host was touched before the first connection: nothing to restore. */
+  private everConnected = false;
   private timer: ServerTimer | null = null;
   private lastSave = 0;
   private resumed = false;
@@ -243,6 +245,7 @@ export class RunEngine {
     });
     this.dropSignal.catch(() => {});
     this.session = session;
+    this.everConnected = true;
     this.control = await this.host.createServerControl(session, this.profile(), { prompt: this.opts.prompt });
   }
 
@@ -529,7 +532,7 @@ export class RunEngine {
 
   /** Stop mysqld and put back every host-wide setting; reconnects once if the connection is gone. Returns a problem, or null. */
   private async leaveHostAsFound(): Promise<string | null> {
-    if (!this.host) return null;
+    if (!this.host || !this.everConnected) return null;
     try {
       if (!this.control || this.dropped) {
         this.cancelled = false; // reconnect must not stop at the cancel flag: restoring is part of cancelling
