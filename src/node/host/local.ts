@@ -26,7 +26,12 @@ export function openLocalSession(): TargetSession {
               reject(new ApiError('connection', `a local command did not finish within ${Math.round(o.timeoutMs! / 1000)} s`));
             }, o.timeoutMs)
           : null;
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+        child.stdout.on('data', (d: Buffer) => {
+          const text = d.toString('utf8');
+          stdout += text;
+          // Live output (sysbench --report-interval lines) for whoever wants it as it comes.
+          o.onStdout?.(text);
+        });
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
         child.on('error', (e) => reject(new ApiError('internal', `cannot run /bin/sh: ${e.message}`)));
         // 'close' waits for the pipes: a daemon started in the background must redirect its output.

@@ -23,7 +23,7 @@ export interface TargetSession {
   readonly target: string;
   readonly isLocal: boolean;
   /** Run one command line through the target's shell. Every value in it must already be validated and quoted. */
-  exec(command: string, opts?: { timeoutMs?: number; input?: string }): Promise<ExecResult>;
+  exec(command: string, opts?: { timeoutMs?: number; input?: string; onStdout?: (chunk: string) => void }): Promise<ExecResult>;
   /** A byte stream to mysqld on the target: its unix socket when the profile has one, else its TCP port. */
   connectStream(profile: ServerProfile): Promise<Duplex>;
   /** Called once if the connection drops by itself (not on close()). */

@@ -41,7 +41,12 @@ export async function openSshSession(target: string, endpoint: SshEndpoint, opts
                 reject(new ApiError('connection', `a command on ${target} did not finish within ${Math.round(o.timeoutMs! / 1000)} s`));
               }, o.timeoutMs)
             : null;
-          stream.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+          stream.on('data', (d: Buffer) => {
+            const text = d.toString('utf8');
+            stdout += text;
+            // Live output (sysbench --report-interval lines) for whoever wants it as it comes.
+            o.onStdout?.(text);
+          });
           stream.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
           stream.on('exit', (c: number | null, signal?: string) => (code = c ?? (signal ? 128 : -1)));
           stream.on('close', () => {
