@@ -21,7 +21,7 @@ import type { Prompter, ServerControl, TargetSession } from '../host/types.js';
 import { shellQuote } from '../host/shell.js';
 import { detectTimer, measure, type ServerTimer } from '../workloads/queries.js';
 import { runSetup } from '../workloads/setup.js';
-import { parseSysbench, parseWithRegex, sysbenchMetric } from '../workloads/sysbench.js';
+import { parseSysbench, parseSysbenchInterval, parseWithRegex, sysbenchMetric } from '../workloads/sysbench.js';
 import { EventBatcher } from './batcher.js';
 import { defaultHostLayer, type HostLayer } from './hostlayer.js';
 import {
@@ -505,7 +505,19 @@ export class RunEngine {
     const line = cmd.line.replace(/\{(socket|port|database)\}/g, (_, k: string) => shellQuote(k === 'socket' ? p.socket : k === 'port' ? p.port : w.database));
     for (let rep = 1; rep <= w.repetitions; rep++) {
       this.checkCancel();
-      const res = await this.session!.exec(line);
+      // sysbench's --report-interval lines become events as they are printed, not after the run.
+      let partial = '';
+      const live = cmd.parser === 'sysbench';
+      const onStdout = (chunk: string) => {
+        partial += chunk;
+        let nl;
+        while ((nl = partial.indexOf('\n')) >= 0) {
+          const iv = parseSysbenchInterval(partial.slice(0, nl));
+          partial = partial.slice(nl + 1);
+          if (iv) this.emit({ type: 'interval', at: Date.now(), seq: r.seq, cell: r.cell, rep, second: iv.second, tps: iv.tps, qps: iv.qps, ...(iv.latencyMs !== undefined ? { latencyMs: iv.latencyMs } : {}) });
+        }
+      };
+      const res = await this.session!.exec(line, live ? { onStdout } : {});
       if (res.code !== 0) {
         const tail = (res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | ');
         throw new Error(`the benchmark command exited with ${res.code}: ${tail}`);
@@ -514,9 +526,6 @@ export class RunEngine {
       if (cmd.parser === 'sysbench') {
         const s = parseSysbench(res.stdout);
         value = sysbenchMetric(s, cmd.metric);
-        for (const iv of s.intervals) {
-          this.emit({ type: 'interval', at: Date.now(), seq: r.seq, cell: r.cell, rep, second: iv.second, tps: iv.tps, qps: iv.qps, ...(iv.latencyMs !== undefined ? { latencyMs: iv.latencyMs } : {}) });
-        }
       } else {
         value = parseWithRegex(res.stdout, cmd.regex ?? '');
       }
