@@ -68,6 +68,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<BrowserMode
         'x-content-type-options': 'nosniff',
         'cache-control': 'no-store',
         'referrer-policy': 'no-referrer',
+        // frame-ancestors only works as a header (a <meta> CSP ignores it): no other page may frame the app.
+        'content-security-policy': "frame-ancestors 'none'",
+        'x-frame-options': 'DENY',
       });
       res.end(body);
     } catch {

@@ -24,8 +24,7 @@ after(async () => {
   await app?.stop();
 });
 
-/** Page errors and CSP refusals; the meta-delivered frame-ancestors notice is Chromium's, not a refusal. */
-const problems = (page: Page) => pageProblems(page).filter((p) => !/frame-ancestors/.test(p));
+const problems = pageProblems;
 
 async function openQuickstart(page: Page): Promise<void> {
   await page.getByTestId('open-quickstart').click();
