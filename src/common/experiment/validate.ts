@@ -1,11 +1,10 @@
-// Checking an experiment document: migration, the JSON Schema (by Ajv), then the rules a schema
-// cannot say (levels valid for their tunable, unique names, known cells). Every problem names its
+// Checking an experiment document: migration, the JSON Schema (by Ajv), then the design rules a
+// schema cannot say (rules.ts: levels valid for their tunable, unique names, known cells). Every problem names its
 // JSON path, e.g. `design.factors[2].levels: expected at least 1 level`.
 import Ajv, { type ErrorObject } from 'ajv';
 import schema from './experiment.schema.json' with { type: 'json' };
-import { levelProblem, tunable } from '../catalog.js';
-import { expandCells, factorKey } from '../plan.js';
 import { migrate } from './migrate.js';
+import { designProblems, problemLines } from './rules.js';
 import { jsonPath } from './paths.js';
 import { findSecrets, secretsMessage } from './secrets.js';
 import type { ExperimentDoc } from './types.js';
@@ -42,56 +41,6 @@ function describe(e: ErrorObject): string {
   }
 }
 
-/** Rules beyond the schema. Assumes the schema passed. */
-function semanticProblems(doc: ExperimentDoc): string[] {
-  const problems: string[] = [];
-  const d = doc.design;
-  const keys = new Set<string>();
-  d.factors.forEach((f, i) => {
-    const at = `design.factors[${i}]`;
-    const t = tunable(f.tunable);
-    if (!t) {
-      problems.push(`${at}.tunable: ${levelProblem(f.tunable, '')}`);
-      return;
-    }
-    if (t.needsName && !f.name) problems.push(`${at}.name: required for a server variable factor`);
-    const key = factorKey(f);
-    if (keys.has(key)) problems.push(`${at}.tunable: "${key}" appears twice; a factor may appear only once`);
-    keys.add(key);
-    const seen = new Set<string>();
-    f.levels.forEach((level, j) => {
-      const p = levelProblem(f.tunable, level);
-      if (p) problems.push(`${at}.levels[${j}]: ${p}`);
-      if (seen.has(level)) problems.push(`${at}.levels[${j}]: level "${level}" appears twice`);
-      seen.add(level);
-    });
-  });
-  if (problems.length) return problems;
-  const cells = new Set(expandCells(d).map((c) => c.id));
-  d.excludedCells.forEach((c, i) => {
-    if (!cells.has(c)) problems.push(`design.excludedCells[${i}]: "${c}" is not a cell of this design`);
-  });
-  if (d.excludedCells.length >= cells.size && cells.size > 0) problems.push('design.excludedCells: every cell is excluded; nothing would run');
-  const names = new Set<string>();
-  d.workload.queries.forEach((q, i) => {
-    if (names.has(q.name)) problems.push(`design.workload.queries[${i}].name: "${q.name}" is used twice`);
-    names.add(q.name);
-  });
-  if (d.workload.kind === 'queries' && d.workload.queries.length === 0) problems.push('design.workload.queries: expected at least 1 query');
-  if (d.workload.kind === 'command' && !d.workload.command) problems.push('design.workload.command: required when the workload kind is "command"');
-  if (d.workload.warmup >= d.workload.repetitions) {
-    problems.push(`design.workload.warmup: ${d.workload.warmup} warm-up executions leave none of ${d.workload.repetitions} repetitions to measure`);
-  }
-  if (d.workload.command?.parser === 'regex') {
-    try {
-      new RegExp(d.workload.command.regex ?? '');
-    } catch (e) {
-      problems.push(`design.workload.command.regex: ${(e as Error).message}`);
-    }
-  }
-  return problems;
-}
-
 export interface Checked {
   doc: ExperimentDoc | null;
   problems: string[];
@@ -108,7 +57,7 @@ export function checkExperiment(input: unknown): Checked {
     return { doc: null, problems, notices: m.notices };
   }
   const doc = m.doc as unknown as ExperimentDoc;
-  const problems = semanticProblems(doc);
+  const problems = problemLines(designProblems(doc.design));
   return { doc: problems.length ? null : doc, problems, notices: m.notices };
 }
 

@@ -1,0 +1,76 @@
+// The rules of a design that a user can break while editing it, field by field. One copy, used
+// by the designer (inline, as the user types) and by validate.ts (on open and save, after the
+// JSON Schema). The schema validator itself compiles code at run time, which the renderer's CSP
+// forbids, so the renderer runs these rules only.
+import { levelProblem, tunable } from '../catalog.js';
+import { expandCells, factorKey } from '../plan.js';
+import type { Design } from './types.js';
+
+/** JSON path (as in every message, e.g. `design.factors[2].levels`) → what is wrong there. */
+export type Problems = Record<string, string>;
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export function designProblems(d: Design): Problems {
+  const p: Problems = {};
+  const keys = new Set<string>();
+  d.factors.forEach((f, i) => {
+    const at = `design.factors[${i}]`;
+    const t = tunable(f.tunable);
+    if (!t) {
+      p[`${at}.tunable`] = levelProblem(f.tunable, '')!;
+      return;
+    }
+    if (t.needsName && !f.name) p[`${at}.name`] = 'required for a server variable factor';
+    const key = factorKey(f);
+    if (keys.has(key)) p[`${at}.tunable`] = `"${key}" appears twice; a factor may appear only once`;
+    keys.add(key);
+    if (f.levels.length === 0) p[`${at}.levels`] = 'expected at least 1 level';
+    const seen = new Set<string>();
+    f.levels.forEach((level, j) => {
+      const problem = levelProblem(f.tunable, level) ?? (seen.has(level) ? `level "${level}" appears twice` : null);
+      if (problem) p[`${at}.levels[${j}]`] = problem;
+      seen.add(level);
+    });
+  });
+  if (Object.keys(p).length === 0) {
+    const cells = expandCells(d);
+    const ids = new Set(cells.map((c) => c.id));
+    d.excludedCells.forEach((c, i) => {
+      if (!ids.has(c)) p[`design.excludedCells[${i}]`] = `"${c}" is not a cell of this design`;
+    });
+    if (cells.length > 0 && cells.every((c) => c.excluded)) p['design.excludedCells'] = 'every cell is excluded; nothing would run';
+  }
+  if (!d.target.trim()) p['design.target'] = 'local, ssh://[user@]host[:port] or an ssh config alias';
+  else if (/\s/.test(d.target)) p['design.target'] = 'no spaces: local, ssh://[user@]host[:port] or an ssh config alias';
+  const w = d.workload;
+  if (!IDENT.test(w.database)) p['design.workload.database'] = 'a database name: letters, digits and _, not starting with a digit';
+  if (w.setupSkipIfTable !== undefined && w.setupSkipIfTable !== '' && !IDENT.test(w.setupSkipIfTable)) {
+    p['design.workload.setupSkipIfTable'] = 'a table name: letters, digits and _';
+  }
+  if (w.kind === 'queries' && w.queries.length === 0) p['design.workload.queries'] = 'expected at least 1 query';
+  if (w.kind === 'command' && !w.command) p['design.workload.command'] = 'required when the workload kind is "command"';
+  if (w.command?.parser === 'regex') {
+    try {
+      new RegExp(w.command.regex ?? '');
+    } catch (e) {
+      p['design.workload.command.regex'] = (e as Error).message;
+    }
+  }
+  const names = new Set<string>();
+  w.queries.forEach((q, i) => {
+    if (!q.name.trim()) p[`design.workload.queries[${i}].name`] = 'a query needs a name';
+    else if (names.has(q.name)) p[`design.workload.queries[${i}].name`] = `"${q.name}" is used twice`;
+    names.add(q.name);
+    if (!q.sql.trim()) p[`design.workload.queries[${i}].sql`] = 'the query is empty';
+  });
+  if (w.warmup >= w.repetitions) {
+    p['design.workload.warmup'] = `${w.warmup} warm-up executions leave none of ${w.repetitions} repetitions to measure`;
+  }
+  return p;
+}
+
+/** Problems as lines `path: message`, the form the status line, the CLI and the backend use. */
+export function problemLines(p: Problems): string[] {
+  return Object.entries(p).map(([path, msg]) => `${path}: ${msg}`);
+}
