@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type BrowserModeServer } from '../../scripts/server.js';
-
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { CHROMIUM_ARGS, chromiumPath } from '../../src/node/export/render.js';
 
 export interface TestApp extends BrowserModeServer {
   /** A temporary VARLAB_HOME (recent files, profiles), removed by stop(). */
@@ -33,22 +32,9 @@ export async function startApp(): Promise<TestApp> {
   };
 }
 
+/** Chromium with the same binary and flags as the command line's headless export. */
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu-sandbox',
-      '--enable-unsafe-swiftshader',
-      '--use-angle=swiftshader',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
 }
 
 /** Open the app in a new page and wait until it has rendered; CSP violations and page errors fail the test. */
