@@ -208,13 +208,16 @@ export class RunEngine {
 
   private sleep(ms: number): Promise<void> {
     if (ms <= 0) return Promise.resolve();
+    const signal = this.abort.signal;
     return new Promise((resolve) => {
       const t = setTimeout(done, ms);
       function done() {
         clearTimeout(t);
+        // Removed every time, or thousands of idle waits would pile listeners onto the signal.
+        signal.removeEventListener('abort', done);
         resolve();
       }
-      this.abort.signal.addEventListener('abort', done, { once: true });
+      signal.addEventListener('abort', done, { once: true });
     });
   }
 
