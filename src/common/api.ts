@@ -108,6 +108,24 @@ export interface RunStatus {
   lastSeq: number;
 }
 
+/** What `local.readiness` finds on the machine varlab runs on. */
+export interface LocalReadiness {
+  /** The server binary a sandbox would use, or null when none is installed. */
+  mysqld: string | null;
+  flavor: 'mariadb' | 'mysql' | null;
+  /** First line of `mysqld --version`. */
+  version: string | null;
+  /** When there is no binary: one sentence saying what to install on this operating system. */
+  installHint: string | null;
+}
+
+export interface QuickstartPrepared {
+  /** The saved copy of the quickstart, for run.start. */
+  path: string;
+  sandboxDir: string | null;
+  createdSandbox: boolean;
+}
+
 /** Every request: its arguments and its result. */
 export interface Requests {
   'app.info': { args: Record<string, never>; result: AppInfo };
@@ -140,6 +158,10 @@ export interface Requests {
   /** Teammates' files: what a file would run beyond the built-in tunables, and whether the user agreed for this target. */
   'trust.check': { args: { path?: string; doc?: ExperimentDoc; target?: string }; result: TrustCheck };
   'trust.grant': { args: { path?: string; doc?: ExperimentDoc; target?: string }; result: TrustCheck };
+  /** First run on this machine: is a mysqld or mariadbd installed, and if not what to install. */
+  'local.readiness': { args: Record<string, never>; result: LocalReadiness };
+  /** Make (or reuse) the sandbox on `local` and save a short quickstart copy in dir (default ~/varlab); starts nothing. */
+  'local.quickstart': { args: { dir?: string }; result: QuickstartPrepared };
 }
 
 /** Every push from the backend. */
@@ -178,6 +200,8 @@ export const METHODS = [
   'export.csv',
   'trust.check',
   'trust.grant',
+  'local.readiness',
+  'local.quickstart',
 ] as const satisfies readonly Method[];
 
 export const EVENTS = ['run.batch', 'prompt'] as const satisfies readonly EventName[];

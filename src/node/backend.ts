@@ -5,6 +5,7 @@ import { experimentHandlers } from './api/experiment.js';
 import { hostHandlers } from './api/host.js';
 import { runHandlers } from './api/run.js';
 import { exportHandlers } from './api/export.js';
+import { localHandlers } from './api/local.js';
 import { EventHub } from './api/hub.js';
 
 export type Handler<M extends Method> = (args: ArgsOf<M>, origin: CallOrigin) => Promise<ResultOf<M>>;
@@ -29,6 +30,7 @@ export function createBackend(options: BackendOptions): Backend & { dispose(): P
     ...hostHandlers(ctx),
     ...runHandlers(ctx),
     ...exportHandlers(ctx),
+    ...localHandlers(ctx),
     ...options.dialogs,
   };
   return {

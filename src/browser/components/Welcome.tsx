@@ -3,6 +3,7 @@
 import { newExperiment, openCommand, openExample, openPath } from '../store/actions.js';
 import { baseName } from '../store/doc.js';
 import { useApp } from '../store/index.js';
+import { FirstRun } from './FirstRun.js';
 import { withShortcut } from './shortcuts.js';
 
 export function Welcome() {
@@ -28,6 +29,7 @@ export function Welcome() {
           <small>A .varlab.json file, or drop one onto this window</small>
         </button>
       </div>
+      <FirstRun />
       {recent.length > 0 && (
         <section>
           <h3>Recent</h3>
