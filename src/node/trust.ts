@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiError } from '../common/api.js';
 import type { ExperimentDoc } from '../common/experiment/types.js';
 import { commandsNeedingConsent, consentText, type ConsentItem, type TrustCheck } from '../common/trust.js';
+import { registeredProfile } from './engine/profiles.js';
 import { readExperimentFile, varlabHome, writeAtomic } from './files.js';
 
 interface Grant {
@@ -56,8 +57,24 @@ async function builtInDigests(): Promise<Set<string>> {
   return out;
 }
 
+/** Keys sorted at every level, so two equal profiles give the same JSON whatever their key order. */
+const canonical = (v: unknown): string => JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+
+/**
+ * A server profile that is the one the user registered for this target (`varlab sandbox create`) is
+ * the user's own, not a teammate's: a run writes it into the file, and rerunning must not ask again.
+ */
+async function withoutOwnProfile(doc: ExperimentDoc, target: string): Promise<ExperimentDoc> {
+  const p = doc.design.serverProfile;
+  if (!p) return doc;
+  const own = await registeredProfile(target);
+  if (!own || canonical(own) !== canonical(p)) return doc;
+  const { serverProfile: _own, ...design } = doc.design;
+  return { ...doc, design };
+}
+
 export async function checkTrust(doc: ExperimentDoc, target = doc.design.target): Promise<TrustCheck> {
-  const commands = commandsNeedingConsent(doc);
+  const commands = commandsNeedingConsent(await withoutOwnProfile(doc, target.trim()));
   const digest = commandsDigest(commands);
   const t = target.trim();
   if (!commands.length || (await builtInDigests()).has(digest)) return { needsConsent: false, commands, target: t, digest };

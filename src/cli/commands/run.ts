@@ -7,6 +7,7 @@ import { journalPath } from '../../node/engine/journal.js';
 import { prepareRun } from '../../node/engine/prepare.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
+import { confirmConsent } from '../consent.js';
 import { TARGET_OPTIONS, targetAuth } from './probe.js';
 
 /** A one-line progress bar on a terminal: `[#####-----] 12/32 restarts  4 min 10 s left  cell …`. */
@@ -36,7 +37,7 @@ export const run: Command = {
   summary: 'run an experiment on its target; results are saved into the file (resumes an unfinished run)',
   usage:
     'varlab run FILE [--target T] [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
-    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run]\n\n' +
+    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust]\n\n' +
     'Runs every scheduled restart of the plan: tunables applied and verified, mysqld restarted, the queries\n' +
     'or the benchmark command measured. Every measurement goes to FILE.journal.jsonl first; if the run stops\n' +
     '(Ctrl-C, a dropped connection, a crash) running the same command again resumes it.\n' +
@@ -47,6 +48,8 @@ export const run: Command = {
     '--out FILE          save the experiment with its results here instead of FILE\n' +
     '--events json       print every event as one JSON line on stdout\n' +
     '--dry-run           print what would run, and run nothing\n' +
+    '--trust             agree to the commands this file runs beyond the built-in tunables (a custom command,\n' +
+    '                    setup script, start wrapper) on this target without being asked\n' +
     '--identity KEY, --known-hosts FILE, --accept-new: as for `varlab probe`\n' +
     'Exit status: 0 finished, 1 failed, 2 bad input, 130 cancelled.',
   async run(argv, io) {
@@ -59,12 +62,19 @@ export const run: Command = {
       out: { type: 'string' },
       events: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      trust: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     if (values.events !== undefined && values.events !== 'json') throw new UsageError(`--events: the only format is json, got ${JSON.stringify(values.events)}`);
     const restarts = numberOption('restarts', values.restarts, { min: 1, max: 10_000, integer: true });
     const repetitions = numberOption('repetitions', values.repetitions, { min: 1, max: 1_000_000, integer: true });
     const warmup = numberOption('warmup', values.warmup, { min: 0, max: 1_000_000, integer: true });
+
+    // Teammates' files: their own commands are listed and agreed to before the first run on a target (issue 6).
+    if (!values['dry-run']) {
+      const refused = await confirmConsent({ file: positionals[0], target: values.target, trust: values.trust === true, io, prompt: terminalPrompter(), interactive: Boolean(process.stdin.isTTY) });
+      if (refused !== null) return refused;
+    }
 
     let prepared;
     try {

@@ -1,0 +1,51 @@
+// Teammates' files on the command line (issue 6, point 4): before the first run of a file whose
+// commands go beyond the built-in tunables on a target, list them and ask on the terminal; without
+// a terminal, refuse and name --trust. The answer is kept in the same consent store the app uses, so
+// agreeing once (here or in the UI) covers both for this list of commands on this target.
+import type { ConsentItem } from '../common/trust.js';
+import { checkTrustOfFile, grantTrustOfFile } from '../node/trust.js';
+import type { Prompter } from '../node/host/types.js';
+import type { CliIO } from './io.js';
+
+const MAX_SHOWN = 400;
+
+export function consentList(items: ConsentItem[]): string {
+  return items
+    .map((i) => {
+      const cmd = i.command.length > MAX_SHOWN ? `${i.command.slice(0, MAX_SHOWN)}… (${i.command.length} characters in all)` : i.command;
+      return `  - ${i.summary} (${i.where}):\n      ${cmd.replace(/\n/g, '\n      ')}`;
+    })
+    .join('\n');
+}
+
+/**
+ * null: go on (nothing to agree to, already agreed, agreed now, or --trust). A number: the exit
+ * status to leave with, after a message saying why.
+ */
+export async function confirmConsent(opts: { file: string; target?: string; trust: boolean; io: CliIO; prompt: Prompter; interactive: boolean }): Promise<number | null> {
+  const { file, target, trust, io } = opts;
+  let check;
+  try {
+    check = await checkTrustOfFile(file, target);
+  } catch {
+    return null; // an unreadable or invalid file: prepareRun reports it with its own message
+  }
+  if (!check.needsConsent) return null;
+  const head = `${file} would run these on ${check.target}, beyond varlab's built-in tunables:\n${consentList(check.commands)}`;
+  if (trust) {
+    await grantTrustOfFile(file, target);
+    io.err(`${head}\n--trust: agreed to them for ${check.target}; varlab will not ask again for these commands there`);
+    return null;
+  }
+  if (!opts.interactive) {
+    io.err(`varlab run: ${head}\nno terminal to ask on: read them, then run again with --trust to agree to these commands for this file on ${check.target}`);
+    return 2;
+  }
+  const answer = await opts.prompt({ kind: 'confirm', title: 'Run commands from this file?', message: `${head}\nRun them on ${check.target}?` });
+  if (!answer.accept) {
+    io.err(`varlab run: not agreed; nothing was run on ${check.target}`);
+    return 2;
+  }
+  await grantTrustOfFile(file, target);
+  return null;
+}
