@@ -7,6 +7,8 @@ import { join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EVENTS, fail, isMethod } from '../src/common/api.js';
 import { createBackend } from '../src/node/backend.js';
+import { useSecretStore } from '../src/node/secrets.js';
+import { keychainSecretStore } from './secrets.js';
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const PUBLIC = join(ROOT, 'public');
@@ -72,6 +74,8 @@ function createWindow(): BrowserWindow {
 }
 
 app.whenReady().then(() => {
+  // safeStorage works only once the app is ready; until the user ticks "remember", nothing is kept.
+  useSecretStore(keychainSecretStore());
   protocol.handle('app', (request) => {
     const path = decodeURIComponent(new URL(request.url).pathname);
     const file = normalize(join(PUBLIC, path));

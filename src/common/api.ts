@@ -49,6 +49,8 @@ export interface AppInfo {
   platform: string;
   /** Where the user's home is, for suggesting paths in browser mode. */
   home: string;
+  /** Whether a password or passphrase can be kept when the user asks: only the desktop app has a keychain; 'plain-text' is one that does not really encrypt (Linux without a secret service). */
+  keychain: 'encrypted' | 'plain-text' | 'none';
 }
 
 export interface OpenedExperiment {

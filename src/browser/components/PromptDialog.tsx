@@ -1,6 +1,7 @@
 // Questions from the backend: accept an unknown host key (after comparing its fingerprint), or
 // type a password or passphrase. The secret lives only in this component's state while the
-// dialog is open and goes straight to `prompt.answer`; the store never sees it.
+// dialog is open and goes straight to `prompt.answer`; the store never sees it. In the desktop app
+// the user may ask to keep it in the OS keychain (warned when that keychain is plain text).
 import { useState } from 'react';
 import type { Prompt } from '../../common/api.js';
 import { answerPrompt } from '../store/actions.js';
@@ -11,10 +12,13 @@ function PromptBody({ prompt }: { prompt: Prompt }) {
   const [secret, setSecret] = useState('');
   const [remember, setRemember] = useState(false);
   const asksSecret = prompt.kind === 'password' || prompt.kind === 'passphrase';
+  // Only the desktop app has a keychain to keep a secret in; browser mode offers nothing to tick.
+  const keychain = useApp((s) => s.info?.keychain ?? 'none');
+  const canKeep = asksSecret && keychain !== 'none';
   const answer = (accept: boolean) => {
     const s = accept && asksSecret ? secret : undefined;
     setSecret('');
-    void answerPrompt(prompt.id, accept, s, prompt.kind === 'host-key' ? remember : undefined);
+    void answerPrompt(prompt.id, accept, s, prompt.kind === 'host-key' || (canKeep && accept) ? remember : undefined);
   };
   return (
     <Modal title={prompt.title} onCancel={() => answer(false)} testid="prompt-dialog">
@@ -37,6 +41,19 @@ function PromptBody({ prompt }: { prompt: Prompt }) {
             <span>{prompt.kind === 'password' ? 'Password' : 'Passphrase'}</span>
             <input type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} data-testid="prompt-secret" />
           </label>
+        )}
+        {canKeep && (
+          <>
+            <label className="check">
+              <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} data-testid="prompt-keep" /> Remember in the keychain
+            </label>
+            {keychain === 'plain-text' && remember && (
+              <p className="small" style={{ color: '#9a6700' }} data-testid="prompt-keychain-warning">
+                This system&apos;s keychain stores it as plain text (no secret service such as GNOME Keyring or KWallet is running): anyone who can read your
+                files can read it.
+              </p>
+            )}
+          </>
         )}
         {prompt.kind === 'host-key' && (
           <label className="check">

@@ -3,6 +3,7 @@ import { ApiError, type DryRun } from '../../common/api.js';
 import { expandCells } from '../../common/plan.js';
 import type { BackendContext, Handlers } from '../backend.js';
 import { openTarget, planCommands, probeHost, sandboxProfile } from '../host/index.js';
+import { secretStore } from '../secrets.js';
 
 export function hostHandlers(ctx: BackendContext): Handlers {
   return {
@@ -33,6 +34,10 @@ export function hostHandlers(ctx: BackendContext): Handlers {
       return result;
     },
     'prompt.answer': async (a) => {
+      // Only the desktop app has a keychain to keep a password or passphrase in; the question stays open.
+      if (a.remember && a.secret !== undefined && !secretStore()) {
+        throw new ApiError('unsupported', 'cannot remember a password or passphrase here: only the desktop app keeps secrets (in the OS keychain); answer again without "remember"');
+      }
       if (!ctx.hub.answer(a)) throw new ApiError('not-found', `no open question with id ${a.id}`);
       return null;
     },
