@@ -85,7 +85,8 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
   const commands = [
     `mkdir -p ${q(dir)}`,
     ...(osUser ? [`chown ${q(osUser)} ${q(dir)}`] : []),
-    `${init.join(' ')} > ${q(`${dir}/init.log`)} 2>&1 || { tail -n 20 ${q(`${dir}/init.log`)} >&2; exit 3; }`,
+    // On failure mariadb-install-db ends with pages of generic help: its [ERROR] lines come first.
+    `${init.join(' ')} > ${q(`${dir}/init.log`)} 2>&1 || { { grep -E '\\[ERROR\\]|ERROR:' ${q(`${dir}/init.log`)} | head -n 10; tail -n 20 ${q(`${dir}/init.log`)}; } >&2; exit 3; }`,
     ...(osUser ? [`chown -R ${q(osUser)} ${q(dir)}`] : []),
   ];
   return { profile, commands };
