@@ -6,7 +6,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { formatDuration } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
-import { attachToRunning, control, startRun, useRunSession } from './session.js';
+import { attachToRunning, checkUnfinished, control, startRun, useRunSession } from './session.js';
 import './run.css';
 
 function StartPanel() {
@@ -17,6 +17,7 @@ function StartPanel() {
   const [knownHosts, setKnownHosts] = useState('');
   const [startOver, setStartOver] = useState(false);
   const error = useRunSession((s) => s.error);
+  const unfinished = useRunSession((s) => (s.unfinished?.path === path ? s.unfinished : null));
   if (!path) return <p data-testid="run-needs-save">Save the experiment to a file first: the run saves its results into it and keeps its journal beside it.</p>;
   const ssh = target !== 'local';
   return (
@@ -34,11 +35,18 @@ function StartPanel() {
           </label>
         </>
       )}
-      <label title="An unfinished run of this file is resumed unless this is ticked">
-        <input type="checkbox" checked={startOver} onChange={(e) => setStartOver(e.target.checked)} /> start over
-      </label>
+      {unfinished && (
+        <span data-testid="run-unfinished">
+          An unfinished run of this file: {unfinished.restartsDone} of {unfinished.restartsPlanned} restarts done.
+        </span>
+      )}
+      {unfinished && (
+        <label title="Keep the unfinished journal aside and run the whole plan again">
+          <input type="checkbox" checked={startOver} onChange={(e) => setStartOver(e.target.checked)} /> start over
+        </label>
+      )}
       <button className="primary" disabled={dirty} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, { identity: identity.trim() || undefined, knownHosts: knownHosts.trim() || undefined }, !startOver)} data-testid="run-start-button">
-        Run
+        {unfinished && !startOver ? 'Resume' : 'Run'}
       </button>
       {error && (
         <span className="error" style={{ color: '#b42318' }} data-testid="run-error">
@@ -222,10 +230,14 @@ export function RunView() {
   const runId = useRunSession((s) => s.runId);
   const state = useRunSession((s) => s.live.state);
   useRunSession((s) => s.frame);
+  const active = runId !== null && (state === 'running' || state === 'paused');
   useEffect(() => {
     void attachToRunning(path);
   }, [path]);
-  const active = runId !== null && (state === 'running' || state === 'paused');
+  // Whenever the view shows the start panel for a saved file: is there a run to resume?
+  useEffect(() => {
+    if (path && !active) void checkUnfinished(path);
+  }, [path, active]);
   return (
     <div className="run" data-testid="run-view">
       {!active && <StartPanel />}

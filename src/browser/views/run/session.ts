@@ -13,9 +13,11 @@ interface RunSessionState {
   /** Bumped at most once per animation frame when batches arrived. */
   frame: number;
   error: string | null;
+  /** A journal beside the open file with restarts still to run (from experiment.open). */
+  unfinished: { path: string; restartsDone: number; restartsPlanned: number } | null;
 }
 
-export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, live: new LiveRun(), frame: 0, error: null }));
+export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, live: new LiveRun(), frame: 0, error: null, unfinished: null }));
 
 let lastSeq = 0;
 let unsubscribe: (() => void) | null = null;
@@ -71,7 +73,15 @@ export async function startRun(path: string, auth: TargetAuth, resume: boolean):
     useRunSession.setState({ error: r.message });
     return;
   }
+  useRunSession.setState({ unfinished: null });
   watch(r.value.runId, r.value.path);
+}
+
+/** Ask whether the file has an unfinished run to offer resuming (experiment.open reads its journal). */
+export async function checkUnfinished(path: string): Promise<void> {
+  const r = await getClient().call('experiment.open', { path });
+  const u = r.ok ? r.value.unfinishedRun : undefined;
+  useRunSession.setState({ unfinished: u ? { path, ...u } : null });
 }
 
 /** Reattach to a run the backend is already doing (the window was reloaded). */
