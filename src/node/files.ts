@@ -1,5 +1,6 @@
 // Experiment files on disk: read (migrate, validate), write atomically, remember recent ones.
 import { mkdir, readFile, rename, writeFile, open, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseExperiment, problemsBeforeSave, type Checked } from '../common/experiment/validate.js';
@@ -27,10 +28,10 @@ export async function readExperimentFile(path: string): Promise<Checked> {
  * Write a file so that a crash leaves either the old or the new content, never half of one:
  * a temporary file beside it, flushed to disk, then renamed over the original.
  */
-export async function writeAtomic(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
-  const fh = await open(tmp, 'w', 0o644);
+export async function writeAtomic(path: string, content: string, opts: { mode?: number; dirMode?: number } = {}): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: opts.dirMode });
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const fh = await open(tmp, 'w', opts.mode ?? 0o644);
   try {
     await fh.writeFile(content, 'utf8');
     await fh.sync();

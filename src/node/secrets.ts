@@ -3,9 +3,8 @@
 // backed by Electron's safeStorage; browser mode and the command line have none, and then nothing is
 // ever kept. A secret is never written to a file unencrypted and never logged: stores hold only
 // blobs the keychain encrypted, and error messages name keys, never values.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeAtomic } from './files.js';
 
 /** How well the keychain protects what it holds: 'plain-text' is Linux without a secret service. */
 export type KeychainKind = 'encrypted' | 'plain-text';
@@ -51,23 +50,8 @@ export function createBlobSecretStore(opts: { path: string; kind: KeychainKind; 
       return {};
     }
   };
-  const writeAll = async (all: Record<string, string>): Promise<void> => {
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
-    const fh = await open(tmp, 'w', 0o600);
-    try {
-      await fh.writeFile(JSON.stringify(all, null, 2) + '\n', 'utf8');
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    try {
-      await rename(tmp, path);
-    } catch (e) {
-      await unlink(tmp).catch(() => {});
-      throw e;
-    }
-  };
+  // Only ciphertext is written, readable by this user alone.
+  const writeAll = (all: Record<string, string>) => writeAtomic(path, JSON.stringify(all, null, 2) + '\n', { mode: 0o600, dirMode: 0o700 });
   return {
     kind: opts.kind,
     async get(key) {
