@@ -1,5 +1,5 @@
 // Events the run engine emits, carried to every front end in numbered batches.
-import type { TimingSource, TunableCheck } from './experiment/types.js';
+import type { RestartResult, TimingSource, TunableCheck } from './experiment/types.js';
 
 export type RunEvent =
   | { type: 'run-started'; at: number; planned: number; done: number; cells: string[]; queries: string[] }
@@ -30,4 +30,6 @@ export type RunEvent =
   /** One `--report-interval` line of a benchmark command (sysbench), live. */
   | { type: 'interval'; at: number; seq: number; cell: string; rep: number; second: number; tps: number; qps: number; latencyMs?: number }
   /** Paused (takes effect between restarts, so no restart is measured across a pause) or running again. */
-  | { type: 'state'; at: number; state: 'running' | 'paused' };
+  | { type: 'state'; at: number; state: 'running' | 'paused' }
+  /** On resume: the restarts an earlier process finished (from the journal), so a live view starts complete. */
+  | { type: 'history'; at: number; warmup: number; restarts: RestartResult[] };

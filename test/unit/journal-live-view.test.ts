@@ -56,3 +56,23 @@ test('100,000 executions fold into the timeline and the means', () => {
   assert.equal(live.restartMeans('Q1').length, 100);
   assert.equal(live.spreadByCell('Q1').get(A)!.length, 49);
 });
+
+test('on resume the restarts of the earlier process arrive as history and count like live ones', () => {
+  const live = new LiveRun();
+  live.apply([
+    { type: 'run-started', at: 0, planned: 4, done: 2, cells: [A, B], queries: ['Q1'] },
+    {
+      type: 'history',
+      at: 0,
+      warmup: 1,
+      restarts: [
+        { seq: 1, cell: A, status: 'ok', startedAt: 0, finishedAt: 1, checks: [], queries: [{ query: 'Q1', unit: 'ms', source: 'profiling', values: [99, 10, 12] }] },
+        { seq: 2, cell: B, status: 'ok', startedAt: 1, finishedAt: 2, checks: [], queries: [{ query: 'Q1', unit: 'ms', source: 'profiling', values: [99, 20, 22] }] },
+      ],
+    },
+  ]);
+  live.apply(restart(3, A, [99, 14, 16], 1));
+  assert.deepEqual(live.restartMeans('Q1').map((m) => [m.seq, m.mean]), [[1, 11], [2, 21], [3, 15]]);
+  assert.equal(live.series.get('Q1')!.x.length, 9);
+  assert.deepEqual(live.spreadByCell('Q1').get(A)!.map((p) => p.restarts), [2]);
+});

@@ -108,7 +108,8 @@ export const run: Command = {
     };
     const onEvent = (e: RunEvent) => {
       if (json) {
-        io.out(JSON.stringify(e));
+        // The restarts of an earlier process (one big line) are for live views; the journal has them.
+        if (e.type !== 'history') io.out(JSON.stringify(e));
         return;
       }
       const line = describe(e);

@@ -375,7 +375,10 @@ export class RunEngine {
     const prior = this.fold.state();
     const queries = this.plan[0]?.queries ?? [];
     this.emit({ type: 'run-started', at: Date.now(), planned: this.plan.length, done: prior.restarts.length, cells: expandCells(this.design).filter((c) => !c.excluded).map((c) => c.id), queries });
-    if (this.resumed) this.emit({ type: 'log', at: Date.now(), level: 'info', message: `resuming: ${prior.restarts.length} of ${this.plan.length} restarts were already done` });
+    if (this.resumed) {
+      this.emit({ type: 'log', at: Date.now(), level: 'info', message: `resuming: ${prior.restarts.length} of ${this.plan.length} restarts were already done` });
+      if (prior.restarts.length) this.emit({ type: 'history', at: Date.now(), warmup: this.design.workload.warmup, restarts: [...prior.restarts].sort((a, b) => a.seq - b.seq) });
+    }
     for (const d of prior.discarded) this.emit({ type: 'restart-discarded', at: d.at, seq: d.seq, cell: d.cell, reason: d.reason });
     this.progress();
     await this.connectTarget();

@@ -1,7 +1,7 @@
 // What the Run view shows, folded from the engine's events as they arrive. Plain data and arithmetic
 // (no React, no DOM), so it can be fed 100,000 executions and tested under Node.
 import type { RunEvent } from '../../../common/events.js';
-import type { TunableCheck } from '../../../common/experiment/types.js';
+import type { RestartResult, TunableCheck } from '../../../common/experiment/types.js';
 import { mdePct } from '../../../common/stats/planner.js';
 
 interface Sums {
@@ -148,6 +148,9 @@ export class LiveRun {
       case 'state':
         this.state = e.state;
         break;
+      case 'history':
+        for (const r of e.restarts) this.replay(r, e.warmup);
+        break;
       case 'log':
         this.say({ at: e.at, level: e.level, message: e.message });
         break;
@@ -159,6 +162,32 @@ export class LiveRun {
         break;
       default:
         break;
+    }
+  }
+
+  /** A restart an earlier process finished: onto the timeline and into the means as if it had just run. */
+  private replay(r: RestartResult, warmup: number): void {
+    const a: Attempt = { seq: r.seq, cell: r.cell, state: r.status === 'ok' ? 'finished' : r.status, reason: r.reason, checks: r.checks, sums: new Map() };
+    this.attempts.push(a);
+    for (const q of r.queries) {
+      let s = this.series.get(q.query);
+      if (!s) {
+        s = { x: [], y: [], seq: [], warmup: [], unit: q.unit };
+        this.series.set(q.query, s);
+      }
+      const sums: Sums = { n: 0, sum: 0, sumsq: 0 };
+      q.values.forEach((v, i) => {
+        s.x.push(++this.executions);
+        s.y.push(v);
+        s.seq.push(r.seq);
+        s.warmup.push(i < warmup);
+        if (i >= warmup) {
+          sums.n++;
+          sums.sum += v;
+          sums.sumsq += v * v;
+        }
+      });
+      a.sums.set(q.query, sums);
     }
   }
 
