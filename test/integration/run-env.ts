@@ -48,6 +48,17 @@ function handMadeProfile(dir: string): ServerProfile {
 export async function startRunEnv(): Promise<RunEnv> {
   const sshd = await startSshd();
   const dir = mkdtempSync(join(tmpdir(), 'varlab-run-'));
+  try {
+    return await setUp(sshd, dir);
+  } catch (e) {
+    // A failed set-up must not leave its sshd and directory behind (the test's after() has no env to stop).
+    await sshd.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+async function setUp(sshd: Sshd, dir: string): Promise<RunEnv> {
   // /tmp may be private to root: mysql must be able to reach its folder.
   execFileSync('chmod', ['755', dir]);
   const varlabHome = join(dir, 'home');
