@@ -100,6 +100,12 @@ function Progress() {
           ))}
         </small>
       )}
+      {live.interval && live.interval.seq === live.current?.seq && (
+        <small data-testid="run-interval">
+          run {live.interval.rep}, {live.interval.second} s: {live.interval.tps.toFixed(1)} tps, {live.interval.qps.toFixed(1)} qps
+          {live.interval.latencyMs !== undefined ? `, latency ${live.interval.latencyMs} ms (percentile)` : ''}
+        </small>
+      )}
       {live.timerNote && <small style={{ color: '#9a6700' }}>⚠ {live.timerNote}</small>}
       {!live.timerNote && live.source && <small>times from the server: {live.source}</small>}
     </div>

@@ -60,6 +60,8 @@ export class LiveRun {
   queries: string[] = [];
   current: Attempt | null = null;
   timerNote?: string;
+  /** The latest `--report-interval` line of a benchmark command, while it runs. */
+  interval?: { seq: number; rep: number; second: number; tps: number; qps: number; latencyMs?: number };
   source?: string;
   readonly attempts: Attempt[] = [];
   readonly series = new Map<string, Series>();
@@ -147,6 +149,9 @@ export class LiveRun {
         break;
       case 'state':
         this.state = e.state;
+        break;
+      case 'interval':
+        this.interval = { seq: e.seq, rep: e.rep, second: e.second, tps: e.tps, qps: e.qps, latencyMs: e.latencyMs };
         break;
       case 'history':
         for (const r of e.restarts) this.replay(r, e.warmup);
