@@ -70,7 +70,9 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
     user: 'root',
     errorLog: `${dir}/error.log`,
     pidFile: `${dir}/mysqld.pid`,
-    extraArgs: ['--bind-address=127.0.0.1', '--innodb-buffer-pool-size=128M', '--innodb-log-file-size=48M', ...(opts.extraArgs ?? [])],
+    // A temporary folder of its own: servers sharing /tmp have been seen to lose each other's
+    // temporary tables during mariadb-install-db's bootstrap ("Could not remove temporary table").
+    extraArgs: ['--bind-address=127.0.0.1', '--innodb-buffer-pool-size=128M', '--innodb-log-file-size=48M', `--tmpdir=${dir}/tmp`, ...(opts.extraArgs ?? [])],
     sudo: false,
     sandboxDir: dir,
     createdAt: Date.now(),
@@ -80,11 +82,11 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
   const userArg = osUser ? [`--user=${osUser}`] : [];
   const init =
     f.flavor === 'mariadb' && f.installDb
-      ? [f.installDb, '--no-defaults', `--datadir=${profile.datadir}`, ...userArg, '--auth-root-authentication-method=normal', '--skip-test-db'].map(q)
-      : [f.mysqldBinary, '--no-defaults', '--initialize-insecure', `--datadir=${profile.datadir}`, ...userArg].map(q);
+      ? [f.installDb, '--no-defaults', `--datadir=${profile.datadir}`, `--tmpdir=${dir}/tmp`, ...userArg, '--auth-root-authentication-method=normal', '--skip-test-db'].map(q)
+      : [f.mysqldBinary, '--no-defaults', '--initialize-insecure', `--datadir=${profile.datadir}`, `--tmpdir=${dir}/tmp`, ...userArg].map(q);
   const commands = [
-    `mkdir -p ${q(dir)}`,
-    ...(osUser ? [`chown ${q(osUser)} ${q(dir)}`] : []),
+    `mkdir -p ${q(dir)} ${q(`${dir}/tmp`)}`,
+    ...(osUser ? [`chown ${q(osUser)} ${q(dir)} ${q(`${dir}/tmp`)}`] : []),
     // On failure mariadb-install-db ends with pages of generic help: its [ERROR] lines come first.
     `${init.join(' ')} > ${q(`${dir}/init.log`)} 2>&1 || { { grep -E '\\[ERROR\\]|ERROR:' ${q(`${dir}/init.log`)} | head -n 10; tail -n 20 ${q(`${dir}/init.log`)}; } >&2; exit 3; }`,
     ...(osUser ? [`chown -R ${q(osUser)} ${q(dir)}`] : []),
