@@ -125,6 +125,68 @@ export function executionsFigure(ctx: ExportContext, query: string): FigureSpec 
   return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height: heightFor(cells.length * 1.3), data, layout };
 }
 
+/** Integer tick spacing for a repetition axis of n repetitions: 1, 2, 5, 10, 20… so no tick falls between two repetitions. */
+export function repetitionDtick(n: number): number {
+  const rough = Math.max(1, n / 10);
+  const p = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= rough) ?? 10 * p;
+  return Math.max(1, Math.round(step));
+}
+
+/**
+ * The executions of one cell in repetition order, one line per restart of that cell (named by its
+ * position in the cell, the plan's restart number in the hover), with the warm-up in use and the one
+ * the data suggest marked between repetitions.
+ */
+export function repetitionsFigure(ctx: ExportContext, query: string, cell: string, current: number, suggested: number | null): FigureSpec {
+  const restarts = ctx.restarts.filter((r) => r.status === 'ok' && r.cell === cell);
+  let most = 0;
+  const data: Record<string, unknown>[] = restarts.flatMap((r, i) => {
+    const values = r.queries.find((q) => q.query === query)?.values ?? [];
+    if (!values.length) return [];
+    most = Math.max(most, values.length);
+    return [
+      {
+        type: 'scatter',
+        mode: 'lines+markers',
+        name: `restart ${r.restartOfCell} of cell`,
+        x: values.map((_, j) => j + 1),
+        y: values,
+        line: { width: 1, color: PALETTE[i % PALETTE.length] },
+        marker: { size: 4 },
+        hovertemplate: `restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan), rep %{x}: %{y}<extra></extra>`,
+      },
+    ];
+  });
+  const shapes: Record<string, unknown>[] = [];
+  const annotations: Record<string, unknown>[] = [];
+  const mark = (n: number, color: string, text: string, dash: string) => {
+    shapes.push({ type: 'line', xref: 'x', yref: 'paper', x0: n + 0.5, x1: n + 0.5, y0: 0, y1: 1, line: { color, width: 2, dash } });
+    annotations.push({ xref: 'x', yref: 'paper', x: n + 0.5, y: 1, yanchor: 'bottom', text, showarrow: false, font: { color, size: 11 } });
+  };
+  mark(current, '#666', `warm-up in use: ${current}`, 'dot');
+  if (suggested !== null && suggested !== current) mark(suggested, PALETTE[3], `suggested: ${suggested}`, 'dash');
+  const title = `${query}: executions in order, ${cell}`;
+  return {
+    id: `repetitions-${slug(query)}`,
+    title,
+    file: `repetitions-${slug(query)}`,
+    width: WIDTH,
+    height: 380,
+    data,
+    layout: {
+      title: { text: title },
+      // Repetitions are whole numbers: linear integer ticks from 1 (Plotly's auto ticks fall on 0.5, 1.5…).
+      xaxis: { title: { text: 'repetition' }, rangemode: 'tozero', tickmode: 'linear', tick0: 1, dtick: repetitionDtick(most), tickformat: 'd' },
+      yaxis: { title: { text: valueAxisTitle(ctx.unit) } },
+      shapes,
+      annotations,
+      height: 380,
+      legend: { orientation: 'h', y: -0.2 },
+    },
+  };
+}
+
 function cellCov(ctx: ExportContext, cell: string, field: 'between_cov_pct' | 'within_cov_pct'): number | null {
   const cs = ctx.analysis.cells.find((c) => c.cell === cell);
   return meanOf((cs?.queries ?? []).map((q) => q[field]).filter(present));

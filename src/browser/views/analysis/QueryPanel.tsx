@@ -3,8 +3,7 @@
 // repetition order with the warm-up in use and the warm-up the data suggest.
 import { useMemo } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
-import { executionsFigure } from '../../../common/figures/build.js';
-import { PALETTE } from '../../../common/figures/figure.js';
+import { executionsFigure, repetitionsFigure } from '../../../common/figures/build.js';
 import type { Analysis } from '../../../common/stats/index.js';
 import { Plot } from '../../plot/Plot.js';
 import { FigurePlot } from '../export/FigurePlot.js';
@@ -74,45 +73,7 @@ function RepetitionsPlot({ ctx, analysis, query, cell, onCell, onApplyWarmup }: 
   const forCell = suggestion?.cells.find((c) => c.cell === cell);
   const current = analysis.settings.warmup;
   const cells = ctx.cells.filter((c) => analysis.restarts.some((r) => r.cell === c && r.query === query));
-  const figure = useMemo(() => {
-    const restarts = ctx.restarts.filter((r) => r.status === 'ok' && r.cell === cell);
-    const data: Record<string, unknown>[] = restarts.flatMap((r, i) => {
-      const values = r.queries.find((q) => q.query === query)?.values ?? [];
-      if (!values.length) return [];
-      return [
-        {
-          type: 'scatter',
-          mode: 'lines+markers',
-          name: `restart ${r.seq}`,
-          x: values.map((_, j) => j + 1),
-          y: values,
-          line: { width: 1, color: PALETTE[i % PALETTE.length] },
-          marker: { size: 4 },
-          hovertemplate: `restart ${r.seq}, rep %{x}: %{y}<extra></extra>`,
-        },
-      ];
-    });
-    const shapes: Record<string, unknown>[] = [];
-    const annotations: Record<string, unknown>[] = [];
-    const mark = (n: number, color: string, text: string, dash: string) => {
-      shapes.push({ type: 'line', xref: 'x', yref: 'paper', x0: n + 0.5, x1: n + 0.5, y0: 0, y1: 1, line: { color, width: 2, dash } });
-      annotations.push({ xref: 'x', yref: 'paper', x: n + 0.5, y: 1, yanchor: 'bottom', text, showarrow: false, font: { color, size: 11 } });
-    };
-    mark(current, '#666', `warm-up in use: ${current}`, 'dot');
-    if (forCell?.suggested != null && forCell.suggested !== current) mark(forCell.suggested, PALETTE[3], `suggested: ${forCell.suggested}`, 'dash');
-    return {
-      data,
-      layout: {
-        title: { text: `${query}: executions in order, ${cell}` },
-        xaxis: { title: { text: 'repetition' }, rangemode: 'tozero' },
-        yaxis: { title: { text: ctx.unit || 'value' } },
-        shapes,
-        annotations,
-        height: 380,
-        legend: { orientation: 'h', y: -0.2 },
-      },
-    };
-  }, [ctx, query, cell, current, forCell]);
+  const figure = useMemo(() => repetitionsFigure(ctx, query, cell, current, forCell?.suggested ?? null), [ctx, query, cell, current, forCell]);
   const q = suggestion?.suggested ?? null;
   return (
     <div style={{ marginTop: 12 }} data-testid="repetitions-plot">

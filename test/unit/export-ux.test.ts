@@ -1,0 +1,29 @@
+// What a reader of the plots, tables and reports sees: the problems a new user reported (integer
+// repetition ticks, restarts named within their cell, units, workload order, warnings, one number format).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { exportContext } from '../../src/common/export/index.js';
+import { repetitionsFigure, repetitionDtick } from '../../src/common/figures/build.js';
+import { finishedQuickstart } from '../fixtures/export-experiment.js';
+
+test('executions in order: integer repetition ticks, restarts named as restarts of the cell, plan number in the hover', () => {
+  const doc = finishedQuickstart();
+  const ctx = exportContext(doc);
+  const cell = ctx.cells[0];
+  const query = ctx.queries[0];
+  const fig = repetitionsFigure(ctx, query, cell, 1, null);
+  const x = fig.layout.xaxis as Record<string, unknown>;
+  assert.equal(x.tickmode, 'linear');
+  assert.equal(x.tick0, 1);
+  assert.equal(x.dtick, 1, '3 repetitions: a tick on every repetition');
+  assert.ok(Number.isInteger(x.dtick as number));
+  assert.deepEqual(fig.data.map((d) => d.name), ['restart 1 of cell', 'restart 2 of cell']);
+  const seqs = ctx.restarts.filter((r) => r.cell === cell).map((r) => r.seq);
+  assert.ok(seqs[1] > 2, 'the second restart of the cell is not the second of the plan');
+  assert.match(String(fig.data[1].hovertemplate), new RegExp(`restart 2 of this cell \\(restart #${seqs[1]} of the plan\\)`));
+  assert.doesNotMatch(JSON.stringify(fig.data.map((d) => d.name)), new RegExp(`restart ${seqs[1]}\\b`));
+  for (const n of [3, 20, 284, 1000]) {
+    const d = repetitionDtick(n);
+    assert.ok(Number.isInteger(d) && d >= 1 && n / d <= 12, `${n} repetitions: dtick ${d}`);
+  }
+});
