@@ -326,15 +326,27 @@ export function suggestWarmup(data: TidyData, opts?: WarmupOptions): WarmupSugge
     const bad = q.cells.filter((c) => c.suggested === null);
     if (bad.length) {
       q.suggested = null;
-      q.reason = `${bad.map((c) => c.cell).join('; ')}: ${bad[0].reason}`;
+      q.reason = groupReasons(bad.map((c) => ({ name: c.cell, reason: c.reason ?? 'no steady state' })), q.cells.length, 'cells');
     } else q.suggested = Math.max(0, ...q.cells.map((c) => c.suggested ?? 0));
   }
   const badQ = list.filter((q) => q.suggested === null);
   const out: WarmupSuggestion = { suggested: null, queries: list };
   if (!list.length) out.reason = 'no executions';
-  else if (badQ.length) out.reason = `no steady state found for ${badQ.map((q) => q.query).join(', ')}`;
+  // The design's reason is the queries' reasons, said once each: the JSON and every view show this same text.
+  else if (badQ.length) out.reason = groupReasons(badQ.map((q) => ({ name: q.query, reason: q.reason ?? 'no steady state' })), list.length, 'queries');
   else out.suggested = Math.max(...list.map((q) => q.suggested ?? 0));
   return out;
+}
+
+/**
+ * One line for many things that failed: each distinct reason once, naming the things only when they do
+ * not all share it (`fewer than 4 executions per restart` rather than sixteen cell names before it).
+ */
+export function groupReasons(items: { name: string; reason: string }[], total: number, noun: string): string {
+  const byReason = new Map<string, string[]>();
+  for (const it of items) byReason.set(it.reason, [...(byReason.get(it.reason) ?? []), it.name]);
+  if (byReason.size === 1 && items.length === total) return `${items[0].reason} (all ${total} ${noun})`.replace(/ \(all 1 \w+\)$/, '');
+  return [...byReason].map(([reason, names]) => `${names.join(', ')}: ${reason}`).join('; ');
 }
 
 /** Tidy data's view of a query's statistics for one cell, for callers that hold an Analysis. */
