@@ -94,7 +94,7 @@ test('the interleaved plan rotates the cells each round', async () => {
   assert.equal(new Set(round1).size, 16, 'every cell once per round');
   assert.equal(round2[0], round1[1], 'round 2 starts with the second cell of round 1');
   assert.deepEqual(round2, [...round1.slice(1), round1[0]]);
-  assert.match(await page.getByTestId('plan-estimate').innerText(), /estimated 16 min 00 s/);
+  assert.match(await page.getByTestId('plan-estimate').innerText(), /estimated 6 min 40 s/);
   await page.close();
 });
 

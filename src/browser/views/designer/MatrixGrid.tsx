@@ -25,7 +25,7 @@ export function MatrixGrid({ design, problem }: { design: Design; problem?: stri
         Matrix <span className="count" data-testid="cell-count">{cellCountText(cells.length, excluded.size)}</span>
         <span className="muted small" data-testid="planned-count">
           {' '}
-          · {included} planned cell{included === 1 ? '' : 's'} × {design.restartsPerCell} restart{design.restartsPerCell === 1 ? '' : 's'} = {included * design.restartsPerCell} restarts
+          · {excluded.size > 0 ? `${included} planned cell${included === 1 ? '' : 's'}` : 'each'} × {design.restartsPerCell} restart{design.restartsPerCell === 1 ? '' : 's'} = {included * design.restartsPerCell} restarts
         </span>
       </h2>
       <p className="muted small">Click a cell to exclude it from the plan; click again to bring it back.</p>
