@@ -12,7 +12,7 @@ import { compareCommand } from './commands/compare.js';
 import { analyze } from './commands/analyze.js';
 
 /** Commands by name. Each module owns its options, help text and exit codes. */
-const COMMANDS: Command[] = [validate, plan, probe, sandbox, run, exportCommand, compareCommand, analyze];
+const COMMANDS: Command[] = [validate, plan, probe, sandbox, run, analyze, exportCommand, compareCommand];
 
 function help(io: CliIO) {
   io.out('varlab: benchmark MySQL and MariaDB across server restarts, and know whether a 1% change is real.\n');
