@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'verify-failed'
   | 'busy'
   | 'cancelled'
+  | 'already-finished' // run.start on a file whose run finished, without fresh: true (its results would be replaced)
   | 'needs-consent' // the file would run commands beyond the built-in tunables the user has not agreed to on this target
   | 'internal';
 
@@ -110,6 +111,9 @@ export interface RunStatus {
   lastSeq: number;
 }
 
+/** run.check: a finished run is not run again unless the user asks (fresh), and is told where its results stay. */
+export type RunCheck = { finished: false } | { finished: true; restartsDone: number; restartsPlanned: number; keepResultsAs: string };
+
 /** What `local.readiness` finds on the machine varlab runs on. */
 export interface LocalReadiness {
   /** The server binary a sandbox would use, or null when none is installed. */
@@ -144,7 +148,9 @@ export interface Requests {
   /** --dry-run: the commands each cell's restart would run on the target, run none. */
   'host.dryRun': { args: { design: ExperimentDoc['design']; target?: string }; result: DryRun };
   'prompt.answer': { args: PromptAnswer; result: null };
-  'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean }; result: RunStatus };
+  'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean; fresh?: boolean }; result: RunStatus };
+  /** Has this file's run finished (and where its results are kept if it is run again from scratch)? */
+  'run.check': { args: { path: string }; result: RunCheck };
   'run.pause': { args: { runId: string }; result: RunStatus };
   'run.resume': { args: { runId: string }; result: RunStatus };
   'run.cancel': { args: { runId: string }; result: RunStatus };
@@ -196,6 +202,7 @@ export const METHODS = [
   'run.resume',
   'run.cancel',
   'run.status',
+  'run.check',
   'run.events',
   'export.writeFile',
   'export.plots',

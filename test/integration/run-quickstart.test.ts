@@ -44,11 +44,11 @@ test('the quickstart with 2 restarts per cell and 3 repetitions completes; every
     }
   }
 
-  // Running the finished file again starts a new run (the old journal is kept aside), it does not "resume" nothing.
+  // Running the finished file again runs nothing (its results would be replaced) and says how to run it anew.
   const dry = varlabSync(['run', file, '--target', env.sshd.target, ...env.authArgs, '--dry-run'], env.varlabHome);
   assert.equal(dry.code, 0, dry.stderr);
   assert.doesNotMatch(dry.stdout, /resuming/);
-  assert.match(dry.stdout, /dry run: nothing was run/);
+  assert.match(dry.stdout, /already finished \(32 of 32 restarts\); nothing to run\. To run it again from scratch, pass --fresh/);
 });
 
 /** Rows that carry n_restarts, wherever analyze nests them. */

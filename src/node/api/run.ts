@@ -2,7 +2,7 @@
 // and the batches a reconnecting client missed. One run per experiment file at a time.
 import { ApiError, type RunStatus } from '../../common/api.js';
 import type { BackendContext, Handlers } from '../backend.js';
-import { prepareRun } from '../engine/prepare.js';
+import { finishedMessage, finishedRun, prepareRun } from '../engine/prepare.js';
 import { RunEngine } from '../engine/run.js';
 import { requireConsent } from '../trust.js';
 
@@ -16,13 +16,16 @@ export function runHandlers(ctx: BackendContext): Handlers {
   };
 
   return {
-    'run.start': async ({ path, target, auth, resume }) => {
+    'run.start': async ({ path, target, auth, resume, fresh }) => {
       for (const e of runs.values()) {
         const s = e.status();
         if ((s.state === 'running' || s.state === 'paused') && s.path === path) throw new ApiError('busy', `${path} is already running (run ${s.runId})`);
       }
+      // A finished file is not run again (its results replaced) unless the user asked for it: before consent is asked.
+      const finished = await finishedRun(path);
+      if (finished && fresh !== true) throw new ApiError('already-finished', `${finishedMessage(path, finished).replace('pass --fresh', 'start it with fresh: true')}`);
       await requireConsent(path, target); // teammates' files: their commands are confirmed once per host (issue 6)
-      const prepared = await prepareRun({ file: path, target, resume });
+      const prepared = await prepareRun({ file: path, target, resume, fresh: fresh === true });
       const engine = new RunEngine({
         path: prepared.out,
         doc: prepared.doc,
@@ -49,6 +52,11 @@ export function runHandlers(ctx: BackendContext): Handlers {
       const e = find(runId);
       e.cancel();
       return e.status();
+    },
+    'run.check': async ({ path }) => {
+      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.check: path must be an experiment file path');
+      const f = await finishedRun(path);
+      return f ? { finished: true, restartsDone: f.done, restartsPlanned: f.planned, keepResultsAs: f.keepResultsAs } : { finished: false };
     },
     'run.status': async () => [...runs.values()].map((e) => e.status()),
     'run.events': async ({ runId, afterSeq }) => {
