@@ -49,3 +49,45 @@ test('warm-up: the text gives the JSON reason, said once, not a list of 16 cells
   assert.ok(text.includes(`Warm-up from the data: no suggestion: ${reason}`), text);
   assert.doesNotMatch(text, /no steady state found/);
 });
+
+async function quickstartFile(): Promise<string> {
+  const { finishedQuickstart } = await import('../fixtures/export-experiment.js');
+  return write('qs.varlab.json', JSON.stringify(finishedQuickstart()));
+}
+const BASE = 'aslr=on,ahi=on,preload=off,numa=default';
+
+test('an experiment file: the mean with its unit, queries in the workload order, the JSON sorted with a unit per query', async () => {
+  const file = await quickstartFile();
+  const text = varlab('analyze', file).out;
+  assert.match(text, /mean \(ms\)/);
+  const perQuery = text.slice(text.indexOf('Per query'));
+  const firstCell = perQuery.split('\n').filter((l) => l.includes('aslr=off,ahi=off,preload=off,numa=default')).map((l) => l.match(/(Q\d+)/)![1]);
+  assert.deepEqual(firstCell, ['Q1', 'Q3', 'Q6', 'Q12', 'Q14']);
+  const j = JSON.parse(varlab('analyze', file, '--json').out);
+  const qs = j.cells[0].queries as { query: string; unit: string; mean: number }[];
+  assert.deepEqual(qs.map((q) => q.query.split(' ')[0]), ['Q1', 'Q12', 'Q14', 'Q3', 'Q6'], 'the JSON stays sorted');
+  assert.ok(qs.every((q) => q.unit === 'ms'));
+});
+
+test('comparisons: the sign convention, one format for effect, interval and p, a warning for 2 restarts per cell', async () => {
+  const file = await quickstartFile();
+  const r = varlab('analyze', file, '--baseline', BASE);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /effect = \(cell − baseline\) \/ baseline: positive = slower/);
+  assert.match(r.out, /Note: only 2 restarts per cell: intervals are wide; run at least 5 restarts per cell before trusting a comparison/);
+  assert.match(r.out, /aslr=off,ahi=off,preload=off,numa=default +Q1 pricing summary +−2\.00 % +\[−\d+\.\d\d, \+\d+\.\d\d\] % +p = 0\.\d{3}/);
+});
+
+test('a CSV: --unit names the unit of the means; without it the table says the unit was not given; first-appearance order', () => {
+  const rows = ['cell,restart,query,rep,value'];
+  for (const q of ['Q6', 'Q1', 'Q12'])
+    for (let r = 1; r <= 3; r++) for (let rep = 1; rep <= 3; rep++) rows.push(`a,${r},${q},${rep},${300 + r + rep}`);
+  const file = write('tps.csv', rows.join('\n'));
+  const withUnit = varlab('analyze', file, '--unit', 'tps');
+  assert.match(withUnit.out, /mean \(tps\)/);
+  const order = withUnit.out.slice(withUnit.out.indexOf('Per query')).split('\n').filter((l) => /^ {2}a /.test(l)).map((l) => l.trim().split(/ +/)[1]);
+  assert.deepEqual(order, ['Q6', 'Q1', 'Q12']);
+  assert.equal(JSON.parse(varlab('analyze', file, '--json', '--unit', 'tps').out).cells[0].queries[0].unit, 'tps');
+  assert.match(varlab('analyze', file).out, /mean \(unit not given: --unit\)/);
+  assert.equal(JSON.parse(varlab('analyze', file, '--json').out).cells[0].queries[0].unit, null);
+});

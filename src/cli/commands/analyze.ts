@@ -5,9 +5,10 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { readExperimentFile } from '../../node/files.js';
 import { analyze as runAnalysis, DEFAULTS, TidyBuilder, TidyError, tidyFromExperiment, type Analysis, type TidyData } from '../../common/stats/index.js';
+import { effectConvention, fewRestartsNote, fmtEffect, fmtInterval, fmtP, fmtPctValue, inOrder, NA, textTable } from '../../common/export/format.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 
-const USAGE = `varlab analyze FILE [--json] [--warmup W] [--alpha A] [--power P] [--target-effect PCT] [--baseline CELL]
+const USAGE = `varlab analyze FILE [--json] [--warmup W] [--alpha A] [--power P] [--target-effect PCT] [--baseline CELL] [--unit U]
 
 FILE is an experiment file (*.varlab.json; only restarts with status ok count) or a tidy CSV with the
 header cell,restart,query,rep,value (rep counts from 1 within a restart and query).
@@ -16,9 +17,10 @@ header cell,restart,query,rep,value (rep counts from 1 within a restart and quer
   --power P           power of the minimum detectable effect (default ${DEFAULTS.power})
   --target-effect PCT the effect restarts_for_target is computed for, in percent (default ${DEFAULTS.targetEffectPct})
   --baseline CELL     compare every other cell with CELL (95% Welch interval on restart means)
+  --unit U            the unit of a CSV's values (ms, tps…); an experiment file records its own
   --json              {"cells":[{"cell","spread_avg_pct","spread_max_pct","queries":[{"query","n_restarts",
                       "reps_per_restart","mean","within_cov_pct","between_cov_pct","sigma_within","sigma_between",
-                      "icc","spread_pct","mde_pct","restarts_for_target"}]}],"comparisons":[{"cell","baseline","query",
+                      "icc","spread_pct","mde_pct","restarts_for_target","unit"}]}],"comparisons":[{"cell","baseline","query",
                       "effect_pct","ci_low_pct","ci_high_pct","p_value"}],"bimodal":[…],"warmup_suggestion":{…}}
                       A value that cannot be computed is null, with the reason in "null_reasons".
 Exit 0 on success, 2 on bad options or input (each problem names the line or JSON path), 1 otherwise.`;
@@ -29,7 +31,7 @@ const HEADER = ['cell', 'restart', 'query', 'rep', 'value'];
 class InputError extends Error {}
 
 /** Read a tidy CSV into TidyData; every problem names `file:line`. */
-export function tidyFromCsv(text: string, file: string): TidyData {
+export function tidyFromCsv(text: string, file: string, unit?: string): TidyData {
   const b = new TidyBuilder();
   let columns: number[] | null = null;
   const onRecord = (record: string[], line: number) => {
@@ -69,7 +71,7 @@ export function tidyFromCsv(text: string, file: string): TidyData {
   }
   if (!columns) throw new InputError(`${file}: empty: expected the header ${HEADER.join(',')}`);
   try {
-    return b.build();
+    return b.build(unit);
   } catch (e) {
     if (e instanceof TidyError) throw new InputError(`${file}:${e.line ?? ''}: ${e.problem}`);
     throw e;
@@ -91,7 +93,7 @@ function splitPlain(text: string, onRecord: (fields: string[], line: number) => 
   }
 }
 
-async function load(file: string): Promise<{ data: TidyData; warmup: number; name: string }> {
+async function load(file: string, unit?: string): Promise<{ data: TidyData; warmup: number; name: string }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -105,7 +107,7 @@ async function load(file: string): Promise<{ data: TidyData; warmup: number; nam
     if (!r.doc.results?.restarts.length) throw new InputError(`${file}: no results yet: run the experiment first (varlab run ${file})`);
     return { data: tidyFromExperiment(r.doc), warmup: r.doc.design.workload.warmup, name: r.doc.name };
   }
-  return { data: tidyFromCsv(text, file), warmup: 0, name: file };
+  return { data: tidyFromCsv(text, file, unit), warmup: 0, name: file };
 }
 
 function probability(name: string, value: string | undefined): number | undefined {
@@ -126,6 +128,7 @@ export const analyze: Command = {
       power: { type: 'string' },
       'target-effect': { type: 'string' },
       baseline: { type: 'string' },
+      unit: { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     const file = positionals[0];
@@ -134,10 +137,11 @@ export const analyze: Command = {
     const power = probability('power', values.power);
     const target = numberOption('target-effect', values['target-effect'], { min: 0 });
     if (target === 0) throw new UsageError('--target-effect: expected a percentage above 0');
+    if (values.unit !== undefined && !/^[\p{L}\p{N}/%µ._-]{1,20}$/u.test(values.unit)) throw new UsageError(`--unit: expected a short unit such as ms or tps, got ${JSON.stringify(values.unit)}`);
 
     let loaded;
     try {
-      loaded = await load(file);
+      loaded = await load(file, values.unit);
     } catch (e) {
       if (e instanceof InputError) {
         io.err(e.message);
@@ -170,19 +174,10 @@ export function toJson(a: Analysis) {
 // ---------------------------------------------------------------------------------------------
 // Text output: aligned tables a person reads in a terminal.
 
-function table(head: string[], rows: string[][], right: boolean[]): string[] {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) =>
-    r
-      .map((c, i) => (right[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
-      .join('  ')
-      .trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
-}
-
-const NA = 'n/a';
-const pct = (x: number | null, digits = 2) => (x === null ? NA : `${x.toFixed(digits)}%`);
-const signedPct = (x: number | null) => (x === null ? NA : `${x >= 0 ? '+' : ''}${x.toFixed(2)}%`);
+const table = textTable;
+/** Beyond this many restarts per cell a plan is no plan (see PlanningPanel for the same limit). */
+const PLAN_LIMIT_RESTARTS = 1000;
+const pct = (x: number | null) => fmtPctValue(x);
 const num = (x: number | null) => (x === null ? NA : Math.abs(x) >= 1000 || Number.isInteger(x) ? String(Math.round(x * 100) / 100) : x.toPrecision(4));
 
 function printText(a: Analysis, data: TidyData, name: string, io: CliIO) {
@@ -213,16 +208,19 @@ function printText(a: Analysis, data: TidyData, name: string, io: CliIO) {
     io.out('  ' + l);
 
   io.out('\nPer query (restart means are the unit of evidence)');
+  // People read queries in the workload's order (Q1, Q3, Q6, Q12), not sorted as text; the JSON stays sorted.
+  const units = [...new Set(a.cells.flatMap((c) => c.queries.map((q) => q.unit)))];
+  const oneUnit = units.length === 1 ? units[0] : undefined;
   const rows: string[][] = [];
   for (const c of a.cells) {
-    for (const q of c.queries) {
+    for (const q of inOrder(c.queries, a.order, (x) => x.query)) {
       note(`${c.cell} / ${q.query}`, q.null_reasons);
       rows.push([
         c.cell,
         q.query,
         String(q.n_restarts),
         num(q.reps_per_restart),
-        num(q.mean),
+        num(q.mean) + (oneUnit === undefined && q.unit ? ` ${q.unit}` : ''),
         pct(q.within_cov_pct),
         pct(q.between_cov_pct),
         q.icc === null ? NA : q.icc.toFixed(2),
@@ -233,11 +231,23 @@ function printText(a: Analysis, data: TidyData, name: string, io: CliIO) {
     }
   }
   for (const l of table(
-    ['cell', 'query', 'restarts', 'reps', 'mean', 'within CoV', 'between CoV', 'ICC', 'spread', 'MDE', `restarts for ${s.targetEffectPct}%`],
+    ['cell', 'query', 'restarts', 'reps', oneUnit ? `mean (${oneUnit})` : oneUnit === null ? 'mean (unit not given: --unit)' : 'mean', 'within CoV', 'between CoV', 'ICC', 'spread', 'MDE', `restarts for ${s.targetEffectPct}%`],
     rows,
     [false, false, true, true, true, true, true, true, true, true, true],
   ))
     io.out('  ' + l);
+
+  // A planning number in the tens of thousands is not a plan: say the target is out of reach.
+  const all = a.cells.flatMap((c) => c.queries);
+  const huge = all.filter((q) => q.mde_pct !== null && (q.restarts_for_target === null || q.restarts_for_target > PLAN_LIMIT_RESTARTS));
+  if (huge.length) {
+    const most = Math.max(...huge.map((q) => q.restarts_for_target ?? Infinity));
+    const mdes = all.map((q) => q.mde_pct).filter((x): x is number => x !== null);
+    io.out(
+      `  Note: a ${s.targetEffectPct}% effect is below what this workload can resolve: ${Number.isFinite(most) ? `up to ${most.toLocaleString('en-US')}` : 'more than a million'} restarts per cell would be needed. ` +
+        `With the restarts measured, the smallest detectable effect is ${fmtPctValue(Math.min(...mdes))} to ${fmtPctValue(Math.max(...mdes))}; pass --target-effect near that to plan.`,
+    );
+  }
 
   if (a.bimodal.length) {
     io.out('\nBimodal starts: restart means fall into separated levels (good start, bad start)');
@@ -255,12 +265,17 @@ function printText(a: Analysis, data: TidyData, name: string, io: CliIO) {
 
   if (s.baseline !== null) {
     io.out(`\nComparisons with ${s.baseline} (95% Welch interval on restart means)`);
+    io.out(`  ${effectConvention(oneUnit)}`);
+    const few = fewRestartsNote(Math.min(...a.cells.flatMap((c) => c.queries.map((q) => q.n_restarts)).filter((n) => n > 0)));
+    if (few) io.out(`  Note: ${few}.`);
+    const cellAt = new Map(a.cells.map((c, i) => [c.cell, i]));
+    const queryAt = new Map(a.order.map((q, i) => [q, i]));
+    const ordered = [...a.comparisons].sort((x, y) => (cellAt.get(x.cell) ?? 0) - (cellAt.get(y.cell) ?? 0) || (queryAt.get(x.query) ?? 0) - (queryAt.get(y.query) ?? 0));
     for (const l of table(
       ['cell', 'query', 'effect', '95% interval', 'p'],
-      a.comparisons.map((c) => {
+      ordered.map((c) => {
         note(`${c.cell} vs ${c.baseline} / ${c.query}`, c.null_reasons);
-        const ci = c.ci_low_pct === null ? NA : `${signedPct(c.ci_low_pct)} .. ${signedPct(c.ci_high_pct)}`;
-        return [c.cell, c.query, signedPct(c.effect_pct), ci, c.p_value === null ? NA : c.p_value < 1e-4 ? '<0.0001' : c.p_value.toFixed(4)];
+        return [c.cell, c.query, fmtEffect(c.effect_pct), fmtInterval(c.ci_low_pct, c.ci_high_pct), fmtP(c.p_value)];
       }),
       [false, false, true, true, true],
     ))

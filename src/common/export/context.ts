@@ -87,7 +87,7 @@ export function exportContext(doc: ExperimentDoc, opts: ExportOptions = {}): Exp
     baseline,
     factors: doc.design.factors.map(factorKey),
     cells,
-    queries: data.queries,
+    queries: analysis.order,
     unit: units.size === 1 ? [...units][0] : data.unit ?? '',
     restarts: numbered,
     caption: captionLine(doc),

@@ -3,3 +3,4 @@ export * from './context.js';
 export * from './csv.js';
 export * from './markdown.js';
 export * from './compare.js';
+export * from './format.js';

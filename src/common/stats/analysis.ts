@@ -52,6 +52,8 @@ export interface QueryStats {
   spread_pct: number | null;
   mde_pct: number | null;
   restarts_for_target: number | null;
+  /** The unit of the values and of mean and σ (`ms`, `tps`…); null when the input did not say. */
+  unit: string | null;
   /** Why each null field is null. */
   null_reasons?: Partial<Record<QueryField, string>>;
 }
@@ -109,6 +111,8 @@ export interface Analysis {
   warmup: WarmupSuggestion;
   /** Per series (same order as data.series): restart means and counts, for plots and the planner. */
   restarts: RestartSummary[];
+  /** Queries in the order tables, views and legends show them (the workload's order); JSON stays sorted. */
+  order: string[];
 }
 
 /** Restart means, counts and sums of squares after dropping the warm-up: one pass per restart. */
@@ -153,6 +157,7 @@ export function queryStats(r: RestartSummary, opts: Required<Pick<AnalysisOption
     spread_pct: null,
     mde_pct: null,
     restarts_for_target: null,
+    unit: null,
   };
   const none = (fields: QueryField[], reason: string) => {
     for (const f of fields) if (q[f] === null && !why[f]) why[f] = reason;
@@ -276,7 +281,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
   const cells: CellStats[] = [];
   const bimodal: BimodalFlag[] = [];
   for (const cell of data.cells) {
-    const queries = (byCell.get(cell) ?? []).map((r) => queryStats(r, { alpha, power, targetEffectPct }));
+    const queries = (byCell.get(cell) ?? []).map((r) => ({ ...queryStats(r, { alpha, power, targetEffectPct }), unit: data.units?.[r.query] ?? null }));
     const spreads = queries.map((q) => q.spread_pct).filter((x): x is number => x !== null);
     const cs: CellStats = {
       cell,
@@ -309,7 +314,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
     }
   }
 
-  return { settings, cells, comparisons, bimodal, warmup: suggestWarmup(data, options.warmupDetection), restarts };
+  return { settings, cells, comparisons, bimodal, warmup: suggestWarmup(data, options.warmupDetection), restarts, order: data.order ?? data.queries };
 }
 
 /** The warm-up suggestion per series, per query (all cells) and for the design (all queries). */

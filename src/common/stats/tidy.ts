@@ -25,6 +25,13 @@ export interface TidyData {
   reps: Uint32Array;
   /** The unit of the values when known (`ms`, `tps`…). */
   unit?: string;
+  /** The unit of each query's values, when known (an experiment's QueryTimings.unit, a CSV's --unit). */
+  units?: Record<string, string>;
+  /**
+   * The queries in the order people expect them (the workload's order in an experiment, first
+   * appearance in a CSV). `queries` stays sorted for machine output; tables, views and legends use this.
+   */
+  order?: string[];
 }
 
 /** A problem with one input row, located by line so the user can find it. */
@@ -61,8 +68,11 @@ interface Pending {
 export class TidyBuilder {
   private readonly groups = new Map<string, Map<string, Map<string, Pending>>>();
   private count = 0;
+  /** Queries in the order they were first added. */
+  private readonly seenQueries = new Set<string>();
 
   add(cell: string, query: string, restart: string, rep: number, value: number, line?: number): void {
+    this.seenQueries.add(query);
     let byQuery = this.groups.get(cell);
     if (!byQuery) this.groups.set(cell, (byQuery = new Map()));
     let byRestart = byQuery.get(query);
@@ -94,7 +104,7 @@ export class TidyBuilder {
     this.add(cell, query, restart, rep, value, line);
   }
 
-  build(unit?: string): TidyData {
+  build(unit?: string, opts: { units?: Record<string, string>; order?: string[] } = {}): TidyData {
     const values = new Float64Array(this.count);
     const reps = new Uint32Array(this.count);
     const series: Series[] = [];
@@ -130,7 +140,13 @@ export class TidyBuilder {
       }
     }
     this.groups.clear();
-    return { cells, queries: [...querySet].sort(byCodePoint), series, values, reps, unit };
+    // The preferred order first (queries with data only), then the rest as they first appeared.
+    const order = [...(opts.order ?? []).filter((q) => querySet.has(q)), ...[...this.seenQueries].filter((q) => querySet.has(q) && !opts.order?.includes(q))];
+    this.seenQueries.clear();
+    const out: TidyData = { cells, queries: [...querySet].sort(byCodePoint), series, values, reps, unit, order };
+    if (opts.units) out.units = opts.units;
+    else if (unit !== undefined) out.units = Object.fromEntries([...querySet].map((q) => [q, unit]));
+    return out;
   }
 }
 
@@ -146,16 +162,18 @@ function isSorted(xs: number[]): boolean {
 export function tidyFromExperiment(doc: ExperimentDoc): TidyData {
   const b = new TidyBuilder();
   let unit: string | undefined;
+  const units: Record<string, string> = {};
   for (const r of doc.results?.restarts ?? []) {
     if (r.status !== 'ok') continue;
     for (const q of r.queries) {
       unit ??= q.unit;
+      units[q.query] ??= q.unit;
       q.values.forEach((v, i) => {
         if (Number.isFinite(v)) b.add(r.cell, q.query, String(r.seq), i + 1, v);
       });
     }
   }
-  return b.build(unit);
+  return b.build(unit, { units, order: doc.design.workload.queries.map((q) => q.name) });
 }
 
 /** The values of one restart of a series, warm-up included. A view, not a copy. */

@@ -25,7 +25,8 @@ export function contextFor(doc: ExperimentDoc, analysis: Analysis): ExportContex
     baseline: analysis.settings.baseline,
     factors: doc.design.factors.map(factorKey),
     cells,
-    queries: [...new Set(analysis.restarts.map((r) => r.query))].sort(),
+    // The workload's order, as the tables and the exported plots list them.
+    queries: analysis.order,
     unit: units.size === 1 ? [...units][0] : '',
     restarts: numbered,
     caption: captionLine(doc),

@@ -1,0 +1,82 @@
+// One way to write an effect, its interval and its p-value, and the notes that must stand beside
+// them, for every place a person reads them: `varlab analyze`, `varlab compare`, the UI, the Markdown
+// report and the plots. Two tools printing the same comparison two ways made users doubt both.
+
+const MINUS = '\u2212';
+export const NA = 'n/a';
+
+/** `+14.45`, `−91.56` (a real minus sign, so columns of signed numbers line up and read as numbers). */
+export function signed(x: number, digits = 2): string {
+  const t = Math.abs(x).toFixed(digits);
+  // −0.00 is 0.00: a rounded zero has no sign.
+  if (Number(t) === 0) return t;
+  return `${x < 0 ? MINUS : '+'}${t}`;
+}
+
+/** An effect in percent of the baseline: `+14.45 %`. */
+export function fmtEffect(x: number | null | undefined, na = NA): string {
+  return x === null || x === undefined || !Number.isFinite(x) ? na : `${signed(x)} %`;
+}
+
+/** A 95% interval in percent: `[−91.56, +120.45] %`. */
+export function fmtInterval(lo: number | null | undefined, hi: number | null | undefined, na = NA): string {
+  if (lo === null || lo === undefined || hi === null || hi === undefined || !Number.isFinite(lo) || !Number.isFinite(hi)) return na;
+  return `[${signed(lo)}, ${signed(hi)}] %`;
+}
+
+/** A p-value: `p = 0.376`, `p < 0.001`. */
+export function fmtP(p: number | null | undefined, na = NA): string {
+  if (p === null || p === undefined || !Number.isFinite(p)) return na;
+  return p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`;
+}
+
+/** A spread or coefficient of variation: `0.24%`, always two decimals. */
+export function fmtPctValue(x: number | null | undefined, na = NA): string {
+  return x === null || x === undefined || !Number.isFinite(x) ? na : `${x.toFixed(2)}%`;
+}
+
+/** Whether a larger value is better: from the workload when it says, else from the unit. Null when unknown. */
+export function higherIsBetter(unit: string | null | undefined, declared?: boolean): boolean | null {
+  if (declared !== undefined) return declared;
+  const u = (unit ?? '').trim().toLowerCase();
+  if (['ns', 'us', 'µs', 'ms', 's', 'sec', 'seconds', 'ms/query'].includes(u)) return false;
+  if (/^(tps|qps|ops|ops\/s|rows\/s|queries\/s|transactions\/s|events\/s)$/.test(u)) return true;
+  return null;
+}
+
+/** The sign convention of effects, said wherever effects are shown. */
+export function effectConvention(unit: string | null | undefined, declared?: boolean): string {
+  const better = higherIsBetter(unit, declared);
+  const what =
+    better === false ? 'positive = slower (more time), negative = faster' : better === true ? 'positive = faster (more throughput), negative = slower' : 'positive = a larger value than the baseline';
+  return `effect = (cell − baseline) / baseline: ${what}`;
+}
+
+/** Fewer than this many restarts per cell make an interval too wide to judge a comparison by. */
+export const FEW_RESTARTS = 3;
+
+/** The warning for comparisons made from too few restarts, or null when there are enough. */
+export function fewRestartsNote(restarts: number): string | null {
+  if (restarts >= FEW_RESTARTS) return null;
+  return `only ${restarts} restart${restarts === 1 ? '' : 's'} per cell: intervals are wide; run at least 5 restarts per cell before trusting a comparison`;
+}
+
+/** Aligned text columns for a terminal: `right[i]` pads column i on the left (numbers). */
+export function textTable(head: string[], rows: string[][], right: boolean[]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    r
+      .map((c = '', i) => (right[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+/** Sort by a preferred order (the workload's queries); names not in it keep their place after it. */
+export function inOrder<T>(items: T[], order: string[], key: (t: T) => string): T[] {
+  const at = new Map(order.map((q, i) => [q, i]));
+  return items
+    .map((t, i) => ({ t, i }))
+    .sort((a, b) => (at.get(key(a.t)) ?? order.length + a.i) - (at.get(key(b.t)) ?? order.length + b.i))
+    .map((x) => x.t);
+}
