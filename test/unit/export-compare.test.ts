@@ -85,7 +85,19 @@ test('varlab compare A B --json --baseline B', async () => {
     assert.ok(json.comparisons.every((c: { effect_pct: number }) => c.effect_pct < -3 && c.effect_pct > -7), 'the old host is about 5% faster');
     out.length = 0;
     assert.equal(await main(['compare', fa, fb], io), 0);
+    const text = out.join('\n');
+    // Aligned text tables like analyze, with the same number format, the sign convention and the warning.
+    assert.match(text, /^Comparisons with old \(95% Welch interval on restart means\)$/m);
+    assert.doesNotMatch(text, /^\|/m, 'no Markdown without --markdown');
+    assert.match(text, /effect = \(cell − baseline\) \/ baseline: positive = slower/);
+    assert.match(text, /Note: only 2 restarts per cell: intervals are wide; run at least 5 restarts per cell before trusting a comparison\./);
+    assert.match(text, /new +aslr=on,ahi=on,preload=off,numa=default +Q1 pricing summary +\+\d+\.\d\d % +\[[−+]\d+\.\d\d, \+\d+\.\d\d\] % +p (=|<) 0\.\d{3}/);
+    const queries = [...text.matchAll(/numa=default +(Q\d+)/g)].slice(0, 5).map((m) => m[1]);
+    assert.deepEqual(queries, ['Q1', 'Q3', 'Q6', 'Q12', 'Q14'], 'the workload order');
+    out.length = 0;
+    assert.equal(await main(['compare', fa, fb, '--markdown'], io), 0);
     assert.match(out.join('\n'), /## Comparisons with old/);
+    assert.match(out.join('\n'), /\| \+\d+\.\d\d % \| \[[−+]\d+\.\d\d, \+\d+\.\d\d\] % \| p (=|<) 0\.\d{3} \|/);
     assert.equal(await main(['compare', fa], io), 2);
     assert.match(err.join('\n'), /two or more/);
   } finally {

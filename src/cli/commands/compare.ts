@@ -1,21 +1,22 @@
 // `varlab compare FILE FILE...`: the same queries in two or more experiment files (two MySQL versions,
 // two hosts) side by side, with intervals from restart means across files.
 import { readExperimentFile } from '../../node/files.js';
-import { compareExperiments, compareMarkdown, CompareError, labelsFor } from '../../common/export/compare.js';
+import { compareExperiments, compareMarkdown, compareText, CompareError, labelsFor } from '../../common/export/compare.js';
 import { numberOption, parse, UsageError, type Command } from '../io.js';
 
 export const compareCommand: Command = {
   name: 'compare',
   summary: 'compare two or more experiment files with the same queries',
-  usage: `varlab compare FILE FILE... [--json] [--baseline FILE] [--warmup W]
+  usage: `varlab compare FILE FILE... [--json | --markdown] [--baseline FILE] [--warmup W]
 
 Analyses each file on its own, then compares every file with the baseline file (the first by default):
 per cell the files share and per query, the effect in percent with a 95% Welch interval on restart means.
   --baseline FILE  the file the others are compared with (its path, or its label as printed)
   --warmup W       executions dropped per restart and query (default: each file's own warm-up)
-  --json           {"baseline","files":[…],"queries":[…],"configurations":[…],"comparisons":[{"file","baseline_file","cell","query","effect_pct","ci_low_pct","ci_high_pct","p_value"}]}`,
+  --markdown       the same tables as Markdown, to paste into a bug report
+  --json           {"baseline","unit","effect_convention","notes","files":[…],"queries":[…],"configurations":[…],"comparisons":[{"file","baseline_file","cell","query","effect_pct","ci_low_pct","ci_high_pct","p_value"}]}`,
   async run(argv, io) {
-    const { values, positionals } = parse(argv, { json: { type: 'boolean' }, baseline: { type: 'string' }, warmup: { type: 'string' } });
+    const { values, positionals } = parse(argv, { json: { type: 'boolean' }, markdown: { type: 'boolean' }, baseline: { type: 'string' }, warmup: { type: 'string' } });
     if (positionals.length < 2) throw new UsageError('expected two or more experiment FILEs');
     const warmup = numberOption('warmup', values.warmup, { integer: true, min: 0 });
     const labels = labelsFor(positionals);
@@ -36,7 +37,7 @@ per cell the files share and per query, the effect in percent with a 95% Welch i
     }
     try {
       const result = compareExperiments(inputs, { baseline, warmup });
-      io.out(values.json ? JSON.stringify(result, null, 2) : compareMarkdown(result));
+      io.out(values.json ? JSON.stringify(result, null, 2) : values.markdown ? compareMarkdown(result) : compareText(result));
       return 0;
     } catch (e) {
       if (e instanceof CompareError) {

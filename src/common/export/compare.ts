@@ -7,6 +7,7 @@ import { analyze, compare, tidyFromExperiment, type Comparison, type RestartSumm
 import { byCodePoint } from '../stats/tidy.js';
 import { captionLine, hostLine, resultsDate } from './context.js';
 import { expandCells } from '../plan.js';
+import { effectConvention, fewRestartsNote, fmtEffect, fmtInterval, fmtP, fmtPctValue, textTable } from './format.js';
 
 export interface CompareInput {
   /** A short name for the file, unique among the inputs (its base name, usually). */
@@ -56,6 +57,12 @@ export interface ExperimentsComparison {
   skippedQueries: { query: string; missingIn: string[] }[];
   configurations: CompareConfiguration[];
   comparisons: FileComparison[];
+  /** The unit of the values when all files share one (`ms`, `tps`), else null. */
+  unit: string | null;
+  /** How to read an effect's sign: `effect = (cell − baseline) / baseline: positive = slower…`. */
+  effect_convention: string;
+  /** Warnings a reader must see beside the numbers (too few restarts for the intervals to mean much). */
+  notes: string[];
 }
 
 export class CompareError extends Error {}
@@ -83,7 +90,8 @@ export function compareExperiments(inputs: CompareInput[], opts: CompareOptions 
     return { ...input, warmup, data, analysis, cells };
   });
 
-  const allQueries = [...new Set(analysed.flatMap((a) => a.data.queries))].sort(byCodePoint);
+  // The workload's order of the first file (then any others sorted), as people read the queries.
+  const allQueries = [...new Set([...analysed[0].analysis.order, ...analysed.flatMap((a) => a.data.queries).sort(byCodePoint)])];
   const queries = allQueries.filter((q) => analysed.every((a) => a.data.queries.includes(q)));
   const skippedQueries = allQueries.filter((q) => !queries.includes(q)).map((query) => ({ query, missingIn: analysed.filter((a) => !a.data.queries.includes(query)).map((a) => a.label) }));
   if (!queries.length) throw new CompareError(`the files have no query in common (${analysed.map((a) => `${a.label}: ${a.data.queries.join(', ') || 'none'}`).join('; ')})`);
@@ -121,8 +129,18 @@ export function compareExperiments(inputs: CompareInput[], opts: CompareOptions 
   }
   if (!comparisons.length) throw new CompareError(`the files have no cell in common with the baseline ${baseline}: nothing to compare`);
 
+  const units = [...new Set(analysed.flatMap((a) => Object.values(a.data.units ?? {})))];
+  const unit = units.length === 1 ? units[0] : null;
+  const declared = analysed.map((a) => (a.doc.design.workload.kind === 'command' ? a.doc.design.workload.command?.higherIsBetter : undefined));
+  const notes: string[] = [];
+  const fewest = Math.min(...configurations.map((c) => c.n_restarts).filter((n) => n > 0));
+  const few = fewRestartsNote(fewest);
+  if (few) notes.push(few);
   return {
     baseline,
+    unit,
+    effect_convention: effectConvention(unit, declared.every((d) => d === declared[0]) ? declared[0] : undefined),
+    notes,
     files: analysed.map((a) => ({ label: a.label, name: a.doc.name, host: hostLine(a.doc), date: resultsDate(a.doc), caption: captionLine(a.doc), restarts: a.doc.results!.restarts.length, warmup: a.warmup })),
     queries,
     skippedQueries,
@@ -138,13 +156,51 @@ export function compareMarkdown(r: ExperimentsComparison): string {
   const out = ['## Files', '', row(['file', 'experiment', 'host', 'date', 'restarts', 'warm-up']), '| --- | --- | --- | --- | ---: | ---: |'];
   for (const file of r.files) out.push(row([file.label + (file.label === r.baseline ? ' (baseline)' : ''), file.name, file.host, file.date ?? '—', String(file.restarts), String(file.warmup)]));
   out.push('', '## Configurations', '', row(['file', 'cell', 'restarts', 'spread avg %', 'spread max %', 'between-restart CoV %']), '| --- | --- | ---: | ---: | ---: | ---: |');
-  for (const c of r.configurations) out.push(row([c.file, c.cell, String(c.n_restarts), f(c.spread_avg_pct), f(c.spread_max_pct), f(c.between_cov_pct, 3)]));
-  out.push('', `## Comparisons with ${r.baseline}`, '', 'Effect in percent of the baseline file\'s mean, with a 95% Welch interval on restart means.', '');
-  out.push(row(['file', 'cell', 'query', 'effect %', '95% CI %', 'p']), '| --- | --- | --- | ---: | ---: | ---: |');
-  for (const c of r.comparisons) {
-    const ci = c.ci_low_pct === null || c.ci_high_pct === null ? '—' : `[${f(c.ci_low_pct)}, ${f(c.ci_high_pct)}]`;
-    out.push(row([c.file, c.cell, c.query, f(c.effect_pct), ci, c.p_value === null ? '—' : c.p_value < 0.001 ? '< 0.001' : c.p_value.toFixed(3)]));
-  }
+  for (const c of r.configurations) out.push(row([c.file, c.cell, String(c.n_restarts), f(c.spread_avg_pct), f(c.spread_max_pct), f(c.between_cov_pct)]));
+  out.push('', `## Comparisons with ${r.baseline}`, '', `Effect in percent of the baseline file's mean, with a 95% Welch interval on restart means; ${r.effect_convention}.`, '');
+  for (const n of r.notes) out.push(`> **Note:** ${n}.`, '');
+  out.push(row(['file', 'cell', 'query', 'effect', '95% interval', 'p']), '| --- | --- | --- | ---: | ---: | ---: |');
+  for (const c of r.comparisons) out.push(row([c.file, c.cell, c.query, fmtEffect(c.effect_pct, '—'), fmtInterval(c.ci_low_pct, c.ci_high_pct, '—'), fmtP(c.p_value, '—')]));
+  if (r.skippedQueries.length) out.push('', `Not compared (missing in some files): ${r.skippedQueries.map((s) => `${s.query} (missing in ${s.missingIn.join(', ')})`).join('; ')}`);
+  return out.join('\n') + '\n';
+}
+
+/** The comparison as aligned text tables for a terminal: what `varlab compare` prints (Markdown is `--markdown`). */
+export function compareText(r: ExperimentsComparison): string {
+  const out: string[] = ['Files'];
+  const indent = (lines: string[]) => lines.map((l) => '  ' + l);
+  out.push(
+    ...indent(
+      textTable(
+        ['file', 'experiment', 'host', 'date', 'restarts', 'warm-up'],
+        r.files.map((f) => [f.label + (f.label === r.baseline ? ' (baseline)' : ''), f.name, f.host, f.date ?? 'n/a', String(f.restarts), String(f.warmup)]),
+        [false, false, false, false, true, true],
+      ),
+    ),
+  );
+  out.push('', 'Configurations: difference between the best and the worst restart mean, and the between-restart CoV (mean over queries)');
+  out.push(
+    ...indent(
+      textTable(
+        ['file', 'cell', 'restarts', 'spread avg', 'spread max', 'between CoV'],
+        r.configurations.map((c) => [c.file, c.cell, String(c.n_restarts), fmtPctValue(c.spread_avg_pct), fmtPctValue(c.spread_max_pct), fmtPctValue(c.between_cov_pct)]),
+        [false, false, true, true, true, true],
+      ),
+    ),
+  );
+  out.push('', `Comparisons with ${r.baseline} (95% Welch interval on restart means)`, `  ${r.effect_convention}`);
+  for (const n of r.notes) out.push(`  Note: ${n}.`);
+  out.push(
+    ...indent(
+      textTable(
+        ['file', 'cell', 'query', 'effect', '95% interval', 'p'],
+        r.comparisons.map((c) => [c.file, c.cell, c.query, fmtEffect(c.effect_pct), fmtInterval(c.ci_low_pct, c.ci_high_pct), fmtP(c.p_value)]),
+        [false, false, false, true, true, true],
+      ),
+    ),
+  );
+  const reasons = [...new Set(r.comparisons.flatMap((c) => Object.values(c.null_reasons ?? {})).filter((x): x is string => !!x))];
+  if (reasons.length) out.push('', 'n/a means:', ...reasons.map((x) => `  ${x}`));
   if (r.skippedQueries.length) out.push('', `Not compared (missing in some files): ${r.skippedQueries.map((s) => `${s.query} (missing in ${s.missingIn.join(', ')})`).join('; ')}`);
   return out.join('\n') + '\n';
 }

@@ -6,6 +6,7 @@ import { useMemo, useState, type ReactNode } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { DEFAULTS } from '../../../common/stats/index.js';
 import { expandCells } from '../../../common/plan.js';
+import { inOrder } from '../../../common/export/format.js';
 import { NumberField } from '../../components/NumberField.js';
 import { useApp } from '../../store/index.js';
 import { BimodalPanel } from './BimodalPanel.js';
@@ -145,7 +146,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
               </p>
             )}
             <ul className="small" style={{ margin: 0, paddingLeft: 18 }}>
-              {suggestion?.queries.map((q) => (
+              {inOrder(suggestion?.queries ?? [], queries, (q) => q.query).map((q) => (
                 <li key={q.query}>
                   {q.query}: {q.suggested === null ? <span className="muted">none ({q.reason})</span> : q.suggested}
                 </li>

@@ -5,15 +5,30 @@ import type { ExportContext } from '../../../common/export/context.js';
 import { comparisonsFigure } from '../../../common/figures/build.js';
 import type { Analysis } from '../../../common/stats/index.js';
 import { FigurePlot } from '../export/FigurePlot.js';
-import { fmtSigned, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
+import { effectConvention, fewRestartsNote, fmtEffect, fmtInterval, fmtP } from '../../../common/export/format.js';
+import { NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
 
 export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analysis: Analysis }) {
   const figure = useMemo(() => comparisonsFigure(ctx), [ctx]);
   if (!analysis.settings.baseline) return <p className="muted">Choose a baseline cell above to compare every other cell with it.</p>;
   if (!analysis.comparisons.length) return <p className="muted">Only the baseline has results: nothing to compare.</p>;
   const notes = new Reasons();
+  // Cells in plan order, queries in the workload's order: as the plots list them.
+  const cellAt = new Map(ctx.cells.map((c, i) => [c, i]));
+  const queryAt = new Map(ctx.queries.map((q, i) => [q, i]));
+  const rows = [...analysis.comparisons].sort((x, y) => (cellAt.get(x.cell) ?? 0) - (cellAt.get(y.cell) ?? 0) || (queryAt.get(x.query) ?? 0) - (queryAt.get(y.query) ?? 0));
+  const restarts = Math.min(...analysis.cells.flatMap((c) => c.queries.map((q) => q.n_restarts)).filter((n) => n > 0));
+  const few = fewRestartsNote(restarts);
   return (
     <div data-testid="comparisons">
+      <p className="small" data-testid="effect-convention">
+        Baseline: <code>{analysis.settings.baseline}</code>. {effectConvention(ctx.unit, ctx.doc.design.workload.kind === 'command' ? ctx.doc.design.workload.command?.higherIsBetter : undefined)}.
+      </p>
+      {few ? (
+        <p className="notice" data-testid="few-restarts">
+          Note: {few}.
+        </p>
+      ) : null}
       {figure ? <FigurePlot figure={figure} /> : null}
       <table className="plan-table" style={TABLE_STYLE} data-testid="comparisons-table">
         <thead>
@@ -27,7 +42,7 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
           </tr>
         </thead>
         <tbody>
-          {analysis.comparisons.map((c) => {
+          {rows.map((c) => {
             const where = `${c.cell} / ${c.query}`;
             const r = c.null_reasons ?? {};
             const clear = c.ci_low_pct !== null && c.ci_high_pct !== null && (c.ci_low_pct > 0 || c.ci_high_pct < 0);
@@ -35,15 +50,15 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
               <tr key={where}>
                 <td>{c.cell}</td>
                 <td>{c.query}</td>
-                <td style={{ textAlign: 'right' }}><V value={c.effect_pct} reason={r.effect_pct} fmt={fmtSigned} notes={notes} where={where} /></td>
+                <td style={{ textAlign: 'right' }}><V value={c.effect_pct} reason={r.effect_pct} fmt={(x) => fmtEffect(x)} notes={notes} where={where} /></td>
                 <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>
                   {c.ci_low_pct === null ? (
                     <V value={null} reason={r.ci_low_pct} notes={notes} where={where} />
                   ) : (
-                    `${fmtSigned(c.ci_low_pct)} … ${fmtSigned(c.ci_high_pct!)}`
+                    fmtInterval(c.ci_low_pct, c.ci_high_pct)
                   )}
                 </td>
-                <td style={{ textAlign: 'right' }}><V value={c.p_value} reason={r.p_value} fmt={(p) => (p < 1e-4 ? '<0.0001' : p.toFixed(4))} notes={notes} where={where} /></td>
+                <td style={{ textAlign: 'right' }}><V value={c.p_value} reason={r.p_value} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
                 <td className="small">{clear ? 'interval excludes 0' : c.ci_low_pct !== null ? <span className="muted">could be no change</span> : ''}</td>
               </tr>
             );

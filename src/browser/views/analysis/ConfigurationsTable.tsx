@@ -82,10 +82,10 @@ export function ConfigurationsTable({ analysis, cells }: { analysis: Analysis; c
                   <V value={r.cell.spread_max_pct} reason={r.cell.null_reasons?.spread_max_pct} fmt={fmtPct} notes={notes} where={r.cell.cell} />
                 </td>
                 <td style={{ textAlign: 'right' }}>
-                  <V value={r.between} reason="no query has two restarts" fmt={(x) => fmtPct(x, 3)} notes={notes} where={r.cell.cell} />
+                  <V value={r.between} reason="no query has two restarts" fmt={fmtPct} notes={notes} where={r.cell.cell} />
                 </td>
                 <td style={{ textAlign: 'right' }}>
-                  <V value={r.within} reason="no restart kept two executions" fmt={(x) => fmtPct(x, 3)} notes={notes} where={r.cell.cell} />
+                  <V value={r.within} reason="no restart kept two executions" fmt={fmtPct} notes={notes} where={r.cell.cell} />
                 </td>
                 <td>{best ? '★ most stable' : ''}</td>
               </tr>

@@ -22,6 +22,7 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }
   const strip = useMemo(() => executionsFigure(ctx, query), [ctx, query]);
   const target = analysis.settings.targetEffectPct;
   const notes = new Reasons();
+  const unit = analysis.cells.flatMap((c) => c.queries).find((q) => q.query === query)?.unit ?? (ctx.unit || null);
   // Plan order, as in the strip plot above.
   const cellsWithQuery = ctx.cells.map((id) => analysis.cells.find((c) => c.cell === id)!).filter((c) => c && c.queries.some((q) => q.query === query));
   return (
@@ -30,7 +31,7 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }
       <table className="plan-table" style={TABLE_STYLE} data-testid="query-table">
         <thead>
           <tr>
-            {['cell', 'restarts', 'reps', 'mean', 'within CoV', 'between CoV', 'σ within', 'σ between', 'ICC', 'spread', 'MDE', `restarts for ${target}%`].map((h, i) => (
+            {['cell', 'restarts', 'reps', unitLabel('mean', unit), 'within CoV', 'between CoV', unitLabel('σ within', unit), unitLabel('σ between', unit), 'ICC', 'spread', 'MDE', `restarts for ${target}%`].map((h, i) => (
               <th key={h} style={{ textAlign: i ? 'right' : 'left', whiteSpace: 'nowrap' }}>
                 {h}
               </th>
@@ -48,8 +49,8 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }
                 <td style={{ textAlign: 'right' }}>{q.n_restarts}</td>
                 <td style={{ textAlign: 'right' }}><V value={q.reps_per_restart} reason={r.reps_per_restart} notes={notes} where={w} /></td>
                 <td style={{ textAlign: 'right' }}><V value={q.mean} reason={r.mean} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.within_cov_pct} reason={r.within_cov_pct} fmt={(x) => fmtPct(x, 3)} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.between_cov_pct} reason={r.between_cov_pct} fmt={(x) => fmtPct(x, 3)} notes={notes} where={w} /></td>
+                <td style={{ textAlign: 'right' }}><V value={q.within_cov_pct} reason={r.within_cov_pct} fmt={fmtPct} notes={notes} where={w} /></td>
+                <td style={{ textAlign: 'right' }}><V value={q.between_cov_pct} reason={r.between_cov_pct} fmt={fmtPct} notes={notes} where={w} /></td>
                 <td style={{ textAlign: 'right' }}><V value={q.sigma_within} reason={r.sigma_within} notes={notes} where={w} /></td>
                 <td style={{ textAlign: 'right' }}><V value={q.sigma_between} reason={r.sigma_between} notes={notes} where={w} /></td>
                 <td style={{ textAlign: 'right' }}><V value={q.icc} reason={r.icc} fmt={(x) => x.toFixed(2)} notes={notes} where={w} /></td>
@@ -66,6 +67,9 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }
     </div>
   );
 }
+
+/** `mean (ms)`: a column of values says its unit. */
+const unitLabel = (label: string, unit: string | null) => (unit ? `${label} (${unit})` : label);
 
 /** The executions of one cell in repetition order, one line per restart, with both warm-ups marked. */
 function RepetitionsPlot({ ctx, analysis, query, cell, onCell, onApplyWarmup }: Props) {

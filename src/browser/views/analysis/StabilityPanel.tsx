@@ -39,7 +39,7 @@ export function StabilityPanel({ ctx }: { ctx: ExportContext }) {
                       <td>{level}</td>
                       <td style={{ textAlign: 'right' }}>{covs.length}</td>
                       <td style={{ textAlign: 'right' }}>
-                        <V value={meanOf(covs)} reason="no cell at this level has two restarts" fmt={(x) => fmtPct(x, 3)} />
+                        <V value={meanOf(covs)} reason="no cell at this level has two restarts" fmt={fmtPct} />
                       </td>
                     </tr>
                   );

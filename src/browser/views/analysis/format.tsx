@@ -1,12 +1,12 @@
 // Numbers for people in the analysis views. A value that could not be computed shows "n/a" with its
 // reason (as a tooltip, and listed under the table by NullNotes), never NaN.
 import type { ReactNode } from 'react';
+import { fmtPctValue } from '../../../common/export/format.js';
 
 /** Tables in the analysis views: a little air between columns (plan-table alone packs them tight). */
 export const TABLE_STYLE = { borderCollapse: 'separate', borderSpacing: '14px 3px', marginLeft: -14 } as const;
 
-export const fmtPct = (x: number, digits = 2) => `${x.toFixed(digits)}%`;
-export const fmtSigned = (x: number, digits = 2) => `${x >= 0 ? '+' : ''}${x.toFixed(digits)}%`;
+export const fmtPct = (x: number) => fmtPctValue(x);
 export const fmtNum = (x: number) => (Number.isInteger(x) || Math.abs(x) >= 1000 ? String(Math.round(x * 100) / 100) : x.toPrecision(4));
 
 /** Collects the reasons of the n/a values in one table. */

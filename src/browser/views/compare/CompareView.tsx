@@ -5,6 +5,7 @@
 import { useMemo, useState } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { compareExperiments, compareMarkdown, labelsFor, type ExperimentsComparison } from '../../../common/export/compare.js';
+import { fmtEffect, fmtInterval, fmtP } from '../../../common/export/format.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
 
@@ -157,7 +158,7 @@ export function CompareView() {
                     <td className="num">{c.n_restarts}</td>
                     <td className="num">{f(c.spread_avg_pct)}</td>
                     <td className="num">{f(c.spread_max_pct)}</td>
-                    <td className="num">{f(c.between_cov_pct, 3)}</td>
+                    <td className="num">{f(c.between_cov_pct)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -165,15 +166,23 @@ export function CompareView() {
           </div>
           <div className="panel">
             <h3 style={{ marginTop: 0 }}>Against {result.baseline}</h3>
-            <p className="muted small">Effect in percent of the baseline file's mean; 95% Welch interval on restart means (the restart is the unit of evidence).</p>
+            <p className="muted small">
+              Effect in percent of the baseline file's mean; 95% Welch interval on restart means (the restart is the unit of evidence).{' '}
+              <span data-testid="compare-convention">{result.effect_convention}.</span>
+            </p>
+            {result.notes.map((n) => (
+              <p key={n} className="notice" data-testid="compare-note">
+                Note: {n}.
+              </p>
+            ))}
             <table className="data" data-testid="compare-comparisons">
               <thead>
                 <tr>
                   <th>File</th>
                   <th>Cell</th>
                   <th>Query</th>
-                  <th className="num">Effect %</th>
-                  <th className="num">95% CI %</th>
+                  <th className="num">Effect</th>
+                  <th className="num">95% interval</th>
                   <th className="num">p</th>
                 </tr>
               </thead>
@@ -183,9 +192,9 @@ export function CompareView() {
                     <td>{c.file}</td>
                     <td>{c.cell}</td>
                     <td>{c.query}</td>
-                    <td className="num">{f(c.effect_pct)}</td>
-                    <td className="num">{c.ci_low_pct === null || c.ci_high_pct === null ? '—' : `[${f(c.ci_low_pct)}, ${f(c.ci_high_pct)}]`}</td>
-                    <td className="num">{c.p_value === null ? '—' : c.p_value < 0.001 ? '< 0.001' : c.p_value.toFixed(3)}</td>
+                    <td className="num">{fmtEffect(c.effect_pct, '—')}</td>
+                    <td className="num">{fmtInterval(c.ci_low_pct, c.ci_high_pct, '—')}</td>
+                    <td className="num">{fmtP(c.p_value, '—')}</td>
                   </tr>
                 ))}
               </tbody>
