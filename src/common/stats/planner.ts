@@ -148,7 +148,15 @@ export interface PlanSuggestion {
   seconds: number | null;
   currentSeconds: number;
   reasons: string[];
+  /**
+   * Set when the target is out of this workload's reach (more than PLAN_LIMITS.restarts restarts per
+   * cell or PLAN_LIMITS.seconds of running, or no number at all): what a day of running can resolve instead.
+   */
+  outOfReach: { restartsPerDay: number; mdePct: number | null } | null;
 }
+
+/** Beyond these a suggestion is no plan: the target effect is below what the workload can resolve. */
+export const PLAN_LIMITS = { restarts: 1000, seconds: 7 * 86400 } as const;
 
 interface AnalysisLike {
   settings: { warmup: number; alpha: number; power: number; targetEffectPct: number };
@@ -203,14 +211,26 @@ export function suggestPlan(doc: ExperimentDoc, a: AnalysisLike, targetPct: numb
   const measuredRepetitions = reps.length ? reps[Math.floor(reps.length / 2)] : null;
   if (measuredRepetitions === null) reasons.push('no optimal repetitions could be computed: the current repetitions are kept');
   const repetitions = measuredRepetitions === null ? design.workload.repetitions : warmup + measuredRepetitions;
+  const seconds = restartsPerCell === null ? null : plannedSeconds(design, restartsPerCell, repetitions, costs);
+  let outOfReach: PlanSuggestion['outOfReach'] = null;
+  const measurable = plans.filter((p) => p.s2 !== null && p.mean !== null && p.mean > 0);
+  if (measurable.length && (restartsPerCell === null || restartsPerCell > PLAN_LIMITS.restarts || (seconds !== null && seconds > PLAN_LIMITS.seconds))) {
+    // The time grows linearly with restarts per cell: solve for a day from two points.
+    const one = plannedSeconds(design, 1, repetitions, costs);
+    const per = plannedSeconds(design, 2, repetitions, costs) - one;
+    const restartsPerDay = per > 0 ? Math.max(0, Math.floor((86400 - (one - per)) / per)) : 0;
+    const mdes = restartsPerDay >= 2 ? measurable.map((p) => mdePct(p.s2!, p.mean!, restartsPerDay, alpha, power)) : [];
+    outOfReach = { restartsPerDay, mdePct: mdes.length ? Math.max(...mdes) : null };
+  }
   return {
     queries: plans,
     costs,
     restartsPerCell,
     measuredRepetitions,
     repetitions,
-    seconds: restartsPerCell === null ? null : plannedSeconds(design, restartsPerCell, repetitions, costs),
+    seconds,
     currentSeconds: plannedSeconds(design, design.restartsPerCell, design.workload.repetitions, costs),
     reasons,
+    outOfReach,
   };
 }

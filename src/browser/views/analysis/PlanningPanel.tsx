@@ -57,6 +57,15 @@ export function PlanningPanel({ ctx, analysis, onApply }: Props) {
         executions, an execution {(plan.costs.executionSeconds * 1000).toPrecision(3)} ms. Optimal repetitions: ⌈√((restart cost / execution cost) · σ²within / σ²between)⌉
         (Kalibera and Jones), the median over queries is suggested.
       </p>
+      {plan.outOfReach ? (
+        <p className="notice" data-testid="plan-out-of-reach">
+          <strong>A {target}% effect is below what this workload can resolve</strong>
+          {plan.restartsPerCell !== null ? ` (it would take ${plan.restartsPerCell.toLocaleString('en-US')} restarts per cell${plan.seconds !== null ? `, about ${formatDuration(plan.seconds)}` : ''})` : ''}.{' '}
+          {plan.outOfReach.mdePct !== null
+            ? `In a day of running (${plan.outOfReach.restartsPerDay} restarts per cell) the smallest detectable effect is about ${fmtPct(plan.outOfReach.mdePct)}: set the target effect near that, or make the restarts agree better (see the stability section).`
+            : 'Not even two restarts per cell fit in a day at the measured costs.'}
+        </p>
+      ) : null}
       <div className="notice" data-testid="plan-suggestion">
         {plan.restartsPerCell === null ? (
           <span>No suggestion: {plan.reasons.join('; ') || 'not enough restarts measured'}.</span>
