@@ -2,7 +2,7 @@
 // repetition ticks, restarts named within their cell, units, workload order, warnings, one number format).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { exportContext } from '../../src/common/export/index.js';
+import { exportContext, markdownReport } from '../../src/common/export/index.js';
 import { repetitionsFigure, repetitionDtick } from '../../src/common/figures/build.js';
 import { finishedQuickstart } from '../fixtures/export-experiment.js';
 
@@ -26,4 +26,22 @@ test('executions in order: integer repetition ticks, restarts named as restarts 
     const d = repetitionDtick(n);
     assert.ok(Number.isInteger(d) && d >= 1 && n / d <= 12, `${n} repetitions: dtick ${d}`);
   }
+});
+
+test('the Markdown report: effects in the shared format with their sign convention, the few-restarts warning, CoV with 2 decimals, the probe\'s governor wording, the workload order', () => {
+  const doc = finishedQuickstart();
+  doc.results!.host!.governor = null;
+  const ctx = exportContext(doc, { targetEffectPct: 0.1 });
+  const md = markdownReport(ctx);
+  assert.match(md, /Sign: effect = \(cell − baseline\) \/ baseline: positive = slower/);
+  assert.match(md, /> \*\*Note:\*\* only 2 restarts per cell: intervals are wide; run at least 5 restarts per cell before trusting a comparison\./);
+  assert.match(md, /\| Q1 pricing summary \| [−+]\d+\.\d\d % \| \[[−+]\d+\.\d\d, [−+]\d+\.\d\d\] % \| p (=|<) 0\.\d{3} \|/);
+  assert.match(md, /\| CPU governor \| no cpufreq \(not exposed by this host\) \|/);
+  assert.doesNotMatch(md, /governor \| unknown/);
+  assert.match(md, /a 0\.1% effect is below what this workload can resolve/);
+  const configRow = md.split('\n').find((l) => l.includes('★ most stable'))!;
+  for (const cov of configRow.split('|').slice(-4, -2)) assert.match(cov.trim(), /^\d+\.\d\d$/, 'CoV with 2 decimals');
+  const mde = md.slice(md.indexOf('## Minimum detectable effect'));
+  const order = [...mde.matchAll(/^\| (Q\d+)/gm)].map((m) => m[1]);
+  assert.deepEqual(order, ['Q1', 'Q3', 'Q6', 'Q12', 'Q14']);
 });

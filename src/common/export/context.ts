@@ -4,6 +4,7 @@
 import type { ExperimentDoc, RestartResult } from '../experiment/types.js';
 import { expandCells, factorKey, parseCellId } from '../plan.js';
 import { analyze, tidyFromExperiment, type Analysis } from '../stats/index.js';
+import { effectConvention, fewRestartsNote } from './format.js';
 
 export interface ExportOptions {
   /** Repetitions dropped per restart; the design's warm-up when absent. */
@@ -105,3 +106,15 @@ export function fixed(x: number | null | undefined, digits = 2): string {
 }
 
 export const iso = (t: number | undefined) => (t === undefined || !Number.isFinite(t) ? '' : new Date(t).toISOString());
+
+/** The sign convention of this experiment's effects (from the unit, or the command workload's higherIsBetter). */
+export function conventionOf(ctx: Pick<ExportContext, 'doc' | 'unit'>): string {
+  const w = ctx.doc.design.workload;
+  return effectConvention(ctx.unit, w.kind === 'command' ? w.command?.higherIsBetter : undefined);
+}
+
+/** The few-restarts warning for this analysis (the fewest restarts any cell has), or null. */
+export function fewRestartsOf(analysis: Analysis): string | null {
+  const ns = analysis.cells.flatMap((c) => c.queries.map((q) => q.n_restarts)).filter((n) => n > 0);
+  return ns.length ? fewRestartsNote(Math.min(...ns)) : null;
+}

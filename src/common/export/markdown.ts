@@ -2,8 +2,10 @@
 // bug report or a GitHub issue as it is: the design, the host, the configurations table, comparisons
 // with the baseline, the minimum detectable effect, and links to the exported plots.
 import type { ExportContext } from './context.js';
-import { fixed, hostLine, resultsDate } from './context.js';
+import { conventionOf, fewRestartsOf, fixed, hostLine, resultsDate } from './context.js';
+import { fmtEffect, fmtInterval, fmtP } from './format.js';
 import { formatDuration } from '../plan.js';
+import { PLAN_LIMITS } from '../stats/planner.js';
 
 export interface MarkdownOptions {
   /** Relative paths (from the report) of exported images, shown as links with their titles. */
@@ -23,11 +25,6 @@ function tableMd(header: string[], rows: string[][], align?: ('l' | 'r')[]): str
 }
 
 const code = (s: string) => '`' + s.replace(/`/g, "'") + '`';
-
-function pValue(p: number | null): string {
-  if (p === null) return '—';
-  return p < 0.001 ? '< 0.001' : p.toFixed(3);
-}
 
 function designSection(ctx: ExportContext): string[] {
   const d = ctx.doc.design;
@@ -67,7 +64,8 @@ function hostSection(ctx: ExportContext): string[] {
     ['NUMA nodes', h.numaNodes.length ? h.numaNodes.map((n) => `${n.node}: cpus ${n.cpus}, ${n.memoryMb} MB`).join('; ') : 'none reported'],
     ['kernel', h.kernel],
     ['ASLR (randomize_va_space)', h.aslr],
-    ['CPU governor', h.governor ?? 'unknown'],
+    // The probe's own wording: a null governor means the host exposes no cpufreq, not that it is unknown.
+    ['CPU governor', h.governor ?? 'no cpufreq (not exposed by this host)'],
     ['turbo', h.turbo ?? 'unknown'],
     ['transparent huge pages', h.thp ?? 'unknown'],
     ['server', h.mysqld ? `${h.mysqld.flavor} ${h.mysqld.version} (${h.mysqld.binary})` : 'unknown'],
@@ -96,8 +94,8 @@ function configurationsSection(ctx: ExportContext): string[] {
         String(Math.max(0, ...c.queries.map((q) => q.n_restarts))),
         fixed(c.spread_avg_pct),
         fixed(c.spread_max_pct),
-        fixed(meanOf(c.queries.map((q) => q.between_cov_pct)), 3),
-        fixed(meanOf(c.queries.map((q) => q.within_cov_pct)), 3),
+        fixed(meanOf(c.queries.map((q) => q.between_cov_pct))),
+        fixed(meanOf(c.queries.map((q) => q.within_cov_pct))),
         c.cell === best ? '★ most stable' : '',
       ]),
       ['l', ...ctx.factors.map(() => 'l' as const), 'r', 'r', 'r', 'r', 'r', 'l'],
@@ -111,16 +109,18 @@ function configurationsSection(ctx: ExportContext): string[] {
 function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
   const a = ctx.analysis;
   if (!ctx.baseline) return ['## Comparisons with the baseline', '', 'No comparisons: the results hold a single cell.'];
-  const lines = ['## Comparisons with the baseline', '', `Baseline: ${code(ctx.baseline)}. Effect is the change of the mean in percent of the baseline's; the interval is a 95% Welch interval on restart means (the restart is the unit of evidence), p the Welch test's two-sided p-value.`, ''];
+  const lines = ['## Comparisons with the baseline', '', `Baseline: ${code(ctx.baseline)}. Effect is the change of the mean in percent of the baseline's; the interval is a 95% Welch interval on restart means (the restart is the unit of evidence), p the Welch test's two-sided p-value. Sign: ${conventionOf(ctx)}.`, ''];
+  const few = fewRestartsOf(a);
+  if (few) lines.push(`> **Note:** ${few}.`, '');
   const all = ctx.cells.filter((c) => c !== ctx.baseline).flatMap((cell) => ctx.queries.map((q) => a.comparisons.find((c) => c.cell === cell && c.query === q)).filter((c) => c !== undefined));
   const shown = all.slice(0, maxRows);
   lines.push(
     tableMd(
-      ['cell', 'query', 'effect %', '95% CI %', 'p', ''],
+      ['cell', 'query', 'effect', '95% interval', 'p', ''],
       shown.map((c) => {
         const significant = c.ci_low_pct !== null && c.ci_high_pct !== null && (c.ci_low_pct > 0 || c.ci_high_pct < 0);
         const note = c.effect_pct === null || c.ci_low_pct === null ? Object.values(c.null_reasons ?? {})[0] ?? '' : significant ? 'interval excludes 0' : '';
-        return [c.cell, c.query, fixed(c.effect_pct), c.ci_low_pct === null || c.ci_high_pct === null ? '—' : `[${fixed(c.ci_low_pct)}, ${fixed(c.ci_high_pct)}]`, pValue(c.p_value), note];
+        return [c.cell, c.query, fmtEffect(c.effect_pct, '—'), fmtInterval(c.ci_low_pct, c.ci_high_pct, '—'), fmtP(c.p_value, '—'), note];
       }),
       ['l', 'l', 'r', 'r', 'r', 'l'],
     ),
@@ -148,6 +148,10 @@ function mdeSection(ctx: ExportContext): string[] {
     ];
   });
   lines.push(tableMd(['query', 'MDE % (worst cell)', 'worst cell', 'MDE % (best cell)', `restarts for ${targetEffectPct}%`], rows, ['l', 'r', 'l', 'r', 'r']));
+  const most = Math.max(0, ...a.cells.flatMap((c) => c.queries.map((q) => q.restarts_for_target ?? 0)));
+  if (most > PLAN_LIMITS.restarts || a.cells.some((c) => c.queries.some((q) => q.mde_pct !== null && q.restarts_for_target === null))) {
+    lines.push('', `> **Note:** a ${targetEffectPct}% effect is below what this workload can resolve (more than ${PLAN_LIMITS.restarts.toLocaleString('en-US')} restarts per cell); plan for an effect near the MDE above instead.`);
+  }
   return lines;
 }
 
