@@ -45,3 +45,28 @@ test('the Markdown report: effects in the shared format with their sign conventi
   const order = [...mde.matchAll(/^\| (Q\d+)/gm)].map((m) => m[1]);
   assert.deepEqual(order, ['Q1', 'Q3', 'Q6', 'Q12', 'Q14']);
 });
+
+test('exported plots: restart rows labelled with their cell, the MDE pooled over cells with curves told apart, the baseline and sign named', async () => {
+  const { executionsFigure, mdeFigure, comparisonsFigure } = await import('../../src/common/figures/build.js');
+  const ctx = exportContext(finishedQuickstart());
+  const ex = executionsFigure(ctx, ctx.queries[0]);
+  const y = ex.layout.yaxis as { tickvals: number[]; ticktext: string[] };
+  assert.equal(y.ticktext.length, ctx.cells.length * 2, 'one labelled row per restart');
+  assert.deepEqual(y.ticktext.slice(0, 2), [`${ctx.cells[0]} · r1`, `${ctx.cells[0]} · r2`]);
+  assert.equal((ex.layout.shapes as unknown[]).length, ctx.cells.length - 1, 'a line between cells');
+  // Every execution dot sits on a labelled row.
+  const dots = ex.data.find((d) => d.name === 'execution') as { y: number[] };
+  assert.ok(dots.y.every((v) => y.tickvals.includes(v)));
+
+  const mde = mdeFigure(ctx);
+  assert.match((mde.layout.title as { text: string }).text, /pooled over all cells/);
+  const curves = mde.data.filter((d) => ctx.queries.includes(d.name as string));
+  assert.equal(curves.length, ctx.queries.length);
+  assert.equal(new Set(curves.map((c) => JSON.stringify([(c.line as { dash: string }).dash, (c.marker as { symbol: string }).symbol]))).size, curves.length, 'each curve has its own dash and marker');
+
+  const cmp = comparisonsFigure(ctx)!;
+  const title = (cmp.layout.title as { text: string }).text;
+  assert.ok(title.includes(`baseline: ${ctx.baseline}`), title);
+  assert.match(title, /effect = \(cell − baseline\) \/ baseline: positive = slower/);
+  assert.match(title, /only 2 restarts per cell/);
+});

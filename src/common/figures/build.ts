@@ -2,12 +2,14 @@
 // returns a FigureSpec; buildFigures lists them all in the order they are exported.
 import { sampleVariance } from 'simple-statistics';
 import type { ExportContext } from '../export/context.js';
-import { levelsOf } from '../export/context.js';
+import { conventionOf, fewRestartsOf, levelsOf } from '../export/context.js';
 import { mdeCurve } from '../stats/planner.js';
 import { DEFAULTS } from '../stats/analysis.js';
 import { axis, baseLayout, labelMargin, PALETTE, slug, valueAxisTitle, type FigureSpec } from './figure.js';
 
 const WIDTH = 960;
+const DASHES = ['solid', 'dash', 'dot', 'dashdot', 'longdash', 'longdashdot'];
+const SYMBOLS = ['circle', 'square', 'diamond', 'triangle-up', 'x', 'cross', 'star', 'triangle-down'];
 const ROW = 30;
 
 const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
@@ -78,12 +80,22 @@ export function executionsFigure(ctx: ExportContext, query: string): FigureSpec 
   const kept = { x: [] as number[], y: [] as number[], text: [] as string[] };
   const warm = { x: [] as number[], y: [] as number[], text: [] as string[] };
   const means = { x: [] as number[], y: [] as number[], text: [] as string[] };
-  // Cell i sits at y = n − 1 − i (first cell on top); its restarts spread over ±0.3 around it.
+  // One row per restart, each labelled with its cell and its number within the cell ("cell · r2"), the
+  // cells separated by a gap and a line, first cell on top: a reader never has to guess which rows belong together.
+  const GAP = 0.8;
+  const rowCount = cells.reduce((n, c) => n + perCell.get(c)!.length, 0);
+  const tickvals: number[] = [];
+  const ticktext: string[] = [];
+  const separators: number[] = [];
+  let y = rowCount - 1 + GAP * (cells.length - 1);
   cells.forEach((cell, i) => {
+    if (i > 0) {
+      separators.push(y + 0.5 + GAP / 2);
+    }
     const rs = perCell.get(cell)!;
-    const base = cells.length - 1 - i;
-    rs.forEach((r, k) => {
-      const y = base + (rs.length === 1 ? 0 : 0.25 - (0.5 * k) / (rs.length - 1));
+    rs.forEach((r) => {
+      tickvals.push(y);
+      ticktext.push(`${cell} · r${r.restartOfCell}`);
       const values = r.queries.find((q) => q.query === query)!.values;
       const keptValues: number[] = [];
       values.forEach((v, j) => {
@@ -91,29 +103,33 @@ export function executionsFigure(ctx: ExportContext, query: string): FigureSpec 
         const into = j < ctx.warmup ? warm : kept;
         into.x.push(v);
         into.y.push(y);
-        into.text.push(`${cell}<br>restart ${r.seq} (#${r.restartOfCell} of its cell), rep ${j + 1}`);
+        into.text.push(`${cell}<br>restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan), rep ${j + 1}`);
         if (j >= ctx.warmup) keptValues.push(v);
       });
       const m = meanOf(keptValues);
       if (m !== null) {
         means.x.push(m);
         means.y.push(y);
-        means.text.push(`${cell}<br>restart ${r.seq} mean`);
+        means.text.push(`${cell}<br>restart ${r.restartOfCell} of this cell (#${r.seq} of the plan): mean`);
       }
+      y -= 1;
     });
+    y -= GAP;
   });
   const title = `Executions per restart and restart means: ${query}`;
-  const layout = baseLayout(title, ctx.caption, { l: labelMargin(cells) });
+  const layout = baseLayout(`${title}<br><sub>one row per restart: "cell · r2" is the cell's second restart</sub>`, ctx.caption, { l: labelMargin(ticktext), t: 80 });
   layout.xaxis = axis(valueAxisTitle(ctx.unit));
   layout.yaxis = axis('', {
     tickmode: 'array',
-    tickvals: cells.map((_, i) => cells.length - 1 - i),
-    ticktext: cells,
-    range: [-0.6, cells.length - 0.4],
+    tickvals,
+    ticktext,
+    range: [-0.7, rowCount - 0.3 + GAP * (cells.length - 1)],
     zeroline: false,
     showgrid: false,
     ticks: '',
+    tickfont: { size: 11 },
   });
+  layout.shapes = separators.map((sy) => ({ type: 'line', xref: 'paper', x0: 0, x1: 1, yref: 'y', y0: sy, y1: sy, line: { color: '#bbb', width: 1 } }));
   layout.hovermode = 'closest';
   const dot = (color: string, open: boolean) => ({ size: 6, color: open ? 'rgba(0,0,0,0)' : color, opacity: 0.75, line: { color, width: 1 } });
   // The restart means go first so the executions are drawn over them: a mean is a tall tick, not a blot.
@@ -122,7 +138,7 @@ export function executionsFigure(ctx: ExportContext, query: string): FigureSpec 
     { type: 'scatter', mode: 'markers', name: 'execution', ...kept, marker: dot(PALETTE[0], false), hovertemplate: '%{text}<br>%{x}<extra></extra>' },
   ];
   if (warm.x.length) data.push({ type: 'scatter', mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped)`, ...warm, marker: dot('#999', true), hovertemplate: '%{text}<br>%{x}<extra></extra>' });
-  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height: heightFor(cells.length * 1.3), data, layout };
+  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height: Math.max(420, 210 + rowCount * 20 + cells.length * 14), data, layout };
 }
 
 /** Integer tick spacing for a repetition axis of n repetitions: 1, 2, 5, 10, 20… so no tick falls between two repetitions. */
@@ -247,11 +263,13 @@ export function mdeFigure(ctx: ExportContext): FigureSpec {
     const curve = mdeCurve(s2, mean, alpha, power, maxN);
     data.push({
       type: 'scatter',
-      mode: 'lines',
+      mode: 'lines+markers',
       name: query,
       x: curve.map((p) => p.restarts),
       y: curve.map((p) => p.mde_pct),
-      line: { color: PALETTE[qi % PALETTE.length], width: 2 },
+      // Queries with the same relative noise give the same curve: dashes and marker shapes keep them apart.
+      line: { color: PALETTE[qi % PALETTE.length], width: 2, dash: DASHES[qi % DASHES.length] },
+      marker: { symbol: SYMBOLS[qi % SYMBOLS.length], size: 6, maxdisplayed: 12 },
       hovertemplate: `${query.replace(/%/g, '%%')}<br>%{x} restarts: %{y:.2f}%<extra></extra>`,
     });
     const at = curve.find((p) => p.restarts === current);
@@ -264,7 +282,7 @@ export function mdeFigure(ctx: ExportContext): FigureSpec {
   data.push({ type: 'scatter', mode: 'markers', name: `this design (${current} restarts per cell)`, ...marks, marker: { symbol: 'circle-open', size: 13, color: '#000', line: { width: 2 } }, hovertemplate: '%{text}<br>this design: %{y:.2f}%<extra></extra>' });
   data.push({ type: 'scatter', mode: 'lines', name: `target ${target}%`, x: [2, maxN], y: [target, target], line: { color: '#888', dash: 'dash', width: 1.5 }, hoverinfo: 'skip' });
   const title = `Minimum detectable effect against restarts per cell (α = ${alpha}, power ${power})`;
-  const layout = baseLayout(title, ctx.caption, { l: 70 }, 'right');
+  const layout = baseLayout(`${title}<br><sub>per query, from the variance of restart means pooled over all cells</sub>`, ctx.caption, { l: 70, t: 80 }, 'right');
   layout.xaxis = axis('Restarts per cell', { range: [1.5, maxN + 0.5], dtick: maxN > 40 ? 10 : 2 });
   // Log axis labelled 1-2-5 in full (Plotly's default minor digits read "2" for 20).
   const ticks = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
@@ -297,11 +315,13 @@ export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
       },
       customdata: rows.map((c) => (c?.p_value ?? null) === null ? 'n/a' : (c!.p_value as number).toPrecision(3)),
       marker: { size: 8, color: PALETTE[qi % PALETTE.length] },
-      hovertemplate: `%{y}<br>${query.replace(/%/g, '%%')}: %{x:.2f}% (p = %{customdata})<extra></extra>`,
+      hovertemplate: `%{y}<br>${query.replace(/%/g, '%%')}: %{x:+.2f} % (p = %{customdata})<extra></extra>`,
     };
   });
   const title = `Effect against the baseline ${ctx.baseline}`;
-  const layout = baseLayout(`Effect against the baseline<br><sub>${ctx.baseline}</sub>`, ctx.caption, { l: labelMargin(cells) }, 'right');
+  const few = fewRestartsOf(a);
+  const sub = [`baseline: ${ctx.baseline}`, conventionOf(ctx), ...(few ? [`note: ${few}`] : [])].map((t) => t.replace(/</g, '&lt;'));
+  const layout = baseLayout(`Effect against the baseline<br><sub>${sub.join('<br>')}</sub>`, ctx.caption, { l: labelMargin(cells), t: few ? 150 : 120 }, 'right');
   layout.scattermode = 'group';
   layout.scattergap = 0.3;
   layout.xaxis = axis('Change against the baseline (%, 95% Welch interval)', { zeroline: true, zerolinewidth: 2 });
