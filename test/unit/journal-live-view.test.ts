@@ -24,7 +24,10 @@ test('restart means exclude warm-ups and discarded attempts; a rerun counts once
   const means = live.restartMeans('Q1');
   assert.deepEqual(means.map((m) => [m.seq, m.cell, m.mean, m.n]), [[1, A, 11, 2], [2, B, 22, 2]]);
   assert.ok(Math.abs(means[0].sd - Math.SQRT2) < 1e-12);
-  assert.equal(live.series.get('Q1')!.y.length, 9, 'the timeline shows every execution, discarded ones too');
+  const s = live.series.get('Q1')!;
+  assert.deepEqual(s.y, [100, 10, 12, 60, 21, 23], "a discarded restart's executions leave the timeline");
+  assert.equal(live.executions, 6, 'and the count of executions');
+  assert.deepEqual(s.x, [1, 2, 3, 4, 5, 6], 'x is the execution number of the query, without gaps');
   assert.match(live.log.at(-1)!.message, /restart 2 discarded: SSH connection dropped/);
   assert.equal(live.mde('Q1'), null, 'no MDE before a cell has 2 restarts');
 });
@@ -75,4 +78,25 @@ test('on resume the restarts of the earlier process arrive as history and count 
   assert.deepEqual(live.restartMeans('Q1').map((m) => [m.seq, m.mean]), [[1, 11], [2, 21], [3, 15]]);
   assert.equal(live.series.get('Q1')!.x.length, 9);
   assert.deepEqual(live.spreadByCell('Q1').get(A)!.map((p) => p.restarts), [2]);
+});
+
+test('the timeline numbers executions per query without gaps, colours restarts discretely, and says why the MDE and CV are missing', () => {
+  const live = new LiveRun();
+  live.apply([{ type: 'run-started', at: 0, planned: 4, done: 0, cells: [A, B], queries: ['Q1', 'Q2'] }]);
+  const two: RunEvent[] = [{ type: 'restart-started', at: 1, seq: 1, cell: A }];
+  for (const query of ['Q1', 'Q2']) for (let rep = 1; rep <= 3; rep++) two.push({ type: 'execution', at: 1, seq: 1, cell: A, query, rep, warmup: false, value: rep, unit: 'ms', source: 'profiling' });
+  two.push({ type: 'restart-finished', at: 1, seq: 1, cell: A, status: 'ok' });
+  live.apply(two);
+  live.apply(restart(2, B, [5, 6, 7]));
+  assert.deepEqual(live.series.get('Q1')!.x, [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(live.series.get('Q2')!.x, [1, 2, 3]);
+  const colours = live.series.get('Q1')!.color;
+  assert.equal(new Set(colours.slice(0, 3)).size, 1, 'one colour per restart');
+  assert.notEqual(colours[0], colours[3], 'the next restart has another colour');
+  assert.match(live.series.get('Q1')!.label[3], /restart 2 · aslr=off/);
+  assert.equal(live.mde('Q1'), null);
+  assert.match(live.mdeWhy('Q1')!, /needs at least 2 restarts of every cell/);
+  assert.match(live.spreadWhy('Q1')!, /needs at least 2 restarts of a cell/);
+  live.apply(restart(3, A, [2, 3, 4]));
+  assert.equal(live.spreadWhy('Q1'), null, 'cell A has 2 restarts: the CV has a point');
 });

@@ -19,14 +19,25 @@ export interface Attempt {
   checks?: TunableCheck[];
   /** Per query, measured executions only (warm-ups excluded). */
   sums: Map<string, Sums>;
+  /** Per query, executions of this attempt on the timeline (warm-ups included): taken off again if it is discarded. */
+  added: Map<string, number>;
 }
+
+/** Discrete restart colours: neighbouring restarts differ, a restart keeps its colour. */
+export const RESTART_PALETTE = ['#3271d4', '#d4573b', '#2f9e6e', '#8a5cd1', '#c49a1a', '#1b9aaa', '#c2417d', '#6b7785', '#7a4f1d', '#4f8f00'];
+export const restartColour = (seq: number) => RESTART_PALETTE[(seq - 1) % RESTART_PALETTE.length];
 
 /** Every execution of one query, in arrival order: what the timeline draws. */
 export interface Series {
+  /** The execution's number among this query's executions in the run (1, 2, 3 … with no gaps). */
   x: number[];
   y: number[];
   seq: number[];
   warmup: boolean[];
+  /** The restart's colour, one per execution (categorical, by plan number). */
+  color: string[];
+  /** "restart 3 · cell", for the hover. */
+  label: string[];
   unit: string;
 }
 
@@ -91,7 +102,7 @@ export class LiveRun {
         this.state = 'running';
         break;
       case 'restart-started': {
-        const a: Attempt = { seq: e.seq, cell: e.cell, state: 'running', sums: new Map() };
+        const a: Attempt = { seq: e.seq, cell: e.cell, state: 'running', sums: new Map(), added: new Map() };
         this.attempts.push(a);
         this.current = a;
         break;
@@ -100,17 +111,10 @@ export class LiveRun {
         if (this.current?.seq === e.seq) this.current.checks = e.checks;
         break;
       case 'execution': {
-        let s = this.series.get(e.query);
-        if (!s) {
-          s = { x: [], y: [], seq: [], warmup: [], unit: e.unit };
-          this.series.set(e.query, s);
-        }
-        s.x.push(++this.executions);
-        s.y.push(e.value);
-        s.seq.push(e.seq);
-        s.warmup.push(e.warmup);
+        this.push(e.query, e.unit, e.seq, e.cell, e.value, e.warmup);
         this.source = e.source;
         const a = this.current?.seq === e.seq ? this.current : null;
+        if (a) a.added.set(e.query, (a.added.get(e.query) ?? 0) + 1);
         if (a && !e.warmup) {
           const sums = a.sums.get(e.query) ?? { n: 0, sum: 0, sumsq: 0 };
           sums.n++;
@@ -134,6 +138,7 @@ export class LiveRun {
         if (a) {
           a.state = 'discarded';
           a.reason = e.reason;
+          this.takeOff(a);
         }
         this.say({ at: e.at, level: 'warn', message: `restart ${e.seq} discarded: ${e.reason}` });
         break;
@@ -170,22 +175,43 @@ export class LiveRun {
     }
   }
 
+  /** One execution onto the timeline of its query. */
+  private push(query: string, unit: string, seq: number, cell: string, value: number, warmup: boolean): void {
+    let s = this.series.get(query);
+    if (!s) {
+      s = { x: [], y: [], seq: [], warmup: [], color: [], label: [], unit };
+      this.series.set(query, s);
+    }
+    s.x.push(s.x.length + 1);
+    s.y.push(value);
+    s.seq.push(seq);
+    s.warmup.push(warmup);
+    s.color.push(restartColour(seq));
+    s.label.push(`restart ${seq} · ${cell}`);
+    this.executions++;
+  }
+
+  /** A discarded attempt's executions leave the timeline and the count (they are the newest of their restart). */
+  private takeOff(a: Attempt): void {
+    for (const [query, n] of a.added) {
+      const s = this.series.get(query);
+      if (!s) continue;
+      const k = Math.min(n, s.x.length);
+      for (const list of [s.x, s.y, s.seq, s.warmup, s.color, s.label]) list.splice(list.length - k, k);
+      this.executions -= k;
+    }
+    a.added.clear();
+    a.sums.clear();
+  }
+
   /** A restart an earlier process finished: onto the timeline and into the means as if it had just run. */
   private replay(r: RestartResult, warmup: number): void {
-    const a: Attempt = { seq: r.seq, cell: r.cell, state: r.status === 'ok' ? 'finished' : r.status, reason: r.reason, checks: r.checks, sums: new Map() };
+    const a: Attempt = { seq: r.seq, cell: r.cell, state: r.status === 'ok' ? 'finished' : r.status, reason: r.reason, checks: r.checks, sums: new Map(), added: new Map() };
     this.attempts.push(a);
     for (const q of r.queries) {
-      let s = this.series.get(q.query);
-      if (!s) {
-        s = { x: [], y: [], seq: [], warmup: [], unit: q.unit };
-        this.series.set(q.query, s);
-      }
       const sums: Sums = { n: 0, sum: 0, sumsq: 0 };
       q.values.forEach((v, i) => {
-        s.x.push(++this.executions);
-        s.y.push(v);
-        s.seq.push(r.seq);
-        s.warmup.push(i < warmup);
+        this.push(q.query, q.unit, r.seq, r.cell, v, i < warmup);
         if (i >= warmup) {
           sums.n++;
           sums.sum += v;
@@ -269,5 +295,29 @@ export class LiveRun {
     const s2 = pooledNum / pooledDf;
     const pct = mdePct(s2, total / count, minN, 0.05, 0.8);
     return Number.isFinite(pct) ? { pct, restartsPerCell: minN } : null;
+  }
+
+  /** Why mde(query) has no value yet, in words a user can act on (null when it has one). */
+  mdeWhy(query: string): string | null {
+    if (this.mde(query)) return null;
+    const counts = this.restartsPerCell(query);
+    if (!counts.size) return 'needs at least 2 restarts of every cell (none has finished yet)';
+    const fewest = Math.min(...counts.values());
+    if (fewest < 2) return `needs at least 2 restarts of every cell measured so far (fewest: ${fewest})`;
+    return 'not computable: the restart means do not vary (or average 0)';
+  }
+
+  /** Why the between-restart CV plot of `query` is empty (null when it has a point). */
+  spreadWhy(query: string): string | null {
+    const counts = this.restartsPerCell(query);
+    const most = counts.size ? Math.max(...counts.values()) : 0;
+    if (most >= 2) return null;
+    return `The between-restart CV needs at least 2 restarts of a cell (so far ${most === 0 ? 'no restart has finished' : 'each cell has 1'}).`;
+  }
+
+  private restartsPerCell(query: string): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const p of this.restartMeans(query)) counts.set(p.cell, (counts.get(p.cell) ?? 0) + 1);
+    return counts;
   }
 }
