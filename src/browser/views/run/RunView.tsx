@@ -3,14 +3,18 @@
 // between-restart spread of each cell as restarts accumulate, and the current minimum detectable
 // effect. Pause, resume, cancel. Redrawn at most once per animation frame, whatever the event rate.
 import { useEffect, useMemo, useState } from 'react';
-import { formatDuration } from '../../../common/plan.js';
+import type { ExperimentDoc } from '../../../common/experiment/types.js';
+import { buildPlan, expandCells, formatDuration } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
+import { LiveRun } from './live.js';
 import { attachToRunning, checkUnfinished, control, startRun, useRunSession } from './session.js';
 import './run.css';
 
 function StartPanel() {
-  const path = useApp((s) => s.path);
+  // A tab that attached to a run in progress knows its file from the run, even with nothing open.
+  const sessionPath = useRunSession((s) => s.path);
+  const path = useApp((s) => s.path) ?? sessionPath;
   const dirty = useApp((s) => s.dirty);
   const target = useApp((s) => s.doc?.design.target ?? 'local');
   const [identity, setIdentity] = useState('');
@@ -70,7 +74,7 @@ function Progress() {
           {live.done} of {live.planned} restarts
         </span>
         {active && <span>{formatDuration(live.remainingMs / 1000)} left</span>}
-        <span>{live.executions.toLocaleString('en')} executions</span>
+        <span data-testid="run-executions">{live.executions.toLocaleString('en')} executions</span>
         {live.current && (
           <span data-testid="run-current">
             restart {live.current.seq}: <code>{live.current.cell}</code>
@@ -114,9 +118,7 @@ function Progress() {
 
 const PALETTE = ['#3271d4', '#d4573b', '#2f9e6e', '#8a5cd1', '#c49a1a', '#1b9aaa', '#c2417d', '#6b7785'];
 
-function Charts() {
-  const live = useRunSession((s) => s.live);
-  const frame = useRunSession((s) => s.frame);
+function Charts({ live, frame }: { live: LiveRun; frame: number }) {
   const [chosen, setChosen] = useState<string | null>(null);
   const query = chosen && live.queries.includes(chosen) ? chosen : (live.queries[0] ?? null);
 
@@ -131,11 +133,19 @@ function Charts() {
           mode: 'markers',
           x: s?.x ?? [],
           y: s?.y ?? [],
-          marker: { size: 4, color: s?.seq ?? [], colorscale: 'Viridis', showscale: true, colorbar: { title: { text: 'restart' }, thickness: 10 } },
-          hovertemplate: 'execution %{x}<br>%{y:.3f} ' + (s?.unit ?? '') + '<br>restart %{marker.color}<extra></extra>',
+          // One discrete colour per restart (by plan number), named on hover: restarts are categories, not a scale.
+          marker: { size: 4, color: s?.color ?? [] },
+          text: s?.label ?? [],
+          hovertemplate: `execution %{x} of ${query ?? ''}<br>%{y:.3f} ${s?.unit ?? ''}<br>%{text}<extra></extra>`,
         },
       ],
-      layout: { title: { text: `${query ?? ''}: every execution, coloured by restart` }, xaxis: { title: { text: 'execution' } }, yaxis: { title: { text: s?.unit ?? '' } }, datarevision: frame, uirevision: query ?? '' },
+      layout: {
+        title: { text: `${query ?? ''}: every execution, one colour per restart` },
+        xaxis: { title: { text: `execution of ${query ?? 'the query'} (in run order)` } },
+        yaxis: { title: { text: s?.unit ?? '' } },
+        datarevision: frame,
+        uirevision: query ?? '',
+      },
     };
   }, [live, query, frame]);
 
@@ -167,6 +177,7 @@ function Charts() {
     };
   }, [live, query, frame, cellColour]);
 
+  const spreadWhy = useMemo(() => (query ? live.spreadWhy(query) : null), [live, query, frame]);
   const spread = useMemo(() => {
     if (!query) return { data: [], layout: {} };
     const byCell = live.spreadByCell(query);
@@ -194,8 +205,8 @@ function Charts() {
         <span data-testid="run-mde">
           minimum detectable effect now (α 0.05, power 0.8):{' '}
           {mdes.map(({ q, m }) => (
-            <span key={q} style={{ marginRight: 12 }} title={m ? `with ${m.restartsPerCell} restarts per cell` : 'needs 2 restarts of a cell'}>
-              {q}: <strong>{m ? `${m.pct.toFixed(1)}%` : '—'}</strong>
+            <span key={q} style={{ marginRight: 12 }} title={m ? `with ${m.restartsPerCell} restarts per cell` : undefined}>
+              {q}: {m ? <strong>{`${m.pct.toFixed(1)}%`}</strong> : <em>{live.mdeWhy(q)}</em>}
             </span>
           ))}
         </span>
@@ -208,7 +219,13 @@ function Charts() {
           <Plot data={means.data} layout={means.layout} className="run-plot" testId="run-means" />
         </div>
         <div>
-          <Plot data={spread.data} layout={spread.layout} className="run-plot" testId="run-spread" />
+          {spreadWhy ? (
+            <p className="run-plot" data-testid="run-spread-why">
+              {spreadWhy}
+            </p>
+          ) : (
+            <Plot data={spread.data} layout={spread.layout} className="run-plot" testId="run-spread" />
+          )}
         </div>
       </div>
     </>
@@ -231,25 +248,86 @@ function Log() {
   );
 }
 
+/** A finished run of the open file: what it holds, and running it again only when the user confirms. */
+function FinishedPanel({ path, done, planned, keepResultsAs }: { path: string; done: number; planned: number; keepResultsAs: string }) {
+  const error = useRunSession((s) => s.error);
+  const ask = () =>
+    useApp.getState().setDialog({
+      kind: 'confirm',
+      title: 'Run again from scratch?',
+      message: `${path} will be run again from its first restart and its results replaced. The current results are kept in ${keepResultsAs} (and the journal archived beside it).`,
+      yes: 'Run again from scratch',
+      resolve: (yes) => {
+        useApp.getState().setDialog(null);
+        if (yes) void startRun(path, {}, false, true);
+      },
+    });
+  return (
+    <div className="run-box" style={{ display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap' }} data-testid="run-finished">
+      <strong data-testid="run-finished-count">
+        Finished: {done} of {planned} restarts
+      </strong>
+      <span>
+        The results are in <code>{path}</code>.
+      </span>
+      <span style={{ flex: 1 }} />
+      <button onClick={ask} data-testid="run-again">
+        Run again from scratch
+      </button>
+      {error && (
+        <span className="error" style={{ color: '#b42318' }} data-testid="run-error">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** The saved results of a finished run, folded like live events so the same plots show them. */
+function liveFromResults(doc: ExperimentDoc): LiveRun {
+  const live = new LiveRun();
+  const results = doc.results;
+  if (!results) return live;
+  const at = results.finishedAt ?? results.startedAt ?? 0;
+  const queries = doc.design.workload.kind === 'command' && doc.design.workload.command ? [doc.design.workload.command.metric] : doc.design.workload.queries.map((q) => q.name);
+  live.apply([
+    { type: 'run-started', at, planned: buildPlan(doc.design).length, done: results.restarts.length, cells: expandCells(doc.design).filter((c) => !c.excluded).map((c) => c.id), queries },
+    { type: 'history', at, warmup: doc.design.workload.warmup, restarts: results.restarts },
+    { type: 'run-finished', at, state: 'finished' },
+  ]);
+  live.log.length = 0;
+  return live;
+}
+
 export function RunView() {
-  const path = useApp((s) => s.path);
+  const appPath = useApp((s) => s.path);
+  const doc = useApp((s) => s.doc);
   const runId = useRunSession((s) => s.runId);
-  const state = useRunSession((s) => s.live.state);
-  useRunSession((s) => s.frame);
+  const sessionPath = useRunSession((s) => s.path);
+  const live = useRunSession((s) => s.live);
+  const frame = useRunSession((s) => s.frame);
+  const state = live.state;
   const active = runId !== null && (state === 'running' || state === 'paused');
+  // A tab opened mid-run has no file open: the run it attached to is its file.
+  const path = appPath ?? sessionPath;
+  const finished = useRunSession((s) => (s.finished && s.finished.path === path ? s.finished : null));
+  // The session's run is shown when it is running, is of this file, or nothing else is open.
+  const showSession = runId !== null && (active || sessionPath === path || !appPath);
+  const saved = useMemo(() => (finished && doc && !showSession ? liveFromResults(doc) : null), [finished, doc, showSession]);
   useEffect(() => {
-    void attachToRunning(path);
-  }, [path]);
-  // Whenever the view shows the start panel for a saved file: is there a run to resume?
+    void attachToRunning(appPath);
+  }, [appPath]);
+  // Whenever the view shows the start panel for a saved file: is there a run to resume, or has it finished?
   useEffect(() => {
     if (path && !active) void checkUnfinished(path);
   }, [path, active]);
   return (
     <div className="run" data-testid="run-view">
-      {!active && <StartPanel />}
-      {runId && <Progress />}
-      {runId && <Charts />}
-      {runId && <Log />}
+      {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} /> : <StartPanel />)}
+      {showSession && <Progress />}
+      {showSession && <Charts live={live} frame={frame} />}
+      {showSession && <Log />}
+      {saved && <Charts live={saved} frame={0} />}
     </div>
   );
 }

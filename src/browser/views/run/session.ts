@@ -15,9 +15,11 @@ interface RunSessionState {
   error: string | null;
   /** A journal beside the open file with restarts still to run (from experiment.open). */
   unfinished: { path: string; restartsDone: number; restartsPlanned: number } | null;
+  /** The open file's run finished: it is not run again unless the user asks, and is told where its results stay. */
+  finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string } | null;
 }
 
-export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, live: new LiveRun(), frame: 0, error: null, unfinished: null }));
+export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, live: new LiveRun(), frame: 0, error: null, unfinished: null, finished: null }));
 
 let lastSeq = 0;
 let unsubscribe: (() => void) | null = null;
@@ -67,13 +69,13 @@ function watch(runId: string, path: string): void {
   void catchUp(runId);
 }
 
-export async function startRun(path: string, auth: TargetAuth, resume: boolean): Promise<void> {
-  const r = await getClient().call('run.start', { path, auth, resume });
+export async function startRun(path: string, auth: TargetAuth, resume: boolean, fresh = false): Promise<void> {
+  const r = await getClient().call('run.start', { path, auth, resume, ...(fresh ? { fresh: true } : {}) });
   if (!r.ok) {
     useRunSession.setState({ error: r.message });
     return;
   }
-  useRunSession.setState({ unfinished: null });
+  useRunSession.setState({ unfinished: null, finished: null });
   watch(r.value.runId, r.value.path);
 }
 
@@ -81,7 +83,9 @@ export async function startRun(path: string, auth: TargetAuth, resume: boolean):
 export async function checkUnfinished(path: string): Promise<void> {
   const r = await getClient().call('experiment.open', { path });
   const u = r.ok ? r.value.unfinishedRun : undefined;
-  useRunSession.setState({ unfinished: u ? { path, ...u } : null });
+  const c = await getClient().call('run.check', { path });
+  const f = c.ok && c.value.finished ? c.value : null;
+  useRunSession.setState({ unfinished: u ? { path, ...u } : null, finished: f ? { path, restartsDone: f.restartsDone, restartsPlanned: f.restartsPlanned, keepResultsAs: f.keepResultsAs } : null });
 }
 
 /** Reattach to a run the backend is already doing (the window was reloaded). */

@@ -1,0 +1,122 @@
+// The Run view with a real run on `local` (a sandbox mariadbd of its own, never the system one):
+// a finished file shows its results and is run again only after a confirmation that names where the
+// current results are kept; a second tab opened mid-run attaches to the run and cancels it; after
+// the cancel the discarded restart's executions are gone from the count.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { alive, keepCells, quickstartCopy, startRunEnv, varlabRun, type RunEnv } from '../integration/run-env.js';
+import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
+
+const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=on,ahi=off,preload=off,numa=default'];
+const QUERIES = 5;
+const REPS = 40;
+
+let env: RunEnv;
+let app: TestApp;
+let browser: Browser;
+
+before(async () => {
+  env = await startRunEnv();
+  app = await startApp();
+  // The sandbox is the user's own profile for `local` in the app's home: no consent needed, nothing else touched.
+  const registry = JSON.parse(readFileSync(join(env.varlabHome, 'profiles.json'), 'utf8'));
+  writeFileSync(join(app.home, 'profiles.json'), JSON.stringify({ local: registry[env.sshd.target] }, null, 2));
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  // A failed assertion may leave the run going in this process: cancel it so its mysqld is stopped.
+  if (app) {
+    for (let i = 0; i < 600; i++) {
+      const st = await app.backend.call('run.status', {});
+      const active = st.ok ? st.value.filter((r) => r.state === 'running' || r.state === 'paused') : [];
+      if (!active.length) break;
+      for (const r of active) await app.backend.call('run.cancel', { runId: r.runId });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  await app?.stop();
+  await env?.stop();
+});
+
+async function executions(page: Page): Promise<number> {
+  return Number((await page.getByTestId('run-executions').innerText()).replace(/[^\d]/g, ''));
+}
+
+test('a finished file shows its results and runs again only when confirmed; a new tab cancels the run; discarded executions leave the count', { timeout: 600_000 }, async () => {
+  const file = quickstartCopy(env, 'view', (d: ExperimentDoc) => {
+    keepCells(d, CELLS);
+    d.design.target = 'local';
+    delete d.design.serverProfile;
+    d.design.restartsPerCell = 2;
+    d.design.workload.repetitions = REPS;
+    d.design.workload.warmup = 0;
+  });
+  const first = varlabRun([file], app.home);
+  assert.equal(await first.exit, 0, first.stderr());
+  const finishedText = readFileSync(file, 'utf8');
+
+  const page = await openApp(browser, app);
+  await page.getByTestId('open').click();
+  await page.getByTestId('open-path').fill(file);
+  await page.getByTestId('open-path-submit').click();
+  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  await page.getByTestId('nav-run').click();
+
+  // Finished: its count and its plots, not a blank view; no Run button that would silently start over.
+  const count = page.getByTestId('run-finished-count');
+  await count.waitFor({ timeout: 30_000 });
+  assert.equal(await count.innerText(), 'Finished: 4 of 4 restarts');
+  await page.getByTestId('run-timeline').waitFor();
+  assert.equal(await page.getByTestId('run-start-button').count(), 0);
+  assert.match(await page.getByTestId('run-mde').innerText(), /%/, 'the MDE of the finished run is shown');
+
+  // Run again: the confirmation names the copy that keeps the current results; Cancel there changes nothing.
+  await page.getByTestId('run-again').click();
+  const dialog = page.getByTestId('confirm-dialog');
+  await dialog.waitFor();
+  const keptAs = /kept in (\S+\.results-\S+\.varlab\.json)/.exec(await dialog.innerText())?.[1];
+  assert.ok(keptAs, await dialog.innerText());
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(readFileSync(file, 'utf8'), finishedText);
+  await page.getByTestId('run-again').click();
+  await page.getByTestId('confirm-yes').click();
+  await page.getByTestId('run-state').filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
+  assert.ok(existsSync(keptAs), 'the copy with the old results was written');
+  assert.deepEqual((JSON.parse(readFileSync(keptAs, 'utf8')) as ExperimentDoc).results, (JSON.parse(finishedText) as ExperimentDoc).results);
+
+  // Before a cell has 2 restarts, the view says why there is no MDE and no between-restart CV yet.
+  await page.getByTestId('run-spread-why').waitFor({ timeout: 120_000 });
+  assert.match(await page.getByTestId('run-spread-why').innerText(), /needs at least 2 restarts of a cell/);
+  assert.match(await page.getByTestId('run-mde').innerText(), /needs at least 2 restarts/);
+
+  // A second tab, nothing open in it: it attaches to the run and can cancel it, mid-restart.
+  const other = await openApp(browser, app);
+  await other.getByTestId('nav-run').click();
+  await other.getByTestId('run-state').filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
+  const perRestart = QUERIES * REPS;
+  await other.getByTestId('run-count').filter({ hasText: /^1 of 4 restarts/ }).waitFor({ timeout: 120_000 });
+  for (let i = 0; i < 600 && (await executions(other)) <= perRestart + 5; i++) await other.waitForTimeout(50);
+  await other.getByTestId('run-cancel').click();
+  await other.getByTestId('run-state').filter({ hasText: 'cancelled' }).waitFor({ timeout: 120_000 });
+  assert.equal(await other.getByTestId('run-needs-save').count(), 0, 'the tab knows the file of the run it attached to');
+  assert.equal(await other.getByTestId('run-error').count(), 0);
+
+  // Both tabs: only finished restarts' executions count (the cancelled restart's are discarded).
+  for (const p of [page, other]) {
+    await p.getByTestId('run-state').filter({ hasText: 'cancelled' }).waitFor({ timeout: 30_000 });
+    const done = Number(/^(\d+) of 4/.exec(await p.getByTestId('run-count').innerText())![1]);
+    assert.equal(await executions(p), done * perRestart, `executions shown after the cancel: ${await p.getByTestId('run-progress').innerText()}`);
+    assert.match(await p.getByTestId('run-log').innerText(), /discarded/);
+  }
+  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
+  const left = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim() || 0) : 0;
+  // A zombie waiting for its parent to reap it has stopped running.
+  assert.equal(left > 0 && alive(left) && !/^State:\s+Z/m.test(readFileSync(`/proc/${left}/status`, 'utf8')), false, 'mysqld was stopped');
+  assert.deepEqual(pageProblems(page), []);
+  assert.deepEqual(pageProblems(other), []);
+});
