@@ -166,7 +166,11 @@ test('comparisons with a chosen baseline show intervals, and n/a with the reason
   const rows = page.locator('[data-testid=comparisons-table] tbody tr');
   assert.equal(await rows.count(), 6);
   const bimodal = (await rows.filter({ hasText: BIMODAL }).first().textContent())!;
-  assert.match(bimodal, /[+-]\d+\.\d\d%[+-]\d+\.\d\d% … [+-]\d+\.\d\d%\d\.\d{4}/);
+  // The shared format of analyze, compare and the report: "+1.23 %", "[−0.50, +2.96] %", "p = 0.123".
+  assert.match(bimodal, /[+−]\d+\.\d\d %\[[+−]?\d+\.\d\d, [+−]?\d+\.\d\d\] %p (=|<) 0\.\d{3}/);
+  assert.match((await page.getByTestId('effect-convention').textContent())!, /Baseline: aslr=off,ahi=on\. effect = \(cell − baseline\) \/ baseline: positive = slower/);
+  // The single-restart cell: the warning where the numbers are read.
+  assert.match((await page.getByTestId('few-restarts').textContent())!, /some cells have only 1 restart: their intervals are wide; run at least 5 restarts per cell/);
   const single = (await rows.filter({ hasText: SINGLE }).first().textContent())!;
   assert.match(single, /n\/a/);
   assert.match((await page.getByTestId('section-comparisons').textContent())!, /n\/a: an interval needs two restarts in each cell \(this cell has 1, the baseline 10\)/);
@@ -189,6 +193,33 @@ test('the planner suggests restarts and repetitions for the target and writes th
   const written = await docIn(page);
   assert.equal(written.design.restartsPerCell, plan.restartsPerCell);
   assert.equal(written.design.workload.repetitions, plan.repetitions);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('executions in order: whole-number repetition ticks, restarts named within their cell; the mean with its unit', async () => {
+  const { page, errors } = await open();
+  await page.getByTestId('repetitions-cell').selectOption(BIMODAL);
+  const plot = page.getByTestId('plot-repetitions');
+  await plot.locator('.xtick text').first().waitFor();
+  const ticks = await plot.locator('.xtick text').allTextContents();
+  assert.ok(ticks.length >= 3, ticks.join(' '));
+  for (const t of ticks) assert.match(t, /^\d+$/, `tick ${t}`);
+  const legend = await plot.locator('.legendtext').allTextContents();
+  assert.equal(legend[0], 'restart 1 of cell');
+  assert.equal(legend.length, 10);
+  assert.ok(legend.every((l, i) => l === `restart ${i + 1} of cell`), legend.join(', '));
+  assert.match((await page.getByTestId('query-table').locator('thead').textContent())!, /mean \(ms\)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a target this workload cannot resolve: the planner says so and gives what a day of running resolves', async () => {
+  const { page, errors } = await open();
+  await page.getByTestId('analysis-target').fill('0.001');
+  const warning = page.getByTestId('plan-out-of-reach');
+  await warning.waitFor();
+  assert.match((await warning.textContent())!, /A 0\.001% effect is below what this workload can resolve.*In a day of running \(\d+ restarts per cell\) the smallest detectable effect is about \d+\.\d\d%/);
   assert.deepEqual(errors, []);
   await page.close();
 });

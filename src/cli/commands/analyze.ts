@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { readExperimentFile } from '../../node/files.js';
 import { analyze as runAnalysis, DEFAULTS, TidyBuilder, TidyError, tidyFromExperiment, type Analysis, type TidyData } from '../../common/stats/index.js';
-import { effectConvention, fewRestartsNote, fmtEffect, fmtInterval, fmtP, fmtPctValue, inOrder, NA, textTable } from '../../common/export/format.js';
+import { fewRestartsOf } from '../../common/export/context.js';
+import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtPctValue, inOrder, NA, textTable } from '../../common/export/format.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 
 const USAGE = `varlab analyze FILE [--json] [--warmup W] [--alpha A] [--power P] [--target-effect PCT] [--baseline CELL] [--unit U]
@@ -266,7 +267,7 @@ function printText(a: Analysis, data: TidyData, name: string, io: CliIO) {
   if (s.baseline !== null) {
     io.out(`\nComparisons with ${s.baseline} (95% Welch interval on restart means)`);
     io.out(`  ${effectConvention(oneUnit)}`);
-    const few = fewRestartsNote(Math.min(...a.cells.flatMap((c) => c.queries.map((q) => q.n_restarts)).filter((n) => n > 0)));
+    const few = fewRestartsOf(a);
     if (few) io.out(`  Note: ${few}.`);
     const cellAt = new Map(a.cells.map((c, i) => [c.cell, i]));
     const queryAt = new Map(a.order.map((q, i) => [q, i]));

@@ -133,8 +133,8 @@ export function compareExperiments(inputs: CompareInput[], opts: CompareOptions 
   const unit = units.length === 1 ? units[0] : null;
   const declared = analysed.map((a) => (a.doc.design.workload.kind === 'command' ? a.doc.design.workload.command?.higherIsBetter : undefined));
   const notes: string[] = [];
-  const fewest = Math.min(...configurations.map((c) => c.n_restarts).filter((n) => n > 0));
-  const few = fewRestartsNote(fewest);
+  const counts = configurations.map((c) => c.n_restarts).filter((n) => n > 0);
+  const few = fewRestartsNote(Math.min(...counts), Math.max(...counts));
   if (few) notes.push(few);
   return {
     baseline,

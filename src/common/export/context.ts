@@ -116,5 +116,5 @@ export function conventionOf(ctx: Pick<ExportContext, 'doc' | 'unit'>): string {
 /** The few-restarts warning for this analysis (the fewest restarts any cell has), or null. */
 export function fewRestartsOf(analysis: Analysis): string | null {
   const ns = analysis.cells.flatMap((c) => c.queries.map((q) => q.n_restarts)).filter((n) => n > 0);
-  return ns.length ? fewRestartsNote(Math.min(...ns)) : null;
+  return ns.length ? fewRestartsNote(Math.min(...ns), Math.max(...ns)) : null;
 }

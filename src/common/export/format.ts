@@ -55,10 +55,15 @@ export function effectConvention(unit: string | null | undefined, declared?: boo
 /** Fewer than this many restarts per cell make an interval too wide to judge a comparison by. */
 export const FEW_RESTARTS = 3;
 
-/** The warning for comparisons made from too few restarts, or null when there are enough. */
-export function fewRestartsNote(restarts: number): string | null {
-  if (restarts >= FEW_RESTARTS) return null;
-  return `only ${restarts} restart${restarts === 1 ? '' : 's'} per cell: intervals are wide; run at least 5 restarts per cell before trusting a comparison`;
+/**
+ * The warning for comparisons made from too few restarts, or null when there are enough. `fewest` is
+ * the fewest restarts any cell has, `most` the most (when some cells have more, only some are named).
+ */
+export function fewRestartsNote(fewest: number, most = fewest): string | null {
+  if (!Number.isFinite(fewest) || fewest >= FEW_RESTARTS) return null;
+  const n = `${fewest} restart${fewest === 1 ? '' : 's'}`;
+  const who = most > fewest ? `some cells have only ${n}: their intervals are wide` : `only ${n} per cell: intervals are wide`;
+  return `${who}; run at least 5 restarts per cell before trusting a comparison`;
 }
 
 /** Aligned text columns for a terminal: `right[i]` pads column i on the left (numbers). */

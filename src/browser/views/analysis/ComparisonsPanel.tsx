@@ -5,7 +5,8 @@ import type { ExportContext } from '../../../common/export/context.js';
 import { comparisonsFigure } from '../../../common/figures/build.js';
 import type { Analysis } from '../../../common/stats/index.js';
 import { FigurePlot } from '../export/FigurePlot.js';
-import { effectConvention, fewRestartsNote, fmtEffect, fmtInterval, fmtP } from '../../../common/export/format.js';
+import { fewRestartsOf } from '../../../common/export/context.js';
+import { effectConvention, fmtEffect, fmtInterval, fmtP } from '../../../common/export/format.js';
 import { NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
 
 export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analysis: Analysis }) {
@@ -17,8 +18,7 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
   const cellAt = new Map(ctx.cells.map((c, i) => [c, i]));
   const queryAt = new Map(ctx.queries.map((q, i) => [q, i]));
   const rows = [...analysis.comparisons].sort((x, y) => (cellAt.get(x.cell) ?? 0) - (cellAt.get(y.cell) ?? 0) || (queryAt.get(x.query) ?? 0) - (queryAt.get(y.query) ?? 0));
-  const restarts = Math.min(...analysis.cells.flatMap((c) => c.queries.map((q) => q.n_restarts)).filter((n) => n > 0));
-  const few = fewRestartsNote(restarts);
+  const few = fewRestartsOf(analysis);
   return (
     <div data-testid="comparisons">
       <p className="small" data-testid="effect-convention">
