@@ -222,8 +222,8 @@ export function covCellsFigure(ctx: ExportContext): FigureSpec {
     width: WIDTH,
     height: heightFor(ctx.cells.length * 1.4),
     data: [
-      { type: 'bar', orientation: 'h', name: 'between restarts', y: ctx.cells, x: ctx.cells.map((c) => cellCov(ctx, c, 'between_cov_pct')), marker: { color: PALETTE[3] }, hovertemplate: '%{y}<br>between %{x:.3f}%<extra></extra>' },
-      { type: 'bar', orientation: 'h', name: 'within a restart', y: ctx.cells, x: ctx.cells.map((c) => cellCov(ctx, c, 'within_cov_pct')), marker: { color: PALETTE[0] }, hovertemplate: '%{y}<br>within %{x:.3f}%<extra></extra>' },
+      { type: 'bar', orientation: 'h', name: 'between restarts', y: ctx.cells, x: ctx.cells.map((c) => cellCov(ctx, c, 'between_cov_pct')), marker: { color: PALETTE[3] }, hovertemplate: '%{y}<br>between %{x:.2f}%<extra></extra>' },
+      { type: 'bar', orientation: 'h', name: 'within a restart', y: ctx.cells, x: ctx.cells.map((c) => cellCov(ctx, c, 'within_cov_pct')), marker: { color: PALETTE[0] }, hovertemplate: '%{y}<br>within %{x:.2f}%<extra></extra>' },
     ],
     layout,
   };
@@ -238,7 +238,7 @@ export function covLevelsFigure(ctx: ExportContext): FigureSpec {
   const data = ctx.factors.map((f, fi) => {
     const levels = ctx.doc.design.factors[fi].levels;
     const y = levels.map((level) => meanOf(ctx.cells.filter((c) => levelsOf(c, ctx.factors)[fi] === level).map((c) => cellCov(ctx, c, 'between_cov_pct')).filter(present)));
-    return { type: 'bar', name: f, x: levels.map((l) => `${f}=${l}`), y, marker: { color: PALETTE[fi % PALETTE.length] }, hovertemplate: '%{x}<br>%{y:.3f}%<extra></extra>' };
+    return { type: 'bar', name: f, x: levels.map((l) => `${f}=${l}`), y, marker: { color: PALETTE[fi % PALETTE.length] }, hovertemplate: '%{x}<br>%{y:.2f}%<extra></extra>' };
   });
   return { id: 'cov-levels', title, file: 'cov-levels', width: WIDTH, height: 480, data, layout };
 }
