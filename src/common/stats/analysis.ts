@@ -338,7 +338,14 @@ export function suggestWarmup(data: TidyData, opts?: WarmupOptions): WarmupSugge
   const out: WarmupSuggestion = { suggested: null, queries: list };
   if (!list.length) out.reason = 'no executions';
   // The design's reason is the queries' reasons, said once each: the JSON and every view show this same text.
-  else if (badQ.length) out.reason = groupReasons(badQ.map((q) => ({ name: q.query, reason: q.reason ?? 'no steady state' })), list.length, 'queries');
+  else if (badQ.length) {
+    const cells = list.flatMap((q) => q.cells);
+    const reasons = new Set(cells.map((c) => c.reason));
+    out.reason =
+      reasons.size === 1 && cells.every((c) => c.suggested === null)
+        ? `${cells[0].reason ?? 'no steady state'} (every cell and query)`
+        : groupReasons(badQ.map((q) => ({ name: q.query, reason: q.reason ?? 'no steady state' })), list.length, 'queries');
+  }
   else out.suggested = Math.max(...list.map((q) => q.suggested ?? 0));
   return out;
 }
