@@ -63,6 +63,22 @@ export function levelsOf(cell: string, factors: string[]): string[] {
 export function exportContext(doc: ExperimentDoc, opts: ExportOptions = {}): ExportContext {
   const warmup = opts.warmup ?? doc.design.workload.warmup;
   if (!Number.isInteger(warmup) || warmup < 0) throw new ExportError(`warm-up must be a whole number of at least 0, got ${warmup}`);
+  const data = tidyFromExperiment(doc);
+  const cells = inPlanOrder(doc, data.cells);
+  let baseline: string | null = opts.baseline ?? cells[0] ?? null;
+  if (opts.baseline !== undefined && !data.cells.includes(opts.baseline)) {
+    throw new ExportError(`baseline cell "${opts.baseline}" has no results; cells with results: ${cells.join(' | ') || 'none'}`);
+  }
+  if (cells.length < 2) baseline = opts.baseline ?? null;
+  const analysis = analyze(data, { warmup, baseline: baseline ?? undefined, targetEffectPct: opts.targetEffectPct });
+  return contextAround(doc, analysis, data.unit ?? '');
+}
+
+/**
+ * The context around an analysis already made (the UI's worker makes it off the main thread), so the
+ * plots on screen are the very figures `varlab export` writes. Warm-up and baseline are the analysis's own.
+ */
+export function contextAround(doc: ExperimentDoc, analysis: Analysis, unitFallback = ''): ExportContext {
   const restarts = [...(doc.results?.restarts ?? [])].sort((a, b) => a.seq - b.seq);
   const seen = new Map<string, number>();
   const numbered = restarts.map((r) => {
@@ -70,29 +86,27 @@ export function exportContext(doc: ExperimentDoc, opts: ExportOptions = {}): Exp
     seen.set(r.cell, n);
     return { ...r, restartOfCell: n };
   });
-  const data = tidyFromExperiment(doc);
-  const planned = expandCells(doc.design).map((c) => c.id);
-  const withData = new Set(data.cells);
-  const cells = [...planned.filter((c) => withData.has(c)), ...data.cells.filter((c) => !planned.includes(c))];
-  let baseline: string | null = opts.baseline ?? cells[0] ?? null;
-  if (opts.baseline !== undefined && !withData.has(opts.baseline)) {
-    throw new ExportError(`baseline cell "${opts.baseline}" has no results; cells with results: ${cells.join(' | ') || 'none'}`);
-  }
-  if (cells.length < 2) baseline = opts.baseline ?? null;
-  const analysis = analyze(data, { warmup, baseline: baseline ?? undefined, targetEffectPct: opts.targetEffectPct });
   const units = new Set(restarts.flatMap((r) => r.queries.map((q) => q.unit)));
   return {
     doc,
     analysis,
-    warmup,
-    baseline,
+    warmup: analysis.settings.warmup,
+    baseline: analysis.settings.baseline,
     factors: doc.design.factors.map(factorKey),
-    cells,
+    cells: inPlanOrder(doc, analysis.cells.map((c) => c.cell)),
+    // The workload's order, as the tables and the exported plots list them.
     queries: analysis.order,
-    unit: units.size === 1 ? [...units][0] : data.unit ?? '',
+    unit: units.size === 1 ? [...units][0] : unitFallback,
     restarts: numbered,
     caption: captionLine(doc),
   };
+}
+
+/** Cells with results in plan order (first factor varying slowest), then any the design does not name. */
+function inPlanOrder(doc: ExperimentDoc, withData: string[]): string[] {
+  const planned = expandCells(doc.design).map((c) => c.id);
+  const has = new Set(withData);
+  return [...planned.filter((c) => has.has(c)), ...withData.filter((c) => !planned.includes(c))];
 }
 
 /** Numbers as JavaScript prints them: shortest round-trip form, '.' decimal point, no grouping, never locale. */
