@@ -1,35 +1,20 @@
 // The matrix designer in headless Chromium against the real browser-mode backend: the quickstart
 // opens as a 16-cell grid, cells are excluded, the run order changes the plan, undo and redo,
 // custom levels are checked inline, and a backend prompt asks for a password.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ok, type Backend, type Events, type Prompt, type PromptAnswer } from '../../src/common/api.js';
 import { createBackend } from '../../src/node/backend.js';
 import { startServer } from '../../scripts/server.js';
-import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
+import { appForTests, openApp, openQuickstart, pageProblems } from './support.js';
 
-let app: TestApp;
-let browser: Browser;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+const env = appForTests();
 
 const problems = pageProblems;
-
-async function openQuickstart(page: Page): Promise<void> {
-  await page.getByTestId('open-quickstart').click();
-  await page.getByTestId('cell-count').waitFor();
-}
 
 const cell = (page: Page, id: string) => page.locator(`[data-testid=cell][data-cell="${id}"]`);
 
@@ -41,7 +26,7 @@ async function planRows(page: Page): Promise<{ cell: string; round: number }[]> 
 }
 
 test('the quickstart opens as a 16-cell grid', async () => {
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openQuickstart(page);
   assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells');
   assert.equal(await page.getByTestId('cell').count(), 16);
@@ -53,7 +38,7 @@ test('the quickstart opens as a 16-cell grid', async () => {
 });
 
 test('excluding a cell drops its restarts from the plan; undo and redo', async () => {
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openQuickstart(page);
   assert.equal((await planRows(page)).length, 80);
   await page.getByTestId('nav-design').click();
@@ -81,7 +66,7 @@ test('excluding a cell drops its restarts from the plan; undo and redo', async (
 });
 
 test('the interleaved plan rotates the cells each round', async () => {
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openQuickstart(page);
   await page.getByTestId('order-random').check();
   await page.getByTestId('order-interleaved').check();
@@ -99,7 +84,7 @@ test('the interleaved plan rotates the cells each round', async () => {
 });
 
 test('blocked order shows a warning, and undo brings back the interleaved order', async () => {
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openQuickstart(page);
   assert.equal(await page.getByTestId('blocked-warning').count(), 0);
   await page.getByTestId('order-blocked').check();
@@ -125,7 +110,7 @@ test('blocked order shows a warning, and undo brings back the interleaved order'
 });
 
 test('levels switch as chips, custom levels are checked inline, and factors come from the catalog', async () => {
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openQuickstart(page);
   const numa = page.locator('[data-testid=factor][data-factor=numa]');
   await numa.locator('[data-testid=level-chip][data-level="bind:0"]').click();
@@ -156,7 +141,7 @@ test('levels switch as chips, custom levels are checked inline, and factors come
 });
 
 test('workload fields are validated inline and feed the estimate', async () => {
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openQuickstart(page);
   await page.getByTestId('warmup').fill('10');
   assert.match(await page.getByTestId('warmup-problem').innerText(), /leave none of 10 repetitions/);
@@ -196,7 +181,7 @@ test('a backend prompt asks for a password in a password field and sends it only
   };
   const server = await startServer({ backend });
   try {
-    const page = await openApp(browser, { ...app, url: server.url });
+    const page = await openApp(env.browser, { ...env.app, url: server.url });
     await page.getByTestId('welcome').waitFor();
     for (const l of promptListeners) l({ id: 'p1', kind: 'password', title: 'MySQL password', message: 'Password for root@127.0.0.1:3307' });
     const secret = page.getByTestId('prompt-secret');
@@ -217,6 +202,6 @@ test('a backend prompt asks for a password in a password field and sends it only
   } finally {
     await server.close();
     rmSync(home, { recursive: true, force: true });
-    process.env.VARLAB_HOME = app.home;
+    process.env.VARLAB_HOME = env.app.home;
   }
 });

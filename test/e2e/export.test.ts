@@ -2,13 +2,13 @@
 // a plot exported as PNG at 2× is a real PNG of twice the plot's size with content; every plot and the
 // CSVs written to a folder; the Markdown report; a teammate's file with a custom command shows its
 // commands and asks before anything runs.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { parse } from 'csv-parse/sync';
-import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
+import { appForTests, pageProblems } from './support.js';
 import { finishedQuickstart } from '../fixtures/export-experiment.js';
 import { differingPixels, readPng } from '../fixtures/png.js';
 import { writePlots } from '../../src/node/export/files.js';
@@ -16,17 +16,7 @@ import { exportContext } from '../../src/common/export/index.js';
 import { buildFigures } from '../../src/common/figures/index.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 
-let app: TestApp;
-let browser: Browser;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+const env = appForTests();
 
 const problems = pageProblems;
 
@@ -48,7 +38,7 @@ async function openResults(page: Page, doc: ExperimentDoc): Promise<void> {
 test('a plot exported from the UI as PNG 2× is twice the plot size, not blank, and matches the command line size', async () => {
   const doc = finishedQuickstart();
   const figures = buildFigures(exportContext(doc));
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openResults(page, doc);
   // The stability plot is drawn with the same builder wherever the Analysis tab puts it.
   const fig = figures.find((f) => f.id === 'cov-cells')!;
@@ -56,19 +46,19 @@ test('a plot exported from the UI as PNG 2× is twice the plot size, not blank, 
   await shown.locator('.main-svg').first().waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), shown.getByRole('button', { name: 'PNG 2×' }).click()]);
   assert.match(download.suggestedFilename(), /cov-cells@2x\.png$/);
-  const file = join(app.dir, download.suggestedFilename());
+  const file = join(env.app.dir, download.suggestedFilename());
   await download.saveAs(file);
   const png = readPng(readFileSync(file));
   assert.deepEqual([png.width, png.height], [2 * fig.width, 2 * fig.height]);
   assert.ok(png.distinctColors > 50, `not blank: ${png.distinctColors} colours`);
   // The command line renders the same figure: the UI's export is the same image.
-  const [cli] = await writePlots([fig], [{ format: 'png', dir: join(app.dir, 'cli') }], 2);
+  const [cli] = await writePlots([fig], [{ format: 'png', dir: join(env.app.dir, 'cli') }], 2);
   const share = differingPixels(png, readPng(readFileSync(cli.path)));
   console.log(`UI against command line: ${(100 * share).toFixed(3)}% of pixels differ`);
   assert.ok(share < 0.01, `the UI's PNG matches the command line's (${(100 * share).toFixed(2)}% of pixels differ)`);
 
   const [svg] = await Promise.all([page.waitForEvent('download'), shown.getByRole('button', { name: 'SVG' }).click()]);
-  const svgFile = join(app.dir, svg.suggestedFilename());
+  const svgFile = join(env.app.dir, svg.suggestedFilename());
   await svg.saveAs(svgFile);
   const text = readFileSync(svgFile, 'utf8');
   assert.match(text, /^<svg/);
@@ -81,9 +71,9 @@ test('export all plots, CSVs and the Markdown report from the export bar', async
   const doc = finishedQuickstart();
   const ctx = exportContext(doc);
   const figures = buildFigures(ctx);
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openResults(page, doc);
-  const dir = join(app.dir, 'exported');
+  const dir = join(env.app.dir, 'exported');
   await page.getByTestId('export-dir').fill(dir);
 
   await page.getByTestId('export-csv').click();
@@ -104,7 +94,7 @@ test('export all plots, CSVs and the Markdown report from the export bar', async
   assert.deepEqual([first.width, first.height], [figures[0].width, figures[0].height], 'scale 1 as chosen');
 
   const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-markdown').click()]);
-  const mdFile = join(app.dir, md.suggestedFilename());
+  const mdFile = join(env.app.dir, md.suggestedFilename());
   await md.saveAs(mdFile);
   const report = readFileSync(mdFile, 'utf8');
   for (const cell of ctx.cells) assert.ok(report.includes(cell), `the report mentions ${cell}`);
@@ -122,7 +112,7 @@ test("a teammate's file with a custom command lists what it would run and asks b
   doc.name = "Ana's sysbench";
   doc.design.workload.kind = 'command';
   doc.design.workload.command = { line: 'sysbench oltp_point_select --mysql-socket={socket} run; rm -rf ~/scratch', parser: 'sysbench', metric: 'tps', unit: 'tps', higherIsBetter: true };
-  const page = await openApp(browser, app);
+  const page = await env.open();
 
   // The shipped quickstart asks nothing.
   await page.getByTestId('open-quickstart').click();
@@ -145,7 +135,7 @@ test("a teammate's file with a custom command lists what it would run and asks b
   await dropFile(page, 'ana-again.varlab.json', JSON.stringify({ ...doc, name: 'Ana again' }));
   await page.locator('[data-testid=trust-checked][data-name="Ana again"]').waitFor({ state: 'attached' });
   assert.equal(await page.getByTestId('trust-notice').count(), 0);
-  assert.ok(existsSync(join(app.home, 'consent.json')), 'the answer is kept in the varlab home');
+  assert.ok(existsSync(join(env.app.home, 'consent.json')), 'the answer is kept in the varlab home');
   assert.deepEqual(problems(page), []);
   await page.close();
 });

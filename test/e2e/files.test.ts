@@ -1,32 +1,17 @@
 // Experiment files through the UI in browser mode: Save As to a path, reopen from the recent list
 // and from the open dialog, the unsaved-changes prompt, invalid files (picked and dropped) with the
 // backend's path-naming message, a refused save, and importing queries from a .sql file.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
+import type { Page } from 'playwright-core';
+import { appForTests, openQuickstart, pageProblems } from './support.js';
 
-let app: TestApp;
-let browser: Browser;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+const env = appForTests();
 
 const quickstartText = () => readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'quickstart.varlab.json'), 'utf8');
 const problems = pageProblems;
-
-async function openQuickstart(page: Page): Promise<void> {
-  await page.getByTestId('open-quickstart').click();
-  await page.getByTestId('cell-count').waitFor();
-}
 
 async function saveAs(page: Page, path: string): Promise<void> {
   await page.getByTestId('save-as').click();
@@ -50,7 +35,7 @@ async function dropFile(page: Page, name: string, text: string): Promise<void> {
 }
 
 test('save as a path, then reopen it from the recent list and the open dialog: the changes are there', async () => {
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openQuickstart(page);
   await page.getByTestId('experiment-name').fill('ASLR check');
   await page.locator('[data-testid=cell][data-cell="aslr=off,ahi=off,preload=on,numa=interleave"]').click();
@@ -61,7 +46,7 @@ test('save as a path, then reopen it from the recent list and the open dialog: t
   assert.match(await page.getByTestId('save-path').inputValue(), /\/aslr-check\.varlab\.json$/);
   await page.getByRole('button', { name: 'Cancel' }).click();
 
-  const file = join(app.dir, 'aslr-check.varlab.json');
+  const file = join(env.app.dir, 'aslr-check.varlab.json');
   await saveAs(page, file);
   assert.match(await statusText(page, /Saved/), new RegExp(`Saved ${file}`));
   assert.equal(await page.getByTestId('dirty').count(), 0);
@@ -72,7 +57,7 @@ test('save as a path, then reopen it from the recent list and the open dialog: t
   await page.close();
 
   // A fresh window: the welcome screen lists the file among the recent ones.
-  const again = await openApp(browser, app);
+  const again = await env.open();
   await again.getByTestId('recent-file').filter({ hasText: 'aslr-check.varlab.json' }).click();
   await again.getByTestId('cell-count').waitFor();
   assert.equal(await again.getByTestId('cell-count').innerText(), '16 cells, 1 excluded');
@@ -95,7 +80,7 @@ test('save as a path, then reopen it from the recent list and the open dialog: t
 });
 
 test('opening another file asks before discarding unsaved changes', async () => {
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openQuickstart(page);
   await page.getByTestId('experiment-name').fill('Changed name');
   await page.keyboard.press('Control+o');
@@ -125,7 +110,7 @@ test('an invalid file, picked or dropped, shows the path-naming message and the 
   broken.design.factors[2].levels = [];
   const text = JSON.stringify(broken);
 
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await page.getByTestId('welcome-open').click();
   await page.getByTestId('open-file-input').setInputFiles({ name: 'broken.varlab.json', mimeType: 'application/json', buffer: Buffer.from(text) });
   assert.match(await statusText(page, /expected at least/), /design\.factors\[2\]\.levels: expected at least 1 level/);
@@ -147,10 +132,10 @@ test('an invalid file, picked or dropped, shows the path-naming message and the 
 });
 
 test('a save that would write a private key into the file is refused and the document stays dirty', async () => {
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await openQuickstart(page);
   await page.getByTestId('setup-sql').fill('-- -----BEGIN OPENSSH PRIVATE KEY-----\nCREATE TABLE t (a INT);');
-  const file = join(app.dir, 'secret.varlab.json');
+  const file = join(env.app.dir, 'secret.varlab.json');
   await saveAs(page, file);
   assert.match(await statusText(page, /refused/), /Not saved: refused to save: design\.workload\.setupSql would write a secret into the file/);
   assert.equal(existsSync(file), false);
@@ -159,7 +144,7 @@ test('a save that would write a private key into the file is refused and the doc
 });
 
 test('queries are imported from a .sql file, one per statement', async () => {
-  const page = await openApp(browser, app);
+  const page = await env.open();
   await page.getByTestId('new-experiment').click();
   await page.getByTestId('cell-count').waitFor();
   const chooser = page.waitForEvent('filechooser');

@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type BrowserModeServer } from '../../scripts/server.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../../src/node/export/render.js';
@@ -54,4 +55,33 @@ export async function openApp(browser: Browser, app: TestApp, viewport = { width
 /** Errors the page reported (uncaught exceptions, CSP refusals): a test asserts this is empty. */
 export function pageProblems(page: Page): string[] {
   return (page as Page & { problems?: string[] }).problems ?? [];
+}
+
+/** The app and a browser for every test of a file: started before the first, stopped after the last. */
+export function appForTests(): { readonly app: TestApp; readonly browser: Browser; open(): Promise<Page> } {
+  let app: TestApp | undefined;
+  let browser: Browser | undefined;
+  before(async () => {
+    app = await startApp();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+  return {
+    get app() {
+      return app!;
+    },
+    get browser() {
+      return browser!;
+    },
+    open: () => openApp(browser!, app!),
+  };
+}
+
+/** Open the quickstart from the welcome screen and wait for the designer's grid. */
+export async function openQuickstart(page: Page): Promise<void> {
+  await page.getByTestId('open-quickstart').click();
+  await page.getByTestId('cell-count').waitFor();
 }
