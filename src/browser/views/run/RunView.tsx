@@ -189,6 +189,9 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
 
   // frame: the live data changed in place.
   const mdes = useMemo(() => live.queries.map((q) => ({ q, m: live.mde(q) })), [live, frame]);
+  // When no query has a value yet for the same reason, say it once rather than per query.
+  const whys = mdes.map(({ q, m }) => (m ? null : live.mdeWhy(q)));
+  const sameWhy = whys.length && whys.every((w) => w !== null && w === whys[0]) ? whys[0] : null;
 
   if (!query) return <p>Waiting for the first execution…</p>;
   return (
@@ -204,11 +207,15 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
         </label>
         <span data-testid="run-mde">
           minimum detectable effect now (α 0.05, power 0.8):{' '}
-          {mdes.map(({ q, m }) => (
-            <span key={q} style={{ marginRight: 12 }} title={m ? `with ${m.restartsPerCell} restarts per cell` : undefined}>
-              {q}: {m ? <strong>{`${m.pct.toFixed(1)}%`}</strong> : <em>{live.mdeWhy(q)}</em>}
-            </span>
-          ))}
+          {sameWhy !== null ? (
+            <em>{sameWhy}</em>
+          ) : (
+            mdes.map(({ q, m }) => (
+              <span key={q} style={{ marginRight: 12 }} title={m ? `with ${m.restartsPerCell} restarts per cell` : undefined}>
+                {q}: {m ? <strong>{`${m.pct.toFixed(1)}%`}</strong> : <em>{live.mdeWhy(q)}</em>}
+              </span>
+            ))
+          )}
         </span>
       </div>
       <div className="run-timeline">
@@ -249,7 +256,7 @@ function Log() {
 }
 
 /** A finished run of the open file: what it holds, and running it again only when the user confirms. */
-function FinishedPanel({ path, done, planned, keepResultsAs }: { path: string; done: number; planned: number; keepResultsAs: string }) {
+function FinishedPanel({ path, done, planned, keepResultsAs, summary }: { path: string; done: number; planned: number; keepResultsAs: string; summary: string | null }) {
   const error = useRunSession((s) => s.error);
   const ask = () =>
     useApp.getState().setDialog({
@@ -268,7 +275,8 @@ function FinishedPanel({ path, done, planned, keepResultsAs }: { path: string; d
         Finished: {done} of {planned} restarts
       </strong>
       <span>
-        The results are in <code>{path}</code>.
+        The results are in <code>{path}</code>
+        {summary ? ` (${summary})` : ''}; the Analysis tab compares the cells.
       </span>
       <span style={{ flex: 1 }} />
       <button onClick={ask} data-testid="run-again">
@@ -281,6 +289,12 @@ function FinishedPanel({ path, done, planned, keepResultsAs }: { path: string; d
       )}
     </div>
   );
+}
+
+function summaryOf(live: LiveRun | null): string | null {
+  if (!live || !live.executions) return null;
+  const cells = new Set(live.attempts.filter((a) => a.state === 'finished').map((a) => a.cell)).size;
+  return `${cells} cells, ${live.executions.toLocaleString('en')} executions`;
 }
 
 /** The saved results of a finished run, folded like live events so the same plots show them. */
@@ -323,7 +337,7 @@ export function RunView() {
   }, [path, active]);
   return (
     <div className="run" data-testid="run-view">
-      {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} /> : <StartPanel />)}
+      {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} summary={summaryOf(showSession ? live : saved)} /> : <StartPanel />)}
       {showSession && <Progress />}
       {showSession && <Charts live={live} frame={frame} />}
       {showSession && <Log />}
