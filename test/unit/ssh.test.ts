@@ -1,13 +1,14 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addKnownHost, checkHostKey, fingerprint, hostFieldMatches, keyType } from '../../src/node/ssh/knownhosts.js';
 import { parseTarget } from '../../src/node/ssh/target.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-ssh-unit-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** An ssh-ed25519 public key blob: string type, string key. */
 function blob(seed: number): Buffer {
