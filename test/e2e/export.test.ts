@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { parse } from 'csv-parse/sync';
-import { appForTests, pageProblems } from './support.js';
+import { appForTests, dropFile, pageProblems } from './support.js';
 import { finishedQuickstart } from '../fixtures/export-experiment.js';
 import { differingPixels, readPng } from '../fixtures/png.js';
 import { writePlots } from '../../src/node/export/files.js';
@@ -19,15 +19,6 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 const env = appForTests();
 
 const problems = pageProblems;
-
-/** Drop a file onto the window, as a user dragging it from a file manager. Page code as text: no DOM types here. */
-async function dropFile(page: Page, name: string, text: string): Promise<void> {
-  await page.evaluate(`(() => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([${JSON.stringify(text)}], ${JSON.stringify(name)}, { type: 'application/json' }));
-    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  })()`);
-}
 
 async function openResults(page: Page, doc: ExperimentDoc): Promise<void> {
   await dropFile(page, 'quickstart-done.varlab.json', JSON.stringify(doc));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { appForTests, openQuickstart, pageProblems } from './support.js';
+import { appForTests, dropFile, openQuickstart, pageProblems } from './support.js';
 
 const env = appForTests();
 
@@ -23,15 +23,6 @@ async function saveAs(page: Page, path: string): Promise<void> {
 async function statusText(page: Page, pattern: RegExp): Promise<string> {
   await page.getByTestId('status-text').filter({ hasText: pattern }).waitFor();
   return page.getByTestId('status-text').innerText();
-}
-
-/** Drop a file onto the window, as a user dragging it from a file manager. */
-async function dropFile(page: Page, name: string, text: string): Promise<void> {
-  await page.evaluate(`(() => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([${JSON.stringify(text)}], ${JSON.stringify(name)}, { type: 'application/json' }));
-    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  })()`);
 }
 
 test('save as a path, then reopen it from the recent list and the open dialog: the changes are there', async () => {

@@ -85,3 +85,12 @@ export async function openQuickstart(page: Page): Promise<void> {
   await page.getByTestId('open-quickstart').click();
   await page.getByTestId('cell-count').waitFor();
 }
+
+/** Drop a file onto the window, as a user dragging it from a file manager. Page code as text: no DOM types here. */
+export async function dropFile(page: Page, name: string, text: string): Promise<void> {
+  await page.evaluate(`(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([${JSON.stringify(text)}], ${JSON.stringify(name)}, { type: 'application/json' }));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  })()`);
+}

@@ -1,19 +1,13 @@
 // A benchmark command per restart (the seeds' sysbench runs): run on the target K times, its
 // output parsed, its --report-interval lines passed on as events. And Ctrl-C: a clean cancel.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { countJournal } from './run-journal-check.js';
-import { alive, keepCells, quickstartCopy, startRunEnv, varlabRun, type RunEnv } from './run-env.js';
+import { alive, keepCells, quickstartCopy, runEnvForTests, varlabRun } from './run-env.js';
 
-let env: RunEnv;
-before(async () => {
-  env = await startRunEnv();
-});
-after(async () => {
-  await env?.stop();
-});
+const env = runEnvForTests();
 
 /** sysbench's own table, made with SQL so the setup script is all the workload needs. */
 const SBTEST_SQL = `CREATE TABLE sbtest1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_1 (k)) ENGINE=InnoDB;

@@ -1,21 +1,13 @@
 // The run through the API contract, as the UI drives it: run.start, numbered batches pushed as
 // 'run.batch', pause and resume between restarts, run.events replaying what a client missed.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EventBatch } from '../../src/common/api.js';
 import type { RunEvent } from '../../src/common/events.js';
 import { createBackend } from '../../src/node/backend.js';
-import { keepCells, quickstartCopy, startRunEnv, type RunEnv } from './run-env.js';
+import { keepCells, quickstartCopy, runEnvForTests } from './run-env.js';
 
-let env: RunEnv;
-before(async () => {
-  env = await startRunEnv();
-  // The backend reads the server profile registry from VARLAB_HOME, like the app does.
-  process.env.VARLAB_HOME = env.varlabHome;
-});
-after(async () => {
-  await env?.stop();
-});
+const env = runEnvForTests({ varlabHome: true });
 
 test('run.start streams numbered batches; pause holds between restarts; run.events replays them all', { timeout: 300_000 }, async () => {
   const file = quickstartCopy(env, 'api', (d) => {

@@ -1,6 +1,7 @@
 // Shared set-up for the run engine's integration tests: the sandbox sshd, a mariadbd data directory
 // with its server profile (from `varlab sandbox create` when that command exists), quickstart copies,
 // and `varlab run` as a real child process.
+import { after, before } from 'node:test';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,22 @@ function handMadeProfile(dir: string): ServerProfile {
     extraArgs: ['--innodb-buffer-pool-size=64M', '--skip-log-bin'],
     sudo: false,
   };
+}
+
+/**
+ * One environment for every test of a file: started before the first test, stopped after the last.
+ * With `varlabHome`, the in-process backend reads the server profile registry from it, like the app.
+ */
+export function runEnvForTests(opts: { varlabHome?: boolean } = {}): RunEnv {
+  const env = {} as RunEnv;
+  before(async () => {
+    Object.assign(env, await startRunEnv());
+    if (opts.varlabHome) process.env.VARLAB_HOME = env.varlabHome;
+  });
+  after(async () => {
+    await env.stop?.();
+  });
+  return env;
 }
 
 export async function startRunEnv(): Promise<RunEnv> {

@@ -2,7 +2,7 @@
 // finished file says so and leaves it alone; --dry-run lists every command per cell; --fresh keeps a
 // copy of the file with its results and the old journal before starting over; run.start refuses
 // without fresh: true.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -10,18 +10,11 @@ import { basename, dirname } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { createBackend } from '../../src/node/backend.js';
 import { assertComplete } from './run-journal-check.js';
-import { keepCells, quickstartCopy, startRunEnv, varlabRun, type RunEnv } from './run-env.js';
+import { keepCells, quickstartCopy, runEnvForTests, varlabRun } from './run-env.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=on,numa=interleave'];
 
-let env: RunEnv;
-before(async () => {
-  env = await startRunEnv();
-  process.env.VARLAB_HOME = env.varlabHome;
-});
-after(async () => {
-  await env?.stop();
-});
+const env = runEnvForTests({ varlabHome: true });
 
 /** `varlab run` without --events, the way a user runs it: both streams and the exit status. */
 function varlabPlain(args: string[]): { code: number; stdout: string; stderr: string } {

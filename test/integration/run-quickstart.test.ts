@@ -1,18 +1,12 @@
 // The whole quickstart (16 cells, 2 restarts each, 3 repetitions) through `varlab run` on the
 // sandbox sshd and a mariadbd varlab starts itself.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { assertComplete } from './run-journal-check.js';
-import { quickstartCopy, startRunEnv, varlabRun, varlabSync, type RunEnv } from './run-env.js';
+import { quickstartCopy, runEnvForTests, varlabRun, varlabSync } from './run-env.js';
 
-let env: RunEnv;
-before(async () => {
-  env = await startRunEnv();
-});
-after(async () => {
-  await env?.stop();
-});
+const env = runEnvForTests();
 
 test('the quickstart with 2 restarts per cell and 3 repetitions completes; every execution is journaled once and saved', { timeout: 600_000 }, async () => {
   const file = quickstartCopy(env, 'quick');

@@ -1,22 +1,16 @@
 // Durability: the SSH connection cut in the middle of a restart, and the `varlab run` process
 // killed mid-run. Either way the run completes with every planned restart exactly once and every
 // execution of it recorded exactly once.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { RunEvent } from '../../src/common/events.js';
 import { assertComplete, countJournal } from './run-journal-check.js';
-import { keepCells, quickstartCopy, sshdSessions, startRunEnv, varlabRun, type RunEnv } from './run-env.js';
+import { keepCells, quickstartCopy, runEnvForTests, sshdSessions, varlabRun } from './run-env.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=on,numa=interleave'];
 
-let env: RunEnv;
-before(async () => {
-  env = await startRunEnv();
-});
-after(async () => {
-  await env?.stop();
-});
+const env = runEnvForTests();
 
 const isExecutionOf = (seq: number) => (e: RunEvent) => e.type === 'execution' && e.seq === seq;
 

@@ -1,22 +1,16 @@
 // Ctrl-C on `npm run varlab -- run …` reaches npm and node together (and npm may forward it again):
 // signals in quick succession are one interrupt, which cancels cleanly (mysqld stopped, exit 130).
 // Running the same command again resumes with one "resuming" line, without replaying last time's discard.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { alive, keepCells, quickstartCopy, startRunEnv, varlabRun, type RunEnv } from './run-env.js';
+import { alive, keepCells, quickstartCopy, runEnvForTests, varlabRun } from './run-env.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=off,numa=default'];
 
-let env: RunEnv;
-before(async () => {
-  env = await startRunEnv();
-});
-after(async () => {
-  await env?.stop();
-});
+const env = runEnvForTests();
 
 /** A live process (a zombie waiting for its parent to reap it has stopped running). */
 function running(pid: number): boolean {

@@ -52,11 +52,7 @@ function StartPanel() {
       <button className="primary" disabled={dirty} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, { identity: identity.trim() || undefined, knownHosts: knownHosts.trim() || undefined }, !startOver)} data-testid="run-start-button">
         {unfinished && !startOver ? 'Resume' : 'Run'}
       </button>
-      {error && (
-        <span className="error" style={{ color: '#b42318' }} data-testid="run-error">
-          {error}
-        </span>
-      )}
+      <RunError error={error} />
     </div>
   );
 }
@@ -282,11 +278,7 @@ function FinishedPanel({ path, done, planned, keepResultsAs, summary }: { path: 
       <button onClick={ask} data-testid="run-again">
         Run again from scratch
       </button>
-      {error && (
-        <span className="error" style={{ color: '#b42318' }} data-testid="run-error">
-          {error}
-        </span>
-      )}
+      <RunError error={error} />
     </div>
   );
 }
@@ -344,4 +336,13 @@ export function RunView() {
       {saved && <Charts live={saved} frame={0} />}
     </div>
   );
+}
+
+/** Why the last run request failed, beside the buttons that made it. */
+function RunError({ error }: { error: string | null | undefined }) {
+  return error ? (
+    <span className="problem" data-testid="run-error">
+      {error}
+    </span>
+  ) : null;
 }
