@@ -4,7 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { startServer } from './server.js';
+import { startServer } from '../src/node/transport/websocket-server.js';
 
 const argv = process.argv.slice(2);
 const web = argv.includes('--web');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ok, type Backend, type Events, type Prompt, type PromptAnswer } from '../../src/common/api.js';
 import { createBackend } from '../../src/node/backend.js';
-import { startServer } from '../../scripts/server.js';
+import { startServer } from '../../src/node/transport/websocket-server.js';
 import { appForTests, openApp, openQuickstart, pageProblems } from './support.js';
 
 const env = appForTests();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startServer, type BrowserModeServer } from '../../scripts/server.js';
+import { startServer, type BrowserModeServer } from '../../src/node/transport/websocket-server.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../../src/node/export/render.js';
 
 export interface TestApp extends BrowserModeServer {

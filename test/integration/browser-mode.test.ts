@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { startServer, type BrowserModeServer } from '../../scripts/server.js';
+import { startServer, type BrowserModeServer } from '../../src/node/transport/websocket-server.js';
 
 let server: BrowserModeServer;
 let home: string;

@@ -1,4 +1,4 @@
-// Browser mode: the API over a WebSocket to the local bridge server (scripts/server.ts).
+// Browser mode: the API over a WebSocket to the local bridge server (src/node/transport/websocket-server.ts).
 // The per-launch token arrives in the URL fragment (never sent in an HTTP request, so never logged),
 // is kept for this tab only, and is removed from the address bar.
 import type { ArgsOf, Client, EventName, Events, Method, Result, ResultOf } from '../../common/api.js';

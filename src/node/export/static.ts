@@ -1,6 +1,6 @@
 // A tiny static file server for the render page: public/ on 127.0.0.1, a random port, GET only,
 // nothing outside public/. The render page needs an http origin (module scripts and its CSP
-// 'self' do not work from file://), and src/node may not import the dev server in scripts/.
+// 'self' do not work from file://), and the browser-mode bridge serves more than this needs.
 import { createServer, type Server } from 'node:http';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

@@ -1,4 +1,5 @@
-// Browser mode: serves the UI from public/ and carries the API contract over a WebSocket.
+// Browser mode: serves the UI from public/ and carries the API contract over a WebSocket (the
+// counterpart of the Electron IPC adapter in electron/main.ts; started by scripts/start.ts).
 // Bound to 127.0.0.1 only, on a random port, with a per-launch token; the Host header of every
 // request and the Origin of the WebSocket are checked, so another site or a DNS-rebinding page
 // in the same browser cannot drive the backend.
@@ -6,10 +7,10 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { EVENTS, isMethod, type Backend } from '../src/common/api.js';
-import { createBackend } from '../src/node/backend.js';
+import { EVENTS, isMethod, type Backend } from '../../common/api.js';
+import { createBackend } from '../backend.js';
+import { publicDir as packagePublicDir } from '../export/static.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -43,7 +44,7 @@ function sameToken(a: string, b: string): boolean {
 }
 
 export async function startServer(opts: ServerOptions = {}): Promise<BrowserModeServer> {
-  const publicDir = resolve(opts.publicDir ?? join(fileURLToPath(new URL('.', import.meta.url)), '..', 'public'));
+  const publicDir = resolve(opts.publicDir ?? packagePublicDir());
   const backend = opts.backend ?? createBackend({ transport: 'websocket' });
   const token = randomBytes(24).toString('base64url');
   let port = 0;
