@@ -3,7 +3,10 @@
 import type { Design, Factor, OrderKind } from './experiment/types.js';
 
 export interface Cell {
-  /** `aslr=off,ahi=on,…`: stable, readable, and the key results are filed under. */
+  /**
+   * `aslr=off,ahi=on,…`: stable, readable, and the key results are filed under. Only a label: it is
+   * never parsed back (a CPU list such as `0,2` holds a comma); the levels travel as `levels`.
+   */
   id: string;
   /** factor key → level */
   levels: Record<string, string>;
@@ -13,7 +16,10 @@ export interface Cell {
 export interface ScheduledRestart {
   /** Position in the plan, from 1. */
   seq: number;
+  /** The cell's id: a label. */
   cell: string;
+  /** factor key → level: what the restart applies, shows and exports. */
+  levels: Record<string, string>;
   /** Which restart of its cell this is, from 1. */
   restartOfCell: number;
   /** The round (one pass over the included cells), from 1. */
@@ -30,15 +36,9 @@ export function cellId(levels: Record<string, string>, factors: Factor[]): strin
   return factors.map((f) => `${factorKey(f)}=${levels[factorKey(f)]}`).join(',');
 }
 
-/** Parse a cell id back into its levels (the inverse of cellId). */
-export function parseCellId(id: string): Record<string, string> {
-  const levels: Record<string, string> = {};
-  if (!id) return levels;
-  for (const part of id.split(',')) {
-    const eq = part.indexOf('=');
-    if (eq > 0) levels[part.slice(0, eq)] = part.slice(eq + 1);
-  }
-  return levels;
+/** Each included and excluded cell's levels by its id: how a label becomes levels again, without parsing it. */
+export function levelsByCell(design: Pick<Design, 'factors' | 'excludedCells'>): Map<string, Record<string, string>> {
+  return new Map(expandCells(design).map((c) => [c.id, c.levels]));
 }
 
 /** Every combination of levels, first factor varying slowest. A design with no factors has one cell. */
@@ -99,9 +99,9 @@ export function orderRestarts(cells: string[], restartsPerCell: number, order: O
 }
 
 export function buildPlan(design: Design, order: OrderKind = design.order): ScheduledRestart[] {
-  const cells = expandCells(design)
-    .filter((c) => !c.excluded)
-    .map((c) => c.id);
+  const included = expandCells(design).filter((c) => !c.excluded);
+  const levelsOf = new Map(included.map((c) => [c.id, c.levels]));
+  const cells = included.map((c) => c.id);
   const queries = design.workload.kind === 'command' ? [design.workload.command?.metric ?? 'command'] : design.workload.queries.map((q) => q.name);
   const groups = orderRestarts(cells, design.restartsPerCell, order, design.seed);
   const seen = new Map<string, number>();
@@ -113,6 +113,7 @@ export function buildPlan(design: Design, order: OrderKind = design.order): Sche
       plan.push({
         seq: plan.length + 1,
         cell,
+        levels: { ...levelsOf.get(cell)! },
         restartOfCell: n,
         // For blocked plans a "round" is the cell's own restart number.
         round: order === 'blocked' ? n : g + 1,

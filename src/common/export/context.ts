@@ -2,7 +2,7 @@
 // the facts the captions and reports name (host, date). Built once, shared by CSV, Markdown and figures
 // so the three never disagree about warm-up or baseline.
 import type { ExperimentDoc, RestartResult } from '../experiment/types.js';
-import { expandCells, factorKey, parseCellId } from '../plan.js';
+import { expandCells, factorKey, levelsByCell } from '../plan.js';
 import { analyze, tidyFromExperiment, type Analysis } from '../stats/index.js';
 import { effectConvention, fewRestartsNote } from './format.js';
 
@@ -22,6 +22,8 @@ export interface ExportContext {
   baseline: string | null;
   /** Factor keys in design order (the columns a level goes in). */
   factors: string[];
+  /** Each cell's levels by factor key, from the design (a cell id is a label, never parsed). */
+  cellLevels: Map<string, Record<string, string>>;
   /** Cells with results, in plan order (first factor varying slowest), then any unplanned ones. */
   cells: string[];
   queries: string[];
@@ -54,10 +56,10 @@ export function captionLine(doc: ExperimentDoc): string {
   return [doc.name, hostLine(doc), resultsDate(doc) ?? 'date unknown'].join(' · ');
 }
 
-/** The level of each factor in a cell, in design order; '' for a factor the cell id does not name. */
-export function levelsOf(cell: string, factors: string[]): string[] {
-  const levels = parseCellId(cell);
-  return factors.map((f) => levels[f] ?? '');
+/** The level of each factor in a cell, in design order; '' for a cell or factor the design does not name. */
+export function levelsOf(ctx: Pick<ExportContext, 'cellLevels' | 'factors'>, cell: string): string[] {
+  const levels = ctx.cellLevels.get(cell) ?? {};
+  return ctx.factors.map((f) => levels[f] ?? '');
 }
 
 export function exportContext(doc: ExperimentDoc, opts: ExportOptions = {}): ExportContext {
@@ -93,6 +95,7 @@ export function contextAround(doc: ExperimentDoc, analysis: Analysis, unitFallba
     warmup: analysis.settings.warmup,
     baseline: analysis.settings.baseline,
     factors: doc.design.factors.map(factorKey),
+    cellLevels: levelsByCell(doc.design),
     cells: inPlanOrder(doc, analysis.cells.map((c) => c.cell)),
     // The workload's order, as the tables and the exported plots list them.
     queries: analysis.order,

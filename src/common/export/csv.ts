@@ -21,7 +21,7 @@ export function executionsCsv(ctx: ExportContext): string {
   const rows: Row[] = [];
   for (const r of ctx.restarts) {
     if (r.status !== 'ok') continue;
-    const levels = levelsOf(r.cell, ctx.factors);
+    const levels = levelsOf(ctx, r.cell);
     for (const q of r.queries) {
       q.values.forEach((v, i) => {
         rows.push([...levels, r.cell, r.seq, r.restartOfCell, q.query, i + 1, i < ctx.warmup ? 'true' : 'false', num(v), q.unit, q.source, num(q.client?.[i])]);
@@ -64,7 +64,7 @@ export function restartsCsv(ctx: ExportContext): string {
       return timings ? num(restartMean(timings.values, ctx.warmup)) : '';
     };
     return [
-      ...levelsOf(r.cell, ctx.factors),
+      ...levelsOf(ctx, r.cell),
       r.cell,
       r.seq,
       r.restartOfCell,
@@ -115,7 +115,7 @@ export function summaryCsv(ctx: ExportContext): string {
         ...Object.entries(cmp?.null_reasons ?? {}).map(([k, v]) => `${k}: ${v}`),
       ];
       rows.push([
-        ...levelsOf(cell, ctx.factors),
+        ...levelsOf(ctx, cell),
         cell,
         q.query,
         ctx.unit,

@@ -2,7 +2,7 @@
 // bug report or a GitHub issue as it is: the design, the host, the configurations table, comparisons
 // with the baseline, the minimum detectable effect, and links to the exported plots.
 import type { ExportContext } from './context.js';
-import { conventionOf, fewRestartsOf, fixed, hostLine, resultsDate } from './context.js';
+import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
 import { fmtEffect, fmtInterval, fmtP } from './format.js';
 import { formatDuration } from '../plan.js';
 import { PLAN_LIMITS } from '../stats/planner.js';
@@ -90,7 +90,7 @@ function configurationsSection(ctx: ExportContext): string[] {
       ['cell', ...ctx.factors, 'restarts', 'spread avg %', 'spread max %', 'between-restart CoV %', 'within-restart CoV %', ''],
       rows.map((c) => [
         c.cell === best ? `**${c.cell}**` : c.cell,
-        ...ctx.factors.map((f) => c.cell.split(',').find((p) => p.startsWith(`${f}=`))?.slice(f.length + 1) ?? ''),
+        ...levelsOf(ctx, c.cell),
         String(Math.max(0, ...c.queries.map((q) => q.n_restarts))),
         fixed(c.spread_avg_pct),
         fixed(c.spread_max_pct),

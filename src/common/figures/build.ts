@@ -237,7 +237,7 @@ export function covLevelsFigure(ctx: ExportContext): FigureSpec {
   layout.xaxis = axis('Factor = level', { type: 'category' });
   const data = ctx.factors.map((f, fi) => {
     const levels = ctx.doc.design.factors[fi].levels;
-    const y = levels.map((level) => meanOf(ctx.cells.filter((c) => levelsOf(c, ctx.factors)[fi] === level).map((c) => cellCov(ctx, c, 'between_cov_pct')).filter(present)));
+    const y = levels.map((level) => meanOf(ctx.cells.filter((c) => levelsOf(ctx, c)[fi] === level).map((c) => cellCov(ctx, c, 'between_cov_pct')).filter(present)));
     return { type: 'bar', name: f, x: levels.map((l) => `${f}=${l}`), y, marker: { color: PALETTE[fi % PALETTE.length] }, hovertemplate: '%{x}<br>%{y:.2f}%<extra></extra>' };
   });
   return { id: 'cov-levels', title, file: 'cov-levels', width: WIDTH, height: 480, data, layout };

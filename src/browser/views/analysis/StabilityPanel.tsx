@@ -32,7 +32,7 @@ export function StabilityPanel({ ctx }: { ctx: ExportContext }) {
             <tbody>
               {ctx.factors.flatMap((f, fi) =>
                 ctx.doc.design.factors[fi].levels.map((level) => {
-                  const covs = ctx.cells.filter((c) => levelsOf(c, ctx.factors)[fi] === level).map(cellCov).filter((x): x is number => x !== null);
+                  const covs = ctx.cells.filter((c) => levelsOf(ctx, c)[fi] === level).map(cellCov).filter((x): x is number => x !== null);
                   return (
                     <tr key={`${f}=${level}`}>
                       <td>{f}</td>

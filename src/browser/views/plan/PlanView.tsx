@@ -1,7 +1,7 @@
 // The expanded run plan: one row per scheduled restart, in the order they will run, with the
 // estimated duration of the whole plan.
 import { useMemo } from 'react';
-import { buildPlan, estimatePlan, expandCells, formatDuration, parseCellId } from '../../../common/plan.js';
+import { buildPlan, estimatePlan, expandCells, formatDuration } from '../../../common/plan.js';
 import { useApp } from '../../store/index.js';
 
 /** Enough rows to read the pattern; a plan of thousands of restarts is summarized below. */
@@ -54,7 +54,7 @@ export function PlanView() {
           </thead>
           <tbody>
             {plan.slice(0, MAX_ROWS).map((r) => {
-              const levels = parseCellId(r.cell);
+              const levels = r.levels;
               return (
                 <tr key={r.seq} data-testid="plan-row" data-cell={r.cell} data-round={r.round} className={r.round % 2 ? 'odd-round' : ''}>
                   <td className="num">{r.seq}</td>
