@@ -33,6 +33,13 @@ export type ErrorCode =
 export const ok = <T>(value: T): Ok<T> => ({ ok: true, value });
 export const fail = (code: ErrorCode, message: string): Fail => ({ ok: false, code, message });
 
+/**
+ * The largest request or event a transport carries (bytes of JSON). The browser-mode server refuses
+ * bigger WebSocket messages (ws buffers a whole message before parsing it), and the client says so
+ * instead of sending them. 32 MiB holds a document with hundreds of thousands of executions.
+ */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
 /** An error that knows its API code; the backend turns it into a `Fail`. */
 export class ApiError extends Error {
   constructor(

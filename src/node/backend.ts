@@ -41,7 +41,7 @@ export function createBackend(options: BackendOptions): Backend & { dispose(): P
         return ok(await handler(args ?? ({} as ArgsOf<M>), origin));
       } catch (e) {
         if (e instanceof ApiError) return fail(e.code, e.message);
-        return fail('internal', (e as Error).message ?? String(e));
+        return fail('internal', e instanceof Error ? e.message : String(e));
       }
     },
     on<E extends EventName>(event: E, listener: (payload: Events[E]) => void) {

@@ -1,7 +1,7 @@
 // Browser mode: the API over a WebSocket to the local bridge server (src/node/transport/websocket-server.ts).
 // The per-launch token arrives in the URL fragment (never sent in an HTTP request, so never logged),
 // is kept for this tab only, and is removed from the address bar.
-import type { ArgsOf, Client, EventName, Events, Method, Result, ResultOf } from '../../common/api.js';
+import { MAX_MESSAGE_BYTES, type ArgsOf, type Client, type EventName, type Events, type Method, type Result, type ResultOf } from '../../common/api.js';
 
 const TOKEN_KEY = 'varlab.token';
 
@@ -84,9 +84,16 @@ export function websocketClient(token: string): Client {
         return { ok: false, code: 'connection', message: (e as Error).message };
       }
       const id = nextId++;
+      const text = JSON.stringify({ id, method, args });
+      // The server closes the connection on a bigger message; say what happened instead.
+      const bytes = new Blob([text]).size;
+      if (bytes > MAX_MESSAGE_BYTES) {
+        const mib = (n: number) => `${Math.ceil(n / 1024 / 1024)} MiB`;
+        return { ok: false, code: 'invalid-argument', message: `${method}: the request is ${mib(bytes)}, more than browser mode carries (${mib(MAX_MESSAGE_BYTES)})` };
+      }
       return new Promise((resolve) => {
         pending.set(id, { resolve: resolve as (r: Result<unknown>) => void });
-        ws.send(JSON.stringify({ id, method, args }));
+        ws.send(text);
       });
     },
     on<E extends EventName>(event: E, listener: (payload: Events[E]) => void) {

@@ -3,12 +3,15 @@
 // Bound to 127.0.0.1 only, on a random port, with a per-launch token; the Host header of every
 // request and the Origin of the WebSocket are checked, so another site or a DNS-rebinding page
 // in the same browser cannot drive the backend.
-import { createServer, type IncomingMessage } from 'node:http';
+// Hostile input never ends the process (it may be running an experiment): a malformed URL gets a
+// 400, every socket has an error handler, a message is at most MAX_MESSAGE_BYTES, and a handler
+// that throws or a reply that cannot be encoded is answered as an `internal` failure.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { EVENTS, isMethod, type Backend } from '../../common/api.js';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { EVENTS, MAX_MESSAGE_BYTES, isMethod, type Backend, type Result } from '../../common/api.js';
 import { createBackend } from '../backend.js';
 import { publicDir as packagePublicDir } from '../export/static.js';
 
@@ -43,6 +46,24 @@ function sameToken(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** A request's decoded path and query, or null when it is not a valid URL (`/%c0`): answered 400. */
+function parseTarget(url: string | undefined): { path: string; query: URLSearchParams } | null {
+  try {
+    const u = new URL(url ?? '/', 'http://x');
+    return { path: decodeURIComponent(u.pathname), query: u.searchParams };
+  } catch {
+    return null;
+  }
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function logError(where: string, e: unknown): void {
+  console.error(`varlab browser mode: ${where}: ${errorMessage(e)}`);
+}
+
 export async function startServer(opts: ServerOptions = {}): Promise<BrowserModeServer> {
   const publicDir = resolve(opts.publicDir ?? packagePublicDir());
   const backend = opts.backend ?? createBackend({ transport: 'websocket' });
@@ -51,13 +72,17 @@ export async function startServer(opts: ServerOptions = {}): Promise<BrowserMode
   const allowedHosts = () => [`127.0.0.1:${port}`, `localhost:${port}`];
   const hostOk = (req: IncomingMessage) => allowedHosts().includes(req.headers.host ?? '');
 
-  const http = createServer(async (req, res) => {
+  async function serveFile(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!hostOk(req)) {
       res.writeHead(421, { 'content-type': 'text/plain' }).end('wrong host');
       return;
     }
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const file = normalize(join(publicDir, path === '/' ? 'index.html' : path));
+    const target = parseTarget(req.url);
+    if (!target) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('bad request');
+      return;
+    }
+    const file = normalize(join(publicDir, target.path === '/' ? 'index.html' : target.path));
     if (!file.startsWith(publicDir + sep)) {
       res.writeHead(403).end();
       return;
@@ -77,50 +102,87 @@ export async function startServer(opts: ServerOptions = {}): Promise<BrowserMode
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
+  }
+
+  const http = createServer((req, res) => {
+    serveFile(req, res).catch((e) => {
+      logError('request', e);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
+      else res.destroy();
+    });
   });
+  // After listen, an accept failure (EMFILE...) is reported on the server: log it, keep serving.
+  http.on('error', (e) => logError('server', e));
 
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: 64 * 1024 * 1024,
+    // ws buffers a whole message before it is parsed: this bounds the memory one message can take.
+    maxPayload: MAX_MESSAGE_BYTES,
   });
   const sockets = new Set<WebSocket>();
 
   http.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://x');
+    // Node removes its own error handler from an upgraded socket: without one, a reset kills the process.
+    socket.on('error', () => socket.destroy());
+    const target = parseTarget(req.url);
     const origin = req.headers.origin ?? '';
     const originOk = allowedHosts().some((h) => origin === `http://${h}`);
-    if (url.pathname !== '/api' || !hostOk(req) || !originOk || !sameToken(url.searchParams.get('token') ?? '', token)) {
-      socket.write('HTTP/1.1 403 Forbidden\r\n\r\n');
-      socket.destroy();
+    if (target?.path !== '/api' || !hostOk(req) || !originOk || !sameToken(target.query.get('token') ?? '', token)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const clientId = randomUUID();
       sockets.add(ws);
       ws.on('close', () => sockets.delete(ws));
-      ws.on('message', async (data) => {
-        let msg: { id?: unknown; method?: unknown; args?: unknown };
-        try {
-          msg = JSON.parse(String(data));
-        } catch {
-          return;
-        }
-        if (typeof msg.id !== 'number') return;
-        const reply = (result: unknown) => ws.readyState === ws.OPEN && ws.send(JSON.stringify({ id: msg.id, result }));
-        if (!isMethod(msg.method)) {
-          reply({ ok: false, code: 'invalid-argument', message: `unknown method ${JSON.stringify(msg.method)}` });
-          return;
-        }
-        const args = msg.args && typeof msg.args === 'object' ? msg.args : {};
-        reply(await backend.call(msg.method, args as never, { clientId }));
+      // A bad frame (a reserved bit, an oversize message, invalid UTF-8) is an 'error' on the socket:
+      // ws has already closed it with the right status; without this listener it would end the process.
+      ws.on('error', (e) => logError('websocket', e));
+      ws.on('message', (data) => {
+        answer(ws, data, clientId).catch((e) => logError('websocket message', e));
       });
     });
   });
 
+  async function answer(ws: WebSocket, data: RawData, clientId: string): Promise<void> {
+    let msg: unknown;
+    try {
+      msg = JSON.parse(String(data));
+    } catch {
+      return;
+    }
+    if (!msg || typeof msg !== 'object') return;
+    const { id, method, args } = msg as { id?: unknown; method?: unknown; args?: unknown };
+    if (typeof id !== 'number') return;
+    let result: Result<unknown>;
+    if (!isMethod(method)) {
+      result = { ok: false, code: 'invalid-argument', message: `unknown method ${String(JSON.stringify(method)).slice(0, 100)}` };
+    } else {
+      try {
+        result = await backend.call(method, (args && typeof args === 'object' ? args : {}) as never, { clientId });
+      } catch (e) {
+        result = { ok: false, code: 'internal', message: errorMessage(e) };
+      }
+    }
+    if (ws.readyState !== ws.OPEN) return;
+    let text: string;
+    try {
+      text = JSON.stringify({ id, result });
+    } catch (e) {
+      text = JSON.stringify({ id, result: { ok: false, code: 'internal', message: `the answer could not be encoded: ${errorMessage(e)}` } });
+    }
+    ws.send(text);
+  }
+
   const unsubscribe = EVENTS.map((event) =>
     backend.on(event, (payload) => {
-      const text = JSON.stringify({ event, payload });
-      for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+      // Events are emitted from inside a run: a payload that cannot be sent must not stop the run.
+      try {
+        const text = JSON.stringify({ event, payload });
+        for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+      } catch (e) {
+        logError(`event ${event}`, e);
+      }
     }),
   );
 
