@@ -1,9 +1,13 @@
 // Experiment files on disk: read (migrate, validate), write atomically, remember recent ones.
+// readExperimentFile and writeExperimentFile are the one way an experiment file is read and written
+// (the app, the engine, the CLI): each reads or writes the file once, in pieces (common/experiment/text.ts).
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rename, writeFile, open, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseExperiment, problemsBeforeSave, type Checked } from '../common/experiment/validate.js';
+import { checkExperiment, parseExperiment, problemsBeforeSave, type Checked } from '../common/experiment/validate.js';
+import { ExperimentJsonReader, experimentText, NotJson } from '../common/experiment/text.js';
 import type { ExperimentDoc } from '../common/experiment/types.js';
 import { ApiError } from '../common/api.js';
 
@@ -12,38 +16,59 @@ export function varlabHome(): string {
   return process.env.VARLAB_HOME ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'varlab');
 }
 
+const cannotRead = (path: string, e: unknown): Checked => {
+  const err = e as NodeJS.ErrnoException;
+  const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied' : err.code === 'EISDIR' ? 'a folder, not a file' : err.message;
+  return { doc: null, problems: [`cannot read ${path}: ${why}`], notices: [] };
+};
+
+/** Read, migrate and validate an experiment file: one pass over its bytes, never one string of all of it. */
 export async function readExperimentFile(path: string): Promise<Checked> {
-  let text: string;
+  const reader = new ExperimentJsonReader();
+  let json: unknown;
   try {
-    text = await readFile(path, 'utf8');
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) reader.push(chunk as Buffer);
+    json = reader.end();
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied' : err.message;
-    return { doc: null, problems: [`cannot read ${path}: ${why}`], notices: [] };
+    if (!(e instanceof NotJson)) return cannotRead(path, e);
+    // Not JSON: read it again whole, only to say at which line and column.
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (e2) {
+      return (e2 as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG' ? { doc: null, problems: [`(document): not valid JSON: ${e.message}`], notices: [] } : cannotRead(path, e2);
+    }
+    return parseExperiment(text);
   }
-  return parseExperiment(text);
+  return checkExperiment(json);
 }
 
 /**
  * Write a file so that a crash leaves either the old or the new content, never half of one:
  * a temporary file beside it, flushed to disk, then renamed over the original.
  */
-export async function writeAtomic(path: string, content: string, opts: { mode?: number; dirMode?: number } = {}): Promise<void> {
+export async function writeAtomic(path: string, content: string | Iterable<string>, opts: { mode?: number; dirMode?: number } = {}): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: opts.dirMode });
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fh = await open(tmp, 'w', opts.mode ?? 0o644);
   try {
-    await fh.writeFile(content, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
+    const fh = await open(tmp, 'w', opts.mode ?? 0o644);
+    try {
+      if (typeof content === 'string') await fh.writeFile(content, 'utf8');
+      else for (const piece of content) await fh.write(piece, null, 'utf8');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
     await rename(tmp, path);
   } catch (e) {
     await unlink(tmp).catch(() => {});
     throw e;
   }
+}
+
+/** Write an experiment file atomically, in pieces (see experimentText): the one writer of experiment files. */
+export async function writeExperimentFile(path: string, doc: ExperimentDoc): Promise<void> {
+  await writeAtomic(path, experimentText(doc));
 }
 
 /** Validate (refusing secrets), then write atomically. Throws ApiError with a message naming the problem. */
@@ -55,7 +80,7 @@ export async function saveExperimentFile(path: string, doc: ExperimentDoc): Prom
     throw new ApiError(code, problems.join('\n'));
   }
   try {
-    await writeAtomic(abs, JSON.stringify(doc, null, 2) + '\n');
+    await writeExperimentFile(abs, doc);
   } catch (e) {
     throw new ApiError('io', `cannot write ${abs}: ${(e as Error).message}`);
   }

@@ -2,6 +2,7 @@
 // held once, column-wise. A million executions are one Float64Array of values and one Uint32Array of
 // repetition numbers, grouped by series (one cell and query) and restart, never an object per execution.
 import type { ExperimentDoc } from '../experiment/types.js';
+import { parseCount, parseDecimal } from '../csv/numbers.js';
 
 /** One cell and query: its restarts, each a contiguous run of executions in rep order. */
 export interface Series {
@@ -55,34 +56,87 @@ function byRestartLabel(a: string, b: string): number {
   return byCodePoint(a, b);
 }
 
+/** One restart of one cell and query while it is being collected: typed arrays that grow by doubling. */
 interface Pending {
-  reps: number[];
-  values: number[];
-  lines: number[];
+  n: number;
+  reps: Uint32Array;
+  values: Float64Array;
+  /** The input line of each execution (CSV input), for messages; null when the input has no lines. */
+  lines: Uint32Array | null;
+  /** Reps arrived strictly increasing (the usual case): build() copies them without sorting. */
+  sorted: boolean;
+}
+
+function newPending(withLines: boolean, capacity = 16): Pending {
+  return { n: 0, reps: new Uint32Array(capacity), values: new Float64Array(capacity), lines: withLines ? new Uint32Array(capacity) : null, sorted: true };
+}
+
+function reserve(p: Pending, more: number): void {
+  const need = p.n + more;
+  if (need <= p.values.length) return;
+  const size = Math.max(need, p.values.length * 2);
+  const grow = <T extends Uint32Array | Float64Array>(a: T): T => {
+    const b = new (a.constructor as new (n: number) => T)(size);
+    b.set(a.subarray(0, p.n));
+    return b;
+  };
+  p.reps = grow(p.reps);
+  p.values = grow(p.values);
+  if (p.lines) p.lines = grow(p.lines);
 }
 
 /**
- * Collects executions in any order and packs them into TidyData. The pending arrays are the only
- * other copy, and they are released when build() returns.
+ * Collects executions in any order and packs them into TidyData. Each restart is collected in typed
+ * arrays (16 bytes an execution with line numbers, 12 without), released when build() returns; rows of
+ * one restart usually arrive together, so the lookup of their restart is cached.
  */
 export class TidyBuilder {
   private readonly groups = new Map<string, Map<string, Map<string, Pending>>>();
   private count = 0;
   /** Queries in the order they were first added. */
   private readonly seenQueries = new Set<string>();
+  private last: { cell: string; query: string; restart: string; pending: Pending } | null = null;
 
-  add(cell: string, query: string, restart: string, rep: number, value: number, line?: number): void {
+  private pending(cell: string, query: string, restart: string, withLines: boolean): Pending {
+    const l = this.last;
+    if (l && l.cell === cell && l.query === query && l.restart === restart) return l.pending;
     this.seenQueries.add(query);
     let byQuery = this.groups.get(cell);
     if (!byQuery) this.groups.set(cell, (byQuery = new Map()));
     let byRestart = byQuery.get(query);
     if (!byRestart) byQuery.set(query, (byRestart = new Map()));
     let p = byRestart.get(restart);
-    if (!p) byRestart.set(restart, (p = { reps: [], values: [], lines: [] }));
-    p.reps.push(rep);
-    p.values.push(value);
-    if (line !== undefined) p.lines.push(line);
+    if (!p) byRestart.set(restart, (p = newPending(withLines)));
+    this.last = { cell, query, restart, pending: p };
+    return p;
+  }
+
+  add(cell: string, query: string, restart: string, rep: number, value: number, line?: number): void {
+    const p = this.pending(cell, query, restart, line !== undefined);
+    reserve(p, 1);
+    if (p.n > 0 && rep <= p.reps[p.n - 1]) p.sorted = false;
+    p.reps[p.n] = rep;
+    p.values[p.n] = value;
+    if (p.lines) p.lines[p.n] = line ?? 0;
+    p.n++;
     this.count++;
+  }
+
+  /** A restart's values for one query in rep order (rep 1 first); non-finite values are skipped, their rep kept. */
+  addRestart(cell: string, query: string, restart: string, values: ArrayLike<number>): void {
+    const p = this.pending(cell, query, restart, false);
+    reserve(p, values.length);
+    // The same restart and query twice: build() sorts and reports the repeated reps.
+    if (p.n > 0) p.sorted = false;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (!Number.isFinite(v)) continue;
+      p.reps[p.n] = i + 1;
+      p.values[p.n] = v;
+      if (p.lines) p.lines[p.n] = 0;
+      p.n++;
+      this.count++;
+    }
   }
 
   /**
@@ -92,15 +146,18 @@ export class TidyBuilder {
   addRecord(fields: string[], line: number): void {
     if (fields.length !== 5) throw new TidyError(line, `expected 5 fields (cell,restart,query,rep,value), found ${fields.length}`);
     const [cell, restart, query, repText, valueText] = fields;
+    this.addFields(cell, restart, query, repText, valueText, line);
+  }
+
+  /** The fields of one execution as text, checked: decimal numbers only (no 0x10, 0b11, +5, Infinity). */
+  addFields(cell: string, restart: string, query: string, repText: string, valueText: string, line: number): void {
     if (cell === '') throw new TidyError(line, 'cell is empty');
     if (restart === '') throw new TidyError(line, 'restart is empty');
     if (query === '') throw new TidyError(line, 'query is empty');
-    const rep = Number(repText);
-    if (repText.trim() === '' || !Number.isInteger(rep) || rep < 1 || rep > 0xffffffff) {
-      throw new TidyError(line, `rep ${JSON.stringify(repText)} is not a whole number from 1`);
-    }
-    const value = Number(valueText);
-    if (valueText.trim() === '' || !Number.isFinite(value)) throw new TidyError(line, `value ${JSON.stringify(valueText)} is not a number`);
+    const rep = parseCount(repText);
+    if (!(rep >= 1 && rep <= 0xffffffff)) throw new TidyError(line, `rep ${JSON.stringify(repText)} is not a whole number from 1`);
+    const value = parseDecimal(valueText);
+    if (!Number.isFinite(value)) throw new TidyError(line, `value ${JSON.stringify(valueText)} is not a number`);
     this.add(cell, query, restart, rep, value, line);
   }
 
@@ -121,13 +178,18 @@ export class TidyBuilder {
         restarts.forEach((restart, i) => {
           offsets[i] = at;
           const p = byRestart.get(restart)!;
-          const order = p.reps.map((_, j) => j);
-          if (!isSorted(p.reps)) order.sort((a, b) => p.reps[a] - p.reps[b]);
+          if (p.sorted) {
+            values.set(p.values.subarray(0, p.n), at);
+            reps.set(p.reps.subarray(0, p.n), at);
+            at += p.n;
+            return;
+          }
+          const order = Array.from({ length: p.n }, (_, j) => j).sort((a, b) => p.reps[a] - p.reps[b]);
           for (let j = 0; j < order.length; j++) {
             const k = order[j];
             if (j > 0 && p.reps[k] === p.reps[order[j - 1]]) {
-              const where = p.lines.length ? p.lines[k] : undefined;
-              const first = p.lines.length ? ` (first on line ${p.lines[order[j - 1]]})` : '';
+              const where = p.lines ? p.lines[k] : undefined;
+              const first = p.lines ? ` (first on line ${p.lines[order[j - 1]]})` : '';
               throw new TidyError(where, `rep ${p.reps[k]} appears twice for cell "${cell}", restart "${restart}", query "${query}"${first}`);
             }
             reps[at] = p.reps[k];
@@ -140,6 +202,7 @@ export class TidyBuilder {
       }
     }
     this.groups.clear();
+    this.last = null;
     // The preferred order first (queries with data only), then the rest as they first appeared.
     const order = [...(opts.order ?? []).filter((q) => querySet.has(q)), ...[...this.seenQueries].filter((q) => querySet.has(q) && !opts.order?.includes(q))];
     this.seenQueries.clear();
@@ -148,11 +211,6 @@ export class TidyBuilder {
     else if (unit !== undefined) out.units = Object.fromEntries([...querySet].map((q) => [q, unit]));
     return out;
   }
-}
-
-function isSorted(xs: number[]): boolean {
-  for (let i = 1; i < xs.length; i++) if (xs[i] < xs[i - 1]) return false;
-  return true;
 }
 
 /**
@@ -168,9 +226,7 @@ export function tidyFromExperiment(doc: ExperimentDoc): TidyData {
     for (const q of r.queries) {
       unit ??= q.unit;
       units[q.query] ??= q.unit;
-      q.values.forEach((v, i) => {
-        if (Number.isFinite(v)) b.add(r.cell, q.query, String(r.seq), i + 1, v);
-      });
+      b.addRestart(r.cell, q.query, String(r.seq), q.values);
     }
   }
   return b.build(unit, { units, order: doc.design.workload.queries.map((q) => q.name) });

@@ -16,7 +16,7 @@ import type { RunEvent } from '../../common/events.js';
 import type { Design, ExperimentDoc, ServerProfile, TunableCheck } from '../../common/experiment/types.js';
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
 import { buildPlan, estimatePlan, expandCells, type ScheduledRestart } from '../../common/plan.js';
-import { writeAtomic } from '../files.js';
+import { writeExperimentFile } from '../files.js';
 import type { Prompter, ServerControl, TargetSession } from '../host/types.js';
 import { shellQuote } from '../host/shell.js';
 import { detectTimer, measure, type ServerTimer } from '../workloads/queries.js';
@@ -291,7 +291,7 @@ export class RunEngine {
     if (!force && Date.now() - this.lastSave < every) return;
     this.lastSave = Date.now();
     const doc: ExperimentDoc = { ...this.opts.doc, results: resultsFromJournal(this.fold.state(), 'interrupted before it finished; run again') };
-    await writeAtomic(this.opts.path, JSON.stringify(doc, null, 2) + '\n');
+    await writeExperimentFile(this.opts.path, doc);
   }
 
   private progress(): void {
