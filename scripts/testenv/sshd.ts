@@ -1,8 +1,8 @@
 // A throwaway OpenSSH sshd on 127.0.0.1 for integration tests and CI: its own host key, client key,
 // config and port, under a temp dir. `npx tsx scripts/testenv/sshd.ts` starts one for manual use.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +19,17 @@ export interface Sshd {
   hostKeyFingerprint: string;
   hostPublicKey: string;
   target: string;
+  /**
+   * Serve with these host keys from now on (sshd re-reads its config on SIGHUP; open sessions stay):
+   * e.g. ['rsa'] makes it an impostor presenting a key of another type than known_hosts records.
+   */
+  useHostKeys(types: HostKeyType[]): Promise<void>;
+  /** A host key of this sshd (made on first use): `type base64` as known_hosts writes it, and its fingerprint. */
+  hostKey(type: HostKeyType): { publicKey: string; fingerprint: string };
   stop(): Promise<void>;
 }
+
+export type HostKeyType = 'ed25519' | 'rsa';
 
 const SSHD = process.env.VARLAB_SSHD ?? '/usr/sbin/sshd';
 
@@ -57,20 +66,25 @@ function alive(pid: number): boolean {
 
 export async function startSshd(): Promise<Sshd> {
   const dir = mkdtempSync(join(tmpdir(), 'varlab-sshd-'));
-  const keygen = (file: string, comment: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', file]);
-  const hostKey = join(dir, 'host_ed25519');
+  const keygen = (file: string, comment: string, type: HostKeyType = 'ed25519') =>
+    execFileSync('ssh-keygen', ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-C', comment, '-f', file]);
+  const hostKeyFile = (type: HostKeyType) => {
+    const file = join(dir, `host_${type}`);
+    if (!existsSync(file)) keygen(file, 'varlab-test-host', type);
+    return file;
+  };
+  const hostKey = hostKeyFile('ed25519');
   const keyFile = join(dir, 'client_ed25519');
-  keygen(hostKey, 'varlab-test-host');
   keygen(keyFile, 'varlab-test-client');
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(keyFile + '.pub'), { mode: 0o600 });
   const port = await freePort();
   const pidFile = join(dir, 'sshd.pid');
-  writeFileSync(
+  const writeConfig = (hostKeys: string[]) => writeFileSync(
     join(dir, 'sshd_config'),
     [
       `ListenAddress 127.0.0.1`,
       `Port ${port}`,
-      `HostKey ${hostKey}`,
+      ...hostKeys.map((k) => `HostKey ${k}`),
       `PidFile ${pidFile}`,
       `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
       `PermitRootLogin prohibit-password`,
@@ -85,6 +99,7 @@ export async function startSshd(): Promise<Sshd> {
       '',
     ].join('\n'),
   );
+  writeConfig([hostKey]);
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const child = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let log = '';
@@ -99,9 +114,17 @@ export async function startSshd(): Promise<Sshd> {
     await new Promise((r) => setTimeout(r, 50));
   }
   const hostPublicKey = readFileSync(hostKey + '.pub', 'utf8').trim();
-  const blob = Buffer.from(hostPublicKey.split(/\s+/)[1], 'base64');
+  const keyInfo = (type: HostKeyType) => {
+    const [name, base64] = readFileSync(hostKeyFile(type) + '.pub', 'utf8').trim().split(/\s+/);
+    return { publicKey: `${name} ${base64}`, fingerprint: 'SHA256:' + createHash('sha256').update(Buffer.from(base64, 'base64')).digest('base64').replace(/=+$/, '') };
+  };
   const knownHostsFile = join(dir, 'known_hosts');
-  writeFileSync(knownHostsFile, `[127.0.0.1]:${port} ${hostPublicKey.split(/\s+/).slice(0, 2).join(' ')}\n`);
+  writeFileSync(knownHostsFile, `[127.0.0.1]:${port} ${keyInfo('ed25519').publicKey}\n`);
+  /** The key types sshd offers now, as ssh-keyscan sees them. */
+  const offered = () => {
+    const r = spawnSync('ssh-keyscan', ['-p', String(port), '-t', 'ed25519,rsa', '127.0.0.1'], { encoding: 'utf8', timeout: 5000 });
+    return (r.stdout ?? '').split('\n').map((l) => l.split(/\s+/)[1]).filter(Boolean).sort();
+  };
   return {
     port,
     pid,
@@ -109,8 +132,20 @@ export async function startSshd(): Promise<Sshd> {
     keyFile,
     knownHostsFile,
     hostPublicKey,
-    hostKeyFingerprint: 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, ''),
+    hostKeyFingerprint: keyInfo('ed25519').fingerprint,
     target: `ssh://root@127.0.0.1:${port}`,
+    hostKey: keyInfo,
+    async useHostKeys(types) {
+      writeConfig(types.map(hostKeyFile));
+      process.kill(pid, 'SIGHUP');
+      const want = types.map((t) => (t === 'rsa' ? 'ssh-rsa' : `ssh-${t}`)).sort().join(' ');
+      const until = Date.now() + 10000;
+      while (offered().join(' ') !== want) {
+        if (!alive(pid)) throw new Error(`sshd ended after SIGHUP: ${log.trim()}`);
+        if (Date.now() > until) throw new Error(`sshd did not offer ${want} within 10 s (offers ${offered().join(' ') || 'nothing'}): ${log.trim()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
     async stop() {
       if (alive(pid)) process.kill(pid, 'SIGTERM');
       const until = Date.now() + 10000;

@@ -4,15 +4,15 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addKnownHost, checkHostKey, fingerprint, hostFieldMatches, keyType } from '../../src/node/ssh/knownhosts.js';
+import { addKnownHost, checkHostKey, fingerprint, hostFieldMatches, hostKeyAlgorithms, keyType } from '../../src/node/ssh/knownhosts.js';
 import { parseTarget } from '../../src/node/ssh/target.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-ssh-unit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** An ssh-ed25519 public key blob: string type, string key. */
-function blob(seed: number): Buffer {
-  const type = Buffer.from('ssh-ed25519');
+/** A public key blob (string type, string key) of the given type: ssh-ed25519 unless told. */
+function blob(seed: number, typeName = 'ssh-ed25519'): Buffer {
+  const type = Buffer.from(typeName);
   const key = Buffer.alloc(32, seed);
   const b = Buffer.alloc(4 + type.length + 4 + 32);
   b.writeUInt32BE(type.length, 0);
@@ -97,4 +97,26 @@ test('an accepted key is remembered hashed, and then known', async () => {
   assert.equal((await checkHostKey([file], 'newhost', 2022, k)).status, 'known');
   assert.equal(keyType(k), 'ssh-ed25519');
   assert.match(fingerprint(k), /^SHA256:[A-Za-z0-9+/]{43}$/);
+});
+
+test('known_hosts: a key of another type for a known host is changed, not new, and names the recorded keys', async () => {
+  const file = join(dir, 'known_hosts_types');
+  const ed = blob(4);
+  const rsa = blob(5, 'ssh-rsa');
+  writeFileSync(file, `[db]:2222 ssh-ed25519 ${ed.toString('base64')}\n`);
+  const r = await checkHostKey([join(dir, 'none'), file], 'db', 2222, rsa);
+  assert.equal(r.status, 'changed');
+  assert.deepEqual(r.status === 'changed' && r.recorded, [{ type: 'ssh-ed25519', fingerprint: fingerprint(ed), file, line: 1 }]);
+  // Known by one of its keys: known, whatever other types are recorded.
+  writeFileSync(file, `[db]:2222 ssh-ed25519 ${ed.toString('base64')}\n[db]:2222 ssh-rsa ${rsa.toString('base64')}\n`);
+  assert.equal((await checkHostKey([file], 'db', 2222, rsa)).status, 'known');
+  // A key marked @revoked is refused even where another line knows it.
+  writeFileSync(file, `[db]:2222 ssh-rsa ${rsa.toString('base64')}\n@revoked * ssh-rsa ${rsa.toString('base64')}\n`);
+  assert.equal((await checkHostKey([file], 'db', 2222, rsa)).status, 'revoked');
+});
+
+test('host key algorithms: the recorded types first (as OpenSSH orders them), then the rest once each', () => {
+  assert.deepEqual(hostKeyAlgorithms(['ssh-rsa']).slice(0, 4), ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa', 'ssh-ed25519']);
+  assert.equal(hostKeyAlgorithms([])[0], 'ssh-ed25519');
+  assert.equal(new Set(hostKeyAlgorithms(['ssh-ed25519', 'ssh-rsa', 'unknown-type'])).size, hostKeyAlgorithms([]).length);
 });

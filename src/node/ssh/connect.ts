@@ -10,7 +10,7 @@ type Client = InstanceType<typeof Client>;
 import { ApiError, type TargetAuth } from '../../common/api.js';
 import { varlabHome } from '../files.js';
 import type { Prompter } from '../host/types.js';
-import { addKnownHost, checkHostKey, fingerprint, hostToken } from './knownhosts.js';
+import { addKnownHost, checkHostKey, fingerprint, hostKeyAlgorithms, hostToken, keyType, recordedKeys } from './knownhosts.js';
 import type { SshEndpoint } from './target.js';
 
 export interface ConnectOptions {
@@ -42,7 +42,8 @@ export async function connectSsh(endpoint: SshEndpoint, opts: ConnectOptions): P
   try {
     for (const hop of [...endpoint.jumps, endpoint]) {
       if (hops.length) sock = await forward(hops[hops.length - 1], hop.host, hop.port);
-      hops.push(await connectOne(hop, opts, sock, hop === endpoint));
+      const recorded = await recordedKeys(knownHostsFiles(opts.auth), hop.host, hop.port);
+      hops.push(await connectOne(hop, opts, sock, hop === endpoint, hostKeyAlgorithms(recorded.map((r) => r.type))));
     }
   } catch (e) {
     for (const c of hops.reverse()) c.end();
@@ -57,7 +58,7 @@ function forward(via: Client, host: string, port: number): Promise<Duplex> {
   );
 }
 
-function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefined, isTarget: boolean): Promise<Client> {
+function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefined, isTarget: boolean, serverHostKey: string[]): Promise<Client> {
   const where = `${ep.user}@${ep.host}:${ep.port}`;
   return new Promise((resolve, reject) => {
     const client = new Client();
@@ -88,6 +89,7 @@ function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefi
       username: ep.user,
       sock: sock as ConnectConfig['sock'],
       hostVerifier,
+      algorithms: { serverHostKey: serverHostKey as NonNullable<ConnectConfig['algorithms']>['serverHostKey'] },
       keepaliveInterval: KEEPALIVE_MS,
       keepaliveCountMax: KEEPALIVE_MAX,
       readyTimeout: 20000,
@@ -114,10 +116,12 @@ async function verifyHostKey(ep: SshEndpoint, key: Buffer, opts: ConnectOptions)
   if (r.status === 'known') return;
   if (r.status === 'revoked') throw new ApiError('host-key-rejected', `the host key of ${name} (${fp}) is marked @revoked in ${r.file}:${r.line}`);
   if (r.status === 'changed') {
+    const was = r.recorded.map((k) => `${k.type} key ${k.fingerprint} (${k.file}:${k.line})`).join(', ');
     throw new ApiError(
       'host-key-changed',
-      `WARNING: the host key of ${name} has CHANGED (now ${fp}); ${r.file}:${r.line} records a different key. ` +
-        `Someone may be intercepting the connection, or the host was reinstalled. Refusing to connect. ` +
+      `WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! The host key of ${name} has CHANGED: it now presents the ${keyType(key)} key ${fp}, ` +
+        `but known_hosts records ${was}. Someone may be intercepting the connection, or the host was reinstalled. Refusing to connect` +
+        `${opts.auth?.acceptNewHostKey ? ' (--accept-new only adds hosts with no recorded key)' : ''}. ` +
         `If you know why the key changed, remove the old entry (ssh-keygen -R '${name}' -f ${r.file}) and connect again.`,
     );
   }

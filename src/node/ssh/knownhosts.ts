@@ -4,10 +4,19 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
+/** A key known_hosts records for a host: what an impostor's key is compared with. */
+export interface RecordedKey {
+  type: string;
+  fingerprint: string;
+  file: string;
+  line: number;
+}
+
 export type HostKeyStatus =
   | { status: 'known'; file: string }
   | { status: 'unknown' }
-  | { status: 'changed'; file: string; line: number }
+  /** The host is known, but not with this key (whatever its type): `recorded` lists the keys it is known by. */
+  | { status: 'changed'; file: string; line: number; recorded: RecordedKey[] }
   | { status: 'revoked'; file: string; line: number };
 
 /** OpenSSH's SHA256 fingerprint of a key blob: `SHA256:` + unpadded base64. */
@@ -84,26 +93,54 @@ async function readText(file: string): Promise<string> {
   }
 }
 
-/**
- * Check a host key against every file. A matching key anywhere makes it known; a recorded key of
- * the same type that differs (and no match) makes it changed: refuse, as OpenSSH does.
- */
-export async function checkHostKey(files: string[], host: string, port: number, keyBlob: Buffer): Promise<HostKeyStatus> {
-  const type = keyType(keyBlob);
-  let changed: HostKeyStatus | null = null;
+/** The keys recorded for a host in every file (not @revoked or @cert-authority lines), in file order. */
+export async function recordedKeys(files: string[], host: string, port: number): Promise<(RecordedKey & { blob: Buffer })[]> {
+  const out: (RecordedKey & { blob: Buffer })[] = [];
   for (const file of files) {
     for (const e of parseKnownHosts(await readText(file))) {
-      if (e.marker === '@cert-authority' || !hostFieldMatches(e.hosts, host, port)) continue;
-      const same = e.blob.equals(keyBlob);
-      if (e.marker === '@revoked') {
-        if (same) return { status: 'revoked', file, line: e.line };
-        continue;
-      }
-      if (same) return { status: 'known', file };
-      if (e.type === type && !changed) changed = { status: 'changed', file, line: e.line };
+      if (e.marker === '' && hostFieldMatches(e.hosts, host, port)) out.push({ type: e.type, fingerprint: fingerprint(e.blob), file, line: e.line, blob: e.blob });
     }
   }
-  return changed ?? { status: 'unknown' };
+  return out;
+}
+
+/**
+ * Check a host key against every file, as OpenSSH does: a key marked @revoked is refused; a recorded
+ * key equal to it anywhere makes it known; a host recorded with any other key, of the same type or
+ * not, has changed (an impostor would otherwise only need a key of a type the file does not hold).
+ * Only a host with no key at all is unknown.
+ */
+export async function checkHostKey(files: string[], host: string, port: number, keyBlob: Buffer): Promise<HostKeyStatus> {
+  for (const file of files) {
+    for (const e of parseKnownHosts(await readText(file))) {
+      if (e.marker === '@revoked' && e.blob.equals(keyBlob) && hostFieldMatches(e.hosts, host, port)) return { status: 'revoked', file, line: e.line };
+    }
+  }
+  const recorded = await recordedKeys(files, host, port);
+  const same = recorded.find((r) => r.blob.equals(keyBlob));
+  if (same) return { status: 'known', file: same.file };
+  if (recorded.length) return { status: 'changed', file: recorded[0].file, line: recorded[0].line, recorded: recorded.map(({ blob: _blob, ...r }) => r) };
+  return { status: 'unknown' };
+}
+
+/** ssh2's host key algorithms for a known_hosts key type (an RSA key is signed with SHA-2 first). */
+const ALGORITHMS_FOR_TYPE: Record<string, string[]> = {
+  'ssh-ed25519': ['ssh-ed25519'],
+  'ecdsa-sha2-nistp256': ['ecdsa-sha2-nistp256'],
+  'ecdsa-sha2-nistp384': ['ecdsa-sha2-nistp384'],
+  'ecdsa-sha2-nistp521': ['ecdsa-sha2-nistp521'],
+  'ssh-rsa': ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'],
+};
+const DEFAULT_ORDER = Object.values(ALGORITHMS_FOR_TYPE).flat();
+
+/**
+ * The host key algorithms to offer, those of the recorded keys first (as OpenSSH orders them): a
+ * server holding several keys then presents the one known_hosts knows, so a key of another type
+ * really is an impostor's and can be refused as changed.
+ */
+export function hostKeyAlgorithms(recordedTypes: string[]): string[] {
+  const first = recordedTypes.flatMap((t) => ALGORITHMS_FOR_TYPE[t] ?? []);
+  return [...new Set([...first, ...DEFAULT_ORDER])];
 }
 
 /** Remember an accepted key (hashed, like `HashKnownHosts yes`), so the name is not readable in the file. */
