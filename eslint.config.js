@@ -22,7 +22,7 @@ const layer = (files, forbidden, why) => ({
 const NODE_BUILTINS = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'net', 'http', 'https', 'crypto', 'stream', 'url', 'util', 'events', 'readline', 'worker_threads', 'process'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'public/dist/', '.varlab-test/'] },
+  { ignores: ['node_modules/', 'dist/', 'public/dist/', '.varlab-test/', 'src/**/*.generated.js'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -2,8 +2,9 @@
 // workers, the Electron main and preload, and the CLI bundle for an installed `varlab` bin.
 // Usage: tsx scripts/build.ts [--watch] [--dev]
 import { build, context, type BuildOptions } from 'esbuild';
-import { existsSync, readdirSync, mkdirSync, copyFileSync } from 'node:fs';
+import { existsSync, readdirSync, mkdirSync, copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeValidator } from './schema-validator.js';
 
 const dev = process.argv.includes('--dev') || process.argv.includes('--watch');
 const watch = process.argv.includes('--watch');
@@ -37,8 +38,13 @@ const targets: BuildOptions[] = [
   // Electron's sandboxed preload must be a single CommonJS file that requires nothing but 'electron'.
   { ...common, entryPoints: { preload: 'electron/preload.ts' }, outdir: 'dist/electron', outExtension: { '.js': '.cjs' }, platform: 'node', format: 'cjs', target: 'node20', external: ['electron'] },
   { ...common, entryPoints: { main: 'electron/main.ts' }, outdir: 'dist/electron', outExtension: { '.js': '.mjs' }, platform: 'node', format: 'esm', target: 'node20', packages: 'external' },
-  { ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', platform: 'node', format: 'esm', target: 'node20', packages: 'external' },
+  // Split: each command is its own chunk, imported when it runs, so `varlab --help` loads almost nothing.
+  { ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', chunkNames: 'cli-chunks/[name]-[hash]', splitting: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external' },
 ];
+
+// The schema compiled to code before anything is bundled (see scripts/schema-validator.ts).
+if (writeValidator()) console.log('compiled the experiment schema into src/common/experiment/schema.generated.js');
+rmSync('dist/cli-chunks', { recursive: true, force: true });
 
 mkdirSync('public/dist', { recursive: true });
 if (watch) {

@@ -17,9 +17,9 @@ export const processIO: CliIO = {
 /** A usage error: main prints it with the command's help hint and exits 2. */
 export class UsageError extends Error {}
 
+/** A command's module exports one of these; its one-line summary lives in main.ts's list, so help loads no command. */
 export interface Command {
   name: string;
-  summary: string;
   usage: string;
   run(argv: string[], io: CliIO): Promise<number>;
 }

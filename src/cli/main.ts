@@ -2,17 +2,25 @@
 // The headless command line: the same experiments as the app, without a window.
 import { pathToFileURL } from 'node:url';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
-import { validate } from './commands/validate.js';
-import { plan } from './commands/plan.js';
-import { probe } from './commands/probe.js';
-import { sandbox } from './commands/sandbox.js';
-import { run } from './commands/run.js';
-import { exportCommand } from './commands/export.js';
-import { compareCommand } from './commands/compare.js';
-import { analyze } from './commands/analyze.js';
+
+interface Entry {
+  name: string;
+  summary: string;
+  /** The command's module, imported only when it runs: start-up loads no SSH, database or schema code. */
+  load(): Promise<Command>;
+}
 
 /** Commands by name. Each module owns its options, help text and exit codes. */
-const COMMANDS: Command[] = [validate, plan, probe, sandbox, run, analyze, exportCommand, compareCommand];
+const COMMANDS: Entry[] = [
+  { name: 'validate', summary: 'check an experiment file against the schema and the tunable catalog', load: async () => (await import('./commands/validate.js')).validate },
+  { name: 'plan', summary: 'print the ordered run plan of an experiment', load: async () => (await import('./commands/plan.js')).plan },
+  { name: 'probe', summary: 'describe a target host: CPUs, NUMA, ASLR, governor, THP, mysqld, tools', load: async () => (await import('./commands/probe.js')).probe },
+  { name: 'sandbox', summary: 'make a throwaway mysqld on a target; start it with tunables and see them verified', load: async () => (await import('./commands/sandbox.js')).sandbox },
+  { name: 'run', summary: 'run an experiment on its target; results are saved into the file (resumes an unfinished run)', load: async () => (await import('./commands/run.js')).run },
+  { name: 'analyze', summary: 'within- and between-restart spread, detectable effect, bimodal starts, comparisons', load: async () => (await import('./commands/analyze.js')).analyze },
+  { name: 'export', summary: 'write results as CSV, PNG/SVG plots and a Markdown report', load: async () => (await import('./commands/export.js')).exportCommand },
+  { name: 'compare', summary: 'compare two or more experiment files with the same queries', load: async () => (await import('./commands/compare.js')).compareCommand },
+];
 
 function help(io: CliIO) {
   io.out('varlab: benchmark MySQL and MariaDB across server restarts, and know whether a 1% change is real.\n');
@@ -27,16 +35,17 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     help(io);
     return name ? 0 : 2;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.err(`varlab: unknown command "${name}". Commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
     return 2;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(command.usage);
-    return 0;
-  }
   try {
+    const command = await entry.load();
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(command.usage);
+      return 0;
+    }
     return await command.run(rest, io);
   } catch (e) {
     if (e instanceof UsageError) {

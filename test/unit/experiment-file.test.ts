@@ -144,3 +144,10 @@ test('saveExperimentFile writes the same layout and refuses an invalid document 
   await assert.rejects(saveExperimentFile(path, bad), /design\.restartsPerCell/);
   assert.equal(readFileSync(path, 'utf8'), before);
 });
+
+test('the schema validator is compiled at build time: the committed code is what the schema compiles to, with no eval', async () => {
+  const { GENERATED, validatorSource } = await import('../../scripts/schema-validator.js');
+  const committed = readFileSync(GENERATED, 'utf8');
+  assert.equal(committed, validatorSource(), `${GENERATED} is stale: run npm run build (or tsx scripts/schema-validator.ts)`);
+  assert.doesNotMatch(committed, /\bnew Function\b|\beval\(|\brequire\(/);
+});

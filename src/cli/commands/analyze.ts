@@ -119,7 +119,6 @@ function probability(name: string, value: string | undefined): number | undefine
 
 export const analyze: Command = {
   name: 'analyze',
-  summary: 'within- and between-restart spread, detectable effect, bimodal starts, comparisons',
   usage: USAGE,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {

@@ -6,7 +6,6 @@ import { numberOption, parse, UsageError, type Command } from '../io.js';
 
 export const compareCommand: Command = {
   name: 'compare',
-  summary: 'compare two or more experiment files with the same queries',
   usage: `varlab compare FILE FILE... [--json | --markdown] [--baseline FILE] [--warmup W]
 
 Analyses each file on its own, then compares every file with the baseline file (the first by default):

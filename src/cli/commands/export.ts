@@ -8,7 +8,6 @@ import { numberOption, parse, UsageError, type Command } from '../io.js';
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'write results as CSV, PNG/SVG plots and a Markdown report',
   usage: `varlab export FILE [--csv DIR] [--png DIR] [--svg DIR] [--markdown FILE.md] [--scale 1|2|3] [--baseline CELL] [--warmup W]
 
   --csv DIR        executions.csv (one row per execution), restarts.csv (one row per restart),

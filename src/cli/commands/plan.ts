@@ -7,7 +7,6 @@ const ORDERS: OrderKind[] = ['random', 'interleaved', 'blocked'];
 
 export const plan: Command = {
   name: 'plan',
-  summary: 'print the ordered run plan of an experiment',
   usage:
     'varlab plan FILE [--order random|interleaved|blocked] [--json]\n\n' +
     'Prints one line per scheduled restart: its number, round, cell and queries, and the estimated duration.\n' +

@@ -22,7 +22,6 @@ export function hostFailure(e: unknown): never {
 
 export const probe: Command = {
   name: 'probe',
-  summary: 'describe a target host: CPUs, NUMA, ASLR, governor, THP, mysqld, tools',
   usage:
     'varlab probe TARGET [--identity KEY] [--known-hosts FILE] [--accept-new] [--json]\n\n' +
     'TARGET is `local`, ssh://[user@]host[:port], or an alias from ~/.ssh/config.\n' +

@@ -39,7 +39,6 @@ function describe(e: RunEvent): string | null {
 
 export const run: Command = {
   name: 'run',
-  summary: 'run an experiment on its target; results are saved into the file (resumes an unfinished run)',
   usage:
     'varlab run FILE [--target T] [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
     '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh]\n\n' +

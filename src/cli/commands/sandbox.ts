@@ -57,7 +57,6 @@ async function registered(target: string) {
 
 export const sandbox: Command = {
   name: 'sandbox',
-  summary: 'make a throwaway mysqld on a target; start it with tunables and see them verified',
   usage: USAGE,
   async run(argv, io: CliIO) {
     const { values, positionals } = parse(argv, {

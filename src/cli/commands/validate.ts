@@ -3,7 +3,6 @@ import { parse, UsageError, type Command } from '../io.js';
 
 export const validate: Command = {
   name: 'validate',
-  summary: 'check an experiment file against the schema and the tunable catalog',
   usage: 'varlab validate FILE\n\nExit 0 when FILE is a valid experiment (older versions are migrated in memory, not on disk),\nexit 2 with one line per problem, each naming its JSON path.',
   async run(argv, io) {
     const { positionals } = parse(argv, {});

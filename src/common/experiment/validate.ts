@@ -1,16 +1,14 @@
-// Checking an experiment document: migration, the JSON Schema (by Ajv), then the design rules a
+// Checking an experiment document: migration, the JSON Schema (compiled by Ajv at build time into
+// schema.generated.js: no schema compiler at start-up, no eval), then the design rules a
 // schema cannot say (rules.ts: levels valid for their tunable, unique names, known cells). Every problem names its
 // JSON path, e.g. `design.factors[2].levels: expected at least 1 level`.
-import Ajv, { type ErrorObject } from 'ajv';
-import schema from './experiment.schema.json' with { type: 'json' };
+import type { ErrorObject } from 'ajv';
+import { validate as check } from './schema.generated.js';
 import { migrate } from './migrate.js';
 import { designProblems, problemLines } from './rules.js';
 import { jsonPath } from './paths.js';
 import { findSecrets, secretsMessage } from './secrets.js';
 import type { ExperimentDoc } from './types.js';
-
-const ajv = new Ajv({ allErrors: true, strict: false });
-const check = ajv.compile(schema);
 
 const NOUNS: Record<string, string> = { levels: 'level', queries: 'query', factors: 'factor', restarts: 'restart' };
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : noun.endsWith('y') ? '' : 's'}`.replace(/querys$/, 'queries');
