@@ -1,32 +1,28 @@
-// Events the run engine emits, carried to every front end in numbered batches.
-import type { RestartResult, TimingSource, TunableCheck } from './experiment/types.js';
+// Events the run engine emits, carried to every front end in numbered batches. The events about a
+// restart are its journal records under another name (see `eventOf` in records.ts): their fields are
+// the record's, so an event never says something its record does not.
+import type { RestartResult } from './experiment/types.js';
+import type { RecordKind, RecordOf } from './records.js';
+
+/** An event made of record K's fields (without its `t`), named Type, with Extra fields. */
+type FromRecord<K extends RecordKind, Type extends string, Extra = unknown> = { type: Type } & Omit<RecordOf<K>, 't'> & Extra;
 
 export type RunEvent =
-  | { type: 'run-started'; at: number; planned: number; done: number; cells: string[]; queries: string[] }
-  | { type: 'restart-started'; at: number; seq: number; cell: string }
-  | { type: 'tunables-verified'; at: number; seq: number; cell: string; checks: TunableCheck[] }
-  | { type: 'preload'; at: number; seq: number; tables: number; indexes: number; rows: number; ms: number }
-  | {
-      type: 'execution';
-      at: number;
-      seq: number;
-      cell: string;
-      query: string;
-      rep: number;
-      warmup: boolean;
-      value: number;
-      client?: number;
-      unit: string;
-      source: TimingSource;
-    }
-  | { type: 'restart-finished'; at: number; seq: number; cell: string; status: 'ok' | 'verify-failed' | 'failed'; reason?: string }
-  | { type: 'restart-discarded'; at: number; seq: number; cell: string; reason: string }
+  | FromRecord<'restart-started', 'restart-started'>
+  /** The `checks` record: every tunable read back from the live process. */
+  | FromRecord<'checks', 'tunables-verified', { cell: string }>
+  | FromRecord<'preload', 'preload'>
+  | FromRecord<'execution', 'execution', { cell: string }>
+  | FromRecord<'restart-finished', 'restart-finished'>
+  | FromRecord<'restart-discarded', 'restart-discarded'>
+  | FromRecord<'run-finished', 'run-finished'>
+  /** Where execution times come from on this server; `note` when they are client round trips. */
+  | FromRecord<'timer', 'timer'>
+  // Events that are not records:
+  /** `warmup`: the first executions of each restart flagged warm-up (out of the means). */
+  | { type: 'run-started'; at: number; planned: number; done: number; cells: string[]; queries: string[]; warmup: number }
   | { type: 'progress'; at: number; done: number; planned: number; remainingMs: number }
   | { type: 'log'; at: number; level: 'info' | 'warn' | 'error'; message: string }
-  | { type: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string }
-  // Added by the run engine (issue 4):
-  /** Where execution times come from on this server; `note` when they are client round trips. */
-  | { type: 'timer'; at: number; source: TimingSource; note?: string }
   /** One `--report-interval` line of a benchmark command (sysbench), live. */
   | { type: 'interval'; at: number; seq: number; cell: string; rep: number; second: number; tps: number; qps: number; latencyMs?: number }
   /** Paused (takes effect between restarts, so no restart is measured across a pause) or running again. */

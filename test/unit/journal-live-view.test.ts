@@ -17,7 +17,7 @@ function restart(seq: number, cell: string, values: number[], warmup = 0, end: '
 
 test('restart means exclude warm-ups and discarded attempts; a rerun counts once', () => {
   const live = new LiveRun();
-  live.apply([{ type: 'run-started', at: 0, planned: 4, done: 0, cells: [A, B], queries: ['Q1'] }]);
+  live.apply([{ type: 'run-started', at: 0, planned: 4, done: 0, cells: [A, B], queries: ['Q1'], warmup: 1 }]);
   live.apply(restart(1, A, [100, 10, 12], 1));
   live.apply(restart(2, B, [50, 20, 22], 1, 'discard'));
   live.apply(restart(2, B, [60, 21, 23], 1));
@@ -34,7 +34,7 @@ test('restart means exclude warm-ups and discarded attempts; a rerun counts once
 
 test('between-restart spread per cell and the MDE follow the restarts as they accumulate', () => {
   const live = new LiveRun();
-  live.apply([{ type: 'run-started', at: 0, planned: 6, done: 0, cells: [A, B], queries: ['Q1'] }]);
+  live.apply([{ type: 'run-started', at: 0, planned: 6, done: 0, cells: [A, B], queries: ['Q1'], warmup: 0 }]);
   const a = [10, 11, 12];
   const b = [20, 22, 24];
   let seq = 0;
@@ -52,7 +52,7 @@ test('between-restart spread per cell and the MDE follow the restarts as they ac
 
 test('100,000 executions fold into the timeline and the means', () => {
   const live = new LiveRun();
-  live.apply([{ type: 'run-started', at: 0, planned: 100, done: 0, cells: [A, B], queries: ['Q1'] }]);
+  live.apply([{ type: 'run-started', at: 0, planned: 100, done: 0, cells: [A, B], queries: ['Q1'], warmup: 0 }]);
   for (let seq = 1; seq <= 100; seq++) live.apply(restart(seq, seq % 2 ? A : B, Array.from({ length: 1000 }, (_, i) => 10 + (i % 7))));
   assert.equal(live.executions, 100_000);
   assert.equal(live.series.get('Q1')!.x.length, 100_000);
@@ -63,7 +63,7 @@ test('100,000 executions fold into the timeline and the means', () => {
 test('on resume the restarts of the earlier process arrive as history and count like live ones', () => {
   const live = new LiveRun();
   live.apply([
-    { type: 'run-started', at: 0, planned: 4, done: 2, cells: [A, B], queries: ['Q1'] },
+    { type: 'run-started', at: 0, planned: 4, done: 2, cells: [A, B], queries: ['Q1'], warmup: 1 },
     {
       type: 'history',
       at: 0,
@@ -82,7 +82,7 @@ test('on resume the restarts of the earlier process arrive as history and count 
 
 test('the timeline numbers executions per query without gaps, colours restarts discretely, and says why the MDE and CV are missing', () => {
   const live = new LiveRun();
-  live.apply([{ type: 'run-started', at: 0, planned: 4, done: 0, cells: [A, B], queries: ['Q1', 'Q2'] }]);
+  live.apply([{ type: 'run-started', at: 0, planned: 4, done: 0, cells: [A, B], queries: ['Q1', 'Q2'], warmup: 0 }]);
   const two: RunEvent[] = [{ type: 'restart-started', at: 1, seq: 1, cell: A }];
   for (const query of ['Q1', 'Q2']) for (let rep = 1; rep <= 3; rep++) two.push({ type: 'execution', at: 1, seq: 1, cell: A, query, rep, warmup: false, value: rep, unit: 'ms', source: 'profiling' });
   two.push({ type: 'restart-finished', at: 1, seq: 1, cell: A, status: 'ok' });

@@ -5,18 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { buildPlan } from '../../src/common/plan.js';
-import {
-  headerRecord,
-  isComplete,
-  journalPath,
-  JournalWriter,
-  planHash,
-  readJournal,
-  readJournalText,
-  remainingRestarts,
-  resultsFromJournal,
-  type JournalRecord,
-} from '../../src/node/engine/journal.js';
+import { isComplete, readJournalText, remainingRestarts, resultsFromJournal, type JournalRecord } from '../../src/common/records.js';
+import { headerRecord, journalPath, JournalWriter, planHash, readJournal } from '../../src/node/engine/journal.js';
 
 const quickstart = (): ExperimentDoc => JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
 

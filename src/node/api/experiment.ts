@@ -7,7 +7,7 @@ import { ApiError, type OpenedExperiment } from '../../common/api.js';
 import { parseExperiment } from '../../common/experiment/validate.js';
 import { readExperimentFile, recentFiles, rememberRecent, saveExperimentFile } from '../files.js';
 import type { BackendContext, Handlers } from '../backend.js';
-import { unfinishedRun } from '../engine/run.js';
+import { unfinishedRun } from '../engine/journal.js';
 import { homedir } from 'node:os';
 import { keychainState } from '../secrets.js';
 

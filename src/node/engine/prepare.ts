@@ -7,9 +7,9 @@ import { ApiError } from '../../common/api.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { buildPlan } from '../../common/plan.js';
 import { readExperimentFile } from '../files.js';
-import { archiveJournal, isComplete, journalPath, readJournal } from './journal.js';
+import { isComplete } from '../../common/records.js';
+import { archiveJournal, inspectJournal, journalPath, readJournal } from './journal.js';
 import { registeredProfile } from './profiles.js';
-import { inspectJournal } from './run.js';
 
 export interface RunRequest {
   file: string;

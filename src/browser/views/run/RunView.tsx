@@ -285,7 +285,7 @@ function FinishedPanel({ path, done, planned, keepResultsAs, summary }: { path: 
 
 function summaryOf(live: LiveRun | null): string | null {
   if (!live || !live.executions) return null;
-  const cells = new Set(live.attempts.filter((a) => a.state === 'finished').map((a) => a.cell)).size;
+  const cells = new Set(live.restarts.filter((r) => r.status === 'ok').map((r) => r.cell)).size;
   return `${cells} cells, ${live.executions.toLocaleString('en')} executions`;
 }
 
@@ -297,7 +297,7 @@ function liveFromResults(doc: ExperimentDoc): LiveRun {
   const at = results.finishedAt ?? results.startedAt ?? 0;
   const queries = doc.design.workload.kind === 'command' && doc.design.workload.command ? [doc.design.workload.command.metric] : doc.design.workload.queries.map((q) => q.name);
   live.apply([
-    { type: 'run-started', at, planned: buildPlan(doc.design).length, done: results.restarts.length, cells: expandCells(doc.design).filter((c) => !c.excluded).map((c) => c.id), queries },
+    { type: 'run-started', at, planned: buildPlan(doc.design).length, done: results.restarts.length, cells: expandCells(doc.design).filter((c) => !c.excluded).map((c) => c.id), queries, warmup: doc.design.workload.warmup },
     { type: 'history', at, warmup: doc.design.workload.warmup, restarts: results.restarts },
     { type: 'run-finished', at, state: 'finished' },
   ]);

@@ -1,27 +1,9 @@
-// What the Run view shows, folded from the engine's events as they arrive. Plain data and arithmetic
+// What the Run view shows, folded from the engine's events as they arrive (through the journal's fold). Plain data and arithmetic
 // (no React, no DOM), so it can be fed 100,000 executions and tested under Node.
 import type { RunEvent } from '../../../common/events.js';
-import type { RestartResult, TunableCheck } from '../../../common/experiment/types.js';
+import type { RestartResult } from '../../../common/experiment/types.js';
+import { JournalFold, recordOf, recordsOfRestart, type JournalRecord, type OpenRestart } from '../../../common/records.js';
 import { mdePct } from '../../../common/stats/planner.js';
-
-interface Sums {
-  n: number;
-  sum: number;
-  sumsq: number;
-}
-
-/** One attempt at a scheduled restart (a restart discarded and run again has two). */
-export interface Attempt {
-  seq: number;
-  cell: string;
-  state: 'running' | 'finished' | 'verify-failed' | 'failed' | 'discarded';
-  reason?: string;
-  checks?: TunableCheck[];
-  /** Per query, measured executions only (warm-ups excluded). */
-  sums: Map<string, Sums>;
-  /** Per query, executions of this attempt on the timeline (warm-ups included): taken off again if it is discarded. */
-  added: Map<string, number>;
-}
 
 /** Discrete restart colours: neighbouring restarts differ, a restart keeps its colour. */
 export const RESTART_PALETTE = ['#3271d4', '#d4573b', '#2f9e6e', '#8a5cd1', '#c49a1a', '#1b9aaa', '#c2417d', '#6b7785', '#7a4f1d', '#4f8f00'];
@@ -61,6 +43,18 @@ export interface SpreadPoint {
   cvPct: number;
 }
 
+/** Mean and spread of one query's measured executions (warm-ups excluded) in one finished restart. */
+interface RestartStats {
+  n: number;
+  mean: number;
+  sd: number;
+}
+
+/**
+ * The live run: its restarts are the journal's fold (records.ts) fed with the records the events
+ * were derived from, so the Run view counts exactly what the journal keeps. On top of it, what only a
+ * live view needs: the timeline in arrival order, progress, the log, the benchmark's last interval.
+ */
 export class LiveRun {
   planned = 0;
   done = 0;
@@ -69,18 +63,33 @@ export class LiveRun {
   finishMessage?: string;
   cells: string[] = [];
   queries: string[] = [];
-  current: Attempt | null = null;
+  /** Executions flagged warm-up at the start of each restart (kept on the timeline, out of the means). */
+  warmup = 0;
   timerNote?: string;
   /** The latest `--report-interval` line of a benchmark command, while it runs. */
   interval?: { seq: number; rep: number; second: number; tps: number; qps: number; latencyMs?: number };
   source?: string;
-  readonly attempts: Attempt[] = [];
+  readonly fold = new JournalFold();
   readonly series = new Map<string, Series>();
   readonly log: LogLine[] = [];
   /** Executions seen, for the header and the timeline's x. */
   executions = 0;
   /** Bumped on every change, so a view can tell whether to redraw. */
   version = 0;
+  /** Per open restart and query, executions on the timeline: taken off again if the restart is discarded. */
+  private added = new Map<number, Map<string, number>>();
+  /** Finished restarts never change: their statistics are computed once. */
+  private stats = new WeakMap<RestartResult, Map<string, RestartStats>>();
+
+  /** The restart running now, with the tunables verified for it. */
+  get current(): OpenRestart | undefined {
+    return this.state === 'running' || this.state === 'paused' ? this.fold.current() : undefined;
+  }
+
+  /** Finished restarts (any status), in the order they finished. */
+  get restarts(): readonly RestartResult[] {
+    return this.fold.restarts;
+  }
 
   apply(events: RunEvent[]): void {
     for (const e of events) this.one(e);
@@ -92,65 +101,58 @@ export class LiveRun {
     if (this.log.length > 500) this.log.splice(0, this.log.length - 500);
   }
 
+  /** A record into the fold, and what the timeline and log make of it. */
+  private take(r: JournalRecord, cell?: string): void {
+    switch (r.t) {
+      case 'restart-started':
+        this.added.set(r.seq, new Map());
+        break;
+      case 'execution': {
+        this.push(r.query, r.unit, r.seq, cell ?? this.fold.cellOf(r.seq) ?? '', r.value, r.warmup);
+        this.source = r.source;
+        const a = this.added.get(r.seq);
+        if (a) a.set(r.query, (a.get(r.query) ?? 0) + 1);
+        break;
+      }
+      case 'restart-finished':
+        this.added.delete(r.seq);
+        if (r.status !== 'ok') this.say({ at: r.at, level: 'warn', message: `restart ${r.seq} ${r.cell}: ${r.status}${r.reason ? ` (${r.reason})` : ''}` });
+        break;
+      case 'restart-discarded':
+        this.takeOff(r.seq);
+        this.say({ at: r.at, level: 'warn', message: `restart ${r.seq} discarded: ${r.reason}` });
+        break;
+      case 'timer':
+        this.source = r.source;
+        this.timerNote = r.note;
+        break;
+      case 'run-finished':
+        this.state = r.state;
+        this.finishMessage = r.message;
+        this.say({ at: r.at, level: r.state === 'finished' ? 'info' : r.state === 'cancelled' ? 'warn' : 'error', message: `run ${r.state}${r.message ? `: ${r.message}` : ''}` });
+        break;
+      default:
+        break;
+    }
+    this.fold.apply(r);
+  }
+
   private one(e: RunEvent): void {
+    const r = recordOf(e);
+    if (r) return this.take(r, 'cell' in e ? e.cell : undefined);
     switch (e.type) {
       case 'run-started':
         this.planned = e.planned;
         this.done = e.done;
         this.cells = e.cells;
         this.queries = e.queries;
+        this.warmup = e.warmup;
         this.state = 'running';
         break;
-      case 'restart-started': {
-        const a: Attempt = { seq: e.seq, cell: e.cell, state: 'running', sums: new Map(), added: new Map() };
-        this.attempts.push(a);
-        this.current = a;
-        break;
-      }
-      case 'tunables-verified':
-        if (this.current?.seq === e.seq) this.current.checks = e.checks;
-        break;
-      case 'execution': {
-        this.push(e.query, e.unit, e.seq, e.cell, e.value, e.warmup);
-        this.source = e.source;
-        const a = this.current?.seq === e.seq ? this.current : null;
-        if (a) a.added.set(e.query, (a.added.get(e.query) ?? 0) + 1);
-        if (a && !e.warmup) {
-          const sums = a.sums.get(e.query) ?? { n: 0, sum: 0, sumsq: 0 };
-          sums.n++;
-          sums.sum += e.value;
-          sums.sumsq += e.value * e.value;
-          a.sums.set(e.query, sums);
-        }
-        break;
-      }
-      case 'restart-finished': {
-        const a = this.findRunning(e.seq);
-        if (a) {
-          a.state = e.status === 'ok' ? 'finished' : e.status;
-          a.reason = e.reason;
-        }
-        if (e.status !== 'ok') this.say({ at: e.at, level: 'warn', message: `restart ${e.seq} ${e.cell}: ${e.status}${e.reason ? ` (${e.reason})` : ''}` });
-        break;
-      }
-      case 'restart-discarded': {
-        const a = this.findRunning(e.seq);
-        if (a) {
-          a.state = 'discarded';
-          a.reason = e.reason;
-          this.takeOff(a);
-        }
-        this.say({ at: e.at, level: 'warn', message: `restart ${e.seq} discarded: ${e.reason}` });
-        break;
-      }
       case 'progress':
         this.done = e.done;
         this.planned = e.planned;
         this.remainingMs = e.remainingMs;
-        break;
-      case 'timer':
-        this.source = e.source;
-        this.timerNote = e.note;
         break;
       case 'state':
         this.state = e.state;
@@ -159,16 +161,11 @@ export class LiveRun {
         this.interval = { seq: e.seq, rep: e.rep, second: e.second, tps: e.tps, qps: e.qps, latencyMs: e.latencyMs };
         break;
       case 'history':
-        for (const r of e.restarts) this.replay(r, e.warmup);
+        this.warmup = e.warmup;
+        for (const restart of e.restarts) for (const rec of recordsOfRestart(restart, e.warmup)) this.take(rec, restart.cell);
         break;
       case 'log':
         this.say({ at: e.at, level: e.level, message: e.message });
-        break;
-      case 'run-finished':
-        this.state = e.state;
-        this.finishMessage = e.message;
-        this.current = null;
-        this.say({ at: e.at, level: e.state === 'finished' ? 'info' : e.state === 'cancelled' ? 'warn' : 'error', message: `run ${e.state}${e.message ? `: ${e.message}` : ''}` });
         break;
       default:
         break;
@@ -191,52 +188,46 @@ export class LiveRun {
     this.executions++;
   }
 
-  /** A discarded attempt's executions leave the timeline and the count (they are the newest of their restart). */
-  private takeOff(a: Attempt): void {
-    for (const [query, n] of a.added) {
+  /** A discarded restart's executions leave the timeline and the count (they are the newest of their restart). */
+  private takeOff(seq: number): void {
+    for (const [query, n] of this.added.get(seq) ?? []) {
       const s = this.series.get(query);
       if (!s) continue;
       const k = Math.min(n, s.x.length);
       for (const list of [s.x, s.y, s.seq, s.warmup, s.color, s.label]) list.splice(list.length - k, k);
       this.executions -= k;
     }
-    a.added.clear();
-    a.sums.clear();
+    this.added.delete(seq);
   }
 
-  /** A restart an earlier process finished: onto the timeline and into the means as if it had just run. */
-  private replay(r: RestartResult, warmup: number): void {
-    const a: Attempt = { seq: r.seq, cell: r.cell, state: r.status === 'ok' ? 'finished' : r.status, reason: r.reason, checks: r.checks, sums: new Map(), added: new Map() };
-    this.attempts.push(a);
+  private statsOf(r: RestartResult): Map<string, RestartStats> {
+    let out = this.stats.get(r);
+    if (out) return out;
+    out = new Map();
     for (const q of r.queries) {
-      const sums: Sums = { n: 0, sum: 0, sumsq: 0 };
-      q.values.forEach((v, i) => {
-        this.push(q.query, q.unit, r.seq, r.cell, v, i < warmup);
-        if (i >= warmup) {
-          sums.n++;
-          sums.sum += v;
-          sums.sumsq += v * v;
-        }
-      });
-      a.sums.set(q.query, sums);
+      let n = 0;
+      let sum = 0;
+      let sumsq = 0;
+      for (let i = this.warmup; i < q.values.length; i++) {
+        n++;
+        sum += q.values[i];
+        sumsq += q.values[i] * q.values[i];
+      }
+      const mean = n ? sum / n : 0;
+      out.set(q.query, { n, mean, sd: n > 1 ? Math.sqrt(Math.max(0, (sumsq - n * mean * mean) / (n - 1))) : 0 });
     }
+    this.stats.set(r, out);
+    return out;
   }
 
-  private findRunning(seq: number): Attempt | undefined {
-    for (let i = this.attempts.length - 1; i >= 0; i--) if (this.attempts[i].seq === seq && this.attempts[i].state === 'running') return this.attempts[i];
-    return undefined;
-  }
-
-  /** Restarts that count (finished, not discarded), with the mean and within-restart spread of `query`. */
+  /** Restarts that count (finished ok, not discarded), with the mean and within-restart spread of `query`. */
   restartMeans(query: string): RestartPoint[] {
     const out: RestartPoint[] = [];
-    for (const a of this.attempts) {
-      if (a.state !== 'finished') continue;
-      const s = a.sums.get(query);
+    for (const r of this.fold.restarts) {
+      if (r.status !== 'ok') continue;
+      const s = this.statsOf(r).get(query);
       if (!s || s.n === 0) continue;
-      const mean = s.sum / s.n;
-      const variance = s.n > 1 ? Math.max(0, (s.sumsq - s.n * mean * mean) / (s.n - 1)) : 0;
-      out.push({ seq: a.seq, cell: a.cell, mean, sd: Math.sqrt(variance), n: s.n });
+      out.push({ seq: r.seq, cell: r.cell, mean: s.mean, sd: s.sd, n: s.n });
     }
     return out;
   }

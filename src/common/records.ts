@@ -1,0 +1,275 @@
+// The one record type of a run. The engine journals each record (one JSON line in
+// `<experiment>.journal.jsonl`) before anything else sees it; every run event about a restart is
+// derived from its record by `eventOf`; and one fold (`JournalFold`) turns records into what the
+// journal says: read from a file by the backend, fed live by the engine, and fed from events by the
+// Run view (through `recordOf`). The experiment file's results and the analysis's tidy table are
+// built from the fold's restarts.
+import type { RunEvent } from './events.js';
+import type { Design, QueryTimings, RestartResult, Results, TimingSource, TunableCheck } from './experiment/types.js';
+import type { HostFingerprint } from './host.js';
+import type { ScheduledRestart } from './plan.js';
+
+export const JOURNAL_FORMAT = 'varlab-journal';
+
+export type JournalRecord =
+  | {
+      t: 'header';
+      format: typeof JOURNAL_FORMAT;
+      at: number;
+      /** Digest of the ordered plan and the workload: a journal only resumes the plan it was written for. */
+      planHash: string;
+      seed: number;
+      designDigest: string;
+      planned: number;
+      /** The design as run (overrides applied), so a resume runs exactly the same thing. */
+      design: Design;
+    }
+  | { t: 'host'; at: number; host: HostFingerprint }
+  | { t: 'timer'; at: number; source: TimingSource; note?: string }
+  | { t: 'restart-started'; at: number; seq: number; cell: string }
+  | { t: 'checks'; at: number; seq: number; checks: TunableCheck[]; pid?: number; readyMs?: number }
+  | { t: 'preload'; at: number; seq: number; tables: number; indexes: number; rows: number; ms: number }
+  | {
+      t: 'execution';
+      at: number;
+      seq: number;
+      query: string;
+      rep: number;
+      warmup: boolean;
+      value: number;
+      client?: number;
+      unit: string;
+      source: TimingSource;
+    }
+  | { t: 'restart-finished'; at: number; seq: number; cell: string; status: RestartResult['status']; reason?: string }
+  | { t: 'restart-discarded'; at: number; seq: number; cell: string; reason: string }
+  | { t: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string };
+
+export type RecordKind = JournalRecord['t'];
+export type RecordOf<K extends RecordKind> = Extract<JournalRecord, { t: K }>;
+
+/** The event each kind of record becomes (header and host stay in the journal). */
+const EVENT_TYPE = {
+  timer: 'timer',
+  'restart-started': 'restart-started',
+  checks: 'tunables-verified',
+  preload: 'preload',
+  execution: 'execution',
+  'restart-finished': 'restart-finished',
+  'restart-discarded': 'restart-discarded',
+  'run-finished': 'run-finished',
+} as const satisfies Partial<Record<RecordKind, RunEvent['type']>>;
+
+type Evented = keyof typeof EVENT_TYPE;
+const RECORD_KIND = Object.fromEntries(Object.entries(EVENT_TYPE).map(([k, v]) => [v, k])) as Record<string, Evented>;
+
+/** The records whose events name their cell although the record does not repeat it (the restart's record has it). */
+const ADDS_CELL = new Set<RecordKind>(['checks', 'execution']);
+
+/**
+ * A record's event: the record's fields under the event's name, plus the cell of the restart it
+ * belongs to where the record leaves it out. Null for records that are not events.
+ */
+export function eventOf(r: JournalRecord, cellOf: (seq: number) => string | undefined): RunEvent | null {
+  const type = EVENT_TYPE[r.t as Evented];
+  if (!type) return null;
+  const { t: _t, ...fields } = r;
+  const cell = ADDS_CELL.has(r.t) && 'seq' in r ? { cell: cellOf(r.seq) ?? '' } : {};
+  return { type, ...fields, ...cell } as RunEvent;
+}
+
+/** The record an event was derived from (the added cell stays: the fold ignores it). Null for events that are not records. */
+export function recordOf(e: RunEvent): JournalRecord | null {
+  const t = RECORD_KIND[e.type];
+  if (!t) return null;
+  const { type: _type, ...fields } = e;
+  return { t, ...fields } as JournalRecord;
+}
+
+/** The records a finished restart is made of, in journal order: replays a restart kept in a file or sent as history. */
+export function recordsOfRestart(r: RestartResult, warmup: number): JournalRecord[] {
+  const out: JournalRecord[] = [{ t: 'restart-started', at: r.startedAt, seq: r.seq, cell: r.cell }, { t: 'checks', at: r.startedAt, seq: r.seq, checks: r.checks }];
+  if (r.preload) out.push({ t: 'preload', at: r.startedAt, seq: r.seq, ...r.preload });
+  for (const q of r.queries) {
+    q.values.forEach((value, i) =>
+      out.push({ t: 'execution', at: r.finishedAt, seq: r.seq, query: q.query, rep: i + 1, warmup: i < warmup, value, ...(q.client ? { client: q.client[i] } : {}), unit: q.unit, source: q.source }),
+    );
+  }
+  out.push({ t: 'restart-finished', at: r.finishedAt, seq: r.seq, cell: r.cell, status: r.status, ...(r.reason ? { reason: r.reason } : {}) });
+  return out;
+}
+
+/** What a journal says about a run. */
+export interface JournalState {
+  header: RecordOf<'header'> | null;
+  host?: HostFingerprint;
+  timer?: { source: TimingSource; note?: string };
+  /** Finished restarts in the order they finished; each planned seq at most once. */
+  restarts: RestartResult[];
+  /** Restarts thrown away, including ones interrupted before this read (not yet recorded as discarded). */
+  discarded: { seq: number; cell: string; reason: string; at: number }[];
+  /** Started, never finished nor discarded: interrupted. The caller records them as discarded on resume. */
+  interrupted: { seq: number; cell: string; at: number }[];
+  startedAt?: number;
+  finishedAt?: number;
+  lastState?: 'finished' | 'failed' | 'cancelled';
+  /** Lines that did not parse (a crash mid-write leaves at most the last one torn). */
+  skippedLines: number;
+}
+
+/** A restart started and not yet finished nor discarded. */
+export interface OpenRestart {
+  seq: number;
+  cell: string;
+  startedAt: number;
+  checks: TunableCheck[];
+  preload?: RestartResult['preload'];
+  queries: Map<string, QueryTimings>;
+}
+
+/** Folds records, one at a time, into what the journal says. */
+export class JournalFold {
+  private s: JournalState = { header: null, restarts: [], discarded: [], interrupted: [], skippedLines: 0 };
+  private open = new Map<number, OpenRestart>();
+  private finished = new Set<number>();
+
+  apply(r: JournalRecord): void {
+    const state = this.s;
+    switch (r.t) {
+      case 'header':
+        // A journal holds one run; a resume does not write a second header.
+        if (!state.header) {
+          state.header = r;
+          state.startedAt = r.at;
+        }
+        break;
+      case 'host':
+        state.host = r.host;
+        break;
+      case 'timer':
+        state.timer = { source: r.source, note: r.note };
+        break;
+      case 'restart-started':
+        if (this.finished.has(r.seq)) break;
+        this.open.set(r.seq, { seq: r.seq, cell: r.cell, startedAt: r.at, checks: [], queries: new Map() });
+        break;
+      case 'checks': {
+        const o = this.open.get(r.seq);
+        if (o) o.checks = r.checks;
+        break;
+      }
+      case 'preload': {
+        const o = this.open.get(r.seq);
+        if (o) o.preload = { tables: r.tables, indexes: r.indexes, rows: r.rows, ms: r.ms };
+        break;
+      }
+      case 'execution': {
+        const o = this.open.get(r.seq);
+        if (!o) break;
+        let q = o.queries.get(r.query);
+        if (!q) {
+          q = { query: r.query, unit: r.unit, source: r.source, values: [] };
+          o.queries.set(r.query, q);
+        }
+        q.values.push(r.value);
+        if (r.client !== undefined) (q.client ??= []).push(r.client);
+        break;
+      }
+      case 'restart-finished': {
+        const o = this.open.get(r.seq);
+        if (!o || this.finished.has(r.seq)) break;
+        this.open.delete(r.seq);
+        this.finished.add(r.seq);
+        state.restarts.push({
+          seq: r.seq,
+          cell: r.cell,
+          status: r.status,
+          ...(r.reason ? { reason: r.reason } : {}),
+          startedAt: o.startedAt,
+          finishedAt: r.at,
+          checks: o.checks,
+          ...(o.preload ? { preload: o.preload } : {}),
+          queries: [...o.queries.values()],
+        });
+        break;
+      }
+      case 'restart-discarded':
+        this.open.delete(r.seq);
+        state.discarded.push({ seq: r.seq, cell: r.cell, reason: r.reason, at: r.at });
+        break;
+      case 'run-finished':
+        state.lastState = r.state;
+        state.finishedAt = r.at;
+        break;
+    }
+  }
+
+  skipped(): void {
+    this.s.skippedLines++;
+  }
+
+  /** The cell of a restart that is open (or finished). */
+  cellOf(seq: number): string | undefined {
+    return this.open.get(seq)?.cell ?? this.s.restarts.find((r) => r.seq === seq)?.cell;
+  }
+
+  /** The restart started last and still open, if any. */
+  current(): OpenRestart | undefined {
+    let last: OpenRestart | undefined;
+    for (const o of this.open.values()) if (!last || o.startedAt >= last.startedAt) last = o;
+    return last;
+  }
+
+  /** Finished restarts in the order they finished (the fold's own list: read, never change). */
+  get restarts(): readonly RestartResult[] {
+    return this.s.restarts;
+  }
+
+  /** The state now; restarts started and not yet finished count as interrupted. */
+  state(): JournalState {
+    return { ...this.s, restarts: [...this.s.restarts], discarded: [...this.s.discarded], interrupted: [...this.open.values()].map((o) => ({ seq: o.seq, cell: o.cell, at: o.startedAt })) };
+  }
+}
+
+/** Rebuild results from journal text. Tolerates a torn line (a crash mid-write): it is counted and skipped. */
+export function readJournalText(text: string, fold = new JournalFold()): JournalState {
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let r: JournalRecord;
+    try {
+      r = JSON.parse(line) as JournalRecord;
+    } catch {
+      fold.skipped();
+      continue;
+    }
+    fold.apply(r);
+  }
+  return fold.state();
+}
+
+/** The planned restarts the journal has no finished record for, in plan order: where a resume starts. */
+export function remainingRestarts(plan: ScheduledRestart[], state: JournalState | null): ScheduledRestart[] {
+  const done = new Set(state?.restarts.map((r) => r.seq));
+  return plan.filter((p) => !done.has(p.seq));
+}
+
+/** Did this journal's run end with every planned restart finished? */
+export function isComplete(state: JournalState): boolean {
+  if (!state.header) return false;
+  const done = new Set(state.restarts.map((r) => r.seq));
+  for (let s = 1; s <= state.header.planned; s++) if (!done.has(s)) return false;
+  return true;
+}
+
+/** The `results` section of the experiment file, rebuilt from the journal (restarts in plan order). */
+export function resultsFromJournal(state: JournalState, interruptedReason = 'interrupted before it finished'): Results {
+  const discarded = [...state.discarded, ...state.interrupted.map((i) => ({ seq: i.seq, cell: i.cell, reason: interruptedReason, at: i.at }))];
+  return {
+    ...(state.host ? { host: state.host } : {}),
+    ...(state.startedAt !== undefined ? { startedAt: state.startedAt } : {}),
+    ...(state.finishedAt !== undefined && state.lastState ? { finishedAt: state.finishedAt } : {}),
+    ...(state.timer?.note ? { timerNote: state.timer.note } : {}),
+    ...(discarded.length ? { discarded } : {}),
+    restarts: [...state.restarts].sort((a, b) => a.seq - b.seq),
+  };
+}

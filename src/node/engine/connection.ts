@@ -1,0 +1,163 @@
+// The connection supervisor: one run's way to its target. It opens the target and the server
+// control, notices when the SSH session drops (and then destroys the mysql connections that ride on
+// it, so nothing waits on a dead stream), reconnects with growing waits, and at the end of a run
+// stops mysqld and puts the host back as it was found.
+import type { Connection } from 'mysql2/promise';
+import { ApiError, type TargetAuth } from '../../common/api.js';
+import type { RunEvent } from '../../common/events.js';
+import type { ServerProfile } from '../../common/experiment/types.js';
+import type { Prompter, ServerControl, TargetSession } from '../host/types.js';
+import { defaultHostLayer, type HostLayer } from './hostlayer.js';
+
+export interface ReconnectPolicy {
+  /** Attempts before giving up; the wait doubles from firstDelayMs up to maxDelayMs. */
+  attempts: number;
+  firstDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RECONNECT: ReconnectPolicy = { attempts: 8, firstDelayMs: 500, maxDelayMs: 15_000 };
+
+/** Errors that mean "the way to the target went away", as opposed to a problem with the experiment. */
+export function isConnectionLoss(e: unknown): boolean {
+  const err = e as { code?: string; fatal?: boolean };
+  if (e instanceof ApiError) return e.code === 'connection';
+  return ['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT', 'ERR_STREAM_DESTROYED'].includes(err?.code ?? '');
+}
+
+export interface SupervisorOptions {
+  target: string;
+  profile: ServerProfile | undefined;
+  auth?: TargetAuth;
+  prompt: Prompter;
+  host?: HostLayer;
+  reconnect?: Partial<ReconnectPolicy>;
+  /** Log lines about reconnecting go to the run's events. */
+  emit: (e: RunEvent) => void;
+  /** The run's own sleep (ends early on cancel) and its cancel check. */
+  sleep: (ms: number) => Promise<void>;
+  checkCancel: () => void;
+}
+
+export class ConnectionSupervisor {
+  private hostLayer: HostLayer | null;
+  private currentSession: TargetSession | null = null;
+  private currentControl: ServerControl | null = null;
+  /** The error the session dropped with, until the next connect. */
+  dropped: Error | null = null;
+  /** Rejects when the session drops, so a restart waiting on a dead stream is given up at once. */
+  dropSignal: Promise<never> = new Promise(() => {});
+  /** Nothing on the host was touched before the first connection: nothing to restore. */
+  everConnected = false;
+  /** mysql connections open in the current restart: destroyed when the session drops so nothing hangs. */
+  private readonly conns = new Set<Connection>();
+  private readonly policy: ReconnectPolicy;
+
+  constructor(private readonly opts: SupervisorOptions) {
+    this.hostLayer = opts.host ?? null;
+    this.policy = { ...DEFAULT_RECONNECT, ...opts.reconnect };
+  }
+
+  get host(): HostLayer {
+    return (this.hostLayer ??= defaultHostLayer());
+  }
+  get session(): TargetSession {
+    if (!this.currentSession) throw new ApiError('connection', `not connected to ${this.opts.target}`);
+    return this.currentSession;
+  }
+  get control(): ServerControl {
+    if (!this.currentControl) throw new ApiError('connection', `not connected to ${this.opts.target}`);
+    return this.currentControl;
+  }
+
+  profile(): ServerProfile {
+    const p = this.opts.profile;
+    if (!p) throw new ApiError('invalid-argument', `no server profile for ${this.opts.target}: run \`varlab sandbox create ${this.opts.target}\` first`);
+    return p;
+  }
+
+  async connect(): Promise<void> {
+    this.dropped = null;
+    const session = await this.host.openTarget(this.opts.target, { auth: this.opts.auth, prompt: this.opts.prompt });
+    this.dropSignal = new Promise<never>((_, reject) => {
+      session.onDrop((err) => {
+        this.dropped = err;
+        for (const c of this.conns) c.destroy();
+        reject(err);
+      });
+    });
+    this.dropSignal.catch(() => {});
+    this.currentSession = session;
+    this.everConnected = true;
+    this.currentControl = await this.host.createServerControl(session, this.profile(), { prompt: this.opts.prompt });
+  }
+
+  /** A mysql connection of the current restart: destroyed if the session drops, reported here instead of as an unhandled error. */
+  track(conn: Connection): Connection {
+    this.conns.add(conn);
+    conn.on('error', () => {});
+    return conn;
+  }
+
+  async release(conn: Connection): Promise<void> {
+    this.conns.delete(conn);
+    await conn.end().catch(() => conn.destroy());
+  }
+
+  async alive(): Promise<boolean> {
+    try {
+      return (await this.session.exec('true', { timeoutMs: 10_000 })).code === 0 && !this.dropped;
+    } catch {
+      return false;
+    }
+  }
+
+  /** After a drop: close what is left, then open the target again with growing waits. */
+  async reconnect(reason: string): Promise<void> {
+    await this.close();
+    const p = this.policy;
+    const target = this.opts.target;
+    let delay = p.firstDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      this.opts.checkCancel();
+      this.opts.emit({ type: 'log', at: Date.now(), level: 'warn', message: `${reason}; reconnecting to ${target} (attempt ${attempt} of ${p.attempts}) in ${(delay / 1000).toFixed(1)} s` });
+      await this.opts.sleep(delay);
+      this.opts.checkCancel();
+      try {
+        await this.connect();
+        this.opts.emit({ type: 'log', at: Date.now(), level: 'info', message: `reconnected to ${target}` });
+        return;
+      } catch (e) {
+        // A changed host key, refused auth or a bad profile will not get better by waiting.
+        if (e instanceof ApiError && e.code !== 'connection') throw e;
+        if (attempt >= p.attempts) throw new ApiError('connection', `could not reconnect to ${target} after ${attempt} attempts: ${(e as Error).message}`);
+        reason = (e as Error).message;
+      }
+      delay = Math.min(p.maxDelayMs, delay * 2);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.currentSession?.close().catch(() => {});
+    this.currentSession = null;
+    this.currentControl = null;
+  }
+
+  /** Stop mysqld and put back every host-wide setting; connects once more if the connection is gone. Returns a problem, or null. */
+  async leaveHostAsFound(): Promise<string | null> {
+    if (!this.everConnected) return null;
+    try {
+      if (!this.currentControl || this.dropped) {
+        await this.close();
+        await this.connect();
+      }
+      await this.control.stop();
+      await this.control.restore();
+      return null;
+    } catch (e) {
+      return `the host may not be as it was found: ${(e as Error).message}`;
+    } finally {
+      await this.close();
+    }
+  }
+}

@@ -1,0 +1,112 @@
+// The restart procedure: one scheduled restart, from the server's restart to its last execution.
+//
+//   restart mysqld with the cell's tunables (applied and verified by the host layer)
+//   → the setup script, once per run (then a clean restart, so fresh data is not in the buffer pool)
+//   → verify → preload when the cell says so → idle time (equal for every restart)
+//   → each query, its repetitions (first W flagged warm-up), or the benchmark command K times
+//
+// It reaches the host only through the HostLayer and ServerControl interfaces, so the host layer
+// can change how a restart is carried out without touching the engine.
+import type { Connection } from 'mysql2/promise';
+import type { RunEvent } from '../../common/events.js';
+import type { Design, ServerProfile } from '../../common/experiment/types.js';
+import { expandCells, type ScheduledRestart } from '../../common/plan.js';
+import type { JournalRecord } from '../../common/records.js';
+import type { ServerControl, TargetSession } from '../host/types.js';
+import { detectTimer, type ServerTimer } from '../workloads/queries.js';
+import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
+import { runSetup } from '../workloads/setup.js';
+import type { HostLayer } from './hostlayer.js';
+
+/** What a restart needs from the run around it. */
+export interface RestartContext {
+  design: Design;
+  host: HostLayer;
+  control(): ServerControl;
+  session(): TargetSession;
+  profile(): ServerProfile;
+  /** To the journal, then to everyone else (the event is derived from the record). */
+  record(r: JournalRecord): void;
+  /** An event that is not a record (log lines, sysbench intervals). */
+  emit(e: RunEvent): void;
+  /** Sleeps, ending early on cancel. */
+  sleep(ms: number): Promise<void>;
+  checkCancel(): void;
+  /** A mysql connection of this restart: the run destroys it if the way to the target drops. */
+  track(conn: Connection): Connection;
+  release(conn: Connection): Promise<void>;
+}
+
+export class RestartProcedure {
+  private setupDone = false;
+  private timer: ServerTimer | null = null;
+
+  constructor(private readonly ctx: RestartContext) {}
+
+  async run(r: ScheduledRestart): Promise<void> {
+    const { ctx } = this;
+    const design = ctx.design;
+    const t0 = Date.now();
+    const cellLevels = expandCells(design).find((c) => c.id === r.cell)!.levels;
+    const control = ctx.control();
+    const w = design.workload;
+    ctx.record({ t: 'restart-started', at: t0, seq: r.seq, cell: r.cell });
+
+    let started = await control.restart(design.factors, cellLevels);
+    if (!this.setupDone) {
+      const conn = ctx.track(await control.connect());
+      let setup;
+      try {
+        setup = await runSetup(conn, w.database, w.setupSql, w.setupSkipIfTable);
+      } finally {
+        await ctx.release(conn);
+      }
+      this.setupDone = true;
+      const what = setup.skipped ? `setup skipped: table ${w.setupSkipIfTable} already exists in ${w.database}` : `setup script ran (${setup.statements} statements, ${(setup.ms / 1000).toFixed(1)} s)`;
+      ctx.emit({ type: 'log', at: Date.now(), level: 'info', message: what });
+      // Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
+      if (!setup.skipped) started = await control.restart(design.factors, cellLevels);
+    }
+    const checks = started.checks;
+    ctx.record({ t: 'checks', at: Date.now(), seq: r.seq, checks, pid: started.pid, readyMs: started.readyMs });
+    const failed = checks.filter((c) => !c.ok);
+    if (failed.length) {
+      const reason = failed.map((c) => `${c.tunable}=${c.level} not in effect (observed ${c.observed})`).join('; ');
+      ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'verify-failed', reason });
+      return;
+    }
+
+    const conn = ctx.track(await control.connect(w.database));
+    const onExecution = (x: Execution) => ctx.record({ t: 'execution', at: Date.now(), seq: r.seq, ...x });
+    const hooks = { checkCancel: ctx.checkCancel, onExecution };
+    try {
+      if (cellLevels.preload === 'on') {
+        const p = await ctx.host.preloadSchemas(conn, [w.database]);
+        ctx.record({ t: 'preload', at: Date.now(), seq: r.seq, ...p });
+      }
+      if (w.kind === 'queries') await this.queryTimer(conn);
+      // The same idle time before every restart's measurements, so background work is alike for all.
+      await ctx.sleep(design.idleSeconds * 1000);
+      ctx.checkCancel();
+      if (w.kind === 'queries') await runQueryLoop(conn, w, this.timer!, hooks);
+      else
+        await runBenchmarkCommand(ctx.session(), w, ctx.profile(), {
+          ...hooks,
+          onInterval: (rep, iv) => ctx.emit({ type: 'interval', at: Date.now(), seq: r.seq, cell: r.cell, rep, second: iv.second, tps: iv.tps, qps: iv.qps, ...(iv.latencyMs !== undefined ? { latencyMs: iv.latencyMs } : {}) }),
+        });
+    } finally {
+      await ctx.release(conn);
+    }
+    ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'ok' });
+  }
+
+  /** Which statement timer this server offers; recorded when it changes (and on the first restart). */
+  private async queryTimer(conn: Connection): Promise<void> {
+    const timer = await detectTimer(conn);
+    if (timer.source !== this.timer?.source) {
+      this.ctx.record({ t: 'timer', at: Date.now(), source: timer.source, ...(timer.note ? { note: timer.note } : {}) });
+      if (timer.note) this.ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: timer.note });
+    }
+    this.timer = timer;
+  }
+}
