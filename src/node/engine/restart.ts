@@ -10,7 +10,7 @@
 import type { Connection } from 'mysql2/promise';
 import type { RunEvent } from '../../common/events.js';
 import type { Design, ServerProfile } from '../../common/experiment/types.js';
-import { expandCells, type ScheduledRestart } from '../../common/plan.js';
+import type { ScheduledRestart } from '../../common/plan.js';
 import type { JournalRecord } from '../../common/records.js';
 import type { ServerControl, TargetSession } from '../host/types.js';
 import { detectTimer, type ServerTimer } from '../workloads/queries.js';
@@ -47,7 +47,7 @@ export class RestartProcedure {
     const { ctx } = this;
     const design = ctx.design;
     const t0 = Date.now();
-    const cellLevels = expandCells(design).find((c) => c.id === r.cell)!.levels;
+    const cellLevels = r.levels;
     const control = ctx.control();
     const w = design.workload;
     ctx.record({ t: 'restart-started', at: t0, seq: r.seq, cell: r.cell });
