@@ -1,5 +1,6 @@
 // What a command needs from the outside world, so tests can run commands in-process if they wish.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { visible } from '../common/printable.js';
 
 export interface CliIO {
   out(line: string): void;
@@ -8,9 +9,10 @@ export interface CliIO {
   tty: boolean;
 }
 
+/** Everything a command prints goes through visible(): a label from a file cannot drive the terminal. */
 export const processIO: CliIO = {
-  out: (line) => process.stdout.write(line + '\n'),
-  err: (line) => process.stderr.write(line + '\n'),
+  out: (line) => process.stdout.write(visible(line) + '\n'),
+  err: (line) => process.stderr.write(visible(line) + '\n'),
   tty: Boolean(process.stdout.isTTY),
 };
 

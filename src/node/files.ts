@@ -16,31 +16,44 @@ export function varlabHome(): string {
   return process.env.VARLAB_HOME ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'varlab');
 }
 
-const cannotRead = (path: string, e: unknown): Checked => {
+/** Why a file could not be read, in words. */
+export function whyCannotRead(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
-  const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied' : err.code === 'EISDIR' ? 'a folder, not a file' : err.message;
-  return { doc: null, problems: [`cannot read ${path}: ${why}`], notices: [] };
-};
+  return err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied' : err.code === 'EISDIR' ? 'a folder, not a file' : err.message;
+}
+
+const cannotRead = (path: string, e: unknown): Checked => ({ doc: null, problems: [`cannot read ${path}: ${whyCannotRead(e)}`], notices: [] });
 
 /** Read, migrate and validate an experiment file: one pass over its bytes, never one string of all of it. */
 export async function readExperimentFile(path: string): Promise<Checked> {
   const reader = new ExperimentJsonReader();
-  let json: unknown;
   try {
     for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) reader.push(chunk as Buffer);
-    json = reader.end();
   } catch (e) {
     if (!(e instanceof NotJson)) return cannotRead(path, e);
-    // Not JSON: read it again whole, only to say at which line and column.
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (e2) {
-      return (e2 as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG' ? { doc: null, problems: [`(document): not valid JSON: ${e.message}`], notices: [] } : cannotRead(path, e2);
-    }
-    return parseExperiment(text);
+    return finishExperimentRead(path, null);
   }
-  return checkExperiment(json);
+  return finishExperimentRead(path, reader);
+}
+
+/**
+ * The checked experiment from a reader fed the whole file, or null when the bytes were not JSON: then
+ * the file is read again whole, only to say at which line and column.
+ */
+export async function finishExperimentRead(path: string, reader: ExperimentJsonReader | null): Promise<Checked> {
+  if (reader) {
+    try {
+      return checkExperiment(reader.end());
+    } catch (e) {
+      if (!(e instanceof NotJson)) throw e;
+    }
+  }
+  try {
+    return parseExperiment(await readFile(path, 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') return { doc: null, problems: ['(document): not valid JSON'], notices: [] };
+    return cannotRead(path, e);
+  }
 }
 
 /**

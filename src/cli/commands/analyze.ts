@@ -1,19 +1,20 @@
 // `varlab analyze FILE`: within-restart against between-restart spread, the minimum detectable effect,
 // bimodal starts, a warm-up read from the data, and comparisons with a baseline cell. FILE is an
-// experiment file or a tidy CSV (`cell,restart,query,rep,value`) from any other tool.
-import { readFile } from 'node:fs/promises';
-import { parse as parseCsv } from 'csv-parse/sync';
-import { readExperimentFile } from '../../node/files.js';
-import { analyze as runAnalysis, DEFAULTS, TidyBuilder, TidyError, tidyFromExperiment, type Analysis, type TidyData } from '../../common/stats/index.js';
+// experiment file, a tidy CSV (`cell,restart,query,rep,value`) from any other tool, or a CSV that
+// `varlab export` wrote; node/analysis-input.ts reads it, this module analyses and prints.
+import { InputError, readAnalysisInput } from '../../node/analysis-input.js';
+import { analyze as runAnalysis, DEFAULTS, type Analysis, type TidyData } from '../../common/stats/index.js';
 import { fewRestartsOf } from '../../common/export/context.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtPctValue, inOrder, NA, textTable } from '../../common/export/format.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 
 const USAGE = `varlab analyze FILE [--json] [--warmup W] [--alpha A] [--power P] [--target-effect PCT] [--baseline CELL] [--unit U]
 
-FILE is an experiment file (*.varlab.json; only restarts with status ok count) or a tidy CSV with the
-header cell,restart,query,rep,value (rep counts from 1 within a restart and query).
-  --warmup W          drop repetitions 1..W of every restart (default: the experiment's warm-up, 0 for a CSV)
+FILE is an experiment file (*.varlab.json; only restarts with status ok count), a tidy CSV with the
+header cell,restart,query,rep,value (rep counts from 1 within a restart and query; other columns are
+ignored), or a CSV written by varlab export: executions.csv (its warm-up and units come along) or
+restarts.csv (restart means: within-restart figures need the executions). Numbers are decimal.
+  --warmup W          drop repetitions 1..W of every restart (default: the experiment's or executions.csv's warm-up, 0 for a CSV)
   --alpha A           significance level of the minimum detectable effect (default ${DEFAULTS.alpha})
   --power P           power of the minimum detectable effect (default ${DEFAULTS.power})
   --target-effect PCT the effect restarts_for_target is computed for, in percent (default ${DEFAULTS.targetEffectPct})
@@ -25,91 +26,6 @@ header cell,restart,query,rep,value (rep counts from 1 within a restart and quer
                       "effect_pct","ci_low_pct","ci_high_pct","p_value"}],"bimodal":[…],"warmup_suggestion":{…}}
                       A value that cannot be computed is null, with the reason in "null_reasons".
 Exit 0 on success, 2 on bad options or input (each problem names the line or JSON path), 1 otherwise.`;
-
-const HEADER = ['cell', 'restart', 'query', 'rep', 'value'];
-
-/** Bad input: printed as is (it names the file and line) and exit 2. */
-class InputError extends Error {}
-
-/** Read a tidy CSV into TidyData; every problem names `file:line`. */
-export function tidyFromCsv(text: string, file: string, unit?: string): TidyData {
-  const b = new TidyBuilder();
-  let columns: number[] | null = null;
-  const onRecord = (record: string[], line: number) => {
-    if (!columns) {
-      const names = record.map((f) => f.toLowerCase());
-      const missing = HEADER.filter((h) => !names.includes(h));
-      if (missing.length || names.length !== HEADER.length) {
-        throw new TidyError(line, `expected the header ${HEADER.join(',')}, found ${JSON.stringify(record.join(','))}`);
-      }
-      columns = HEADER.map((h) => names.indexOf(h));
-      return;
-    }
-    const c = columns;
-    b.addRecord(record.length === c.length ? c.map((i) => record[i]) : record, line);
-  };
-  try {
-    // Files without a quote character (what scripts write) need no CSV machinery: split them directly,
-    // about twenty times faster than csv-parse on a million rows. Anything quoted goes to csv-parse.
-    if (!text.includes('"')) splitPlain(text, onRecord);
-    else {
-      parseCsv(text, {
-        bom: true,
-        trim: true,
-        skip_empty_lines: true,
-        relax_column_count: true,
-        // Each record is consumed here and dropped (null): no array of a million rows is ever held.
-        on_record: (record: string[], ctx) => {
-          onRecord(record, ctx.lines);
-          return null;
-        },
-      });
-    }
-  } catch (e) {
-    if (e instanceof TidyError) throw new InputError(`${file}:${e.line === undefined ? '' : `${e.line}:`} ${e.problem}`);
-    const err = e as Error & { lines?: number };
-    throw new InputError(`${file}:${err.lines ?? ''}: ${err.message.replace(/^Invalid/, 'invalid')}`);
-  }
-  if (!columns) throw new InputError(`${file}: empty: expected the header ${HEADER.join(',')}`);
-  try {
-    return b.build(unit);
-  } catch (e) {
-    if (e instanceof TidyError) throw new InputError(`${file}:${e.line ?? ''}: ${e.problem}`);
-    throw e;
-  }
-}
-
-/** Unquoted CSV: lines split on commas, fields trimmed, blank lines skipped, a BOM ignored. */
-function splitPlain(text: string, onRecord: (fields: string[], line: number) => void) {
-  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let line = 0;
-  while (at < text.length) {
-    let end = text.indexOf('\n', at);
-    if (end < 0) end = text.length;
-    line++;
-    const raw = text.slice(at, end);
-    at = end + 1;
-    if (raw.trim() === '') continue;
-    onRecord(raw.split(',').map((f) => f.trim()), line);
-  }
-}
-
-async function load(file: string, unit?: string): Promise<{ data: TidyData; warmup: number; name: string }> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    throw new InputError(`${file}: cannot read: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
-  }
-  if (/\.json$/i.test(file) || text.trimStart().startsWith('{')) {
-    const r = await readExperimentFile(file);
-    if (!r.doc) throw new InputError(r.problems.map((p) => `${file}: ${p}`).join('\n'));
-    if (!r.doc.results?.restarts.length) throw new InputError(`${file}: no results yet: run the experiment first (varlab run ${file})`);
-    return { data: tidyFromExperiment(r.doc), warmup: r.doc.design.workload.warmup, name: r.doc.name };
-  }
-  return { data: tidyFromCsv(text, file, unit), warmup: 0, name: file };
-}
 
 function probability(name: string, value: string | undefined): number | undefined {
   const n = numberOption(name, value, { min: 0, max: 1 });
@@ -141,7 +57,7 @@ export const analyze: Command = {
 
     let loaded;
     try {
-      loaded = await load(file, values.unit);
+      loaded = await readAnalysisInput(file, { unit: values.unit });
     } catch (e) {
       if (e instanceof InputError) {
         io.err(e.message);
@@ -150,6 +66,7 @@ export const analyze: Command = {
       throw e;
     }
     const { data } = loaded;
+    if (loaded.form === 'restart-means' && warmupOpt) throw new UsageError(`--warmup: ${file} holds restart means, whose warm-up was dropped when they were written`);
     if (values.baseline !== undefined && !data.cells.includes(values.baseline)) {
       throw new UsageError(`--baseline: no cell ${JSON.stringify(values.baseline)} in ${file}; cells: ${data.cells.join(' | ')}`);
     }

@@ -161,6 +161,11 @@ export class TidyBuilder {
     this.add(cell, query, restart, rep, value, line);
   }
 
+  /** The queries added so far, in the order they first came. */
+  queries(): string[] {
+    return [...this.seenQueries];
+  }
+
   build(unit?: string, opts: { units?: Record<string, string>; order?: string[] } = {}): TidyData {
     const values = new Float64Array(this.count);
     const reps = new Uint32Array(this.count);

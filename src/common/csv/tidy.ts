@@ -1,0 +1,104 @@
+// CSV records into the analysis's tidy data. Three forms are read, each recognised by its header:
+// - a tidy CSV from any tool: cell,restart,query,rep,value (other columns are ignored);
+// - `varlab export`'s executions.csv: the same columns plus factor levels, warmup, unit, source, client.
+//   Its warmup flags give the warm-up and its unit column the units, so the analysis is the one the
+//   experiment file gives;
+// - `varlab export`'s restarts.csv: one row per restart with a mean:QUERY column per query. Only
+//   restarts with status ok count (as in the experiment file); each mean is the restart's single value,
+//   its warm-up already dropped, so within-restart figures cannot be computed from it.
+import { TidyBuilder, TidyError, type TidyData } from '../stats/tidy.js';
+import { parseCount, parseDecimal } from './numbers.js';
+
+export const TIDY_HEADER = ['cell', 'restart', 'query', 'rep', 'value'];
+const MEAN = 'mean:';
+
+export type CsvForm = 'executions' | 'restart-means';
+
+export interface TidyCsvResult {
+  data: TidyData;
+  form: CsvForm;
+  /** The warm-up the file says was used: executions.csv's warmup flags, 0 for restart means, else null. */
+  warmup: number | null;
+}
+
+/** Feed it the records of a CsvReader (`reader = new CsvReader(t.record)`), then build(). */
+export class TidyCsv {
+  private readonly builder = new TidyBuilder();
+  private take: ((fields: string[], line: number) => void) | null = null;
+  private form: CsvForm = 'executions';
+  private warmup: number | null = null;
+  private readonly units: Record<string, string> = {};
+  private firstUnit: string | undefined;
+
+  /** `unit`: the unit of the values when the file does not say (analyze --unit). */
+  constructor(private readonly unit?: string) {}
+
+  readonly record = (fields: string[], line: number): void => {
+    if (this.take) this.take(fields, line);
+    else this.header(fields, line);
+  };
+
+  /** The tidy data; throws TidyError when the file had no header or a restart repeats a rep. */
+  build(): TidyCsvResult {
+    if (!this.take) throw new TidyError(undefined, `empty: expected the header ${TIDY_HEADER.join(',')}`);
+    const unit = this.firstUnit ?? this.unit;
+    const units = Object.keys(this.units).length ? this.units : undefined;
+    if (units && this.unit !== undefined) for (const q of this.builder.queries()) units[q] ??= this.unit;
+    const data = this.builder.build(unit, units ? { units } : {});
+    return { data, form: this.form, warmup: this.warmup };
+  }
+
+  private header(fields: string[], line: number): void {
+    const names = fields.map((f) => f.toLowerCase());
+    const at = (name: string) => names.lastIndexOf(name);
+    const count = fields.length;
+    const shape = `expected ${count} fields (${fields.join(',')})`;
+    const check = (row: string[], l: number) => {
+      if (row.length !== count) throw new TidyError(l, `${shape}, found ${row.length}`);
+    };
+    if (TIDY_HEADER.every((h) => names.includes(h))) {
+      const [c, r, q, p, v] = TIDY_HEADER.map(at);
+      const w = at('warmup');
+      const u = at('unit');
+      if (w >= 0) this.warmup = 0;
+      const b = this.builder;
+      this.take = (row, l) => {
+        check(row, l);
+        b.addFields(row[c], row[r], row[q], row[p], row[v], l);
+        if (u >= 0 && row[u] !== '' && this.units[row[q]] === undefined) {
+          this.units[row[q]] = row[u];
+          this.firstUnit ??= row[u];
+        }
+        if (w >= 0 && row[w] === 'true') this.warmup = Math.max(this.warmup!, parseCount(row[p]));
+      };
+      return;
+    }
+    const means = names.map((n, i) => (n.startsWith(MEAN) ? i : -1)).filter((i) => i >= 0);
+    if (names.includes('cell') && names.includes('restart') && means.length) {
+      this.form = 'restart-means';
+      this.warmup = 0;
+      const c = at('cell');
+      const r = at('restart');
+      const s = at('status');
+      const queries = means.map((i) => fields[i].slice(MEAN.length));
+      this.take = (row, l) => {
+        check(row, l);
+        if (s >= 0 && row[s] !== 'ok') return;
+        if (row[c] === '') throw new TidyError(l, 'cell is empty');
+        if (row[r] === '') throw new TidyError(l, 'restart is empty');
+        means.forEach((i, k) => {
+          if (row[i] === '') return;
+          const value = parseDecimal(row[i]);
+          if (!Number.isFinite(value)) throw new TidyError(l, `${fields[i]} ${JSON.stringify(row[i])} is not a number`);
+          this.builder.add(row[c], queries[k], row[r], 1, value, l);
+        });
+      };
+      return;
+    }
+    throw new TidyError(
+      line,
+      `expected the header ${TIDY_HEADER.join(',')}, found ${JSON.stringify(fields.join(','))} ` +
+        `(or varlab export's executions.csv, or its restarts.csv with cell,restart,status,mean:QUERY columns)`,
+    );
+  }
+}
