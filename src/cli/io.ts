@@ -1,6 +1,7 @@
 // What a command needs from the outside world, so tests can run commands in-process if they wish.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { visible } from '../common/printable.js';
+import { parseAdjustment, type Adjustment } from '../common/stats/adjust.js';
 
 export interface CliIO {
   out(line: string): void;
@@ -46,4 +47,19 @@ export function numberOption(name: string, value: string | undefined, opts: { mi
     throw new UsageError(`--${name}: expected ${kind}${range}, got ${JSON.stringify(value)}`);
   }
   return n;
+}
+
+/** A probability option (--alpha, --power): strictly between 0 and 1. */
+export function probabilityOption(name: string, value: string | undefined): number | undefined {
+  const n = numberOption(name, value, { min: 0, max: 1 });
+  if (n !== undefined && (n <= 0 || n >= 1)) throw new UsageError(`--${name}: expected a number between 0 and 1 (exclusive), got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** --adjust holm|bh: how the p-values of comparisons shown together are adjusted. */
+export function adjustmentOption(value: string | undefined): Adjustment | undefined {
+  if (value === undefined) return undefined;
+  const a = parseAdjustment(value);
+  if (!a) throw new UsageError(`--adjust: expected holm or bh, got ${JSON.stringify(value)}`);
+  return a;
 }

@@ -110,16 +110,17 @@ async function open(): Promise<{ page: Page; errors: string[] }> {
 
 const docIn = (page: Page) => page.evaluate('window.varlabDoc()') as Promise<ExperimentDoc>;
 
-test('the configurations table marks the most stable cell, sorts, and the analysis ran in the worker', async () => {
+test('the configurations table ranks no cell while one has too few restarts, sorts, and the analysis ran in the worker', async () => {
   const { page, errors } = await open();
   assert.equal(await page.getByTestId('analysis-status').textContent(), 'analysed');
   const a = analyze(tidyFromExperiment(experiment()), { warmup: 2 });
+  // The single-restart cell cannot be ranked, so no cell is called the most stable: the table says why.
+  assert.equal(await page.getByTestId('most-stable').count(), 0);
+  assert.equal((await page.getByTestId('no-ranking').textContent())!, `No “most stable” cell: ${SINGLE} needs 2 more restarts (3 per cell).`);
   const stable = a.cells.filter((c) => c.spread_avg_pct !== null).sort((x, y) => x.spread_avg_pct! - y.spread_avg_pct!)[0];
-  const row = page.getByTestId('most-stable');
-  assert.match((await row.textContent())!, new RegExp(`^${stable.cell}${stable.spread_avg_pct!.toFixed(2)}%`));
   await page.getByTestId('sort-spread_avg_pct').click();
   const first = page.locator('[data-testid=configurations-table] tbody tr').first();
-  assert.match((await first.textContent())!, new RegExp(`^${stable.cell}`));
+  assert.match((await first.textContent())!, new RegExp(`^${stable.cell}${stable.spread_avg_pct!.toFixed(2)}%`));
   // The cell with a single restart: its spread cannot be computed, and the page says why.
   const single = page.locator('[data-testid=configurations-table] tbody tr', { hasText: SINGLE });
   assert.match((await single.textContent())!, /n\/a/);
@@ -219,7 +220,10 @@ test('a target this workload cannot resolve: the planner says so and gives what 
   await page.getByTestId('analysis-target').fill('0.001');
   const warning = page.getByTestId('plan-out-of-reach');
   await warning.waitFor();
-  assert.match((await warning.textContent())!, /A 0\.001% effect is below what this workload can resolve.*In a day of running \(\d+ restarts per cell\) the smallest detectable effect is about \d+\.\d\d%/);
+  assert.match((await warning.textContent())!, /A 0\.001% effect is out of reach on this host at the measured between-restart CoV of \d+\.\d\d% \(.*\)\. In a day of running \(\d+ restarts per cell\) the smallest detectable effect is about \d+\.\d\d%/);
+  assert.deepEqual(await page.getByTestId('plan-reducers').locator('li').allTextContents(), ['ASLR off', 'preload (scan every table and index after each start)', 'NUMA binding (numactl)', 'a quieter host']);
+  // No number of restarts to write into the design past the bound.
+  assert.equal(await page.getByTestId('apply-plan').count(), 0);
   assert.deepEqual(errors, []);
   await page.close();
 });

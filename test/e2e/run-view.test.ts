@@ -73,7 +73,10 @@ test('a finished file shows its results and runs again only when confirmed; a ne
   assert.equal(await count.innerText(), 'Finished: 4 of 4 restarts');
   await page.getByTestId('run-timeline').waitFor();
   assert.equal(await page.getByTestId('run-start-button').count(), 0);
-  assert.match(await page.getByTestId('run-mde').innerText(), /%/, 'the MDE of the finished run is shown');
+  // Two restarts per cell carry no MDE: the view says how many more it takes, and which MDE it would be.
+  const mdeText = await page.getByTestId('run-mde').innerText();
+  assert.match(mdeText, /minimum detectable effect now \(pooled over cells, α 0\.05, power 0\.8\)/);
+  assert.match(mdeText, /needs 1 more restart \(3 per cell\)/, 'no MDE number from 2 restarts per cell');
 
   // Run again: the confirmation names the copy that keeps the current results; Cancel there changes nothing.
   await page.getByTestId('run-again').click();
@@ -92,7 +95,7 @@ test('a finished file shows its results and runs again only when confirmed; a ne
   // Before a cell has 2 restarts, the view says why there is no MDE and no between-restart CV yet.
   await page.getByTestId('run-spread-why').waitFor({ timeout: 120_000 });
   assert.match(await page.getByTestId('run-spread-why').innerText(), /needs at least 2 restarts of a cell/);
-  assert.match(await page.getByTestId('run-mde').innerText(), /needs at least 2 restarts/);
+  assert.match(await page.getByTestId('run-mde').innerText(), /needs (3 restarts of a cell|\d more restarts? \(3 per cell\))/);
 
   // A second tab, nothing open in it: it attaches to the run and can cancel it, mid-restart.
   const other = await openApp(browser, app);

@@ -29,25 +29,35 @@ test('executions in order: integer repetition ticks, restarts named as restarts 
 });
 
 test('the Markdown report: effects in the shared format with their sign convention, the few-restarts warning, CoV with 2 decimals, the probe\'s governor wording, the workload order', () => {
-  const doc = finishedQuickstart();
+  const doc = finishedQuickstart(3);
   doc.results!.host!.governor = null;
-  const ctx = exportContext(doc, { targetEffectPct: 0.1 });
+  const ctx = exportContext(doc, { targetEffectPct: 0.01 });
   const md = markdownReport(ctx);
   assert.match(md, /Sign: effect = \(cell − baseline\) \/ baseline: positive = slower/);
-  assert.match(md, /> \*\*Note:\*\* only 2 restarts per cell: intervals are wide; run at least 5 restarts per cell before trusting a comparison\./);
-  assert.match(md, /\| Q1 pricing summary \| [−+]\d+\.\d\d % \| \[[−+]\d+\.\d\d, [−+]\d+\.\d\d\] % \| p (=|<) 0\.\d{3} \|/);
+  assert.match(md, /Effect is the ratio of restart means \(cell \/ baseline\); interval on the log scale with Welch–Satterthwaite degrees of freedom, at 95%/);
+  assert.match(md, /adjusted p is Holm-adjusted over all 75 comparisons below/);
+  assert.match(md, /^\*\*\d+ of 75 comparisons differ after Holm adjustment \(α = 0\.05\)\.\*\*$/m);
+  assert.match(md, /\| Q1 pricing summary \| [−+]\d+\.\d\d % \| \[[−+]\d+\.\d\d, [−+]\d+\.\d\d\] % \| p (=|<) 0\.\d{3} \| p (=|<) [01]\.\d{3} \| (differs|inconclusive at this design: could have seen ±\d+\.\d\d %) \|/);
   assert.match(md, /\| CPU governor \| no cpufreq \(not exposed by this host\) \|/);
   assert.doesNotMatch(md, /governor \| unknown/);
-  assert.match(md, /a 0\.1% effect is below what this workload can resolve/);
+  assert.match(md, /a 0\.01% effect is out of reach on this host at the measured between-restart CoV of \d+\.\d\d% \(more than 1,000 restarts per cell\); what reduces that CoV: ASLR off, preload/);
   const configRow = md.split('\n').find((l) => l.includes('★ most stable'))!;
   for (const cov of configRow.split('|').slice(-4, -2)) assert.match(cov.trim(), /^\d+\.\d\d$/, 'CoV with 2 decimals');
   const mde = md.slice(md.indexOf('## Minimum detectable effect'));
   const order = [...mde.matchAll(/^\| (Q\d+)/gm)].map((m) => m[1]);
   assert.deepEqual(order, ['Q1', 'Q3', 'Q6', 'Q12', 'Q14']);
+
+  // Two restarts per cell: the warning, no ranking and no MDE, each saying how many more restarts it takes.
+  const two = markdownReport(exportContext(finishedQuickstart()));
+  assert.match(two, /> \*\*Note:\*\* only 2 restarts per cell: intervals are wide; run at least 5 restarts per cell before trusting a comparison\./);
+  assert.doesNotMatch(two, /most stable/);
+  assert.match(two, /> \*\*Note:\*\* no ranking: every cell needs 1 more restart \(3 per cell\)\./);
+  assert.match(two, /\| Q1 pricing summary \| needs 1 more restart \(3 per cell\) \| — \|/);
+  assert.match(two, /Not judged \(16 cells\): needs 2 more restarts \(4 per cell, two per level\)\./);
 });
 
 test('exported plots: restart rows labelled with their cell, the MDE pooled over cells with curves told apart, the baseline and sign named', async () => {
-  const { executionsFigure, mdeFigure, comparisonsFigure } = await import('../../src/common/figures/build.js');
+  const { executionsFigure, mdeFigure, comparisonsFigure, configurationsFigure } = await import('../../src/common/figures/build.js');
   const ctx = exportContext(finishedQuickstart());
   const ex = executionsFigure(ctx, ctx.queries[0]);
   const y = ex.layout.yaxis as { tickvals: number[]; ticktext: string[] };
@@ -58,8 +68,19 @@ test('exported plots: restart rows labelled with their cell, the MDE pooled over
   const dots = ex.data.find((d) => d.name === 'execution') as { y: number[] };
   assert.ok(dots.y.every((v) => y.tickvals.includes(v)));
 
-  const mde = mdeFigure(ctx);
+  // Two restarts: no MDE curve and no "most stable", each saying why.
+  const none = mdeFigure(ctx);
+  assert.equal(none.data.filter((d) => ctx.queries.includes(d.name as string)).length, 0);
+  assert.match((none.layout.title as { text: string }).text, /no curve for Q1 pricing summary: needs 1 more restart \(3 per cell\)/);
+  const conf = configurationsFigure(ctx);
+  assert.doesNotMatch(JSON.stringify(conf.layout), /most stable/);
+  assert.match((conf.layout.title as { text: string }).text, /no ranking: every cell needs 1 more restart/);
+
+  const ctx3 = exportContext(finishedQuickstart(3));
+  assert.match(JSON.stringify(configurationsFigure(ctx3).layout), /★ most stable/);
+  const mde = mdeFigure(ctx3);
   assert.match((mde.layout.title as { text: string }).text, /pooled over all cells/);
+  assert.match((mde.layout.title as { text: string }).text, /Minimum detectable effect \(pooled over cells\)/);
   const curves = mde.data.filter((d) => ctx.queries.includes(d.name as string));
   assert.deepEqual(curves.map((c) => (c.name as string).split(' ')[0]), ['Q1', 'Q3', 'Q6', 'Q12', 'Q14'], 'legend in the workload order');
   assert.equal(new Set(curves.map((c) => JSON.stringify([(c.line as { dash: string }).dash, (c.marker as { symbol: string }).symbol]))).size, curves.length, 'each curve has its own dash and marker');
@@ -69,4 +90,6 @@ test('exported plots: restart rows labelled with their cell, the MDE pooled over
   assert.ok(title.includes(`baseline: ${ctx.baseline}`), title);
   assert.match(title, /effect = \(cell − baseline\) \/ baseline: positive = slower/);
   assert.match(title, /only 2 restarts per cell/);
+  assert.match(title, /\d+ of 75 comparisons differ after Holm adjustment \(α = 0\.05\): filled markers/);
+  assert.match(String((cmp.layout.xaxis as { title: { text: string } }).title.text), /95% interval of the ratio, log scale, Welch df/);
 });

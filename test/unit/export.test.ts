@@ -93,13 +93,13 @@ test('an unknown baseline is refused with the cells that do have results', () =>
 });
 
 test('the Markdown report holds the design, the host, every cell, comparisons, the MDE and the plots', () => {
-  const ctx = exportContext(finishedQuickstart());
+  const ctx = exportContext(finishedQuickstart(3));
   const md = markdownReport(ctx, { images: [{ title: 'Spread per configuration', path: 'plots/01-configurations.png' }] });
   assert.match(md, /^# Quickstart: ASLR x AHI x preload x NUMA/);
   for (const h of ['## Design', '## Host', '## Configurations', '## Comparisons with the baseline', '## Minimum detectable effect', '## Plots']) assert.ok(md.includes(h), h);
   assert.match(md, /Intel\(R\) Xeon\(R\) CPU E5-2690 0 @ 2\.90GHz/);
   assert.match(md, /mariadb 10\.11\.6/);
-  assert.match(md, /Restarts per cell: 2/);
+  assert.match(md, /Restarts per cell: 3/);
   assert.match(md, /Repetitions per restart: 3, warm-up: the first 1 dropped/);
   for (const cell of ctx.cells) assert.ok(md.includes(`| ${cell} |`) || md.includes(`| **${cell}** |`), `mentions ${cell}`);
   // The most stable configuration is one with ASLR off, marked in the table.

@@ -2,22 +2,37 @@
 // two hosts) side by side, with intervals from restart means across files.
 import { readExperimentFile } from '../../node/files.js';
 import { compareExperiments, compareMarkdown, compareText, CompareError, labelsFor } from '../../common/export/compare.js';
-import { numberOption, parse, UsageError, type Command } from '../io.js';
+import { COMPARISON_METHOD } from '../../common/stats/ratio.js';
+import { adjustmentOption, numberOption, parse, probabilityOption, UsageError, type Command } from '../io.js';
 
 export const compareCommand: Command = {
   name: 'compare',
-  usage: `varlab compare FILE FILE... [--json | --markdown] [--baseline FILE] [--warmup W]
+  usage: `varlab compare FILE FILE... [--json | --markdown] [--baseline FILE] [--warmup W] [--alpha A] [--adjust holm|bh]
 
 Analyses each file on its own, then compares every file with the baseline file (the first by default):
-per cell the files share and per query, the effect in percent with a 95% Welch interval on restart means.
+per cell the files share and per query, the effect in percent: the ${COMPARISON_METHOD}.
+Every comparison of the call is one family for the adjustment of p-values.
   --baseline FILE  the file the others are compared with (its path, or its label as printed)
   --warmup W       executions dropped per restart and query (default: each file's own warm-up)
+  --alpha A        significance level; intervals are at 1 − A (default 0.05)
+  --adjust holm|bh adjust the p-values: Holm (default) or Benjamini–Hochberg
   --markdown       the same tables as Markdown, to paste into a bug report
-  --json           {"baseline","unit","effect_convention","notes","files":[…],"queries":[…],"configurations":[…],"comparisons":[{"file","baseline_file","cell","query","effect_pct","ci_low_pct","ci_high_pct","p_value"}]}`,
+  --json           {"baseline","alpha","adjustment","method","summary","unit","effect_convention","notes","files":[…],"queries":[…],
+                   "configurations":[…],"comparisons":[{"file","baseline_file","cell","query","effect_pct","ci_low_pct","ci_high_pct",
+                   "p_value","p_adjusted","adjustment","verdict","detectable_pct"}]}`,
   async run(argv, io) {
-    const { values, positionals } = parse(argv, { json: { type: 'boolean' }, markdown: { type: 'boolean' }, baseline: { type: 'string' }, warmup: { type: 'string' } });
+    const { values, positionals } = parse(argv, {
+      json: { type: 'boolean' },
+      markdown: { type: 'boolean' },
+      baseline: { type: 'string' },
+      warmup: { type: 'string' },
+      alpha: { type: 'string' },
+      adjust: { type: 'string' },
+    });
     if (positionals.length < 2) throw new UsageError('expected two or more experiment FILEs');
     const warmup = numberOption('warmup', values.warmup, { integer: true, min: 0 });
+    const alpha = probabilityOption('alpha', values.alpha);
+    const adjustment = adjustmentOption(values.adjust);
     const labels = labelsFor(positionals);
     let baseline: string | undefined;
     if (values.baseline !== undefined) {
@@ -35,7 +50,7 @@ per cell the files share and per query, the effect in percent with a 95% Welch i
       inputs.push({ label: labels[i], doc: r.doc });
     }
     try {
-      const result = compareExperiments(inputs, { baseline, warmup });
+      const result = compareExperiments(inputs, { baseline, warmup, alpha, adjustment });
       io.out(values.json ? JSON.stringify(result, null, 2) : values.markdown ? compareMarkdown(result) : compareText(result));
       return 0;
     } catch (e) {

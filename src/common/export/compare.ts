@@ -1,13 +1,14 @@
 // Comparing experiments: the same design (or at least the same queries) run in two or more files, for
 // example on two MySQL versions or two hosts. Each file is analysed on its own; the comparison uses
-// restart means across files with the statistics engine's Welch comparison, so the restart stays the
-// unit of evidence and the numbers agree with `varlab analyze`.
+// restart means across files with the statistics engine's ratio comparison, adjusted as one family
+// over every comparison of the call, so the restart stays the unit of evidence and the numbers agree
+// with `varlab analyze`.
 import type { ExperimentDoc } from '../experiment/types.js';
-import { analyze, compare, tidyFromExperiment, type Comparison, type RestartSummary } from '../stats/index.js';
+import { ADJUSTMENT_NAMES, adjustComparisons, analyze, compare, COMPARISON_METHOD, DEFAULTS, tidyFromExperiment, type Adjustment, type Comparison, type RestartSummary } from '../stats/index.js';
 import { byCodePoint } from '../stats/tidy.js';
 import { captionLine, hostLine, resultsDate } from './context.js';
 import { expandCells } from '../plan.js';
-import { effectConvention, fewRestartsNote, fmtEffect, fmtInterval, fmtP, fmtPctValue, textTable } from './format.js';
+import { effectConvention, fewRestartsNote, fmtEffect, fmtInterval, fmtP, fmtPctValue, fmtVerdict, levelPct, textTable } from './format.js';
 
 export interface CompareInput {
   /** A short name for the file, unique among the inputs (its base name, usually). */
@@ -20,6 +21,10 @@ export interface CompareOptions {
   baseline?: string;
   /** Executions dropped per restart; each file's own design warm-up when absent. */
   warmup?: number;
+  /** Significance level of the tests and 1 − the level of the intervals. Default 0.05. */
+  alpha?: number;
+  /** How the p-values of all comparisons are adjusted together. Default Holm. */
+  adjustment?: Adjustment;
 }
 
 export interface CompareFile {
@@ -50,6 +55,12 @@ export interface FileComparison extends Omit<Comparison, 'cell' | 'baseline'> {
 
 export interface ExperimentsComparison {
   baseline: string;
+  alpha: number;
+  adjustment: Adjustment;
+  /** The comparison method, named. */
+  method: string;
+  /** `k of m comparisons differ after Holm adjustment (α = 0.05)`. */
+  summary: string;
   files: CompareFile[];
   /** Queries every file has: the ones compared. */
   queries: string[];
@@ -78,13 +89,15 @@ export function compareExperiments(inputs: CompareInput[], opts: CompareOptions 
   const labels = inputs.map((i) => i.label);
   if (new Set(labels).size !== labels.length) throw new CompareError(`file labels must be unique: ${labels.join(', ')}`);
   const baseline = opts.baseline ?? labels[0];
+  const alpha = opts.alpha ?? DEFAULTS.alpha;
+  const adjustment = opts.adjustment ?? DEFAULTS.adjustment;
   if (!labels.includes(baseline)) throw new CompareError(`baseline "${baseline}" is not one of the files: ${labels.join(', ')}`);
 
   const analysed = inputs.map((input) => {
     if (!input.doc.results?.restarts.length) throw new CompareError(`${input.label} has no results: run it first`);
     const warmup = opts.warmup ?? input.doc.design.workload.warmup;
     const data = tidyFromExperiment(input.doc);
-    const analysis = analyze(data, { warmup });
+    const analysis = analyze(data, { warmup, alpha });
     const planned = expandCells(input.doc.design).map((c) => c.id);
     const cells = [...planned.filter((c) => data.cells.includes(c)), ...data.cells.filter((c) => !planned.includes(c))];
     return { ...input, warmup, data, analysis, cells };
@@ -121,13 +134,14 @@ export function compareExperiments(inputs: CompareInput[], opts: CompareOptions 
     if (!pairs.length && base.cells.length === 1 && other.cells.length === 1) pairs = [[other.cells[0], base.cells[0]]];
     for (const [cell, baseCell] of pairs) {
       for (const query of queries) {
-        const c = compare(summary(other, cell, query), summary(base, baseCell, query), other.label, baseline, query);
+        const c = compare(summary(other, cell, query), summary(base, baseCell, query), other.label, baseline, query, { alpha, power: DEFAULTS.power, adjustment });
         const { cell: _file, baseline: _base, ...rest } = c;
         comparisons.push({ ...rest, file: other.label, baseline_file: baseline, cell: cell === baseCell ? cell : `${cell} vs ${baseCell}` });
       }
     }
   }
   if (!comparisons.length) throw new CompareError(`the files have no cell in common with the baseline ${baseline}: nothing to compare`);
+  const summaryLine = adjustComparisons(comparisons, alpha, adjustment);
 
   const units = [...new Set(analysed.flatMap((a) => Object.values(a.data.units ?? {})))];
   const unit = units.length === 1 ? units[0] : null;
@@ -138,6 +152,10 @@ export function compareExperiments(inputs: CompareInput[], opts: CompareOptions 
   if (few) notes.push(few);
   return {
     baseline,
+    alpha,
+    adjustment,
+    method: COMPARISON_METHOD,
+    summary: summaryLine,
     unit,
     effect_convention: effectConvention(unit, declared.every((d) => d === declared[0]) ? declared[0] : undefined),
     notes,
@@ -149,6 +167,11 @@ export function compareExperiments(inputs: CompareInput[], opts: CompareOptions 
   };
 }
 
+/** How the comparisons were made, in one line: method, level and adjustment. */
+export function methodLine(r: Pick<ExperimentsComparison, 'alpha' | 'adjustment' | 'method'>): string {
+  return `Effect: the ${r.method}, at ${levelPct(r.alpha)}%; p adjusted by ${ADJUSTMENT_NAMES[r.adjustment]} over every comparison below`;
+}
+
 /** The comparison as Markdown tables: what `varlab compare` prints, pasteable into a bug report. */
 export function compareMarkdown(r: ExperimentsComparison): string {
   const f = (x: number | null, d = 2) => (x === null ? '—' : x.toFixed(d));
@@ -157,10 +180,11 @@ export function compareMarkdown(r: ExperimentsComparison): string {
   for (const file of r.files) out.push(row([file.label + (file.label === r.baseline ? ' (baseline)' : ''), file.name, file.host, file.date ?? '—', String(file.restarts), String(file.warmup)]));
   out.push('', '## Configurations', '', row(['file', 'cell', 'restarts', 'spread avg %', 'spread max %', 'between-restart CoV %']), '| --- | --- | ---: | ---: | ---: | ---: |');
   for (const c of r.configurations) out.push(row([c.file, c.cell, String(c.n_restarts), f(c.spread_avg_pct), f(c.spread_max_pct), f(c.between_cov_pct)]));
-  out.push('', `## Comparisons with ${r.baseline}`, '', `Effect in percent of the baseline file's mean, with a 95% Welch interval on restart means; ${r.effect_convention}.`, '');
+  const level = levelPct(r.alpha);
+  out.push('', `## Comparisons with ${r.baseline}`, '', `${methodLine(r)}; ${r.effect_convention}.`, '', `**${r.summary}.**`, '');
   for (const n of r.notes) out.push(`> **Note:** ${n}.`, '');
-  out.push(row(['file', 'cell', 'query', 'effect', '95% interval', 'p']), '| --- | --- | --- | ---: | ---: | ---: |');
-  for (const c of r.comparisons) out.push(row([c.file, c.cell, c.query, fmtEffect(c.effect_pct, '—'), fmtInterval(c.ci_low_pct, c.ci_high_pct, '—'), fmtP(c.p_value, '—')]));
+  out.push(row(['file', 'cell', 'query', 'effect', `${level}% interval`, 'p', 'adjusted p', 'verdict']), '| --- | --- | --- | ---: | ---: | ---: | ---: | --- |');
+  for (const c of r.comparisons) out.push(row([c.file, c.cell, c.query, fmtEffect(c.effect_pct, '—'), fmtInterval(c.ci_low_pct, c.ci_high_pct, '—'), fmtP(c.p_value, '—'), fmtP(c.p_adjusted, '—'), fmtVerdict(c, '—')]));
   if (r.skippedQueries.length) out.push('', `Not compared (missing in some files): ${r.skippedQueries.map((s) => `${s.query} (missing in ${s.missingIn.join(', ')})`).join('; ')}`);
   return out.join('\n') + '\n';
 }
@@ -188,14 +212,14 @@ export function compareText(r: ExperimentsComparison): string {
       ),
     ),
   );
-  out.push('', `Comparisons with ${r.baseline} (95% Welch interval on restart means)`, `  ${r.effect_convention}`);
+  out.push('', `Comparisons with ${r.baseline}`, `  ${methodLine(r)}`, `  ${r.effect_convention}`, `  ${r.summary}.`);
   for (const n of r.notes) out.push(`  Note: ${n}.`);
   out.push(
     ...indent(
       textTable(
-        ['file', 'cell', 'query', 'effect', '95% interval', 'p'],
-        r.comparisons.map((c) => [c.file, c.cell, c.query, fmtEffect(c.effect_pct), fmtInterval(c.ci_low_pct, c.ci_high_pct), fmtP(c.p_value)]),
-        [false, false, false, true, true, true],
+        ['file', 'cell', 'query', 'effect', `${levelPct(r.alpha)}% interval`, 'p', 'adjusted p', 'verdict'],
+        r.comparisons.map((c) => [c.file, c.cell, c.query, fmtEffect(c.effect_pct), fmtInterval(c.ci_low_pct, c.ci_high_pct), fmtP(c.p_value), fmtP(c.p_adjusted), fmtVerdict(c)]),
+        [false, false, false, true, true, true, true, false],
       ),
     ),
   );

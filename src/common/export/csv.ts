@@ -94,7 +94,7 @@ export const SUMMARY_STATS = [
   'restarts_for_target',
 ] as const;
 
-export const SUMMARY_COMPARISON = ['effect_pct', 'ci_low_pct', 'ci_high_pct', 'p_value'] as const;
+export const SUMMARY_COMPARISON = ['effect_pct', 'ci_low_pct', 'ci_high_pct', 'p_value', 'p_adjusted', 'detectable_pct'] as const;
 
 /**
  * `summary.csv`: the analysis, one row per cell and query: its statistics, the cell's spread average
@@ -103,7 +103,7 @@ export const SUMMARY_COMPARISON = ['effect_pct', 'ci_low_pct', 'ci_high_pct', 'p
  */
 export function summaryCsv(ctx: ExportContext): string {
   const a = ctx.analysis;
-  const header = [...ctx.factors, 'cell', 'query', 'unit', ...SUMMARY_STATS, 'spread_avg_pct', 'spread_max_pct', 'baseline', ...SUMMARY_COMPARISON, 'warmup', 'notes'];
+  const header = [...ctx.factors, 'cell', 'query', 'unit', ...SUMMARY_STATS, 'spread_avg_pct', 'spread_max_pct', 'baseline', ...SUMMARY_COMPARISON, 'adjustment', 'verdict', 'warmup', 'notes'];
   const rows: Row[] = [];
   for (const cell of ctx.cells) {
     const cs = a.cells.find((c) => c.cell === cell);
@@ -124,6 +124,8 @@ export function summaryCsv(ctx: ExportContext): string {
         num(cs.spread_max_pct),
         cmp ? cmp.baseline : '',
         ...SUMMARY_COMPARISON.map((k) => num(cmp?.[k])),
+        cmp ? cmp.adjustment : '',
+        cmp?.verdict ?? '',
         ctx.warmup,
         [...new Set(notes)].join('; '),
       ]);

@@ -2,6 +2,9 @@
 // them, for every place a person reads them: `varlab analyze`, `varlab compare`, the UI, the Markdown
 // report and the plots. Two tools printing the same comparison two ways made users doubt both.
 
+import { MIN_RESTARTS } from '../stats/evidence.js';
+import { MDE_LABELS, type Mde } from '../stats/mde.js';
+
 const MINUS = '\u2212';
 export const NA = 'n/a';
 
@@ -18,7 +21,12 @@ export function fmtEffect(x: number | null | undefined, na = NA): string {
   return x === null || x === undefined || !Number.isFinite(x) ? na : `${signed(x)} %`;
 }
 
-/** A 95% interval in percent: `[−91.56, +120.45] %`. */
+/** The confidence level of intervals at this α, in percent as people write it: 95, 99, 99.9. */
+export function levelPct(alpha: number): string {
+  return String(Number((100 * (1 - alpha)).toPrecision(6)));
+}
+
+/** A (1 − α) interval in percent: `[−91.56, +120.45] %`. */
 export function fmtInterval(lo: number | null | undefined, hi: number | null | undefined, na = NA): string {
   if (lo === null || lo === undefined || hi === null || hi === undefined || !Number.isFinite(lo) || !Number.isFinite(hi)) return na;
   return `[${signed(lo)}, ${signed(hi)}] %`;
@@ -28,6 +36,32 @@ export function fmtInterval(lo: number | null | undefined, hi: number | null | u
 export function fmtP(p: number | null | undefined, na = NA): string {
   if (p === null || p === undefined || !Number.isFinite(p)) return na;
   return p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`;
+}
+
+/** The parts of a comparison its verdict is read from (the analysis's and the experiments comparison's). */
+export interface VerdictLike {
+  verdict: 'differs' | 'inconclusive' | null;
+  detectable_pct: number | null;
+  null_reasons?: { detectable_pct?: string; p_value?: string };
+}
+
+/**
+ * What a comparison says, in words: `differs`, or `inconclusive at this design: could have seen ±4.20 %`
+ * (the effect the design could have detected, so "no difference" is never read into noise).
+ */
+export function fmtVerdict(c: VerdictLike, na = NA): string {
+  if (c.verdict === null) return na;
+  if (c.verdict === 'differs') return 'differs';
+  const seen = c.detectable_pct;
+  if (seen !== null && Number.isFinite(seen)) return `inconclusive at this design: could have seen ±${seen.toFixed(2)} %`;
+  return `inconclusive at this design (${c.null_reasons?.detectable_pct ?? 'no detectable effect computed'} to say what it could have seen)`;
+}
+
+/** What an MDE rests on: `pooled over 15 cells, 10 restarts per cell; 1 cell with fewer than 3 restarts left out`. */
+export function fmtMdeBasis(m: Pick<Mde, 'definition' | 'restarts' | 'cells' | 'left_out'>): string {
+  if (m.definition === 'per-cell') return `${MDE_LABELS['per-cell']}, ${m.restarts} restarts`;
+  const left = m.left_out ? `; ${m.left_out} cell${m.left_out === 1 ? '' : 's'} with fewer than ${MIN_RESTARTS} restarts left out` : '';
+  return `${MDE_LABELS.pooled} (${m.cells}), ${m.restarts} restarts per cell${left}`;
 }
 
 /** A spread or coefficient of variation: `0.24%`, always two decimals. */

@@ -4,3 +4,4 @@ export * from './csv.js';
 export * from './markdown.js';
 export * from './compare.js';
 export * from './format.js';
+export * from './analysis-output.js';

@@ -3,9 +3,11 @@
 // with the baseline, the minimum detectable effect, and links to the exported plots.
 import type { ExportContext } from './context.js';
 import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
-import { fmtEffect, fmtInterval, fmtP } from './format.js';
+import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
 import { formatDuration } from '../plan.js';
-import { PLAN_LIMITS } from '../stats/planner.js';
+import { ADJUSTMENT_NAMES } from '../stats/adjust.js';
+import { outOfReachText, PLAN_LIMITS } from '../stats/evidence.js';
+import { MDE_LABELS } from '../stats/mde.js';
 
 export interface MarkdownOptions {
   /** Relative paths (from the report) of exported images, shown as links with their titles. */
@@ -77,14 +79,13 @@ function hostSection(ctx: ExportContext): string[] {
 function configurationsSection(ctx: ExportContext): string[] {
   const a = ctx.analysis;
   const rows = ctx.cells.map((cell) => a.cells.find((c) => c.cell === cell)!).filter(Boolean);
-  let best: string | null = null;
-  let bestValue = Infinity;
-  for (const c of rows) if (c.spread_avg_pct !== null && c.spread_avg_pct < bestValue) [best, bestValue] = [c.cell, c.spread_avg_pct];
+  const best = a.ranking.most_stable;
   const meanOf = (xs: (number | null)[]) => {
     const v = xs.filter((x): x is number => x !== null);
     return v.length ? v.reduce((s, x) => s + x, 0) / v.length : null;
   };
   const lines = ['## Configurations', '', 'The spread is the difference between the best and the worst restart mean, in percent of the worst; per cell, its average and largest value over the queries. CoV is the coefficient of variation, averaged over the queries.', ''];
+  if (best === null && a.ranking.reason && rows.length > 1) lines.push(`> **Note:** ${a.ranking.reason}.`, '');
   lines.push(
     tableMd(
       ['cell', ...ctx.factors, 'restarts', 'spread avg %', 'spread max %', 'between-restart CoV %', 'within-restart CoV %', ''],
@@ -109,20 +110,27 @@ function configurationsSection(ctx: ExportContext): string[] {
 function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
   const a = ctx.analysis;
   if (!ctx.baseline) return ['## Comparisons with the baseline', '', 'No comparisons: the results hold a single cell.'];
-  const lines = ['## Comparisons with the baseline', '', `Baseline: ${code(ctx.baseline)}. Effect is the change of the mean in percent of the baseline's; the interval is a 95% Welch interval on restart means (the restart is the unit of evidence), p the Welch test's two-sided p-value. Sign: ${conventionOf(ctx)}.`, ''];
+  const { alpha, adjustment } = a.settings;
+  const level = levelPct(alpha);
+  const lines = [
+    '## Comparisons with the baseline',
+    '',
+    `Baseline: ${code(ctx.baseline)}. Effect is the ${a.methods.comparison}, at ${level}% (the restart is the unit of evidence); p is two-sided, and adjusted p is ${ADJUSTMENT_NAMES[adjustment]}-adjusted over all ${a.comparisons.length} comparisons below. Sign: ${conventionOf(ctx)}.`,
+    '',
+  ];
+  if (a.summary) lines.push(`**${a.summary}.**`, '');
   const few = fewRestartsOf(a);
   if (few) lines.push(`> **Note:** ${few}.`, '');
   const all = ctx.cells.filter((c) => c !== ctx.baseline).flatMap((cell) => ctx.queries.map((q) => a.comparisons.find((c) => c.cell === cell && c.query === q)).filter((c) => c !== undefined));
   const shown = all.slice(0, maxRows);
   lines.push(
     tableMd(
-      ['cell', 'query', 'effect', '95% interval', 'p', ''],
+      ['cell', 'query', 'effect', `${level}% interval`, 'p', 'adjusted p', 'verdict'],
       shown.map((c) => {
-        const significant = c.ci_low_pct !== null && c.ci_high_pct !== null && (c.ci_low_pct > 0 || c.ci_high_pct < 0);
-        const note = c.effect_pct === null || c.ci_low_pct === null ? Object.values(c.null_reasons ?? {})[0] ?? '' : significant ? 'interval excludes 0' : '';
-        return [c.cell, c.query, fmtEffect(c.effect_pct, '—'), fmtInterval(c.ci_low_pct, c.ci_high_pct, '—'), fmtP(c.p_value, '—'), note];
+        const verdict = c.verdict === null ? Object.values(c.null_reasons ?? {})[0] ?? '' : fmtVerdict(c);
+        return [c.cell, c.query, fmtEffect(c.effect_pct, '—'), fmtInterval(c.ci_low_pct, c.ci_high_pct, '—'), fmtP(c.p_value, '—'), fmtP(c.p_adjusted, '—'), verdict];
       }),
-      ['l', 'l', 'r', 'r', 'r', 'l'],
+      ['l', 'l', 'r', 'r', 'r', 'r', 'l'],
     ),
   );
   if (all.length > shown.length) lines.push('', `… and ${all.length - shown.length} more rows in summary.csv.`);
@@ -132,25 +140,54 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
 function mdeSection(ctx: ExportContext): string[] {
   const a = ctx.analysis;
   const { alpha, power, targetEffectPct } = a.settings;
-  const lines = ['## Minimum detectable effect', '', `The smallest change between two cells, each run with this design (${ctx.doc.design.restartsPerCell} restarts per cell), that a two-sided test detects at α = ${alpha} with power ${power}; and the restarts per cell needed to detect ${targetEffectPct}%. The worst cell per query is shown.`, ''];
+  const lines = [
+    '## Minimum detectable effect',
+    '',
+    `The smallest change between two cells, each with the restarts these results have, that a two-sided test of the ratio of restart means detects at α = ${alpha} with power ${power}; and the restarts per cell needed to detect ${targetEffectPct}%. **${MDE_LABELS.pooled}** uses the between-restart CoV pooled over every cell (the number the Run view shows); **${MDE_LABELS['per-cell']}** uses one cell's, of which the worst and the best are shown.`,
+    '',
+  ];
   const rows = ctx.queries.map((query) => {
+    const pooled = a.mde.find((m) => m.query === query)?.mde;
     const qs = a.cells.flatMap((c) => c.queries.filter((q) => q.query === query).map((q) => ({ cell: c.cell, q })));
-    const worst = qs.filter((x) => x.q.mde_pct !== null).sort((x, y) => (y.q.mde_pct as number) - (x.q.mde_pct as number))[0];
-    const best = qs.filter((x) => x.q.mde_pct !== null).sort((x, y) => (x.q.mde_pct as number) - (y.q.mde_pct as number))[0];
+    const known = qs.filter((x) => x.q.mde_pct !== null).sort((x, y) => (y.q.mde_pct as number) - (x.q.mde_pct as number));
+    const worst = known[0];
+    const best = known.at(-1);
     const needed = Math.max(0, ...qs.map((x) => x.q.restarts_for_target ?? 0));
     const anyNull = qs.some((x) => x.q.restarts_for_target === null);
     return [
       query,
-      worst ? fixed(worst.q.mde_pct) : '—',
-      worst ? worst.cell : Object.values(qs[0]?.q.null_reasons ?? {})[0] ?? '',
+      pooled?.pct != null ? fixed(pooled.pct) : pooled?.reason ?? '—',
+      pooled?.pct != null ? String(pooled.restarts) : '—',
+      worst ? `${fixed(worst.q.mde_pct)} (${worst.cell})` : Object.values(qs[0]?.q.null_reasons ?? {})[0] ?? '—',
       best ? fixed(best.q.mde_pct) : '—',
       anyNull ? '—' : String(needed),
     ];
   });
-  lines.push(tableMd(['query', 'MDE % (worst cell)', 'worst cell', 'MDE % (best cell)', `restarts for ${targetEffectPct}%`], rows, ['l', 'r', 'l', 'r', 'r']));
-  const most = Math.max(0, ...a.cells.flatMap((c) => c.queries.map((q) => q.restarts_for_target ?? 0)));
-  if (most > PLAN_LIMITS.restarts || a.cells.some((c) => c.queries.some((q) => q.mde_pct !== null && q.restarts_for_target === null))) {
-    lines.push('', `> **Note:** a ${targetEffectPct}% effect is below what this workload can resolve (more than ${PLAN_LIMITS.restarts.toLocaleString('en-US')} restarts per cell); plan for an effect near the MDE above instead.`);
+  lines.push(
+    tableMd(
+      ['query', `MDE % (${MDE_LABELS.pooled})`, 'restarts per cell', `MDE % (${MDE_LABELS['per-cell']}, worst)`, `MDE % (${MDE_LABELS['per-cell']}, best)`, `restarts for ${targetEffectPct}%`],
+      rows,
+      ['l', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  );
+  const beyond = a.cells.flatMap((c) => c.queries.filter((q) => q.mde_pct !== null && q.restarts_for_target === null).map((q) => q.between_cov_pct ?? 0));
+  if (beyond.length) {
+    lines.push('', `> **Note:** ${outOfReachText(targetEffectPct, Math.max(...beyond), PLAN_LIMITS.restarts)}. Plan for an effect near the MDE above instead.`);
+  }
+  return lines;
+}
+
+function bimodalSection(ctx: ExportContext): string[] {
+  const a = ctx.analysis;
+  const lines = ['## Bimodal starts', ''];
+  if (a.bimodal.length) {
+    lines.push('Restart means of these cells fall into separated groups ("good start, bad start"):', '');
+    for (const b of a.bimodal) lines.push(`- ${b.cell}, ${b.query}: ${b.groups.map((g) => `${g.count} restart${g.count === 1 ? '' : 's'} around ${fixed(g.mean, 3)}`).join(' and ')}`);
+  } else if (a.bimodal_unjudged.length < a.restarts.filter((r) => r.means.length).length) lines.push('No judged cell’s restart means fall into separated groups.');
+  if (a.bimodal_unjudged.length) {
+    const reasons = [...new Set(a.bimodal_unjudged.map((u) => u.reason))];
+    const cells = [...new Set(a.bimodal_unjudged.map((u) => u.cell))];
+    lines.push('', `Not judged (${cells.length} cell${cells.length === 1 ? '' : 's'}): ${reasons.join('; ')}.`);
   }
   return lines;
 }
@@ -165,12 +202,7 @@ export function markdownReport(ctx: ExportContext, opts: MarkdownOptions = {}): 
   out.push(...configurationsSection(ctx), '');
   out.push(...comparisonsSection(ctx, opts.maxComparisonRows ?? 200), '');
   out.push(...mdeSection(ctx), '');
-  const bimodal = ctx.analysis.bimodal;
-  if (bimodal.length) {
-    out.push('## Bimodal starts', '', 'Restart means of these cells fall into separated groups ("good start, bad start"):', '');
-    for (const b of bimodal) out.push(`- ${b.cell}, ${b.query}: ${b.groups.map((g) => `${g.count} restart${g.count === 1 ? '' : 's'} around ${fixed(g.mean, 3)}`).join(' and ')}`);
-    out.push('');
-  }
+  out.push(...bimodalSection(ctx), '');
   if (opts.images?.length) {
     out.push('## Plots', '');
     for (const img of opts.images) out.push(`![${mdCell(img.title).replace(/[[\]]/g, '')}](${encodeURI(img.path)})`, '');

@@ -1,9 +1,9 @@
 // One builder per plot varlab shows. Each takes the export context (experiment + analysis) and
 // returns a FigureSpec; buildFigures lists them all in the order they are exported.
-import { sampleVariance } from 'simple-statistics';
 import type { ExportContext } from '../export/context.js';
 import { conventionOf, fewRestartsOf, levelsOf } from '../export/context.js';
-import { mdeCurve } from '../stats/planner.js';
+import { fmtP, levelPct } from '../export/format.js';
+import { MDE_LABELS, mdeCurve } from '../stats/mde.js';
 import { DEFAULTS } from '../stats/analysis.js';
 import { axis, baseLayout, labelMargin, PALETTE, slug, valueAxisTitle, type FigureSpec } from './figure.js';
 
@@ -24,17 +24,19 @@ function heightFor(rows: number): number {
   return Math.max(420, 190 + rows * ROW);
 }
 
-/** The seeds' table of configurations as a plot: spread average and largest per cell, most stable marked. */
+/**
+ * The seeds' table of configurations as a plot: spread average and largest per cell, the most stable
+ * marked only when every cell has restarts enough to be ranked (otherwise the subtitle says why not).
+ */
 export function configurationsFigure(ctx: ExportContext): FigureSpec {
   const stats = ctx.cells.map((c) => ctx.analysis.cells.find((x) => x.cell === c));
   const avg = stats.map((s) => s?.spread_avg_pct ?? null);
   const max = stats.map((s) => s?.spread_max_pct ?? null);
-  let best = -1;
-  avg.forEach((v, i) => {
-    if (v !== null && (best < 0 || v < (avg[best] as number))) best = i;
-  });
+  const ranking = ctx.analysis.ranking;
+  const best = ranking.most_stable === null ? -1 : ctx.cells.indexOf(ranking.most_stable);
   const title = 'Spread between restarts per configuration';
-  const layout = baseLayout(title, ctx.caption, { l: labelMargin(ctx.cells) });
+  const unranked = best < 0 && ctx.cells.length > 1 && ranking.reason;
+  const layout = baseLayout(unranked ? `${title}<br><sub>${ranking.reason!.replace(/</g, '&lt;')}</sub>` : title, ctx.caption, { l: labelMargin(ctx.cells), t: unranked ? 90 : 70 });
   layout.barmode = 'group';
   layout.xaxis = axis('Spread between best and worst restart mean (%)', { rangemode: 'tozero' });
   layout.yaxis = cellAxis(ctx.cells);
@@ -244,8 +246,9 @@ export function covLevelsFigure(ctx: ExportContext): FigureSpec {
 }
 
 /**
- * The minimum detectable effect against restarts per cell, one curve per query, from the variance of
- * restart means pooled over cells; the current design is marked on each curve, the target as a line.
+ * The minimum detectable effect against restarts per cell, one curve per query, from the between-restart
+ * CoV pooled over cells (the MDE the Run view and the Analysis view show); the results as measured are
+ * marked on each curve, the target as a line.
  */
 export function mdeFigure(ctx: ExportContext): FigureSpec {
   const a = ctx.analysis;
@@ -255,12 +258,15 @@ export function mdeFigure(ctx: ExportContext): FigureSpec {
   const maxN = Math.max(30, current * 2);
   const data: Record<string, unknown>[] = [];
   const marks = { x: [] as number[], y: [] as number[], text: [] as string[] };
+  const missing: string[] = [];
   ctx.queries.forEach((query, qi) => {
-    const series = a.restarts.filter((r) => r.query === query && r.means.length >= 2);
-    const s2 = meanOf(series.map((r) => sampleVariance(r.means)));
-    const mean = meanOf(series.map((r) => meanOf(r.means) as number));
-    if (s2 === null || mean === null || !(mean > 0)) return;
-    const curve = mdeCurve(s2, mean, alpha, power, maxN);
+    const cells = a.restarts.filter((r) => r.query === query && r.means.length).map((r) => r.means);
+    const curve = mdeCurve(cells, { definition: 'pooled', alpha, power }, maxN);
+    const now = a.mde.find((m) => m.query === query)?.mde;
+    if (!curve.length) {
+      missing.push(`${query}: ${now?.reason ?? 'no MDE'}`);
+      return;
+    }
     data.push({
       type: 'scatter',
       mode: 'lines+markers',
@@ -272,17 +278,17 @@ export function mdeFigure(ctx: ExportContext): FigureSpec {
       marker: { symbol: SYMBOLS[qi % SYMBOLS.length], size: 6, maxdisplayed: 12 },
       hovertemplate: `${query.replace(/%/g, '%%')}<br>%{x} restarts: %{y:.2f}%<extra></extra>`,
     });
-    const at = curve.find((p) => p.restarts === current);
-    if (at) {
-      marks.x.push(at.restarts);
-      marks.y.push(at.mde_pct);
-      marks.text.push(query);
+    if (now?.pct !== null && now?.pct !== undefined) {
+      marks.x.push(now.restarts);
+      marks.y.push(now.pct);
+      marks.text.push(`${query}: ${now.restarts} restarts per cell`);
     }
   });
-  data.push({ type: 'scatter', mode: 'markers', name: `this design (${current} restarts per cell)`, ...marks, marker: { symbol: 'circle-open', size: 13, color: '#000', line: { width: 2 } }, hovertemplate: '%{text}<br>this design: %{y:.2f}%<extra></extra>' });
+  data.push({ type: 'scatter', mode: 'markers', name: 'these results (restarts per cell as run)', ...marks, marker: { symbol: 'circle-open', size: 13, color: '#000', line: { width: 2 } }, hovertemplate: '%{text}<br>MDE %{y:.2f}%<extra></extra>' });
   data.push({ type: 'scatter', mode: 'lines', name: `target ${target}%`, x: [2, maxN], y: [target, target], line: { color: '#888', dash: 'dash', width: 1.5 }, hoverinfo: 'skip' });
-  const title = `Minimum detectable effect against restarts per cell (α = ${alpha}, power ${power})`;
-  const layout = baseLayout(`${title}<br><sub>per query, from the variance of restart means pooled over all cells</sub>`, ctx.caption, { l: 70, t: 80 }, 'right');
+  const title = `Minimum detectable effect (${MDE_LABELS.pooled}) against restarts per cell (α = ${alpha}, power ${power})`;
+  const sub = ['per query, from the between-restart CoV pooled over all cells', ...(missing.length ? [`no curve for ${missing.join('; ')}`] : [])].map((t) => t.replace(/</g, '&lt;'));
+  const layout = baseLayout(`${title}<br><sub>${sub.join('<br>')}</sub>`, ctx.caption, { l: 70, t: 80 + 16 * (sub.length - 1) }, 'right');
   layout.xaxis = axis('Restarts per cell', { range: [1.5, maxN + 0.5], dtick: maxN > 40 ? 10 : 2 });
   // Log axis labelled 1-2-5 in full (Plotly's default minor digits read "2" for 20).
   const ticks = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
@@ -290,13 +296,18 @@ export function mdeFigure(ctx: ExportContext): FigureSpec {
   return { id: 'mde', title, file: 'mde', width: WIDTH, height: 520, data, layout };
 }
 
-/** Each cell against the baseline, per query: the effect with its 95% Welch interval on restart means. */
+/**
+ * Each cell against the baseline, per query: the ratio of restart means as a change in percent with its
+ * (1 − α) log-scale Welch interval; filled markers for comparisons that differ after the adjustment.
+ */
 export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
   const a = ctx.analysis;
   if (!ctx.baseline || !a.comparisons.length) return null;
+  const level = levelPct(a.settings.alpha);
   const cells = ctx.cells.filter((c) => c !== ctx.baseline);
   const data = ctx.queries.map((query, qi) => {
     const rows = cells.map((cell) => a.comparisons.find((c) => c.cell === cell && c.query === query));
+    const color = PALETTE[qi % PALETTE.length];
     return {
       type: 'scatter',
       mode: 'markers',
@@ -311,20 +322,24 @@ export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
         arrayminus: rows.map((c) => (c && present(c.ci_low_pct) && present(c.effect_pct) ? c.effect_pct - c.ci_low_pct : null)),
         thickness: 1.5,
         width: 4,
-        color: PALETTE[qi % PALETTE.length],
+        color,
       },
-      customdata: rows.map((c) => (c?.p_value ?? null) === null ? 'n/a' : (c!.p_value as number).toPrecision(3)),
-      marker: { size: 8, color: PALETTE[qi % PALETTE.length] },
-      hovertemplate: `%{y}<br>${query.replace(/%/g, '%%')}: %{x:+.2f} % (p = %{customdata})<extra></extra>`,
+      customdata: rows.map((c) => [fmtP(c?.p_value), fmtP(c?.p_adjusted), c?.verdict === 'differs' ? 'differs' : c?.verdict === 'inconclusive' ? 'inconclusive at this design' : 'n/a']),
+      marker: { size: 8, color: rows.map((c) => (c?.verdict === 'differs' ? color : '#ffffff')), line: { color, width: 1.5 } },
+      hovertemplate: `%{y}<br>${query.replace(/%/g, '%%')}: %{x:+.2f} %<br>%{customdata[0]}, adjusted %{customdata[1]}: %{customdata[2]}<extra></extra>`,
     };
   });
   const title = `Effect against the baseline ${ctx.baseline}`;
   const few = fewRestartsOf(a);
-  const sub = [`baseline: ${ctx.baseline}`, conventionOf(ctx), ...(few ? [`note: ${few}`] : [])].map((t) => t.replace(/</g, '&lt;'));
+  const sub = [
+    `baseline: ${ctx.baseline}; ${a.summary ?? ''}: filled markers`,
+    conventionOf(ctx),
+    ...(few ? [`note: ${few}`] : []),
+  ].map((t) => t.replace(/</g, '&lt;'));
   const layout = baseLayout(`Effect against the baseline<br><sub>${sub.join('<br>')}</sub>`, ctx.caption, { l: labelMargin(cells), t: few ? 150 : 120 }, 'right');
   layout.scattermode = 'group';
   layout.scattergap = 0.3;
-  layout.xaxis = axis('Change against the baseline (%, 95% Welch interval)', { zeroline: true, zerolinewidth: 2 });
+  layout.xaxis = axis(`Change against the baseline (%, ${level}% interval of the ratio, log scale, Welch df)`, { zeroline: true, zerolinewidth: 2 });
   layout.yaxis = cellAxis(cells);
   return { id: 'comparisons', title, file: 'comparisons', width: WIDTH, height: heightFor(cells.length * Math.max(1.2, ctx.queries.length * 0.5)), data, layout };
 }

@@ -1,31 +1,35 @@
-// The analysis of issue 5: per cell and query, within-restart against between-restart spread, the
-// minimum detectable effect, and comparisons with a baseline cell. The restart is the unit of
-// evidence: 200 executions from 10 server starts are 10 observations, not 200.
+// The analysis of issue 5, held to issue 12's standard of evidence: per cell and query, within-restart
+// against between-restart spread, the minimum detectable effect, comparisons with a baseline cell as
+// ratios adjusted for multiple comparisons, and no ranking, bimodality verdict or MDE from fewer
+// restarts than can carry one. The restart is the unit of evidence: 200 executions from 10 server
+// starts are 10 observations, not 200.
 // A value that cannot be computed is null with the reason beside it, never NaN.
 import { mean as ssMean, sampleVariance } from 'simple-statistics';
 import { byCodePoint, firstKept, restartValues, type Series, type TidyData } from './tidy.js';
-import { mdePct, restartsForTarget } from './planner.js';
-import { tcdf, tq } from './tdist.js';
 import { meanGroups, type BimodalOptions, type MeanGroup } from './bimodal.js';
 import { seriesWarmup, type WarmupOptions } from './warmup.js';
+import { ADJUSTMENT_NAMES, adjustPValues, differSummary, type Adjustment } from './adjust.js';
+import { BIMODAL_MIN_RESTARTS, MIN_RESTARTS, moreRestartsNeeded, needsMoreText, outOfReachText } from './evidence.js';
+import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
+import { COMPARISON_METHOD, ratioOfMeans } from './ratio.js';
 
 export interface AnalysisOptions {
   /** Repetitions 1..warmup of every restart are dropped. Default 0. */
   warmup?: number;
+  /** The significance level of the tests, and 1 − the level of every interval. Default 0.05. */
   alpha?: number;
   power?: number;
   /** The effect, in percent, `restarts_for_target` is computed for. */
   targetEffectPct?: number;
   /** The cell every other cell is compared with; no comparisons without it. */
   baseline?: string;
+  /** How the comparisons' p-values are adjusted as one family. Default Holm. */
+  adjustment?: Adjustment;
   bimodal?: BimodalOptions;
   warmupDetection?: WarmupOptions;
 }
 
-export const DEFAULTS = { warmup: 0, alpha: 0.05, power: 0.8, targetEffectPct: 1 } as const;
-
-/** The level of the comparison intervals: the issue asks for 95% whatever α is. */
-export const CI_LEVEL = 0.95;
+export const DEFAULTS = { warmup: 0, alpha: 0.05, power: 0.8, targetEffectPct: 1, adjustment: 'holm' } as const satisfies Partial<AnalysisOptions>;
 
 export type QueryField =
   | 'reps_per_restart'
@@ -50,6 +54,7 @@ export interface QueryStats {
   sigma_between: number | null;
   icc: number | null;
   spread_pct: number | null;
+  /** The MDE of this cell alone (definition `per-cell`); the pooled one is in Analysis.mde. */
   mde_pct: number | null;
   restarts_for_target: number | null;
   /** The unit of the values and of mean and σ (`ms`, `tps`…); null when the input did not say. */
@@ -66,15 +71,29 @@ export interface CellStats {
   null_reasons?: Partial<Record<'spread_avg_pct' | 'spread_max_pct', string>>;
 }
 
+export type ComparisonField = 'effect_pct' | 'ci_low_pct' | 'ci_high_pct' | 'p_value' | 'p_adjusted' | 'detectable_pct';
+
 export interface Comparison {
   cell: string;
   baseline: string;
   query: string;
+  /** 100 · (cell mean / baseline mean − 1), restart means. */
   effect_pct: number | null;
+  /** The (1 − α) interval of the ratio, in percent: never below −100. */
   ci_low_pct: number | null;
   ci_high_pct: number | null;
+  /** Two-sided, this comparison alone. */
   p_value: number | null;
-  null_reasons?: Partial<Record<'effect_pct' | 'ci_low_pct' | 'ci_high_pct' | 'p_value', string>>;
+  /** Adjusted over every comparison shown with it (`adjustment`). */
+  p_adjusted: number | null;
+  adjustment: Adjustment;
+  /** `differs` when p_adjusted ≤ α, else `inconclusive` (at this design); null without a p-value. */
+  verdict: 'differs' | 'inconclusive' | null;
+  /** The change (±%) this design could have seen in these two cells: the MDE pooled over the pair. */
+  detectable_pct: number | null;
+  /** Welch–Satterthwaite degrees of freedom of the interval. */
+  df: number | null;
+  null_reasons?: Partial<Record<ComparisonField, string>>;
 }
 
 /** The restarts of one series that kept at least one execution after the warm-up. */
@@ -96,6 +115,14 @@ export interface BimodalFlag {
   groups: MeanGroup[];
 }
 
+/** A series too short for a bimodality verdict either way. */
+export interface Unjudged {
+  cell: string;
+  query: string;
+  n_restarts: number;
+  reason: string;
+}
+
 export interface WarmupSuggestion {
   /** The warm-up for the design: enough for every query in every cell. */
   suggested: number | null;
@@ -103,11 +130,32 @@ export interface WarmupSuggestion {
   queries: { query: string; suggested: number | null; reason?: string; cells: { cell: string; suggested: number | null; reason?: string; perRestart: (number | null)[] }[] }[];
 }
 
+/** The MDE of one query pooled over the cells that measured it, at the restarts per cell measured. */
+export interface PooledMde {
+  query: string;
+  mde: Mde;
+}
+
+export interface Ranking {
+  /** The cell with the smallest average spread, when every cell has restarts enough to rank it. */
+  most_stable: string | null;
+  reason?: string;
+}
+
 export interface Analysis {
-  settings: { warmup: number; alpha: number; power: number; targetEffectPct: number; baseline: string | null };
+  settings: { warmup: number; alpha: number; power: number; targetEffectPct: number; baseline: string | null; adjustment: Adjustment };
+  /** The methods behind the numbers, named as the output names them. */
+  methods: { comparison: string; adjustment: string; mde: string };
   cells: CellStats[];
   comparisons: Comparison[];
+  /** `k of m comparisons differ after Holm adjustment (α = 0.05)`; null without comparisons. */
+  summary: string | null;
+  /** Per query (sorted), the MDE pooled over cells. */
+  mde: PooledMde[];
+  ranking: Ranking;
   bimodal: BimodalFlag[];
+  /** Series with too few restarts for a bimodality verdict. */
+  bimodal_unjudged: Unjudged[];
   warmup: WarmupSuggestion;
   /** Per series (same order as data.series): restart means and counts, for plots and the planner. */
   restarts: RestartSummary[];
@@ -140,8 +188,10 @@ export function summarize(data: TidyData, s: Series, warmup: number): RestartSum
   return out;
 }
 
+type Claims = Required<Pick<AnalysisOptions, 'alpha' | 'power' | 'targetEffectPct'>>;
+
 /** Statistics of one series (the definitions of issue 5). */
-export function queryStats(r: RestartSummary, opts: Required<Pick<AnalysisOptions, 'alpha' | 'power' | 'targetEffectPct'>>): QueryStats {
+export function queryStats(r: RestartSummary, opts: Claims): QueryStats {
   const n = r.means.length;
   const why: Partial<Record<QueryField, string>> = {};
   const q: QueryStats = {
@@ -190,8 +240,17 @@ export function queryStats(r: RestartSummary, opts: Required<Pick<AnalysisOption
     else none(['within_cov_pct'], notPositive);
   }
 
+  // The MDE and the restarts for the target make claims: the MDE module holds them to MIN_RESTARTS.
+  const mde = minimumDetectableEffect([r.means], { definition: 'per-cell', alpha: opts.alpha, power: opts.power });
+  q.mde_pct = mde.pct;
+  if (mde.reason) none(['mde_pct', 'restarts_for_target'], mde.reason);
+  else if (mde.cov_pct !== null) {
+    q.restarts_for_target = restartsForTarget(mde.cov_pct, opts.targetEffectPct, opts.alpha, opts.power);
+    if (q.restarts_for_target === null) none(['restarts_for_target'], outOfReachText(opts.targetEffectPct, mde.cov_pct));
+  }
+
   if (n < 2) {
-    none(['between_cov_pct', 'sigma_between', 'icc', 'spread_pct', 'mde_pct', 'restarts_for_target'], 'only one restart: between-restart spread needs at least two');
+    none(['between_cov_pct', 'sigma_between', 'icc', 'spread_pct'], 'only one restart: between-restart spread needs at least two');
     q.null_reasons = why;
     return q;
   }
@@ -220,45 +279,93 @@ export function queryStats(r: RestartSummary, opts: Required<Pick<AnalysisOption
   if (lo > 0) q.spread_pct = (100 * (hi - lo)) / lo;
   else none(['spread_pct'], `the smallest restart mean (${lo}) is not positive`);
 
-  if (positive) {
-    q.mde_pct = mdePct(s2, mean, n, opts.alpha, opts.power);
-    q.restarts_for_target = restartsForTarget(s2, mean, opts.targetEffectPct, opts.alpha, opts.power);
-    if (q.restarts_for_target === null) none(['restarts_for_target'], `more than a million restarts would be needed for ${opts.targetEffectPct}%`);
-  } else none(['mde_pct', 'restarts_for_target'], notPositive);
-
   if (Object.keys(why).length) q.null_reasons = why;
   return q;
 }
 
-/** Welch's comparison of two cells' restart means for one query. */
-export function compare(cell: RestartSummary | undefined, base: RestartSummary | undefined, cellId: string, baselineId: string, query: string): Comparison {
-  const c: Comparison = { cell: cellId, baseline: baselineId, query, effect_pct: null, ci_low_pct: null, ci_high_pct: null, p_value: null };
-  const all = ['effect_pct', 'ci_low_pct', 'ci_high_pct', 'p_value'] as const;
-  const give = (reason: string, fields: readonly (typeof all)[number][] = all) => {
+/**
+ * One cell against the baseline for one query: the ratio of restart means with its (1 − α) interval,
+ * and the effect this design could have seen. p_adjusted and the verdict come from adjustComparisons(),
+ * which needs the whole family.
+ */
+export function compare(cell: RestartSummary | undefined, base: RestartSummary | undefined, cellId: string, baselineId: string, query: string, opts: { alpha: number; power: number; adjustment?: Adjustment }): Comparison {
+  const c: Comparison = {
+    cell: cellId,
+    baseline: baselineId,
+    query,
+    effect_pct: null,
+    ci_low_pct: null,
+    ci_high_pct: null,
+    p_value: null,
+    p_adjusted: null,
+    adjustment: opts.adjustment ?? DEFAULTS.adjustment,
+    verdict: null,
+    detectable_pct: null,
+    df: null,
+  };
+  const all: ComparisonField[] = ['effect_pct', 'ci_low_pct', 'ci_high_pct', 'p_value', 'p_adjusted', 'detectable_pct'];
+  const give = (reason: string) => {
     c.null_reasons ??= {};
-    for (const f of fields) if (c[f] === null) c.null_reasons[f] ??= reason;
+    for (const f of all) if (c[f] === null) c.null_reasons[f] ??= reason;
     return c;
   };
   if (!base?.means.length) return give(`the baseline has no executions of ${query}`);
   if (!cell?.means.length) return give(`this cell has no executions of ${query}`);
-  const bm = ssMean(base.means);
-  const cm = ssMean(cell.means);
-  if (!(bm > 0)) return give('the baseline mean is not positive, so a percentage of it means nothing');
-  const diff = cm - bm;
-  c.effect_pct = (100 * diff) / bm;
-  const n1 = cell.means.length;
-  const n2 = base.means.length;
-  if (n1 < 2 || n2 < 2) return give(`an interval needs two restarts in each cell (this cell has ${n1}, the baseline ${n2})`);
-  const v1 = sampleVariance(cell.means) / n1;
-  const v2 = sampleVariance(base.means) / n2;
-  const se = Math.sqrt(v1 + v2);
-  if (!(se > 0)) return give('no variation between restarts in either cell: an interval would be a point');
-  const nu = (v1 + v2) ** 2 / (v1 ** 2 / (n1 - 1) + v2 ** 2 / (n2 - 1));
-  const half = tq(1 - (1 - CI_LEVEL) / 2, nu) * se;
-  c.ci_low_pct = (100 * (diff - half)) / bm;
-  c.ci_high_pct = (100 * (diff + half)) / bm;
-  c.p_value = Math.min(1, 2 * tcdf(-Math.abs(diff / se), nu));
-  return c;
+  // What this pair could have seen: both cells need the restarts an MDE rests on.
+  const short = needsMoreText(Math.min(cell.means.length, base.means.length), MIN_RESTARTS, 'in both cells');
+  const mde = short ? null : minimumDetectableEffect([cell.means, base.means], { definition: 'pooled', alpha: opts.alpha, power: opts.power });
+  c.detectable_pct = mde?.pct ?? null;
+  if (short || mde?.reason) {
+    c.null_reasons ??= {};
+    c.null_reasons.detectable_pct = short ?? mde?.reason;
+  }
+  const r = ratioOfMeans(cell.means, base.means, opts.alpha);
+  c.effect_pct = r.effect_pct;
+  c.ci_low_pct = r.ci_low_pct;
+  c.ci_high_pct = r.ci_high_pct;
+  c.p_value = r.p_value;
+  c.df = r.df;
+  return r.why ? give(r.why) : c;
+}
+
+/**
+ * Adjust the p-values of comparisons shown together as one family, and give each its verdict. Works on
+ * anything shaped like a Comparison (the experiments comparison too). Returns the summary line.
+ */
+export function adjustComparisons<T extends Pick<Comparison, 'p_value' | 'p_adjusted' | 'adjustment' | 'verdict' | 'null_reasons'>>(list: T[], alpha: number, method: Adjustment): string {
+  const adjusted = adjustPValues(list.map((c) => c.p_value), method);
+  list.forEach((c, i) => {
+    c.adjustment = method;
+    c.p_adjusted = adjusted[i];
+    c.verdict = adjusted[i] === null ? null : (adjusted[i] as number) <= alpha ? 'differs' : 'inconclusive';
+    if (adjusted[i] === null && c.null_reasons?.p_value) c.null_reasons.p_adjusted ??= c.null_reasons.p_value;
+  });
+  return differSummary(adjusted, alpha, method);
+}
+
+/** The fewest restarts any query of a cell has. */
+function fewestRestarts(c: CellStats): number {
+  return c.queries.length ? Math.min(...c.queries.map((q) => q.n_restarts)) : 0;
+}
+
+/** "Most stable" only when every cell has restarts enough to be ranked; otherwise why not. */
+export function rankCells(cells: CellStats[]): Ranking {
+  if (cells.length < 2) return { most_stable: null, reason: 'a single cell: nothing to rank' };
+  const byMore = new Map<number, string[]>();
+  for (const c of cells) {
+    const k = moreRestartsNeeded(fewestRestarts(c));
+    if (k) byMore.set(k, [...(byMore.get(k) ?? []), c.cell]);
+  }
+  if (byMore.size) {
+    const plural = (k: number) => `${k} more restart${k === 1 ? '' : 's'}`;
+    const [[k, names]] = byMore;
+    if (byMore.size === 1 && names.length === cells.length) return { most_stable: null, reason: `no ranking: every cell needs ${plural(k)} (${MIN_RESTARTS} per cell)` };
+    const parts = [...byMore].map(([more, list]) => `${list.join(', ')} need${list.length === 1 ? 's' : ''} ${plural(more)}`);
+    return { most_stable: null, reason: `no ranking: ${parts.join('; ')} (${MIN_RESTARTS} per cell)` };
+  }
+  let best: CellStats | null = null;
+  for (const c of cells) if (c.spread_avg_pct !== null && (best === null || c.spread_avg_pct < best.spread_avg_pct!)) best = c;
+  return best ? { most_stable: best.cell } : { most_stable: null, reason: 'no cell has a spread' };
 }
 
 /** Everything the CLI and the views show, from tidy data. */
@@ -268,7 +375,8 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
   const power = options.power ?? DEFAULTS.power;
   const targetEffectPct = options.targetEffectPct ?? DEFAULTS.targetEffectPct;
   const baseline = options.baseline ?? null;
-  const settings = { warmup, alpha, power, targetEffectPct, baseline };
+  const adjustment = options.adjustment ?? DEFAULTS.adjustment;
+  const settings = { warmup, alpha, power, targetEffectPct, baseline, adjustment };
 
   const restarts = data.series.map((s) => summarize(data, s, warmup));
   const byCell = new Map<string, RestartSummary[]>();
@@ -280,6 +388,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
 
   const cells: CellStats[] = [];
   const bimodal: BimodalFlag[] = [];
+  const bimodalUnjudged: Unjudged[] = [];
   for (const cell of data.cells) {
     const queries = (byCell.get(cell) ?? []).map((r) => ({ ...queryStats(r, { alpha, power, targetEffectPct }), unit: data.units?.[r.query] ?? null }));
     const spreads = queries.map((q) => q.spread_pct).filter((x): x is number => x !== null);
@@ -296,6 +405,11 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
     cells.push(cs);
     (byCell.get(cell) ?? []).forEach((r, i) => {
       const q = queries[i];
+      const short = needsMoreText(r.means.length, BIMODAL_MIN_RESTARTS, 'per cell, two per level');
+      if (short) {
+        bimodalUnjudged.push({ cell, query: r.query, n_restarts: r.means.length, reason: short });
+        return;
+      }
       const se = q.sigma_within !== null && q.reps_per_restart ? q.sigma_within / Math.sqrt(q.reps_per_restart) : 0;
       const groups = meanGroups(r.labels, r.means, se, options.bimodal);
       if (groups) bimodal.push({ cell, query: r.query, groups });
@@ -303,18 +417,45 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
   }
 
   const comparisons: Comparison[] = [];
+  let summary: string | null = null;
   if (baseline !== null) {
     const find = (cell: string, query: string) => byCell.get(cell)?.find((r) => r.query === query);
     for (const cell of data.cells) {
       if (cell === baseline) continue;
       const queries = new Set([...(byCell.get(cell) ?? []), ...(byCell.get(baseline) ?? [])].map((r) => r.query));
       for (const query of [...queries].sort(byCodePoint)) {
-        comparisons.push(compare(find(cell, query), find(baseline, query), cell, baseline, query));
+        comparisons.push(compare(find(cell, query), find(baseline, query), cell, baseline, query, { alpha, power, adjustment }));
       }
     }
+    if (comparisons.length) summary = adjustComparisons(comparisons, alpha, adjustment);
   }
 
-  return { settings, cells, comparisons, bimodal, warmup: suggestWarmup(data, options.warmupDetection), restarts, order: data.order ?? data.queries };
+  const mde: PooledMde[] = data.queries.map((query) => ({
+    query,
+    mde: minimumDetectableEffect(
+      restarts.filter((r) => r.query === query && r.means.length).map((r) => r.means),
+      { definition: 'pooled', alpha, power },
+    ),
+  }));
+
+  return {
+    settings,
+    methods: {
+      comparison: COMPARISON_METHOD,
+      adjustment: `${ADJUSTMENT_NAMES[adjustment]} over every comparison shown together`,
+      mde: `per cell in cells[].queries[].mde_pct, ${MDE_LABELS.pooled} in mde[]; two-sided log-ratio test at α with the given power, two cells of n restarts`,
+    },
+    cells,
+    comparisons,
+    summary,
+    mde,
+    ranking: rankCells(cells),
+    bimodal,
+    bimodal_unjudged: bimodalUnjudged,
+    warmup: suggestWarmup(data, options.warmupDetection),
+    restarts,
+    order: data.order ?? data.queries,
+  };
 }
 
 /** The warm-up suggestion per series, per query (all cells) and for the design (all queries). */

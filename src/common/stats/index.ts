@@ -1,7 +1,12 @@
-// The statistics engine: tidy data in, the analysis of issue 5 out. Pure TypeScript, so the CLI runs it
-// in Node and the UI runs it in a worker.
+// The statistics engine: tidy data in, the analysis of issues 5 and 12 out. Pure TypeScript, so the CLI
+// runs it in Node and the UI runs it in a worker.
 export * from './tidy.js';
 export * from './analysis.js';
 export * from './planner.js';
 export * from './bimodal.js';
 export * from './warmup.js';
+export * from './adjust.js';
+export * from './evidence.js';
+export * from './mde.js';
+export * from './ratio.js';
+export * from './moments.js';

@@ -2,53 +2,9 @@
 // cost, and what the planned design will cost in time. The unit of evidence is the restart.
 import type { Design, ExperimentDoc } from '../experiment/types.js';
 import { estimatePlan, expandCells } from '../plan.js';
-import { tq } from './tdist.js';
-
-/** Restarts beyond this are not a plan anyone will run. */
-export const MAX_RESTARTS = 1_000_000;
-
-/**
- * The minimum detectable effect in percent of `mean` for two cells of n restarts each, with s² the
- * variance of restart means: 100 · (t(1 − α/2, ν) + t(power, ν)) · √(2 s² / n) / mean, ν = 2(n − 1).
- */
-export function mdePct(s2: number, mean: number, n: number, alpha: number, power: number): number {
-  const nu = 2 * (n - 1);
-  return (100 * (tq(1 - alpha / 2, nu) + tq(power, nu)) * Math.sqrt((2 * s2) / n)) / mean;
-}
-
-/**
- * The smallest n ≥ 2 whose MDE is at most targetPct, or null beyond MAX_RESTARTS. The MDE falls with n,
- * so a doubling search then bisection needs only a few dozen t quantiles.
- */
-export function restartsForTarget(s2: number, mean: number, targetPct: number, alpha: number, power: number): number | null {
-  const ok = (n: number) => mdePct(s2, mean, n, alpha, power) <= targetPct;
-  if (ok(2)) return 2;
-  let lo = 2;
-  let hi = 4;
-  while (!ok(hi)) {
-    lo = hi;
-    hi *= 2;
-    if (lo >= MAX_RESTARTS) return null;
-  }
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (ok(mid)) hi = mid;
-    else lo = mid;
-  }
-  return hi <= MAX_RESTARTS ? hi : null;
-}
-
-export interface CurvePoint {
-  restarts: number;
-  mde_pct: number;
-}
-
-/** MDE against restarts per cell, n = 2 … maxRestarts. */
-export function mdeCurve(s2: number, mean: number, alpha: number, power: number, maxRestarts = 30): CurvePoint[] {
-  const out: CurvePoint[] = [];
-  for (let n = 2; n <= maxRestarts; n++) out.push({ restarts: n, mde_pct: mdePct(s2, mean, n, alpha, power) });
-  return out;
-}
+import { COV_REDUCERS, PLAN_LIMITS, outOfReachText } from './evidence.js';
+import { minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
+import { groupReasons } from './analysis.js';
 
 /**
  * Kalibera and Jones ("Rigorous benchmarking in reasonable time"): the repetitions per restart that
@@ -126,11 +82,8 @@ export function plannedSeconds(design: Design, restartsPerCell: number, repetiti
 
 export interface QueryPlan {
   query: string;
-  /** Variance of restart means and the mean, pooled over the cells with two or more restarts. */
-  s2: number | null;
-  mean: number | null;
-  /** The MDE of the current design (its restarts per cell). */
-  mdeNowPct: number | null;
+  /** The MDE pooled over cells at the restarts per cell measured: the number the Run view and the planning figure show. */
+  mde: Mde;
   restartsNeeded: number | null;
   optimalRepetitions: number | null;
   reasons: { restartsNeeded?: string; optimalRepetitions?: string };
@@ -139,7 +92,7 @@ export interface QueryPlan {
 export interface PlanSuggestion {
   queries: QueryPlan[];
   costs: Costs;
-  /** The largest restarts needed over queries: every query must see the target effect. */
+  /** Restarts per cell so that every query can show the target; null when some query cannot (see reasons). */
   restartsPerCell: number | null;
   /** Measured repetitions: the median Kalibera–Jones optimum over queries (warm-up not included). */
   measuredRepetitions: number | null;
@@ -149,14 +102,12 @@ export interface PlanSuggestion {
   currentSeconds: number;
   reasons: string[];
   /**
-   * Set when the target is out of this workload's reach (more than PLAN_LIMITS.restarts restarts per
-   * cell or PLAN_LIMITS.seconds of running, or no number at all): what a day of running can resolve instead.
+   * Set when the target is out of this host's reach (more than PLAN_LIMITS.restarts restarts per cell or
+   * PLAN_LIMITS.seconds of running): the between-restart CoV that puts it there, what reduces it, and
+   * what a day of running can resolve instead.
    */
-  outOfReach: { restartsPerDay: number; mdePct: number | null } | null;
+  outOfReach: { restartsPerDay: number; mdePct: number | null; covPct: number | null; queries: string[]; reducers: readonly string[]; text: string } | null;
 }
-
-/** Beyond these a suggestion is no plan: the target effect is below what the workload can resolve. */
-export const PLAN_LIMITS = { restarts: 1000, seconds: 7 * 86400 } as const;
 
 interface AnalysisLike {
   settings: { warmup: number; alpha: number; power: number; targetEffectPct: number };
@@ -168,30 +119,24 @@ const avgOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.
 
 /**
  * The planner's suggestion for the next run of this design: restarts per cell so that every query can
- * show `targetPct`, and the repetitions per restart their measured variances justify.
+ * show `targetPct`, and the repetitions per restart their measured variances justify. No number past
+ * PLAN_LIMITS: the target is then out of reach at the measured between-restart CoV, which it names.
  */
 export function suggestPlan(doc: ExperimentDoc, a: AnalysisLike, targetPct: number, costs: Costs = measuredCosts(doc)): PlanSuggestion {
   const { alpha, power, warmup } = a.settings;
   const design = doc.design;
   const queries = [...new Set(a.restarts.map((r) => r.query))].sort();
+  const meansOf = (query: string) => a.restarts.filter((r) => r.query === query && r.means.length).map((r) => r.means);
   const plans: QueryPlan[] = queries.map((query) => {
-    const series = a.restarts.filter((r) => r.query === query && r.means.length >= 2);
-    const variances = series.map((r) => {
-      const m = avgOf(r.means)!;
-      return r.means.reduce((s, x) => s + (x - m) ** 2, 0) / (r.means.length - 1);
-    });
-    const s2 = avgOf(variances);
-    const mean = avgOf(series.map((r) => avgOf(r.means)!));
+    const mde = minimumDetectableEffect(meansOf(query), { definition: 'pooled', alpha, power });
     const stats = a.cells.flatMap((c) => c.queries.filter((q) => q.query === query));
     const vw = avgOf(stats.map((q) => q.sigma_within).filter((x): x is number => x !== null).map((x) => x * x));
     const vb = avgOf(stats.map((q) => q.sigma_between).filter((x): x is number => x !== null).map((x) => x * x));
-    const plan: QueryPlan = { query, s2, mean, mdeNowPct: null, restartsNeeded: null, optimalRepetitions: null, reasons: {} };
-    if (s2 === null || mean === null) plan.reasons.restartsNeeded = 'no cell has two restarts of this query';
-    else if (!(mean > 0)) plan.reasons.restartsNeeded = 'the mean is not positive';
+    const plan: QueryPlan = { query, mde, restartsNeeded: null, optimalRepetitions: null, reasons: {} };
+    if (mde.cov_pct === null) plan.reasons.restartsNeeded = mde.reason ?? 'no between-restart spread';
     else {
-      if (design.restartsPerCell >= 2) plan.mdeNowPct = mdePct(s2, mean, design.restartsPerCell, alpha, power);
-      plan.restartsNeeded = restartsForTarget(s2, mean, targetPct, alpha, power);
-      if (plan.restartsNeeded === null) plan.reasons.restartsNeeded = `more than ${MAX_RESTARTS.toLocaleString('en-US')} restarts`;
+      plan.restartsNeeded = restartsForTarget(mde.cov_pct, targetPct, alpha, power);
+      if (plan.restartsNeeded === null) plan.reasons.restartsNeeded = outOfReachText(targetPct, mde.cov_pct);
     }
     if (vw === null || vb === null) plan.reasons.optimalRepetitions = 'needs two restarts with two executions each';
     else {
@@ -202,25 +147,36 @@ export function suggestPlan(doc: ExperimentDoc, a: AnalysisLike, targetPct: numb
     return plan;
   });
   const reasons: string[] = [];
-  const needed = plans.map((p) => p.restartsNeeded);
+  const unknown = plans.filter((p) => p.mde.cov_pct === null);
+  const beyond = plans.filter((p) => p.mde.cov_pct !== null && p.restartsNeeded === null);
   let restartsPerCell: number | null = null;
-  if (needed.some((n) => n === null)) reasons.push(`no number of restarts for ${plans.filter((p) => p.restartsNeeded === null).map((p) => p.query).join(', ')}`);
-  const known = needed.filter((n): n is number => n !== null);
-  if (known.length) restartsPerCell = Math.max(...known);
+  if (unknown.length) reasons.push(`no number of restarts: ${groupReasons(unknown.map((p) => ({ name: p.query, reason: p.reasons.restartsNeeded! })), plans.length, 'queries')}`);
+  else if (beyond.length) reasons.push(`${beyond.map((p) => p.query).join(', ')}: out of reach`);
+  else if (plans.length) restartsPerCell = Math.max(...plans.map((p) => p.restartsNeeded!));
   const reps = plans.map((p) => p.optimalRepetitions).filter((n): n is number => n !== null).sort((x, y) => x - y);
   const measuredRepetitions = reps.length ? reps[Math.floor(reps.length / 2)] : null;
   if (measuredRepetitions === null) reasons.push('no optimal repetitions could be computed: the current repetitions are kept');
   const repetitions = measuredRepetitions === null ? design.workload.repetitions : warmup + measuredRepetitions;
-  const seconds = restartsPerCell === null ? null : plannedSeconds(design, restartsPerCell, repetitions, costs);
+  let seconds = restartsPerCell === null ? null : plannedSeconds(design, restartsPerCell, repetitions, costs);
+  const tooLong = seconds !== null && seconds > PLAN_LIMITS.seconds;
   let outOfReach: PlanSuggestion['outOfReach'] = null;
-  const measurable = plans.filter((p) => p.s2 !== null && p.mean !== null && p.mean > 0);
-  if (measurable.length && (restartsPerCell === null || restartsPerCell > PLAN_LIMITS.restarts || (seconds !== null && seconds > PLAN_LIMITS.seconds))) {
+  if (beyond.length || tooLong) {
     // The time grows linearly with restarts per cell: solve for a day from two points.
     const one = plannedSeconds(design, 1, repetitions, costs);
     const per = plannedSeconds(design, 2, repetitions, costs) - one;
     const restartsPerDay = per > 0 ? Math.max(0, Math.floor((86400 - (one - per)) / per)) : 0;
-    const mdes = restartsPerDay >= 2 ? measurable.map((p) => mdePct(p.s2!, p.mean!, restartsPerDay, alpha, power)) : [];
-    outOfReach = { restartsPerDay, mdePct: mdes.length ? Math.max(...mdes) : null };
+    const measurable = plans.filter((p) => p.mde.cov_pct !== null);
+    const mdes = restartsPerDay >= 2 ? measurable.map((p) => minimumDetectableEffect(meansOf(p.query), { definition: 'pooled', alpha, power, restarts: restartsPerDay }).pct!) : [];
+    const culprits = beyond.length ? beyond : measurable;
+    const covPct = Math.max(...culprits.map((p) => p.mde.cov_pct!));
+    const limit = tooLong ? `more than ${PLAN_LIMITS.seconds / 86400} days of running` : null;
+    const text = limit ? outOfReachText(targetPct, covPct).replace(/\(more than [\d,]+ restarts per cell\)/, `(${limit})`) : outOfReachText(targetPct, covPct);
+    outOfReach = { restartsPerDay, mdePct: mdes.length ? Math.max(...mdes) : null, covPct, queries: culprits.map((p) => p.query), reducers: COV_REDUCERS, text };
+    if (tooLong) {
+      reasons.push(`it would take more than ${PLAN_LIMITS.seconds / 86400} days`);
+      restartsPerCell = null;
+      seconds = null;
+    }
   }
   return {
     queries: plans,

@@ -4,10 +4,11 @@
 // Mount: <AnalysisView doc={doc} /> with the open experiment (it needs results).
 import { useMemo, useState, type ReactNode } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
-import { DEFAULTS } from '../../../common/stats/index.js';
+import { DEFAULTS, type Adjustment } from '../../../common/stats/index.js';
 import { expandCells } from '../../../common/plan.js';
 import { inOrder } from '../../../common/export/format.js';
 import { NumberField } from '../../components/NumberField.js';
+import { AdjustmentField } from '../../components/AdjustmentField.js';
 import { useApp } from '../../store/index.js';
 import { BimodalPanel } from './BimodalPanel.js';
 import { ComparisonsPanel } from './ComparisonsPanel.js';
@@ -52,6 +53,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const [target, setTarget] = useState<number>(DEFAULTS.targetEffectPct);
   const [alpha, setAlpha] = useState<number>(DEFAULTS.alpha);
   const [power, setPower] = useState<number>(DEFAULTS.power);
+  const [adjustment, setAdjustment] = useState<Adjustment>(DEFAULTS.adjustment);
   const [baselineChoice, setBaseline] = useState<string | null>(null);
   const [queryChoice, setQuery] = useState<string | null>(null);
   const [cellChoice, setCell] = useState<string | null>(null);
@@ -64,7 +66,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   }, [doc]);
   const baseline = baselineChoice !== null && cellsWithResults.includes(baselineChoice) ? baselineChoice : cellsWithResults[0] ?? null;
   const usedWarmup = warmup ?? designWarmup;
-  const options = { warmup: usedWarmup, alpha, power, targetEffectPct: target, baseline: baseline ?? undefined };
+  const options = { warmup: usedWarmup, alpha, power, targetEffectPct: target, baseline: baseline ?? undefined, adjustment };
   const { analysis, error, busy, where } = useAnalysis(doc, options);
   const ctx = useMemo(() => (analysis ? contextFor(doc, analysis) : null), [doc, analysis]);
 
@@ -100,7 +102,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
             testid="analysis-warmup"
           />
           <NumberField label="target effect" unit="%" value={target} min={0.001} max={1000} integer={false} onChange={setTarget} testid="analysis-target" />
-          <NumberField label="α" value={alpha} min={0.0001} max={0.5} integer={false} onChange={setAlpha} testid="analysis-alpha" />
+          <NumberField label="α" value={alpha} min={0.0001} max={0.5} integer={false} onChange={setAlpha} help="Significance level of the tests; intervals are at 1 − α" testid="analysis-alpha" />
           <NumberField label="power" value={power} min={0.5} max={0.9999} integer={false} onChange={setPower} testid="analysis-power" />
           <label className="field">
             <span>baseline cell</span>
@@ -112,6 +114,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
               ))}
             </select>
           </label>
+          <AdjustmentField value={adjustment} onChange={setAdjustment} testid="analysis-adjustment" />
           <span className="small muted" data-testid="analysis-status">
             {busy ? 'analysing…' : where === 'inline' ? 'analysed (no worker available: on the UI thread)' : 'analysed'}
           </span>

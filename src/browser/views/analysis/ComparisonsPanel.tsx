@@ -1,12 +1,13 @@
-// Every cell against the chosen baseline, per query: the effect with its 95% Welch interval on restart
-// means and the p-value. An interval that includes 0 is no evidence of a change.
+// Every cell against the chosen baseline, per query: the ratio of restart means as a change in percent,
+// its (1 − α) interval on the log scale, the raw and the adjusted p-value (one family: every comparison
+// shown here), and the verdict. An inconclusive comparison says what this design could have seen.
 import { useMemo } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
 import { comparisonsFigure } from '../../../common/figures/build.js';
-import type { Analysis } from '../../../common/stats/index.js';
+import { ADJUSTMENT_NAMES, type Analysis } from '../../../common/stats/index.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fewRestartsOf } from '../../../common/export/context.js';
-import { effectConvention, fmtEffect, fmtInterval, fmtP } from '../../../common/export/format.js';
+import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from '../../../common/export/format.js';
 import { NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
 
 export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analysis: Analysis }) {
@@ -19,11 +20,21 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
   const queryAt = new Map(ctx.queries.map((q, i) => [q, i]));
   const rows = [...analysis.comparisons].sort((x, y) => (cellAt.get(x.cell) ?? 0) - (cellAt.get(y.cell) ?? 0) || (queryAt.get(x.query) ?? 0) - (queryAt.get(y.query) ?? 0));
   const few = fewRestartsOf(analysis);
+  const { alpha, adjustment } = analysis.settings;
+  const level = levelPct(alpha);
   return (
     <div data-testid="comparisons">
       <p className="small" data-testid="effect-convention">
         Baseline: <code>{analysis.settings.baseline}</code>. {effectConvention(ctx.unit, ctx.doc.design.workload.kind === 'command' ? ctx.doc.design.workload.command?.higherIsBetter : undefined)}.
       </p>
+      <p className="small muted" data-testid="comparison-method">
+        Effect: the {analysis.methods.comparison}, at {level}%. Adjusted p: {ADJUSTMENT_NAMES[adjustment]} over all {analysis.comparisons.length} comparisons in this table.
+      </p>
+      {analysis.summary ? (
+        <p data-testid="comparison-summary">
+          <strong>{analysis.summary}.</strong>
+        </p>
+      ) : null}
       {few ? (
         <p className="notice" data-testid="few-restarts">
           Note: {few}.
@@ -36,30 +47,27 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
             <th style={{ textAlign: 'left' }}>cell</th>
             <th style={{ textAlign: 'left' }}>query</th>
             <th style={{ textAlign: 'right' }}>effect</th>
-            <th style={{ textAlign: 'right' }}>95% interval</th>
+            <th style={{ textAlign: 'right' }}>{level}% interval</th>
             <th style={{ textAlign: 'right' }}>p</th>
-            <th />
+            <th style={{ textAlign: 'right' }}>adjusted p</th>
+            <th style={{ textAlign: 'left' }}>verdict</th>
           </tr>
         </thead>
         <tbody>
           {rows.map((c) => {
             const where = `${c.cell} / ${c.query}`;
             const r = c.null_reasons ?? {};
-            const clear = c.ci_low_pct !== null && c.ci_high_pct !== null && (c.ci_low_pct > 0 || c.ci_high_pct < 0);
             return (
-              <tr key={where}>
+              <tr key={where} data-verdict={c.verdict ?? 'none'}>
                 <td>{c.cell}</td>
                 <td>{c.query}</td>
                 <td style={{ textAlign: 'right' }}><V value={c.effect_pct} reason={r.effect_pct} fmt={(x) => fmtEffect(x)} notes={notes} where={where} /></td>
                 <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>
-                  {c.ci_low_pct === null ? (
-                    <V value={null} reason={r.ci_low_pct} notes={notes} where={where} />
-                  ) : (
-                    fmtInterval(c.ci_low_pct, c.ci_high_pct)
-                  )}
+                  {c.ci_low_pct === null ? <V value={null} reason={r.ci_low_pct} notes={notes} where={where} /> : fmtInterval(c.ci_low_pct, c.ci_high_pct)}
                 </td>
                 <td style={{ textAlign: 'right' }}><V value={c.p_value} reason={r.p_value} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
-                <td className="small">{clear ? 'interval excludes 0' : c.ci_low_pct !== null ? <span className="muted">could be no change</span> : ''}</td>
+                <td style={{ textAlign: 'right' }}><V value={c.p_adjusted} reason={r.p_adjusted} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
+                <td className="small">{c.verdict === 'differs' ? <strong>differs</strong> : c.verdict ? <span className="muted">{fmtVerdict(c)}</span> : ''}</td>
               </tr>
             );
           })}

@@ -1,6 +1,7 @@
 // The seeds' table of configurations: per cell, the spread between the best and the worst restart
 // mean, averaged and largest over queries, with the coefficients of variation beside it. Sortable by
-// any column; the most stable cell (smallest average spread) is highlighted.
+// any column; the most stable cell (smallest average spread) is highlighted when every cell has
+// restarts enough to rank it, and otherwise the table says how many more it would take.
 import { useMemo, useState } from 'react';
 import type { Analysis, CellStats } from '../../../common/stats/index.js';
 import { fmtPct, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
@@ -18,15 +19,9 @@ interface Row {
   within: number | null;
 }
 
-export function mostStable(a: Analysis): string | null {
-  let best: CellStats | null = null;
-  for (const c of a.cells) if (c.spread_avg_pct !== null && (best === null || c.spread_avg_pct < best.spread_avg_pct!)) best = c;
-  return best?.cell ?? null;
-}
-
 export function ConfigurationsTable({ analysis, cells }: { analysis: Analysis; cells: string[] }) {
   const [sort, setSort] = useState<{ key: Key; asc: boolean }>({ key: 'cell', asc: true });
-  const stable = mostStable(analysis);
+  const stable = analysis.ranking.most_stable;
   const rows = useMemo(() => {
     const order = new Map(cells.map((c, i) => [c, i]));
     const list: Row[] = analysis.cells.map((c) => ({
@@ -71,7 +66,7 @@ export function ConfigurationsTable({ analysis, cells }: { analysis: Analysis; c
         </thead>
         <tbody>
           {rows.map((r) => {
-            const best = r.cell.cell === stable && analysis.cells.length > 1;
+            const best = r.cell.cell === stable;
             return (
               <tr key={r.cell.cell} data-testid={best ? 'most-stable' : undefined} style={best ? { background: 'rgba(0, 158, 115, 0.15)', fontWeight: 600 } : undefined}>
                 <td>{r.cell.cell}</td>
@@ -94,6 +89,11 @@ export function ConfigurationsTable({ analysis, cells }: { analysis: Analysis; c
         </tbody>
       </table>
       <NullNotes notes={notes} />
+      {stable === null && analysis.cells.length > 1 && analysis.ranking.reason ? (
+        <p className="notice" data-testid="no-ranking">
+          No “most stable” cell: {analysis.ranking.reason.replace(/^no ranking: /, '')}.
+        </p>
+      ) : null}
     </div>
   );
 }

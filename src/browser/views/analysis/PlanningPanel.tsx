@@ -5,7 +5,7 @@ import { useMemo } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
 import { mdeFigure } from '../../../common/figures/build.js';
 import { formatDuration } from '../../../common/plan.js';
-import { suggestPlan, type Analysis } from '../../../common/stats/index.js';
+import { MDE_LABELS, suggestPlan, type Analysis } from '../../../common/stats/index.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fmtPct, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
 
@@ -29,7 +29,9 @@ export function PlanningPanel({ ctx, analysis, onApply }: Props) {
         <thead>
           <tr>
             <th style={{ textAlign: 'left' }}>query</th>
-            <th style={{ textAlign: 'right' }}>MDE with {design.restartsPerCell} restarts</th>
+            <th style={{ textAlign: 'right' }}>MDE now ({MDE_LABELS.pooled})</th>
+            <th style={{ textAlign: 'right' }}>restarts per cell</th>
+            <th style={{ textAlign: 'right' }}>between-restart CoV (pooled)</th>
             <th style={{ textAlign: 'right' }}>restarts needed for {target}%</th>
             <th style={{ textAlign: 'right' }}>optimal repetitions per restart</th>
           </tr>
@@ -38,8 +40,12 @@ export function PlanningPanel({ ctx, analysis, onApply }: Props) {
           {plan.queries.map((q) => (
             <tr key={q.query}>
               <td>{q.query}</td>
+              <td style={{ textAlign: 'right' }} data-testid="planning-mde">
+                <V value={q.mde.pct} reason={q.mde.reason} fmt={fmtPct} notes={notes} where={q.query} />
+              </td>
+              <td style={{ textAlign: 'right' }}>{q.mde.pct === null ? '' : q.mde.restarts}</td>
               <td style={{ textAlign: 'right' }}>
-                <V value={q.mdeNowPct} reason={q.reasons.restartsNeeded ?? 'the design has fewer than two restarts per cell'} fmt={fmtPct} notes={notes} where={q.query} />
+                <V value={q.mde.cov_pct} reason={q.mde.reason} fmt={fmtPct} notes={notes} where={q.query} />
               </td>
               <td style={{ textAlign: 'right' }}>
                 <V value={q.restartsNeeded} reason={q.reasons.restartsNeeded} fmt={String} notes={notes} where={q.query} />
@@ -58,13 +64,21 @@ export function PlanningPanel({ ctx, analysis, onApply }: Props) {
         (Kalibera and Jones), the median over queries is suggested.
       </p>
       {plan.outOfReach ? (
-        <p className="notice" data-testid="plan-out-of-reach">
-          <strong>A {target}% effect is below what this workload can resolve</strong>
-          {plan.restartsPerCell !== null ? ` (it would take ${plan.restartsPerCell.toLocaleString('en-US')} restarts per cell${plan.seconds !== null ? `, about ${formatDuration(plan.seconds)}` : ''})` : ''}.{' '}
-          {plan.outOfReach.mdePct !== null
-            ? `In a day of running (${plan.outOfReach.restartsPerDay} restarts per cell) the smallest detectable effect is about ${fmtPct(plan.outOfReach.mdePct)}: set the target effect near that, or make the restarts agree better (see the stability section).`
-            : 'Not even two restarts per cell fit in a day at the measured costs.'}
-        </p>
+        <div className="notice" data-testid="plan-out-of-reach">
+          <p style={{ margin: 0 }}>
+            <strong>A {target}% effect is out of reach on this host</strong> at the measured between-restart CoV of{' '}
+            <strong>{fmtPct(plan.outOfReach.covPct ?? 0)}</strong> ({plan.outOfReach.queries.join(', ')}).{' '}
+            {plan.outOfReach.mdePct !== null
+              ? `In a day of running (${plan.outOfReach.restartsPerDay} restarts per cell) the smallest detectable effect is about ${fmtPct(plan.outOfReach.mdePct)}: set the target effect near that.`
+              : 'Not even two restarts per cell fit in a day at the measured costs.'}
+          </p>
+          <p style={{ margin: '6px 0 0' }}>What makes restarts agree better (see the stability section for what your factors did):</p>
+          <ul style={{ margin: '2px 0 0', paddingLeft: 18 }} data-testid="plan-reducers">
+            {plan.outOfReach.reducers.map((r) => (
+              <li key={r}>{r}</li>
+            ))}
+          </ul>
+        </div>
       ) : null}
       <div className="notice" data-testid="plan-suggestion">
         {plan.restartsPerCell === null ? (

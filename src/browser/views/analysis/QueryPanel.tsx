@@ -4,10 +4,11 @@
 import { useMemo } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
 import { executionsFigure, repetitionsFigure } from '../../../common/figures/build.js';
-import type { Analysis } from '../../../common/stats/index.js';
+import { MDE_LABELS, type Analysis } from '../../../common/stats/index.js';
 import { Plot } from '../../plot/Plot.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fmtNum, fmtPct, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
+import { fmtMdeBasis } from '../../../common/export/format.js';
 
 interface Props {
   ctx: ExportContext;
@@ -21,6 +22,7 @@ interface Props {
 export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }: Props) {
   const strip = useMemo(() => executionsFigure(ctx, query), [ctx, query]);
   const target = analysis.settings.targetEffectPct;
+  const pooled = analysis.mde.find((m) => m.query === query)?.mde;
   const notes = new Reasons();
   const unit = analysis.cells.flatMap((c) => c.queries).find((q) => q.query === query)?.unit ?? (ctx.unit || null);
   // Plan order, as in the strip plot above.
@@ -31,7 +33,7 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }
       <table className="plan-table" style={TABLE_STYLE} data-testid="query-table">
         <thead>
           <tr>
-            {['cell', 'restarts', 'reps', unitLabel('mean', unit), 'within CoV', 'between CoV', unitLabel('σ within', unit), unitLabel('σ between', unit), 'ICC', 'spread', 'MDE', `restarts for ${target}%`].map((h, i) => (
+            {['cell', 'restarts', 'reps', unitLabel('mean', unit), 'within CoV', 'between CoV', unitLabel('σ within', unit), unitLabel('σ between', unit), 'ICC', 'spread', `MDE (${MDE_LABELS['per-cell']})`, `restarts for ${target}%`].map((h, i) => (
               <th key={h} style={{ textAlign: i ? 'right' : 'left', whiteSpace: 'nowrap' }}>
                 {h}
               </th>
@@ -61,6 +63,17 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }
             );
           })}
         </tbody>
+        <tfoot>
+          <tr data-testid="query-mde-pooled">
+            <td colSpan={10}>
+              all cells: MDE {pooled?.pct != null ? fmtMdeBasis(pooled) : MDE_LABELS.pooled}
+            </td>
+            <td style={{ textAlign: 'right' }}>
+              <V value={pooled?.pct} reason={pooled?.reason} fmt={fmtPct} notes={notes} where="all cells" />
+            </td>
+            <td />
+          </tr>
+        </tfoot>
       </table>
       <NullNotes notes={notes} />
       <RepetitionsPlot ctx={ctx} analysis={analysis} query={query} cell={cell} onCell={onCell} onApplyWarmup={onApplyWarmup} />

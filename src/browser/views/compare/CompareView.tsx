@@ -1,11 +1,15 @@
 // Comparing experiments side by side: two or more files with the same queries (the same design on two
 // MySQL versions or two hosts). The configurations table of each file, and per shared cell and query
-// the effect against the baseline file with a 95% Welch interval on restart means across files.
+// the effect against the baseline file: the ratio of restart means with its (1 − α) log-scale interval,
+// raw and adjusted p (every comparison on the page is one family) and the verdict.
 // Files are read, never run: no connection is made.
 import { useMemo, useState } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
-import { compareExperiments, compareMarkdown, labelsFor, type ExperimentsComparison } from '../../../common/export/compare.js';
-import { fmtEffect, fmtInterval, fmtP } from '../../../common/export/format.js';
+import { compareExperiments, compareMarkdown, labelsFor, methodLine, type ExperimentsComparison } from '../../../common/export/compare.js';
+import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from '../../../common/export/format.js';
+import { DEFAULTS, type Adjustment } from '../../../common/stats/index.js';
+import { NumberField } from '../../components/NumberField.js';
+import { AdjustmentField } from '../../components/AdjustmentField.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
 
@@ -21,6 +25,8 @@ export function CompareView() {
   const openPath = useApp((s) => s.path);
   const [entries, setEntries] = useState<Entry[]>([]);
   const [baseline, setBaseline] = useState<string | null>(null);
+  const [alpha, setAlpha] = useState<number>(DEFAULTS.alpha);
+  const [adjustment, setAdjustment] = useState<Adjustment>(DEFAULTS.adjustment);
   const [pathText, setPathText] = useState('');
   const [error, setError] = useState<string | null>(null);
 
@@ -28,11 +34,12 @@ export function CompareView() {
   const outcome = useMemo((): { result: ExperimentsComparison | null; problem: string | null } => {
     if (entries.length < 2) return { result: null, problem: 'Add two or more experiment files with results.' };
     try {
-      return { result: compareExperiments(entries.map((e, i) => ({ label: labels[i], doc: e.doc })), { baseline: baseline && labels.includes(baseline) ? baseline : undefined }), problem: null };
+      const chosen = baseline && labels.includes(baseline) ? baseline : undefined;
+      return { result: compareExperiments(entries.map((e, i) => ({ label: labels[i], doc: e.doc })), { baseline: chosen, alpha, adjustment }), problem: null };
     } catch (e) {
       return { result: null, problem: (e as Error).message };
     }
-  }, [entries, labels, baseline]);
+  }, [entries, labels, baseline, alpha, adjustment]);
 
   const add = (source: string, doc: ExperimentDoc) => {
     setError(null);
@@ -166,9 +173,15 @@ export function CompareView() {
           </div>
           <div className="panel">
             <h3 style={{ marginTop: 0 }}>Against {result.baseline}</h3>
+            <div className="row" style={{ alignItems: 'flex-end', gap: 12 }}>
+              <NumberField label="α" value={alpha} min={0.0001} max={0.5} integer={false} onChange={setAlpha} help="Significance level of the tests; intervals are at 1 − α" testid="compare-alpha" />
+              <AdjustmentField value={adjustment} onChange={setAdjustment} testid="compare-adjustment" />
+            </div>
             <p className="muted small">
-              Effect in percent of the baseline file's mean; 95% Welch interval on restart means (the restart is the unit of evidence).{' '}
-              <span data-testid="compare-convention">{result.effect_convention}.</span>
+              {methodLine(result)} (the restart is the unit of evidence). <span data-testid="compare-convention">{result.effect_convention}.</span>
+            </p>
+            <p data-testid="compare-summary">
+              <strong>{result.summary}.</strong>
             </p>
             {result.notes.map((n) => (
               <p key={n} className="notice" data-testid="compare-note">
@@ -182,19 +195,23 @@ export function CompareView() {
                   <th>Cell</th>
                   <th>Query</th>
                   <th className="num">Effect</th>
-                  <th className="num">95% interval</th>
+                  <th className="num">{levelPct(result.alpha)}% interval</th>
                   <th className="num">p</th>
+                  <th className="num">adjusted p</th>
+                  <th>Verdict</th>
                 </tr>
               </thead>
               <tbody>
                 {result.comparisons.map((c) => (
-                  <tr key={`${c.file} ${c.cell} ${c.query}`} title={Object.values(c.null_reasons ?? {})[0]}>
+                  <tr key={`${c.file} ${c.cell} ${c.query}`} title={Object.values(c.null_reasons ?? {})[0]} data-verdict={c.verdict ?? 'none'}>
                     <td>{c.file}</td>
                     <td>{c.cell}</td>
                     <td>{c.query}</td>
                     <td className="num">{fmtEffect(c.effect_pct, '—')}</td>
                     <td className="num">{fmtInterval(c.ci_low_pct, c.ci_high_pct, '—')}</td>
                     <td className="num">{fmtP(c.p_value, '—')}</td>
+                    <td className="num">{fmtP(c.p_adjusted, '—')}</td>
+                    <td>{c.verdict === 'differs' ? <strong>differs</strong> : fmtVerdict(c, '—')}</td>
                   </tr>
                 ))}
               </tbody>

@@ -8,6 +8,8 @@ import { buildPlan, expandCells, formatDuration } from '../../../common/plan.js'
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { LiveRun } from './live.js';
+import { DEFAULTS } from '../../../common/stats/analysis.js';
+import { MDE_LABELS } from '../../../common/stats/mde.js';
 import { attachToRunning, checkUnfinished, control, startRun, useRunSession } from './session.js';
 import './run.css';
 
@@ -202,12 +204,12 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
           </select>
         </label>
         <span data-testid="run-mde">
-          minimum detectable effect now (α 0.05, power 0.8):{' '}
+          minimum detectable effect now ({MDE_LABELS.pooled}, α {DEFAULTS.alpha}, power {DEFAULTS.power}):{' '}
           {sameWhy !== null ? (
             <em>{sameWhy}</em>
           ) : (
             mdes.map(({ q, m }) => (
-              <span key={q} style={{ marginRight: 12 }} title={m ? `with ${m.restartsPerCell} restarts per cell` : undefined}>
+              <span key={q} style={{ marginRight: 12 }} title={m ? m.basis : undefined}>
                 {q}: {m ? <strong>{`${m.pct.toFixed(1)}%`}</strong> : <em>{live.mdeWhy(q)}</em>}
               </span>
             ))

@@ -1,9 +1,14 @@
-// What the Run view shows, folded from the engine's events as they arrive (through the journal's fold). Plain data and arithmetic
-// (no React, no DOM), so it can be fed 100,000 executions and tested under Node.
+// What the Run view shows, folded from the engine's events as they arrive (through the journal's fold). Plain data
+// (no React, no DOM), so it can be fed 100,000 executions and tested under Node. Every statistic comes
+// from src/common/stats, so the numbers here are the analysis's numbers for the same restarts.
 import type { RunEvent } from '../../../common/events.js';
 import type { RestartResult } from '../../../common/experiment/types.js';
 import { JournalFold, recordOf, recordsOfRestart, type JournalRecord, type OpenRestart } from '../../../common/records.js';
-import { mdePct } from '../../../common/stats/planner.js';
+import { DEFAULTS } from '../../../common/stats/analysis.js';
+import { MIN_RESTARTS } from '../../../common/stats/evidence.js';
+import { minimumDetectableEffect, type MdeDefinition } from '../../../common/stats/mde.js';
+import { RunningMoments, runningCovPct } from '../../../common/stats/moments.js';
+import { fmtMdeBasis } from '../../../common/export/format.js';
 
 /** Discrete restart colours: neighbouring restarts differ, a restart keeps its colour. */
 export const RESTART_PALETTE = ['#3271d4', '#d4573b', '#2f9e6e', '#8a5cd1', '#c49a1a', '#1b9aaa', '#c2417d', '#6b7785', '#7a4f1d', '#4f8f00'];
@@ -205,16 +210,9 @@ export class LiveRun {
     if (out) return out;
     out = new Map();
     for (const q of r.queries) {
-      let n = 0;
-      let sum = 0;
-      let sumsq = 0;
-      for (let i = this.warmup; i < q.values.length; i++) {
-        n++;
-        sum += q.values[i];
-        sumsq += q.values[i] * q.values[i];
-      }
-      const mean = n ? sum / n : 0;
-      out.set(q.query, { n, mean, sd: n > 1 ? Math.sqrt(Math.max(0, (sumsq - n * mean * mean) / (n - 1))) : 0 });
+      const m = new RunningMoments();
+      for (let i = this.warmup; i < q.values.length; i++) m.add(q.values[i]);
+      out.set(q.query, { n: m.n, mean: m.mean, sd: m.sd });
     }
     this.stats.set(r, out);
     return out;
@@ -232,70 +230,43 @@ export class LiveRun {
     return out;
   }
 
-  /** Per cell: the between-restart CV of `query` after 2, 3, … restarts. */
-  spreadByCell(query: string): Map<string, SpreadPoint[]> {
+  /** Restart means of `query` per cell, in the order the restarts finished. */
+  private meansByCell(query: string): Map<string, number[]> {
     const byCell = new Map<string, number[]>();
     for (const p of this.restartMeans(query)) {
       const list = byCell.get(p.cell) ?? [];
       list.push(p.mean);
       byCell.set(p.cell, list);
     }
+    return byCell;
+  }
+
+  /** Per cell: the between-restart CV of `query` after 2, 3, … restarts. */
+  spreadByCell(query: string): Map<string, SpreadPoint[]> {
     const out = new Map<string, SpreadPoint[]>();
-    for (const [cell, means] of byCell) {
-      const pts: SpreadPoint[] = [];
-      let sum = 0;
-      let sumsq = 0;
-      means.forEach((m, i) => {
-        sum += m;
-        sumsq += m * m;
-        const n = i + 1;
-        if (n < 2) return;
-        const mean = sum / n;
-        const sd = Math.sqrt(Math.max(0, (sumsq - n * mean * mean) / (n - 1)));
-        pts.push({ restarts: n, cvPct: (100 * sd) / mean });
-      });
-      out.set(cell, pts);
-    }
+    for (const [cell, means] of this.meansByCell(query)) out.set(cell, runningCovPct(means).map((p) => ({ restarts: p.count, cvPct: p.covPct })));
     return out;
   }
 
   /**
-   * The minimum detectable effect (percent, α 0.05, power 0.8) between two cells of `query` with the
-   * restarts per cell done so far: from the pooled between-restart variance of restart means.
+   * The minimum detectable effect (percent, at the analysis's default α and power) between two cells of
+   * `query` with the restarts per cell done so far: the analysis's MDE, pooled over cells.
    */
-  mde(query: string): { pct: number; restartsPerCell: number } | null {
-    const byCell = new Map<string, number[]>();
-    for (const p of this.restartMeans(query)) byCell.set(p.cell, [...(byCell.get(p.cell) ?? []), p.mean]);
-    let pooledNum = 0;
-    let pooledDf = 0;
-    let total = 0;
-    let count = 0;
-    let minN = Infinity;
-    for (const means of byCell.values()) {
-      const n = means.length;
-      minN = Math.min(minN, n);
-      const m = means.reduce((a, b) => a + b, 0) / n;
-      total += m * n;
-      count += n;
-      if (n > 1) {
-        pooledNum += means.reduce((a, b) => a + (b - m) ** 2, 0);
-        pooledDf += n - 1;
-      }
-    }
-    if (pooledDf === 0 || !Number.isFinite(minN) || minN < 2) return null;
-    const s2 = pooledNum / pooledDf;
-    const pct = mdePct(s2, total / count, minN, 0.05, 0.8);
-    return Number.isFinite(pct) ? { pct, restartsPerCell: minN } : null;
+  mde(query: string): { pct: number; restartsPerCell: number; definition: MdeDefinition; basis: string } | null {
+    const m = this.mdeOf(query);
+    return m.pct === null ? null : { pct: m.pct, restartsPerCell: m.restarts, definition: m.definition, basis: fmtMdeBasis(m) };
+  }
+
+  private mdeOf(query: string) {
+    return minimumDetectableEffect([...this.meansByCell(query).values()], { definition: 'pooled', alpha: DEFAULTS.alpha, power: DEFAULTS.power });
   }
 
   /** Why mde(query) has no value yet, in words a user can act on (null when it has one). */
   mdeWhy(query: string): string | null {
-    if (this.mde(query)) return null;
-    const counts = this.restartsPerCell(query);
-    if (!counts.size) return 'needs at least 2 restarts of every cell (none has finished yet)';
-    const fewest = Math.min(...counts.values());
-    if (fewest < 2) return `needs at least 2 restarts of every cell measured so far (fewest: ${fewest})`;
-    return 'not computable: the restart means do not vary (or average 0)';
+    const m = this.mdeOf(query);
+    if (m.pct !== null) return null;
+    if (m.reason === 'no restarts with executions') return `needs ${MIN_RESTARTS} restarts of a cell (none has finished yet)`;
+    return m.reason ?? 'not computable';
   }
 
   /** Why the between-restart CV plot of `query` is empty (null when it has a point). */

@@ -1,0 +1,172 @@
+// What `varlab analyze` prints: the JSON (issue 5's fields, issue 12's additions) and the aligned text
+// tables a person reads in a terminal. Here rather than in the command, so the command only reads its
+// input and options, and the words match the report and the views (they share format.ts).
+import type { Analysis } from '../stats/analysis.js';
+import { ADJUSTMENT_NAMES } from '../stats/adjust.js';
+import { MIN_RESTARTS, outOfReachText } from '../stats/evidence.js';
+import { MDE_LABELS } from '../stats/mde.js';
+import { fewRestartsOf } from './context.js';
+import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtPctValue, fmtVerdict, inOrder, levelPct, NA, textTable } from './format.js';
+
+/** The JSON of `analyze --json`: nulls kept, reasons beside them, the methods named. */
+export function analysisJson(a: Analysis) {
+  return {
+    settings: a.settings,
+    methods: a.methods,
+    cells: a.cells,
+    comparisons: a.comparisons,
+    summary: a.summary,
+    mde: a.mde.map((m) => ({ query: m.query, ...m.mde })),
+    ranking: a.ranking,
+    bimodal: a.bimodal,
+    bimodal_unjudged: a.bimodal_unjudged,
+    warmup_suggestion: a.warmup,
+  };
+}
+
+export interface TextHeader {
+  name: string;
+  cells: number;
+  queries: number;
+  executions: number;
+}
+
+const pct = (x: number | null) => fmtPctValue(x);
+const num = (x: number | null) => (x === null ? NA : Math.abs(x) >= 1000 || Number.isInteger(x) ? String(Math.round(x * 100) / 100) : x.toPrecision(4));
+
+/** The analysis as lines of text: configurations, per query, MDE, bimodal starts, warm-up, comparisons, and what n/a means. */
+export function analysisText(a: Analysis, head: TextHeader): string[] {
+  const out: string[] = [];
+  const s = a.settings;
+  const indent = (lines: string[]) => out.push(...lines.map((l) => '  ' + l));
+  out.push(`${head.name}: ${head.cells} cells, ${head.queries} queries, ${head.executions.toLocaleString('en-US')} executions`);
+  out.push(`warm-up ${s.warmup} dropped per restart; α ${s.alpha} (intervals at ${levelPct(s.alpha)}%), power ${s.power}; restarts for a ${s.targetEffectPct}% effect`);
+
+  const notes = new Map<string, string[]>();
+  const note = (where: string, reasons: Record<string, string | undefined> | undefined) => {
+    for (const [field, reason] of Object.entries(reasons ?? {})) {
+      if (!reason) continue;
+      const list = notes.get(reason) ?? [];
+      list.push(`${where} ${field}`);
+      notes.set(reason, list);
+    }
+  };
+
+  out.push('', 'Configurations: difference between the best and the worst restart mean, average and largest over queries');
+  const stable = a.ranking.most_stable;
+  indent(
+    textTable(
+      ['cell', 'spread avg', 'largest', ''],
+      a.cells.map((c) => {
+        note(c.cell, c.null_reasons);
+        return [c.cell, pct(c.spread_avg_pct), pct(c.spread_max_pct), c.cell === stable ? '<- most stable' : ''];
+      }),
+      [false, true, true, false],
+    ),
+  );
+  if (stable === null && a.cells.length > 1 && a.ranking.reason) out.push(`  Note: ${a.ranking.reason}.`);
+
+  out.push('', 'Per query (restart means are the unit of evidence)');
+  // People read queries in the workload's order (Q1, Q3, Q6, Q12), not sorted as text; the JSON stays sorted.
+  const units = [...new Set(a.cells.flatMap((c) => c.queries.map((q) => q.unit)))];
+  const oneUnit = units.length === 1 ? units[0] : undefined;
+  const rows: string[][] = [];
+  for (const c of a.cells) {
+    for (const q of inOrder(c.queries, a.order, (x) => x.query)) {
+      note(`${c.cell} / ${q.query}`, q.null_reasons);
+      rows.push([
+        c.cell,
+        q.query,
+        String(q.n_restarts),
+        num(q.reps_per_restart),
+        num(q.mean) + (oneUnit === undefined && q.unit ? ` ${q.unit}` : ''),
+        pct(q.within_cov_pct),
+        pct(q.between_cov_pct),
+        q.icc === null ? NA : q.icc.toFixed(2),
+        pct(q.spread_pct),
+        pct(q.mde_pct),
+        q.restarts_for_target === null ? NA : String(q.restarts_for_target),
+      ]);
+    }
+  }
+  indent(
+    textTable(
+      ['cell', 'query', 'restarts', 'reps', oneUnit ? `mean (${oneUnit})` : oneUnit === null ? 'mean (unit not given: --unit)' : 'mean', 'within CoV', 'between CoV', 'ICC', 'spread', `MDE (${MDE_LABELS['per-cell']})`, `restarts for ${s.targetEffectPct}%`],
+      rows,
+      [false, false, true, true, true, true, true, true, true, true, true],
+    ),
+  );
+
+  out.push('', `Minimum detectable effect ${MDE_LABELS.pooled} (what two cells of these results can tell apart; the Run view shows the same)`);
+  const pooled = inOrder(a.mde, a.order, (m) => m.query);
+  indent(
+    textTable(
+      ['query', 'MDE', 'restarts per cell', 'cells', 'between CoV (pooled)'],
+      pooled.map((m) => {
+        if (m.mde.reason) note(`${m.query} MDE`, { [MDE_LABELS.pooled]: m.mde.reason });
+        const cells = m.mde.left_out ? `${m.mde.cells} (${m.mde.left_out} left out: fewer than ${MIN_RESTARTS} restarts)` : String(m.mde.cells);
+        return [m.query, pct(m.mde.pct), m.mde.pct === null ? NA : String(m.mde.restarts), m.mde.pct === null ? NA : cells, pct(m.mde.cov_pct)];
+      }),
+      [false, true, true, true, true],
+    ),
+  );
+  // A planning number past the bound is no plan: say the target is out of reach, at which CoV, and what helps.
+  const beyond = a.cells.flatMap((c) => c.queries).filter((q) => q.mde_pct !== null && q.restarts_for_target === null);
+  if (beyond.length) {
+    const mdes = pooled.map((m) => m.mde.pct).filter((x): x is number => x !== null);
+    const worst = Math.max(...beyond.map((q) => q.between_cov_pct ?? 0));
+    out.push(`  Note: ${outOfReachText(s.targetEffectPct, worst)}.`);
+    if (mdes.length) out.push(`  With the restarts measured, the smallest detectable effect is ${pct(Math.min(...mdes))} to ${pct(Math.max(...mdes))}; pass --target-effect near that to plan.`);
+  }
+
+  if (a.bimodal.length) {
+    out.push('', 'Bimodal starts: restart means fall into separated levels (good start, bad start)');
+    for (const b of a.bimodal) {
+      const groups = b.groups.map((g) => `${g.count} restart${g.count === 1 ? '' : 's'} around ${num(g.mean)} (${g.restarts.join(', ')})`);
+      out.push(`  ${b.cell} / ${b.query}: ${groups.join('; ')}`);
+    }
+  } else if (a.bimodal_unjudged.length < a.restarts.filter((r) => r.means.length).length) out.push('', 'Bimodal starts: none found');
+  else out.push('', 'Bimodal starts: no verdict');
+  if (a.bimodal_unjudged.length) {
+    const cells = [...new Set(a.bimodal_unjudged.map((u) => u.cell))];
+    const reasons = [...new Set(a.bimodal_unjudged.map((u) => u.reason))];
+    out.push(`  Not judged (${cells.length === a.cells.length ? 'every cell' : cells.join(', ')}): ${reasons.join('; ')}`);
+  }
+
+  const w = a.warmup;
+  if (w.suggested !== null) {
+    const verdict = w.suggested > s.warmup ? `more than the ${s.warmup} dropped: consider --warmup ${w.suggested}` : `the ${s.warmup} dropped are enough`;
+    out.push('', `Warm-up from the data: every restart is steady after ${w.suggested} execution${w.suggested === 1 ? '' : 's'} (${verdict})`);
+  } else out.push('', `Warm-up from the data: no suggestion: ${w.reason}`);
+
+  if (s.baseline !== null) {
+    out.push('', `Comparisons with ${s.baseline}`);
+    out.push(`  Effect: the ${a.methods.comparison}, at ${levelPct(s.alpha)}%; p adjusted by ${ADJUSTMENT_NAMES[s.adjustment]} over all ${a.comparisons.length} comparisons`);
+    out.push(`  ${effectConvention(oneUnit)}`);
+    if (a.summary) out.push(`  ${a.summary}.`);
+    const few = fewRestartsOf(a);
+    if (few) out.push(`  Note: ${few}.`);
+    const cellAt = new Map(a.cells.map((c, i) => [c.cell, i]));
+    const queryAt = new Map(a.order.map((q, i) => [q, i]));
+    const ordered = [...a.comparisons].sort((x, y) => (cellAt.get(x.cell) ?? 0) - (cellAt.get(y.cell) ?? 0) || (queryAt.get(x.query) ?? 0) - (queryAt.get(y.query) ?? 0));
+    indent(
+      textTable(
+        ['cell', 'query', 'effect', `${levelPct(s.alpha)}% interval`, 'p', 'adjusted p', 'verdict'],
+        ordered.map((c) => {
+          note(`${c.cell} vs ${c.baseline} / ${c.query}`, c.null_reasons);
+          return [c.cell, c.query, fmtEffect(c.effect_pct), fmtInterval(c.ci_low_pct, c.ci_high_pct), fmtP(c.p_value), fmtP(c.p_adjusted), fmtVerdict(c)];
+        }),
+        [false, false, true, true, true, true, false],
+      ),
+    );
+  } else if (a.cells.length > 1) out.push('', 'Comparisons: pass --baseline CELL to compare every cell with one of them');
+
+  if (notes.size) {
+    out.push('', 'n/a means:');
+    for (const [reason, where] of notes) {
+      const shown = where.slice(0, 3).join('; ') + (where.length > 3 ? `; and ${where.length - 3} more` : '');
+      out.push(`  ${reason} (${shown})`);
+    }
+  }
+  return out;
+}
