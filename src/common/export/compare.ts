@@ -4,10 +4,9 @@
 // over every comparison of the call, so the restart stays the unit of evidence and the numbers agree
 // with `varlab analyze`.
 import type { ExperimentDoc } from '../experiment/types.js';
-import { ADJUSTMENT_NAMES, adjustComparisons, analyze, compare, COMPARISON_METHOD, DEFAULTS, tidyFromExperiment, type Adjustment, type Comparison, type RestartSummary } from '../stats/index.js';
+import { ADJUSTMENT_NAMES, adjustComparisons, analyze, compare, COMPARISON_METHOD, DEFAULTS, findCell, findRestarts, tidyFromExperiment, type Adjustment, type Comparison, type RestartSummary } from '../stats/index.js';
 import { byCodePoint } from '../stats/tidy.js';
-import { captionLine, hostLine, resultsDate } from './context.js';
-import { expandCells } from '../plan.js';
+import { captionLine, hostLine, inPlanOrder, resultsDate } from './context.js';
 import { effectConvention, fewRestartsNote, fmtEffect, fmtInterval, fmtP, fmtPctValue, fmtVerdict, levelPct, textTable } from './format.js';
 
 export interface CompareInput {
@@ -98,8 +97,7 @@ export function compareExperiments(inputs: CompareInput[], opts: CompareOptions 
     const warmup = opts.warmup ?? input.doc.design.workload.warmup;
     const data = tidyFromExperiment(input.doc);
     const analysis = analyze(data, { warmup, alpha });
-    const planned = expandCells(input.doc.design).map((c) => c.id);
-    const cells = [...planned.filter((c) => data.cells.includes(c)), ...data.cells.filter((c) => !planned.includes(c))];
+    const cells = inPlanOrder(input.doc, data.cells);
     return { ...input, warmup, data, analysis, cells };
   });
 
@@ -111,7 +109,7 @@ export function compareExperiments(inputs: CompareInput[], opts: CompareOptions 
 
   const configurations: CompareConfiguration[] = analysed.flatMap((a) =>
     a.cells.map((cell) => {
-      const cs = a.analysis.cells.find((c) => c.cell === cell)!;
+      const cs = findCell(a.analysis, cell)!;
       const covs = cs.queries.map((q) => q.between_cov_pct).filter((x): x is number => x !== null);
       return {
         file: a.label,
@@ -125,12 +123,13 @@ export function compareExperiments(inputs: CompareInput[], opts: CompareOptions 
   );
 
   const base = analysed.find((a) => a.label === baseline)!;
-  const summary = (a: (typeof analysed)[number], cell: string, query: string): RestartSummary | undefined => a.analysis.restarts.find((r) => r.cell === cell && r.query === query);
+  const summary = (a: (typeof analysed)[number], cell: string, query: string): RestartSummary | undefined => findRestarts(a.analysis, cell, query);
   const comparisons: FileComparison[] = [];
   for (const other of analysed) {
     if (other === base) continue;
     // The same cells are compared with each other; two single-cell files (one configuration on two hosts) pair up.
-    let pairs = base.cells.filter((c) => other.cells.includes(c)).map((c) => [c, c] as const);
+    const otherCells = new Set(other.cells);
+    let pairs = base.cells.filter((c) => otherCells.has(c)).map((c) => [c, c] as const);
     if (!pairs.length && base.cells.length === 1 && other.cells.length === 1) pairs = [[other.cells[0], base.cells[0]]];
     for (const [cell, baseCell] of pairs) {
       for (const query of queries) {

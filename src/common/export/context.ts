@@ -106,10 +106,11 @@ export function contextAround(doc: ExperimentDoc, analysis: Analysis, unitFallba
 }
 
 /** Cells with results in plan order (first factor varying slowest), then any the design does not name. */
-function inPlanOrder(doc: ExperimentDoc, withData: string[]): string[] {
+export function inPlanOrder(doc: ExperimentDoc, withData: string[]): string[] {
   const planned = expandCells(doc.design).map((c) => c.id);
   const has = new Set(withData);
-  return [...planned.filter((c) => has.has(c)), ...withData.filter((c) => !planned.includes(c))];
+  const inDesign = new Set(planned);
+  return [...planned.filter((c) => has.has(c)), ...withData.filter((c) => !inDesign.has(c))];
 }
 
 /** Numbers as JavaScript prints them: shortest round-trip form, '.' decimal point, no grouping, never locale. */

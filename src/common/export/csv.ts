@@ -5,6 +5,7 @@
 import { stringify } from 'csv-stringify/browser/esm/sync';
 import type { ExportContext } from './context.js';
 import { iso, levelsOf, num } from './context.js';
+import { findCell, findComparison } from '../stats/analysis.js';
 
 type Row = (string | number)[];
 
@@ -106,10 +107,10 @@ export function summaryCsv(ctx: ExportContext): string {
   const header = [...ctx.factors, 'cell', 'query', 'unit', ...SUMMARY_STATS, 'spread_avg_pct', 'spread_max_pct', 'baseline', ...SUMMARY_COMPARISON, 'adjustment', 'verdict', 'warmup', 'notes'];
   const rows: Row[] = [];
   for (const cell of ctx.cells) {
-    const cs = a.cells.find((c) => c.cell === cell);
+    const cs = findCell(a, cell);
     if (!cs) continue;
     for (const q of cs.queries) {
-      const cmp = a.comparisons.find((c) => c.cell === cell && c.query === q.query);
+      const cmp = findComparison(a, cell, q.query);
       const notes = [
         ...Object.entries(q.null_reasons ?? {}).map(([k, v]) => `${k}: ${v}`),
         ...Object.entries(cmp?.null_reasons ?? {}).map(([k, v]) => `${k}: ${v}`),

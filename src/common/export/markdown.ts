@@ -8,6 +8,7 @@ import { formatDuration } from '../plan.js';
 import { ADJUSTMENT_NAMES } from '../stats/adjust.js';
 import { outOfReachText, PLAN_LIMITS } from '../stats/evidence.js';
 import { MDE_LABELS } from '../stats/mde.js';
+import { findCell, findComparison } from '../stats/analysis.js';
 
 export interface MarkdownOptions {
   /** Relative paths (from the report) of exported images, shown as links with their titles. */
@@ -78,7 +79,7 @@ function hostSection(ctx: ExportContext): string[] {
 
 function configurationsSection(ctx: ExportContext): string[] {
   const a = ctx.analysis;
-  const rows = ctx.cells.map((cell) => a.cells.find((c) => c.cell === cell)!).filter(Boolean);
+  const rows = ctx.cells.map((cell) => findCell(a, cell)!).filter(Boolean);
   const best = a.ranking.most_stable;
   const meanOf = (xs: (number | null)[]) => {
     const v = xs.filter((x): x is number => x !== null);
@@ -121,7 +122,7 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
   if (a.summary) lines.push(`**${a.summary}.**`, '');
   const few = fewRestartsOf(a);
   if (few) lines.push(`> **Note:** ${few}.`, '');
-  const all = ctx.cells.filter((c) => c !== ctx.baseline).flatMap((cell) => ctx.queries.map((q) => a.comparisons.find((c) => c.cell === cell && c.query === q)).filter((c) => c !== undefined));
+  const all = ctx.cells.filter((c) => c !== ctx.baseline).flatMap((cell) => ctx.queries.map((q) => findComparison(a, cell, q)).filter((c) => c !== undefined));
   const shown = all.slice(0, maxRows);
   lines.push(
     tableMd(

@@ -4,7 +4,7 @@ import type { ExportContext } from '../export/context.js';
 import { conventionOf, fewRestartsOf, levelsOf } from '../export/context.js';
 import { fmtP, levelPct } from '../export/format.js';
 import { MDE_LABELS, mdeCurve } from '../stats/mde.js';
-import { DEFAULTS } from '../stats/analysis.js';
+import { DEFAULTS, findCell, findComparison } from '../stats/analysis.js';
 import { axis, baseLayout, labelMargin, PALETTE, slug, valueAxisTitle, type FigureSpec } from './figure.js';
 
 const WIDTH = 960;
@@ -29,7 +29,7 @@ function heightFor(rows: number): number {
  * marked only when every cell has restarts enough to be ranked (otherwise the subtitle says why not).
  */
 export function configurationsFigure(ctx: ExportContext): FigureSpec {
-  const stats = ctx.cells.map((c) => ctx.analysis.cells.find((x) => x.cell === c));
+  const stats = ctx.cells.map((c) => findCell(ctx.analysis, c));
   const avg = stats.map((s) => s?.spread_avg_pct ?? null);
   const max = stats.map((s) => s?.spread_max_pct ?? null);
   const ranking = ctx.analysis.ranking;
@@ -206,7 +206,7 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
 }
 
 function cellCov(ctx: ExportContext, cell: string, field: 'between_cov_pct' | 'within_cov_pct'): number | null {
-  const cs = ctx.analysis.cells.find((c) => c.cell === cell);
+  const cs = findCell(ctx.analysis, cell);
   return meanOf((cs?.queries ?? []).map((q) => q[field]).filter(present));
 }
 
@@ -306,7 +306,7 @@ export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
   const level = levelPct(a.settings.alpha);
   const cells = ctx.cells.filter((c) => c !== ctx.baseline);
   const data = ctx.queries.map((query, qi) => {
-    const rows = cells.map((cell) => a.comparisons.find((c) => c.cell === cell && c.query === query));
+    const rows = cells.map((cell) => findComparison(a, cell, query));
     const color = PALETTE[qi % PALETTE.length];
     return {
       type: 'scatter',

@@ -497,12 +497,63 @@ export function suggestWarmup(data: TidyData, opts?: WarmupOptions): WarmupSugge
  */
 export function groupReasons(items: { name: string; reason: string }[], total: number, noun: string): string {
   const byReason = new Map<string, string[]>();
-  for (const it of items) byReason.set(it.reason, [...(byReason.get(it.reason) ?? []), it.name]);
+  for (const it of items) {
+    const names = byReason.get(it.reason);
+    if (names) names.push(it.name);
+    else byReason.set(it.reason, [it.name]);
+  }
   if (byReason.size === 1 && items.length === total) return `${items[0].reason} (all ${total} ${noun})`.replace(/ \(all 1 \w+\)$/, '');
   return [...byReason].map(([reason, names]) => `${names.join(', ')}: ${reason}`).join('; ');
 }
 
+/**
+ * An analysis indexed by cell and by (cell, query), made once per Analysis object: the exports and
+ * figures ask about every cell and pair, and a search per question is quadratic in the cells (10,000
+ * cells took seconds). An Analysis is not changed after analyze() returns it, so the index stays true.
+ */
+interface AnalysisIndex {
+  cells: Map<string, CellStats>;
+  comparisons: Map<string, Comparison>;
+  restarts: Map<string, RestartSummary>;
+}
+const indexes = new WeakMap<Analysis, AnalysisIndex>();
+const pairKey = (cell: string, query: string) => `${cell}\u0000${query}`;
+
+function indexOf(a: Analysis): AnalysisIndex {
+  let index = indexes.get(a);
+  if (!index) {
+    // The first of duplicates wins, as a search would find it.
+    const byKey = <T>(items: T[], key: (t: T) => string) => {
+      const map = new Map<string, T>();
+      for (const item of items) if (!map.has(key(item))) map.set(key(item), item);
+      return map;
+    };
+    index = {
+      cells: byKey(a.cells, (c) => c.cell),
+      comparisons: byKey(a.comparisons, (c) => pairKey(c.cell, c.query)),
+      restarts: byKey(a.restarts, (r) => pairKey(r.cell, r.query)),
+    };
+    indexes.set(a, index);
+  }
+  return index;
+}
+
+/** A cell's statistics. */
+export function findCell(a: Analysis, cell: string): CellStats | undefined {
+  return indexOf(a).cells.get(cell);
+}
+
 /** Tidy data's view of a query's statistics for one cell, for callers that hold an Analysis. */
 export function findQuery(a: Analysis, cell: string, query: string): QueryStats | undefined {
-  return a.cells.find((c) => c.cell === cell)?.queries.find((q) => q.query === query);
+  return findCell(a, cell)?.queries.find((q) => q.query === query);
+}
+
+/** A cell's comparison with the baseline for one query. */
+export function findComparison(a: Analysis, cell: string, query: string): Comparison | undefined {
+  return indexOf(a).comparisons.get(pairKey(cell, query));
+}
+
+/** A cell's restart means for one query. */
+export function findRestarts(a: Analysis, cell: string, query: string): RestartSummary | undefined {
+  return indexOf(a).restarts.get(pairKey(cell, query));
 }
