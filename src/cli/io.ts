@@ -27,13 +27,28 @@ export interface Command {
   run(argv: string[], io: CliIO): Promise<number>;
 }
 
-/** node:util parseArgs with errors turned into UsageError and --help detected. */
+/**
+ * Options every command takes: the size limits experiment files are checked against (see
+ * common/experiment/limits.ts). They are handed on as VARLAB_MAX_CELLS / VARLAB_MAX_RESTARTS, which
+ * every reader of experiment files in this process (and a child it starts) applies.
+ */
+const LIMIT_OPTIONS = { 'max-cells': { type: 'string' }, 'max-restarts': { type: 'string' } } as const;
+export const LIMITS_USAGE = '--max-cells N, --max-restarts N   raise the size limits for experiment files (default 10,000 cells, 100,000 restarts)';
+
+/** node:util parseArgs with errors turned into UsageError, --help detected and the limit options applied. */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, allowPositionals = true) {
+  let parsed;
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    parsed = parseArgs({ args: argv, options: { ...options, ...LIMIT_OPTIONS, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  const values = parsed.values as Record<string, unknown>;
+  for (const [option, env] of [['max-cells', 'VARLAB_MAX_CELLS'], ['max-restarts', 'VARLAB_MAX_RESTARTS']] as const) {
+    const n = numberOption(option, values[option] as string | undefined, { min: 1, max: 1e15, integer: true });
+    if (n !== undefined) process.env[env] = String(n);
+  }
+  return parsed;
 }
 
 /** Parse a number option, naming the option when it is not a number in range. */

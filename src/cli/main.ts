@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The headless command line: the same experiments as the app, without a window.
 import { pathToFileURL } from 'node:url';
-import { processIO, UsageError, type CliIO, type Command } from './io.js';
+import { LIMITS_USAGE, processIO, UsageError, type CliIO, type Command } from './io.js';
 
 interface Entry {
   name: string;
@@ -26,6 +26,7 @@ function help(io: CliIO) {
   io.out('varlab: benchmark MySQL and MariaDB across server restarts, and know whether a 1% change is real.\n');
   io.out('Usage: varlab <command> [options]\n');
   for (const c of COMMANDS) io.out(`  ${c.name.padEnd(10)} ${c.summary}`);
+  io.out(`\nEvery command that reads an experiment file also takes:\n  ${LIMITS_USAGE}`);
   io.out('\nRun `varlab <command> --help` for the options of a command.');
 }
 

@@ -26,7 +26,7 @@ const oneOf =
   (...values: string[]) =>
   (level: string) =>
     values.includes(level);
-const NODE = /^(0|[1-9][0-9]{0,3})$/;
+const NODE_POLICY = /^(bind|preferred):(0|[1-9][0-9]{0,3})$/;
 /** A taskset/numactl CPU list: 0, 8, 0-3, 0,2,4-7. Bounded so a typo cannot become a huge string. */
 export const CPU_LIST = /^(0|[1-9][0-9]{0,3})(-(0|[1-9][0-9]{0,3}))?(,(0|[1-9][0-9]{0,3})(-(0|[1-9][0-9]{0,3}))?){0,63}$/;
 /** A server variable value: a number, a word, or a size like 128M. No quotes, spaces or shell characters. */
@@ -76,7 +76,8 @@ export const TUNABLES: TunableInfo[] = [
     neutral: 'default',
     scope: 'mysqld',
     syntax: 'default, interleave, bind:N or preferred:N',
-    valid: (l) => l === 'default' || l === 'interleave' || /^(bind|preferred):/.test(l) && NODE.test(l.split(':')[1]),
+    // The whole level: `bind:0:<anything>` is refused, not read as bind:0.
+    valid: (l) => l === 'default' || l === 'interleave' || NODE_POLICY.test(l),
   },
   {
     id: 'cpubind',

@@ -10,10 +10,37 @@ import { checkExperiment, parseExperiment, problemsBeforeSave, type Checked } fr
 import { ExperimentJsonReader, experimentText, NotJson } from '../common/experiment/text.js';
 import type { ExperimentDoc } from '../common/experiment/types.js';
 import { ApiError } from '../common/api.js';
+import { DEFAULT_LIMITS, type ExperimentLimits } from '../common/experiment/limits.js';
 
 /** Where varlab keeps its own state (recent files, known hosts, server profiles). VARLAB_HOME overrides it. */
 export function varlabHome(): string {
   return process.env.VARLAB_HOME ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'varlab');
+}
+
+/**
+ * The size limits experiment files are checked against: the defaults, or what the user raised them to
+ * with VARLAB_MAX_CELLS and VARLAB_MAX_RESTARTS (the CLI's --max-cells and --max-restarts set these).
+ */
+export function experimentLimits(): { limits: ExperimentLimits; problem?: string } {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const [name, key] of [['VARLAB_MAX_CELLS', 'maxCells'], ['VARLAB_MAX_RESTARTS', 'maxRestarts']] as const) {
+    const raw = process.env[name];
+    if (raw === undefined || raw === '') continue;
+    if (!/^[1-9][0-9]{0,14}$/.test(raw.trim())) return { limits, problem: `${name}: expected a whole number of at least 1, got ${JSON.stringify(raw)}` };
+    limits[key] = Number(raw);
+  }
+  return { limits };
+}
+
+/** Check a parsed document against the user's limits. */
+function checkWithLimits(check: (limits: ExperimentLimits) => Checked): Checked {
+  const { limits, problem } = experimentLimits();
+  return problem ? { doc: null, problems: [problem], notices: [] } : check(limits);
+}
+
+/** Parse text the UI holds (a dropped file) as an experiment, against the user's limits. */
+export function parseExperimentText(text: string): Checked {
+  return checkWithLimits((limits) => parseExperiment(text, limits));
 }
 
 /** Why a file could not be read, in words. */
@@ -43,13 +70,15 @@ export async function readExperimentFile(path: string): Promise<Checked> {
 export async function finishExperimentRead(path: string, reader: ExperimentJsonReader | null): Promise<Checked> {
   if (reader) {
     try {
-      return checkExperiment(reader.end());
+      const json = reader.end();
+      return checkWithLimits((limits) => checkExperiment(json, limits));
     } catch (e) {
       if (!(e instanceof NotJson)) throw e;
     }
   }
   try {
-    return parseExperiment(await readFile(path, 'utf8'));
+    const text = await readFile(path, 'utf8');
+    return parseExperimentText(text);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') return { doc: null, problems: ['(document): not valid JSON'], notices: [] };
     return cannotRead(path, e);
@@ -87,7 +116,8 @@ export async function writeExperimentFile(path: string, doc: ExperimentDoc): Pro
 /** Validate (refusing secrets), then write atomically. Throws ApiError with a message naming the problem. */
 export async function saveExperimentFile(path: string, doc: ExperimentDoc): Promise<string> {
   const abs = resolve(path);
-  const problems = problemsBeforeSave(doc);
+  const { limits, problem } = experimentLimits();
+  const problems = problem ? [problem] : problemsBeforeSave(doc, limits);
   if (problems.length) {
     const code = problems[0].startsWith('refused to save') ? 'secret-in-file' : 'invalid-file';
     throw new ApiError(code, problems.join('\n'));

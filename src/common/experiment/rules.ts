@@ -4,6 +4,7 @@
 // forbids, so the renderer runs these rules only.
 import { levelProblem, tunable } from '../catalog.js';
 import { expandCells, factorKey } from '../plan.js';
+import { cellCount, count, DEFAULT_LIMITS, RAISE_CELLS, RAISE_RESTARTS, type ExperimentLimits } from './limits.js';
 import type { Design } from './types.js';
 
 /** JSON path (as in every message, e.g. `design.factors[2].levels`) → what is wrong there. */
@@ -11,7 +12,7 @@ export type Problems = Record<string, string>;
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
-export function designProblems(d: Design): Problems {
+export function designProblems(d: Design, limits: ExperimentLimits = DEFAULT_LIMITS): Problems {
   const p: Problems = {};
   const keys = new Set<string>();
   d.factors.forEach((f, i) => {
@@ -33,13 +34,24 @@ export function designProblems(d: Design): Problems {
       seen.add(level);
     });
   });
+  // The size is known from the level counts: refuse a huge design before expanding it.
+  const cellsInDesign = cellCount(d.factors);
+  if (cellsInDesign > limits.maxCells) {
+    const product = d.factors.map((f) => f.levels.length).join(' × ');
+    p['design.factors'] = `${count(cellsInDesign)} cells (${product} levels) is more than the limit of ${count(limits.maxCells)}; leave out levels or factors, or ${RAISE_CELLS}`;
+  }
   if (Object.keys(p).length === 0) {
     const cells = expandCells(d);
     const ids = new Set(cells.map((c) => c.id));
     d.excludedCells.forEach((c, i) => {
-      if (!ids.has(c)) p[`design.excludedCells[${i}]`] = `"${c}" is not a cell of this design`;
+      if (!ids.has(c)) p[`design.excludedCells[${i}]`] = `${quoted(c)} is not a cell of this design`;
     });
-    if (cells.length > 0 && cells.every((c) => c.excluded)) p['design.excludedCells'] = 'every cell is excluded; nothing would run';
+    const included = cells.filter((c) => !c.excluded).length;
+    if (cells.length > 0 && included === 0) p['design.excludedCells'] = 'every cell is excluded; nothing would run';
+    const restarts = included * d.restartsPerCell;
+    if (restarts > limits.maxRestarts) {
+      p['design.restartsPerCell'] = `${count(restarts)} restarts (${count(included)} cells × ${d.restartsPerCell}) is more than the limit of ${count(limits.maxRestarts)}; run fewer restarts per cell or fewer cells, or ${RAISE_RESTARTS}`;
+    }
   }
   if (!d.target.trim()) p['design.target'] = 'local, ssh://[user@]host[:port] or an ssh config alias';
   else if (/\s/.test(d.target)) p['design.target'] = 'no spaces: local, ssh://[user@]host[:port] or an ssh config alias';
@@ -60,7 +72,7 @@ export function designProblems(d: Design): Problems {
   const names = new Set<string>();
   w.queries.forEach((q, i) => {
     if (!q.name.trim()) p[`design.workload.queries[${i}].name`] = 'a query needs a name';
-    else if (names.has(q.name)) p[`design.workload.queries[${i}].name`] = `"${q.name}" is used twice`;
+    else if (names.has(q.name)) p[`design.workload.queries[${i}].name`] = `${quoted(q.name)} is used twice`;
     names.add(q.name);
     if (!q.sql.trim()) p[`design.workload.queries[${i}].sql`] = 'the query is empty';
   });
@@ -68,6 +80,12 @@ export function designProblems(d: Design): Problems {
     p['design.workload.warmup'] = `${w.warmup} warm-up executions leave none of ${w.repetitions} repetitions to measure`;
   }
   return p;
+}
+
+/** A name from a file inside a message: quoted, control characters escaped (a terminal shows them as text), cut at 100 characters. */
+export function quoted(name: string): string {
+  const s = JSON.stringify(name.length > 100 ? name.slice(0, 100) + '…' : name);
+  return s.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Problems as lines `path: message`, the form the status line, the CLI and the backend use. */

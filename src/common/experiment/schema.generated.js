@@ -21,10 +21,9 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-2.json","title":"varlab experiment, version 2","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":2},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0},"executionMs":{"type":"number","minimum":0}}},"target":{"type":"string","minLength":1,"maxLength":500},"serverProfile":{"$ref":"#/definitions/serverProfile"}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object"},"startedAt":{"type":"number"},"finishedAt":{"type":"number"},"timerNote":{"type":"string"},"discarded":{"type":"array"},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1},"cell":{"type":"string"},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string"},"startedAt":{"type":"number"},"finishedAt":{"type":"number"},"checks":{"type":"array"},"preload":{"type":"object"},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string"},"unit":{"type":"string"},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"type":"number"}},"client":{"type":"array","items":{"type":"number"}}}}}}}}}}}};
-const schema22 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object"},"startedAt":{"type":"number"},"finishedAt":{"type":"number"},"timerNote":{"type":"string"},"discarded":{"type":"array"},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1},"cell":{"type":"string"},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string"},"startedAt":{"type":"number"},"finishedAt":{"type":"number"},"checks":{"type":"array"},"preload":{"type":"object"},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string"},"unit":{"type":"string"},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"type":"number"}},"client":{"type":"array","items":{"type":"number"}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-2.json","title":"varlab experiment, version 2","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":2},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"serverProfile":{"$ref":"#/definitions/serverProfile"}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
 const func2 = ucs2length;
-const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0},"executionMs":{"type":"number","minimum":0}}},"target":{"type":"string","minLength":1,"maxLength":500},"serverProfile":{"$ref":"#/definitions/serverProfile"}}};
+const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"serverProfile":{"$ref":"#/definitions/serverProfile"}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
 const schema14 = {"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}};
 const func5 = Object.prototype.hasOwnProperty;
@@ -1593,8 +1592,8 @@ errors++;
 if(data30.restartSeconds !== undefined){
 let data31 = data30.restartSeconds;
 if(typeof data31 == "number"){
-if(data31 < 0 || isNaN(data31)){
-const err95 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data31 > 86400 || isNaN(data31)){
+const err95 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1603,9 +1602,8 @@ vErrors.push(err95);
 }
 errors++;
 }
-}
-else {
-const err96 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data31 < 0 || isNaN(data31)){
+const err96 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1615,11 +1613,8 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(data30.executionMs !== undefined){
-let data32 = data30.executionMs;
-if(typeof data32 == "number"){
-if(data32 < 0 || isNaN(data32)){
-const err97 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+const err97 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1629,8 +1624,11 @@ vErrors.push(err97);
 errors++;
 }
 }
-else {
-const err98 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data30.executionMs !== undefined){
+let data32 = data30.executionMs;
+if(typeof data32 == "number"){
+if(data32 > 86400000 || isNaN(data32)){
+const err98 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1639,10 +1637,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-}
-else {
-const err99 = {instancePath:instancePath+"/estimates",schemaPath:"#/properties/estimates/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data32 < 0 || isNaN(data32)){
+const err99 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1652,11 +1648,8 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data.target !== undefined){
-let data33 = data.target;
-if(typeof data33 === "string"){
-if(func2(data33) > 500){
-const err100 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err100 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1665,8 +1658,10 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(func2(data33) < 1){
-const err101 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err101 = {instancePath:instancePath+"/estimates",schemaPath:"#/properties/estimates/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1676,13 +1671,37 @@ vErrors.push(err101);
 errors++;
 }
 }
-else {
-const err102 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.target !== undefined){
+let data33 = data.target;
+if(typeof data33 === "string"){
+if(func2(data33) > 500){
+const err102 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err102];
 }
 else {
 vErrors.push(err102);
+}
+errors++;
+}
+if(func2(data33) < 1){
+const err103 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
+}
+}
+else {
+const err104 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
 }
 errors++;
 }
@@ -1695,7 +1714,1267 @@ errors = vErrors.length;
 }
 }
 else {
-const err103 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err105 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+
+const schema22 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}};
+const schema23 = {"type":"number","minimum":0,"maximum":100000000000000};
+const schema24 = {"type":"number","minimum":0,"maximum":1000000000000000};
+const schema38 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.restarts === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "restarts"},message:"must have required property '"+"restarts"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.host !== undefined){
+let data0 = data.host;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.probedAt !== undefined){
+let data1 = data0.probedAt;
+if(typeof data1 == "number"){
+if(data1 > 100000000000000 || isNaN(data1)){
+const err1 = {instancePath:instancePath+"/host/probedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data1 < 0 || isNaN(data1)){
+const err2 = {instancePath:instancePath+"/host/probedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/host/probedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.sockets !== undefined){
+let data2 = data0.sockets;
+if(typeof data2 == "number"){
+if(data2 > 1000000000000000 || isNaN(data2)){
+const err4 = {instancePath:instancePath+"/host/sockets",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data2 < 0 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/host/sockets",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/host/sockets",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data0.cores !== undefined){
+let data3 = data0.cores;
+if(typeof data3 == "number"){
+if(data3 > 1000000000000000 || isNaN(data3)){
+const err7 = {instancePath:instancePath+"/host/cores",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data3 < 0 || isNaN(data3)){
+const err8 = {instancePath:instancePath+"/host/cores",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/host/cores",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data0.threads !== undefined){
+let data4 = data0.threads;
+if(typeof data4 == "number"){
+if(data4 > 1000000000000000 || isNaN(data4)){
+const err10 = {instancePath:instancePath+"/host/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data4 < 0 || isNaN(data4)){
+const err11 = {instancePath:instancePath+"/host/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/host/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data0.numaNodes !== undefined){
+let data5 = data0.numaNodes;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.node !== undefined){
+let data7 = data6.node;
+if(typeof data7 == "number"){
+if(data7 > 1000000000000000 || isNaN(data7)){
+const err13 = {instancePath:instancePath+"/host/numaNodes/" + i0+"/node",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data7 < 0 || isNaN(data7)){
+const err14 = {instancePath:instancePath+"/host/numaNodes/" + i0+"/node",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/host/numaNodes/" + i0+"/node",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data6.memoryMb !== undefined){
+let data8 = data6.memoryMb;
+if(typeof data8 == "number"){
+if(data8 > 1000000000000000 || isNaN(data8)){
+const err16 = {instancePath:instancePath+"/host/numaNodes/" + i0+"/memoryMb",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data8 < 0 || isNaN(data8)){
+const err17 = {instancePath:instancePath+"/host/numaNodes/" + i0+"/memoryMb",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/host/numaNodes/" + i0+"/memoryMb",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/host/numaNodes/" + i0,schemaPath:"#/properties/host/properties/numaNodes/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/host/numaNodes",schemaPath:"#/properties/host/properties/numaNodes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/host",schemaPath:"#/properties/host/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.startedAt !== undefined){
+let data9 = data.startedAt;
+if(typeof data9 == "number"){
+if(data9 > 100000000000000 || isNaN(data9)){
+const err22 = {instancePath:instancePath+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data9 < 0 || isNaN(data9)){
+const err23 = {instancePath:instancePath+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.finishedAt !== undefined){
+let data10 = data.finishedAt;
+if(typeof data10 == "number"){
+if(data10 > 100000000000000 || isNaN(data10)){
+const err25 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(data10 < 0 || isNaN(data10)){
+const err26 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.timerNote !== undefined){
+let data11 = data.timerNote;
+if(typeof data11 === "string"){
+if(func2(data11) > 2000){
+const err28 = {instancePath:instancePath+"/timerNote",schemaPath:"#/properties/timerNote/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/timerNote",schemaPath:"#/properties/timerNote/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.discarded !== undefined){
+let data12 = data.discarded;
+if(Array.isArray(data12)){
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+let data13 = data12[i1];
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.seq === undefined){
+const err30 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(data13.cell === undefined){
+const err31 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data13.reason === undefined){
+const err32 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data13.at === undefined){
+const err33 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(data13.seq !== undefined){
+let data14 = data13.seq;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+const err34 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if(typeof data14 == "number"){
+if(data14 > 1000000000 || isNaN(data14)){
+const err35 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(data14 < 1 || isNaN(data14)){
+const err36 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+if(data13.cell !== undefined){
+let data15 = data13.cell;
+if(typeof data15 === "string"){
+if(func2(data15) > 2000){
+const err37 = {instancePath:instancePath+"/discarded/" + i1+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/discarded/" + i1+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data13.reason !== undefined){
+let data16 = data13.reason;
+if(typeof data16 === "string"){
+if(func2(data16) > 10000){
+const err39 = {instancePath:instancePath+"/discarded/" + i1+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/discarded/" + i1+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data13.at !== undefined){
+let data17 = data13.at;
+if(typeof data17 == "number"){
+if(data17 > 100000000000000 || isNaN(data17)){
+const err41 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(data17 < 0 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/discarded",schemaPath:"#/properties/discarded/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.restarts !== undefined){
+let data18 = data.restarts;
+if(Array.isArray(data18)){
+const len2 = data18.length;
+for(let i2=0; i2<len2; i2++){
+let data19 = data18[i2];
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.seq === undefined){
+const err46 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if(data19.cell === undefined){
+const err47 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if(data19.status === undefined){
+const err48 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if(data19.startedAt === undefined){
+const err49 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(data19.finishedAt === undefined){
+const err50 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+if(data19.checks === undefined){
+const err51 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if(data19.queries === undefined){
+const err52 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+if(data19.seq !== undefined){
+let data20 = data19.seq;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+const err53 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if(typeof data20 == "number"){
+if(data20 > 1000000000 || isNaN(data20)){
+const err54 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if(data20 < 1 || isNaN(data20)){
+const err55 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+}
+if(data19.cell !== undefined){
+let data21 = data19.cell;
+if(typeof data21 === "string"){
+if(func2(data21) > 2000){
+const err56 = {instancePath:instancePath+"/restarts/" + i2+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/restarts/" + i2+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(data19.status !== undefined){
+let data22 = data19.status;
+if(!(((data22 === "ok") || (data22 === "verify-failed")) || (data22 === "failed"))){
+const err58 = {instancePath:instancePath+"/restarts/" + i2+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema22.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data19.reason !== undefined){
+let data23 = data19.reason;
+if(typeof data23 === "string"){
+if(func2(data23) > 10000){
+const err59 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(data19.startedAt !== undefined){
+let data24 = data19.startedAt;
+if(typeof data24 == "number"){
+if(data24 > 100000000000000 || isNaN(data24)){
+const err61 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+if(data24 < 0 || isNaN(data24)){
+const err62 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+if(data19.finishedAt !== undefined){
+let data25 = data19.finishedAt;
+if(typeof data25 == "number"){
+if(data25 > 100000000000000 || isNaN(data25)){
+const err64 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+if(data25 < 0 || isNaN(data25)){
+const err65 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+else {
+const err66 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+if(data19.checks !== undefined){
+let data26 = data19.checks;
+if(Array.isArray(data26)){
+const len3 = data26.length;
+for(let i3=0; i3<len3; i3++){
+let data27 = data26[i3];
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+if(data27.tunable === undefined){
+const err67 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/properties/restarts/items/properties/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+if(data27.level === undefined){
+const err68 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/properties/restarts/items/properties/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+if(data27.ok === undefined){
+const err69 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/properties/restarts/items/properties/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+if(data27.observed === undefined){
+const err70 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/properties/restarts/items/properties/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+if(data27.tunable !== undefined){
+let data28 = data27.tunable;
+if(typeof data28 === "string"){
+if(func2(data28) > 200){
+const err71 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/properties/restarts/items/properties/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/properties/restarts/items/properties/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+if(data27.level !== undefined){
+let data29 = data27.level;
+if(typeof data29 === "string"){
+if(func2(data29) > 300){
+const err73 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/properties/restarts/items/properties/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+else {
+const err74 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/properties/restarts/items/properties/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+if(data27.ok !== undefined){
+if(typeof data27.ok !== "boolean"){
+const err75 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/ok",schemaPath:"#/properties/restarts/items/properties/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+if(data27.observed !== undefined){
+let data31 = data27.observed;
+if(typeof data31 === "string"){
+if(func2(data31) > 10000){
+const err76 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/properties/restarts/items/properties/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+else {
+const err77 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/properties/restarts/items/properties/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/properties/restarts/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+}
+else {
+const err79 = {instancePath:instancePath+"/restarts/" + i2+"/checks",schemaPath:"#/properties/restarts/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+if(data19.preload !== undefined){
+let data32 = data19.preload;
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+if(data32.tables !== undefined){
+let data33 = data32.tables;
+if(typeof data33 == "number"){
+if(data33 > 1000000000000000 || isNaN(data33)){
+const err80 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+if(data33 < 0 || isNaN(data33)){
+const err81 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+else {
+const err82 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+if(data32.indexes !== undefined){
+let data34 = data32.indexes;
+if(typeof data34 == "number"){
+if(data34 > 1000000000000000 || isNaN(data34)){
+const err83 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+if(data34 < 0 || isNaN(data34)){
+const err84 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+else {
+const err85 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+if(data32.rows !== undefined){
+let data35 = data32.rows;
+if(typeof data35 == "number"){
+if(data35 > 1000000000000000 || isNaN(data35)){
+const err86 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+if(data35 < 0 || isNaN(data35)){
+const err87 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+}
+else {
+const err88 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+if(data32.ms !== undefined){
+let data36 = data32.ms;
+if(typeof data36 == "number"){
+if(data36 > 1000000000000000 || isNaN(data36)){
+const err89 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+if(data36 < 0 || isNaN(data36)){
+const err90 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+}
+else {
+const err91 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+}
+}
+else {
+const err92 = {instancePath:instancePath+"/restarts/" + i2+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+}
+if(data19.queries !== undefined){
+let data37 = data19.queries;
+if(Array.isArray(data37)){
+const len4 = data37.length;
+for(let i4=0; i4<len4; i4++){
+let data38 = data37[i4];
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+if(data38.query === undefined){
+const err93 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+if(data38.unit === undefined){
+const err94 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+if(data38.source === undefined){
+const err95 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+if(data38.values === undefined){
+const err96 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+}
+if(data38.query !== undefined){
+let data39 = data38.query;
+if(typeof data39 === "string"){
+if(func2(data39) > 200){
+const err97 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+}
+else {
+const err98 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
+}
+errors++;
+}
+}
+if(data38.unit !== undefined){
+let data40 = data38.unit;
+if(typeof data40 === "string"){
+if(func2(data40) > 40){
+const err99 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+}
+else {
+const err100 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+}
+if(data38.source !== undefined){
+let data41 = data38.source;
+if(!(((((data41 === "performance_schema") || (data41 === "profiling")) || (data41 === "client")) || (data41 === "sysbench")) || (data41 === "regex"))){
+const err101 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema22.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+}
+if(data38.values !== undefined){
+let data42 = data38.values;
+if(Array.isArray(data42)){
+const len5 = data42.length;
+for(let i5=0; i5<len5; i5++){
+let data43 = data42[i5];
+if(typeof data43 == "number"){
+if(data43 > 1000000000000000 || isNaN(data43)){
+const err102 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/values/" + i5,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+if(data43 < -1000000000000000 || isNaN(data43)){
+const err103 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/values/" + i5,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1704,7 +2983,141 @@ vErrors.push(err103);
 }
 errors++;
 }
-validate11.errors = vErrors;
+}
+else {
+const err104 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/values/" + i5,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+}
+}
+else {
+const err105 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+}
+if(data38.client !== undefined){
+let data44 = data38.client;
+if(Array.isArray(data44)){
+const len6 = data44.length;
+for(let i6=0; i6<len6; i6++){
+let data45 = data44[i6];
+if(typeof data45 == "number"){
+if(data45 > 1000000000000000 || isNaN(data45)){
+const err106 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/client/" + i6,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+}
+if(data45 < -1000000000000000 || isNaN(data45)){
+const err107 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/client/" + i6,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+}
+else {
+const err108 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/client/" + i6,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+}
+}
+else {
+const err109 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
+}
+errors++;
+}
+}
+}
+else {
+const err110 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i4,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+}
+}
+else {
+const err111 = {instancePath:instancePath+"/restarts/" + i2+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+}
+}
+else {
+const err112 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+}
+}
+else {
+const err113 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+}
+}
+else {
+const err114 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+}
+validate15.errors = vErrors;
 return errors === 0;
 }
 
@@ -1868,475 +3281,19 @@ errors = vErrors.length;
 }
 }
 if(data.results !== undefined){
-let data5 = data.results;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.restarts === undefined){
-const err13 = {instancePath:instancePath+"/results",schemaPath:"#/definitions/results/required",keyword:"required",params:{missingProperty: "restarts"},message:"must have required property '"+"restarts"+"'"};
+if(!(validate15(data.results, {instancePath:instancePath+"/results",parentData:data,parentDataProperty:"results",rootData}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
-}
-errors++;
-}
-if(data5.host !== undefined){
-let data6 = data5.host;
-if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
-const err14 = {instancePath:instancePath+"/results/host",schemaPath:"#/definitions/results/properties/host/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data5.startedAt !== undefined){
-if(!(typeof data5.startedAt == "number")){
-const err15 = {instancePath:instancePath+"/results/startedAt",schemaPath:"#/definitions/results/properties/startedAt/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data5.finishedAt !== undefined){
-if(!(typeof data5.finishedAt == "number")){
-const err16 = {instancePath:instancePath+"/results/finishedAt",schemaPath:"#/definitions/results/properties/finishedAt/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data5.timerNote !== undefined){
-if(typeof data5.timerNote !== "string"){
-const err17 = {instancePath:instancePath+"/results/timerNote",schemaPath:"#/definitions/results/properties/timerNote/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data5.discarded !== undefined){
-if(!(Array.isArray(data5.discarded))){
-const err18 = {instancePath:instancePath+"/results/discarded",schemaPath:"#/definitions/results/properties/discarded/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data5.restarts !== undefined){
-let data11 = data5.restarts;
-if(Array.isArray(data11)){
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-let data12 = data11[i0];
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.seq === undefined){
-const err19 = {instancePath:instancePath+"/results/restarts/" + i0,schemaPath:"#/definitions/results/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(data12.cell === undefined){
-const err20 = {instancePath:instancePath+"/results/restarts/" + i0,schemaPath:"#/definitions/results/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(data12.status === undefined){
-const err21 = {instancePath:instancePath+"/results/restarts/" + i0,schemaPath:"#/definitions/results/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data12.startedAt === undefined){
-const err22 = {instancePath:instancePath+"/results/restarts/" + i0,schemaPath:"#/definitions/results/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(data12.finishedAt === undefined){
-const err23 = {instancePath:instancePath+"/results/restarts/" + i0,schemaPath:"#/definitions/results/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(data12.checks === undefined){
-const err24 = {instancePath:instancePath+"/results/restarts/" + i0,schemaPath:"#/definitions/results/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(data12.queries === undefined){
-const err25 = {instancePath:instancePath+"/results/restarts/" + i0,schemaPath:"#/definitions/results/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if(data12.seq !== undefined){
-let data13 = data12.seq;
-if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
-const err26 = {instancePath:instancePath+"/results/restarts/" + i0+"/seq",schemaPath:"#/definitions/results/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(typeof data13 == "number"){
-if(data13 < 1 || isNaN(data13)){
-const err27 = {instancePath:instancePath+"/results/restarts/" + i0+"/seq",schemaPath:"#/definitions/results/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-}
-if(data12.cell !== undefined){
-if(typeof data12.cell !== "string"){
-const err28 = {instancePath:instancePath+"/results/restarts/" + i0+"/cell",schemaPath:"#/definitions/results/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data12.status !== undefined){
-let data15 = data12.status;
-if(!(((data15 === "ok") || (data15 === "verify-failed")) || (data15 === "failed"))){
-const err29 = {instancePath:instancePath+"/results/restarts/" + i0+"/status",schemaPath:"#/definitions/results/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema22.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data12.reason !== undefined){
-if(typeof data12.reason !== "string"){
-const err30 = {instancePath:instancePath+"/results/restarts/" + i0+"/reason",schemaPath:"#/definitions/results/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data12.startedAt !== undefined){
-if(!(typeof data12.startedAt == "number")){
-const err31 = {instancePath:instancePath+"/results/restarts/" + i0+"/startedAt",schemaPath:"#/definitions/results/properties/restarts/items/properties/startedAt/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data12.finishedAt !== undefined){
-if(!(typeof data12.finishedAt == "number")){
-const err32 = {instancePath:instancePath+"/results/restarts/" + i0+"/finishedAt",schemaPath:"#/definitions/results/properties/restarts/items/properties/finishedAt/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data12.checks !== undefined){
-if(!(Array.isArray(data12.checks))){
-const err33 = {instancePath:instancePath+"/results/restarts/" + i0+"/checks",schemaPath:"#/definitions/results/properties/restarts/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data12.preload !== undefined){
-let data20 = data12.preload;
-if(!(data20 && typeof data20 == "object" && !Array.isArray(data20))){
-const err34 = {instancePath:instancePath+"/results/restarts/" + i0+"/preload",schemaPath:"#/definitions/results/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data12.queries !== undefined){
-let data21 = data12.queries;
-if(Array.isArray(data21)){
-const len1 = data21.length;
-for(let i1=0; i1<len1; i1++){
-let data22 = data21[i1];
-if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
-if(data22.query === undefined){
-const err35 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1,schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-if(data22.unit === undefined){
-const err36 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1,schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-if(data22.source === undefined){
-const err37 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1,schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-if(data22.values === undefined){
-const err38 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1,schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-if(data22.query !== undefined){
-if(typeof data22.query !== "string"){
-const err39 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1+"/query",schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data22.unit !== undefined){
-if(typeof data22.unit !== "string"){
-const err40 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1+"/unit",schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data22.source !== undefined){
-let data25 = data22.source;
-if(!(((((data25 === "performance_schema") || (data25 === "profiling")) || (data25 === "client")) || (data25 === "sysbench")) || (data25 === "regex"))){
-const err41 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1+"/source",schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema22.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data22.values !== undefined){
-let data26 = data22.values;
-if(Array.isArray(data26)){
-const len2 = data26.length;
-for(let i2=0; i2<len2; i2++){
-if(!(typeof data26[i2] == "number")){
-const err42 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1+"/values/" + i2,schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/properties/values/items/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-}
-else {
-const err43 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1+"/values",schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(data22.client !== undefined){
-let data28 = data22.client;
-if(Array.isArray(data28)){
-const len3 = data28.length;
-for(let i3=0; i3<len3; i3++){
-if(!(typeof data28[i3] == "number")){
-const err44 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1+"/client/" + i3,schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/properties/client/items/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-}
-else {
-const err45 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1+"/client",schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries/" + i1,schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-}
-else {
-const err47 = {instancePath:instancePath+"/results/restarts/" + i0+"/queries",schemaPath:"#/definitions/results/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-}
-else {
-const err48 = {instancePath:instancePath+"/results/restarts/" + i0,schemaPath:"#/definitions/results/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-}
-else {
-const err49 = {instancePath:instancePath+"/results/restarts",schemaPath:"#/definitions/results/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-}
-}
-else {
-const err50 = {instancePath:instancePath+"/results",schemaPath:"#/definitions/results/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-}
-else {
-const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
 }
 errors++;
 }

@@ -5,10 +5,12 @@
 import type { ErrorObject } from 'ajv';
 import { validate as check } from './schema.generated.js';
 import { migrate } from './migrate.js';
-import { designProblems, problemLines } from './rules.js';
+import { designProblems, problemLines, quoted } from './rules.js';
+import { DEFAULT_LIMITS, nestingProblem, type ExperimentLimits } from './limits.js';
+import { expandCells } from '../plan.js';
 import { jsonPath } from './paths.js';
 import { findSecrets, secretsMessage } from './secrets.js';
-import type { ExperimentDoc } from './types.js';
+import type { ExperimentDoc, Results } from './types.js';
 
 const NOUNS: Record<string, string> = { levels: 'level', queries: 'query', factors: 'factor', restarts: 'restart' };
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : noun.endsWith('y') ? '' : 's'}`.replace(/querys$/, 'queries');
@@ -32,6 +34,10 @@ function describe(e: ErrorObject): string {
       return `${path}: expected ${JSON.stringify(p.allowedValue)}`;
     case 'type':
       return `${path}: expected ${String(p.type)}`;
+    case 'maximum':
+      return `${path}: expected at most ${String(p.limit)}`;
+    case 'minimum':
+      return `${path}: expected at least ${String(p.limit)}`;
     case 'pattern':
       return `${path}: not an accepted value (letters, digits and a few safe characters only)`;
     default:
@@ -46,7 +52,10 @@ export interface Checked {
 }
 
 /** Migrate and validate; `doc` is null when there are problems. */
-export function checkExperiment(input: unknown): Checked {
+export function checkExperiment(input: unknown, limits: ExperimentLimits = DEFAULT_LIMITS): Checked {
+  // First, before anything walks the document recursively (the schema validator, migrations).
+  const deep = nestingProblem(input);
+  if (deep) return { doc: null, problems: [deep], notices: [] };
   const m = migrate(input);
   if (m.problem) return { doc: null, problems: [m.problem], notices: m.notices };
   if (!check(m.doc)) {
@@ -55,12 +64,32 @@ export function checkExperiment(input: unknown): Checked {
     return { doc: null, problems, notices: m.notices };
   }
   const doc = m.doc as unknown as ExperimentDoc;
-  const problems = problemLines(designProblems(doc.design));
+  let problems = problemLines(designProblems(doc.design, limits));
+  if (!problems.length && doc.results) problems = resultsProblems(doc.design, doc.results);
   return { doc: problems.length ? null : doc, problems, notices: m.notices };
 }
 
+/** Results name the design's own cells and queries (the command's metric for a command workload). */
+function resultsProblems(design: ExperimentDoc['design'], results: Results): string[] {
+  const cells = new Set(expandCells(design).map((c) => c.id));
+  const w = design.workload;
+  const queries = new Set(w.kind === 'command' ? [w.command?.metric ?? 'command'] : w.queries.map((q) => q.name));
+  const problems: string[] = [];
+  results.restarts.forEach((r, i) => {
+    if (!cells.has(r.cell)) problems.push(`results.restarts[${i}].cell: ${quoted(r.cell)} is not a cell of this design`);
+    r.queries.forEach((q, j) => {
+      if (!queries.has(q.query)) problems.push(`results.restarts[${i}].queries[${j}].query: ${quoted(q.query)} is not a query of this design`);
+    });
+  });
+  results.discarded?.forEach((d, i) => {
+    if (!cells.has(d.cell)) problems.push(`results.discarded[${i}].cell: ${quoted(d.cell)} is not a cell of this design`);
+  });
+  // A file of garbage would otherwise print a line per restart.
+  return problems.length > 20 ? [...problems.slice(0, 20), `results: ${problems.length - 20} more problems like these`] : problems;
+}
+
 /** Parse text as an experiment; a JSON syntax error names the line and column. */
-export function parseExperiment(text: string): Checked {
+export function parseExperiment(text: string, limits: ExperimentLimits = DEFAULT_LIMITS): Checked {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -75,12 +104,14 @@ export function parseExperiment(text: string): Checked {
     }
     return { doc: null, problems: [`(document): not valid JSON: ${msg}`], notices: [] };
   }
-  return checkExperiment(json);
+  return checkExperiment(json, limits);
 }
 
 /** What must be true before a document is written: valid, and no secret in it. */
-export function problemsBeforeSave(doc: unknown): string[] {
+export function problemsBeforeSave(doc: unknown, limits: ExperimentLimits = DEFAULT_LIMITS): string[] {
+  const deep = nestingProblem(doc);
+  if (deep) return [deep];
   const secrets = findSecrets(doc);
   if (secrets.length) return [secretsMessage(secrets)];
-  return checkExperiment(doc).problems;
+  return checkExperiment(doc, limits).problems;
 }

@@ -4,8 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiError, type OpenedExperiment } from '../../common/api.js';
-import { parseExperiment } from '../../common/experiment/validate.js';
-import { readExperimentFile, recentFiles, rememberRecent, saveExperimentFile } from '../files.js';
+import type { Checked } from '../../common/experiment/validate.js';
+import { parseExperimentText, readExperimentFile, recentFiles, rememberRecent, saveExperimentFile } from '../files.js';
 import type { BackendContext, Handlers } from '../backend.js';
 import { unfinishedRun } from '../engine/journal.js';
 import { homedir } from 'node:os';
@@ -19,7 +19,7 @@ function examplesDir(): string {
   return join(dir, 'examples');
 }
 
-function opened(path: string | null, r: ReturnType<typeof parseExperiment>, where: string): OpenedExperiment {
+function opened(path: string | null, r: Checked, where: string): OpenedExperiment {
   if (!r.doc) throw new ApiError('invalid-file', `${where}:\n${r.problems.join('\n')}`);
   return { path, doc: r.doc, notices: r.notices };
 }
@@ -44,7 +44,7 @@ export function experimentHandlers(ctx: BackendContext): Handlers {
       await rememberRecent(abs);
       return result;
     },
-    'experiment.parse': async ({ name, text }) => opened(null, parseExperiment(text), name),
+    'experiment.parse': async ({ name, text }) => opened(null, parseExperimentText(text), name),
     'experiment.save': async ({ path, doc }) => ({ path: await saveExperimentFile(path, doc), savedAt: Date.now() }),
     'experiment.recent': async () => recentFiles(),
     'experiment.readSql': async ({ path }) => {
