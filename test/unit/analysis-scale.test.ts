@@ -83,3 +83,15 @@ test('grouping 20,000 reasons says each reason once, with its names in order', {
   assert.ok(second.startsWith('c1, c3') && second.endsWith('c19999: no steady state'));
   assert.equal(groupReasons(items.slice(0, 2).map((x) => ({ ...x, reason: 'same' })), 2, 'cells'), 'same (all 2 cells)');
 });
+
+test('10,000 cells with too few restarts: one analysis, the ranking says why once', { timeout: 60_000 }, () => {
+  const random = seededRandom(2);
+  const b = new TidyBuilder();
+  const cells = 10_000;
+  for (let c = 0; c < cells; c++) for (let r = 1; r <= 2; r++) for (let rep = 1; rep <= 3; rep++) b.add(`v=${c}`, 'Q1', String(r), rep, 1 + random());
+  const a = analyze(b.build('ms'), { warmup: 0, baseline: 'v=0' });
+  assert.equal(a.cells.length, cells);
+  assert.equal(a.ranking.most_stable, null);
+  assert.match(a.ranking.reason!, /^no ranking: every cell needs \d+ more restarts? \(\d+ per cell\)$/);
+  assert.equal(a.comparisons.length, cells - 1);
+});

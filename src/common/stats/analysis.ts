@@ -343,6 +343,13 @@ export function adjustComparisons<T extends Pick<Comparison, 'p_value' | 'p_adju
   return differSummary(adjusted, alpha, method);
 }
 
+/** Add to a map of lists in place (copying the list on each add is quadratic in its length). */
+function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /** The fewest restarts any query of a cell has. */
 function fewestRestarts(c: CellStats): number {
   return c.queries.length ? Math.min(...c.queries.map((q) => q.n_restarts)) : 0;
@@ -354,7 +361,7 @@ export function rankCells(cells: CellStats[]): Ranking {
   const byMore = new Map<number, string[]>();
   for (const c of cells) {
     const k = moreRestartsNeeded(fewestRestarts(c));
-    if (k) byMore.set(k, [...(byMore.get(k) ?? []), c.cell]);
+    if (k) append(byMore, k, c.cell);
   }
   if (byMore.size) {
     const plural = (k: number) => `${k} more restart${k === 1 ? '' : 's'}`;
@@ -497,11 +504,7 @@ export function suggestWarmup(data: TidyData, opts?: WarmupOptions): WarmupSugge
  */
 export function groupReasons(items: { name: string; reason: string }[], total: number, noun: string): string {
   const byReason = new Map<string, string[]>();
-  for (const it of items) {
-    const names = byReason.get(it.reason);
-    if (names) names.push(it.name);
-    else byReason.set(it.reason, [it.name]);
-  }
+  for (const it of items) append(byReason, it.reason, it.name);
   if (byReason.size === 1 && items.length === total) return `${items[0].reason} (all ${total} ${noun})`.replace(/ \(all 1 \w+\)$/, '');
   return [...byReason].map(([reason, names]) => `${names.join(', ')}: ${reason}`).join('; ');
 }
