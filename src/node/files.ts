@@ -89,13 +89,13 @@ export async function finishExperimentRead(path: string, reader: ExperimentJsonR
  * Write a file so that a crash leaves either the old or the new content, never half of one:
  * a temporary file beside it, flushed to disk, then renamed over the original.
  */
-export async function writeAtomic(path: string, content: string | Iterable<string>, opts: { mode?: number; dirMode?: number } = {}): Promise<void> {
+export async function writeAtomic(path: string, content: string | Uint8Array | Iterable<string>, opts: { mode?: number; dirMode?: number } = {}): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: opts.dirMode });
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     const fh = await open(tmp, 'w', opts.mode ?? 0o644);
     try {
-      if (typeof content === 'string') await fh.writeFile(content, 'utf8');
+      if (typeof content === 'string' || content instanceof Uint8Array) await fh.writeFile(content);
       else for (const piece of content) await fh.write(piece, null, 'utf8');
       await fh.sync();
     } finally {

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { exportContext } from '../../src/common/export/index.js';
 import { buildFigures } from '../../src/common/figures/index.js';
+import { EXECUTIONS_MAX_HEIGHT } from '../../src/common/figures/build.js';
+import { experimentText } from '../../src/common/experiment/text.js';
+import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
 import { finishedQuickstart, QUOTED_QUERY } from '../fixtures/export-experiment.js';
 import { readPng } from '../fixtures/png.js';
 
@@ -98,6 +101,26 @@ test('export --svg and --png --scale 3: SVG documents and PNGs three times the C
     const img = readPng(readFileSync(join(png, `${f.file}.png`)));
     assert.deepEqual([img.width, img.height], [3 * f.width, 3 * f.height]);
   }
+});
+
+test('a big experiment: per-execution images capped and thinned with a note, the PNG and the SVG of one drawing', async () => {
+  const big = syntheticExperiment({ queries: 1, restartsPerCell: 12, reps: 120 });
+  const path = join(dir, 'big.varlab.json');
+  writeFileSync(path, [...experimentText(big)].join(''));
+  const out = join(dir, 'big');
+  const r = await varlab(['export', path, '--png', out, '--svg', out, '--csv', out]);
+  assert.equal(r.code, 0, r.stderr);
+  const [executions] = buildFigures(exportContext(big), { image: true }).filter((f) => f.id.startsWith('executions-'));
+  assert.equal(executions.height, EXECUTIONS_MAX_HEIGHT);
+  const svg = readFileSync(join(out, `${executions.file}.svg`), 'utf8');
+  assert.match(svg, new RegExp(`^<svg[^>]* width="${executions.width}" height="${EXECUTIONS_MAX_HEIGHT}"`));
+  assert.match(svg, /Drawn: [\d,]+ of 23,040 executions, one dot per pixel of a restart/);
+  const img = readPng(readFileSync(join(out, `${executions.file}.png`)));
+  assert.deepEqual([img.width, img.height], [2 * executions.width, 2 * EXECUTIONS_MAX_HEIGHT]);
+  assert.ok(img.distinctColors > 50);
+  // Written in figure order, each figure's PNG then its SVG.
+  const wrote = r.stdout.split('\n').filter((l) => l.startsWith('wrote ') && /\.(png|svg)$/.test(l)).map((l) => l.replace(/^.*\//, ''));
+  assert.deepEqual(wrote.slice(0, 4), ['01-configurations.png', '01-configurations.svg', `${executions.file}.png`, `${executions.file}.svg`]);
 });
 
 test('without Chromium, export says what is missing and how to install it, and exits non-zero', async () => {

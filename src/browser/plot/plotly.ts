@@ -16,8 +16,14 @@ export default api as PlotlyApi;
 /** The part of Plotly's API varlab uses (the @types describe the full bundle, not this one). */
 export interface PlotlyApi {
   react(el: HTMLElement, data: unknown[], layout?: unknown, config?: unknown): Promise<HTMLElement>;
+  newPlot(el: HTMLElement, data: unknown[], layout?: unknown, config?: unknown): Promise<HTMLElement>;
   extendTraces(el: HTMLElement, update: unknown, indices: number[], maxPoints?: number): Promise<void>;
   purge(el: HTMLElement): void;
   toImage(el: HTMLElement, opts: { format: 'png' | 'svg'; width?: number; height?: number; scale?: number }): Promise<string>;
   Plots: { resize(el: HTMLElement): void };
+  /** What toImage is made of: the SVG of a drawn plot, and an SVG rasterised onto a canvas (a data URL). */
+  Snapshot: {
+    toSVG(el: HTMLElement, format?: string, scale?: number): string;
+    svgToImg(opts: { format: 'png'; width: number; height: number; scale: number; canvas: HTMLCanvasElement; svg: string; promise: true }): Promise<string>;
+  };
 }

@@ -1,35 +1,57 @@
 // The three CSVs of an export, ready for R or pandas: one row per execution, one per restart, one per
-// cell and query with its statistics. csv-stringify does the quoting (a query name with a comma, a
-// quote or a newline survives a round trip); numbers are written by num(), never with locale formatting.
-// The browser build carries its own Buffer polyfill, so this module also runs in the UI (lib/ needs Node's Buffer).
-import { stringify } from 'csv-stringify/browser/esm/sync';
+// cell and query with its statistics. Quoting is RFC 4180 (a query name with a comma, a quote or a
+// newline survives a round trip, and so does a label with spaces at its ends); numbers are written by
+// num(), never with locale formatting. executions.csv comes in pieces, so a million rows are never one
+// string: the file is streamed out (src/node/export/files.ts).
 import type { ExportContext } from './context.js';
 import { iso, levelsOf, num } from './context.js';
 import { findCell, findComparison } from '../stats/analysis.js';
 
 type Row = (string | number)[];
 
-function table(header: string[], rows: Row[]): string {
-  return stringify([header, ...rows], { record_delimiter: '\n', quoted_match: /^\s|\s$/ });
+/** One field: quoted when it holds a comma, a quote or a line break, or begins or ends with white space. */
+export function csvField(x: string | number): string {
+  if (typeof x === 'number') return String(x);
+  return /[",\n\r]|^\s|\s$/.test(x) ? `"${x.replace(/"/g, '""')}"` : x;
 }
 
+const line = (fields: Row) => fields.map(csvField).join(',') + '\n';
+
+function table(header: string[], rows: Row[]): string {
+  return line(header) + rows.map(line).join('');
+}
+
+/** Pieces of about this many characters: few writes, no string of the whole file. */
+const PIECE = 1 << 20;
+
 /**
- * `executions.csv`: every execution of every restart whose tunables were verified (the ones the
- * analysis uses), warm-up included and flagged, so a reader can drop it their own way.
+ * `executions.csv` in pieces: every execution of every restart whose tunables were verified (the ones
+ * the analysis uses), warm-up included and flagged, so a reader can drop it their own way.
+ * What repeats on every row of a restart and query (levels, cell, query) is quoted once.
  */
-export function executionsCsv(ctx: ExportContext): string {
-  const header = [...ctx.factors, 'cell', 'restart', 'restart_of_cell', 'query', 'rep', 'warmup', 'value', 'unit', 'source', 'client'];
-  const rows: Row[] = [];
+export function* executionsCsvPieces(ctx: ExportContext): Generator<string> {
+  let text = line([...ctx.factors, 'cell', 'restart', 'restart_of_cell', 'query', 'rep', 'warmup', 'value', 'unit', 'source', 'client']);
   for (const r of ctx.restarts) {
     if (r.status !== 'ok') continue;
     const levels = levelsOf(ctx, r.cell);
     for (const q of r.queries) {
-      q.values.forEach((v, i) => {
-        rows.push([...levels, r.cell, r.seq, r.restartOfCell, q.query, i + 1, i < ctx.warmup ? 'true' : 'false', num(v), q.unit, q.source, num(q.client?.[i])]);
-      });
+      const head = line([...levels, r.cell, r.seq, r.restartOfCell, q.query]).slice(0, -1);
+      const tail = `,${csvField(q.unit)},${csvField(q.source)},`;
+      for (let i = 0; i < q.values.length; i++) {
+        text += `${head},${i + 1},${i < ctx.warmup ? 'true' : 'false'},${num(q.values[i])}${tail}${num(q.client?.[i])}\n`;
+        if (text.length >= PIECE) {
+          yield text;
+          text = '';
+        }
+      }
     }
   }
-  return table(header, rows);
+  yield text;
+}
+
+/** `executions.csv` as one string (small experiments, tests). */
+export function executionsCsv(ctx: ExportContext): string {
+  return [...executionsCsvPieces(ctx)].join('');
 }
 
 /** The mean of a restart's executions after the warm-up (what the analysis calls a restart mean). */
@@ -135,8 +157,9 @@ export function summaryCsv(ctx: ExportContext): string {
   return table(header, rows);
 }
 
-export const CSV_FILES = {
-  'executions.csv': executionsCsv,
-  'restarts.csv': restartsCsv,
-  'summary.csv': summaryCsv,
-} as const;
+/** The files of a CSV export, each as its text in pieces. */
+export const CSV_FILES: Record<string, (ctx: ExportContext) => Iterable<string>> = {
+  'executions.csv': executionsCsvPieces,
+  'restarts.csv': (ctx) => [restartsCsv(ctx)],
+  'summary.csv': (ctx) => [summaryCsv(ctx)],
+};

@@ -65,12 +65,26 @@ export function configurationsFigure(ctx: ExportContext): FigureSpec {
   };
 }
 
+/** How a figure is built: for the screen (every point, hover on each) or for an image file. */
+export interface FigureOptions {
+  /**
+   * For an exported image: per-execution figures are capped in height and draw one dot per pixel of
+   * a restart's row (the others would fall on it), saying so under the title.
+   */
+  image?: boolean;
+}
+
+/** The tallest per-execution image, in CSS pixels (twice that in a PNG at scale 2). */
+export const EXECUTIONS_MAX_HEIGHT = 2400;
+/** Above this many dots in one figure, an image draws one dot per pixel of each row. */
+export const THIN_ABOVE = 10_000;
+
 /**
  * For one query: every execution of every restart as a dot, and each restart's mean as a diamond,
  * one row of dots per restart grouped by cell, so within-restart and between-restart spread are seen
  * side by side. Warm-up executions are drawn hollow: kept in the file, left out of the analysis.
  */
-export function executionsFigure(ctx: ExportContext, query: string): FigureSpec {
+export function executionsFigure(ctx: ExportContext, query: string, opts: FigureOptions = {}): FigureSpec {
   const perCell = new Map<string, typeof ctx.restarts>();
   for (const r of ctx.restarts) {
     if (r.status !== 'ok' || !r.queries.some((q) => q.query === query)) continue;
@@ -86,31 +100,53 @@ export function executionsFigure(ctx: ExportContext, query: string): FigureSpec 
   // cells separated by a gap and a line, first cell on top: a reader never has to guess which rows belong together.
   const GAP = 0.8;
   const rowCount = cells.reduce((n, c) => n + perCell.get(c)!.length, 0);
+  const rowUnits = rowCount + GAP * (cells.length - 1);
+  // An image has a height cap: rows get thinner, and below a readable label height each cell is labelled once.
+  const natural = 210 + rowCount * 20 + cells.length * 14;
+  const height = Math.max(420, opts.image ? Math.min(natural, EXECUTIONS_MAX_HEIGHT) : natural);
+  const rowPx = (height - 210) / rowUnits;
+  const perCellLabels = opts.image && rowPx < 12;
+  const valuesOf = (r: (typeof ctx.restarts)[number]) => r.queries.find((q) => q.query === query)!.values;
+  const allLabels = cells.flatMap((cell) => perCell.get(cell)!.map((r) => `${cell} · r${r.restartOfCell}`));
+  const margin = labelMargin(perCellLabels ? cells.map((c) => `${c} · r1–r${perCell.get(c)!.length}`) : allLabels);
+  const thin = opts.image ? rowThinner(cells.flatMap((c) => perCell.get(c)!.map(valuesOf)), WIDTH - margin - 30) : null;
   const tickvals: number[] = [];
   const ticktext: string[] = [];
   const separators: number[] = [];
-  let y = rowCount - 1 + GAP * (cells.length - 1);
+  let y = rowUnits - 1;
   cells.forEach((cell, i) => {
     if (i > 0) {
       separators.push(y + 0.5 + GAP / 2);
     }
     const rs = perCell.get(cell)!;
+    if (perCellLabels) {
+      tickvals.push(y - (rs.length - 1) / 2);
+      ticktext.push(`${cell} · r1–r${rs.length}`);
+    }
     rs.forEach((r) => {
-      tickvals.push(y);
-      ticktext.push(`${cell} · r${r.restartOfCell}`);
-      const values = r.queries.find((q) => q.query === query)!.values;
-      const keptValues: number[] = [];
+      if (!perCellLabels) {
+        tickvals.push(y);
+        ticktext.push(`${cell} · r${r.restartOfCell}`);
+      }
+      const values = valuesOf(r);
+      thin?.nextRow();
+      let sum = 0;
+      let n = 0;
       values.forEach((v, j) => {
         if (!Number.isFinite(v)) return;
-        const into = j < ctx.warmup ? warm : kept;
+        const isWarm = j < ctx.warmup;
+        if (!isWarm) {
+          sum += v;
+          n++;
+        }
+        if (thin && !thin.keep(v, isWarm)) return;
+        const into = isWarm ? warm : kept;
         into.x.push(v);
         into.y.push(y);
         into.text.push(`${cell}<br>restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan), rep ${j + 1}`);
-        if (j >= ctx.warmup) keptValues.push(v);
       });
-      const m = meanOf(keptValues);
-      if (m !== null) {
-        means.x.push(m);
+      if (n > 0) {
+        means.x.push(sum / n);
         means.y.push(y);
         means.text.push(`${cell}<br>restart ${r.restartOfCell} of this cell (#${r.seq} of the plan): mean`);
       }
@@ -119,13 +155,19 @@ export function executionsFigure(ctx: ExportContext, query: string): FigureSpec 
     y -= GAP;
   });
   const title = `Executions per restart and restart means: ${query}`;
-  const layout = baseLayout(`${title}<br><sub>one row per restart: "cell · r2" is the cell's second restart</sub>`, ctx.caption, { l: labelMargin(ticktext), t: 80 });
-  layout.xaxis = axis(valueAxisTitle(ctx.unit));
+  const rows = perCellLabels ? 'one row per restart, r1 at the top of each cell' : 'one row per restart: "cell · r2" is the cell\'s second restart';
+  const drawn = kept.x.length + warm.x.length;
+  const note =
+    thin && thin.total > drawn
+      ? `Drawn: ${drawn.toLocaleString('en-US')} of ${thin.total.toLocaleString('en-US')} executions, one dot per pixel of a restart's row (the others fall on it); the means use every execution.`
+      : undefined;
+  const layout = baseLayout(`${title}<br><sub>${rows}</sub>`, ctx.caption, { l: margin, t: 80 }, 'top', note);
+  layout.xaxis = axis(valueAxisTitle(ctx.unit), thin ? { range: thin.range } : {});
   layout.yaxis = axis('', {
     tickmode: 'array',
     tickvals,
     ticktext,
-    range: [-0.7, rowCount - 0.3 + GAP * (cells.length - 1)],
+    range: [-0.7, rowUnits - 0.3],
     zeroline: false,
     showgrid: false,
     ticks: '',
@@ -133,14 +175,52 @@ export function executionsFigure(ctx: ExportContext, query: string): FigureSpec 
   });
   layout.shapes = separators.map((sy) => ({ type: 'line', xref: 'paper', x0: 0, x1: 1, yref: 'y', y0: sy, y1: sy, line: { color: '#bbb', width: 1 } }));
   layout.hovermode = 'closest';
-  const dot = (color: string, open: boolean) => ({ size: 6, color: open ? 'rgba(0,0,0,0)' : color, opacity: 0.75, line: { color, width: 1 } });
+  const size = Math.max(3, Math.min(6, rowPx * 0.6));
+  const dot = (color: string, open: boolean) => ({ size, color: open ? 'rgba(0,0,0,0)' : color, opacity: 0.75, line: { color, width: 1 } });
   // The restart means go first so the executions are drawn over them: a mean is a tall tick, not a blot.
   const data: Record<string, unknown>[] = [
-    { type: 'scatter', mode: 'markers', name: 'restart mean', ...means, marker: { symbol: 'line-ns-open', size: 18, color: PALETTE[3], line: { color: PALETTE[3], width: 3 } }, hovertemplate: '%{text}<br>%{x}<extra></extra>' },
+    { type: 'scatter', mode: 'markers', name: 'restart mean', ...means, marker: { symbol: 'line-ns-open', size: Math.min(18, Math.max(8, rowPx)), color: PALETTE[3], line: { color: PALETTE[3], width: 3 } }, hovertemplate: '%{text}<br>%{x}<extra></extra>' },
     { type: 'scatter', mode: 'markers', name: 'execution', ...kept, marker: dot(PALETTE[0], false), hovertemplate: '%{text}<br>%{x}<extra></extra>' },
   ];
   if (warm.x.length) data.push({ type: 'scatter', mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped)`, ...warm, marker: dot('#999', true), hovertemplate: '%{text}<br>%{x}<extra></extra>' });
-  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height: Math.max(420, 210 + rowCount * 20 + cells.length * 14), data, layout };
+  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height, data, layout };
+}
+
+/**
+ * Thinning for an image: the x axis is fixed to the data's range (as Plotly's autorange would pad it)
+ * and cut into one bin per pixel; in each row, the first execution in a bin is drawn and the others,
+ * which a 6-pixel dot would cover anyway, are not. Warm-up (hollow) and kept dots are thinned apart.
+ * Returns null when the figure holds few enough dots to draw them all.
+ */
+function rowThinner(rows: number[][], pixels: number) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  let total = 0;
+  for (const values of rows) {
+    for (const v of values) {
+      if (!Number.isFinite(v)) continue;
+      total++;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  }
+  if (total <= THIN_ABOVE) return null;
+  const pad = (hi - lo) * 0.04 || Math.abs(lo) * 0.01 || 1;
+  const range: [number, number] = [lo - pad, hi + pad];
+  const bins = Math.max(100, Math.round(pixels));
+  const scale = bins / (range[1] - range[0]);
+  const taken = new Uint8Array(bins * 2);
+  return {
+    total,
+    range,
+    nextRow: () => taken.fill(0),
+    keep(v: number, warmup: boolean): boolean {
+      const at = Math.min(bins - 1, Math.floor((v - range[0]) * scale)) * 2 + (warmup ? 1 : 0);
+      if (taken[at]) return false;
+      taken[at] = 1;
+      return true;
+    },
+  };
 }
 
 /** Integer tick spacing for a repetition axis of n repetitions: 1, 2, 5, 10, 20… so no tick falls between two repetitions. */
@@ -345,11 +425,11 @@ export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
 }
 
 /** Every plot of an experiment, in export order, with numbered file names so a folder lists them in order. */
-export function buildFigures(ctx: ExportContext): FigureSpec[] {
+export function buildFigures(ctx: ExportContext, opts: FigureOptions = {}): FigureSpec[] {
   if (!ctx.cells.length) return [];
   const figures = [
     configurationsFigure(ctx),
-    ...ctx.queries.map((q) => executionsFigure(ctx, q)),
+    ...ctx.queries.map((q) => executionsFigure(ctx, q, opts)),
     covCellsFigure(ctx),
     ...(ctx.factors.length ? [covLevelsFigure(ctx)] : []),
     mdeFigure(ctx),

@@ -40,12 +40,17 @@ export function valueAxisTitle(unit: string): string {
 
 const CAPTION_GAP = 24;
 
+/** The height of a second caption line (a note on how the figure was drawn). */
+const NOTE_LINE = 15;
+
 /**
  * The layout every figure shares: a title, white background (a transparent PNG looks broken on a
- * dark blog), a legend, and the caption line under the plot naming the experiment, host and date.
+ * dark blog), a legend, and the caption line under the plot naming the experiment, host and date,
+ * with an optional note on a line of its own below it.
  */
-export function baseLayout(title: string, caption: string, margin: { l: number; r?: number; t?: number; b?: number }, legend: 'top' | 'right' = 'top'): Record<string, unknown> {
-  const b = (margin.b ?? 60) + CAPTION_GAP;
+export function baseLayout(title: string, caption: string, margin: { l: number; r?: number; t?: number; b?: number }, legend: 'top' | 'right' = 'top', note?: string): Record<string, unknown> {
+  const captionAt = (margin.b ?? 60) + CAPTION_GAP;
+  const b = captionAt + (note ? NOTE_LINE : 0);
   // Many series (one per query) wrap a top legend into the title: those go on the right instead.
   const legendLayout =
     legend === 'top'
@@ -59,7 +64,7 @@ export function baseLayout(title: string, caption: string, margin: { l: number; 
     margin: { l: margin.l, r: margin.r ?? (legend === 'right' ? 240 : 30), t: margin.t ?? 70, b },
     showlegend: true,
     legend: legendLayout,
-    annotations: [captionAnnotation(caption, b, margin.l)],
+    annotations: [captionAnnotation(caption, captionAt, margin.l, note)],
     autosize: false,
   };
 }
@@ -70,9 +75,10 @@ export function labelMargin(labels: string[], min = 60): number {
 }
 
 /** The caption line, anchored at the left edge of the image (annotations cannot use the container, so shift by the margin). */
-export function captionAnnotation(caption: string, bottomMargin: number, leftMargin: number): Record<string, unknown> {
+export function captionAnnotation(caption: string, bottomMargin: number, leftMargin: number, note?: string): Record<string, unknown> {
+  const escape = (text: string) => text.replace(/</g, '&lt;');
   return {
-    text: caption.replace(/</g, '&lt;'),
+    text: escape(caption) + (note ? `<br>${escape(note)}` : ''),
     showarrow: false,
     xref: 'paper',
     yref: 'paper',

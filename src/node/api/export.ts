@@ -45,7 +45,7 @@ export function exportHandlers(_ctx: BackendContext): Handlers {
       const format = args.format ?? 'png';
       if (format !== 'png' && format !== 'svg') throw new ApiError('invalid-argument', `format must be png or svg, got ${JSON.stringify(format)}`);
       const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline });
-      const files = await writePlots(buildFigures(ctx), [{ format, dir }], checkScale(args.scale ?? 2));
+      const files = await writePlots(buildFigures(ctx, { image: true }), [{ format, dir }], checkScale(args.scale ?? 2));
       return { files: files.map((f) => f.path) };
     },
     'export.csv': async (args) => {

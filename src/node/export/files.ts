@@ -1,13 +1,13 @@
 // `varlab export` and the UI's export buttons write through here: CSVs, the Markdown report, and one
 // image per figure. Every file goes to disk whole (written beside, then renamed), so an interrupted
 // export never leaves half a CSV that a script would read as complete.
-import { mkdir, writeFile, rename } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { ApiError } from '../../common/api.js';
+import { writeAtomic } from '../files.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { CSV_FILES, exportContext, ExportError, markdownReport, type ExportContext, type ExportOptions } from '../../common/export/index.js';
 import { buildFigures, type FigureSpec } from '../../common/figures/index.js';
-import { openRenderer, type ImageFormat } from './render.js';
+import { openRenderer, type ImageFormat, type Renderer } from './render.js';
 
 export interface ExportRequest extends ExportOptions {
   csvDir?: string;
@@ -25,12 +25,10 @@ export interface WrittenFile {
   title?: string;
 }
 
-async function writeWhole(path: string, content: string | Buffer): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
+/** Written beside and renamed (writeAtomic); a CSV streams out in pieces. */
+async function writeWhole(path: string, content: string | Uint8Array | Iterable<string>): Promise<void> {
   try {
-    await writeFile(tmp, content);
-    await rename(tmp, path);
+    await writeAtomic(path, content);
   } catch (e) {
     throw new ApiError('io', `cannot write ${path}: ${(e as Error).message}`);
   }
@@ -61,16 +59,34 @@ export function checkScale(scale: number): number {
   return scale;
 }
 
-/** Render every figure in the formats asked for, in one Chromium session. */
-export async function writePlots(figures: FigureSpec[], targets: { format: ImageFormat; dir: string }[], scale: number, progress?: (file: string) => void): Promise<WrittenFile[]> {
-  if (!targets.length || !figures.length) return [];
-  const renderer = await openRenderer();
+/**
+ * Render every figure in the formats asked for, in one Chromium session (started by the caller
+ * when it wants it started early): each figure drawn once for all formats, two at a time, written in order.
+ */
+export async function writePlots(
+  figures: FigureSpec[],
+  targets: { format: ImageFormat; dir: string }[],
+  scale: number,
+  progress?: (file: string) => void,
+  started?: Promise<Renderer>,
+): Promise<WrittenFile[]> {
+  if (!targets.length || !figures.length) {
+    await started?.then((r) => r.close());
+    return [];
+  }
+  const renderer = await (started ?? openRenderer());
   const out: WrittenFile[] = [];
+  const want = { png: targets.some((t) => t.format === 'png') ? scale : undefined, svg: targets.some((t) => t.format === 'svg') };
   try {
-    for (const { format, dir } of targets) {
-      for (const f of figures) {
+    const images = figures.map((f) => renderer.render(f, want));
+    // Handled here, so a failure while an earlier figure is being written is not "unhandled"; awaited below.
+    for (const p of images) p.catch(() => {});
+    for (let i = 0; i < figures.length; i++) {
+      const f = figures[i];
+      const drawn = await images[i];
+      for (const { format, dir } of targets) {
         const path = resolve(dir, `${f.file}.${format}`);
-        await writeWhole(path, await renderer.render(f, format, format === 'png' ? scale : 1));
+        await writeWhole(path, drawn[format]!);
         out.push({ path, kind: format, title: f.title });
         progress?.(path);
       }
@@ -89,18 +105,27 @@ function linkFrom(markdownFile: string, target: string): string {
 /** Everything `varlab export` does: the CSVs, the images, then the report that links them. */
 export async function exportExperiment(doc: ExperimentDoc, req: ExportRequest, progress?: (file: string) => void): Promise<WrittenFile[]> {
   const scale = checkScale(req.scale ?? 2);
-  const ctx = contextFor(doc, req);
-  const written: WrittenFile[] = [];
-  if (req.csvDir) {
-    for (const f of await writeCsvs(ctx, req.csvDir)) {
-      written.push(f);
-      progress?.(f.path);
-    }
-  }
   const targets: { format: ImageFormat; dir: string }[] = [];
   if (req.pngDir) targets.push({ format: 'png', dir: req.pngDir });
   if (req.svgDir) targets.push({ format: 'svg', dir: req.svgDir });
-  const images = await writePlots(buildFigures(ctx), targets, scale, progress);
+  // Chromium starts while the analysis runs and the CSVs are written.
+  const renderer = targets.length ? openRenderer() : undefined;
+  renderer?.catch(() => {});
+  let ctx: ExportContext;
+  const written: WrittenFile[] = [];
+  try {
+    ctx = contextFor(doc, req);
+    if (req.csvDir) {
+      for (const f of await writeCsvs(ctx, req.csvDir)) {
+        written.push(f);
+        progress?.(f.path);
+      }
+    }
+  } catch (e) {
+    await renderer?.then((r) => r.close()).catch(() => {});
+    throw e;
+  }
+  const images = await writePlots(buildFigures(ctx, { image: true }), targets, scale, progress, renderer);
   written.push(...images);
   if (req.markdown) {
     const path = resolve(req.markdown);
@@ -111,4 +136,3 @@ export async function exportExperiment(doc: ExperimentDoc, req: ExportRequest, p
   }
   return written;
 }
-
