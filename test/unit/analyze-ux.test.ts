@@ -40,10 +40,10 @@ test('warm-up: the text gives the JSON reason, said once, not a list of 16 cells
   const j = JSON.parse(varlab('analyze', file, '--json').out);
   const reason = j.warmup_suggestion.reason as string;
   assert.equal(j.warmup_suggestion.suggested, null);
-  assert.equal(reason, 'fewer than 4 executions per restart (every cell and query)');
+  assert.equal(reason, 'fewer than 5 executions per restart (every cell and query)');
   assert.doesNotMatch(reason, /cell1/, 'every cell shares the reason: no cell is named');
   for (const q of j.warmup_suggestion.queries) {
-    assert.equal(q.reason, 'fewer than 4 executions per restart (all 16 cells)');
+    assert.equal(q.reason, 'fewer than 5 executions per restart (all 16 cells)');
   }
   const text = varlab('analyze', file).out;
   assert.ok(text.includes(`Warm-up from the data: no suggestion: ${reason}`), text);

@@ -35,7 +35,7 @@ test('the Markdown report: effects in the shared format with their sign conventi
   const md = markdownReport(ctx);
   assert.match(md, /Sign: effect = \(cell − baseline\) \/ baseline: positive = slower/);
   assert.match(md, /Effect is the ratio of restart means \(cell \/ baseline\); interval on the log scale with Welch–Satterthwaite degrees of freedom, at 95%/);
-  assert.match(md, /adjusted p is Holm-adjusted over all 75 comparisons below/);
+  assert.match(md, /adjusted p is Holm-adjusted over the 75 comparisons below with a p-value/);
   assert.match(md, /^\*\*\d+ of 75 comparisons differ after Holm adjustment \(α = 0\.05\)\.\*\*$/m);
   assert.match(md, /\| Q1 pricing summary \| [−+]\d+\.\d\d % \| \[[−+]\d+\.\d\d, [−+]\d+\.\d\d\] % \| p (=|<) 0\.\d{3} \| p (=|<) [01]\.\d{3} \| (differs|inconclusive at this design: could have seen ±\d+\.\d\d %) \|/);
   assert.match(md, /\| CPU governor \| no cpufreq \(not exposed by this host\) \|/);

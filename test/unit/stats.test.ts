@@ -14,7 +14,6 @@ import {
   differSummary,
   optimalRepetitions,
   restartsForTarget,
-  restartWarmup,
   suggestPlan,
   measuredCosts,
   plannedSeconds,
@@ -80,7 +79,8 @@ test('a small unbalanced case worked out by hand', () => {
   assert.equal(q.mde_pct, null);
   assert.equal(q.restarts_for_target, null);
   assert.equal(q.null_reasons?.mde_pct, 'needs 1 more restart (3 per cell)');
-  assert.deepEqual(Object.keys(q.null_reasons ?? {}).sort(), ['mde_pct', 'restarts_for_target']);
+  assert.deepEqual(Object.keys(q.null_reasons ?? {}).sort(), ['mde_pct', 'restarts_for_target', 'suggested_warmup']);
+  assert.equal(q.null_reasons?.suggested_warmup, 'fewer than 5 executions per restart');
 });
 
 test('Holm and Benjamini–Hochberg adjusted p-values, worked out by hand (as R’s p.adjust gives them)', () => {
@@ -272,25 +272,6 @@ test('three levels are three groups', () => {
   const means = [100, 100.2, 99.9, 110, 110.1, 120, 119.8, 120.1];
   const g = meanGroups(means.map((_, i) => `r${i}`), means, 0.01)!;
   assert.deepEqual(g.map((x) => x.count), [3, 2, 3]);
-});
-
-test('warm-up suggestion: the first repetition after which every restart stays steady', () => {
-  const random = seededRandom(3);
-  const steady = () => 100 * (1 + (random() - 0.5) * 0.004);
-  // Restart 1 settles after 3 slow executions, restart 2 after 6: the query needs 6.
-  const r1 = [140, 125, 110, ...Array.from({ length: 37 }, steady)];
-  const r2 = [150, 140, 130, 120, 110, 104, ...Array.from({ length: 34 }, steady)];
-  assert.equal(restartWarmup(r1)!.discard, 3);
-  assert.equal(restartWarmup(r2)!.discard, 6);
-  const a = analyze(build(rowsOf('c', 'q', [r1, r2])));
-  assert.equal(a.warmup.suggested, 6);
-  assert.deepEqual(a.warmup.queries[0].cells[0].perRestart, [3, 6]);
-  // Already steady from the start: nothing to discard.
-  assert.equal(restartWarmup(Array.from({ length: 30 }, steady))!.discard, 0);
-  // Never steady (a trend to the end): no suggestion, and it says why.
-  const trend = analyze(build(rowsOf('c', 'q', [Array.from({ length: 30 }, (_, i) => 100 + i * i)])));
-  assert.equal(trend.warmup.suggested, null);
-  assert.match(trend.warmup.reason!, /1 of 1 restarts never settled into a steady state/);
 });
 
 test('planner: restarts for a target, optimal repetitions', () => {

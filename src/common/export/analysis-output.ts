@@ -2,9 +2,10 @@
 // tables a person reads in a terminal. Here rather than in the command, so the command only reads its
 // input and options, and the words match the report and the views (they share format.ts).
 import type { Analysis } from '../stats/analysis.js';
-import { ADJUSTMENT_NAMES } from '../stats/adjust.js';
+import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
 import { MIN_RESTARTS, outOfReachText } from '../stats/evidence.js';
 import { MDE_LABELS } from '../stats/mde.js';
+import { steadyText, type SteadyCounts } from '../stats/steady.js';
 import { fewRestartsOf } from './context.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtPctValue, fmtVerdict, inOrder, levelPct, NA, textTable } from './format.js';
 
@@ -32,6 +33,28 @@ export interface TextHeader {
 }
 
 const pct = (x: number | null) => fmtPctValue(x);
+/** Cells and queries listed by name under the steady-state line; the rest are counted. */
+const STEADY_ROWS = 20;
+
+/**
+ * The steady-state classes in a few words: totals over every restart, how many cell and query pairs
+ * disagree, and a row (cell, query, classes, consistent, warm-up) for each pair that is not all flat,
+ * inconsistent ones first. Shared by the text output and the report.
+ */
+export function steadyOverview(a: Analysis): { totals: string; inconsistent: string; rows: string[][] } {
+  const series = a.warmup.queries.flatMap((q) => q.cells);
+  const sum: SteadyCounts = { flat: 0, warmup: 0, slowdown: 0, none: 0 };
+  for (const s of series) for (const k of Object.keys(sum) as (keyof SteadyCounts)[]) sum[k] += s.steady[k];
+  const unclassified = series.reduce((n, s) => n + s.unclassified, 0);
+  const bad = series.filter((s) => s.consistent === false).length;
+  const notFlat = series.filter((s) => s.steady.warmup + s.steady.slowdown + s.steady.none > 0);
+  notFlat.sort((x, y) => Number(x.consistent !== false) - Number(y.consistent !== false));
+  return {
+    totals: `${steadyText(sum)} restart${Object.values(sum).reduce((x, y) => x + y, 0) === 1 ? '' : 's'}${unclassified ? `, ${unclassified} too short to classify` : ''}`,
+    inconsistent: `${bad} of ${series.length} cell and query pair${series.length === 1 ? '' : 's'} inconsistent (restarts reaching different classes)`,
+    rows: notFlat.map((s) => [s.cell, s.query, steadyText(s.steady), s.consistent === null ? NA : s.consistent ? 'yes' : 'no', s.suggested === null ? NA : String(s.suggested)]),
+  };
+}
 const num = (x: number | null) => (x === null ? NA : Math.abs(x) >= 1000 || Number.isInteger(x) ? String(Math.round(x * 100) / 100) : x.toPrecision(4));
 
 /** The analysis as lines of text: configurations, per query, MDE, bimodal starts, warm-up, comparisons, and what n/a means. */
@@ -138,10 +161,17 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
     const verdict = w.suggested > s.warmup ? `more than the ${s.warmup} dropped: consider --warmup ${w.suggested}` : `the ${s.warmup} dropped are enough`;
     out.push('', `Warm-up from the data: every restart is steady after ${w.suggested} execution${w.suggested === 1 ? '' : 's'} (${verdict})`);
   } else out.push('', `Warm-up from the data: no suggestion: ${w.reason}`);
+  const steady = steadyOverview(a);
+  out.push(`  Steady state per restart: ${steady.totals}; ${steady.inconsistent}`);
+  out.push(`  (${w.method})`);
+  if (steady.rows.length) {
+    indent(textTable(['cell', 'query', 'restarts', 'consistent', 'warm-up'], steady.rows.slice(0, STEADY_ROWS), [false, false, false, false, true]).map((l) => '  ' + l));
+    if (steady.rows.length > STEADY_ROWS) out.push(`    … and ${steady.rows.length - STEADY_ROWS} more (analyze --json has every cell and query)`);
+  }
 
   if (s.baseline !== null) {
     out.push('', `Comparisons with ${s.baseline}`);
-    out.push(`  Effect: the ${a.methods.comparison}, at ${levelPct(s.alpha)}%; p adjusted by ${ADJUSTMENT_NAMES[s.adjustment]} over all ${a.comparisons.length} comparisons`);
+    out.push(`  Effect: the ${a.methods.comparison}, at ${levelPct(s.alpha)}%; p adjusted by ${ADJUSTMENT_NAMES[s.adjustment]} over the ${familySize(a.comparisons)} comparisons with a p-value`);
     out.push(`  ${effectConvention(oneUnit)}`);
     if (a.summary) out.push(`  ${a.summary}.`);
     const few = fewRestartsOf(a);

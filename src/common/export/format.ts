@@ -3,6 +3,9 @@
 // report and the plots. Two tools printing the same comparison two ways made users doubt both.
 
 import { MIN_RESTARTS } from '../stats/evidence.js';
+import { higherIsBetter } from '../stats/units.js';
+
+export { higherIsBetter };
 import { MDE_LABELS, type Mde } from '../stats/mde.js';
 
 const MINUS = '\u2212';
@@ -67,15 +70,6 @@ export function fmtMdeBasis(m: Pick<Mde, 'definition' | 'restarts' | 'cells' | '
 /** A spread or coefficient of variation: `0.24%`, always two decimals. */
 export function fmtPctValue(x: number | null | undefined, na = NA): string {
   return x === null || x === undefined || !Number.isFinite(x) ? na : `${x.toFixed(2)}%`;
-}
-
-/** Whether a larger value is better: from the workload when it says, else from the unit. Null when unknown. */
-export function higherIsBetter(unit: string | null | undefined, declared?: boolean): boolean | null {
-  if (declared !== undefined) return declared;
-  const u = (unit ?? '').trim().toLowerCase();
-  if (['ns', 'us', 'µs', 'ms', 's', 'sec', 'seconds', 'ms/query'].includes(u)) return false;
-  if (/^(tps|qps|ops|ops\/s|rows\/s|queries\/s|transactions\/s|events\/s)$/.test(u)) return true;
-  return null;
 }
 
 /** The sign convention of effects, said wherever effects are shown. */

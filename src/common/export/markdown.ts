@@ -5,7 +5,8 @@ import type { ExportContext } from './context.js';
 import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
 import { formatDuration } from '../plan.js';
-import { ADJUSTMENT_NAMES } from '../stats/adjust.js';
+import { steadyOverview } from './analysis-output.js';
+import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
 import { outOfReachText, PLAN_LIMITS } from '../stats/evidence.js';
 import { MDE_LABELS } from '../stats/mde.js';
 import { findCell, findComparison } from '../stats/analysis.js';
@@ -116,7 +117,7 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
   const lines = [
     '## Comparisons with the baseline',
     '',
-    `Baseline: ${code(ctx.baseline)}. Effect is the ${a.methods.comparison}, at ${level}% (the restart is the unit of evidence); p is two-sided, and adjusted p is ${ADJUSTMENT_NAMES[adjustment]}-adjusted over all ${a.comparisons.length} comparisons below. Sign: ${conventionOf(ctx)}.`,
+    `Baseline: ${code(ctx.baseline)}. Effect is the ${a.methods.comparison}, at ${level}% (the restart is the unit of evidence); p is two-sided, and adjusted p is ${ADJUSTMENT_NAMES[adjustment]}-adjusted over the ${familySize(a.comparisons)} comparisons below with a p-value. Sign: ${conventionOf(ctx)}.`,
     '',
   ];
   if (a.summary) lines.push(`**${a.summary}.**`, '');
@@ -178,6 +179,21 @@ function mdeSection(ctx: ExportContext): string[] {
   return lines;
 }
 
+function steadySection(ctx: ExportContext): string[] {
+  const a = ctx.analysis;
+  const w = a.warmup;
+  const o = steadyOverview(a);
+  const lines = ['## Steady state per restart', '', `Each restart of each query is classified by its ${w.method}. A cell is consistent when all its restarts reach the same class.`, ''];
+  lines.push(`- Restarts: ${o.totals}`, `- ${o.inconsistent[0].toUpperCase()}${o.inconsistent.slice(1)}`);
+  lines.push(w.suggested === null ? `- Warm-up from the data: no suggestion: ${w.reason}` : `- Warm-up from the data: every restart is steady after ${w.suggested} execution${w.suggested === 1 ? '' : 's'} (the analysis dropped ${ctx.warmup})`);
+  if (o.rows.length) {
+    const shown = o.rows.slice(0, 50);
+    lines.push('', tableMd(['cell', 'query', 'restarts', 'consistent', 'warm-up'], shown, ['l', 'l', 'l', 'l', 'r']));
+    if (o.rows.length > shown.length) lines.push('', `… and ${o.rows.length - shown.length} more cell and query pairs that are not all flat.`);
+  }
+  return lines;
+}
+
 function bimodalSection(ctx: ExportContext): string[] {
   const a = ctx.analysis;
   const lines = ['## Bimodal starts', ''];
@@ -204,6 +220,7 @@ export function markdownReport(ctx: ExportContext, opts: MarkdownOptions = {}): 
   out.push(...comparisonsSection(ctx, opts.maxComparisonRows ?? 200), '');
   out.push(...mdeSection(ctx), '');
   out.push(...bimodalSection(ctx), '');
+  out.push(...steadySection(ctx), '');
   if (opts.images?.length) {
     out.push('## Plots', '');
     for (const img of opts.images) out.push(`![${mdCell(img.title).replace(/[[\]]/g, '')}](${encodeURI(img.path)})`, '');

@@ -5,6 +5,7 @@ import { conventionOf, fewRestartsOf, levelsOf } from '../export/context.js';
 import { fmtP, levelPct } from '../export/format.js';
 import { MDE_LABELS, mdeCurve } from '../stats/mde.js';
 import { DEFAULTS, findCell, findComparison } from '../stats/analysis.js';
+import type { SeriesSteady } from '../stats/steady.js';
 import { axis, baseLayout, labelMargin, PALETTE, slug, valueAxisTitle, type FigureSpec } from './figure.js';
 
 const WIDTH = 960;
@@ -236,7 +237,12 @@ export function repetitionDtick(n: number): number {
  * position in the cell, the plan's restart number in the hover), with the warm-up in use and the one
  * the data suggest marked between repetitions.
  */
-export function repetitionsFigure(ctx: ExportContext, query: string, cell: string, current: number, suggested: number | null): FigureSpec {
+export function repetitionsFigure(ctx: ExportContext, query: string, cell: string, current: number, suggested: number | null, steady?: SeriesSteady): FigureSpec {
+  const KIND: Record<string, string> = { flat: 'flat', warmup: 'warm-up', slowdown: 'slowdown', none: 'no steady state' };
+  const classOf = (seq: number) => {
+    const r = steady?.restarts.find((x) => x.restart === String(seq));
+    return r?.kind ? `<br>${KIND[r.kind]}${r.discard ? `, steady after ${r.discard}` : ''}` : '';
+  };
   const restarts = ctx.restarts.filter((r) => r.status === 'ok' && r.cell === cell);
   let most = 0;
   const data: Record<string, unknown>[] = restarts.flatMap((r, i) => {
@@ -252,7 +258,7 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
         y: values,
         line: { width: 1, color: PALETTE[i % PALETTE.length] },
         marker: { size: 4 },
-        hovertemplate: `restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan), rep %{x}: %{y}<extra></extra>`,
+        hovertemplate: `restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan), rep %{x}: %{y}${classOf(r.seq)}<extra></extra>`,
       },
     ];
   });

@@ -55,3 +55,8 @@ export function differSummary(adjusted: readonly (number | null)[], alpha: numbe
   const k = ps.filter((p) => p <= alpha).length;
   return `${k} of ${ps.length} comparison${ps.length === 1 ? '' : 's'} differ${ps.length === 1 ? 's' : ''} after ${ADJUSTMENT_NAMES[method]} adjustment (α = ${alpha})`;
 }
+
+/** How many comparisons are in the family: the ones with a p-value. */
+export function familySize(list: readonly { p_value: number | null }[]): number {
+  return list.filter((c) => c.p_value !== null && Number.isFinite(c.p_value)).length;
+}

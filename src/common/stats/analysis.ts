@@ -7,7 +7,8 @@
 import { mean as ssMean, sampleVariance } from 'simple-statistics';
 import { byCodePoint, firstKept, restartValues, type Series, type TidyData } from './tidy.js';
 import { meanGroups, type BimodalOptions, type MeanGroup } from './bimodal.js';
-import { seriesWarmup, type WarmupOptions } from './warmup.js';
+import { classifySeries, STEADY_METHOD, type SeriesSteady, type SteadyCounts, type SteadyOptions } from './steady.js';
+import { higherIsBetter } from './units.js';
 import { ADJUSTMENT_NAMES, adjustPValues, differSummary, type Adjustment } from './adjust.js';
 import { BIMODAL_MIN_RESTARTS, MIN_RESTARTS, moreRestartsNeeded, needsMoreText, outOfReachText } from './evidence.js';
 import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
@@ -26,7 +27,8 @@ export interface AnalysisOptions {
   /** How the comparisons' p-values are adjusted as one family. Default Holm. */
   adjustment?: Adjustment;
   bimodal?: BimodalOptions;
-  warmupDetection?: WarmupOptions;
+  /** How restarts are classified into flat, warm-up, slowdown and no steady state. */
+  steady?: SteadyOptions;
 }
 
 export const DEFAULTS = { warmup: 0, alpha: 0.05, power: 0.8, targetEffectPct: 1, adjustment: 'holm' } as const satisfies Partial<AnalysisOptions>;
@@ -41,7 +43,8 @@ export type QueryField =
   | 'icc'
   | 'spread_pct'
   | 'mde_pct'
-  | 'restarts_for_target';
+  | 'restarts_for_target'
+  | 'suggested_warmup';
 
 export interface QueryStats {
   query: string;
@@ -59,6 +62,12 @@ export interface QueryStats {
   restarts_for_target: number | null;
   /** The unit of the values and of mean and σ (`ms`, `tps`…); null when the input did not say. */
   unit: string | null;
+  /** How many of the restarts are flat, warm up, slow down or reach no steady state (warm-up included in the data). */
+  steady: SteadyCounts;
+  /** Every classified restart reached the same class; null when none could be classified. */
+  steady_consistent: boolean | null;
+  /** Executions to discard so that every restart of this cell is steady; null with the reason. */
+  suggested_warmup: number | null;
   /** Why each null field is null. */
   null_reasons?: Partial<Record<QueryField, string>>;
 }
@@ -127,7 +136,10 @@ export interface WarmupSuggestion {
   /** The warm-up for the design: enough for every query in every cell. */
   suggested: number | null;
   reason?: string;
-  queries: { query: string; suggested: number | null; reason?: string; cells: { cell: string; suggested: number | null; reason?: string; perRestart: (number | null)[] }[] }[];
+  /** How the restarts were classified. */
+  method: string;
+  /** Per query (sorted), its cells' classes and the warm-up they call for. */
+  queries: { query: string; suggested: number | null; reason?: string; cells: SeriesSteady[] }[];
 }
 
 /** The MDE of one query pooled over the cells that measured it, at the restarts per cell measured. */
@@ -145,7 +157,7 @@ export interface Ranking {
 export interface Analysis {
   settings: { warmup: number; alpha: number; power: number; targetEffectPct: number; baseline: string | null; adjustment: Adjustment };
   /** The methods behind the numbers, named as the output names them. */
-  methods: { comparison: string; adjustment: string; mde: string };
+  methods: { comparison: string; adjustment: string; mde: string; steady: string };
   cells: CellStats[];
   comparisons: Comparison[];
   /** `k of m comparisons differ after Holm adjustment (α = 0.05)`; null without comparisons. */
@@ -208,6 +220,9 @@ export function queryStats(r: RestartSummary, opts: Claims): QueryStats {
     mde_pct: null,
     restarts_for_target: null,
     unit: null,
+    steady: { flat: 0, warmup: 0, slowdown: 0, none: 0 },
+    steady_consistent: null,
+    suggested_warmup: null,
   };
   const none = (fields: QueryField[], reason: string) => {
     for (const f of fields) if (q[f] === null && !why[f]) why[f] = reason;
@@ -393,11 +408,21 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
     list.push(r);
   }
 
+  const warmupSuggestion = suggestWarmup(data, options.steady);
+  const steadyOf = new Map(warmupSuggestion.queries.flatMap((q) => q.cells.map((c) => [`${c.cell}\u0000${c.query}`, c] as const)));
+  const withSteady = (q: QueryStats, cell: string): QueryStats => {
+    const st = steadyOf.get(`${cell}\u0000${q.query}`);
+    if (!st) return q;
+    const out = { ...q, steady: st.steady, steady_consistent: st.consistent, suggested_warmup: st.suggested };
+    if (st.suggested === null) out.null_reasons = { ...out.null_reasons, suggested_warmup: st.reason };
+    return out;
+  };
+
   const cells: CellStats[] = [];
   const bimodal: BimodalFlag[] = [];
   const bimodalUnjudged: Unjudged[] = [];
   for (const cell of data.cells) {
-    const queries = (byCell.get(cell) ?? []).map((r) => ({ ...queryStats(r, { alpha, power, targetEffectPct }), unit: data.units?.[r.query] ?? null }));
+    const queries = (byCell.get(cell) ?? []).map((r) => withSteady({ ...queryStats(r, { alpha, power, targetEffectPct }), unit: data.units?.[r.query] ?? null }, cell));
     const spreads = queries.map((q) => q.spread_pct).filter((x): x is number => x !== null);
     const cs: CellStats = {
       cell,
@@ -451,6 +476,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
       comparison: COMPARISON_METHOD,
       adjustment: `${ADJUSTMENT_NAMES[adjustment]} over every comparison shown together`,
       mde: `per cell in cells[].queries[].mde_pct, ${MDE_LABELS.pooled} in mde[]; two-sided log-ratio test at α with the given power, two cells of n restarts`,
+      steady: STEADY_METHOD,
     },
     cells,
     comparisons,
@@ -459,20 +485,24 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
     ranking: rankCells(cells),
     bimodal,
     bimodal_unjudged: bimodalUnjudged,
-    warmup: suggestWarmup(data, options.warmupDetection),
+    warmup: warmupSuggestion,
     restarts,
     order: data.order ?? data.queries,
   };
 }
 
-/** The warm-up suggestion per series, per query (all cells) and for the design (all queries). */
-export function suggestWarmup(data: TidyData, opts?: WarmupOptions): WarmupSuggestion {
+/**
+ * Every restart of every series classified (flat, warm-up, slowdown, no steady state), and the warm-up
+ * that follows: per series, per query (all cells) and for the design (all queries).
+ */
+export function suggestWarmup(data: TidyData, opts: SteadyOptions = {}): WarmupSuggestion {
   const queries = new Map<string, WarmupSuggestion['queries'][number]>();
   for (const s of data.series) {
-    const w = seriesWarmup(s.restarts.map((_, i) => restartValues(data, s, i)), opts);
+    const better = opts.higherIsBetter ?? higherIsBetter(data.units?.[s.query] ?? data.unit) ?? false;
+    const w = classifySeries(s.cell, s.query, s.restarts, s.restarts.map((_, i) => restartValues(data, s, i)), { ...opts, higherIsBetter: better });
     let q = queries.get(s.query);
     if (!q) queries.set(s.query, (q = { query: s.query, suggested: 0, cells: [] }));
-    q.cells.push({ cell: s.cell, suggested: w.suggested, reason: w.reason, perRestart: w.perRestart });
+    q.cells.push(w);
   }
   const list = [...queries.values()].sort((a, b) => byCodePoint(a.query, b.query));
   for (const q of list) {
@@ -483,7 +513,7 @@ export function suggestWarmup(data: TidyData, opts?: WarmupOptions): WarmupSugge
     } else q.suggested = Math.max(0, ...q.cells.map((c) => c.suggested ?? 0));
   }
   const badQ = list.filter((q) => q.suggested === null);
-  const out: WarmupSuggestion = { suggested: null, queries: list };
+  const out: WarmupSuggestion = { suggested: null, method: STEADY_METHOD, queries: list };
   if (!list.length) out.reason = 'no executions';
   // The design's reason is the queries' reasons, said once each: the JSON and every view show this same text.
   else if (badQ.length) {

@@ -6,7 +6,6 @@ import { useMemo, useState, type ReactNode } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { DEFAULTS, type Adjustment } from '../../../common/stats/index.js';
 import { expandCells } from '../../../common/plan.js';
-import { inOrder } from '../../../common/export/format.js';
 import { NumberField } from '../../components/NumberField.js';
 import { AdjustmentField } from '../../components/AdjustmentField.js';
 import { useApp } from '../../store/index.js';
@@ -17,6 +16,7 @@ import { contextFor } from './context.js';
 import { PlanningPanel } from './PlanningPanel.js';
 import { QueryPanel } from './QueryPanel.js';
 import { StabilityPanel } from './StabilityPanel.js';
+import { SteadyPanel } from './SteadyPanel.js';
 import { useAnalysis } from './useAnalysis.js';
 import { ExportBar } from '../export/ExportBar.js';
 
@@ -86,7 +86,6 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const query = queryChoice !== null && queries.includes(queryChoice) ? queryChoice : queries[0];
   const cells = ctx?.cells ?? [];
   const cell = cellChoice !== null && cells.includes(cellChoice) ? cellChoice : cells[0];
-  const suggestion = analysis?.warmup;
 
   return (
     <div className="analysis-view" data-testid="analysis-view" aria-busy={busy}>
@@ -133,28 +132,8 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
             <BimodalPanel analysis={analysis} />
           </Section>
 
-          <Section title="Warm-up from the data" testid="section-warmup">
-            {suggestion?.suggested == null ? (
-              <p data-testid="warmup-suggestion">No suggestion: {suggestion?.reason ?? 'no executions'}.</p>
-            ) : (
-              <p data-testid="warmup-suggestion">
-                Every restart is steady after <strong>{suggestion.suggested}</strong> execution{suggestion.suggested === 1 ? '' : 's'} (a sliding window of executions whose
-                coefficient of variation stays low, after Georges, Buytaert and Eeckhout). The design drops {designWarmup}
-                {suggestion.suggested > designWarmup ? ': too few, the first measured executions are still warming up.' : suggestion.suggested < designWarmup ? ': more than needed.' : ': just right.'}{' '}
-                {suggestion.suggested !== designWarmup ? (
-                  <button onClick={() => applyWarmup(suggestion.suggested!)} data-testid="apply-warmup">
-                    Set the design’s warm-up to {suggestion.suggested}
-                  </button>
-                ) : null}
-              </p>
-            )}
-            <ul className="small" style={{ margin: 0, paddingLeft: 18 }}>
-              {inOrder(suggestion?.queries ?? [], queries, (q) => q.query).map((q) => (
-                <li key={q.query}>
-                  {q.query}: {q.suggested === null ? <span className="muted">none ({q.reason})</span> : q.suggested}
-                </li>
-              ))}
-            </ul>
+          <Section title="Steady state per restart, and the warm-up from the data" testid="section-warmup">
+            <SteadyPanel analysis={analysis} cells={ctx.cells} queries={queries} designWarmup={designWarmup} onApply={applyWarmup} />
           </Section>
 
           {query !== undefined && cell !== undefined ? (

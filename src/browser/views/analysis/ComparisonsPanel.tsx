@@ -4,7 +4,7 @@
 import { useMemo } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
 import { comparisonsFigure } from '../../../common/figures/build.js';
-import { ADJUSTMENT_NAMES, type Analysis } from '../../../common/stats/index.js';
+import { ADJUSTMENT_NAMES, familySize, type Analysis } from '../../../common/stats/index.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fewRestartsOf } from '../../../common/export/context.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from '../../../common/export/format.js';
@@ -28,7 +28,7 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
         Baseline: <code>{analysis.settings.baseline}</code>. {effectConvention(ctx.unit, ctx.doc.design.workload.kind === 'command' ? ctx.doc.design.workload.command?.higherIsBetter : undefined)}.
       </p>
       <p className="small muted" data-testid="comparison-method">
-        Effect: the {analysis.methods.comparison}, at {level}%. Adjusted p: {ADJUSTMENT_NAMES[adjustment]} over all {analysis.comparisons.length} comparisons in this table.
+        Effect: the {analysis.methods.comparison}, at {level}%. Adjusted p: {ADJUSTMENT_NAMES[adjustment]} over the {familySize(analysis.comparisons)} comparisons in this table with a p-value.
       </p>
       {analysis.summary ? (
         <p data-testid="comparison-summary">

@@ -90,7 +90,7 @@ function RepetitionsPlot({ ctx, analysis, query, cell, onCell, onApplyWarmup }: 
   const forCell = suggestion?.cells.find((c) => c.cell === cell);
   const current = analysis.settings.warmup;
   const cells = ctx.cells.filter((c) => analysis.restarts.some((r) => r.cell === c && r.query === query));
-  const figure = useMemo(() => repetitionsFigure(ctx, query, cell, current, forCell?.suggested ?? null), [ctx, query, cell, current, forCell]);
+  const figure = useMemo(() => repetitionsFigure(ctx, query, cell, current, forCell?.suggested ?? null, forCell), [ctx, query, cell, current, forCell]);
   const q = suggestion?.suggested ?? null;
   return (
     <div style={{ marginTop: 12 }} data-testid="repetitions-plot">

@@ -15,6 +15,8 @@ export class Reasons {
   add(reason: string | undefined, where: string) {
     if (!reason) return;
     const l = this.list.get(reason) ?? [];
+    // One place once, however many of its fields share the reason.
+    if (l.includes(where)) return;
     l.push(where);
     this.list.set(reason, l);
   }
