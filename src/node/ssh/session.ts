@@ -6,6 +6,7 @@ import { ApiError } from '../../common/api.js';
 import { shellQuote } from '../host/shell.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import type { ExecResult, OpenTargetOptions, TargetSession } from '../host/types.js';
+import { CommandShell } from './command-shell.js';
 import { connectSsh } from './connect.js';
 import type { SshEndpoint } from './target.js';
 
@@ -22,13 +23,18 @@ export async function openSshSession(target: string, endpoint: SshEndpoint, opts
   client.on('error', (e: Error) => onGone(e.message));
   client.on('close', () => onGone('closed by the other side or the network (keepalives unanswered)'));
   for (const h of hops) h.on('close', () => onGone('a jump host closed the connection'));
+  // Commands go to one shell kept open (the login shell's start-up is paid once, not per command).
+  const shell = new CommandShell(client, target);
+  shell.warm();
 
   return {
     target,
     isLocal: false,
     exec(command, o = {}) {
+      if (dropped) return Promise.reject(dropped);
+      // A second command while one runs (or one that needs stdin) gets a channel of its own.
+      if (o.input === undefined && !shell.busy) return shell.run(command, o);
       return new Promise<ExecResult>((resolve, reject) => {
-        if (dropped) return reject(dropped);
         // Through /bin/sh whatever the login shell is (zsh globbing and fish syntax differ), as locally.
         client.exec(`/bin/sh -c ${shellQuote(command)}`, (err, stream: ClientChannel) => {
           if (err) return reject(new ApiError('connection', `cannot run a command on ${target}: ${err.message}`));
@@ -72,6 +78,7 @@ export async function openSshSession(target: string, endpoint: SshEndpoint, opts
     },
     async close() {
       closing = true;
+      shell.close();
       client.end();
       for (const h of hops.reverse()) h.end();
     },
