@@ -68,7 +68,7 @@ export async function bench(): Promise<void> {
   const session = await openTarget('local', { prompt: async () => ({ accept: false }) });
   let sandbox: RegisteredProfile | null = null;
   try {
-    sandbox = await createSandbox(session, { parent: dir });
+    sandbox = (await createSandbox(session, { parent: dir })).profile;
     const profile: ServerProfile = { ...sandbox };
     delete (profile as Partial<RegisteredProfile>).sandboxDir;
     delete (profile as Partial<RegisteredProfile>).createdAt;

@@ -1,7 +1,7 @@
 // The one API contract between a front end (the React UI, over Electron IPC or a WebSocket)
 // and the backend (`createBackend()` in src/node). Every request is `method(args) → result`,
 // every push is an event. Messages are JSON-safe: epoch milliseconds, plain arrays and objects.
-import type { ExperimentDoc } from './experiment/types.js';
+import type { ExperimentDoc, ServerProfile, TunableCheck } from './experiment/types.js';
 import type { RunEvent } from './events.js';
 import type { HostFingerprint } from './host.js';
 import type { TrustCheck } from './trust.js';
@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'connection'
   | 'sudo'
   | 'verify-failed'
+  | 'start-failed' // mysqld did not start for a reason that will repeat (no binary, a refused option, permissions): not retried
   | 'busy'
   | 'cancelled'
   | 'already-finished' // run.start on a file whose run finished, without fresh: true (its results would be replaced)
@@ -101,7 +102,8 @@ export interface DryRun {
   profile: ExperimentDoc['design']['serverProfile'] | null;
   /** Why there are no commands (no profile, an invalid level...). */
   problem?: string;
-  cells: { cell: string; commands: string[] }[];
+  /** Per included cell: its levels, the one script its restart runs on the target (exactly as the run sends it), then the server-side steps. */
+  cells: { cell: string; levels: Record<string, string>; commands: string[] }[];
 }
 
 export interface EventBatch {
@@ -139,6 +141,46 @@ export interface QuickstartPrepared {
   createdSandbox: boolean;
 }
 
+/** A server profile varlab keeps for a target: how to start mysqld there (a sandbox varlab made, or a server the user registered). */
+export interface HostProfile extends ServerProfile {
+  /** Set for sandboxes: the throwaway directory holding everything. */
+  sandboxDir?: string;
+  createdAt?: number;
+}
+
+/** One host of the Hosts view's list: where it is, what the last probe found, how mysqld is started there. */
+export interface HostEntry {
+  target: string;
+  /** Key file and known_hosts file used with it (paths on this machine; never a secret). */
+  auth?: Pick<TargetAuth, 'identity' | 'knownHosts'>;
+  addedAt: number;
+  lastProbe: HostFingerprint | null;
+  profile: HostProfile | null;
+}
+
+/** What `sandbox create` is asked for, from the CLI or the Hosts view. */
+export interface SandboxRequest {
+  target: string;
+  auth?: TargetAuth;
+  /** Parent directory on the target (default /var/tmp). */
+  parent?: string;
+  port?: number;
+  /** innodb_buffer_pool_size: 512M, 2G. */
+  bufferPool?: string;
+  /** Server options NAME=VALUE, set at every start. */
+  options?: string[];
+  /** Remove the target's sandbox (or forget its registered server) first. */
+  replace?: boolean;
+}
+
+/** A restart of the registered server with no factor, its own options read back, then stopped. */
+export interface ServerCheck {
+  pid: number;
+  readyMs: number;
+  /** The profile's server options as the live server reports them. */
+  options: TunableCheck[];
+}
+
 /** Every request: its arguments and its result. */
 export interface Requests {
   'app.info': { args: Record<string, never>; result: AppInfo };
@@ -153,7 +195,23 @@ export interface Requests {
   'dialog.save': { args: { title?: string; suggested: string; extensions: string[] }; result: string | null };
   'host.probe': { args: { target: string; auth?: TargetAuth }; result: HostFingerprint };
   /** --dry-run: the commands each cell's restart would run on the target, run none. */
-  'host.dryRun': { args: { design: ExperimentDoc['design']; target?: string }; result: DryRun };
+  'host.dryRun': { args: { design: ExperimentDoc['design']; target?: string; auth?: TargetAuth }; result: DryRun };
+  /** The Hosts view's list: every host added or probed, with its server profile. */
+  'host.list': { args: Record<string, never>; result: HostEntry[] };
+  /** Probe a target and keep it in the list (with its key files), or refresh its last probe. */
+  'host.add': { args: { target: string; auth?: TargetAuth }; result: HostEntry };
+  /** Drop a host from the list (refused while a sandbox or server profile is registered for it). */
+  'host.forget': { args: { target: string }; result: null };
+  /** Make (or reuse) the target's sandbox; refused by name when a different one exists, unless replace. */
+  'sandbox.create': { args: SandboxRequest; result: { entry: HostEntry; reused: boolean; replaced: HostProfile | null } };
+  /** Stop the target's sandbox, delete its directory and its profile. */
+  'sandbox.remove': { args: { target: string; auth?: TargetAuth }; result: HostEntry };
+  /** Register an existing server (direct launch or a systemd unit) as the target's server profile. */
+  'profile.register': { args: { target: string; profile: ServerProfile; replace?: boolean; auth?: TargetAuth }; result: HostEntry };
+  /** Forget the target's registered server (its data is left alone). */
+  'profile.unregister': { args: { target: string }; result: HostEntry };
+  /** Start the target's server as a run would (no factor), read its own options back on the live server, stop it. */
+  'server.check': { args: { target: string; auth?: TargetAuth }; result: ServerCheck };
   'prompt.answer': { args: PromptAnswer; result: null };
   'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean; fresh?: boolean }; result: RunStatus };
   /** Has this file's run finished (and where its results are kept if it is run again from scratch)? */
@@ -176,7 +234,7 @@ export interface Requests {
   /** First run on this machine: is a mysqld or mariadbd installed, and if not what to install. */
   'local.readiness': { args: Record<string, never>; result: LocalReadiness };
   /** Make (or reuse) the sandbox on `local` and save a short quickstart copy in dir (default ~/varlab); starts nothing. */
-  'local.quickstart': { args: { dir?: string }; result: QuickstartPrepared };
+  'local.quickstart': { args: { dir?: string; port?: number }; result: QuickstartPrepared };
 }
 
 /** Every push from the backend. */
@@ -203,6 +261,14 @@ export const METHODS = [
   'dialog.save',
   'host.probe',
   'host.dryRun',
+  'host.list',
+  'host.add',
+  'host.forget',
+  'sandbox.create',
+  'sandbox.remove',
+  'profile.register',
+  'profile.unregister',
+  'server.check',
   'prompt.answer',
   'run.start',
   'run.pause',

@@ -31,4 +31,16 @@ export interface HostFingerprint {
   } | null;
   sudoWithoutPassword: boolean;
   tools: Record<'numactl' | 'taskset' | 'setarch' | 'perf' | 'sysbench', boolean>;
+  // Added with the host layer of issue 11 (absent from results probed before it):
+  /** `uname -m`: what setarch and a systemd drop-in are given. */
+  arch?: string;
+  /** The login user and its uid (0 for root). */
+  user?: string;
+  uid?: number;
+  /** Absolute paths of the tools found, for systemd drop-ins (ExecStart does not search PATH). */
+  toolPaths?: Partial<Record<'numactl' | 'taskset' | 'setarch' | 'systemctl', string>>;
+  /** systemd is PID 1 here (systemctl works). */
+  systemd?: boolean;
+  /** The allocator libraries found for LD_PRELOAD, or null when not installed. */
+  allocators?: { jemalloc: string | null; tcmalloc: string | null };
 }

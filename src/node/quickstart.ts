@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiError, type LocalReadiness, type QuickstartPrepared } from '../common/api.js';
 import { journalPath } from './engine/journal.js';
 import { readExperimentFile, saveExperimentFile, varlabHome } from './files.js';
-import { createSandbox, sandboxProfile, shellQuote, type RegisteredProfile } from './host/index.js';
+import { createSandbox, shellQuote, type RegisteredProfile } from './host/index.js';
 import { openLocalSession } from './host/local.js';
 import type { TargetSession } from './host/types.js';
 
@@ -77,15 +77,14 @@ function examplesDir(): string {
   return join(dir, 'examples');
 }
 
-/** The sandbox registered for `local`, when its data directory is still there; else a new one. */
-async function localSandbox(session: TargetSession): Promise<{ profile: RegisteredProfile; created: boolean }> {
-  const known = await sandboxProfile('local');
-  if (known?.sandboxDir && existsSync(known.datadir)) return { profile: known, created: false };
-  return { profile: await createSandbox(session), created: true };
+/** The sandbox registered for `local` when it is still there (and on the port asked for); else a new one. */
+async function localSandbox(session: TargetSession, port?: number): Promise<{ profile: RegisteredProfile; created: boolean }> {
+  const r = await createSandbox(session, { port });
+  return { profile: r.profile, created: !r.reused };
 }
 
 /** Make (or reuse) the local sandbox and save a short copy of the quickstart for it. Starts nothing. */
-export async function prepareLocalQuickstart(opts: { dir?: string } = {}): Promise<QuickstartPrepared> {
+export async function prepareLocalQuickstart(opts: { dir?: string; port?: number } = {}): Promise<QuickstartPrepared> {
   const session = openLocalSession();
   const ready = await localReadiness(session);
   if (!ready.mysqld) throw new ApiError('not-found', `no mysqld or mariadbd is installed on this machine. ${ready.installHint}`);
@@ -96,7 +95,7 @@ export async function prepareLocalQuickstart(opts: { dir?: string } = {}): Promi
   doc.design.target = 'local';
   doc.design.restartsPerCell = 2; // the short version: enough to see between-restart spread
   delete doc.results;
-  const { profile, created } = await localSandbox(session);
+  const { profile, created } = await localSandbox(session, opts.port);
   const path = freeName(resolve(opts.dir ?? defaultQuickstartDir()), 'quickstart');
   await saveExperimentFile(path, doc);
   return { path, sandboxDir: profile.sandboxDir ?? null, createdSandbox: created };

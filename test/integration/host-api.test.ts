@@ -28,7 +28,7 @@ test('host.probe with a bad target fails with a message naming it', async () => 
   assert.match(!r.ok ? r.message : '', /not valid|expected \[user@\]host/);
 });
 
-test('host.dryRun lists every cell\'s commands for the registered profile, and says when there is none', async () => {
+test('host.dryRun lists every cell\'s commands for the registered profile, for the probed host, and says when there is none', async () => {
   const home = mkdtempSync(join(tmpdir(), 'varlab-host-api-'));
   const old = process.env.VARLAB_HOME;
   process.env.VARLAB_HOME = home;
@@ -40,14 +40,16 @@ test('host.dryRun lists every cell\'s commands for the registered profile, and s
     const none = await backend.call('host.dryRun', { design: doc.design });
     assert.ok(none.ok);
     assert.match(none.ok ? none.value.problem ?? '' : '', /varlab sandbox create ssh:\/\/db\.example\.com/);
-    await registerProfile('ssh://db.example.com', { kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/srv/sb/data', socket: '/srv/sb/s.sock', port: 23306, user: 'root', extraArgs: [], sudo: false });
-    const r = await backend.call('host.dryRun', { design: doc.design });
+    await registerProfile('local', { kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/srv/sb/data', socket: '/srv/sb/s.sock', port: 23306, user: 'root', extraArgs: [], sudo: false });
+    // The dry run asks the target what the run would ask it (its architecture, tools, files): here, this machine.
+    const r = await backend.call('host.dryRun', { design: doc.design, target: 'local' });
     await backend.dispose();
     assert.ok(r.ok && !r.value.problem, JSON.stringify(r));
     if (!r.ok) return;
     assert.equal(r.value.cells.length, 16 - doc.design.excludedCells.length);
     const withAslrOff = r.value.cells.find((c) => c.cell.includes('aslr=off'))!;
-    assert.match(withAslrOff.commands.join('\n'), /setarch "\$\(uname -m\)" -R \/usr\/sbin\/mariadbd/);
+    assert.match(withAslrOff.commands.join('\n'), new RegExp(`setarch ${process.arch === 'arm64' ? 'aarch64' : 'x86_64'} -R /usr/sbin/mariadbd`));
+    assert.deepEqual(withAslrOff.levels.aslr, 'off');
   } finally {
     process.env.VARLAB_HOME = old;
     rmSync(home, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 // The target `local`: the same sandbox, restart and verification as over SSH, through child_process.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandbox, createServerControl, openTarget, removeSandbox, type TargetSession } from '../../src/node/host/index.js';
@@ -36,8 +37,8 @@ after(async () => {
 test('a local sandbox restarts with CPU binding and ASLR off, verified, then stops and is removed', async () => {
   session = await openTarget('local', { prompt: async () => ({ accept: false }) });
   assert.equal(session.isLocal, true);
-  const profile = await createSandbox(session, { parent: dir });
-  const control = createServerControl(session, profile, { restoreRecord: join(dir, 'restore.tsv') });
+  const { profile } = await createSandbox(session, { parent: dir });
+  const control = createServerControl(session, profile, { paths: { records: join(dir, 'records') } });
   const s = await control.restart(
     [
       { tunable: 'cpubind', levels: [] },
@@ -55,4 +56,42 @@ test('a local sandbox restarts with CPU binding and ASLR off, verified, then sto
   await control.stop();
   assert.ok(exited(s.pid), 'mysqld has exited when stop() returns');
   await removeSandbox(session, profile);
+});
+
+/** `varlab …` as a child process with its own VARLAB_HOME. */
+function cli(args: string[], home: string): { code: number; out: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', env: { ...process.env, VARLAB_HOME: home }, timeout: 240_000 });
+  return { code: r.status ?? 1, out: `${r.stdout}${r.stderr}` };
+}
+
+test('from the command line: a 512M buffer pool sandbox, its options verified on start, reused by name, a failed create leaves nothing', () => {
+  const home = join(dir, 'cli-home');
+  const parent = join(dir, 'cli');
+  mkdirSync(parent, { mode: 0o755 });
+  chmodSync(parent, 0o755);
+  const failed = cli(['sandbox', 'create', 'local', '--dir', parent, '--mysqld', '/bin/false'], home);
+  assert.equal(failed.code, 1, failed.out);
+  assert.match(failed.out, /creating the sandbox on local failed \(nothing was left behind\)/);
+  assert.deepEqual(readdirSync(parent), [], 'no directory, no init.log left behind');
+
+  const made = cli(['sandbox', 'create', 'local', '--dir', parent, '--buffer-pool', '512M', '--set-option', 'innodb_io_capacity=400'], home);
+  assert.equal(made.code, 0, made.out);
+  const dirOf = /sandbox on local: (\S+) /.exec(made.out)![1];
+  assert.match(made.out, /server options: .*--innodb-buffer-pool-size=512M .*--innodb-io-capacity=400/);
+  const again = cli(['sandbox', 'create', 'local', '--dir', parent, '--buffer-pool', '512M', '--set-option', 'innodb_io_capacity=400'], home);
+  assert.match(again.out, new RegExp(`reusing the sandbox on local: ${dirOf} `));
+  const other = cli(['sandbox', 'create', 'local', '--dir', parent], home);
+  assert.equal(other.code, 1);
+  assert.ok(other.out.includes(`local already has a sandbox at ${dirOf} (port `) && other.out.includes('pass --replace'), other.out);
+  try {
+    const started = cli(['sandbox', 'start', 'local', '--set', 'cpubind=0,1'], home);
+    assert.equal(started.code, 0, started.out);
+    assert.match(started.out, /^ok +cpubind=0,1 +Cpus_allowed_list 0-1$/m);
+    assert.match(started.out, /^ok +innodb_buffer_pool_size=512M +@@innodb_buffer_pool_size = 536870912$/m);
+    assert.match(started.out, /^ok +innodb_io_capacity=400 +@@innodb_io_capacity = 400$/m);
+  } finally {
+    const removed = cli(['sandbox', 'remove', 'local'], home);
+    assert.equal(removed.code, 0, removed.out);
+  }
+  assert.deepEqual(readdirSync(parent), []);
 });

@@ -1,27 +1,26 @@
 // A real mariadbd that varlab creates, starts, verifies and stops through a real sshd: tunables
-// verified on the live process, a failed verification reported, start failures explained, the host
-// put back after a cancel and after a crash, and a hostile level refused before anything runs.
+// verified on the live process, the profile's own options read back, a failed verification reported,
+// start failures explained once, the dry run equal to what runs, and a hostile level refused before
+// anything runs. (Host-wide settings and the restore record: host-restore.test.ts.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 import type { Factor } from '../../src/common/experiment/types.js';
+import type { RegisteredProfile } from '../../src/node/host/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-host-sandbox-'));
 // mariadbd runs as `mysql`, which must be able to reach the sandbox inside this folder.
 chmodSync(dir, 0o755);
-const record = join(dir, 'restore.tsv');
 process.env.VARLAB_HOME = join(dir, 'varlab');
-process.env.VARLAB_RESTORE_RECORD = record;
-// Imported after the environment is set: the restore record path is read at load time.
 const host = await import('../../src/node/host/index.js');
 
 let sshd: Sshd;
 let session: Awaited<ReturnType<typeof host.openTarget>>;
-let profile: Awaited<ReturnType<typeof host.createSandbox>>;
+let profile: RegisteredProfile;
 let control: ReturnType<typeof host.createServerControl>;
 const started: number[] = [];
 
@@ -32,8 +31,8 @@ const auth = () => ({ identity: sshd.keyFile, knownHosts: sshd.knownHostsFile })
 before(async () => {
   sshd = await startSshd();
   session = await host.openTarget(sshd.target, { auth: auth(), prompt: say });
-  profile = await host.createSandbox(session, { parent: dir });
-  control = host.createServerControl(session, profile, { restoreRecord: record });
+  profile = (await host.createSandbox(session, { parent: dir, bufferPool: '512M', options: ['innodb_flush_log_at_trx_commit=2'] })).profile;
+  control = host.createServerControl(session, profile);
 });
 
 after(async () => {
@@ -88,7 +87,7 @@ test('a restart with ASLR off, AHI off, NUMA interleave and CPU binding is verif
   assert.equal(personality & 0x0040000, 0x0040000, 'ADDR_NO_RANDOMIZE is set');
   assert.match(readFileSync(`/proc/${s.pid}/numa_maps`, 'utf8'), / interleave:/);
   assert.match(readFileSync(`/proc/${s.pid}/status`, 'utf8'), /^Cpus_allowed_list:\s*0$/m);
-  assert.match(s.checks[1].observed, /@@innodb_adaptive_hash_index = 0/);
+  assert.match(s.checks[1].observed, /@@innodb_adaptive_hash_index = OFF/);
   const conn = await control.connect();
   const [rows] = await conn.query('SELECT @@innodb_adaptive_hash_index AS ahi, @@port AS port');
   await conn.end();
@@ -122,12 +121,54 @@ test('a verification that fails is reported with what was observed, never counte
   assert.notEqual(s.checks[0].observed, '@@max_connections = 100001');
 });
 
-test('when mysqld cannot start, the error names the reason from the last lines of its error log', async () => {
-  await assert.rejects(restart([f('variable', 'innodb_no_such_setting')], { innodb_no_such_setting: '1' }), (e: Error) => {
-    assert.match(e.message, /exited during start-up/);
-    assert.match(e.message, /unknown variable 'innodb-no-such-setting=1'/);
+test('when mysqld cannot start, the cause comes first in one line, then only the new lines of its error log', async () => {
+  const before = readFileSync(profile.errorLog!, 'utf8');
+  await assert.rejects(restart([f('variable', 'innodb_no_such_setting')], { innodb_no_such_setting: '1' }), (e: Error & { code?: string }) => {
+    const lines = e.message.split('\n');
+    assert.match(lines[0], /^mysqld on ssh:\/\/\S+ did not start: \S*mariadbd: unknown variable 'innodb-no-such-setting=1'$/);
+    assert.match(lines[1], /^New lines of .*error\.log:$/);
+    assert.ok(lines.length <= 42, `at most the last 40 new lines: ${e.message}`);
+    assert.match(before, /ready for connections/);
+    assert.doesNotMatch(e.message, /ready for connections/, 'no line of an earlier start');
+    assert.equal(e.message.split("unknown variable 'innodb-no-such-setting=1'").length, 3, 'said once as the cause, once in the log');
+    assert.equal(e.code, 'start-failed', 'a refused option will be refused again: not a connection problem to retry');
     return true;
   });
+});
+
+test('a missing mysqld binary is said in one line and not retried', async () => {
+  const c = host.createServerControl(session, { ...profile, mysqld: `${dir}/no-such-mariadbd` });
+  await assert.rejects(c.restart([], {}), (e: Error & { code?: string }) => {
+    assert.equal(e.message, `mysqld on ${sshd.target} did not restart: ${dir}/no-such-mariadbd does not exist or is not executable on this host`);
+    assert.equal(e.code, 'start-failed');
+    return true;
+  });
+});
+
+test("the profile's own server options (a 512M buffer pool) are read back on the live server", async () => {
+  const s = await restart([f('ahi')], { ahi: 'on' });
+  assert.deepEqual(
+    s.options.filter((o) => o.tunable === 'innodb_buffer_pool_size' || o.tunable === 'innodb_flush_log_at_trx_commit').map((o) => [o.tunable, o.level, o.ok, o.observed]),
+    [
+      ['innodb_buffer_pool_size', '512M', true, '@@innodb_buffer_pool_size = 536870912'],
+      ['innodb_flush_log_at_trx_commit', '2', true, '@@innodb_flush_log_at_trx_commit = 2'],
+    ],
+  );
+  assert.ok(s.options.every((o) => o.ok), JSON.stringify(s.options));
+});
+
+test('the dry run prints exactly the script a restart sends to the target, in one remote call', async () => {
+  const sent: string[] = [];
+  const recording: typeof session = { ...session, exec: (cmd, o) => (sent.push(cmd), session.exec(cmd, o)) };
+  const c = host.createServerControl(recording, profile);
+  const proc = await c.procedure([f('aslr'), f('numa'), f('cpubind')], { aslr: 'off', numa: 'interleave', cpubind: '0' });
+  const printed = host.procedureText(proc, await c.script(proc)).join('\n');
+  sent.length = 0;
+  const s = await c.run(proc);
+  started.push(s.pid);
+  assert.equal(sent.length, 1, `one remote call for stop, start, wait and facts: ${sent.length}`);
+  assert.ok(printed.includes(sent[0]), 'the dry run shows the very text that ran');
+  assert.ok(s.checks.every((x) => x.ok), JSON.stringify(s.checks));
 });
 
 test('a level such as `on; touch /tmp/x` is refused before anything runs', () => {
@@ -142,76 +183,26 @@ test('a level such as `on; touch /tmp/x` is refused before anything runs', () =>
   assert.equal(existsSync(marker), false, 'nothing ran');
 });
 
-/** THP is the host-wide setting this machine lets root write; skip (saying why) where it is not. */
-const THP = '/sys/kernel/mm/transparent_hugepage/enabled';
-function thpNow(): string | null {
-  try {
-    return /\[(\w+)\]/.exec(readFileSync(THP, 'utf8'))![1];
-  } catch {
-    return null;
-  }
-}
-function thpWritable(): boolean {
-  const now = thpNow();
-  if (!now) return false;
-  try {
-    writeFileSync(THP, now);
-    return true;
-  } catch {
-    return false;
-  }
-}
-const thpSkip = thpWritable() ? false : `${THP} is not writable in this container, so no host-wide setting can be changed and restored here`;
-
-test('after a cancelled experiment the host setting is back and the restore record is gone', { skip: thpSkip }, async () => {
-  const original = thpNow()!;
-  const other = original === 'never' ? 'madvise' : 'never';
-  const s = await restart([f('thp')], { thp: other });
-  assert.equal(s.checks[0].ok, true, s.checks[0].observed);
-  assert.equal(thpNow(), other);
-  assert.equal(readFileSync(record, 'utf8'), `${THP}\t${original}\n`, 'the original was saved on the host first');
-  // Cancel: the engine calls restore().
-  await control.restore();
-  assert.equal(thpNow(), original);
-  assert.equal(existsSync(record), false);
-});
-
-test('a neutral level puts the host setting back between restarts', { skip: thpSkip }, async () => {
-  const original = thpNow()!;
-  const other = original === 'never' ? 'madvise' : 'never';
-  await restart([f('thp')], { thp: other });
-  assert.equal(thpNow(), other);
-  const s = await restart([f('thp')], { thp: 'unchanged' });
-  assert.equal(thpNow(), original);
-  assert.match(s.checks[0].observed, new RegExp(original));
-  await control.restore();
-});
-
-test('after a crash, the next connection offers to restore and does', { skip: thpSkip }, async () => {
-  const original = thpNow()!;
-  const other = original === 'never' ? 'madvise' : 'never';
-  await restart([f('thp')], { thp: other });
-  assert.equal(thpNow(), other);
-  // varlab "crashes": no restore. The next connection finds the record on the host and asks.
-  const asked: string[] = [];
-  const next = await host.openTarget(sshd.target, {
-    auth: auth(),
-    prompt: async (p) => {
-      asked.push(`${p.kind}: ${p.message}`);
-      return { accept: p.kind === 'confirm' };
-    },
-  });
-  await next.close();
-  assert.equal(asked.length, 1);
-  assert.match(asked[0], /^confirm: A previous varlab run changed host settings/);
-  assert.ok(asked[0].includes(`${THP} → ${original}`));
-  assert.equal(thpNow(), original);
-  assert.equal(existsSync(record), false);
-});
-
 test('stop signals mysqld and returns once the process has exited', async () => {
   const s = await restart([], {});
   await control.stop();
   assert.ok(exited(s.pid));
   assert.equal(execFileSync('sh', ['-c', `[ -S ${profile.socket} ] && echo socket || echo none`], { encoding: 'utf8' }).trim(), 'none');
+});
+
+test('a second create on the same target reuses the same sandbox, refuses a different one by name, and --replace makes a new one', async () => {
+  const same = await host.createSandbox(session, { parent: dir, bufferPool: '512M', options: ['innodb_flush_log_at_trx_commit=2'] });
+  assert.deepEqual([same.reused, same.profile.sandboxDir], [true, profile.sandboxDir]);
+  await assert.rejects(host.createSandbox(session, { parent: dir, bufferPool: '1G' }), (e: Error & { code?: string }) => {
+    assert.equal(e.code, 'busy');
+    assert.equal(e.message, `${sshd.target} already has a sandbox at ${profile.sandboxDir} (port ${profile.port}, buffer pool 512M). Use it as it is, or pass --replace to remove it and make a new one`);
+    return true;
+  });
+  assert.ok(existsSync(profile.datadir), 'the refused create left the existing sandbox alone');
+  const replaced = await host.createSandbox(session, { parent: dir, bufferPool: '1G', replace: true });
+  assert.equal(replaced.replaced?.sandboxDir, profile.sandboxDir);
+  assert.equal(existsSync(profile.sandboxDir!), false, 'the old sandbox is removed, not abandoned');
+  assert.equal((await host.sandboxProfile(sshd.target))?.sandboxDir, replaced.profile.sandboxDir);
+  profile = replaced.profile;
+  control = host.createServerControl(session, profile);
 });

@@ -5,8 +5,7 @@ import { buildPlan, estimatePlan, formatDuration } from '../../common/plan.js';
 import { RunEngine } from '../../node/engine/run.js';
 import { journalPath } from '../../node/engine/journal.js';
 import { finishedMessage, finishedRun, prepareRun } from '../../node/engine/prepare.js';
-import { planCommands } from '../../node/host/index.js';
-import { expandCells } from '../../common/plan.js';
+import { createServerControl, dryRunCells, openTarget } from '../../node/host/index.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
 import { confirmConsent } from '../consent.js';
@@ -107,21 +106,26 @@ export const run: Command = {
       io.out(`${est.executions} executions; results into ${out}; journal ${journalPath(out)}`);
       if (resumeNote) io.out(resumeNote);
       if (freshNote) io.out(freshNote);
-      // Every command a restart of each cell runs on the host, once per cell (its restarts run the same ones).
+      // Every command a restart of each cell runs on the host, once per cell (its restarts run the same
+      // ones): computed for this host's probe, by the same procedure and compiler as the run.
       const seqsOf = new Map<string, number[]>();
       for (const s of plan) seqsOf.set(s.cell, [...(seqsOf.get(s.cell) ?? []), s.seq]);
-      for (const cell of expandCells(doc.design).filter((c) => !c.excluded)) {
-        const seqs = seqsOf.get(cell.id) ?? [];
-        io.out('');
-        io.out(`== cell ${cell.id}: restarts ${seqs.join(', ')}`);
-        let commands: string[];
+      let cells;
+      try {
+        const session = await openTarget(doc.design.target, { auth: targetAuth(values), prompt: terminalPrompter() });
         try {
-          commands = planCommands(profile, doc.design.factors, cell.levels);
-        } catch (e) {
-          io.err(`varlab run: cell ${cell.id}: ${(e as Error).message}`);
-          return 2;
+          cells = await dryRunCells(createServerControl(session, profile), doc.design);
+        } finally {
+          await session.close();
         }
-        for (const c of [...new Set(commands)]) io.out(c);
+      } catch (e) {
+        io.err(`varlab run: ${(e as Error).message}`);
+        return e instanceof ApiError && e.code === 'invalid-argument' ? 2 : 1;
+      }
+      for (const cell of cells) {
+        io.out('');
+        io.out(`== cell ${cell.cell}: restarts ${(seqsOf.get(cell.cell) ?? []).join(', ')}`);
+        for (const c of cell.commands) io.out(c);
       }
       io.out('');
       const w = doc.design.workload;

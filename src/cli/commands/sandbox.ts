@@ -1,26 +1,32 @@
-import { tunable } from '../../common/catalog.js';
-import { VARIABLE_NAME } from '../../common/catalog.js';
+import { tunable, VARIABLE_NAME } from '../../common/catalog.js';
 import type { Factor } from '../../common/experiment/types.js';
-import { createServerControl, createSandbox, openTarget, planCommands, planSandbox, removeSandbox, sandboxProfile, unregisterProfile, type TargetSession } from '../../node/host/index.js';
+import { optionFromSetting, SIZE_OPTION } from '../../common/profile.js';
+import { cellFactors } from '../../common/restart.js';
+import { createServerControl, createSandbox, openTarget, planSandbox, procedureText, removeSandbox, sandboxProfile, type SandboxOptions, type TargetSession } from '../../node/host/index.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
 import { hostFailure, TARGET_OPTIONS, targetAuth } from './probe.js';
 
 const USAGE =
-  'varlab sandbox create TARGET [--dir DIR] [--port N] [--mysqld PATH] [--dry-run] [--json]\n' +
+  'varlab sandbox create TARGET [--dir DIR] [--port N] [--mysqld PATH] [--buffer-pool SIZE] [--set-option NAME=VALUE ...] [--replace] [--dry-run] [--json]\n' +
   'varlab sandbox start  TARGET [--set FACTOR=LEVEL ...] [--dry-run] [--json]\n' +
   'varlab sandbox stop   TARGET\n' +
   'varlab sandbox remove TARGET\n\n' +
   'create   makes a throwaway data directory on TARGET (mariadb-install-db or mysqld --initialize-insecure)\n' +
-  '         and registers its server profile, so `varlab run --target TARGET` needs nothing more.\n' +
+  '         and registers its server profile, so `varlab run --target TARGET` needs nothing more. A target\n' +
+  '         has one sandbox: the same is reused, a different one is refused by name (--replace removes it).\n' +
+  '         A create that fails removes what it made.\n' +
   'start    (re)starts the sandbox mysqld with tunables applied and prints what was verified on the live\n' +
-  '         process; FACTOR is a tunable id (aslr, ahi, numa, cpubind, thp, ...) or a server variable name.\n' +
-  '         Exit 3 when a verification failed.\n' +
+  '         process, and the sandbox\'s own server options as the server reports them; FACTOR is a tunable\n' +
+  '         id (aslr, ahi, numa, cpubind, thp, ...) or a server variable name. Exit 3 when a verification failed.\n' +
   'stop     stops it (SIGTERM, waiting until it has exited) and puts host-wide settings back.\n' +
   'remove   stops it and deletes its directory and profile.\n\n' +
-  '--dir DIR          parent directory on the target (default /var/tmp)\n' +
-  '--port N           TCP port (default: a random one from 20000)\n' +
-  '--dry-run          print the commands that would run on the target, run none\n' +
+  '--dir DIR               parent directory on the target (default /var/tmp)\n' +
+  '--port N                TCP port (default: a random free one from 20000)\n' +
+  '--buffer-pool SIZE      innodb_buffer_pool_size, e.g. 512M or 2G (default 128M)\n' +
+  '--set-option NAME=VALUE a server option set at every start, e.g. innodb_flush_method=O_DIRECT (repeatable)\n' +
+  '--replace               remove the target\'s sandbox (or forget its registered server) first\n' +
+  '--dry-run               print what would run on the target, run nothing\n' +
   '--identity KEY, --known-hosts FILE, --accept-new   as for `varlab probe`';
 
 /** `--set aslr=off --set innodb_io_capacity=400` → factors and levels. */
@@ -64,6 +70,9 @@ export const sandbox: Command = {
       dir: { type: 'string' },
       port: { type: 'string' },
       mysqld: { type: 'string' },
+      'buffer-pool': { type: 'string' },
+      'set-option': { type: 'string', multiple: true },
+      replace: { type: 'boolean' },
       set: { type: 'string', multiple: true },
       'dry-run': { type: 'boolean' },
       json: { type: 'boolean' },
@@ -74,32 +83,52 @@ export const sandbox: Command = {
     const dry = Boolean(values['dry-run']);
     try {
       if (action === 'create') {
-        const opts = { parent: values.dir, port: numberOption('port', values.port, { min: 1, max: 65535, integer: true }), mysqld: values.mysqld };
+        const opts: SandboxOptions = {
+          parent: values.dir,
+          port: numberOption('port', values.port, { min: 1024, max: 65535, integer: true }),
+          mysqld: values.mysqld,
+          bufferPool: values['buffer-pool'],
+          options: values['set-option'],
+          replace: values.replace === true,
+        };
+        // Bad sizes and options are refused before anything connects.
+        try {
+          for (const o of opts.options ?? []) optionFromSetting(o);
+          if (opts.bufferPool !== undefined && !SIZE_OPTION.test(opts.bufferPool)) throw new Error(`--buffer-pool ${JSON.stringify(opts.bufferPool)}: expected a size such as 512M or 2G`);
+        } catch (e) {
+          throw new UsageError((e as Error).message);
+        }
         return await withTarget(target, values, async (s) => {
           if (dry) {
             const plan = await planSandbox(s, opts);
-            for (const c of plan.commands) io.out(c);
+            io.out(plan.script);
             return 0;
           }
-          const profile = await createSandbox(s, opts);
+          const { profile, reused, replaced } = await createSandbox(s, opts);
           if (values.json) io.out(JSON.stringify(profile, null, 2));
-          else io.out(`sandbox on ${target}: ${profile.sandboxDir} (${profile.mysqld}, port ${profile.port}, socket ${profile.socket})\nregistered as the server profile for ${target}`);
+          else {
+            if (replaced) io.out(replaced.sandboxDir ? `removed the old sandbox ${replaced.sandboxDir}` : `forgot the registered server (datadir ${replaced.datadir}; its data is left alone)`);
+            io.out(`${reused ? 'reusing the sandbox' : 'sandbox'} on ${target}: ${profile.sandboxDir} (${profile.mysqld}, port ${profile.port}, socket ${profile.socket})`);
+            io.out(`server options: ${profile.extraArgs.join(' ')}`);
+            io.out(`${reused ? 'already registered' : 'registered'} as the server profile for ${target}`);
+          }
           return 0;
         });
       }
       if (action === 'start') {
         // Levels are validated before anything connects or runs.
         const { factors, levels } = factorsFromSets(values.set ?? []);
+        cellFactors(factors, levels);
         const profile = await registered(target);
-        const commands = planCommands(profile, factors, levels);
-        if (dry) {
-          for (const c of commands) io.out(c);
-          return 0;
-        }
         return await withTarget(target, values, async (s) => {
           const control = createServerControl(s, profile, { prompt: terminalPrompter() });
+          const proc = await control.procedure(factors, levels);
+          if (dry) {
+            for (const c of procedureText(proc, await control.script(proc))) io.out(c);
+            return 0;
+          }
           // On any failure, put back host-wide settings already changed for this start.
-          const started = await control.restart(factors, levels).catch(async (e) => {
+          const started = await control.run(proc).catch(async (e) => {
             await control.restore().catch(() => {});
             throw e;
           });
@@ -107,8 +136,10 @@ export const sandbox: Command = {
           else {
             io.out(`mysqld pid ${started.pid}, accepting connections after ${started.readyMs} ms`);
             for (const c of started.checks) io.out(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.tunable}=${c.level}  ${c.observed}`);
+            if (started.options.length) io.out('server options of the profile:');
+            for (const c of started.options) io.out(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.tunable}=${c.level}  ${c.observed}`);
           }
-          return started.checks.every((c) => c.ok) ? 0 : 3;
+          return [...started.checks, ...started.options].every((c) => c.ok) ? 0 : 3;
         });
       }
       const profile = await registered(target);
@@ -118,7 +149,6 @@ export const sandbox: Command = {
         await control.restore();
         if (action === 'remove') {
           await removeSandbox(s, profile);
-          await unregisterProfile(target);
           io.out(`removed ${profile.sandboxDir} and its profile`);
         } else io.out(`stopped mysqld on ${target}; host settings restored`);
         return 0;

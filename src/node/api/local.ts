@@ -7,9 +7,10 @@ import { localReadiness, prepareLocalQuickstart } from '../quickstart.js';
 export function localHandlers(_ctx: BackendContext): Handlers {
   return {
     'local.readiness': async () => localReadiness(),
-    'local.quickstart': async ({ dir }) => {
+    'local.quickstart': async ({ dir, port }) => {
       if (dir !== undefined && (typeof dir !== 'string' || !dir.trim())) throw new ApiError('invalid-argument', 'local.quickstart: dir must be a folder path');
-      return prepareLocalQuickstart({ dir });
+      if (port !== undefined && !(Number.isInteger(port) && port >= 1024 && port <= 65535)) throw new ApiError('invalid-argument', `local.quickstart: port must be a whole number from 1024 to 65535, got ${JSON.stringify(port)}`);
+      return prepareLocalQuickstart({ dir, port });
     },
   };
 }

@@ -1,7 +1,7 @@
-// Preload: after the start, read every table and every index of the chosen schemas into the
+// The preload step: after the start, read every table and every index of the chosen schemas into the
 // buffer pool, so the first measured executions do not pay for disk reads. Reports what it read.
 import type { Connection, RowDataPacket } from 'mysql2/promise';
-import { check, type Tunable } from './tunable.js';
+
 
 export interface PreloadReport {
   tables: number;
@@ -46,12 +46,3 @@ export async function preloadSchemas(conn: Connection, schemas: string[]): Promi
   }
   return { tables, indexes, rows, ms: Math.round(performance.now() - t0) };
 }
-
-/** The preload factor has nothing to set at start-up: the engine calls preloadSchemas after the start. */
-export const preload: Tunable = {
-  id: 'preload',
-  plan() {},
-  async verify(level) {
-    return check('preload', level, true, level === 'on' ? 'preload runs after the start (see the restart report)' : 'no preload');
-  },
-};

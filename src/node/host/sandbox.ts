@@ -1,10 +1,14 @@
 // `varlab sandbox create`: a throwaway data directory and server profile on the target, so a first
 // experiment needs no existing server. Everything lives in one directory; removing it removes all.
+// A target has at most one: an existing sandbox is reused or refused by name (never abandoned), and
+// a create that fails removes what it made.
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
-import { checkProfile, stopScript } from './commands.js';
-import { registerProfile, type RegisteredProfile } from './profiles.js';
-import { assertPath, shellQuote } from './shell.js';
+import { assertPath, checkProfile, optionFromSetting, profileOptions, SIZE_OPTION } from '../../common/profile.js';
+import { registerProfile, sandboxProfile, unregisterProfile, type RegisteredProfile } from './profiles.js';
+import { runScript } from './restore.js';
+import { stopScript } from './script.js';
+import { shellQuote } from './shell.js';
 import type { TargetSession } from './types.js';
 
 export interface SandboxOptions {
@@ -13,12 +17,26 @@ export interface SandboxOptions {
   port?: number;
   /** mysqld/mariadbd binary; found on the target when not given. */
   mysqld?: string;
-  extraArgs?: string[];
+  /** innodb_buffer_pool_size: `512M`, `2G`. Default 128M. */
+  bufferPool?: string;
+  /** Server options as NAME=VALUE (`innodb_flush_method=O_DIRECT`), set at every start. */
+  options?: string[];
+  /** Remove the target's existing sandbox (or forget its registered server) first. */
+  replace?: boolean;
 }
 
 export interface SandboxPlan {
   profile: RegisteredProfile;
-  commands: string[];
+  /** The one script that makes it; on failure it removes the directory it made. */
+  script: string;
+}
+
+export interface SandboxResult {
+  profile: RegisteredProfile;
+  /** The target's sandbox already existed and fits: nothing was made. */
+  reused: boolean;
+  /** What --replace removed (a sandbox) or forgot (a registered server). */
+  replaced: RegisteredProfile | null;
 }
 
 interface TargetFacts {
@@ -27,19 +45,25 @@ interface TargetFacts {
   flavor: 'mariadb' | 'mysql';
   installDb: string | null;
   hasMysqlUser: boolean;
+  portInUse: boolean;
 }
 
-async function facts(session: TargetSession, mysqld?: string): Promise<TargetFacts> {
+const DEFAULT_BUFFER_POOL = '128M';
+const SANDBOX_DIR = /\/varlab-sandbox-[0-9a-f]{8}$/;
+
+async function facts(session: TargetSession, mysqld: string | undefined, port: number): Promise<TargetFacts> {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
   const script = [
     'echo "uid=$(id -u)"',
-    mysqld ? `echo "bin=${mysqld.replace(/["$`\\]/g, '')}"` : 'for b in $(command -v mariadbd mysqld 2>/dev/null) /usr/sbin/mariadbd /usr/sbin/mysqld /usr/local/mysql/bin/mysqld; do if [ -x "$b" ]; then echo "bin=$b"; break; fi; done',
+    mysqld ? `[ -x ${shellQuote(mysqld)} ] && echo bin=${shellQuote(mysqld)}` : 'for b in $(command -v mariadbd mysqld 2>/dev/null) /usr/sbin/mariadbd /usr/sbin/mysqld /usr/local/mysql/bin/mysqld; do if [ -x "$b" ]; then echo "bin=$b"; break; fi; done',
     'for i in $(command -v mariadb-install-db mysql_install_db 2>/dev/null); do echo "installdb=$i"; break; done',
     'id mysql >/dev/null 2>&1 && echo "mysqluser=yes"',
+    `awk '$4 == "0A" && substr($2, length($2) - 4) == ":${hex}" { f = 1 } END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null && echo "portinuse=yes"`,
   ].join('\n');
   const out = (await session.exec(script)).stdout;
   const get = (k: string) => new RegExp(`^${k}=(.*)$`, 'm').exec(out)?.[1]?.trim();
-  const bin = mysqld ?? get('bin');
-  if (!bin) throw new ApiError('not-found', `no mysqld or mariadbd found on ${session.target} (install mariadb-server or mysql-server, or pass --mysqld PATH)`);
+  const bin = get('bin');
+  if (!bin) throw new ApiError('not-found', mysqld ? `${mysqld} does not exist or is not executable on ${session.target}` : `no mysqld or mariadbd found on ${session.target} (install mariadb-server or mysql-server, or pass --mysqld PATH)`);
   const version = (await session.exec(`${shellQuote(bin)} --version`)).stdout;
   return {
     uid: Number(get('uid') ?? -1),
@@ -47,16 +71,30 @@ async function facts(session: TargetSession, mysqld?: string): Promise<TargetFac
     flavor: /mariadb/i.test(version) ? 'mariadb' : 'mysql',
     installDb: get('installdb') ?? null,
     hasMysqlUser: get('mysqluser') === 'yes',
+    portInUse: get('portinuse') === 'yes',
   };
 }
 
-/** What a sandbox would be and the commands that make it; nothing runs. */
+/** The server options of a sandbox: ours, then the user's; a later one replaces an earlier one of the same variable. */
+function sandboxArgs(dir: string, opts: SandboxOptions): string[] {
+  const pool = opts.bufferPool ?? DEFAULT_BUFFER_POOL;
+  if (!SIZE_OPTION.test(pool)) throw new ApiError('invalid-argument', `--buffer-pool ${JSON.stringify(pool)}: expected a size such as 512M or 2G`);
+  // A temporary folder of its own: servers sharing /tmp have been seen to lose each other's
+  // temporary tables during mariadb-install-db's bootstrap ("Could not remove temporary table").
+  const all = ['--bind-address=127.0.0.1', `--innodb-buffer-pool-size=${pool}`, '--innodb-log-file-size=48M', `--tmpdir=${dir}/tmp`, ...(opts.options ?? []).map(optionFromSetting)];
+  const variableOf = (a: string) => profileOptions({ extraArgs: [a] })[0]?.variable;
+  return all.filter((a, i) => !variableOf(a) || !all.slice(i + 1).some((b) => variableOf(b) === variableOf(a)));
+}
+
+/** What a sandbox would be and the script that makes it; nothing runs on the target but read-only questions. */
 export async function planSandbox(session: TargetSession, opts: SandboxOptions = {}): Promise<SandboxPlan> {
-  const f = await facts(session, opts.mysqld);
+  const port = opts.port ?? 20000 + Math.floor(Math.random() * 20000);
+  if (!Number.isInteger(port) || port < 1024 || port > 65535) throw new ApiError('invalid-argument', `--port ${port}: expected 1024 to 65535`);
+  const f = await facts(session, opts.mysqld, port);
+  if (f.portInUse) throw new ApiError('busy', `port ${port} is already in use on ${session.target}: choose another with --port`);
   const parent = (opts.parent ?? '/var/tmp').replace(/\/$/, '');
   assertPath('--dir', parent);
   const dir = `${parent}/varlab-sandbox-${randomBytes(4).toString('hex')}`;
-  const port = opts.port ?? 20000 + Math.floor(Math.random() * 20000);
   // As root, mysqld refuses to run as root: it runs as `mysql`, which must own the directory.
   const osUser = f.uid === 0 ? (f.hasMysqlUser ? 'mysql' : undefined) : undefined;
   if (f.uid === 0 && !osUser) throw new ApiError('unsupported', `${session.target}: logged in as root and there is no \`mysql\` user to run mysqld as`);
@@ -70,9 +108,7 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
     user: 'root',
     errorLog: `${dir}/error.log`,
     pidFile: `${dir}/mysqld.pid`,
-    // A temporary folder of its own: servers sharing /tmp have been seen to lose each other's
-    // temporary tables during mariadb-install-db's bootstrap ("Could not remove temporary table").
-    extraArgs: ['--bind-address=127.0.0.1', '--innodb-buffer-pool-size=128M', '--innodb-log-file-size=48M', `--tmpdir=${dir}/tmp`, ...(opts.extraArgs ?? [])],
+    extraArgs: sandboxArgs(dir, opts),
     sudo: false,
     sandboxDir: dir,
     createdAt: Date.now(),
@@ -84,31 +120,71 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
     f.flavor === 'mariadb' && f.installDb
       ? [f.installDb, '--no-defaults', `--datadir=${profile.datadir}`, `--tmpdir=${dir}/tmp`, ...userArg, '--auth-root-authentication-method=normal', '--skip-test-db'].map(q)
       : [f.mysqldBinary, '--no-defaults', '--initialize-insecure', `--datadir=${profile.datadir}`, `--tmpdir=${dir}/tmp`, ...userArg].map(q);
-  const commands = [
-    `mkdir -p ${q(dir)} ${q(`${dir}/tmp`)}`,
-    ...(osUser ? [`chown ${q(osUser)} ${q(dir)} ${q(`${dir}/tmp`)}`] : []),
+  const script = [
+    // `mkdir` without -p: the directory must be new, so removing it on failure removes only what this made.
+    `mkdir ${q(dir)} || exit 3`,
+    `made() {`,
+    `  mkdir ${q(`${dir}/tmp`)} || return 1`,
+    ...(osUser ? [`  chown ${q(osUser)} ${q(dir)} ${q(`${dir}/tmp`)} || return 1`] : []),
     // On failure mariadb-install-db ends with pages of generic help: its [ERROR] lines come first.
-    `${init.join(' ')} > ${q(`${dir}/init.log`)} 2>&1 || { { grep -E '\\[ERROR\\]|ERROR:' ${q(`${dir}/init.log`)} | head -n 10; tail -n 20 ${q(`${dir}/init.log`)}; } >&2; exit 3; }`,
-    ...(osUser ? [`chown -R ${q(osUser)} ${q(dir)}`] : []),
-  ];
-  return { profile, commands };
+    `  ${init.join(' ')} > ${q(`${dir}/init.log`)} 2>&1 || { { grep -E '\\[ERROR\\]|ERROR:' ${q(`${dir}/init.log`)} | head -n 10; tail -n 20 ${q(`${dir}/init.log`)}; } >&2; return 1; }`,
+    ...(osUser ? [`  chown -R ${q(osUser)} ${q(dir)} || return 1`] : []),
+    `}`,
+    `made || { rm -rf ${q(dir)}; exit 3; }`,
+  ].join('\n');
+  return { profile, script };
 }
 
-/** Make the sandbox on the target and register its profile for the target. */
-export async function createSandbox(session: TargetSession, opts: SandboxOptions = {}): Promise<RegisteredProfile> {
-  const { profile, commands } = await planSandbox(session, opts);
-  const r = await session.exec(commands.join(' && '), { timeoutMs: 180000 });
-  if (r.code !== 0) throw new ApiError('internal', `creating the sandbox on ${session.target} failed (exit ${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
+/** Does the registered profile's data directory still exist on the target? */
+async function stillThere(session: TargetSession, p: RegisteredProfile): Promise<boolean> {
+  return (await session.exec(`[ -d ${shellQuote(p.datadir)} ] && echo yes`)).stdout.includes('yes');
+}
+
+const describe = (p: RegisteredProfile) =>
+  p.sandboxDir
+    ? `a sandbox at ${p.sandboxDir} (port ${p.port}, buffer pool ${profileOptions(p).find((o) => o.variable === 'innodb_buffer_pool_size')?.value ?? 'default'})`
+    : `a registered server (${p.kind === 'systemd' ? `unit ${p.service}` : `datadir ${p.datadir}`}, port ${p.port})`;
+
+/** Would a sandbox made with these options be the existing one? Only when nothing different was asked for. */
+function fits(existing: RegisteredProfile, opts: SandboxOptions): boolean {
+  if (!existing.sandboxDir) return false;
+  if (opts.port !== undefined && opts.port !== existing.port) return false;
+  if (opts.mysqld !== undefined && opts.mysqld !== existing.mysqld) return false;
+  if (opts.parent !== undefined && !existing.sandboxDir.startsWith(`${opts.parent.replace(/\/$/, '')}/`)) return false;
+  const want = profileOptions({ extraArgs: sandboxArgs(existing.sandboxDir, opts) }).filter((o) => o.variable !== 'tmpdir');
+  const have = new Map(profileOptions(existing).map((o) => [o.variable, o.value]));
+  return want.every((o) => have.get(o.variable) === o.value);
+}
+
+/**
+ * Make the sandbox on the target and register its profile for the target. A target that has one:
+ * the same is reused; a different one is refused by name unless `replace` removes it first.
+ */
+export async function createSandbox(session: TargetSession, opts: SandboxOptions = {}): Promise<SandboxResult> {
+  const existing = await sandboxProfile(session.target);
+  let replaced: RegisteredProfile | null = null;
+  if (existing && (await stillThere(session, existing))) {
+    if (!opts.replace) {
+      if (fits(existing, opts)) return { profile: existing, reused: true, replaced: null };
+      throw new ApiError('busy', `${session.target} already has ${describe(existing)}. Use it as it is, or pass --replace to ${existing.sandboxDir ? 'remove it and make a new one' : 'forget it (its data is left alone) and make a sandbox'}`);
+    }
+    if (existing.sandboxDir) await removeSandbox(session, existing);
+    replaced = existing;
+  }
+  const { profile, script } = await planSandbox(session, opts);
+  const r = await session.exec(script, { timeoutMs: 180000 });
+  if (r.code !== 0) throw new ApiError('internal', `creating the sandbox on ${session.target} failed (nothing was left behind): ${r.stderr.trim() || r.stdout.trim() || `exit ${r.code}`}`);
   await registerProfile(session.target, profile);
-  return profile;
+  return { profile, reused: false, replaced };
 }
 
 /** Stop the sandbox's mysqld (if running) and delete its directory. */
 export async function removeSandbox(session: TargetSession, profile: RegisteredProfile): Promise<void> {
-  if (!profile.sandboxDir || !/\/varlab-sandbox-[0-9a-f]{8}$/.test(profile.sandboxDir)) {
+  if (!profile.sandboxDir || !SANDBOX_DIR.test(profile.sandboxDir)) {
     throw new ApiError('invalid-argument', `the profile for ${session.target} is not a varlab sandbox; refusing to delete ${profile.datadir}`);
   }
-  const stop = await session.exec(stopScript(profile, null, 120));
-  if (stop.code !== 0) throw new ApiError('internal', `stopping the sandbox mysqld failed: ${stop.stderr.trim()}`);
+  await runScript(session, stopScript(profile, 120), 'stopping the sandbox mysqld', 180_000);
   await session.exec(`rm -rf ${shellQuote(profile.sandboxDir)}`);
+  const registered = await sandboxProfile(session.target);
+  if (registered?.sandboxDir === profile.sandboxDir) await unregisterProfile(session.target);
 }

@@ -1,41 +1,56 @@
-// ServerControl: stop mysqld and wait until it is gone, apply the cell's tunables, start it through
-// the wrapper they compose, poll until it accepts connections, verify every tunable on the live
-// process, and put the host back from the restore record.
-import mysql, { type Connection } from 'mysql2/promise';
+// ServerControl: a restart is one remote call. The procedure (computed once from the levels, the
+// profile and the probed host) becomes one script that stops mysqld, puts back and sets host files,
+// starts mysqld through the tunables' wrapper, waits on the target until it listens and reads the
+// facts; then one server query reads the variables, and every level is judged from the facts.
+import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise';
 import { ApiError } from '../../common/api.js';
 import type { Factor, ServerProfile, TunableCheck } from '../../common/experiment/types.js';
-import { aliveTest, checkProfile, dropInPath, pidFileOf, restartSteps, stopScript, type PlanOptions } from './commands.js';
-import { DEFAULT_RESTORE_RECORD, restoreHost, runAsRoot } from './restore.js';
-import { asRoot, shellQuote, sudoWantsPassword } from './shell.js';
-import { check, type LiveServer } from './tunables/tunable.js';
+import type { HostFingerprint } from '../../common/host.js';
+import { checkProfile } from '../../common/profile.js';
+import { restartProcedure, verifyCell, type RestartProcedure } from '../../common/restart.js';
+import { sameValue } from '../../common/tunables/registry.js';
+import { probeHost } from './probe.js';
+import { profileId, restoreHost, runScript } from './restore.js';
+import { hostPaths, parseReply, recordDir, restartScript, stopScript, type HostPaths, type Reply, type Script } from './script.js';
+import { asRoot, sudoWantsPassword } from './shell.js';
 import type { Prompter, ServerControl, StartedServer, TargetSession } from './types.js';
 
 export interface ServerControlOptions {
   /** The client account's password, if it has one; asked through `prompt` when needed, kept in memory only. */
   password?: string;
   prompt?: Prompter;
-  /** Where the restore record lives on the host (tests use their own). */
-  restoreRecord?: string;
-  startTimeoutMs?: number;
+  /** The probed host; probed on first use when not given. */
+  host?: HostFingerprint;
+  /** Where host files and restore records are on the target (tests use a temporary tree). */
+  paths?: Partial<HostPaths>;
+  startTimeoutS?: number;
   stopTimeoutS?: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The one line that says why mysqld did not start, from what the script reported and the new lines
+ * of its error log: the first [ERROR] line, or nohup's own complaint, else the script's message.
+ */
+export function startCause(reply: Pick<Reply, 'fail' | 'log'>): string {
+  const error = reply.log.find((l) => /\[ERROR\]/.test(l) && !/Aborting|Unknown\/unsupported storage engine/.test(l)) ?? reply.log.find((l) => /failed to run command|No such file or directory|Permission denied/.test(l));
+  return (error ?? reply.fail?.message ?? 'no reason given').replace(/^.*?\[ERROR\]\s+(\[[^\]]*\]\s+){0,2}/, '').trim();
+}
+
+/** Failures that will happen again the same way: retrying them only repeats the message. */
+export function startFailureRepeats(reply: Pick<Reply, 'fail' | 'log'>): boolean {
+  if (reply.fail && ['no-binary', 'no-tool', 'no-allocator', 'set', 'record', 'systemd', 'drop-caches'].includes(reply.fail.kind)) return true;
+  return reply.log.some((l) => /unknown (variable|option)|Permission denied|failed to run command|No such file or directory|Can't (create|open)|errno: 13|Incorrect .* value|Could not open required defaults file/i.test(l));
+}
 
 export function createServerControl(session: TargetSession, profile: ServerProfile, opts: ServerControlOptions = {}): ServerControl & { readonly pid: number | null } {
   checkProfile(profile);
-  const record = opts.restoreRecord ?? DEFAULT_RESTORE_RECORD;
+  const paths = hostPaths(opts.paths);
+  const dir = recordDir(paths, profileId(profile));
+  let host: HostFingerprint | undefined = opts.host;
   let password = opts.password;
   let pid: number | null = null;
-  let intelPstate: boolean | undefined;
 
-  const tailLog = async (lines = 25): Promise<string> => {
-    if (!profile.errorLog) return '(the profile has no error log)';
-    const r = await session.exec(asRoot(`tail -n ${lines} ${shellQuote(profile.errorLog)}`, profile.sudo));
-    return r.stdout.trim() || r.stderr.trim() || '(empty)';
-  };
-
-  const alive = async (p: number) => (await session.exec(`${aliveTest(String(p))} && echo alive`)).stdout.includes('alive');
+  const hostFacts = async () => (host ??= await probeHost(session, paths));
 
   async function connect(database?: string): Promise<Connection> {
     for (let attempt = 0; ; attempt++) {
@@ -57,61 +72,75 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     }
   }
 
-  /** Poll until the server answers a ping; if the process dies first, say why from its error log. */
-  async function waitReady(p: number, t0: number): Promise<void> {
-    const timeout = opts.startTimeoutMs ?? 300000;
-    let lastError = '';
+  /** The script said it listens; the handshake may still wait a moment for the accept loop. */
+  async function connectReady(): Promise<Connection> {
+    const until = Date.now() + 30_000;
     for (;;) {
       try {
-        const conn = await connect();
-        await conn.ping();
-        await conn.end();
-        return;
+        return await connect();
       } catch (e) {
-        lastError = (e as Error).message;
-        if ((e as ApiError).code === 'auth') throw e;
+        if ((e as ApiError).code === 'auth' || Date.now() > until) throw e;
+        await new Promise((r) => setTimeout(r, 100));
       }
-      if (!(await alive(p))) throw new ApiError('connection', `mysqld (pid ${p}) on ${session.target} exited during start-up. Last lines of ${profile.errorLog ?? 'its error log'}:\n${await tailLog()}`);
-      if (Date.now() - t0 > timeout) throw new ApiError('connection', `mysqld (pid ${p}) on ${session.target} did not accept connections within ${Math.round(timeout / 1000)} s (${lastError}). Last lines of its error log:\n${await tailLog()}`);
-      await sleep(100);
     }
   }
 
-  async function verify(p: number, cell: ReturnType<typeof restartSteps>['cell']): Promise<TunableCheck[]> {
-    const conn = await connect();
+  /** Global variables by name, in one query; a name the server does not know is simply absent. */
+  async function variables(conn: Connection, names: string[]): Promise<Record<string, string>> {
+    if (!names.length) return {};
+    const [rows] = await conn.query<RowDataPacket[]>('SHOW GLOBAL VARIABLES WHERE Variable_name IN (?)', [names]);
+    return Object.fromEntries(rows.map((r) => [String(r.Variable_name ?? r.variable_name).toLowerCase(), String(r.Value ?? r.value)]));
+  }
+
+  async function procedure(factors: Factor[], levels: Record<string, string>, extra: { schemas?: string[]; workload?: boolean } = {}): Promise<RestartProcedure> {
+    return restartProcedure({ profile, factors, levels, host: await hostFacts(), startTimeoutS: opts.startTimeoutS, stopTimeoutS: opts.stopTimeoutS, ...extra });
+  }
+
+  async function script(proc: RestartProcedure): Promise<Script> {
+    return restartScript({ proc, profile, host: await hostFacts(), paths, recordDir: dir });
+  }
+
+  async function run(proc: RestartProcedure): Promise<StartedServer> {
+    const s = await script(proc);
+    const startedAt = Date.now();
+    const timeoutMs = ((opts.stopTimeoutS ?? 600) + (opts.startTimeoutS ?? 300) + 60) * 1000;
+    const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs });
+    const reply = parseReply(r.stdout);
+    if (r.code !== 0 || reply.fail || !reply.pid) {
+      pid = null;
+      if (s.sudo && sudoWantsPassword(r.stderr)) throw new ApiError('sudo', `sudo on ${session.target} wants a password, and varlab runs sudo -n (it never types one): allow the commands without a password (NOPASSWD in sudoers) or log in as root.`);
+      const cause = reply.fail || reply.log.length ? startCause(reply) : r.stderr.trim() || `the restart script ended with exit ${r.code} and said nothing`;
+      const log = reply.log.length ? `\nNew lines of ${profile.errorLog ?? 'its log'}:\n${reply.log.join('\n')}` : r.stderr.trim() && cause !== r.stderr.trim() ? `\n${r.stderr.trim()}` : '';
+      const started = reply.fail?.kind === 'exited' || reply.fail?.kind === 'timeout';
+      const message = `mysqld on ${session.target} did not ${started ? 'start' : 'restart'}: ${cause}${log}`;
+      // A failure that will repeat is not a lost connection: it must not be retried.
+      throw new ApiError(startFailureRepeats(reply) || reply.fail ? 'start-failed' : 'connection', message);
+    }
+    pid = reply.pid;
+    const readyMs = reply.readyMs ?? Date.now() - startedAt;
+    const verify = proc.steps.find((x) => x.kind === 'verify');
+    const conn = await connectReady();
+    let live: Record<string, string>;
     try {
-      const live: LiveServer = {
-        pid: p,
-        conn,
-        // /proc/PID files of a mysqld running as another user are readable by root only.
-        proc: async (name) => (await session.exec(asRoot(`cat /proc/${p}/${name}`, profile.sudo))).stdout,
-        hostFile: async (glob) => (await session.exec(`for f in ${glob}; do [ -r "$f" ] && cat "$f"; done; true`)).stdout,
-        variable: async (name) => {
-          const [rows] = await conn.query(`SELECT @@${name} AS v`);
-          const v = (rows as { v: unknown }[])[0]?.v;
-          return v === null || v === undefined ? null : String(v);
-        },
-      };
-      const checks: TunableCheck[] = [];
-      for (const t of cell) {
-        try {
-          checks.push(await t.module.verify(t.level, live, t.factor.name));
-        } catch (e) {
-          checks.push(check(t.factor.tunable, t.level, false, `could not verify: ${(e as Error).message}`));
-        }
-      }
-      return checks;
+      const names = [...(verify?.facts ?? []).filter((f) => f.kind === 'variable').map((f) => (f as { name: string }).name), ...(verify?.options ?? []).map((o) => o.variable)];
+      live = await variables(conn, names);
     } finally {
       await conn.end().catch(() => {});
     }
+    const facts: Record<string, string | null> = { ...reply.facts };
+    for (const f of verify?.facts ?? []) if (f.kind === 'variable') facts[`variable:${f.name}`] = live[f.name] ?? null;
+    const checks = verifyCell(proc, facts, await hostFacts());
+    const options: TunableCheck[] = (verify?.options ?? []).map((o) => {
+      const observed = live[o.variable];
+      return observed === undefined
+        ? { tunable: o.variable, level: o.value, ok: true, observed: `not a server variable on this server (${o.option} not checked)` }
+        : { tunable: o.variable, level: o.value, ok: sameValue(o.value, observed), observed: `@@${o.variable} = ${observed}` };
+    });
+    return { pid, startedAt, readyMs, checks, options };
   }
 
   async function stop(): Promise<void> {
-    if (profile.kind === 'systemd') {
-      await runAsRoot(session, `systemctl stop ${shellQuote(profile.service!)}`, profile.sudo, `stopping ${profile.service}`);
-    } else {
-      await runAsRoot(session, stopScript(profile, pid, opts.stopTimeoutS), profile.sudo, 'stopping mysqld');
-    }
+    await runScript(session, stopScript(profile, opts.stopTimeoutS), profile.kind === 'systemd' ? `stopping ${profile.service}` : 'stopping mysqld', ((opts.stopTimeoutS ?? 600) + 60) * 1000);
     pid = null;
   }
 
@@ -119,52 +148,17 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     get pid() {
       return pid;
     },
+    host: hostFacts,
+    procedure,
+    script,
+    run,
     async restart(factors: Factor[], levels: Record<string, string>): Promise<StartedServer> {
-      // Validate everything before anything runs on the host.
-      restartSteps(profile, factors, levels, { restoreRecord: record });
-      if (intelPstate === undefined) intelPstate = (await session.exec('[ -e /sys/devices/system/cpu/intel_pstate/no_turbo ] && echo yes')).stdout.includes('yes');
-      const planOpts: PlanOptions = { restoreRecord: record, intelPstate };
-      const { steps, cell } = restartSteps(profile, factors, levels, planOpts);
-      if (profile.kind === 'direct') await stop();
-      let startedAt = Date.now();
-      for (const s of steps) {
-        if (s.what.startsWith('stop mysqld')) continue;
-        const isStart = s.what.startsWith('start mysqld') || s.what.startsWith('write the systemd');
-        if (isStart) startedAt = Date.now();
-        const out = await runStep(s.command, s.what, isStart);
-        if (isStart) {
-          const m = /pid=(\d+)/.exec(out);
-          if (!m || m[1] === '0') throw new ApiError('connection', `mysqld on ${session.target} did not start: ${out.trim() || 'no pid'}. Last lines of its error log:\n${await tailLog()}`);
-          pid = Number(m[1]);
-        }
-      }
-      const p = pid!;
-      await waitReady(p, startedAt);
-      const readyMs = Date.now() - startedAt;
-      // The pid file is mysqld's own word on its pid (a wrapper could in principle have forked).
-      const fromFile = Number((await session.exec(asRoot(`cat ${shellQuote(pidFileOf(profile))}`, profile.sudo))).stdout.trim());
-      if (Number.isInteger(fromFile) && fromFile > 0) pid = fromFile;
-      const checks = await verify(pid!, cell);
-      return { pid: pid!, startedAt, readyMs, checks };
+      return run(await procedure(factors, levels));
     },
     stop,
     async restore() {
-      await restoreHost(session, profile.sudo, record);
-      // The service goes back to its own ExecStart for the next (non-varlab) start.
-      if (profile.kind === 'systemd') await runAsRoot(session, `rm -f ${shellQuote(dropInPath(profile))} && systemctl daemon-reload`, profile.sudo, 'removing the varlab systemd drop-in');
+      await restoreHost(session, profile, paths);
     },
     connect,
   };
-
-  /** Run one step (commands in `steps` are already wrapped in sudo -n when they need root). */
-  async function runStep(command: string, what: string, isStart: boolean): Promise<string> {
-    const r = await session.exec(command, { timeoutMs: 120000 });
-    if (r.code !== 0) {
-      if (sudoWantsPassword(r.stderr)) throw new ApiError('sudo', `sudo on ${session.target} wants a password, and varlab runs sudo -n (it never types one): allow these commands without a password (NOPASSWD in sudoers) or log in as root. While: ${what}.`);
-      const log = isStart ? `\nLast lines of its error log:\n${await tailLog()}` : '';
-      throw new ApiError('internal', `${what} failed on ${session.target} (exit ${r.code}): ${r.stderr.trim() || r.stdout.trim() || 'no output'}${log}`);
-    }
-    return r.stdout;
-  }
 }
-

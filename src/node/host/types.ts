@@ -3,6 +3,9 @@ import type { Duplex } from 'node:stream';
 import type { Connection } from 'mysql2/promise';
 import type { Prompt, PromptAnswer, TargetAuth } from '../../common/api.js';
 import type { Factor, ServerProfile, TunableCheck } from '../../common/experiment/types.js';
+import type { HostFingerprint } from '../../common/host.js';
+import type { RestartProcedure } from '../../common/restart.js';
+import type { HostPaths, Script } from './script.js';
 
 export interface ExecResult {
   code: number;
@@ -16,6 +19,8 @@ export type Prompter = (prompt: Omit<Prompt, 'id'>) => Promise<Omit<PromptAnswer
 export interface OpenTargetOptions {
   auth?: TargetAuth;
   prompt: Prompter;
+  /** Where host files and restore records are on the target (tests use a temporary tree). */
+  paths?: Partial<HostPaths>;
 }
 
 /** An open connection to a target: the machine varlab runs on (`local`) or one reached over SSH. */
@@ -38,11 +43,21 @@ export interface StartedServer {
   readyMs: number;
   /** One check per factor: what was read back from the live process or server. */
   checks: TunableCheck[];
+  /** The server profile's own options (`--innodb-buffer-pool-size=512M`) read back on the live server. */
+  options: TunableCheck[];
 }
 
 /** How mysqld is started, stopped, verified and the host restored, for one target and server profile. */
 export interface ServerControl {
-  /** Stop mysqld if it runs (waiting until the process has exited), apply the cell's tunables, start it through the wrapper they compose, wait until it accepts connections, verify every tunable. */
+  /** The probed host the procedures are computed for (probed once, on first use). */
+  host(): Promise<HostFingerprint>;
+  /** The restart procedure for a cell: computed once, then run, shown (dry run) or compiled. */
+  procedure(factors: Factor[], levels: Record<string, string>, extra?: { schemas?: string[]; workload?: boolean }): Promise<RestartProcedure>;
+  /** The one script the procedure's target steps run as: what the dry run prints. */
+  script(proc: RestartProcedure): Promise<Script>;
+  /** Run the procedure's restart: one remote call (stop, restore, set, start, wait until ready, read facts), then one query for the variables. */
+  run(proc: RestartProcedure): Promise<StartedServer>;
+  /** procedure() then run(). */
   restart(factors: Factor[], levels: Record<string, string>): Promise<StartedServer>;
   stop(): Promise<void>;
   /** Put back every host-wide setting varlab changed, from the restore record on the host. */

@@ -1,39 +1,47 @@
-// The Hosts panel: probe a target (local, ssh://user@host:port, or an ~/.ssh/config alias) and show
-// its fingerprint. Host-key and password questions arrive as `prompt` events and are answered in
-// the app's PromptDialog; nothing secret passes through this view.
-import { useState } from 'react';
-import type { DryRun, TargetAuth } from '../../../common/api.js';
-import type { HostFingerprint } from '../../../common/host.js';
+// The Hosts view: the list of hosts varlab knows (target, last probe, sandbox or server profile),
+// and for the one selected: probe it again, see its fingerprint, make or remove a sandbox, register
+// an existing server, check its options on the live server; then the commands a run of the open
+// experiment would execute there. Host-key and password questions arrive as `prompt` events and are
+// answered in the app's PromptDialog; nothing secret passes through this view or is saved.
+import { useEffect, useState } from 'react';
+import type { HostEntry, TargetAuth } from '../../../common/api.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
+import { DryRunPanel } from './DryRunPanel.js';
+import { Fingerprint } from './Fingerprint.js';
+import { ServerPanel } from './ServerPanel.js';
 
-const ASLR = { '0': 'off', '1': 'partial', '2': 'full' } as Record<string, string>;
+function serverSummary(h: HostEntry): string {
+  const p = h.profile;
+  if (!p) return 'no server profile';
+  if (p.sandboxDir) {
+    const pool = p.extraArgs.find((a) => a.startsWith('--innodb-buffer-pool-size='))?.split('=')[1];
+    return `sandbox, port ${p.port}${pool ? `, buffer pool ${pool}` : ''}`;
+  }
+  return p.kind === 'systemd' ? `server: unit ${p.service}` : `server: ${p.datadir}`;
+}
 
-function Fingerprint({ f }: { f: HostFingerprint }) {
-  const rows: [string, string][] = [
-    ['Hostname', f.hostname],
-    ['Kernel', f.kernel],
-    ['CPU', f.cpuModel],
-    ['Topology', `${f.sockets} socket(s), ${f.cores} core(s), ${f.threads} thread(s)`],
-    ['NUMA', f.numaNodes.map((n) => `node ${n.node}: CPUs ${n.cpus}, ${n.memoryMb.toLocaleString('en')} MB`).join('\n') || 'no NUMA information'],
-    ['ASLR', `kernel.randomize_va_space = ${f.aslr} (${ASLR[f.aslr] ?? 'unknown'})`],
-    ['CPU governor', f.governor ?? 'no cpufreq'],
-    ['Turbo', f.turbo ?? 'not controllable'],
-    ['Transparent huge pages', f.thp ?? 'not available'],
-    ['sudo -n', f.sudoWithoutPassword ? 'works (or root)' : 'needs a password: host-wide tunables are not possible'],
-    ['Tools', Object.entries(f.tools).map(([k, v]) => `${k} ${v ? '✓' : '✗'}`).join('  ')],
-    ['mysqld', f.mysqld ? `${f.mysqld.flavor} ${f.mysqld.version} at ${f.mysqld.binary}` : 'not found'],
-  ];
-  if (f.mysqld) rows.push(['Data directory', f.mysqld.datadir ?? '?'], ['Socket', f.mysqld.socket ?? '?'], ['Config file', f.mysqld.configFile ?? 'none found']);
+function HostList({ hosts, selected, onSelect }: { hosts: HostEntry[]; selected: string | null; onSelect(t: string): void }) {
+  if (!hosts.length) return <p className="muted">No host yet: add this machine (local) or an SSH target below.</p>;
   return (
-    <table className="data" data-testid="host-fingerprint">
+    <table className="data host-list" data-testid="host-list">
+      <thead>
+        <tr>
+          <th style={{ textAlign: 'left' }}>Target</th>
+          <th style={{ textAlign: 'left' }}>Last probe</th>
+          <th style={{ textAlign: 'left' }}>Server</th>
+        </tr>
+      </thead>
       <tbody>
-        {rows.map(([k, v]) => (
-          <tr key={k}>
-            <th style={{ textAlign: 'left', verticalAlign: 'top' }}>{k}</th>
-            <td className="prewrap" data-testid={`host-${k.toLowerCase().replace(/[^a-z]+/g, '-')}`}>
-              {v}
+        {hosts.map((h) => (
+          <tr key={h.target} className={h.target === selected ? 'selected' : ''} onClick={() => onSelect(h.target)} data-testid="host-row" data-target={h.target}>
+            <td>
+              <button className="link" onClick={() => onSelect(h.target)}>
+                {h.target}
+              </button>
             </td>
+            <td>{h.lastProbe ? `${h.lastProbe.hostname} · ${h.lastProbe.cpuModel || h.lastProbe.kernel} · ${new Date(h.lastProbe.probedAt).toLocaleString()}` : 'never probed'}</td>
+            <td>{serverSummary(h)}</td>
           </tr>
         ))}
       </tbody>
@@ -41,75 +49,61 @@ function Fingerprint({ f }: { f: HostFingerprint }) {
   );
 }
 
-/** --dry-run in the app: every command each cell's restart would run on the target; nothing runs. */
-function DryRunPanel() {
-  const design = useApp((s) => s.doc?.design);
-  const [dry, setDry] = useState<DryRun | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  if (!design) return null;
-  const show = async () => {
-    const r = await getClient().call('host.dryRun', { design });
-    if (r.ok) {
-      setDry(r.value);
-      setError(null);
-    } else setError(r.message);
-  };
-  return (
-    <div className="panel" data-testid="host-dry-run">
-      <div className="row">
-        <strong>Commands on {design.target}</strong>
-        <button onClick={() => void show()} data-testid="host-dry-run-show">
-          {dry ? 'Refresh' : 'Show what a run would execute'}
-        </button>
-      </div>
-      {error && <p className="problem">{error}</p>}
-      {dry?.problem && <p className="warning">{dry.problem}</p>}
-      {dry?.cells.map((c) => (
-        <details key={c.cell}>
-          <summary>
-            <code>{c.cell}</code>
-          </summary>
-          <pre className="prewrap small" data-testid="host-dry-run-commands">
-            {c.commands.join('\n\n')}
-          </pre>
-        </details>
-      ))}
-    </div>
-  );
-}
-
 export function HostsView() {
   const designTarget = useApp((s) => s.doc?.design.target);
+  const [hosts, setHosts] = useState<HostEntry[]>([]);
+  const [selected, setSelected] = useState<string | null>(null);
   const [target, setTarget] = useState(designTarget ?? 'local');
   const [identity, setIdentity] = useState('');
   const [knownHosts, setKnownHosts] = useState('');
   const [acceptNew, setAcceptNew] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [result, setResult] = useState<HostFingerprint | null>(null);
 
-  const probe = async () => {
+  const reload = async (select?: string) => {
+    const r = await getClient().call('host.list', {});
+    if (r.ok) {
+      setHosts(r.value);
+      setSelected((s) => select ?? s ?? r.value.find((h) => h.target === designTarget)?.target ?? r.value[0]?.target ?? null);
+    }
+  };
+  useEffect(() => {
+    void reload();
+  }, []);
+
+  const entry = hosts.find((h) => h.target === selected) ?? null;
+  const authFor = (h: HostEntry | null): TargetAuth => ({ ...h?.auth, acceptNewHostKey: acceptNew || undefined });
+  const replace = (e: HostEntry) => setHosts((hs) => hs.map((h) => (h.target === e.target ? e : h)));
+
+  const add = async (t: string, auth: TargetAuth) => {
     setBusy(true);
     setError(null);
-    const auth: TargetAuth = { identity: identity.trim() || undefined, knownHosts: knownHosts.trim() || undefined, acceptNewHostKey: acceptNew || undefined };
-    const r = await getClient().call('host.probe', { target: target.trim(), auth });
+    const r = await getClient().call('host.add', { target: t, auth });
     setBusy(false);
-    if (r.ok) setResult(r.value);
-    else {
-      setResult(null);
-      setError(r.message);
-    }
+    if (!r.ok) return setError(r.message);
+    await reload(r.value.target);
+  };
+  const forget = async (t: string) => {
+    const r = await getClient().call('host.forget', { target: t });
+    if (!r.ok) return setError(r.message);
+    setSelected(null);
+    await reload();
   };
 
   return (
     <div className="hosts" data-testid="hosts">
+      <div className="panel">
+        <h2>Hosts</h2>
+        <HostList hosts={hosts} selected={selected} onSelect={setSelected} />
+      </div>
       <form
         className="panel"
         onSubmit={(e) => {
           e.preventDefault();
-          void probe();
+          void add(target.trim(), { identity: identity.trim() || undefined, knownHosts: knownHosts.trim() || undefined, acceptNewHostKey: acceptNew || undefined });
         }}
       >
+        <h2>Add a host</h2>
         <div className="row">
           <label className="field">
             <span>Target</span>
@@ -124,26 +118,38 @@ export function HostsView() {
             <input value={knownHosts} onChange={(e) => setKnownHosts(e.target.value)} size={30} data-testid="host-known-hosts" />
           </label>
           <button type="submit" disabled={busy || !target.trim()} data-testid="host-probe">
-            {busy ? 'Probing…' : 'Probe'}
+            {busy ? 'Probing…' : 'Probe and add'}
           </button>
         </div>
         <label className="check">
           <input type="checkbox" checked={acceptNew} onChange={(e) => setAcceptNew(e.target.checked)} />
           Trust a host key never seen before without asking (a changed key is always refused)
         </label>
-        <p className="muted small">Keys come from ssh-agent, the identity file, or ~/.ssh/config. Unknown host keys and passwords are asked for in a dialog; nothing secret is saved.</p>
+        <p className="muted small">Keys come from ssh-agent, the identity file, or ~/.ssh/config. Unknown host keys and passwords are asked for in a dialog; nothing secret is saved (the list keeps the key file&apos;s path only).</p>
+        {error && (
+          <p className="problem prewrap" role="alert" data-testid="host-error">
+            {error}
+          </p>
+        )}
       </form>
-      {error && (
-        <p className="problem prewrap" role="alert" data-testid="host-error">
-          {error}
-        </p>
-      )}
-      {result && (
-        <div className="panel">
-          <h3>
-            {result.target} <small className="muted">probed {new Date(result.probedAt).toLocaleString()}</small>
-          </h3>
-          <Fingerprint f={result} />
+      {entry && (
+        <div className="panel" data-testid="host-detail">
+          <div className="row">
+            <h2>{entry.target}</h2>
+            <button onClick={() => void add(entry.target, authFor(entry))} disabled={busy} data-testid="host-reprobe">
+              {busy ? 'Probing…' : 'Probe again'}
+            </button>
+            <button className="danger" onClick={() => void forget(entry.target)} disabled={busy || !!entry.profile} title={entry.profile ? 'Remove its sandbox or server profile first' : undefined} data-testid="host-forget">
+              Forget this host
+            </button>
+          </div>
+          <div className="host-columns">
+            <div>
+              <h3>Probed {entry.lastProbe ? new Date(entry.lastProbe.probedAt).toLocaleString() : 'never'}</h3>
+              {entry.lastProbe ? <Fingerprint f={entry.lastProbe} /> : <p className="muted">Not probed yet.</p>}
+            </div>
+            <ServerPanel key={entry.target} entry={entry} auth={authFor(entry)} onChanged={replace} />
+          </div>
         </div>
       )}
       <DryRunPanel />

@@ -1,0 +1,46 @@
+// --dry-run in the app: for each cell, the one script its restart sends to the target (asked of the
+// target as the run asks it), then the server-side steps. Nothing runs.
+import { useState } from 'react';
+import type { DryRun } from '../../../common/api.js';
+import { getClient } from '../../client.js';
+import { useApp } from '../../store/index.js';
+
+export function DryRunPanel() {
+  const design = useApp((s) => s.doc?.design);
+  const [dry, setDry] = useState<DryRun | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (!design) return null;
+  const show = async () => {
+    setBusy(true);
+    const r = await getClient().call('host.dryRun', { design });
+    setBusy(false);
+    if (r.ok) {
+      setDry(r.value);
+      setError(null);
+    } else setError(r.message);
+  };
+  return (
+    <div className="panel" data-testid="host-dry-run">
+      <div className="row">
+        <h2>Commands on {design.target}</h2>
+        <button onClick={() => void show()} disabled={busy} data-testid="host-dry-run-show">
+          {busy ? 'Asking the target…' : dry ? 'Refresh' : 'Show what a run would execute'}
+        </button>
+      </div>
+      <p className="muted small">For each cell of the open experiment: the one script its restart sends to the target, exactly as the run sends it, then what runs over the server connection.</p>
+      {error && <p className="problem">{error}</p>}
+      {dry?.problem && <p className="warning">{dry.problem}</p>}
+      {dry?.cells.map((c) => (
+        <details key={c.cell}>
+          <summary>
+            <code>{c.cell}</code>
+          </summary>
+          <pre className="prewrap small" data-testid="host-dry-run-commands">
+            {c.commands.join('\n\n')}
+          </pre>
+        </details>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,317 @@
+// The server profile of one host: what is registered (a sandbox, or an existing server), its own
+// options checked on the live server, and the forms that make a sandbox or register a server, on
+// `local` or over SSH, without the command line.
+import { useState } from 'react';
+import type { HostEntry, HostProfile, ServerCheck, TargetAuth } from '../../../common/api.js';
+import type { ServerProfile } from '../../../common/experiment/types.js';
+import { getClient } from '../../client.js';
+
+interface Props {
+  entry: HostEntry;
+  auth: TargetAuth;
+  onChanged(entry: HostEntry): void;
+}
+
+/** One action at a time, its problem shown where it was asked for. */
+function useAction() {
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (what: string, fn: () => Promise<string | null>) => {
+    setBusy(what);
+    setError(null);
+    try {
+      setError(await fn());
+    } finally {
+      setBusy(null);
+    }
+  };
+  return { busy, error, run };
+}
+
+const lines = (text: string) => text.split('\n').map((l) => l.trim()).filter(Boolean);
+
+function ProfileSummary({ p }: { p: HostProfile }) {
+  const rows: [string, string][] = p.sandboxDir
+    ? [
+        ['Sandbox', p.sandboxDir],
+        ['mysqld', p.mysqld],
+        ['Port and socket', `${p.port}, ${p.socket}`],
+      ]
+    : [
+        ['Registered server', p.kind === 'systemd' ? `systemd unit ${p.service}` : `${p.mysqld} (varlab starts it)`],
+        ['Data directory', p.datadir],
+        ['Port and socket', `${p.port}${p.socket ? `, ${p.socket}` : ''}`],
+        ['Client account', p.user],
+        ['Root commands', p.sudo ? 'through sudo -n' : 'as the login user'],
+      ];
+  rows.push(['Server options', p.extraArgs.join('\n') || 'none']);
+  return (
+    <table className="data" data-testid="host-profile">
+      <tbody>
+        {rows.map(([k, v]) => (
+          <tr key={k}>
+            <th style={{ textAlign: 'left', verticalAlign: 'top' }}>{k}</th>
+            <td className="prewrap">{v}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function CheckTable({ check }: { check: ServerCheck }) {
+  return (
+    <div data-testid="host-check">
+      <p className="small">
+        Started as a run starts it (pid {check.pid}, listening after {check.readyMs} ms), its options read back, then stopped:
+      </p>
+      <table className="data">
+        <thead>
+          <tr>
+            <th style={{ textAlign: 'left' }}>option</th>
+            <th style={{ textAlign: 'left' }}>asked for</th>
+            <th style={{ textAlign: 'left' }}>the live server says</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {check.options.map((o) => (
+            <tr key={o.tunable} data-testid="host-check-row">
+              <td>{o.tunable}</td>
+              <td>{o.level}</td>
+              <td>{o.observed}</td>
+              <td className={o.ok ? '' : 'problem'}>{o.ok ? '✓ verified' : '✗ not in effect'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function SandboxForm({ entry, auth, onChanged }: Props) {
+  const [bufferPool, setBufferPool] = useState('128M');
+  const [parent, setParent] = useState('');
+  const [port, setPort] = useState('');
+  const [options, setOptions] = useState('');
+  const [replace, setReplace] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  const a = useAction();
+  const portProblem = port.trim() && !/^\d+$/.test(port.trim()) ? 'a whole number from 1024 to 65535' : null;
+  const create = () =>
+    a.run('create', async () => {
+      const r = await getClient().call('sandbox.create', {
+        target: entry.target,
+        auth,
+        bufferPool: bufferPool.trim() || undefined,
+        parent: parent.trim() || undefined,
+        port: port.trim() ? Number(port) : undefined,
+        options: lines(options),
+        replace,
+      });
+      if (!r.ok) return r.message;
+      setNote(r.value.reused ? `The sandbox at ${r.value.entry.profile?.sandboxDir} is reused: it already has these settings.` : `Made ${r.value.entry.profile?.sandboxDir}${r.value.replaced ? ` (replacing ${r.value.replaced.sandboxDir ?? 'the registered server'})` : ''}.`);
+      onChanged(r.value.entry);
+      return null;
+    });
+  return (
+    <form
+      className="host-form"
+      data-testid="sandbox-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void create();
+      }}
+    >
+      <h3>Make a sandbox: a throwaway mysqld with its own data directory, port and socket</h3>
+      <div className="row">
+        <label className="field">
+          <span>Buffer pool</span>
+          <input value={bufferPool} onChange={(e) => setBufferPool(e.target.value)} size={8} data-testid="sandbox-buffer-pool" />
+        </label>
+        <label className="field">
+          <span>Port (optional)</span>
+          <input value={port} onChange={(e) => setPort(e.target.value)} placeholder="random" size={8} aria-invalid={!!portProblem} data-testid="sandbox-port" />
+          {portProblem && <span className="problem">{portProblem}</span>}
+        </label>
+        <label className="field">
+          <span>Folder on the target (optional)</span>
+          <input value={parent} onChange={(e) => setParent(e.target.value)} placeholder="/var/tmp" size={18} data-testid="sandbox-parent" />
+        </label>
+        <label className="field">
+          <span>Server options, one NAME=VALUE a line (optional)</span>
+          <textarea value={options} onChange={(e) => setOptions(e.target.value)} rows={2} cols={36} placeholder="innodb_flush_method=O_DIRECT" data-testid="sandbox-options" />
+        </label>
+      </div>
+      {entry.profile && (
+        <label className="check">
+          <input type="checkbox" checked={replace} onChange={(e) => setReplace(e.target.checked)} data-testid="sandbox-replace" />
+          Replace {entry.profile.sandboxDir ? `the sandbox at ${entry.profile.sandboxDir} (its data is deleted)` : 'the registered server (its data is left alone)'}
+        </label>
+      )}
+      <button type="submit" className="primary" disabled={!!a.busy || !!portProblem} data-testid="sandbox-create">
+        {a.busy ? 'Making the sandbox…' : 'Make the sandbox'}
+      </button>
+      {a.error && (
+        <p className="problem prewrap" role="alert" data-testid="sandbox-error">
+          {a.error}
+        </p>
+      )}
+      {note && !a.error && (
+        <p className="notice" data-testid="sandbox-note">
+          {note}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function RegisterForm({ entry, auth, onChanged }: Props) {
+  const mysqld = entry.lastProbe?.mysqld;
+  const [kind, setKind] = useState<'direct' | 'systemd'>(entry.lastProbe?.systemd ? 'systemd' : 'direct');
+  const [f, setF] = useState({ mysqld: mysqld?.binary ?? '', service: 'mariadb', datadir: mysqld?.datadir ?? '', socket: mysqld?.socket ?? '', port: '3306', user: 'root', errorLog: '', osUser: '', options: '' });
+  const [sudo, setSudo] = useState(entry.lastProbe ? entry.lastProbe.uid !== 0 : false);
+  const [replace, setReplace] = useState(false);
+  const a = useAction();
+  const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
+  const field = (k: keyof typeof f, label: string, size = 30, placeholder?: string) => (
+    <label className="field">
+      <span>{label}</span>
+      <input value={f[k]} onChange={set(k)} size={size} placeholder={placeholder} data-testid={`register-${k}`} />
+    </label>
+  );
+  const register = () =>
+    a.run('register', async () => {
+      const profile: ServerProfile = {
+        kind,
+        mysqld: f.mysqld.trim(),
+        service: kind === 'systemd' ? f.service.trim() : undefined,
+        datadir: f.datadir.trim(),
+        socket: f.socket.trim(),
+        port: Number(f.port),
+        user: f.user.trim() || 'root',
+        errorLog: f.errorLog.trim() || undefined,
+        osUser: f.osUser.trim() || undefined,
+        extraArgs: lines(f.options),
+        sudo,
+      };
+      const r = await getClient().call('profile.register', { target: entry.target, profile, replace, auth });
+      if (!r.ok) return r.message;
+      onChanged(r.value);
+      return null;
+    });
+  return (
+    <form
+      className="host-form"
+      data-testid="register-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void register();
+      }}
+    >
+      <h3>Or register an existing server</h3>
+      <div className="radios">
+        <label className={`radio ${kind === 'direct' ? 'on' : ''}`}>
+          <input type="radio" checked={kind === 'direct'} onChange={() => setKind('direct')} /> varlab starts and stops mysqld itself
+        </label>
+        <label className={`radio ${kind === 'systemd' ? 'on' : ''}`}>
+          <input type="radio" checked={kind === 'systemd'} onChange={() => setKind('systemd')} data-testid="register-systemd" /> through a systemd unit
+        </label>
+      </div>
+      <div className="row">
+        {kind === 'systemd' && field('service', 'systemd unit', 16)}
+        {field('mysqld', 'mysqld binary', 26)}
+        {field('datadir', 'Data directory', 26)}
+        {field('socket', 'Socket', 26)}
+        {field('port', 'Port', 6)}
+      </div>
+      <div className="row">
+        {field('user', 'Client account', 10)}
+        {kind === 'direct' && field('errorLog', 'Error log (optional)', 26)}
+        {kind === 'direct' && field('osUser', 'Run mysqld as (optional)', 10, 'mysql')}
+        <label className="field">
+          <span>Server options, one --option=value a line (optional)</span>
+          <textarea value={f.options} onChange={set('options')} rows={2} cols={32} data-testid="register-options" />
+        </label>
+      </div>
+      <label className="check">
+        <input type="checkbox" checked={sudo} onChange={(e) => setSudo(e.target.checked)} /> Commands that need root go through sudo -n
+      </label>
+      {entry.profile && (
+        <label className="check">
+          <input type="checkbox" checked={replace} onChange={(e) => setReplace(e.target.checked)} /> Replace the current {entry.profile.sandboxDir ? 'sandbox (its data is deleted)' : 'registered server'}
+        </label>
+      )}
+      <button type="submit" disabled={!!a.busy} data-testid="register-submit">
+        {a.busy ? 'Checking on the target…' : 'Register this server'}
+      </button>
+      <p className="muted small">The client account&apos;s password is asked when varlab connects and never saved.</p>
+      {a.error && (
+        <p className="problem prewrap" role="alert" data-testid="register-error">
+          {a.error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function ServerPanel(props: Props) {
+  const { entry, auth, onChanged } = props;
+  const [check, setCheck] = useState<ServerCheck | null>(null);
+  const a = useAction();
+  const p = entry.profile;
+  const checkServer = () =>
+    a.run('check', async () => {
+      setCheck(null);
+      const r = await getClient().call('server.check', { target: entry.target, auth });
+      if (!r.ok) return r.message;
+      setCheck(r.value);
+      return null;
+    });
+  const remove = () =>
+    a.run('remove', async () => {
+      const r = p?.sandboxDir ? await getClient().call('sandbox.remove', { target: entry.target, auth }) : await getClient().call('profile.unregister', { target: entry.target });
+      if (!r.ok) return r.message;
+      setCheck(null);
+      onChanged(r.value);
+      return null;
+    });
+  return (
+    <div data-testid="host-server">
+      <h3>Server profile: how varlab starts mysqld on {entry.target}</h3>
+      {p ? (
+        <>
+          <ProfileSummary p={p} />
+          <div className="row">
+            <button onClick={() => void checkServer()} disabled={!!a.busy} data-testid="host-check-run">
+              {a.busy === 'check' ? 'Starting it…' : 'Start it and check its options'}
+            </button>
+            <button className="danger" onClick={() => void remove()} disabled={!!a.busy} data-testid="host-profile-remove">
+              {a.busy === 'remove' ? 'Removing…' : p.sandboxDir ? 'Remove the sandbox' : 'Forget this server'}
+            </button>
+          </div>
+          {a.error && (
+            <p className="problem prewrap" role="alert" data-testid="host-server-error">
+              {a.error}
+            </p>
+          )}
+          {check && <CheckTable check={check} />}
+        </>
+      ) : (
+        <p className="warning">No server profile yet: a run on {entry.target} needs one. Make a sandbox, or register the server you have.</p>
+      )}
+      {p ? (
+        <details className="host-replace">
+          <summary>Replace it: make a new sandbox, or register another server</summary>
+          <SandboxForm {...props} />
+          <RegisterForm {...props} />
+        </details>
+      ) : (
+        <>
+          <SandboxForm {...props} />
+          <RegisterForm {...props} />
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+// Server profiles: what makes one safe to turn into commands, and the server options it starts
+// mysqld with, read back on the live server like the factors are.
+import { ApiError } from './api.js';
+import type { ServerProfile } from './experiment/types.js';
+
+const OS_USER = /^[a-z_][a-z0-9_-]{0,31}$/;
+/** A mysqld option: `--name` or `--name=value`, no control characters. */
+export const OPTION = /^--[A-Za-z0-9][A-Za-z0-9_-]*(=[^\0-\x1f\x7f]*)?$/;
+const UNIT = /^[A-Za-z0-9@._-]{1,128}$/;
+
+/** An absolute path without control characters: what a profile may name on the target. */
+export function assertPath(what: string, path: string): void {
+  if (!path.startsWith('/') || /[\0-\x1f\x7f]/.test(path) || path.length > 4096) {
+    throw new ApiError('invalid-argument', `${what}: expected an absolute path without control characters, got ${JSON.stringify(path)}`);
+  }
+}
+
+/** Refuse a profile whose values could not safely become a command line. */
+export function checkProfile(p: ServerProfile): void {
+  assertPath('server profile mysqld', p.mysqld);
+  assertPath('server profile datadir', p.datadir);
+  if (p.socket) assertPath('server profile socket', p.socket);
+  if (p.defaultsFile) assertPath('server profile defaultsFile', p.defaultsFile);
+  if (p.errorLog) assertPath('server profile errorLog', p.errorLog);
+  if (p.pidFile) assertPath('server profile pidFile', p.pidFile);
+  if (!Number.isInteger(p.port) || p.port < 1 || p.port > 65535) throw new ApiError('invalid-argument', `server profile port: expected 1 to 65535, got ${p.port}`);
+  if (p.osUser !== undefined && !OS_USER.test(p.osUser)) throw new ApiError('invalid-argument', `server profile osUser ${JSON.stringify(p.osUser)} is not a valid user name`);
+  for (const a of p.extraArgs) if (!OPTION.test(a)) throw new ApiError('invalid-argument', `server profile extraArgs: ${JSON.stringify(a)} is not a --option or --option=value`);
+  if (p.kind === 'systemd' && !(p.service && UNIT.test(p.service))) throw new ApiError('invalid-argument', `server profile service: expected a systemd unit name, got ${JSON.stringify(p.service ?? '')}`);
+}
+
+export const pidFileOf = (p: ServerProfile) => p.pidFile ?? `${p.datadir.replace(/\/$/, '')}/mysqld.pid`;
+
+/** A server option the profile sets, as the server variable it should show up as. */
+export interface ProfileOption {
+  /** As given: `--innodb-buffer-pool-size=512M`. */
+  option: string;
+  /** The server variable: `innodb_buffer_pool_size`. */
+  variable: string;
+  value: string;
+}
+
+/**
+ * The profile's `--name=value` options that a live server reports as variables (`--loose-` dropped,
+ * dashes as underscores). Options without a value (`--skip-log-bin`) have nothing to compare.
+ */
+export function profileOptions(p: Pick<ServerProfile, 'extraArgs'>): ProfileOption[] {
+  const out: ProfileOption[] = [];
+  for (const option of p.extraArgs) {
+    const m = /^--(?:loose[-_])?([A-Za-z0-9][A-Za-z0-9_-]*)=(.*)$/.exec(option);
+    if (!m) continue;
+    const variable = m[1].replace(/-/g, '_').toLowerCase();
+    if (!/^[a-z][a-z0-9_]{0,63}$/.test(variable)) continue;
+    out.push({ option, variable, value: m[2] });
+  }
+  return out;
+}
+
+/** `512M`, `2G`, `134217728`: a buffer pool size as the CLI and the Hosts view accept it. */
+export const SIZE_OPTION = /^[1-9][0-9]{0,12}[KMGT]?$/i;
+
+/** `--set-option NAME=VALUE` → `--name=value`, refusing what could not be a mysqld option. */
+export function optionFromSetting(setting: string): string {
+  const i = setting.indexOf('=');
+  const name = i > 0 ? setting.slice(0, i) : '';
+  const value = i > 0 ? setting.slice(i + 1) : '';
+  if (!/^[a-z][a-z0-9_-]{1,63}$/i.test(name)) throw new ApiError('invalid-argument', `server option ${JSON.stringify(setting)}: expected NAME=VALUE with NAME a server variable such as innodb_flush_method`);
+  if (!/^[A-Za-z0-9_.,:/+@-]{1,256}$/.test(value)) throw new ApiError('invalid-argument', `server option ${name}: value ${JSON.stringify(value)} may hold only letters, digits and _ . , : / + @ -`);
+  return `--${name.replace(/_/g, '-')}=${value}`;
+}

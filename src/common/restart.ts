@@ -1,0 +1,183 @@
+// A restart as a list of typed steps, computed once from the levels (a map), the server profile and
+// the probed host. The run executes it, the dry run and the Hosts view show it, and the detached
+// runner compiles it: all from this one list. The host layer turns the target steps (stop … the
+// facts of verify) into one shell script per restart (src/node/host/script.ts).
+import { ApiError } from './api.js';
+import type { Factor, ServerProfile, TunableCheck } from './experiment/types.js';
+import type { HostFingerprint } from './host.js';
+import { factorKey } from './plan.js';
+import { checkProfile, profileOptions, type ProfileOption } from './profile.js';
+import { factorKind, variableName } from './tunables/registry.js';
+import { factKey, type Contribution, type Fact, type FactorKind, type HostFile, type LevelContext, type Tunable } from './tunables/types.js';
+
+/** How mysqld is wrapped for one restart, outermost first: env LD_PRELOAD, numactl, taskset, setarch. */
+export interface StartWrapper {
+  preload?: string;
+  numactl: string[];
+  taskset?: string;
+  /** Start under `setarch ARCH -R`: the probed architecture. */
+  setarch?: string;
+}
+
+/** One factor of the cell with its level and what it is. */
+export interface CellFactor {
+  key: string;
+  factor: Factor;
+  level: string;
+  kind: FactorKind;
+}
+
+export type RestartStep =
+  /** Stop mysqld and wait until the process has exited. */
+  | { kind: 'stop'; via: 'signal' | 'systemd'; timeoutS: number }
+  /** Put host files back from the restore record: a host-wide tunable at its neutral level. */
+  | { kind: 'restore'; tunable: string; files: HostFile[] }
+  /** Save a host file's original in the restore record, then write the level's value. */
+  | { kind: 'set'; tunable: string; file: HostFile; value: string }
+  | { kind: 'drop-caches' }
+  | { kind: 'start'; via: 'direct' | 'systemd'; wrapper: StartWrapper; options: string[] }
+  /** Wait on the target until mysqld listens (or has died), without a round trip per poll. */
+  | { kind: 'wait-ready'; timeoutS: number }
+  /** Read the facts (process and host files on the target, variables on the server) and judge each level. */
+  | { kind: 'verify'; facts: Fact[]; options: ProfileOption[] }
+  | { kind: 'preload'; schemas: string[] }
+  | { kind: 'workload' };
+
+export type StepKind = RestartStep['kind'];
+
+/** Steps that run on the target inside the one restart script (verify: its process and file facts). */
+export const TARGET_STEPS: readonly StepKind[] = ['stop', 'restore', 'set', 'drop-caches', 'start', 'wait-ready', 'verify'];
+
+/** Facts read on the target itself, in the restart script; the others are asked of the server. */
+export const onTarget = (f: Fact) => f.kind !== 'variable';
+
+export interface RestartProcedure {
+  levels: Record<string, string>;
+  cell: CellFactor[];
+  steps: RestartStep[];
+}
+
+export interface ProcedureInput {
+  profile: ServerProfile;
+  factors: Factor[];
+  levels: Record<string, string>;
+  host: HostFingerprint;
+  /** Schemas a preload step reads (the workload's database). */
+  schemas?: string[];
+  /** With a workload step at the end (the run); without, the restart alone (`sandbox start`). */
+  workload?: boolean;
+  startTimeoutS?: number;
+  stopTimeoutS?: number;
+}
+
+/** Match each factor with its level and kind, validating every level before it can reach a shell. */
+export function cellFactors(factors: Factor[], levels: Record<string, string>, host?: HostFingerprint): CellFactor[] {
+  return factors.map((factor) => {
+    const key = factorKey(factor);
+    const level = levels[key];
+    if (level === undefined) throw new ApiError('invalid-argument', `no level given for factor ${key}`);
+    const kind = factorKind(factor.tunable);
+    if (!kind) throw new ApiError('invalid-argument', `factor ${key}: unknown tunable "${factor.tunable}"`);
+    if (!kind.valid(level)) throw new ApiError('invalid-argument', `factor ${key}: level ${JSON.stringify(level)} is not valid for ${kind.label}: expected ${kind.syntax}`);
+    if (factor.tunable === 'variable') {
+      try {
+        variableName(factor.name);
+      } catch (e) {
+        throw new ApiError('invalid-argument', `factor ${key}: ${(e as Error).message}`);
+      }
+    }
+    if (host && kind.kind === 'tunable') {
+      const why = kind.unavailable?.(level, host);
+      if (why) throw new ApiError('unsupported', `factor ${key}=${level} cannot run on ${host.target}: ${why}`);
+    }
+    return { key, factor, level, kind };
+  });
+}
+
+const ctxOf = (c: CellFactor, host: HostFingerprint): LevelContext => ({ name: c.factor.name, host });
+
+/** The restart procedure for one cell on one host: computed once, then run, shown or compiled. */
+export function restartProcedure(input: ProcedureInput): RestartProcedure {
+  const { profile, host } = input;
+  checkProfile(profile);
+  const cell = cellFactors(input.factors, input.levels, host);
+  const tunables = cell.filter((c): c is CellFactor & { kind: Tunable } => c.kind.kind === 'tunable');
+  const parts: Contribution[] = tunables.map((c) => c.kind.contribute(c.level, ctxOf(c, host)));
+  const steps: RestartStep[] = [];
+  if (profile.kind === 'direct') steps.push({ kind: 'stop', via: 'signal', timeoutS: input.stopTimeoutS ?? 600 });
+  // A host-wide tunable at its neutral level puts back what an earlier cell changed.
+  tunables.forEach((c, i) => {
+    const files = c.kind.files?.(host) ?? [];
+    const setsOwn = (parts[i].set ?? []).map((s) => s.file.id);
+    const back = files.filter((f) => !setsOwn.includes(f.id));
+    if (back.length) steps.push({ kind: 'restore', tunable: c.key, files: back });
+  });
+  tunables.forEach((c, i) => {
+    for (const s of parts[i].set ?? []) steps.push({ kind: 'set', tunable: c.key, file: s.file, value: s.value });
+  });
+  if (parts.some((p) => p.dropCaches)) steps.push({ kind: 'drop-caches' });
+  const wrapper: StartWrapper = { numactl: parts.flatMap((p) => p.numactl ?? []) };
+  const preload = parts.find((p) => p.preload)?.preload;
+  if (preload) wrapper.preload = preload;
+  const taskset = parts.find((p) => p.taskset)?.taskset;
+  if (taskset) wrapper.taskset = taskset;
+  if (parts.some((p) => p.noRandomize)) {
+    if (!host.arch) throw new ApiError('unsupported', `ASLR off needs the architecture of ${host.target} for setarch, and the probe did not find it`);
+    wrapper.setarch = host.arch;
+  }
+  steps.push({ kind: 'start', via: profile.kind === 'systemd' ? 'systemd' : 'direct', wrapper, options: parts.flatMap((p) => p.options ?? []) });
+  steps.push({ kind: 'wait-ready', timeoutS: input.startTimeoutS ?? 300 });
+  // The facts every level needs, each once, and the profile's own options (not those a factor sets).
+  const facts = new Map<string, Fact>();
+  for (const c of tunables) for (const f of c.kind.facts(c.level, ctxOf(c, host))) facts.set(factKey(f), f);
+  const factorVariables = new Set([...facts.values()].filter((f) => f.kind === 'variable').map((f) => (f as { name: string }).name));
+  const options = profileOptions(profile).filter((o) => !factorVariables.has(o.variable));
+  steps.push({ kind: 'verify', facts: [...facts.values()], options });
+  if (cell.some((c) => c.kind.kind === 'step' && c.kind.step(c.level) === 'preload')) steps.push({ kind: 'preload', schemas: input.schemas ?? [] });
+  if (input.workload) steps.push({ kind: 'workload' });
+  return { levels: { ...input.levels }, cell, steps };
+}
+
+/** Judge every factor of the cell from the facts read after the start (pure: the same everywhere). */
+export function verifyCell(proc: RestartProcedure, facts: Record<string, string | null>, host: HostFingerprint): TunableCheck[] {
+  const out: TunableCheck[] = [];
+  for (const c of proc.cell) {
+    if (c.kind.kind !== 'tunable') continue;
+    try {
+      const v = c.kind.verify(c.level, facts, ctxOf(c, host));
+      out.push({ tunable: c.factor.tunable, level: c.level, ok: v.ok, observed: v.observed });
+    } catch (e) {
+      out.push({ tunable: c.factor.tunable, level: c.level, ok: false, observed: `could not verify: ${(e as Error).message}` });
+    }
+  }
+  return out;
+}
+
+/** One line for people: what a step does (the dry run's comments, the Hosts view). */
+export function describeStep(s: RestartStep): string {
+  switch (s.kind) {
+    case 'stop':
+      return s.via === 'systemd' ? 'stop the service' : 'stop mysqld (SIGTERM, wait until the process is gone)';
+    case 'restore':
+      return `put ${s.tunable} back to the host's own setting (from the restore record)`;
+    case 'set':
+      return `set ${s.tunable} to ${s.value} (${s.file.path}; original saved in the restore record first)`;
+    case 'drop-caches':
+      return 'drop the page cache';
+    case 'start': {
+      const w = [s.wrapper.preload && `LD_PRELOAD ${s.wrapper.preload}`, s.wrapper.numactl.length && `numactl ${s.wrapper.numactl.join(' ')}`, s.wrapper.taskset && `taskset -c ${s.wrapper.taskset}`, s.wrapper.setarch && `setarch ${s.wrapper.setarch} -R`].filter(Boolean);
+      return `${s.via === 'systemd' ? 'write the systemd drop-in and restart the service' : 'start mysqld'}${w.length ? ` through ${w.join(', ')}` : ''}`;
+    }
+    case 'wait-ready':
+      return `wait until mysqld listens (at most ${s.timeoutS} s), on the target`;
+    case 'verify': {
+      const vars = [...s.facts.filter((f) => f.kind === 'variable').map((f) => (f as { name: string }).name), ...s.options.map((o) => o.variable)];
+      const here = s.facts.filter(onTarget).map((f) => (f.kind === 'file' ? f.file.path : f.kind));
+      return `read back ${[...here, ...(vars.length ? [`SHOW GLOBAL VARIABLES ${vars.join(', ')}`] : [])].join('; ') || 'nothing (no tunable to verify)'}`;
+    }
+    case 'preload':
+      return `preload: read every table and index of ${s.schemas.join(', ') || 'the workload database'}`;
+    case 'workload':
+      return 'the workload: each query (or the command), every repetition';
+  }
+}

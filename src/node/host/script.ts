@@ -1,0 +1,386 @@
+// The restart procedure's target steps as one POSIX sh script: stop, restore, set, drop caches,
+// start, wait until mysqld listens, and read the verification facts, in one remote call. The script
+// reports on stdout in tagged lines (`@pid 123`, `@fact cpus 0,2`, `@fail kind message`, `@log …`)
+// that parseReply turns back into values. It needs nothing on the target beyond a POSIX shell and
+// coreutils, so the detached runner can run the same text without varlab.
+//
+// Every value that reaches the script is validated (levels by the registry, paths by checkProfile,
+// probed paths by assertPath) and quoted by shellQuote.
+import { ApiError } from '../../common/api.js';
+import type { ServerProfile } from '../../common/experiment/types.js';
+import type { HostFingerprint } from '../../common/host.js';
+import { assertPath, pidFileOf } from '../../common/profile.js';
+import { describeStep, onTarget, type RestartProcedure, type RestartStep, type StartWrapper } from '../../common/restart.js';
+import { HOST_FILES } from '../../common/tunables/registry.js';
+import type { Fact, HostFile } from '../../common/tunables/types.js';
+import { shellQuote } from './shell.js';
+
+/** Where the host files and the restore records are: parameters, so tests use a temporary tree. */
+export interface HostPaths {
+  /** The sysfs root: /sys. */
+  sys: string;
+  /** The /proc/sys root. */
+  procSys: string;
+  /** Parent of the per-profile restore record directories: /var/lib/varlab (root-owned). */
+  records: string;
+}
+
+export const DEFAULT_HOST_PATHS: HostPaths = { sys: '/sys', procSys: '/proc/sys', records: '/var/lib/varlab' };
+
+export function hostPaths(p: Partial<HostPaths> = {}): HostPaths {
+  const out = { ...DEFAULT_HOST_PATHS, ...p };
+  for (const [k, v] of Object.entries(out)) assertPath(`host path ${k}`, v);
+  return out;
+}
+
+/** The restore record's directory for a profile: one per server profile, named after it. */
+export function recordDir(paths: HostPaths, profileId: string): string {
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(profileId) || profileId.startsWith('.')) throw new ApiError('invalid-argument', `profile id ${JSON.stringify(profileId)}: expected letters, digits, . _ -`);
+  return `${paths.records.replace(/\/$/, '')}/${profileId}`;
+}
+
+/** One part of a script: the step it runs and its text, so the dry run shows what the run executes. */
+export interface ScriptSection {
+  what: string;
+  text: string;
+}
+
+export interface Script {
+  sections: ScriptSection[];
+  /** Exactly what runs on the target (before sudo -n sh -c, when the profile says so). */
+  text: string;
+  /** Runs as root through `sudo -n sh -c`. */
+  sudo: boolean;
+}
+
+const q = shellQuote;
+const ROOT_OF: Record<HostFile['root'], keyof HostPaths> = { sys: 'sys', 'proc-sys': 'procSys' };
+
+/** The shell words naming a host file; a per-CPU file is a constant glob expanded on the host. */
+function fileWords(f: HostFile, paths: HostPaths): string {
+  const root = paths[ROOT_OF[f.root]].replace(/\/$/, '');
+  if (!f.perCpu) return q(`${root}/${f.path}`);
+  const [before, after] = f.path.split('cpu*');
+  return `${q(`${root}/${before}`)}cpu[0-9]*${q(after)}`;
+}
+
+function script(sections: ScriptSection[], sudo: boolean): Script {
+  return { sections, sudo, text: sections.map((s) => `# ${s.what}\n${s.text}`).join('\n') + '\n' };
+}
+
+// ---- shared pieces ----
+
+const PROLOGUE = String.raw`say() { printf '@%s\n' "$*"; }
+fail() { say "fail $1 $2"; exit 1; }
+alive() { s=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ]; }
+nap() { sleep 0.05 2>/dev/null || sleep 1; }
+now() { t=$(date +%s%N 2>/dev/null); case "$t" in *N*|'') t=$(date +%s)000000000 ;; esac; echo "$t"; }`;
+
+/** A record another user could have written is never replayed: owner = this user, not a link, no group/other write. */
+export const OWNED_SAFE = String.raw`owned_safe() { [ -e "$1" ] && [ ! -h "$1" ] || return 1; set -- $(ls -ldn "$1"); [ "$3" = "$(id -u)" ] || return 1; case "$1" in ?????w*|????????w*) return 1 ;; esac; }`;
+
+/** Functions for the restore record: only a directory and file owned by this user and writable by no one else are used. */
+function recordFunctions(dir: string, paths: HostPaths): string {
+  return [
+    `recs=${q(paths.records)}; rec_dir=${q(dir)}; rec="$rec_dir/restore.tsv"; tab=$(printf '\\t')`,
+    OWNED_SAFE,
+    String.raw`rec_safe() {
+  for p in "$recs" "$rec_dir" "$rec"; do
+    [ "$p" = "$rec" ] && [ ! -e "$p" ] && continue
+    owned_safe "$p" || { echo "varlab: refusing the restore record: $p is not owned by uid $(id -u) or is writable by others (remove it if you did not make it)" >&2; return 1; }
+  done
+}
+rec_ready() { { [ -d "$recs" ] || mkdir -p -m 755 "$recs"; } && { [ -d "$rec_dir" ] || mkdir -m 700 "$rec_dir"; } && rec_safe; }
+set_file() {
+  [ -e "$1" ] || fail set "$1 does not exist on this host"
+  [ -w "$1" ] || fail set "cannot write $1 (root needed)"
+  rec_ready || fail record "cannot keep the restore record in $rec_dir"
+  if ! { [ -f "$rec" ] && cut -f1 "$rec" | grep -qxF "$1"; }; then
+    if [ "$3" = bracketed ]; then cur=$(sed -n 's/.*\[\([a-z_]*\)\].*/\1/p' "$1"); else cur=$(cat "$1"); fi || fail set "cannot read $1"
+    ( umask 077; printf '%s\t%s\n' "$1" "$cur" >> "$rec" ) || fail record "cannot write $rec"
+  fi
+  printf '%s\n' "$2" > "$1" 2>/dev/null || fail set "cannot write $1 (root needed)"
+}
+# Write back the originals of the files given (real files of known tunables, never a pattern from the record).
+restore_files() {
+  [ -f "$rec" ] || return 0
+  rec_safe || return 1
+  ( umask 077; : > "$rec.new" ) || return 1
+  bad=0
+  while IFS="$tab" read -r f v; do
+    hit=; for a in "$@"; do [ "$f" = "$a" ] && hit=1; done
+    if [ -z "$hit" ]; then printf '%s\t%s\n' "$f" "$v" >> "$rec.new"; continue; fi
+    case "$v" in ''|*[!A-Za-z0-9_.-]*) echo "varlab: not restoring $f: the record holds an unexpected value" >&2; bad=1; continue ;; esac
+    printf '%s\n' "$v" > "$f" 2>/dev/null || { echo "varlab: cannot restore $f to $v" >&2; printf '%s\t%s\n' "$f" "$v" >> "$rec.new"; bad=1; }
+  done < "$rec"
+  if [ -s "$rec.new" ]; then mv "$rec.new" "$rec"; else rm -f "$rec.new" "$rec"; fi
+  return $bad
+}`,
+  ].join('\n');
+}
+
+/** `set --` the existing files of these host files (per-CPU globs expanded on the host). */
+function collectFiles(files: HostFile[], paths: HostPaths): string {
+  return ['set --', ...files.map((f) => `for f in ${fileWords(f, paths)}; do [ -e "$f" ] && set -- "$@" "$f"; done`)].join('\n');
+}
+
+function stopText(p: ServerProfile, s: Extract<RestartStep, { kind: 'stop' }>): string {
+  if (s.via === 'systemd') return `systemctl stop ${q(p.service!)} >&2 || fail stop ${q(`systemctl stop ${p.service} failed`)}`;
+  return [
+    `pid=$(cat ${q(pidFileOf(p))} 2>/dev/null)`,
+    `case "$pid" in ''|*[!0-9]*) pid= ;; esac`,
+    // Only a mysqld is signalled: a stale pid file may name another process by now.
+    `if [ -n "$pid" ] && alive "$pid"; then case "$(cat "/proc/$pid/comm" 2>/dev/null)" in mysqld|mariadbd|mysqld-debug|mariadbd-debug) ;; *) pid= ;; esac; else pid=; fi`,
+    `if [ -n "$pid" ]; then`,
+    `  kill -TERM "$pid" || fail stop "cannot signal mysqld (pid $pid)"`,
+    `  i=0; while alive "$pid"; do i=$((i+1)); [ $i -gt ${s.timeoutS * 20} ] && fail stop "mysqld (pid $pid) still running ${s.timeoutS} s after SIGTERM"; nap; done`,
+    `fi`,
+  ].join('\n');
+}
+
+/**
+ * The OS user mysqld runs as: the profile's, or under sudo the login user (the script runs as root,
+ * and mysqld refuses to run as root without --user).
+ */
+export function mysqldUser(p: ServerProfile, host: Pick<HostFingerprint, 'user'>): string | undefined {
+  if (p.osUser) return p.osUser;
+  return p.sudo && host.user && host.user !== 'root' && /^[a-z_][a-z0-9_-]{0,31}$/.test(host.user) ? host.user : undefined;
+}
+
+/** mysqld's own options: the profile's, then each tunable's. */
+export function mysqldArgs(p: ServerProfile, options: string[], user: string | undefined): string[] {
+  const args = [p.defaultsFile ? `--defaults-file=${p.defaultsFile}` : '--no-defaults', `--datadir=${p.datadir}`, `--port=${p.port}`, `--pid-file=${pidFileOf(p)}`];
+  if (p.socket) args.push(`--socket=${p.socket}`);
+  if (p.errorLog) args.push(`--log-error=${p.errorLog}`);
+  if (user) args.push(`--user=${user}`);
+  return [...args, ...p.extraArgs, ...options];
+}
+
+type Tool = 'numactl' | 'taskset' | 'setarch';
+const toolsOf = (w: StartWrapper): Tool[] => [w.numactl.length ? 'numactl' : null, w.taskset ? 'taskset' : null, w.setarch ? 'setarch' : null].filter((t): t is Tool => t !== null);
+
+/** The wrapper words, outermost first: env LD_PRELOAD, numactl, taskset, setarch ARCH -R. */
+function wrapperWords(w: StartWrapper, path: (t: Tool) => string = (t) => t): string[] {
+  const out: string[] = [];
+  if (w.preload) out.push('env', `LD_PRELOAD=${w.preload}`);
+  if (w.numactl.length) out.push(path('numactl'), ...w.numactl);
+  if (w.taskset) out.push(path('taskset'), '-c', w.taskset);
+  if (w.setarch) out.push(path('setarch'), w.setarch, '-R');
+  return out;
+}
+
+function checkWrapper(w: StartWrapper): void {
+  if (w.preload) assertPath('allocator library', w.preload);
+  if (w.setarch && !/^[A-Za-z0-9_]{1,32}$/.test(w.setarch)) throw new ApiError('invalid-argument', `architecture ${JSON.stringify(w.setarch)} is not a uname -m word`);
+}
+
+/** The systemd drop-in that wraps ExecStart with the tunables' wrapper and options (tool paths from the probe). */
+export function systemdDropIn(p: ServerProfile, s: Extract<RestartStep, { kind: 'start' }>, host: Pick<HostFingerprint, 'toolPaths' | 'target'>): string {
+  // systemd does not run ExecStart through a shell: words are literal, tools by absolute path.
+  const sysQuote = (w: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `"${w.replace(/(["\\])/g, '\\$1')}"`);
+  const path = (t: Tool) => {
+    const found = host.toolPaths?.[t];
+    if (!found) throw new ApiError('unsupported', `${t} was not found on ${host.target}, and a systemd drop-in needs its absolute path`);
+    assertPath(t, found);
+    return found;
+  };
+  const { preload, ...rest } = s.wrapper;
+  const lines = ['# Written by varlab for one restart; removed when the experiment ends.', '[Service]'];
+  if (preload) lines.push(`Environment=LD_PRELOAD=${preload}`);
+  lines.push('ExecStart=', `ExecStart=${[...wrapperWords({ ...rest }, path), p.mysqld].map(sysQuote).join(' ')} $MYSQLD_OPTS ${[...p.extraArgs, ...s.options].map(sysQuote).join(' ')}`.trimEnd());
+  return lines.join('\n') + '\n';
+}
+
+export const dropInPath = (p: ServerProfile) => `/etc/systemd/system/${p.service}.d/varlab.conf`;
+
+function startText(p: ServerProfile, s: Extract<RestartStep, { kind: 'start' }>, host: HostFingerprint): string {
+  checkWrapper(s.wrapper);
+  const lines: string[] = [];
+  if (s.wrapper.preload) lines.push(`[ -r ${q(s.wrapper.preload)} ] || fail no-allocator ${q(`the allocator library ${s.wrapper.preload} is not on this host`)}`);
+  for (const t of toolsOf(s.wrapper)) lines.push(`command -v ${t} >/dev/null 2>&1 || fail no-tool ${q(`${t} is not installed on this host`)}`);
+  if (s.via === 'systemd') {
+    const unit = p.service!;
+    const dir = `/etc/systemd/system/${unit}.d`;
+    lines.push(
+      `mkdir -p ${q(dir)} && printf '%s' ${q(systemdDropIn(p, s, host))} > ${q(dropInPath(p))} && systemctl daemon-reload >&2 || fail systemd ${q(`cannot write the drop-in ${dropInPath(p)}`)}`,
+      `t0=$(now); since=$(date '+%Y-%m-%d %H:%M:%S')`,
+      `systemctl restart ${q(unit)} >&2 || { say "fail exited systemctl restart ${unit} failed"; journalctl -u ${q(unit)} --since "$since" -n 40 --no-pager -o cat 2>/dev/null | sed 's/^/@log /'; exit 1; }`,
+      `pid=$(systemctl show -p MainPID --value ${q(unit)})`,
+    );
+    return lines.join('\n');
+  }
+  const log = p.errorLog ?? '/dev/null';
+  const user = mysqldUser(p, host);
+  lines.push(`[ -x ${q(p.mysqld)} ] || fail no-binary ${q(`${p.mysqld} does not exist or is not executable on this host`)}`);
+  // A log created by root would be unwritable for mysqld once it switches to its own user.
+  if (p.errorLog && user) lines.push(`[ -e ${q(p.errorLog)} ] || { : > ${q(p.errorLog)} && chown ${q(user)} ${q(p.errorLog)}; }`);
+  lines.push(`logsize=$(wc -c < ${q(log)} 2>/dev/null || echo 0); logsize=$((logsize + 0))`);
+  const cmd = [...wrapperWords(s.wrapper), p.mysqld, ...mysqldArgs(p, s.options, user)].map(q).join(' ');
+  // A simple command, so that the background job is mysqld itself (nohup and the wrapper exec), not a
+  // subshell that would wait for it holding the channel open.
+  lines.push('t0=$(now)', 'cd /', `nohup ${cmd} </dev/null >>${q(log)} 2>&1 &`, 'pid=$!');
+  return lines.join('\n');
+}
+
+/** The lines mysqld wrote since this start: the error log's new part (or the unit's journal). */
+function newLogText(p: ServerProfile): string {
+  if (p.kind === 'systemd') return `journalctl -u ${q(p.service!)} --since "$since" -n 40 --no-pager -o cat 2>/dev/null | sed 's/^/@log /'`;
+  if (!p.errorLog) return ':';
+  return `tail -c +$((logsize + 1)) ${q(p.errorLog)} 2>/dev/null | tail -n 40 | sed 's/^/@log /'`;
+}
+
+function waitText(p: ServerProfile, s: Extract<RestartStep, { kind: 'wait-ready' }>): string {
+  // Listening: the unix socket in /proc/net/unix with the accept flag, else the TCP port in LISTEN (0A).
+  const listening = p.socket
+    ? `VARLAB_SOCK=${q(p.socket)} awk '{ n = length(ENVIRON["VARLAB_SOCK"]) } $4 == "00010000" && substr($0, length($0) - n + 1) == ENVIRON["VARLAB_SOCK"] { f = 1 } END { exit !f }' /proc/net/unix`
+    : `awk '$4 == "0A" && substr($2, length($2) - 4) == ":${p.port.toString(16).toUpperCase().padStart(4, '0')}" { f = 1 } END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null`;
+  return [
+    `i=0`,
+    `while :; do`,
+    `  alive "$pid" || { say "fail exited mysqld (pid $pid) exited during start-up"; ${newLogText(p)}; exit 1; }`,
+    `  ${listening} && break`,
+    `  i=$((i+1)); [ $i -gt ${s.timeoutS * 20} ] && { say "fail timeout mysqld (pid $pid) did not accept connections within ${s.timeoutS} s"; ${newLogText(p)}; exit 1; }`,
+    `  nap`,
+    `done`,
+    `t1=$(now)`,
+    // The pid file is mysqld's own word on its pid (a wrapper could in principle have forked).
+    `p2=$(cat ${q(pidFileOf(p))} 2>/dev/null); case "$p2" in ''|*[!0-9]*) ;; *) alive "$p2" && pid=$p2 ;; esac`,
+    `say "pid $pid"`,
+    `say "ready $(( (t1 - t0) / 1000000 ))"`,
+  ].join('\n');
+}
+
+function factText(f: Fact, paths: HostPaths): string {
+  switch (f.kind) {
+    case 'personality':
+      return `say "fact personality $(cat "/proc/$pid/personality" 2>/dev/null)"`;
+    case 'cpus':
+      return `say "fact cpus $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)"`;
+    case 'numa':
+      return `cut -d' ' -f2 "/proc/$pid/numa_maps" 2>/dev/null | sort | uniq -c | while read -r n p; do say "fact numa $p $n"; done`;
+    case 'allocators':
+      return `awk '{ print $6 }' "/proc/$pid/maps" 2>/dev/null | grep -E 'lib(jemalloc|tcmalloc)' | sort -u | sed 's/^/@fact allocators /'`;
+    case 'file':
+      return `for f in ${fileWords(f.file, paths)}; do [ -r "$f" ] && sed 's/^/@fact file:${f.file.id} /' "$f"; done; true`;
+    case 'variable':
+      return '';
+  }
+}
+
+export interface CompileInput {
+  proc: RestartProcedure;
+  profile: ServerProfile;
+  host: HostFingerprint;
+  paths: HostPaths;
+  /** The restore record's directory on the target (recordDir). */
+  recordDir: string;
+}
+
+/** The one script a restart runs on the target: every target step of the procedure, in order. */
+export function restartScript({ proc, profile, host, paths, recordDir: dir }: CompileInput): Script {
+  const sections: ScriptSection[] = [{ what: 'helpers', text: PROLOGUE }];
+  if (proc.steps.some((s) => s.kind === 'set' || s.kind === 'restore')) sections.push({ what: `the restore record (${dir}/restore.tsv)`, text: recordFunctions(dir, paths) });
+  for (const s of proc.steps) {
+    const what = describeStep(s);
+    switch (s.kind) {
+      case 'stop':
+        sections.push({ what, text: stopText(profile, s) });
+        break;
+      case 'restore':
+        sections.push({ what, text: `${collectFiles(s.files, paths)}\nrestore_files "$@" || fail restore ${q(`cannot put ${s.tunable} back`)}` });
+        break;
+      case 'set':
+        if (!/^[A-Za-z0-9_.-]{1,32}$/.test(s.value)) throw new ApiError('invalid-argument', `value ${JSON.stringify(s.value)} for ${s.file.path}`);
+        sections.push({
+          what,
+          text: s.file.perCpu
+            ? `n=0; for f in ${fileWords(s.file, paths)}; do [ -e "$f" ] || continue; n=$((n+1)); set_file "$f" ${q(s.value)} ${s.file.read}; done; [ $n -gt 0 ] || fail set ${q(`no ${s.file.path} on this host`)}`
+            : `set_file ${fileWords(s.file, paths)} ${q(s.value)} ${s.file.read}`,
+        });
+        break;
+      case 'drop-caches':
+        sections.push({ what, text: `sync && printf '3\\n' > ${q(`${paths.procSys}/vm/drop_caches`)} 2>/dev/null || fail drop-caches 'cannot drop the page cache (root needed)'` });
+        break;
+      case 'start':
+        sections.push({ what, text: startText(profile, s, host) });
+        break;
+      case 'wait-ready':
+        sections.push({ what, text: waitText(profile, s) });
+        break;
+      case 'verify': {
+        const facts = s.facts.filter(onTarget);
+        if (facts.length) sections.push({ what: `read back on the target: ${facts.map((f) => (f.kind === 'file' ? f.file.path : f.kind)).join(', ')}`, text: facts.map((f) => factText(f, paths)).join('\n') });
+        break;
+      }
+      default:
+        break; // preload and the workload run through the server connection
+    }
+  }
+  return script(sections, profile.sudo);
+}
+
+/** Stop mysqld (SIGTERM, wait until gone) or the service: outside a restart (end of a run, `sandbox stop`). */
+export function stopScript(profile: ServerProfile, timeoutS = 600): Script {
+  const step = { kind: 'stop', via: profile.kind === 'systemd' ? 'systemd' : 'signal', timeoutS } as const;
+  return script([{ what: 'helpers', text: PROLOGUE }, { what: describeStep(step), text: stopText(profile, step) }], profile.sudo);
+}
+
+/** Put every host file back from the profile's record (only files of known tunables), and remove a systemd drop-in. */
+export function restoreAllScript(profile: ServerProfile | null, paths: HostPaths, dir: string, sudo: boolean): Script {
+  const sections: ScriptSection[] = [
+    { what: 'helpers', text: PROLOGUE },
+    { what: `the restore record (${dir}/restore.tsv)`, text: recordFunctions(dir, paths) },
+    {
+      what: 'put every host setting varlab changed back',
+      text: [
+        collectFiles(HOST_FILES, paths),
+        'restore_files "$@" || fail restore "some host settings could not be put back"',
+        // What is left names no file varlab changes: it is not replayed.
+        `if [ -f "$rec" ]; then echo "varlab: $rec names files varlab never changes; they were not replayed:" >&2; cut -f1 "$rec" >&2; rm -f "$rec"; fi`,
+        `rmdir "$rec_dir" 2>/dev/null; true`,
+      ].join('\n'),
+    },
+  ];
+  if (profile?.kind === 'systemd') {
+    sections.push({ what: 'remove the varlab systemd drop-in', text: `if [ -e ${q(dropInPath(profile))} ]; then rm -f ${q(dropInPath(profile))} && systemctl daemon-reload >&2; fi; true` });
+  }
+  return script(sections, sudo);
+}
+
+/** What the restart script said: tagged lines back into values. */
+export interface Reply {
+  pid: number | null;
+  readyMs: number | null;
+  facts: Record<string, string>;
+  fail: { kind: string; message: string } | null;
+  /** Lines the server wrote to its error log during this start (on failure: the reason). */
+  log: string[];
+}
+
+export function parseReply(stdout: string): Reply {
+  const r: Reply = { pid: null, readyMs: null, facts: {}, fail: null, log: [] };
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('@')) continue;
+    const sp = line.indexOf(' ');
+    const tag = sp < 0 ? line.slice(1) : line.slice(1, sp);
+    const rest = sp < 0 ? '' : line.slice(sp + 1);
+    if (tag === 'pid') r.pid = Number(rest) || null;
+    else if (tag === 'ready') r.readyMs = Number.isFinite(Number(rest)) ? Number(rest) : null;
+    else if (tag === 'log') r.log.push(rest);
+    else if (tag === 'fail') {
+      const i = rest.indexOf(' ');
+      r.fail = { kind: i < 0 ? rest : rest.slice(0, i), message: i < 0 ? '' : rest.slice(i + 1) };
+    } else if (tag === 'fact') {
+      const i = rest.indexOf(' ');
+      const key = i < 0 ? rest : rest.slice(0, i);
+      const value = i < 0 ? '' : rest.slice(i + 1);
+      r.facts[key] = key in r.facts ? `${r.facts[key]}\n${value}` : value;
+    }
+  }
+  return r;
+}
+
+/** How the run says a script would run: the text, and how it is started on the target. */
+export function formatScript(s: Script): string {
+  return (s.sudo ? '# runs as root: sudo -n sh -c SCRIPT, with SCRIPT:\n' : '') + s.text;
+}
