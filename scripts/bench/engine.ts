@@ -111,8 +111,8 @@ export async function bench(): Promise<void> {
         const c = await base.createServerControl(s, p, o);
         return {
           ...c,
-          restart: async (factors, levels) => {
-            const st = await c.restart(factors, levels);
+          run: async (proc) => {
+            const st = await c.run(proc);
             starts.push(st);
             return st;
           },

@@ -27,7 +27,7 @@ export type JournalRecord =
   | { t: 'host'; at: number; host: HostFingerprint }
   | { t: 'timer'; at: number; source: TimingSource; note?: string }
   | { t: 'restart-started'; at: number; seq: number; cell: string }
-  | { t: 'checks'; at: number; seq: number; checks: TunableCheck[]; pid?: number; readyMs?: number }
+  | { t: 'checks'; at: number; seq: number; checks: TunableCheck[]; pid?: number; readyMs?: number; /** The server profile's own options, read back like the factors. */ options?: TunableCheck[] }
   | { t: 'preload'; at: number; seq: number; tables: number; indexes: number; rows: number; ms: number }
   | {
       t: 'execution';
@@ -88,7 +88,7 @@ export function recordOf(e: RunEvent): JournalRecord | null {
 
 /** The records a finished restart is made of, in journal order: replays a restart kept in a file or sent as history. */
 export function recordsOfRestart(r: RestartResult, warmup: number): JournalRecord[] {
-  const out: JournalRecord[] = [{ t: 'restart-started', at: r.startedAt, seq: r.seq, cell: r.cell }, { t: 'checks', at: r.startedAt, seq: r.seq, checks: r.checks }];
+  const out: JournalRecord[] = [{ t: 'restart-started', at: r.startedAt, seq: r.seq, cell: r.cell }, { t: 'checks', at: r.startedAt, seq: r.seq, checks: r.checks, ...(r.options ? { options: r.options } : {}) }];
   if (r.preload) out.push({ t: 'preload', at: r.startedAt, seq: r.seq, ...r.preload });
   for (const q of r.queries) {
     q.values.forEach((value, i) =>
@@ -123,6 +123,7 @@ export interface OpenRestart {
   cell: string;
   startedAt: number;
   checks: TunableCheck[];
+  options?: TunableCheck[];
   preload?: RestartResult['preload'];
   queries: Map<string, QueryTimings>;
 }
@@ -155,7 +156,10 @@ export class JournalFold {
         break;
       case 'checks': {
         const o = this.open.get(r.seq);
-        if (o) o.checks = r.checks;
+        if (o) {
+          o.checks = r.checks;
+          if (r.options) o.options = r.options;
+        }
         break;
       }
       case 'preload': {
@@ -188,6 +192,7 @@ export class JournalFold {
           startedAt: o.startedAt,
           finishedAt: r.at,
           checks: o.checks,
+          ...(o.options ? { options: o.options } : {}),
           ...(o.preload ? { preload: o.preload } : {}),
           queries: [...o.queries.values()],
         });

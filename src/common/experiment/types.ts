@@ -132,6 +132,8 @@ export interface RestartResult {
   startedAt: number;
   finishedAt: number;
   checks: TunableCheck[];
+  /** The server profile's own options (`--innodb-buffer-pool-size=512M`) as the live server reported them. */
+  options?: TunableCheck[];
   preload?: { tables: number; indexes: number; rows: number; ms: number };
   queries: QueryTimings[];
 }

@@ -2,8 +2,7 @@
 // wrap it (to time the server's own start) without touching the engine.
 import type { Connection } from 'mysql2/promise';
 import type { ServerProfile } from '../../common/experiment/types.js';
-import type { HostFingerprint } from '../../common/host.js';
-import { createServerControl, openTarget, preloadSchemas, probeHost, type PreloadReport } from '../host/index.js';
+import { createServerControl, openTarget, preloadSchemas, type PreloadReport } from '../host/index.js';
 import type { OpenTargetOptions, Prompter, ServerControl, TargetSession } from '../host/types.js';
 
 export type { PreloadReport };
@@ -11,8 +10,7 @@ export type { PreloadReport };
 export interface HostLayer {
   openTarget(target: string, opts: OpenTargetOptions): Promise<TargetSession>;
   createServerControl(session: TargetSession, profile: ServerProfile, opts?: { prompt?: Prompter }): ServerControl | Promise<ServerControl>;
-  probeHost(session: TargetSession): Promise<HostFingerprint>;
   preloadSchemas(conn: Connection, schemas: string[]): Promise<PreloadReport>;
 }
 
-export const defaultHostLayer = (): HostLayer => ({ openTarget, createServerControl, probeHost, preloadSchemas });
+export const defaultHostLayer = (): HostLayer => ({ openTarget, createServerControl, preloadSchemas });

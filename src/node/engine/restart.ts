@@ -1,8 +1,10 @@
 // The restart procedure: one scheduled restart, from the server's restart to its last execution.
+// Its steps are computed once from the cell's levels by the host layer (common/restart.ts):
 //
-//   restart mysqld with the cell's tunables (applied and verified by the host layer)
-//   → the setup script, once per run (then a clean restart, so fresh data is not in the buffer pool)
-//   → verify → preload when the cell says so → idle time (equal for every restart)
+//   restart mysqld with the cell's tunables (one remote call: stop, set, start, wait, read facts)
+//   → the setup script, once per run, and every query prepared on the server (then a clean restart,
+//     so fresh data is not in the buffer pool)
+//   → verify → the preload step when the cell has one → idle time (equal for every restart)
 //   → each query, its repetitions (first W flagged warm-up), or the benchmark command K times
 //
 // It reaches the host only through the HostLayer and ServerControl interfaces, so the host layer
@@ -16,6 +18,7 @@ import type { ServerControl, TargetSession } from '../host/types.js';
 import { detectTimer, type ServerTimer } from '../workloads/queries.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
 import { runSetup } from '../workloads/setup.js';
+import { checkQueries } from '../workloads/check.js';
 import type { HostLayer } from './hostlayer.js';
 
 /** What a restart needs from the run around it. */
@@ -47,17 +50,22 @@ export class RestartProcedure {
     const { ctx } = this;
     const design = ctx.design;
     const t0 = Date.now();
-    const cellLevels = r.levels;
     const control = ctx.control();
     const w = design.workload;
     ctx.record({ t: 'restart-started', at: t0, seq: r.seq, cell: r.cell });
 
-    let started = await control.restart(design.factors, cellLevels);
+    // Computed once for this restart; run again unchanged after the setup.
+    const proc = await control.procedure(design.factors, r.levels, { schemas: [w.database], workload: true });
+    let started = await control.run(proc);
     if (!this.setupDone) {
       const conn = ctx.track(await control.connect());
       let setup;
       try {
         setup = await runSetup(conn, w.database, w.setupSql, w.setupSkipIfTable);
+        if (w.kind === 'queries') {
+          await conn.query(`USE \`${w.database.replace(/`/g, '``')}\``);
+          await checkQueries(conn, w.queries);
+        }
       } finally {
         await ctx.release(conn);
       }
@@ -65,10 +73,10 @@ export class RestartProcedure {
       const what = setup.skipped ? `setup skipped: table ${w.setupSkipIfTable} already exists in ${w.database}` : `setup script ran (${setup.statements} statements, ${(setup.ms / 1000).toFixed(1)} s)`;
       ctx.emit({ type: 'log', at: Date.now(), level: 'info', message: what });
       // Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
-      if (!setup.skipped) started = await control.restart(design.factors, cellLevels);
+      if (!setup.skipped) started = await control.run(proc);
     }
     const checks = started.checks;
-    ctx.record({ t: 'checks', at: Date.now(), seq: r.seq, checks, pid: started.pid, readyMs: started.readyMs });
+    ctx.record({ t: 'checks', at: Date.now(), seq: r.seq, checks, pid: started.pid, readyMs: started.readyMs, ...(started.options.length ? { options: started.options } : {}) });
     const failed = checks.filter((c) => !c.ok);
     if (failed.length) {
       const reason = failed.map((c) => `${c.tunable}=${c.level} not in effect (observed ${c.observed})`).join('; ');
@@ -80,8 +88,9 @@ export class RestartProcedure {
     const onExecution = (x: Execution) => ctx.record({ t: 'execution', at: Date.now(), seq: r.seq, ...x });
     const hooks = { checkCancel: ctx.checkCancel, onExecution };
     try {
-      if (cellLevels.preload === 'on') {
-        const p = await ctx.host.preloadSchemas(conn, [w.database]);
+      const preload = proc.steps.find((s) => s.kind === 'preload');
+      if (preload?.kind === 'preload') {
+        const p = await ctx.host.preloadSchemas(conn, preload.schemas);
         ctx.record({ t: 'preload', at: Date.now(), seq: r.seq, ...p });
       }
       if (w.kind === 'queries') await this.queryTimer(conn);

@@ -288,7 +288,8 @@ export class RunEngine {
     for (const d of prior.discarded) this.emit({ type: 'restart-discarded', at: d.at, seq: d.seq, cell: d.cell, reason: d.reason });
     this.progress();
     await this.link.connect();
-    const fingerprint = await this.link.host.probeHost(this.link.session);
+    // The host layer's own probe: the one its restart procedures are computed for.
+    const fingerprint = await this.link.control.host();
     this.record({ t: 'host', at: Date.now(), host: fingerprint });
 
     for (const restart of remainingRestarts(this.plan, this.fold.state())) {

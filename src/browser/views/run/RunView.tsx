@@ -100,6 +100,17 @@ function Progress() {
               {c.tunable}={c.level} {c.ok ? '✓' : '✗'}
             </span>
           ))}
+          {live.current.options?.length ? (
+            <span data-testid="run-options">
+              {' '}
+              server options:{' '}
+              {live.current.options.map((c) => (
+                <span key={c.tunable} style={{ color: c.ok ? '#1a7f37' : '#b42318', marginRight: 10 }} title={c.observed}>
+                  {c.tunable}={c.level} {c.ok ? '✓' : '✗'}
+                </span>
+              ))}
+            </span>
+          ) : null}
         </small>
       )}
       {live.interval && live.interval.seq === live.current?.seq && (
