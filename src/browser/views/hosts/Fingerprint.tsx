@@ -20,13 +20,18 @@ export function Fingerprint({ f }: { f: HostFingerprint }) {
     ['mysqld', f.mysqld ? `${f.mysqld.flavor} ${f.mysqld.version} at ${f.mysqld.binary}` : 'not found'],
   ];
   if (f.mysqld) rows.push(['Data directory', f.mysqld.datadir ?? '?'], ['Socket', f.mysqld.socket ?? '?'], ['Config file', f.mysqld.configFile ?? 'none found']);
+  return <KeyValues rows={rows} testid="host-fingerprint" cellIds />;
+}
+
+/** Rows of `name: value` (values may hold several lines). */
+export function KeyValues({ rows, testid, cellIds = false }: { rows: [string, string][]; testid: string; cellIds?: boolean }) {
   return (
-    <table className="data" data-testid="host-fingerprint">
+    <table className="data" data-testid={testid}>
       <tbody>
         {rows.map(([k, v]) => (
           <tr key={k}>
             <th style={{ textAlign: 'left', verticalAlign: 'top' }}>{k}</th>
-            <td className="prewrap" data-testid={`host-${k.toLowerCase().replace(/[^a-z]+/g, '-')}`}>
+            <td className="prewrap" data-testid={cellIds ? `host-${k.toLowerCase().replace(/[^a-z]+/g, '-')}` : undefined}>
               {v}
             </td>
           </tr>

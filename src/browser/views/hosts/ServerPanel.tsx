@@ -5,6 +5,7 @@ import { useState } from 'react';
 import type { HostEntry, HostProfile, ServerCheck, TargetAuth } from '../../../common/api.js';
 import type { ServerProfile } from '../../../common/experiment/types.js';
 import { getClient } from '../../client.js';
+import { KeyValues } from './Fingerprint.js';
 
 interface Props {
   entry: HostEntry;
@@ -45,18 +46,7 @@ function ProfileSummary({ p }: { p: HostProfile }) {
         ['Root commands', p.sudo ? 'through sudo -n' : 'as the login user'],
       ];
   rows.push(['Server options', p.extraArgs.join('\n') || 'none']);
-  return (
-    <table className="data" data-testid="host-profile">
-      <tbody>
-        {rows.map(([k, v]) => (
-          <tr key={k}>
-            <th style={{ textAlign: 'left', verticalAlign: 'top' }}>{k}</th>
-            <td className="prewrap">{v}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  return <KeyValues rows={rows} testid="host-profile" />;
 }
 
 function CheckTable({ check }: { check: ServerCheck }) {
