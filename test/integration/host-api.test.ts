@@ -1,7 +1,7 @@
-// The host layer through the API contract, as the UI calls it: host.probe on `local`, host.dryRun.
+// The host layer through the API contract, as the UI calls it: host.probe on `local`, host.dryRun, the quickstart's port.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBackend } from '../../src/node/backend.js';
@@ -51,6 +51,32 @@ test('host.dryRun lists every cell\'s commands for the registered profile, for t
     assert.match(withAslrOff.commands.join('\n'), new RegExp(`setarch ${process.arch === 'arm64' ? 'aarch64' : 'x86_64'} -R /usr/sbin/mariadbd`));
     assert.deepEqual(withAslrOff.levels.aslr, 'off');
   } finally {
+    process.env.VARLAB_HOME = old;
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('local.quickstart makes its sandbox on the port asked for, and refuses a port that is not one', { timeout: 240_000 }, async () => {
+  const home = mkdtempSync(join(tmpdir(), 'varlab-host-api-'));
+  const old = process.env.VARLAB_HOME;
+  process.env.VARLAB_HOME = home;
+  const backend = createBackend({ transport: 'websocket' });
+  try {
+    const bad = await backend.call('local.quickstart', { port: 80 });
+    assert.ok(!bad.ok && bad.code === 'invalid-argument' && /port must be a whole number from 1024 to 65535, got 80/.test(bad.message), JSON.stringify(bad));
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const r = await backend.call('local.quickstart', { port, dir: join(home, 'experiments') });
+    assert.ok(r.ok, !r.ok ? r.message : '');
+    const list = await backend.call('host.list', {});
+    assert.ok(list.ok);
+    const local = list.value.find((h) => h.target === 'local');
+    assert.equal(local?.profile?.port, port);
+    assert.equal(local?.profile?.sandboxDir, r.value.sandboxDir);
+    const removed = await backend.call('sandbox.remove', { target: 'local' });
+    assert.ok(removed.ok && removed.value.profile === null, JSON.stringify(removed));
+    assert.equal(existsSync(r.value.sandboxDir!), false);
+  } finally {
+    await backend.dispose();
     process.env.VARLAB_HOME = old;
     rmSync(home, { recursive: true, force: true });
   }

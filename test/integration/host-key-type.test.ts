@@ -72,7 +72,10 @@ test('a run that reconnects mid-run to a host now presenting a key of another ty
   assert.ok(!run.events.some((e) => e.type === 'restart-finished' && e.seq > 2), 'nothing ran on the impostor');
   await assertImpostorNotRemembered();
   const journal = file.replace(/\.json$/, '.journal.jsonl');
-  assert.deepEqual(countJournal(journal).discarded.map((d) => d.seq), [2], 'the interrupted restart is discarded, not kept short');
+  // The restart in progress when the link went (2, or 3 when 2 ended first: a restart is quick) is discarded, not kept short.
+  const count = countJournal(journal);
+  assert.equal(count.discarded.length, 1, JSON.stringify(count.discarded));
+  assert.ok(count.discarded[0].seq >= 2 && !count.finished.has(count.discarded[0].seq), 'the interrupted restart is discarded, not kept short');
 
   // The real host is back: the same command resumes and completes the plan, nothing lost or repeated.
   await env.sshd.useHostKeys(['ed25519']);

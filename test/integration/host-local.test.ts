@@ -82,7 +82,7 @@ test('from the command line: a 512M buffer pool sandbox, its options verified on
   assert.match(again.out, new RegExp(`reusing the sandbox on local: ${dirOf} `));
   const other = cli(['sandbox', 'create', 'local', '--dir', parent], home);
   assert.equal(other.code, 1);
-  assert.ok(other.out.includes(`local already has a sandbox at ${dirOf} (port `) && other.out.includes('pass --replace'), other.out);
+  assert.ok(other.out.includes(`local already has a sandbox at ${dirOf} (port `) && other.out.includes('--replace'), other.out);
   try {
     const started = cli(['sandbox', 'start', 'local', '--set', 'cpubind=0,1'], home);
     assert.equal(started.code, 0, started.out);

@@ -195,7 +195,7 @@ test('a second create on the same target reuses the same sandbox, refuses a diff
   assert.deepEqual([same.reused, same.profile.sandboxDir], [true, profile.sandboxDir]);
   await assert.rejects(host.createSandbox(session, { parent: dir, bufferPool: '1G' }), (e: Error & { code?: string }) => {
     assert.equal(e.code, 'busy');
-    assert.equal(e.message, `${sshd.target} already has a sandbox at ${profile.sandboxDir} (port ${profile.port}, buffer pool 512M). Use it as it is, or pass --replace to remove it and make a new one`);
+    assert.equal(e.message, `${sshd.target} already has a sandbox at ${profile.sandboxDir} (port ${profile.port}, buffer pool 512M). Use it as it is, or replace it (--replace, or "Replace" in the Hosts view) to remove it and make a new one`);
     return true;
   });
   assert.ok(existsSync(profile.datadir), 'the refused create left the existing sandbox alone');

@@ -11,9 +11,9 @@ import { startRun, useRunSession } from '../views/run/session.js';
 
 type Phase = { kind: 'idle' } | { kind: 'working'; step: string } | { kind: 'failed'; message: string };
 
-async function runQuickstart(setPhase: (p: Phase) => void): Promise<void> {
+async function runQuickstart(setPhase: (p: Phase) => void, port?: number): Promise<void> {
   setPhase({ kind: 'working', step: 'Making a sandbox mysqld on this machine (its own data directory, port and socket)…' });
-  const r = await getClient().call('local.quickstart', {});
+  const r = await getClient().call('local.quickstart', port ? { port } : {});
   if (!r.ok) {
     setPhase({ kind: 'failed', message: r.message });
     return;
@@ -30,6 +30,8 @@ async function runQuickstart(setPhase: (p: Phase) => void): Promise<void> {
 export function FirstRun() {
   const [ready, setReady] = useState<LocalReadiness | null>(null);
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
+  const [port, setPort] = useState('');
+  const portProblem = port.trim() && !(/^\d+$/.test(port.trim()) && Number(port) >= 1024 && Number(port) <= 65535) ? 'a port from 1024 to 65535, or empty for any free one' : null;
   useEffect(() => {
     let live = true;
     void getClient()
@@ -51,10 +53,15 @@ export function FirstRun() {
             Uses {ready.version ?? ready.mysqld} in a throwaway sandbox (never your own server), and the quickstart with 2 restarts per cell, saved in a
             folder of your own.
           </p>
-          <button className="primary big" disabled={phase.kind === 'working'} onClick={() => void runQuickstart(setPhase)} data-testid="run-quickstart-local">
+          <button className="primary big" disabled={phase.kind === 'working' || !!portProblem} onClick={() => void runQuickstart(setPhase, port.trim() ? Number(port) : undefined)} data-testid="run-quickstart-local">
             Run the quickstart on this machine
             <small>16 cells × 2 restarts, the plots fill in live</small>
           </button>
+          <label className="field" style={{ alignItems: 'flex-start' }}>
+            <span>Sandbox port (optional)</span>
+            <input style={{ width: 140 }} value={port} onChange={(e) => setPort(e.target.value)} placeholder="any free port" size={12} aria-invalid={!!portProblem} data-testid="quickstart-port" />
+            {portProblem && <span className="problem">{portProblem}</span>}
+          </label>
         </>
       ) : (
         <p data-testid="install-hint">

@@ -7,6 +7,6 @@ export { createServerControl, type ServerControlOptions } from './server.js';
 export { DEFAULT_HOST_PATHS, formatScript, systemdDropIn, type HostPaths, type Script } from './script.js';
 export { dryRunCells, procedureText } from './dryrun.js';
 export { preloadSchemas, type PreloadReport } from './preload.js';
-export { offerRestore, profileId, readRestoreRecords, restoreHost } from './restore.js';
+export { offerRestore, profileDir, profileId, readRestoreRecords, restoreHost } from './restore.js';
 export { sandboxProfile, readProfiles, registerProfile, unregisterProfile, profilesPath, type RegisteredProfile } from './profiles.js';
 export { createSandbox, planSandbox, removeSandbox, type SandboxOptions, type SandboxResult } from './sandbox.js';

@@ -18,6 +18,11 @@ export function profileId(p: Pick<ServerProfile, 'kind' | 'datadir' | 'port' | '
   return `mysqld-${p.port}-${digest.slice(0, 10)}`;
 }
 
+/** The profile's own directory on the target (root's, 0700): the restore record, and beside it the run lock. */
+export function profileDir(profile: Pick<ServerProfile, 'kind' | 'datadir' | 'port' | 'service'>, paths: HostPaths): string {
+  return recordDir(paths, profileId(profile));
+}
+
 /** Run a script, as root through sudo -n when it says so, turning sudo's password demand into one clear error. */
 export async function runScript(session: TargetSession, s: Script, what: string, timeoutMs = 120_000): Promise<string> {
   const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs });
@@ -32,7 +37,7 @@ export async function runScript(session: TargetSession, s: Script, what: string,
 }
 
 export async function restoreHost(session: TargetSession, profile: ServerProfile, paths: HostPaths): Promise<void> {
-  await runScript(session, restoreAllScript(profile, paths, recordDir(paths, profileId(profile)), profile.sudo), 'restoring host settings from the restore record');
+  await runScript(session, restoreAllScript(profile, paths, profileDir(profile, paths), profile.sudo), 'restoring host settings from the restore record');
 }
 
 export interface RecordEntry {

@@ -166,7 +166,7 @@ export async function createSandbox(session: TargetSession, opts: SandboxOptions
   if (existing && (await stillThere(session, existing))) {
     if (!opts.replace) {
       if (fits(existing, opts)) return { profile: existing, reused: true, replaced: null };
-      throw new ApiError('busy', `${session.target} already has ${describe(existing)}. Use it as it is, or pass --replace to ${existing.sandboxDir ? 'remove it and make a new one' : 'forget it (its data is left alone) and make a sandbox'}`);
+      throw new ApiError('busy', `${session.target} already has ${describe(existing)}. Use it as it is, or replace it (--replace, or "Replace" in the Hosts view) to ${existing.sandboxDir ? 'remove it and make a new one' : 'forget it (its data is left alone) and make a sandbox'}`);
     }
     if (existing.sandboxDir) await removeSandbox(session, existing);
     replaced = existing;

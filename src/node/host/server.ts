@@ -10,8 +10,8 @@ import { checkProfile } from '../../common/profile.js';
 import { restartProcedure, verifyCell, type RestartProcedure } from '../../common/restart.js';
 import { sameValue } from '../../common/tunables/registry.js';
 import { probeHost } from './probe.js';
-import { profileId, restoreHost, runScript } from './restore.js';
-import { hostPaths, parseReply, recordDir, restartScript, stopScript, type HostPaths, type Reply, type Script } from './script.js';
+import { profileDir, restoreHost, runScript } from './restore.js';
+import { hostPaths, parseReply, restartScript, stopScript, type HostPaths, type Reply, type Script } from './script.js';
 import { asRoot, sudoWantsPassword } from './shell.js';
 import type { Prompter, ServerControl, StartedServer, TargetSession } from './types.js';
 
@@ -45,7 +45,7 @@ export function startFailureRepeats(reply: Pick<Reply, 'fail' | 'log'>): boolean
 export function createServerControl(session: TargetSession, profile: ServerProfile, opts: ServerControlOptions = {}): ServerControl & { readonly pid: number | null } {
   checkProfile(profile);
   const paths = hostPaths(opts.paths);
-  const dir = recordDir(paths, profileId(profile));
+  const dir = profileDir(profile, paths);
   let host: HostFingerprint | undefined = opts.host;
   let password = opts.password;
   let pid: number | null = null;
