@@ -60,6 +60,19 @@ test('--json: the numbers of issue 5, cells and queries sorted, comparisons with
   assert.equal(cmp.baseline, 'mysql-5.6');
   assert.equal(cmp.effect_pct.toFixed(2), '1.00');
   assert.ok(cmp.ci_low_pct < 0 && cmp.ci_high_pct > 2, 'two restarts that far apart cannot show a 1% effect');
+  // Issue 12: the ratio interval never leaves (−100 %, +∞); raw and adjusted p; no MDE from 2 restarts.
+  assert.ok(cmp.ci_low_pct > -100);
+  assert.equal(typeof cmp.p_value, 'number');
+  assert.equal(cmp.p_adjusted, cmp.p_value, 'one comparison with a p-value: its own family');
+  assert.equal(cmp.adjustment, 'holm');
+  assert.equal(cmp.verdict, 'inconclusive');
+  assert.equal(j.summary, '0 of 1 comparison differs after Holm adjustment (α = 0.05)');
+  assert.deepEqual(Object.keys(tps.steady), ['flat', 'warmup', 'slowdown', 'none']);
+  assert.equal(tps.mde_pct, null);
+  assert.equal(tps.null_reasons.mde_pct, 'needs 1 more restart (3 per cell)');
+  assert.equal(j.ranking.most_stable, null);
+  const bh = JSON.parse(varlab(file, '--json', '--baseline', 'mysql-5.6', '--adjust', 'bh').out);
+  assert.equal(bh.comparisons.find((c: { query: string }) => c.query === 'tps').adjustment, 'bh');
   // The patched cell has no "other" query: null, with the reason, never NaN.
   const other = j.comparisons.find((c: { query: string }) => c.query === 'other');
   assert.equal(other.effect_pct, null);

@@ -93,3 +93,32 @@ test('exported plots: restart rows labelled with their cell, the MDE pooled over
   assert.match(title, /\d+ of 75 comparisons differ after Holm adjustment \(α = 0\.05\): filled markers/);
   assert.match(String((cmp.layout.xaxis as { title: { text: string } }).title.text), /95% interval of the ratio, log scale, Welch df/);
 });
+
+test('varlab export --alpha --adjust: the report and summary.csv say what the Analysis view with the same choices says', async () => {
+  const { mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { main } = await import('../../src/cli/main.js');
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-export-alpha-'));
+  try {
+    const file = join(dir, 'qs.varlab.json');
+    writeFileSync(file, JSON.stringify(finishedQuickstart(3)));
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), tty: false };
+    assert.equal(await main(['export', file, '--markdown', join(dir, 'r.md'), '--csv', join(dir, 'csv'), '--alpha', '0.01', '--adjust', 'bh'], io), 0, err.join('\n'));
+    const md = readFileSync(join(dir, 'r.md'), 'utf8');
+    assert.match(md, /at 99%/);
+    assert.match(md, /\| 99% interval \|/);
+    assert.match(md, /Benjamini–Hochberg-adjusted/);
+    const expected = markdownReport(exportContext(finishedQuickstart(3), { alpha: 0.01, adjustment: 'bh' }));
+    assert.equal(md.split('\n## Plots')[0].trim(), expected.trim());
+    const summary = readFileSync(join(dir, 'csv', 'summary.csv'), 'utf8');
+    assert.match(summary.split('\n')[0], /,p_value,p_adjusted,detectable_pct,adjustment,verdict,/);
+    assert.match(summary, /,bh,(differs|inconclusive),/);
+    assert.equal(await main(['export', file, '--markdown', join(dir, 'x.md'), '--alpha', '1.5'], io), 2);
+    assert.match(err.join('\n'), /--alpha: expected a number from 0 to 1/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -4,11 +4,11 @@ import { relative } from 'node:path';
 import { readExperimentFile } from '../../node/files.js';
 import { exportExperiment } from '../../node/export/files.js';
 import { renderProblem } from '../../node/export/render.js';
-import { numberOption, parse, UsageError, type Command } from '../io.js';
+import { adjustmentOption, numberOption, parse, probabilityOption, UsageError, type Command } from '../io.js';
 
 export const exportCommand: Command = {
   name: 'export',
-  usage: `varlab export FILE [--csv DIR] [--png DIR] [--svg DIR] [--markdown FILE.md] [--scale 1|2|3] [--baseline CELL] [--warmup W]
+  usage: `varlab export FILE [--csv DIR] [--png DIR] [--svg DIR] [--markdown FILE.md] [--scale 1|2|3] [--baseline CELL] [--warmup W] [--alpha A] [--adjust holm|bh]
 
   --csv DIR        executions.csv (one row per execution), restarts.csv (one row per restart),
                    summary.csv (the statistics per cell and query, comparisons with the baseline)
@@ -19,6 +19,8 @@ export const exportCommand: Command = {
   --scale N        PNG scale (text and lines scale too): 1, 2 (default) or 3
   --baseline CELL  the cell others are compared with (default: the first cell of the plan)
   --warmup W       executions dropped per restart and query (default: the design's warm-up)
+  --alpha A        significance level of the comparisons; intervals are at 1 − A (default 0.05)
+  --adjust holm|bh how the comparisons' p-values are adjusted together (default holm)
 
 Exit 0 when every file was written; 1 when something is missing (Chromium, results); 2 on bad usage.`,
   async run(argv, io) {
@@ -30,11 +32,15 @@ Exit 0 when every file was written; 1 when something is missing (Chromium, resul
       scale: { type: 'string' },
       baseline: { type: 'string' },
       warmup: { type: 'string' },
+      alpha: { type: 'string' },
+      adjust: { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one experiment FILE');
     if (!values.csv && !values.png && !values.svg && !values.markdown) throw new UsageError('nothing to export: give at least one of --csv, --png, --svg, --markdown');
     const scale = numberOption('scale', values.scale, { integer: true, min: 1, max: 3 }) ?? 2;
     const warmup = numberOption('warmup', values.warmup, { integer: true, min: 0 });
+    const alpha = probabilityOption('alpha', values.alpha);
+    const adjustment = adjustmentOption(values.adjust);
     const file = positionals[0];
     if (values.png || values.svg) {
       const problem = renderProblem();
@@ -50,7 +56,7 @@ Exit 0 when every file was written; 1 when something is missing (Chromium, resul
     }
     const written = await exportExperiment(
       r.doc,
-      { csvDir: values.csv, pngDir: values.png, svgDir: values.svg, markdown: values.markdown, scale, warmup, baseline: values.baseline },
+      { csvDir: values.csv, pngDir: values.png, svgDir: values.svg, markdown: values.markdown, scale, warmup, baseline: values.baseline, alpha, adjustment },
       (path) => {
         const rel = relative(process.cwd(), path);
         io.out(`wrote ${rel && !rel.startsWith('..') ? rel : path}`);

@@ -3,7 +3,7 @@
 // so the three never disagree about warm-up or baseline.
 import type { ExperimentDoc, RestartResult } from '../experiment/types.js';
 import { expandCells, factorKey, levelsByCell } from '../plan.js';
-import { analyze, tidyFromExperiment, type Analysis } from '../stats/index.js';
+import { ADJUSTMENTS, analyze, tidyFromExperiment, type Adjustment, type Analysis } from '../stats/index.js';
 import { effectConvention, fewRestartsNote } from './format.js';
 
 export interface ExportOptions {
@@ -13,6 +13,10 @@ export interface ExportOptions {
   baseline?: string;
   /** The target effect (percent) planning figures mark. Default 1. */
   targetEffectPct?: number;
+  /** Significance level of the comparisons; their intervals are at 1 − alpha. Default 0.05. */
+  alpha?: number;
+  /** How the comparisons' p-values are adjusted together. Default Holm. */
+  adjustment?: Adjustment;
 }
 
 export interface ExportContext {
@@ -72,7 +76,9 @@ export function exportContext(doc: ExperimentDoc, opts: ExportOptions = {}): Exp
     throw new ExportError(`baseline cell "${opts.baseline}" has no results; cells with results: ${cells.join(' | ') || 'none'}`);
   }
   if (cells.length < 2) baseline = opts.baseline ?? null;
-  const analysis = analyze(data, { warmup, baseline: baseline ?? undefined, targetEffectPct: opts.targetEffectPct });
+  if (opts.alpha !== undefined && !(opts.alpha > 0 && opts.alpha < 1)) throw new ExportError(`alpha must be a number between 0 and 1 (exclusive), got ${opts.alpha}`);
+  if (opts.adjustment !== undefined && !ADJUSTMENTS.includes(opts.adjustment)) throw new ExportError(`adjustment must be holm or bh, got ${JSON.stringify(opts.adjustment)}`);
+  const analysis = analyze(data, { warmup, baseline: baseline ?? undefined, targetEffectPct: opts.targetEffectPct, alpha: opts.alpha, adjustment: opts.adjustment });
   return contextAround(doc, analysis, data.unit ?? '');
 }
 

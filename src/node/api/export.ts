@@ -44,13 +44,13 @@ export function exportHandlers(_ctx: BackendContext): Handlers {
       const dir = absoluteDir(args.dir);
       const format = args.format ?? 'png';
       if (format !== 'png' && format !== 'svg') throw new ApiError('invalid-argument', `format must be png or svg, got ${JSON.stringify(format)}`);
-      const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline });
+      const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline, alpha: args.alpha, adjustment: args.adjustment });
       const files = await writePlots(buildFigures(ctx, { image: true }), [{ format, dir }], checkScale(args.scale ?? 2));
       return { files: files.map((f) => f.path) };
     },
     'export.csv': async (args) => {
       const dir = absoluteDir(args.dir);
-      const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline });
+      const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline, alpha: args.alpha, adjustment: args.adjustment });
       return { files: (await writeCsvs(ctx, dir)).map((f) => f.path) };
     },
     'trust.check': async (args) => checkTrust(await docOf(args), args.target),

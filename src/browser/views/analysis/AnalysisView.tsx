@@ -120,7 +120,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
         </div>
         {error ? <p className="problem">The analysis failed: {error}</p> : null}
       </div>
-      <ExportBar doc={doc} warmup={usedWarmup} baseline={baseline ?? undefined} />
+      <ExportBar doc={doc} warmup={usedWarmup} baseline={baseline ?? undefined} alpha={alpha} adjustment={adjustment} />
 
       {analysis && ctx ? (
         <>

@@ -6,6 +6,7 @@
 import { useMemo, useState } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { exportContext, type ExportContext } from '../../../common/export/context.js';
+import type { Adjustment } from '../../../common/stats/adjust.js';
 import { markdownReport } from '../../../common/export/markdown.js';
 import { buildFigures } from '../../../common/figures/index.js';
 import { getClient } from '../../client.js';
@@ -20,6 +21,9 @@ export interface ExportBarProps {
   path?: string | null;
   warmup?: number;
   baseline?: string;
+  /** The analysis's α and p-value adjustment, so the exports say what the view says. */
+  alpha?: number;
+  adjustment?: Adjustment;
 }
 
 /** `/data/run.varlab.json` → `/data/run-export`; an unsaved document exports under the home folder. */
@@ -33,16 +37,16 @@ export function defaultExportDir(path: string | null, home: string | undefined, 
   return `${home ?? ''}/varlab-export/${slug}`;
 }
 
-function useExportContext(doc: ExperimentDoc | null, warmup?: number, baseline?: string): { ctx: ExportContext | null; problem: string | null } {
+function useExportContext(doc: ExperimentDoc | null, { warmup, baseline, alpha, adjustment }: Pick<ExportBarProps, 'warmup' | 'baseline' | 'alpha' | 'adjustment'>): { ctx: ExportContext | null; problem: string | null } {
   return useMemo(() => {
     if (!doc) return { ctx: null, problem: 'no experiment is open' };
     if (!doc.results?.restarts.length) return { ctx: null, problem: 'no results yet: run the experiment first' };
     try {
-      return { ctx: exportContext(doc, { warmup, baseline }), problem: null };
+      return { ctx: exportContext(doc, { warmup, baseline, alpha, adjustment }), problem: null };
     } catch (e) {
       return { ctx: null, problem: (e as Error).message };
     }
-  }, [doc, warmup, baseline]);
+  }, [doc, warmup, baseline, alpha, adjustment]);
 }
 
 export function ExportBar(props: ExportBarProps) {
@@ -51,7 +55,7 @@ export function ExportBar(props: ExportBarProps) {
   const info = useApp((s) => s.info);
   const doc = props.doc ?? openDoc;
   const path = props.path === undefined ? openPath : props.path;
-  const { ctx, problem } = useExportContext(doc, props.warmup, props.baseline);
+  const { ctx, problem } = useExportContext(doc, props);
   const [dir, setDir] = useState<string | null>(null);
   const [scale, setScale] = useState(2);
   const [format, setFormat] = useState<'png' | 'svg'>('png');
@@ -78,7 +82,7 @@ export function ExportBar(props: ExportBarProps) {
 
   const exportPlots = () =>
     run('plots', async () => {
-      const r = await getClient().call('export.plots', { ...source(), dir: folder, scale, format, warmup: props.warmup, baseline: props.baseline });
+      const r = await getClient().call('export.plots', { ...source(), dir: folder, scale, format, warmup: props.warmup, baseline: props.baseline, alpha: props.alpha, adjustment: props.adjustment });
       if (!r.ok) throw new Error(r.message);
       setPlotsIn({ dir: folder, files: r.value.files.map((f) => f.split(/[\\/]/).pop() ?? f) });
       return `${r.value.files.length} plots written to ${folder}`;
@@ -86,7 +90,7 @@ export function ExportBar(props: ExportBarProps) {
 
   const exportCsv = () =>
     run('csv', async () => {
-      const r = await getClient().call('export.csv', { ...source(), dir: folder, warmup: props.warmup, baseline: props.baseline });
+      const r = await getClient().call('export.csv', { ...source(), dir: folder, warmup: props.warmup, baseline: props.baseline, alpha: props.alpha, adjustment: props.adjustment });
       if (!r.ok) throw new Error(r.message);
       return `${r.value.files.map((f) => f.split(/[\\/]/).pop()).join(', ')} written to ${folder}`;
     });
@@ -163,7 +167,7 @@ export function ExportBar(props: ExportBarProps) {
 /** The export bar and every plot of the experiment, each with its own PNG/SVG buttons. */
 export function ExportView(props: ExportBarProps) {
   const openDoc = useApp((s) => s.doc);
-  const { ctx } = useExportContext(props.doc ?? openDoc, props.warmup, props.baseline);
+  const { ctx } = useExportContext(props.doc ?? openDoc, props);
   const figures = useMemo(() => (ctx ? buildFigures(ctx) : []), [ctx]);
   return (
     <div className="export-view" data-testid="export-view">
