@@ -137,7 +137,7 @@ export function hostHandlers(ctx: BackendContext): Handlers {
       const profile = design.serverProfile ?? (await sandboxProfile(where));
       const result: DryRun = { profile: profile ?? null, cells: [] };
       if (!profile) {
-        result.problem = `no server profile: the experiment names none and none is registered for ${where} (run \`varlab sandbox create ${where}\`)`;
+        result.problem = `no server profile: the experiment names none and none is registered for ${where}: make a sandbox or register a server in the Hosts view above (or run \`varlab sandbox create ${where}\`)`;
         return result;
       }
       // The same questions as the run: the target is probed, so the commands are the ones it would run there.

@@ -133,7 +133,7 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
 
   const profile = doc.design.serverProfile ?? (await registeredProfile(doc.design.target));
   if (!profile) {
-    throw new ApiError('not-found', `no server profile for ${doc.design.target}: the file has none and none is registered for that target. Make one with: varlab sandbox create ${doc.design.target}`);
+    throw new ApiError('not-found', `no server profile for ${doc.design.target}: the file has none and none is registered for that target. Make a sandbox or register a server in the Hosts view, or run: varlab sandbox create ${doc.design.target}`);
   }
   doc.design.serverProfile = profile;
   return { doc, out, ...(resumeNote ? { resumeNote } : {}), ...(freshNote ? { freshNote } : {}) };
