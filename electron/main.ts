@@ -1,7 +1,11 @@
 // The desktop shell: one window on the same UI as browser mode, the backend in this process,
-// and Electron's security checklist: context isolation, sandbox, no Node in the renderer, a strict
-// CSP, a custom protocol instead of file://, navigation and new windows blocked, every IPC
-// message checked for its sender frame and its method name.
+// and Electron's security checklist (https://www.electronjs.org/docs/latest/tutorial/security):
+// context isolation, sandbox, no Node in the renderer, a strict CSP, a custom protocol instead of
+// file://, every permission denied (request and check), navigation, new windows and webviews
+// blocked for every web contents, every IPC message checked for its sender frame and its method
+// name, and files read or written only where the user picked them (src/node/api/paths.ts). The
+// fuses are flipped when the app is packaged (scripts/fuses.ts). test/unit/electron-security.test.ts
+// loads this file and the preload with a stand-in for the Electron binary and checks each item.
 import { app, BrowserWindow, dialog, ipcMain, net, protocol, session, type IpcMainInvokeEvent } from 'electron';
 import { join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -22,8 +26,10 @@ app.enableSandbox();
 const backend = createBackend({
   transport: 'electron',
   dialogs: {
-    'dialog.open': async ({ title, extensions }) => {
-      const r = await dialog.showOpenDialog({ title, properties: ['openFile'], filters: [{ name: 'Files', extensions }] });
+    'dialog.open': async ({ title, extensions, folder }) => {
+      const r = folder
+        ? await dialog.showOpenDialog({ title, properties: ['openDirectory', 'createDirectory'] })
+        : await dialog.showOpenDialog({ title, properties: ['openFile'], filters: [{ name: 'Files', extensions }] });
       return r.canceled ? null : (r.filePaths[0] ?? null);
     },
     'dialog.save': async ({ title, suggested, extensions }) => {
@@ -33,10 +39,27 @@ const backend = createBackend({
   },
 });
 
+/** Whether a URL is our own page: parsed, not prefix-matched (`app://varlab.evil/` must not pass). */
+function ourOrigin(url: string | undefined): boolean {
+  try {
+    const u = new URL(url ?? '');
+    return u.protocol === 'app:' && u.host === 'varlab';
+  } catch {
+    return false;
+  }
+}
+
 /** Only our own page, in the top frame, may call the backend. */
 function trustedSender(e: IpcMainInvokeEvent): boolean {
-  const url = e.senderFrame?.url ?? '';
-  return url.startsWith(`${ORIGIN}/`) && e.senderFrame === e.sender.mainFrame;
+  return ourOrigin(e.senderFrame?.url) && e.senderFrame === e.sender.mainFrame;
+}
+
+/**
+ * Permissions (camera, notifications, geolocation, HID...): none, asked or checked. The one exception
+ * is writing sanitized text to the clipboard from our own page ("Copy as Markdown").
+ */
+function permissionAllowed(permission: string, origin: string | undefined): boolean {
+  return permission === 'clipboard-sanitized-write' && ourOrigin(origin);
 }
 
 function createWindow(): BrowserWindow {
@@ -51,12 +74,12 @@ function createWindow(): BrowserWindow {
       nodeIntegration: false,
       webSecurity: true,
       allowRunningInsecureContent: false,
+      experimentalFeatures: false,
+      webviewTag: false,
+      navigateOnDragDrop: false,
       spellcheck: false,
     },
   });
-  win.webContents.on('will-navigate', (e) => e.preventDefault());
-  win.webContents.on('will-attach-webview', (e) => e.preventDefault());
-  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
   // The renderer's beforeunload says there are unsaved changes: let the person decide.
   win.webContents.on('will-prevent-unload', (e) => {
     const choice = dialog.showMessageBoxSync(win, {
@@ -73,18 +96,34 @@ function createWindow(): BrowserWindow {
   return win;
 }
 
+// Every web contents, the window's and any other (a webview, a popup), may not navigate away from our
+// page, open windows or attach webviews.
+app.on('web-contents-created', (_e, contents) => {
+  contents.on('will-navigate', (e) => e.preventDefault());
+  contents.on('will-redirect', (e) => e.preventDefault());
+  contents.on('will-attach-webview', (e) => e.preventDefault());
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+});
+
 app.whenReady().then(() => {
   // safeStorage works only once the app is ready; until the user ticks "remember", nothing is kept.
   useSecretStore(keychainSecretStore());
   protocol.handle('app', (request) => {
-    const path = decodeURIComponent(new URL(request.url).pathname);
+    let path: string;
+    try {
+      path = decodeURIComponent(new URL(request.url).pathname);
+    } catch {
+      return new Response('bad request', { status: 400 });
+    }
     const file = normalize(join(PUBLIC, path));
     if (!file.startsWith(PUBLIC + sep)) return new Response('forbidden', { status: 403 });
     return net.fetch(pathToFileURL(file).toString()).then(
       (r) => new Response(r.body, { status: r.status, headers: { 'content-type': r.headers.get('content-type') ?? '', 'content-security-policy': CSP } }),
     );
   });
-  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  session.defaultSession.setPermissionRequestHandler((wc, permission, callback, details) => callback(permissionAllowed(permission, details.requestingUrl ?? wc?.getURL())));
+  session.defaultSession.setPermissionCheckHandler((_wc, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin));
+  session.defaultSession.setDevicePermissionHandler(() => false);
 
   ipcMain.handle('varlab:invoke', (e, method: unknown, args: unknown) => {
     if (!trustedSender(e)) return fail('invalid-argument', 'refused: message from an untrusted frame');

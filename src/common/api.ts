@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'cancelled'
   | 'already-finished' // run.start on a file whose run finished, without fresh: true (its results would be replaced)
   | 'needs-consent' // the file would run commands beyond the built-in tunables the user has not agreed to on this target
+  | 'path-refused' // a file or folder the request may not touch: varlab's own state, ~/.ssh, or (desktop app) not picked by the user
   | 'internal';
 
 export const ok = <T>(value: T): Ok<T> => ({ ok: true, value });
@@ -191,7 +192,8 @@ export interface Requests {
   'experiment.save': { args: { path: string; doc: ExperimentDoc }; result: SaveResult };
   'experiment.recent': { args: Record<string, never>; result: string[] };
   'experiment.readSql': { args: { path: string }; result: { name: string; sql: string } };
-  'dialog.open': { args: { title?: string; extensions: string[] }; result: string | null };
+  /** A native file dialog (desktop app only); `folder`: choose a folder to write into (an export). What it returns counts as picked. */
+  'dialog.open': { args: { title?: string; extensions: string[]; folder?: boolean }; result: string | null };
   'dialog.save': { args: { title?: string; suggested: string; extensions: string[] }; result: string | null };
   'host.probe': { args: { target: string; auth?: TargetAuth }; result: HostFingerprint };
   /** --dry-run: the commands each cell's restart would run on the target, run none. */

@@ -7,6 +7,7 @@ import { runHandlers } from './api/run.js';
 import { exportHandlers } from './api/export.js';
 import { localHandlers } from './api/local.js';
 import { EventHub } from './api/hub.js';
+import { createPathPolicy, type PathPolicy } from './api/paths.js';
 
 export type Handler<M extends Method> = (args: ArgsOf<M>, origin: CallOrigin) => Promise<ResultOf<M>>;
 export type Handlers = { [M in Method]?: Handler<M> };
@@ -20,25 +21,50 @@ export interface BackendOptions {
 export interface BackendContext {
   options: BackendOptions;
   hub: EventHub;
+  paths: PathPolicy;
+}
+
+/** The native dialogs, each answer registered as picked: a file to read, a file to save, a folder to write into. */
+function pickingDialogs(dialogs: BackendOptions['dialogs'], paths: PathPolicy): Handlers {
+  const open = dialogs?.['dialog.open'];
+  const save = dialogs?.['dialog.save'];
+  return {
+    ...(open && {
+      'dialog.open': async (args, origin) => {
+        const path = await open(args, origin);
+        if (path) paths.picked(path, args.folder ? 'write' : 'read', args.folder ? 'folder' : 'file');
+        return path;
+      },
+    }),
+    ...(save && {
+      'dialog.save': async (args, origin) => {
+        const path = await save(args, origin);
+        if (path) paths.picked(path, 'write', 'file');
+        return path;
+      },
+    }),
+  };
 }
 
 export function createBackend(options: BackendOptions): Backend & { dispose(): Promise<void> } {
   const hub = new EventHub();
-  const ctx: BackendContext = { options, hub };
+  // The desktop app has native dialogs: there, only what they return (and varlab's own files) is picked.
+  const paths = createPathPolicy({ pickedOnly: options.transport === 'electron' });
+  const ctx: BackendContext = { options, hub, paths };
   const handlers: Handlers = {
     ...experimentHandlers(ctx),
     ...hostHandlers(ctx),
     ...runHandlers(ctx),
     ...exportHandlers(ctx),
     ...localHandlers(ctx),
-    ...options.dialogs,
+    ...pickingDialogs(options.dialogs, paths),
   };
   return {
     async call<M extends Method>(method: M, args: ArgsOf<M>, origin: CallOrigin = { clientId: 'local' }): Promise<Result<ResultOf<M>>> {
       const handler = handlers[method] as Handler<M> | undefined;
       if (!handler) return fail('unsupported', `${method} is not available in this mode`);
       try {
-        return ok(await handler(args ?? ({} as ArgsOf<M>), origin));
+        return ok(await handler(await paths.checkArgs(method, args ?? ({} as ArgsOf<M>)), origin));
       } catch (e) {
         if (e instanceof ApiError) return fail(e.code, e.message);
         return fail('internal', e instanceof Error ? e.message : String(e));

@@ -13,7 +13,8 @@ let home: string;
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'varlab-home-'));
-  process.env.VARLAB_HOME = home;
+  // varlab's own state in a folder of its own: the API never reads or writes files there.
+  process.env.VARLAB_HOME = join(home, 'varlab');
   server = await startServer();
 });
 after(async () => {

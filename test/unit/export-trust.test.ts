@@ -23,7 +23,8 @@ function teammatesFile(): ExperimentDoc {
 
 before(() => {
   home = mkdtempSync(join(tmpdir(), 'varlab-trust-'));
-  process.env.VARLAB_HOME = home;
+  // varlab's own state in a folder of its own: the API never reads or writes files there.
+  process.env.VARLAB_HOME = join(home, 'varlab');
 });
 after(() => rmSync(home, { recursive: true, force: true }));
 

@@ -80,6 +80,14 @@ export function ExportBar(props: ExportBarProps) {
     }
   }
 
+  // The desktop app writes only into folders picked in its native dialog (or the one it proposes).
+  const desktop = getClient().transport === 'electron';
+  async function chooseFolder() {
+    const r = await getClient().call('dialog.open', { title: 'Export into folder', extensions: [], folder: true });
+    if (r.ok && r.value) setDir(r.value);
+    else if (!r.ok) setResult({ kind: 'error', text: r.message });
+  }
+
   const exportPlots = () =>
     run('plots', async () => {
       const r = await getClient().call('export.plots', { ...source(), dir: folder, scale, format, warmup: props.warmup, baseline: props.baseline, alpha: props.alpha, adjustment: props.adjustment });
@@ -127,6 +135,11 @@ export function ExportBar(props: ExportBarProps) {
           <span className="muted small">Folder</span>
           <input data-testid="export-dir" value={folder} onChange={(e) => setDir(e.target.value)} spellCheck={false} />
         </label>
+        {desktop && (
+          <button data-testid="export-choose-dir" disabled={!!busy} onClick={() => void chooseFolder()}>
+            Choose…
+          </button>
+        )}
         <label className="field">
           <span className="muted small">Plots as</span>
           <select data-testid="export-format" value={format} onChange={(e) => setFormat(e.target.value as 'png' | 'svg')}>
