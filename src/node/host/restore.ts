@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { OWNED_SAFE, recordDir, restoreAllScript, type HostPaths, type Script } from './script.js';
-import { asRoot, shellQuote, sudoWantsPassword } from './shell.js';
+import { asRoot, shellQuote, sudoRefused, sudoWantsPassword } from './shell.js';
 import type { Prompter, TargetSession } from './types.js';
 
 /** A stable name for a server profile's record directory: the same profile always finds its record. */
@@ -27,9 +27,7 @@ export function profileDir(profile: Pick<ServerProfile, 'kind' | 'datadir' | 'po
 export async function runScript(session: TargetSession, s: Script, what: string, timeoutMs = 120_000): Promise<string> {
   const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs });
   if (r.code !== 0) {
-    if (s.sudo && sudoWantsPassword(r.stderr)) {
-      throw new ApiError('sudo', `sudo on ${session.target} wants a password, and varlab runs sudo -n (it never types one): allow the commands without a password (NOPASSWD in sudoers) or log in as root. While: ${what}.`);
-    }
+    if (s.sudo && sudoWantsPassword(r.stderr)) throw sudoRefused(session.target, what);
     const said = /^@fail \S+ (.*)$/m.exec(r.stdout)?.[1];
     throw new ApiError('internal', `${what} failed on ${session.target}: ${[said, r.stderr.trim()].filter(Boolean).join('; ') || `exit ${r.code}`}`);
   }
@@ -46,7 +44,7 @@ export interface RecordEntry {
 }
 
 /** Records left on the host that this user may replay (unsafe ones are left out: they would be refused). */
-export async function readRestoreRecords(session: TargetSession, paths: HostPaths, asRootFirst = true): Promise<{ dir: string; entries: RecordEntry[] }[]> {
+export async function readRestoreRecords(session: TargetSession, paths: HostPaths): Promise<{ dir: string; entries: RecordEntry[] }[]> {
   const list = [
     OWNED_SAFE,
     `for d in ${shellQuote(paths.records.replace(/\/$/, ''))}/*/; do`,
@@ -56,7 +54,7 @@ export async function readRestoreRecords(session: TargetSession, paths: HostPath
     'done',
   ].join('\n');
   // Root or sudo -n, whichever this login has: the records are root's.
-  const cmd = asRootFirst ? `if [ "$(id -u)" = 0 ]; then sh -c ${shellQuote(list)}; else sudo -n sh -c ${shellQuote(list)} 2>/dev/null || sh -c ${shellQuote(list)}; fi` : list;
+  const cmd = `if [ "$(id -u)" = 0 ]; then sh -c ${shellQuote(list)}; else sudo -n sh -c ${shellQuote(list)} 2>/dev/null || sh -c ${shellQuote(list)}; fi`;
   const r = await session.exec(cmd);
   const out: { dir: string; entries: RecordEntry[] }[] = [];
   for (const line of r.stdout.split('\n')) {

@@ -12,7 +12,7 @@ import { sameValue } from '../../common/tunables/registry.js';
 import { probeHost } from './probe.js';
 import { profileDir, restoreHost, runScript } from './restore.js';
 import { hostPaths, parseReply, restartScript, stopScript, type HostPaths, type Reply, type Script } from './script.js';
-import { asRoot, sudoWantsPassword } from './shell.js';
+import { asRoot, sudoRefused, sudoWantsPassword } from './shell.js';
 import type { Prompter, ServerControl, StartedServer, TargetSession } from './types.js';
 
 export interface ServerControlOptions {
@@ -108,7 +108,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     const reply = parseReply(r.stdout);
     if (r.code !== 0 || reply.fail || !reply.pid) {
       pid = null;
-      if (s.sudo && sudoWantsPassword(r.stderr)) throw new ApiError('sudo', `sudo on ${session.target} wants a password, and varlab runs sudo -n (it never types one): allow the commands without a password (NOPASSWD in sudoers) or log in as root.`);
+      if (s.sudo && sudoWantsPassword(r.stderr)) throw sudoRefused(session.target, 'restarting mysqld');
       const cause = reply.fail || reply.log.length ? startCause(reply) : r.stderr.trim() || `the restart script ended with exit ${r.code} and said nothing`;
       const log = reply.log.length ? `\nNew lines of ${profile.errorLog ?? 'its log'}:\n${reply.log.join('\n')}` : r.stderr.trim() && cause !== r.stderr.trim() ? `\n${r.stderr.trim()}` : '';
       const started = reply.fail?.kind === 'exited' || reply.fail?.kind === 'timeout';
