@@ -201,3 +201,13 @@ test('the probe output is parsed into a fingerprint, tools and allocators with t
   assert.deepEqual(fp.toolPaths, { numactl: '/usr/bin/numactl', systemctl: '/bin/systemctl' });
   assert.deepEqual(fp.allocators, { jemalloc: '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2', tcmalloc: null });
 });
+
+test('a systemd profile restarts through its unit in the one script: drop-in, daemon-reload, restart, MainPID, wait', () => {
+  const p = { ...profile, kind: 'systemd' as const, service: 'mariadb', errorLog: undefined };
+  const script = text(proc({ numa: 'interleave' }, undefined, p), p);
+  const order = ['/etc/systemd/system/mariadb.d/varlab.conf', 'systemctl daemon-reload', 'systemctl restart mariadb', 'systemctl show -p MainPID --value mariadb', '/proc/net/unix'].map((s) => script.indexOf(s));
+  assert.ok(order.every((i, k) => i > 0 && (k === 0 || i > order[k - 1])), `in order: ${order}`);
+  assert.ok(!script.includes('kill -TERM'), 'systemd stops it itself');
+  assert.match(script, /journalctl -u mariadb --since "\$since"/, 'a failed start shows the unit\'s new journal lines');
+  assert.match(script, /ExecStart=\/usr\/bin\/numactl --interleave=all \/usr\/sbin\/mariadbd \$MYSQLD_OPTS/);
+});
