@@ -81,6 +81,9 @@ test('restarts.csv from varlab export: restart means give the restart-level figu
   const comparison = (c: Record<string, unknown>) => ({ cell: c.cell, query: c.query, effect_pct: c.effect_pct, ci_low_pct: c.ci_low_pct, ci_high_pct: c.ci_high_pct, p_value: c.p_value });
   assert.deepEqual(fromMeans.comparisons.map(comparison), fromFile.comparisons.map(comparison));
   assert.equal(fromMeans.cells[0].queries[0].within_cov_pct, null, 'within-restart spread needs the executions');
+  const summary = varlab('analyze', join(csv, 'summary.csv'));
+  assert.equal(summary.code, 2);
+  assert.match(summary.err, /summary\.csv:1: this is varlab export's summary\.csv: statistics, not measurements; analyze executions\.csv/);
   const warm = varlab('analyze', join(csv, 'restarts.csv'), '--warmup', '2');
   assert.equal(warm.code, 2);
   assert.match(warm.err, /--warmup: .*restarts\.csv holds restart means, whose warm-up was dropped when they were written/);

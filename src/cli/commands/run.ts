@@ -10,6 +10,7 @@ import { numberOption, parse, UsageError, type CliIO, type Command } from '../io
 import { terminalPrompter } from '../prompter.js';
 import { confirmConsent } from '../consent.js';
 import { TARGET_OPTIONS, targetAuth } from './probe.js';
+import { visible } from '../../common/printable.js';
 
 /** Interrupts closer together than this are one (see onInterrupt). */
 const SAME_INTERRUPT_MS = 1000;
@@ -18,7 +19,8 @@ const SAME_INTERRUPT_MS = 1000;
 function progressLine(done: number, planned: number, remainingMs: number, cell: string): string {
   const width = 24;
   const filled = planned ? Math.round((done / planned) * width) : width;
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${planned} restarts  ${formatDuration(remainingMs / 1000)} left  ${cell}`;
+  // Written straight to the terminal, not through io: the cell id is made visible here.
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${planned} restarts  ${formatDuration(remainingMs / 1000)} left  ${visible(cell)}`;
 }
 
 function describe(e: RunEvent): string | null {

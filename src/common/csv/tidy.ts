@@ -95,6 +95,9 @@ export class TidyCsv {
       };
       return;
     }
+    if (names.includes('n_restarts') && names.includes('query')) {
+      throw new TidyError(line, "this is varlab export's summary.csv: statistics, not measurements; analyze executions.csv (or restarts.csv) from the same folder");
+    }
     throw new TidyError(
       line,
       `expected the header ${TIDY_HEADER.join(',')}, found ${JSON.stringify(fields.join(','))} ` +
