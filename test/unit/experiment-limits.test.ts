@@ -122,6 +122,21 @@ test('results must name the design’s own cells and queries', () => {
   assert.doesNotMatch(r.stderr, /\u001b/, 'the escape sequence is shown, not sent to the terminal');
 });
 
+test('found by the fuzzer: a restart number twice, or a query twice in one restart, is refused (analyze failed with exit 1)', () => {
+  const twice = withResults(quickstart());
+  twice.results!.restarts[1].seq = 1;
+  twice.results!.restarts[0].queries.push(structuredClone(twice.results!.restarts[0].queries[0]));
+  const path = file('twice', JSON.stringify(twice));
+  for (const command of ['validate', 'analyze']) {
+    const r = varlab([command, path]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.deepEqual(r.stderr.trim().split('\n'), [
+      `${path}: results.restarts[0].queries[1].query: "${twice.design.workload.queries[0].name}" appears twice in this restart`,
+      `${path}: results.restarts[1].seq: restart 1 appears twice (also results.restarts[0])`,
+    ]);
+  }
+});
+
 test('nesting 100,000 deep is refused with exit 2 and its path, not a RangeError', () => {
   const n = 100_000;
   const deep = '{"a":'.repeat(n) + '1' + '}'.repeat(n);

@@ -8,6 +8,7 @@ import { migrate } from './migrate.js';
 import { designProblems, problemLines, quoted } from './rules.js';
 import { DEFAULT_LIMITS, nestingProblem, type ExperimentLimits } from './limits.js';
 import { expandCells } from '../plan.js';
+import { visible } from '../printable.js';
 import { jsonPath } from './paths.js';
 import { findSecrets, secretsMessage } from './secrets.js';
 import type { ExperimentDoc, Results } from './types.js';
@@ -75,10 +76,17 @@ function resultsProblems(design: ExperimentDoc['design'], results: Results): str
   const w = design.workload;
   const queries = new Set(w.kind === 'command' ? [w.command?.metric ?? 'command'] : w.queries.map((q) => q.name));
   const problems: string[] = [];
+  // A restart is known by its number, and its timings by query: one of each, or the executions repeat.
+  const seqs = new Map<number, number>();
   results.restarts.forEach((r, i) => {
+    if (seqs.has(r.seq)) problems.push(`results.restarts[${i}].seq: restart ${r.seq} appears twice (also results.restarts[${seqs.get(r.seq)}])`);
+    else seqs.set(r.seq, i);
     if (!cells.has(r.cell)) problems.push(`results.restarts[${i}].cell: ${quoted(r.cell)} is not a cell of this design`);
+    const seen = new Set<string>();
     r.queries.forEach((q, j) => {
       if (!queries.has(q.query)) problems.push(`results.restarts[${i}].queries[${j}].query: ${quoted(q.query)} is not a query of this design`);
+      else if (seen.has(q.query)) problems.push(`results.restarts[${i}].queries[${j}].query: ${quoted(q.query)} appears twice in this restart`);
+      seen.add(q.query);
     });
   });
   results.discarded?.forEach((d, i) => {
@@ -94,17 +102,41 @@ export function parseExperiment(text: string, limits: ExperimentLimits = DEFAULT
   try {
     json = JSON.parse(text);
   } catch (e) {
-    const msg = (e as Error).message;
-    const pos = /position (\d+)/.exec(msg);
-    if (pos) {
-      const before = text.slice(0, Number(pos[1]));
-      const line = before.split('\n').length;
-      const col = Number(pos[1]) - before.lastIndexOf('\n');
-      return { doc: null, problems: [`(document): not valid JSON at line ${line}, column ${col}: ${msg}`], notices: [] };
-    }
-    return { doc: null, problems: [`(document): not valid JSON: ${msg}`], notices: [] };
+    return { doc: null, problems: [jsonSyntaxProblem(text, (e as Error).message)], notices: [] };
   }
   return checkExperiment(json, limits);
+}
+
+/**
+ * `(document): not valid JSON at line L, column C: what`. V8 quotes a piece of the text in some messages
+ * (`Unexpected token '…', "…" is not valid JSON`): that piece may hold newlines and escape sequences, so
+ * it is left out, the token is shown escaped, and the place is found when V8 gives no position.
+ */
+function jsonSyntaxProblem(text: string, message: string): string {
+  const what = visible(message.replace(/, (\.\.\.)?".*"(\.\.\.)? is not valid JSON$/s, ' is not valid JSON')).replace(/\n/g, '\\n');
+  const position = /position (\d+)/.exec(message);
+  const at = position ? Number(position[1]) : firstStrayCharacter(text);
+  if (at < 0) return `(document): not valid JSON: ${what}`;
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  const column = at - before.lastIndexOf('\n');
+  return `(document): not valid JSON at line ${line}, column ${column}: ${what}`;
+}
+
+/** The first character outside strings that no JSON text holds there (a control character, a letter that starts no literal), or -1. */
+function firstStrayCharacter(text: string): number {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (!/[ \t\n\r{}[\],:0-9+\-.eEtrufalsn]/.test(c)) return i;
+  }
+  return -1;
 }
 
 /** What must be true before a document is written: valid, and no secret in it. */
