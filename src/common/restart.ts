@@ -153,6 +153,12 @@ export function verifyCell(proc: RestartProcedure, facts: Record<string, string 
   return out;
 }
 
+/** Why a restart measured nothing: the factors not in effect on the live server, or null when all were. */
+export function verifyFailure(checks: TunableCheck[]): string | null {
+  const failed = checks.filter((c) => !c.ok);
+  return failed.length ? failed.map((c) => `${c.tunable}=${c.level} not in effect (observed ${c.observed})`).join('; ') : null;
+}
+
 /** One line for people: what a step does (the dry run's comments, the Hosts view). */
 export function describeStep(s: RestartStep): string {
   switch (s.kind) {

@@ -13,6 +13,7 @@ import type { Connection } from 'mysql2/promise';
 import type { RunEvent } from '../../common/events.js';
 import type { Design, ServerProfile } from '../../common/experiment/types.js';
 import type { ScheduledRestart } from '../../common/plan.js';
+import { verifyFailure } from '../../common/restart.js';
 import type { JournalRecord } from '../../common/records.js';
 import type { ServerControl, TargetSession } from '../host/types.js';
 import { detectTimer, type ServerTimer } from '../workloads/queries.js';
@@ -77,9 +78,8 @@ export class RestartProcedure {
     }
     const checks = started.checks;
     ctx.record({ t: 'checks', at: Date.now(), seq: r.seq, checks, pid: started.pid, readyMs: started.readyMs, ...(started.options.length ? { options: started.options } : {}) });
-    const failed = checks.filter((c) => !c.ok);
-    if (failed.length) {
-      const reason = failed.map((c) => `${c.tunable}=${c.level} not in effect (observed ${c.observed})`).join('; ');
+    const reason = verifyFailure(checks);
+    if (reason) {
       ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'verify-failed', reason });
       return;
     }

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
-import { OWNED_SAFE, recordDir, restoreAllScript, type HostPaths, type Script } from './script.js';
+import { OWNED_SAFE, recordDir, restoreAllScript, RUNNER_ALIVE, type HostPaths, type Script } from './script.js';
 import { asRoot, shellQuote, sudoRefused, sudoWantsPassword } from './shell.js';
 import type { Prompter, TargetSession } from './types.js';
 
@@ -47,9 +47,12 @@ export interface RecordEntry {
 export async function readRestoreRecords(session: TargetSession, paths: HostPaths): Promise<{ dir: string; entries: RecordEntry[] }[]> {
   const list = [
     OWNED_SAFE,
+    RUNNER_ALIVE,
     `for d in ${shellQuote(paths.records.replace(/\/$/, ''))}/*/; do`,
     `  d=\${d%/}; f="$d/restore.tsv"; [ -f "$f" ] || continue`,
     `  owned_safe ${shellQuote(paths.records)} && owned_safe "$d" && owned_safe "$f" || continue`,
+    // A detached run is going on there: its settings are in use, not left behind.
+    `  live=; for p in "$d"/runs/*/pid; do [ -f "$p" ] && runner_alive "\${p%/pid}" "$(cat "$p")" && live=1; done; [ -n "$live" ] && continue`,
     `  printf '@record %s\\n' "$d"; sed 's/^/@entry /' "$f"`,
     'done',
   ].join('\n');

@@ -70,7 +70,8 @@ function script(sections: ScriptSection[], sudo: boolean): Script {
 
 // ---- shared pieces ----
 
-const PROLOGUE = String.raw`say() { printf '@%s\n' "$*"; }
+/** The helpers every script starts with (the detached runner too): say, fail, alive, nap, now. */
+export const HELPERS = String.raw`say() { printf '@%s\n' "$*"; }
 fail() { say "fail $1 $2"; exit 1; }
 alive() { s=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ]; }
 nap() { sleep 0.05 2>/dev/null || sleep 1; }
@@ -78,6 +79,9 @@ now() { t=$(date +%s%N 2>/dev/null); case "$t" in *N*|'') t=$(date +%s)000000000
 
 /** A record another user could have written is never replayed: owner = this user, not a link, no group/other write. */
 export const OWNED_SAFE = String.raw`owned_safe() { [ -e "$1" ] && [ ! -h "$1" ] || return 1; set -- $(ls -ldn "$1"); [ "$3" = "$(id -u)" ] || return 1; case "$1" in ?????w*|????????w*) return 1 ;; esac; }`;
+
+/** `runner_alive DIR PID`: that pid is the detached runner of the run in DIR (its command line names DIR/runner.sh). */
+export const RUNNER_ALIVE = String.raw`runner_alive() { [ -n "$2" ] && tr '\0' '\n' < "/proc/$2/cmdline" 2>/dev/null | grep -qxF "$1/runner.sh"; }`;
 
 /** Functions for the restore record: only a directory and file owned by this user and writable by no one else are used. */
 function recordFunctions(dir: string, paths: HostPaths): string {
@@ -278,7 +282,7 @@ export interface CompileInput {
 
 /** The one script a restart runs on the target: every target step of the procedure, in order. */
 export function restartScript({ proc, profile, host, paths, recordDir: dir }: CompileInput): Script {
-  const sections: ScriptSection[] = [{ what: 'helpers', text: PROLOGUE }];
+  const sections: ScriptSection[] = [{ what: 'helpers', text: HELPERS }];
   if (proc.steps.some((s) => s.kind === 'set' || s.kind === 'restore')) sections.push({ what: `the restore record (${dir}/restore.tsv)`, text: recordFunctions(dir, paths) });
   for (const s of proc.steps) {
     const what = describeStep(s);
@@ -322,13 +326,13 @@ export function restartScript({ proc, profile, host, paths, recordDir: dir }: Co
 /** Stop mysqld (SIGTERM, wait until gone) or the service: outside a restart (end of a run, `sandbox stop`). */
 export function stopScript(profile: ServerProfile, timeoutS = 600): Script {
   const step = { kind: 'stop', via: profile.kind === 'systemd' ? 'systemd' : 'signal', timeoutS } as const;
-  return script([{ what: 'helpers', text: PROLOGUE }, { what: describeStep(step), text: stopText(profile, step) }], profile.sudo);
+  return script([{ what: 'helpers', text: HELPERS }, { what: describeStep(step), text: stopText(profile, step) }], profile.sudo);
 }
 
 /** Put every host file back from the profile's record (only files of known tunables), and remove a systemd drop-in. */
 export function restoreAllScript(profile: ServerProfile | null, paths: HostPaths, dir: string, sudo: boolean): Script {
   const sections: ScriptSection[] = [
-    { what: 'helpers', text: PROLOGUE },
+    { what: 'helpers', text: HELPERS },
     { what: `the restore record (${dir}/restore.tsv)`, text: recordFunctions(dir, paths) },
     {
       what: 'put every host setting varlab changed back',

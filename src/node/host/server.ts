@@ -42,6 +42,44 @@ export function startFailureRepeats(reply: Pick<Reply, 'fail' | 'log'>): boolean
   return reply.log.some((l) => /unknown (variable|option)|Permission denied|failed to run command|No such file or directory|Can't (create|open)|errno: 13|Incorrect .* value|Could not open required defaults file/i.test(l));
 }
 
+/** Why a restart script failed, as the one error the run reports (the cause first, then the new log lines). */
+export function startFailure(target: string, profile: ServerProfile, sudo: boolean, r: { code: number; stderr: string }, reply: Reply): ApiError {
+  if (sudo && sudoWantsPassword(r.stderr)) return sudoRefused(target, 'restarting mysqld');
+  const cause = reply.fail || reply.log.length ? startCause(reply) : r.stderr.trim() || `the restart script ended with exit ${r.code} and said nothing`;
+  const log = reply.log.length ? `\nNew lines of ${profile.errorLog ?? 'its log'}:\n${reply.log.join('\n')}` : r.stderr.trim() && cause !== r.stderr.trim() ? `\n${r.stderr.trim()}` : '';
+  const started = reply.fail?.kind === 'exited' || reply.fail?.kind === 'timeout';
+  const message = `mysqld on ${target} did not ${started ? 'start' : 'restart'}: ${cause}${log}`;
+  // A failure that will repeat is not a lost connection: it must not be retried.
+  return new ApiError(startFailureRepeats(reply) || reply.fail ? 'start-failed' : 'connection', message);
+}
+
+/** The server variables a restart's verify step reads: the factors' and the profile's own options. */
+export function verifyVariables(proc: RestartProcedure): string[] {
+  const verify = proc.steps.find((x) => x.kind === 'verify');
+  if (verify?.kind !== 'verify') return [];
+  return [...new Set([...verify.facts.filter((f) => f.kind === 'variable').map((f) => (f as { name: string }).name), ...verify.options.map((o) => o.variable)])];
+}
+
+/**
+ * Judge a start from what was read back: the facts the restart script reported on the target and
+ * the server variables (lower-case names). Pure, so the detached runner's facts are judged the same
+ * way when they are imported.
+ */
+export function judgeStart(proc: RestartProcedure, targetFacts: Record<string, string>, live: Record<string, string>, host: HostFingerprint): { checks: TunableCheck[]; options: TunableCheck[] } {
+  const verify = proc.steps.find((x) => x.kind === 'verify');
+  const facts: Record<string, string | null> = { ...targetFacts };
+  if (verify?.kind !== 'verify') return { checks: verifyCell(proc, facts, host), options: [] };
+  for (const f of verify.facts) if (f.kind === 'variable') facts[`variable:${f.name}`] = live[f.name] ?? null;
+  const checks = verifyCell(proc, facts, host);
+  const options: TunableCheck[] = verify.options.map((o) => {
+    const observed = live[o.variable];
+    return observed === undefined
+      ? { tunable: o.variable, level: o.value, ok: true, observed: `not a server variable on this server (${o.option} not checked)` }
+      : { tunable: o.variable, level: o.value, ok: sameValue(o.value, observed), observed: `@@${o.variable} = ${observed}` };
+  });
+  return { checks, options };
+}
+
 export function createServerControl(session: TargetSession, profile: ServerProfile, opts: ServerControlOptions = {}): ServerControl & { readonly pid: number | null } {
   checkProfile(profile);
   const paths = hostPaths(opts.paths);
@@ -108,34 +146,18 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     const reply = parseReply(r.stdout);
     if (r.code !== 0 || reply.fail || !reply.pid) {
       pid = null;
-      if (s.sudo && sudoWantsPassword(r.stderr)) throw sudoRefused(session.target, 'restarting mysqld');
-      const cause = reply.fail || reply.log.length ? startCause(reply) : r.stderr.trim() || `the restart script ended with exit ${r.code} and said nothing`;
-      const log = reply.log.length ? `\nNew lines of ${profile.errorLog ?? 'its log'}:\n${reply.log.join('\n')}` : r.stderr.trim() && cause !== r.stderr.trim() ? `\n${r.stderr.trim()}` : '';
-      const started = reply.fail?.kind === 'exited' || reply.fail?.kind === 'timeout';
-      const message = `mysqld on ${session.target} did not ${started ? 'start' : 'restart'}: ${cause}${log}`;
-      // A failure that will repeat is not a lost connection: it must not be retried.
-      throw new ApiError(startFailureRepeats(reply) || reply.fail ? 'start-failed' : 'connection', message);
+      throw startFailure(session.target, profile, s.sudo, r, reply);
     }
     pid = reply.pid;
     const readyMs = reply.readyMs ?? Date.now() - startedAt;
-    const verify = proc.steps.find((x) => x.kind === 'verify');
     const conn = await connectReady();
     let live: Record<string, string>;
     try {
-      const names = [...(verify?.facts ?? []).filter((f) => f.kind === 'variable').map((f) => (f as { name: string }).name), ...(verify?.options ?? []).map((o) => o.variable)];
-      live = await variables(conn, names);
+      live = await variables(conn, verifyVariables(proc));
     } finally {
       await conn.end().catch(() => {});
     }
-    const facts: Record<string, string | null> = { ...reply.facts };
-    for (const f of verify?.facts ?? []) if (f.kind === 'variable') facts[`variable:${f.name}`] = live[f.name] ?? null;
-    const checks = verifyCell(proc, facts, await hostFacts());
-    const options: TunableCheck[] = (verify?.options ?? []).map((o) => {
-      const observed = live[o.variable];
-      return observed === undefined
-        ? { tunable: o.variable, level: o.value, ok: true, observed: `not a server variable on this server (${o.option} not checked)` }
-        : { tunable: o.variable, level: o.value, ok: sameValue(o.value, observed), observed: `@@${o.variable} = ${observed}` };
-    });
+    const { checks, options } = judgeStart(proc, reply.facts, live, await hostFacts());
     return { pid, startedAt, readyMs, checks, options };
   }
 

@@ -20,5 +20,10 @@ export async function checkQueries(conn: Connection, queries: Query[]): Promise<
       problems.push(`query ${JSON.stringify(q.name)}: ${err.sqlMessage ?? err.message}`);
     }
   }
-  if (problems.length) throw new ApiError('invalid-file', `${problems.length === 1 ? 'a query fails' : `${problems.length} queries fail`} on the server, so nothing was measured: ${problems.join('; ')}`);
+  if (problems.length) throw queryProblems(problems);
+}
+
+/** The one error for queries the server refused before anything was measured (`query "q1": message`). */
+export function queryProblems(problems: string[]): ApiError {
+  return new ApiError('invalid-file', `${problems.length === 1 ? 'a query fails' : `${problems.length} queries fail`} on the server, so nothing was measured: ${problems.join('; ')}`);
 }

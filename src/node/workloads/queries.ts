@@ -74,18 +74,27 @@ function streamed(conn: Connection, sql: string): Promise<number> {
   });
 }
 
+/**
+ * A server timer's figure in milliseconds: performance_schema's TIMER_WAIT is in picoseconds, a
+ * query profile's Duration in seconds. The detached runner journals the raw figure and varlab
+ * converts it here when it imports it, so both ways give the same number.
+ */
+export function serverMs(source: 'performance_schema' | 'profiling', raw: unknown): number {
+  return source === 'performance_schema' ? Number(raw) / 1e9 : Number(raw) * 1000;
+}
+
 /** The server's own time for the statement this connection ran last, in milliseconds. */
 async function serverTime(conn: Connection, timer: ServerTimer): Promise<number | null> {
   if (timer.source === 'performance_schema') {
     // TIMER_WAIT is in picoseconds; the history holds statements once they completed.
     const [r] = await rows(conn, `SELECT TIMER_WAIT AS w FROM performance_schema.events_statements_history WHERE THREAD_ID = ${Number(timer.threadId)} ORDER BY EVENT_ID DESC LIMIT 1`);
-    return r?.w != null ? Number(r.w) / 1e9 : null;
+    return r?.w != null ? serverMs('performance_schema', r.w) : null;
   }
   if (timer.source === 'profiling') {
     // SHOW PROFILES is not itself profiled, so its last line is the measured statement. Duration in seconds.
     const list = await rows(conn, 'SHOW PROFILES');
     const last = list[list.length - 1];
-    return last?.Duration != null ? Number(last.Duration) * 1000 : null;
+    return last?.Duration != null ? serverMs('profiling', last.Duration) : null;
   }
   return null;
 }

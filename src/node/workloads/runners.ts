@@ -37,6 +37,13 @@ export function commandLine(w: Workload, profile: ServerProfile): string {
   return cmd.line.replace(/\{(socket|port|database)\}/g, (_, k: string) => shellQuote(k === 'socket' ? profile.socket : k === 'port' ? profile.port : w.database));
 }
 
+/** One run of the benchmark command as an execution: its figure read from the output (throws when the output has none). */
+export function commandExecution(w: Workload, rep: number, stdout: string): Execution {
+  const cmd = w.command!;
+  const value = cmd.parser === 'sysbench' ? sysbenchMetric(parseSysbench(stdout), cmd.metric) : parseWithRegex(stdout, cmd.regex ?? '');
+  return { query: cmd.metric, rep, warmup: rep <= w.warmup, value, unit: cmd.unit, source: cmd.parser === 'sysbench' ? 'sysbench' : 'regex' };
+}
+
 /** The benchmark command, `repetitions` times; sysbench's --report-interval lines reach `onInterval` as they are printed. */
 export async function runBenchmarkCommand(session: TargetSession, w: Workload, profile: ServerProfile, hooks: RunnerHooks & { onInterval: (rep: number, iv: SysbenchInterval) => void }): Promise<void> {
   const line = commandLine(w, profile);
@@ -59,7 +66,6 @@ export async function runBenchmarkCommand(session: TargetSession, w: Workload, p
       const tail = (res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | ');
       throw new Error(`the benchmark command exited with ${res.code}: ${tail}`);
     }
-    const value = cmd.parser === 'sysbench' ? sysbenchMetric(parseSysbench(res.stdout), cmd.metric) : parseWithRegex(res.stdout, cmd.regex ?? '');
-    hooks.onExecution({ query: cmd.metric, rep, warmup: rep <= w.warmup, value, unit: cmd.unit, source: cmd.parser === 'sysbench' ? 'sysbench' : 'regex' });
+    hooks.onExecution(commandExecution(w, rep, res.stdout));
   }
 }

@@ -74,8 +74,13 @@ export async function runSetup(conn: Connection, database: string, script: strin
     try {
       await conn.query(sql);
     } catch (e) {
-      throw new Error(`setup script, statement ${i + 1} of ${statements.length} failed: ${(e as Error).message}\n  ${sql.slice(0, 200)}`);
+      throw setupFailure(i, statements, (e as Error).message);
     }
   }
   return { skipped: false, statements: statements.length, ms: Date.now() - t0 };
+}
+
+/** The error for setup statement i (from 0) failing: which one, the server's message, and its start. */
+export function setupFailure(i: number, statements: string[], message: string): Error {
+  return new Error(`setup script, statement ${i + 1} of ${statements.length} failed: ${message}\n  ${(statements[i] ?? '').slice(0, 200)}`);
 }

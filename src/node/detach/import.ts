@@ -1,0 +1,255 @@
+// The detached runner's journal, read back: its lines become ordinary journal records, so the fold,
+// the analysis, the live view and the experiment file treat a detached run like any other.
+//
+// The runner writes one line per event, fields separated by one space, every free text base64
+// (`-` when empty), so nothing a query returns or an error says can break a line:
+//
+//   V 1 RUN AT PID          the runner started            A AT              the client logged in
+//   R AT SEQ                restart SEQ started           U AT SKIPPED N MS the setup script
+//   F AT SEQ REPLY VARS     the restart script's reply and the server variables (the verify facts)
+//   T AT SOURCE             the statement timer           X AT SEQ Q REP RAW  one execution, raw timer figure
+//   C AT SEQ REP RC OUT     one run of the benchmark command and its output
+//   P AT SEQ T I ROWS MS    the preload                   D AT SEQ          restart SEQ finished
+//   Z AT SEQ REASON         restart SEQ thrown away (it is run again)
+//   E AT STATE [WHY…]       the run ended                 H AT ok|fail [WHAT]  the host was put back
+//
+// Judging happens here, with the functions an attached run uses: the facts of F with judgeStart,
+// the raw timer figures with serverMs, the command's output with commandExecution, the failures'
+// texts with startFailure, setupFailure and queryProblems.
+import type { RunEvent } from '../../common/events.js';
+import type { Design, ServerProfile, TimingSource } from '../../common/experiment/types.js';
+import type { HostFingerprint } from '../../common/host.js';
+import type { ScheduledRestart } from '../../common/plan.js';
+import type { JournalRecord, RecordOf } from '../../common/records.js';
+import { restartProcedure, verifyFailure } from '../../common/restart.js';
+import { parseReply } from '../host/script.js';
+import { judgeStart, startFailure } from '../host/server.js';
+import { queryProblems } from '../workloads/check.js';
+import { serverMs } from '../workloads/queries.js';
+import { commandExecution } from '../workloads/runners.js';
+import { setupFailure, splitStatements } from '../workloads/setup.js';
+
+export const TARGET_JOURNAL_VERSION = 1;
+
+export interface ImportContext {
+  /** The design as run (the local journal's header). */
+  design: Design;
+  plan: ScheduledRestart[];
+  profile: ServerProfile;
+  host: HostFingerprint;
+  target: string;
+  /** Restarts open in the local journal now (started, not finished nor discarded). */
+  open: Iterable<number>;
+  timer?: TimingSource;
+}
+
+export interface Imported {
+  records: JournalRecord[];
+  /** What the runner said that is not a record (log lines). */
+  logs: Extract<RunEvent, { type: 'log' }>[];
+  /** Bytes of the input turned into records: whole lines, and the run's end only together with the host's restore. */
+  consumed: number;
+  /** The run-finished record is among the records. */
+  ended: boolean;
+}
+
+const text = (b64: string | undefined): string => (!b64 || b64 === '-' ? '' : Buffer.from(b64, 'base64').toString('utf8'));
+const int = (s: string | undefined): number => {
+  const n = Number(s);
+  return Number.isFinite(n) ? n : 0;
+};
+
+/** The client's batch output escapes \n, \t, \\ and \0 in values. */
+function unescapeBatch(s: string): string {
+  return s.replace(/\\([nt0\\])/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c === '0' ? '\0' : '\\'));
+}
+
+/** `SHOW GLOBAL VARIABLES` as the client prints it in batch mode: name TAB value per line. */
+export function parseVariables(out: string): Record<string, string> {
+  const live: Record<string, string> = {};
+  for (const line of out.split('\n')) {
+    const tab = line.indexOf('\t');
+    if (tab > 0) live[line.slice(0, tab).toLowerCase()] = unescapeBatch(line.slice(tab + 1));
+  }
+  return live;
+}
+
+/** The server's words from the client's error line (`ERROR 1146 (42S02) at line 3: Table … doesn't exist`). */
+export function clientError(line: string): string {
+  return line.replace(/^ERROR \d+ \([0-9A-Z]+\)(?: at line \d+)?: /, '').trim() || 'the mysql client failed and said nothing';
+}
+
+/** Why the run ended, from the E line's words after the state. */
+function endMessage(state: string, why: string[], ctx: ImportContext): string | undefined {
+  const w = ctx.design.workload;
+  const cellOf = (seq: number) => ctx.plan[seq - 1]?.cell ?? `restart ${seq}`;
+  if (state === 'finished') return undefined;
+  if (state === 'cancelled') return 'cancelled; run again to resume';
+  const [kind, ...a] = why;
+  switch (kind) {
+    case 'start':
+      return startFailure(ctx.target, ctx.profile, false, { code: int(a[1]), stderr: text(a[3]) }, parseReply(text(a[2]))).message;
+    case 'query':
+      return clientError(text(a[1]));
+    case 'setup':
+      return setupFailure(int(a[0]), splitStatements(w.setupSql), clientError(text(a[1]))).message;
+    case 'check': {
+      const problems = text(a[0])
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          const [i, err] = l.split(' ');
+          return `query ${JSON.stringify(w.queries[int(i) - 1]?.name ?? `#${i}`)}: ${clientError(text(err))}`;
+        });
+      return queryProblems(problems).message;
+    }
+    case 'command':
+      return `the benchmark command exited with ${int(a[1])}: ${text(a[2]).trim().split('\n').join(' | ')}`;
+    case 'lost':
+      return `restart ${a[0]} (${cellOf(int(a[0]))}) was interrupted ${int(a[1])} times; last: the connection to mysqld was lost during this restart`;
+    case 'msg':
+      return a.map(text).filter(Boolean).join('. ') || 'the runner failed and said nothing';
+    default:
+      return `the runner ended: ${[state, ...why].join(' ')}`;
+  }
+}
+
+/**
+ * Turn the whole lines of `data` (the target journal from some offset) into journal records. A run's
+ * end (E) waits for the line saying the host was put back (H), unless `runnerGone`: the runner is no
+ * more and will not write it.
+ */
+export function importLines(data: string, ctx: ImportContext, opts: { runnerGone?: boolean } = {}): Imported {
+  const records: JournalRecord[] = [];
+  const logs: Imported['logs'] = [];
+  const open = new Set(ctx.open);
+  let timer = ctx.timer;
+  let consumed = 0;
+  let ended = false;
+  let end: { at: number; state: RecordOf<'run-finished'>['state']; message?: string } | null = null;
+  let endStart = 0;
+  let endRecords = 0;
+  const w = ctx.design.workload;
+  const cellOf = (seq: number) => ctx.plan[seq - 1]?.cell ?? '';
+  const log = (at: number, level: 'info' | 'warn' | 'error', message: string) => logs.push({ type: 'log', at, level, message });
+  const finishOpen = (at: number, reason: string) => {
+    for (const seq of open) records.push({ t: 'restart-discarded', at, seq, cell: cellOf(seq), reason });
+    open.clear();
+  };
+
+  let pos = 0;
+  for (;;) {
+    const nl = data.indexOf('\n', pos);
+    if (nl < 0) break;
+    const line = data.slice(pos, nl);
+    const lineStart = pos;
+    pos = nl + 1;
+    const f = line.split(' ');
+    const at = int(f[1]);
+    const seq = int(f[2]);
+    switch (f[0]) {
+      case 'V':
+        log(int(f[3]), 'info', `the runner started on ${ctx.target} (pid ${f[4]})`);
+        break;
+      case 'A':
+        log(at, 'info', `mysqld on ${ctx.target} accepted the client's login: the run goes on there by itself`);
+        break;
+      case 'R':
+        if (seq >= 1 && seq <= ctx.plan.length) {
+          records.push({ t: 'restart-started', at, seq, cell: cellOf(seq) });
+          open.add(seq);
+        }
+        break;
+      case 'U':
+        log(at, 'info', f[2] === '1' ? `setup skipped${w.setupSkipIfTable ? `: table ${w.setupSkipIfTable} already exists in ${w.database}` : ''}` : `setup script ran (${int(f[3])} statements, ${(int(f[4]) / 1000).toFixed(1)} s)`);
+        break;
+      case 'F': {
+        if (!open.has(seq)) break;
+        const reply = parseReply(text(f[3]));
+        const proc = restartProcedure({ profile: ctx.profile, factors: ctx.design.factors, levels: ctx.plan[seq - 1].levels, host: ctx.host, schemas: [w.database], workload: true });
+        const { checks, options } = judgeStart(proc, reply.facts, parseVariables(text(f[4])), ctx.host);
+        records.push({ t: 'checks', at, seq, checks, ...(reply.pid ? { pid: reply.pid } : {}), ...(reply.readyMs !== null ? { readyMs: reply.readyMs } : {}), ...(options.length ? { options } : {}) });
+        const reason = verifyFailure(checks);
+        if (reason) {
+          // The runner measured it anyway; those figures belong to no cell and stay out.
+          records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'verify-failed', reason });
+          open.delete(seq);
+        }
+        break;
+      }
+      case 'T':
+        if (f[2] === 'performance_schema' || f[2] === 'profiling') {
+          if (timer !== f[2]) records.push({ t: 'timer', at, source: f[2] });
+          timer = f[2];
+        }
+        break;
+      case 'X': {
+        const q = w.queries[int(f[3]) - 1];
+        const rep = int(f[4]);
+        if (!open.has(seq) || !q || !(timer === 'performance_schema' || timer === 'profiling')) break;
+        records.push({ t: 'execution', at, seq, query: q.name, rep, warmup: rep <= w.warmup, value: serverMs(timer, f[5]), unit: 'ms', source: timer });
+        break;
+      }
+      case 'C': {
+        if (!open.has(seq) || f[4] !== '0') break;
+        try {
+          records.push({ t: 'execution', at, seq, ...commandExecution(w, int(f[3]), text(f[5])) });
+        } catch (e) {
+          records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'failed', reason: (e as Error).message });
+          open.delete(seq);
+        }
+        break;
+      }
+      case 'P':
+        if (open.has(seq)) records.push({ t: 'preload', at, seq, tables: int(f[3]), indexes: int(f[4]), rows: int(f[5]), ms: int(f[6]) });
+        break;
+      case 'D':
+        if (open.has(seq)) records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'ok' });
+        open.delete(seq);
+        break;
+      case 'Z':
+        if (open.has(seq)) records.push({ t: 'restart-discarded', at, seq, cell: cellOf(seq), reason: text(f[3]) });
+        open.delete(seq);
+        break;
+      case 'E': {
+        const state = f[2] === 'finished' || f[2] === 'cancelled' ? f[2] : 'failed';
+        const message = endMessage(f[2], f.slice(3), ctx);
+        end = { at, state, ...(message ? { message } : {}) };
+        endStart = lineStart;
+        endRecords = records.length;
+        finishOpen(at, state === 'cancelled' ? 'cancelled during this restart' : (message ?? 'the run ended during this restart'));
+        break;
+      }
+      case 'H': {
+        const e = end ?? { at, state: 'failed' as const, message: 'the runner ended without saying how' };
+        let { state, message } = e;
+        if (f[2] !== 'ok') {
+          const problem = `the host may not be as it was found: ${text(f[3]).trim() || 'stopping mysqld or restoring the host failed'}`;
+          log(at, 'error', problem);
+          if (state === 'finished') state = 'failed';
+          message = message ? `${message}; ${problem}` : problem;
+        }
+        records.push({ t: 'run-finished', at, state, ...(message ? { message } : {}) });
+        ended = true;
+        end = null;
+        break;
+      }
+      default:
+        if (line.trim()) log(at, 'warn', `a line of the target journal was not understood and is skipped: ${line.slice(0, 80)}`);
+    }
+    consumed = pos;
+    if (ended) break;
+  }
+  if (end && !ended) {
+    if (opts.runnerGone) {
+      const problem = 'the runner ended before it put the host back';
+      records.push({ t: 'run-finished', at: end.at, state: 'failed', message: end.message ? `${end.message}; ${problem}` : problem });
+      ended = true;
+    } else {
+      // Wait for H: the E line and what the records made of it are read again next time.
+      records.length = endRecords;
+      consumed = endStart;
+    }
+  }
+  return { records, logs, consumed, ended };
+}

@@ -1,0 +1,402 @@
+// The detached runner: the whole plan of a run compiled into one POSIX sh script that keeps going on
+// the target while the laptop sleeps (issue 14). It is compiled from the same restart procedures the
+// attached run executes (common/restart.ts), step by step:
+//
+//   stop … wait-ready, and the facts of verify → the very restart script of host/script.ts, per cell
+//   verify (server variables)                 → SHOW GLOBAL VARIABLES through the mysql client
+//   preload                                   → the scans of host/preload.ts's list query
+//   workload                                  → a session file of the queries, timed by the server's
+//                                               own statement timer; or the benchmark command
+//
+// and at the end (finished, failed, cancelled, or an error inside the runner: traps) the stop script
+// and the restore script of the host layer, so the target puts itself back with no laptop attached.
+//
+// On the target it needs a POSIX shell, coreutils, setsid and the mysql/mariadb client: no runtime.
+// It appends to its own journal (journal.ts's line format) in the run's directory, and every value in
+// it that is not a number or a fixed word is base64, so query results and error texts cannot be
+// mistaken for the runner's lines.
+import { ApiError } from '../../common/api.js';
+import type { Design, ServerProfile } from '../../common/experiment/types.js';
+import type { HostFingerprint } from '../../common/host.js';
+import type { ScheduledRestart } from '../../common/plan.js';
+import { assertPath } from '../../common/profile.js';
+import type { RestartProcedure } from '../../common/restart.js';
+import { preloadListSql } from '../host/preload.js';
+import { HELPERS, restartScript, restoreAllScript, stopScript, type HostPaths } from '../host/script.js';
+import { verifyVariables } from '../host/server.js';
+import { shellQuote } from '../host/shell.js';
+import { commandLine } from '../workloads/runners.js';
+import { splitStatements } from '../workloads/setup.js';
+
+const q = shellQuote;
+
+export interface RunnerInput {
+  runId: string;
+  /** The run's directory on the target (runDir()): the runner, its data files and its journal. */
+  dir: string;
+  design: Design;
+  profile: ServerProfile;
+  host: HostFingerprint;
+  paths: HostPaths;
+  /** The profile's own directory on the target (restore record, run lock). */
+  recordDir: string;
+  /** The restarts to run, in order (a resumed run: what its journal still lacks). */
+  restarts: ScheduledRestart[];
+  /** Each cell's restart procedure, computed once (by the same ServerControl.procedure as an attached run). */
+  procedures: Map<string, RestartProcedure>;
+  /** Random hex: the runner's markers in the client's output and the statement delimiter. */
+  nonce: string;
+  /** The run lock beside the restore record, which the runner keeps fresh while it runs. */
+  lock?: { path: string; owner: string };
+}
+
+export interface RunnerFile {
+  name: string;
+  text: string;
+  mode: 0o700 | 0o600;
+}
+
+/** The run ids varlab makes (UUIDs): also the systemd unit's name, varlab-<id>. */
+export const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9-]{7,63}$/;
+
+export function checkRunId(id: string): string {
+  if (!RUN_ID.test(id)) throw new ApiError('invalid-argument', `run id ${JSON.stringify(id)}: expected letters, digits and -`);
+  return id;
+}
+
+/** Where a run lives on the target: beside the profile's restore record, in the root-owned directory. */
+export function runDir(recordDir: string, runId: string): string {
+  return `${recordDir.replace(/\/$/, '')}/runs/${checkRunId(runId)}`;
+}
+
+/** The files a run's directory holds, runner.sh first. */
+export function compileRunner(input: RunnerInput): RunnerFile[] {
+  const { design, dir } = input;
+  checkRunId(input.runId);
+  assertPath('run directory', dir);
+  if (!/^[0-9a-f]{16,64}$/.test(input.nonce)) throw new ApiError('invalid-argument', 'runner nonce: expected hex');
+  const mark = `vl${input.nonce}`;
+  // The mysql client keeps at most 15 characters of a delimiter.
+  const delim = `;;${input.nonce.slice(0, 12)}`;
+  const w = design.workload;
+  const files: RunnerFile[] = [];
+  const data = (name: string, text: string) => files.push({ name, text, mode: 0o600 });
+
+  // Cells in first-use order; the plan file says which cell each restart runs.
+  const cells: string[] = [];
+  for (const r of input.restarts) if (!cells.includes(r.cell)) cells.push(r.cell);
+  const procOf = (cell: string) => {
+    const p = input.procedures.get(cell);
+    if (!p) throw new ApiError('internal', `no restart procedure for cell ${cell}`);
+    return p;
+  };
+  data('plan', input.restarts.map((r) => `${r.seq} ${cells.indexOf(r.cell) + 1}\n`).join(''));
+
+  if (w.kind === 'queries') {
+    // Each statement of the setup script, then a marker naming it, so a failure names its statement.
+    data('setup.sql', splitStatements(w.setupSql).map((s, i) => `${s}\n${delim}\nSELECT '${mark} s ${i + 1}'\n${delim}\n`).join(''));
+    w.queries.forEach((qq, i) => {
+      const hex = Buffer.from(qq.sql, 'utf8').toString('hex');
+      data(`check-${i + 1}.sql`, `SET @vl_q = CONVERT(X'${hex}' USING utf8mb4)\n${delim}\nPREPARE varlab_check FROM @vl_q\n${delim}\nDEALLOCATE PREPARE varlab_check\n${delim}\n`);
+    });
+    // One session per restart, written once: nothing is generated on the target while it measures.
+    for (const timer of ['profiling', 'performance_schema'] as const) data(`session-${timer}.sql`, sessionSql(design, timer, mark, delim));
+  }
+  // The preload's list query (the attached run's own), each row turned into a marked COUNT statement.
+  data('preload-list.sql', preloadListSql([w.database], (kind, source) => `CONCAT('SELECT CONCAT(''${mark} p ', ${kind}, ' '', COUNT(*)) FROM ', ${source}, '\n${delim}')`));
+
+  const text = runnerScript(input, cells.map(procOf), mark, delim);
+  return [{ name: 'runner.sh', text, mode: 0o700 }, ...files];
+}
+
+/** The measured statements of one restart: each query, its repetitions, each followed by its time from the server's own timer. */
+function sessionSql(design: Design, timer: 'profiling' | 'performance_schema', mark: string, delim: string): string {
+  const w = design.workload;
+  const at = 'ROUND(UNIX_TIMESTAMP(NOW(3)) * 1000)';
+  const out: string[] = [];
+  if (timer === 'profiling') out.push(`SET profiling = 1\n${delim}\nSET profiling_history_size = 1\n${delim}\n`);
+  else out.push(`SET @vl_t = (SELECT THREAD_ID FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID())\n${delim}\n`);
+  w.queries.forEach((qq, i) => {
+    // SHOW PROFILES is not profiled itself: its one row (history size 1) is the query's; the marker
+    // after it says whose. performance_schema's history holds ended statements: the query, not this SELECT.
+    const timing =
+      timer === 'profiling'
+        ? `SHOW PROFILES\n${delim}\nSELECT CONCAT('${mark} t ${i + 1} REP ', ${at})\n${delim}\n`
+        : `SELECT CONCAT('${mark} t ${i + 1} REP ', ${at}, ' ', TIMER_WAIT) FROM performance_schema.events_statements_history WHERE THREAD_ID = @vl_t ORDER BY EVENT_ID DESC LIMIT 1\n${delim}\n`;
+    for (let rep = 1; rep <= w.repetitions; rep++) out.push(`${qq.sql}\n${delim}\n${timing.replace('REP', String(rep))}`);
+  });
+  return out.join('');
+}
+
+/** The lines of a measured session's output that are the runner's: times, as journal `X` lines. */
+const MEASURE_AWK = String.raw`function prof(l,  g) { split(l, g, "\t"); return g[2] }
+index($0, N " t ") == 1 {
+  n = split($0, f, " "); raw = (n >= 6) ? f[6] : prof(prev)
+  if (raw ~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) { print "X " f[5] " " seq " " f[3] " " f[4] " " raw; fflush(); c++ }
+  next
+}
+{ prev = $0 }
+END { print c + 0 > cnt }`;
+
+const PRELOAD_AWK = String.raw`index($0, N " p ") == 1 { split($0, f, " "); k = f[3]; if (k == "T" || k == "t") { tables++; rows += f[4] } if (k == "T" || k == "i") indexes++ }
+END { printf "%d %d %.0f\n", tables, indexes, rows }`;
+
+function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: string, delim: string): string {
+  const { design, profile, host, paths, recordDir, dir } = input;
+  const w = design.workload;
+  const conn = [profile.socket ? `--socket=${profile.socket}` : `--host=127.0.0.1`, ...(profile.socket ? [] : [`--port=${profile.port}`]), `--user=${profile.user}`, '--connect-timeout=10'].map(q).join(' ');
+  const db = q(`--database=${w.database}`);
+  const stop = stopScript(profile).text;
+  const restore = restoreAllScript(profile, paths, recordDir, false).text;
+  const loginHelp = `a detached run logs in with the client on the target as ${profile.user}, and varlab stores no password there: give that account socket authentication or a [client] password in the option file of the user the run runs as (~/.my.cnf)`;
+
+  const cellText = procs.map((proc, i) => {
+    const n = i + 1;
+    const vars = verifyVariables(proc);
+    const varsSql = vars.length ? `SHOW GLOBAL VARIABLES WHERE Variable_name IN (${vars.map((v) => `'${v}'`).join(', ')})` : '';
+    if (vars.some((v) => !/^[a-z][a-z0-9_]{0,63}$/.test(v))) throw new ApiError('invalid-argument', `server variable names must be lower-case identifiers: ${vars.join(', ')}`);
+    const script = restartScript({ proc, profile, host, paths, recordDir }).text;
+    const preload = proc.steps.some((s) => s.kind === 'preload');
+    return [
+      `# cell ${n}: ${proc.cell.map((c) => `${c.key}=${c.level}`).join(', ').replace(/[^\x20-\x7e]/g, '?') || '(no factors)'}`,
+      `cell_${n}() { (\n${script}) }`,
+      `vars_${n}() { printf '%s' ${q(varsSql)}; }`,
+      `preload_${n}=${preload ? 1 : ''}`,
+    ].join('\n');
+  });
+
+  const workload =
+    w.kind === 'queries'
+      ? String.raw`measure() { # $1 seq: the session of this restart; its times go straight to the journal
+  timer=$(detect_timer)
+  case "$timer" in
+    performance_schema|profiling) ;;
+    *) finish failed msg "$(printf '%s' "mysqld on $TARGET offers no server-side statement timer (performance_schema statement history is off and query profiling is unavailable): a detached run measures with the server's own timer only" | b64)" ;;
+  esac
+  [ "$timer" = "$LAST_TIMER" ] || { jr "T $(ms) $timer"; LAST_TIMER=$timer; }
+  bg measure "$1" "$timer"; rc=$?
+  ck
+  if [ "$rc" != 0 ]; then
+    if lost "$DIR/measure.err"; then return 2; fi
+    finish failed query "$1" "$(errline "$DIR/measure.err" | b64)"
+  fi
+  got=; read -r got < "$DIR/measure.count" 2>/dev/null; [ -n "$got" ] || got=0
+  [ "$got" = "$EXECUTIONS" ] || finish failed msg "$(printf '%s' "the server's statement timer gave a time for $got of $EXECUTIONS executions of restart $1" | b64)"
+}
+step_measure() { # $1 seq, $2 timer
+  { sql ${db} --delimiter="$D" < "$DIR/session-$2.sql" 2> "$DIR/measure.err"; echo $? > "$DIR/measure.rc"; } |
+    awk -v N="$N" -v seq="$1" -v cnt="$DIR/measure.count" "$MEASURE_AWK" >> "$J"
+  read -r rc < "$DIR/measure.rc"; return "$rc"
+}`
+      : String.raw`measure() { # $1 seq: the benchmark command, each repetition; its output is parsed when varlab imports it
+  rep=1
+  while [ "$rep" -le ${w.repetitions} ]; do
+    bg command; rc=$?
+    ck
+    jr "C $(ms) $1 $rep $rc $(b64 < "$DIR/command.out")"
+    [ "$rc" = 0 ] || finish failed command "$1" "$rc" "$(tail -n 3 "$DIR/command.err" "$DIR/command.out" 2>/dev/null | b64)"
+    rep=$((rep + 1))
+  done
+}
+step_command() { /bin/sh -c ${q(commandLine(w, profile))} < /dev/null > "$DIR/command.out" 2> "$DIR/command.err"; }`;
+
+  const setup =
+    w.kind === 'queries'
+      ? String.raw`# The setup script, once per run (as an attached run: after the first start), then every query
+# prepared on the server, so a typo is named before hours of restarts.
+setup() { # AGAIN=1 when the setup ran (fresh data: the restart is done again)
+  AGAIN=0
+  sql -e ${q(`CREATE DATABASE IF NOT EXISTS \`${w.database}\``)} 2> "$DIR/setup.err" || finish failed msg "$(errline "$DIR/setup.err" | b64)"
+  ${w.setupSkipIfTable ? `skip=$(sql -e ${q(`SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${w.database}' AND TABLE_NAME = '${w.setupSkipIfTable}'`)} 2>/dev/null)` : 'skip='}
+  if [ -n "$skip" ]; then jr "U $(ms) 1 0 0"; return; fi
+  t0=$(ms)
+  bg setup; rc=$?
+  ck
+  if [ "$rc" != 0 ]; then
+    last=; read -r last < "$DIR/setup.last" 2>/dev/null; [ -n "$last" ] || last=0
+    finish failed setup "$last" "$(errline "$DIR/setup.err" | b64)"
+  fi
+  jr "U $(ms) 0 ${splitStatements(w.setupSql).length} $(($(ms) - t0))"
+  AGAIN=1
+}
+step_setup() {
+  { sql ${db} --delimiter="$D" < "$DIR/setup.sql" 2> "$DIR/setup.err"; echo $? > "$DIR/setup.rc"; } |
+    awk -v N="$N" 'index($0, N " s ") == 1 { split($0, f, " "); last = f[3] } END { print last + 0 }' > "$DIR/setup.last"
+  read -r rc < "$DIR/setup.rc"; return "$rc"
+}
+check_queries() {
+  : > "$DIR/check.out"; i=1
+  while [ "$i" -le ${w.queries.length} ]; do
+    if ! sql ${db} --delimiter="$D" < "$DIR/check-$i.sql" > /dev/null 2> "$DIR/check.err"; then
+      # ER_UNSUPPORTED_PS: a statement the prepared-statement protocol cannot take is not checked.
+      grep -q '^ERROR 1295 ' "$DIR/check.err" || printf '%s %s\n' "$i" "$(errline "$DIR/check.err" | b64)" >> "$DIR/check.out"
+    fi
+    i=$((i + 1))
+  done
+  [ -s "$DIR/check.out" ] && finish failed check "$(b64 < "$DIR/check.out")"
+  true
+}`
+      : String.raw`setup() { AGAIN=0; jr "U $(ms) 1 0 0"; }
+check_queries() { true; }`;
+
+  const lock = input.lock;
+  const lockText = lock
+    ? String.raw`LOCK=${q(lock.path)}
+lock_take() {
+  # The run lock beside the restore record passes from varlab (which took it) to this runner.
+  mkdir -p "$LOCK" && printf '%s\n' ${q(lock.owner)} | sed "s/\"pid\":0/\"pid\":$$/" > "$LOCK/owner" || return 1
+  # Kept fresh while this runner lives (a lock not refreshed for minutes counts as abandoned).
+  ( while kill -0 "$1" 2>/dev/null; do touch "$LOCK/owner" 2>/dev/null; sleep 30; done ) < /dev/null > /dev/null 2>&1 &
+}
+lock_release() { grep -qF ${q(`"runId":"${input.runId}"`)} "$LOCK/owner" 2>/dev/null && rm -rf "$LOCK"; true; }`
+    : String.raw`lock_take() { true; }
+lock_release() { true; }`;
+
+  const executions = w.kind === 'queries' ? w.queries.length * w.repetitions : w.repetitions;
+  return String.raw`#!/bin/sh
+# varlab detached run ${input.runId} on ${input.design.target.replace(/[^\x20-\x7e]/g, '?')}: ${input.restarts.length} restarts.
+# Compiled by varlab from the design's restart procedures (the steps an attached run executes), with
+# the same restart, stop and restore scripts. Needs a POSIX shell, coreutils, setsid and the
+# mysql/mariadb client. Its journal ($DIR/journal) is read by varlab attach; nothing secret is in it.
+umask 077
+DIR=${q(dir)}
+J="$DIR/journal"
+RUN=${q(input.runId)}
+TARGET=${q(input.design.target)}
+N=${mark}
+D=${q(delim)}
+EXECUTIONS=${executions}
+IDLE=${Math.max(0, Math.round(design.idleSeconds))}
+MEASURE_AWK=${q(MEASURE_AWK)}
+PRELOAD_AWK=${q(PRELOAD_AWK)}
+${HELPERS}
+ms() { t=$(date +%s%3N 2>/dev/null); case "$t" in *N*|'') t=$(date +%s)000 ;; esac; echo "$t"; }
+jr() { printf '%s\n' "$*" >> "$J"; }
+b64() { x=$(base64 | tr -d '\n'); [ -n "$x" ] || x=-; printf '%s' "$x"; }
+CLIENT=$(command -v mariadb || command -v mysql)
+sql() { "$CLIENT" ${conn} -N -B -n --comments --binary-mode "$@"; }
+errline() { grep '^ERROR' "$1" 2>/dev/null | tail -n 1; }
+# The client lost its server (mysqld died or restarted underneath): the restart is done again.
+lost() { grep -qE '^ERROR (2006|2013) ' "$1"; }
+${lockText}
+
+detect_timer() {
+  v=$(sql -e "SELECT IF(@@performance_schema = 1 AND (SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'events_statements_history') = 'YES' AND (SELECT COUNT(*) FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()) = 1, 'performance_schema', 'no')" 2>/dev/null)
+  [ "$v" = performance_schema ] && { echo performance_schema; return; }
+  v=$(sql -e 'SET profiling = 1; SELECT @@profiling' 2>/dev/null)
+  [ "$v" = 1 ] && { echo profiling; return; }
+  echo none
+}
+step_preload() {
+  sql -r < "$DIR/preload-list.sql" > "$DIR/preload.sql" 2> "$DIR/preload.err" || return 1
+  { sql --delimiter="$D" < "$DIR/preload.sql" 2>> "$DIR/preload.err"; echo $? > "$DIR/preload.rc"; } | awk -v N="$N" "$PRELOAD_AWK" > "$DIR/preload.out"
+  read -r rc < "$DIR/preload.rc"; return "$rc"
+}
+step_idle() { sleep "$1"; }
+${workload}
+${setup}
+
+${cellText.join('\n\n')}
+
+# A step that may take long runs in a session of its own, so that cancel stops all of it at once.
+case "$1" in step) shift; s=$1; shift; "step_$s" "$@"; exit $? ;; esac
+
+child=
+cancelled=
+bg() { setsid /bin/sh "$DIR/runner.sh" step "$@" & child=$!; wait "$child"; rc=$?; child=; return "$rc"; }
+on_term() { cancelled=1; [ -n "$child" ] && kill -TERM "-$child" 2>/dev/null; }
+ck() { [ -z "$cancelled" ] || finish cancelled; }
+
+# The end, whatever it is: say how the run ended, stop mysqld and put the host back, then go.
+finish() {
+  trap '' TERM INT HUP
+  trap - EXIT
+  jr "E $(ms) $*"
+  ( ${'\n'}${stop}) > "$DIR/stop.out" 2>&1; s1=$?
+  ( ${'\n'}${restore}) > "$DIR/restore.out" 2>&1; s2=$?
+  if [ "$s1" = 0 ] && [ "$s2" = 0 ]; then jr "H $(ms) ok"; else jr "H $(ms) fail $(cat "$DIR/stop.out" "$DIR/restore.out" | b64)"; fi
+  lock_release
+  exit 0
+}
+
+start_cell() { "cell_$1" > "$DIR/reply" 2> "$DIR/reply.err"; rc=$?; [ "$rc" = 0 ] && grep -q '^@pid ' "$DIR/reply"; }
+# The script says mysqld listens; the login may still wait a moment for the accept loop.
+login() {
+  i=0
+  while ! sql -e 'SELECT 1' > /dev/null 2> "$DIR/login.err"; do
+    ck
+    i=$((i + 1))
+    if grep -q '^ERROR 1045 ' "$DIR/login.err" || [ "$i" -gt 300 ]; then
+      finish failed msg "$(printf '%s: %s' "mysqld on $TARGET refused the client's login" "$(errline "$DIR/login.err")" | b64) $(printf '%s' ${q(loginHelp)} | b64)"
+    fi
+    nap
+  done
+  [ -n "$LOGGED_IN" ] || { jr "A $(ms)"; LOGGED_IN=1; }
+}
+
+SETUP_DONE=
+LAST_TIMER=
+run_restart() { # $1 seq, $2 cell
+  tries=0
+  while :; do
+    ck
+    jr "R $(ms) $1"
+    start_cell "$2" || finish failed start "$1" "$rc" "$(b64 < "$DIR/reply")" "$(b64 < "$DIR/reply.err")"
+    ck
+    login
+    if [ -z "$SETUP_DONE" ]; then
+      setup
+      ck
+      check_queries
+      SETUP_DONE=1
+      if [ "$AGAIN" = 1 ]; then
+        # Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
+        start_cell "$2" || finish failed start "$1" "$rc" "$(b64 < "$DIR/reply")" "$(b64 < "$DIR/reply.err")"
+        login
+      fi
+    fi
+    q=$("vars_$2")
+    v=
+    r=0
+    if [ -n "$q" ] && ! v=$(sql -e "$q" 2> "$DIR/vars.err"); then
+      lost "$DIR/vars.err" && r=2 || finish failed msg "$(errline "$DIR/vars.err" | b64)"
+    fi
+    [ "$r" = 0 ] && jr "F $(ms) $1 $(b64 < "$DIR/reply") $(printf '%s' "$v" | b64)"
+    ck
+    if [ "$r" = 0 ] && eval "[ -n \"\$preload_$2\" ]"; then
+      t0=$(ms)
+      if bg preload; then
+        read -r pt pi pr < "$DIR/preload.out"
+        jr "P $(ms) $1 $pt $pi $pr $(($(ms) - t0))"
+      else
+        ck
+        lost "$DIR/preload.err" && r=2 || finish failed msg "$(printf 'preload: %s' "$(errline "$DIR/preload.err")" | b64)"
+      fi
+    fi
+    if [ "$r" = 0 ]; then
+      # The same idle time before every restart's measurements, so background work is alike for all.
+      [ "$IDLE" -gt 0 ] && bg idle "$IDLE"
+      ck
+      measure "$1"; r=$?
+    fi
+    if [ "$r" = 0 ]; then jr "D $(ms) $1"; return; fi
+    tries=$((tries + 1))
+    jr "Z $(ms) $1 $(printf 'the connection to mysqld was lost during this restart' | b64)"
+    [ "$tries" -lt 3 ] || finish failed lost "$1" "$tries"
+  done
+}
+
+main() {
+  exec < /dev/null 2>> "$DIR/runner.log"
+  echo $$ > "$DIR/pid"
+  trap on_term TERM INT HUP
+  trap 'finish failed msg "$(printf "%s" "the runner stopped on an error of its own (see $DIR/runner.log)" | b64)"' EXIT
+  jr "V 1 $RUN $(ms) $$"
+  [ -n "$CLIENT" ] || finish failed msg "$(printf '%s' "there is no mysql or mariadb client on $TARGET: a detached run needs one" | b64)"
+  lock_take $$ || finish failed msg "$(printf '%s' "cannot take the run lock $LOCK" | b64)"
+  while read -r seq cell <&3; do run_restart "$seq" "$cell"; done 3< "$DIR/plan"
+  finish finished
+}
+main
+`;
+}

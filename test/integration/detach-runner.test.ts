@@ -1,0 +1,155 @@
+// The detached runner on its own, for real: compiled from the restart procedures, put on the target
+// over the sandbox sshd, started under setsid nohup (this machine has no systemd), running a real
+// mariadbd on a temporary host tree, its journal read back from offsets and imported. It runs the
+// plan with no laptop attached, measures with the server's own timer, puts THP back itself, and
+// on cancel stops mysqld and restores the host.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Design, ExperimentDoc } from '../../src/common/experiment/types.js';
+import { buildPlan } from '../../src/common/plan.js';
+import { JournalFold } from '../../src/common/records.js';
+import { createServerControl, openTarget, profileId, type TargetSession } from '../../src/node/host/index.js';
+import type { HostPaths } from '../../src/node/host/script.js';
+import { importLines } from '../../src/node/detach/import.js';
+import { launchDetached, readTargetJournal, signalCancel, cleanupTargetRun } from '../../src/node/detach/target.js';
+import { alive, startRunEnv, type RunEnv } from './run-env.js';
+
+let env: RunEnv;
+let session: TargetSession;
+let paths: HostPaths;
+const THP = () => join(paths.sys, 'kernel/mm/transparent_hugepage/enabled');
+
+before(async () => {
+  env = await startRunEnv();
+  paths = { sys: join(env.dir, 'sys'), procSys: join(env.dir, 'procsys'), records: join(env.dir, 'records') };
+  mkdirSync(join(paths.sys, 'kernel/mm/transparent_hugepage'), { recursive: true });
+  mkdirSync(join(paths.procSys, 'kernel'), { recursive: true });
+  mkdirSync(paths.records, { mode: 0o755 });
+  writeFileSync(THP(), 'always [madvise] never\n');
+  writeFileSync(join(paths.procSys, 'kernel/randomize_va_space'), '2\n');
+  session = await openTarget(env.sshd.target, { auth: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, prompt: async () => ({ accept: false }), paths });
+});
+
+after(async () => {
+  await session?.close();
+  await env?.stop();
+});
+
+function design(edit: (d: Design) => void = () => {}): Design {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  const d = doc.design;
+  d.target = env.sshd.target;
+  // THP at one level: the temporary tree's file holds only what was written (sysfs would show the
+  // bracketed choice), so a set after a restore could not read its original back.
+  d.factors = [
+    { tunable: 'aslr', levels: ['on', 'off'] },
+    { tunable: 'thp', levels: ['never'] },
+  ];
+  d.restartsPerCell = 2;
+  d.idleSeconds = 0;
+  d.workload.queries = d.workload.queries.slice(0, 2);
+  d.workload.repetitions = 3;
+  d.workload.warmup = 1;
+  d.serverProfile = env.profile;
+  edit(d);
+  return d;
+}
+
+/** Read and import the target journal until the run ended (as attach does), in small reads from the offset held. */
+async function follow(d: Design, dir: string, fold: JournalFold, untilMs = 240_000): Promise<{ offset: number; reads: number; message?: string }> {
+  const control = createServerControl(session, env.profile, { paths });
+  const host = await control.host();
+  const plan = buildPlan(d);
+  let offset = 0;
+  let reads = 0;
+  for (const until = Date.now() + untilMs; Date.now() < until; ) {
+    const r = await readTargetJournal(session, dir, offset, false);
+    reads++;
+    const open = new Set<number>();
+    const state = fold.state();
+    for (const i of state.interrupted) open.add(i.seq);
+    const got = importLines(r.data, { design: d, plan, profile: env.profile, host, target: env.sshd.target, open, timer: state.timer?.source }, { runnerGone: r.state !== 'running' });
+    let message: string | undefined;
+    for (const rec of got.records) {
+      fold.apply(rec);
+      if (rec.t === 'run-finished') message = rec.message;
+    }
+    offset += Buffer.byteLength(r.data.slice(0, got.consumed), 'utf8');
+    if (got.ended) return { offset, reads, message };
+    if (r.state !== 'running' && got.consumed === r.data.length) throw new Error(`the runner ended without finishing: ${readFileSync(join(dir, 'runner.log'), 'utf8')}`);
+    await new Promise((res) => setTimeout(res, 300));
+  }
+  throw new Error('the detached run did not end in time');
+}
+
+test('a detached plan runs on the target by itself: every execution timed by the server, verified, the host put back', async () => {
+  const d = design();
+  const control = createServerControl(session, env.profile, { paths });
+  const runId = 'a1b2c3d4-0000-4000-8000-000000000001';
+  const launched = await launchDetached({ runId, design: d, profile: env.profile, session, control, paths, restarts: buildPlan(d) });
+  assert.equal(launched.supervisor, 'setsid', 'no systemd here: setsid nohup');
+  assert.ok(launched.pid && launched.pid > 0);
+  // The run's directory: root's, 0700, beside the restore record; the runner 0700; the journal 0600.
+  assert.equal(launched.dir, join(paths.records, profileId(env.profile), 'runs', runId));
+  assert.equal(statSync(launched.dir).mode & 0o777, 0o700);
+  assert.equal(statSync(join(launched.dir, 'runner.sh')).mode & 0o777, 0o700);
+  assert.equal(statSync(join(launched.dir, 'journal')).mode & 0o777, 0o600);
+  // varlab is not needed any more: the ssh session that started it is closed at once.
+  await session.close();
+  session = await openTarget(env.sshd.target, { auth: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, prompt: async () => ({ accept: false }), paths });
+
+  const fold = new JournalFold();
+  const { message } = await follow(d, launched.dir, fold);
+  const s = fold.state();
+  assert.equal(s.lastState, 'finished', message);
+  assert.equal(s.restarts.length, 4);
+  for (const r of s.restarts) {
+    assert.equal(r.status, 'ok', `${r.cell}: ${r.reason}`);
+    assert.ok(r.checks.length === 2 && r.checks.every((c) => c.ok), JSON.stringify(r.checks));
+    assert.equal(r.checks.find((c) => c.tunable === 'aslr')?.level, r.cell.includes('aslr=off') ? 'off' : 'on');
+    assert.deepEqual(r.queries.map((q) => [q.query, q.values.length, q.source]), d.workload.queries.map((q) => [q.name, 3, 'profiling']));
+    for (const q of r.queries) assert.ok(q.values.every((v) => v > 0 && v < 60_000), `${q.values}`);
+  }
+  assert.equal(s.timer?.source, 'profiling');
+  assert.deepEqual(new Set(s.restarts.map((r) => r.seq)), new Set([1, 2, 3, 4]));
+  // The target put THP back itself and stopped mysqld; no record is left.
+  assert.equal(readFileSync(THP(), 'utf8').trim(), 'madvise');
+  assert.equal(existsSync(join(paths.records, profileId(env.profile), 'restore.tsv')), false);
+  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
+  assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8'))), 'mysqld stopped');
+  await cleanupTargetRun(session, launched.dir, false);
+  assert.equal(existsSync(launched.dir), false);
+});
+
+test('cancel: the runner stops mysqld and restores the host within seconds', async () => {
+  const d = design((x) => {
+    x.factors = [{ tunable: 'thp', levels: ['never'] }];
+    x.restartsPerCell = 3;
+    x.idleSeconds = 600;
+  });
+  writeFileSync(THP(), 'always [madvise] never\n');
+  const control = createServerControl(session, env.profile, { paths });
+  const runId = 'a1b2c3d4-0000-4000-8000-000000000002';
+  const launched = await launchDetached({ runId, design: d, profile: env.profile, session, control, paths, restarts: buildPlan(d), waitS: 120 });
+  // Wait for the first restart to be verified (THP set to never), then cancel during the idle time.
+  for (let i = 0; i < 600 && !readFileSync(join(launched.dir, 'journal'), 'utf8').includes('\nF '); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(readFileSync(THP(), 'utf8').trim(), 'never');
+  const t0 = Date.now();
+  assert.equal(await signalCancel(session, launched.dir, false), true);
+  const fold = new JournalFold();
+  const { message } = await follow(d, launched.dir, fold, 60_000);
+  assert.ok(Date.now() - t0 < 30_000, `cancel took ${Date.now() - t0} ms`);
+  const s = fold.state();
+  assert.equal(s.lastState, 'cancelled');
+  assert.equal(message, 'cancelled; run again to resume');
+  assert.equal(s.restarts.length, 0);
+  assert.equal(s.discarded[0]?.reason, 'cancelled during this restart');
+  assert.equal(readFileSync(THP(), 'utf8').trim(), 'madvise');
+  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
+  assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8'))), 'mysqld stopped');
+  // Its idle sleep went with it: no process of the run is left.
+  assert.equal(alive(launched.pid!), false);
+  rmSync(launched.dir, { recursive: true, force: true });
+});

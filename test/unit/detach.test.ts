@@ -1,0 +1,294 @@
+// The detached runner's pieces that need no server: the launch script (both supervisors: setsid nohup
+// for real, systemd-run through its exact text and a stand-in on PATH, since this machine has no
+// systemd), the runner script's syntax and how it is compiled from the restart procedures, and the
+// import of a target journal into journal records (markers, base64, a run's end held until the host
+// was put back).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Design, ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
+import type { HostFingerprint } from '../../src/common/host.js';
+import { buildPlan } from '../../src/common/plan.js';
+import { JournalFold, type JournalRecord } from '../../src/common/records.js';
+import { restartProcedure } from '../../src/common/restart.js';
+import { DEFAULT_HOST_PATHS, restartScript } from '../../src/node/host/script.js';
+import { compileRunner, runDir } from '../../src/node/detach/runner.js';
+import { importLines, parseVariables, type ImportContext } from '../../src/node/detach/import.js';
+import { launchInput, launchScript, parseLaunch, parseRead, readScript } from '../../src/node/detach/supervisor.js';
+
+const profile: ServerProfile = {
+  kind: 'direct',
+  mysqld: '/usr/sbin/mariadbd',
+  datadir: '/srv/sb/data',
+  socket: '/srv/sb/mysqld.sock',
+  port: 23306,
+  osUser: 'mysql',
+  user: 'root',
+  errorLog: '/srv/sb/error.log',
+  pidFile: '/srv/sb/mysqld.pid',
+  extraArgs: ['--innodb-buffer-pool-size=512M'],
+  sudo: true,
+};
+
+const host: HostFingerprint = {
+  target: 'ssh://db',
+  probedAt: 0,
+  hostname: 'db1',
+  kernel: 'Linux 6.1',
+  cpuModel: 'x',
+  sockets: 1,
+  cores: 4,
+  threads: 4,
+  numaNodes: [{ node: 0, cpus: '0-3', memoryMb: 1000 }],
+  aslr: '2',
+  governor: null,
+  turbo: null,
+  thp: 'madvise',
+  mysqld: null,
+  sudoWithoutPassword: true,
+  tools: { numactl: true, taskset: true, setarch: true, perf: false, sysbench: false },
+  arch: 'x86_64',
+  user: 'root',
+  uid: 0,
+};
+
+function quickstart(): Design {
+  const d = (JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc).design;
+  d.target = 'ssh://db';
+  d.restartsPerCell = 2;
+  d.serverProfile = profile;
+  return d;
+}
+
+const RUN = '0f1e2d3c-4b5a-4968-8776-655443322110';
+const recordDir = '/var/lib/varlab/mysqld-23306-abc';
+
+function compiled(d = quickstart()) {
+  const plan = buildPlan(d);
+  const procedures = new Map(plan.map((r) => [r.cell, restartProcedure({ profile, factors: d.factors, levels: r.levels, host, schemas: [d.workload.database], workload: true })]));
+  return { plan, files: compileRunner({ runId: RUN, dir: runDir(recordDir, RUN), design: d, profile, host, paths: DEFAULT_HOST_PATHS, recordDir, restarts: plan, procedures, nonce: 'ab'.repeat(12) }) };
+}
+
+test('the runner is one POSIX sh script compiled from the restart procedures: each cell runs the very restart script of an attached run', () => {
+  const d = quickstart();
+  const { plan, files } = compiled(d);
+  const runner = files[0];
+  assert.equal(runner.name, 'runner.sh');
+  assert.equal(runner.mode, 0o700);
+  for (const f of files.slice(1)) assert.equal(f.mode, 0o600, f.name);
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-runner-'));
+  try {
+    writeFileSync(join(dir, 'runner.sh'), runner.text);
+    // dash is Debian's /bin/sh; bash --posix reads it the same way.
+    for (const sh of ['/bin/sh', '/bin/bash']) {
+      const r = spawnSync(sh, ['-n', join(dir, 'runner.sh')], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${sh}: ${r.stderr}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // Every cell's restart script is in it, as the attached run would send it.
+  const cells = [...new Set(plan.map((r) => r.cell))];
+  for (const cell of cells) {
+    const proc = restartProcedure({ profile, factors: d.factors, levels: plan.find((r) => r.cell === cell)!.levels, host, schemas: [d.workload.database], workload: true });
+    assert.ok(runner.text.includes(restartScript({ proc, profile, host, paths: DEFAULT_HOST_PATHS, recordDir }).text), cell);
+  }
+  // The plan file: seq and the cell's number, in plan order.
+  const planFile = files.find((f) => f.name === 'plan')!.text.trim().split('\n');
+  assert.equal(planFile.length, plan.length);
+  assert.deepEqual(planFile.map((l) => Number(l.split(' ')[0])), plan.map((r) => r.seq));
+  // The measured session: each query its repetitions, timed by SHOW PROFILES, never the client.
+  const session = files.find((f) => f.name === 'session-profiling.sql')!.text;
+  assert.equal(session.split('SHOW PROFILES').length - 1, d.workload.queries.length * d.workload.repetitions);
+  assert.equal(session.split(d.workload.queries[0].sql).length - 1, d.workload.repetitions);
+  // The login: the profile's socket and user, never a password.
+  assert.match(runner.text, /--socket=\/srv\/sb\/mysqld.sock --user=root/);
+  assert.doesNotMatch(runner.text, /--password|MYSQL_PWD/);
+  // Cancel, the end and an error of the runner's own all go through finish: stop mysqld, restore the host.
+  assert.match(runner.text, /trap on_term TERM INT HUP/);
+  assert.match(runner.text, /trap 'finish failed msg/);
+});
+
+test('a level that could reach the shell unvalidated is refused before anything is compiled', () => {
+  const d = quickstart();
+  d.factors = [{ tunable: 'cpubind', levels: ['0;reboot'] }];
+  assert.throws(() => compiled(d), /not valid/);
+});
+
+test('the launch script starts the runner under systemd-run (exact unit) where systemd runs, else setsid nohup: both run here', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'varlab-launch-'));
+  chmodSync(tmp, 0o755);
+  try {
+    const paths = { ...DEFAULT_HOST_PATHS, records: join(tmp, 'records') };
+    const rec = join(paths.records, 'p1');
+    // A stand-in runner: says it started and logged in, as the real one does.
+    const runnerText = 'd=$(dirname "$0"); echo $$ > "$d/pid"; printf "V 1 r 1 %s\\nA 2\\n" $$ >> "$d/journal"; sleep 1\n';
+    const files = [{ name: 'runner.sh', text: runnerText, mode: 0o700 as const }, { name: 'plan', text: '1 1\n', mode: 0o600 as const }];
+    const run = (script: string, env: NodeJS.ProcessEnv = process.env) => execFileSync('/bin/sh', ['-c', script], { input: launchInput(files), env, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+
+    const s1 = launchScript({ runId: RUN, dir: runDir(rec, RUN), recordDir: rec, paths, files, stopTimeoutS: 600, sudo: false });
+    // The exact systemd-run line, in the root branch behind sd_booted's test.
+    assert.match(s1.text, /if \[ "\$\(id -u\)" = 0 \] && \[ -d \/run\/systemd\/system \] && command -v systemd-run/);
+    assert.ok(s1.text.includes(`systemd-run --unit=varlab-${RUN} --description='varlab detached run ${RUN}' --property=KillMode=mixed --property=TimeoutStopSec=720 --collect --quiet /bin/sh "$d/runner.sh"`));
+    assert.ok(s1.text.includes('(cd / && exec setsid nohup /bin/sh "$d/runner.sh" < /dev/null >> "$d/runner.log" 2>&1 &)'));
+    // No systemd here: setsid nohup, for real.
+    const out1 = run(s1.text);
+    assert.equal(parseLaunch(out1).supervisor, 'setsid');
+    assert.ok(parseLaunch(out1).pid);
+    assert.equal(readFileSync(join(runDir(rec, RUN), 'plan'), 'utf8'), '1 1\n');
+    assert.match(execFileSync('stat', ['-c', '%a', runDir(rec, RUN)], { encoding: 'utf8' }), /^700/);
+    // A second launch into the same run directory is refused.
+    assert.throws(() => run(s1.text), /cannot make/);
+
+    // With systemd: the same text, sd_booted's directory pointed at one that exists, and a systemd-run
+    // stand-in on PATH that records its arguments and starts the command as systemd would.
+    const RUN2 = RUN.replace(/0$/, '1');
+    const s2 = launchScript({ runId: RUN2, dir: runDir(rec, RUN2), recordDir: rec, paths, files, stopTimeoutS: 60, sudo: false });
+    const fakeRoot = join(tmp, 'systemd-system');
+    mkdirSync(fakeRoot);
+    const bin = join(tmp, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'systemd-run'), `#!/bin/sh\nprintf '%s\\n' "$@" > ${join(tmp, 'args')}\nwhile [ $# -gt 0 ]; do case "$1" in --*) shift ;; *) break ;; esac; done\n(setsid "$@" < /dev/null > /dev/null 2>&1 &)\n`, { mode: 0o755 });
+    const out2 = run(s2.text.replace('/run/systemd/system', fakeRoot), { ...process.env, PATH: `${bin}:${process.env.PATH}` });
+    assert.equal(parseLaunch(out2).supervisor, 'systemd');
+    assert.deepEqual(readFileSync(join(tmp, 'args'), 'utf8').trim().split('\n'), [
+      `--unit=varlab-${RUN2}`,
+      `--description=varlab detached run ${RUN2}`,
+      '--property=KillMode=mixed',
+      '--property=TimeoutStopSec=180',
+      '--collect',
+      '--quiet',
+      '/bin/sh',
+      `${runDir(rec, RUN2)}/runner.sh`,
+    ]);
+    assert.ok(existsSync(join(runDir(rec, RUN2), 'journal')));
+
+    // Reading from an offset: the state first, then exactly the bytes after the offset.
+    const read = parseRead(execFileSync('/bin/sh', ['-c', readScript(runDir(rec, RUN), 4, false).text], { encoding: 'utf8' }));
+    assert.equal(read.data, readFileSync(join(runDir(rec, RUN), 'journal'), 'utf8').slice(4));
+    assert.ok(['running', 'ended'].includes(read.state));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('launch refuses a records directory another user could write', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'varlab-launch-'));
+  try {
+    const paths = { ...DEFAULT_HOST_PATHS, records: join(tmp, 'records') };
+    mkdirSync(paths.records, { mode: 0o777 });
+    chmodSync(paths.records, 0o777);
+    const rec = join(paths.records, 'p1');
+    const files = [{ name: 'runner.sh', text: 'true\n', mode: 0o700 as const }];
+    const s = launchScript({ runId: RUN, dir: runDir(rec, RUN), recordDir: rec, paths, files, stopTimeoutS: 600, sudo: false });
+    const r = spawnSync('/bin/sh', ['-c', s.text], { input: launchInput(files), encoding: 'utf8' });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stdout, /@fail dir refusing .*records: it is not owned by uid \d+ or others can write it/);
+    assert.equal(existsSync(runDir(rec, RUN)), false);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+// ---- import ----
+
+const b64 = (s: string) => (s ? Buffer.from(s, 'utf8').toString('base64') : '-');
+/** The message of the run-finished record among these, if any. */
+const endOf = (records: JournalRecord[]) => {
+  const r = records.find((x) => x.t === 'run-finished');
+  return r?.t === 'run-finished' ? { state: r.state, message: r.message } : undefined;
+};
+
+function ctx(d: Design, fold: JournalFold): ImportContext {
+  const s = fold.state();
+  return { design: d, plan: buildPlan(d), profile, host, target: 'ssh://db', open: s.interrupted.map((i) => i.seq), timer: s.timer?.source };
+}
+
+function small(): Design {
+  const d = quickstart();
+  d.factors = [{ tunable: 'ahi', levels: ['on', 'off'] }];
+  d.restartsPerCell = 1;
+  d.workload.queries = d.workload.queries.slice(0, 1);
+  d.workload.repetitions = 2;
+  d.workload.warmup = 1;
+  return d;
+}
+
+test('import: the runner lines become the records an attached run writes, whatever the query results or errors held', () => {
+  const d = small();
+  const plan = buildPlan(d);
+  const fold = new JournalFold();
+  const ahi1 = plan[0].levels.ahi === 'on' ? 'ON' : 'OFF';
+  const lines = [
+    'V 1 r 1000 4242',
+    'R 1001 1',
+    'U 1002 0 20 5300',
+    `F 1003 1 ${b64('@pid 77\n@ready 812\n')} ${b64(`innodb_adaptive_hash_index\t${ahi1}\ninnodb_buffer_pool_size\t536870912\n`)}`,
+    'T 1004 profiling',
+    'X 1005 1 1 1 0.00250000',
+    'X 1006 1 1 2 0.00125000',
+    'D 1007 1',
+    'R 1008 2',
+    // The second start left the hash index on although the cell says off: verify-failed, its figures kept out.
+    `F 1009 2 ${b64('@pid 78\n@ready 700\n')} ${b64('innodb_adaptive_hash_index\tON\ninnodb_buffer_pool_size\t536870912\n')}`,
+    'X 1010 2 1 1 0.1',
+    'X 1011 2 1 2 0.1',
+    'D 1012 2',
+  ];
+  const got = importLines(lines.join('\n') + '\npartial line witho', ctx(d, fold));
+  for (const r of got.records) fold.apply(r);
+  assert.equal(got.consumed, lines.join('\n').length + 1, 'only whole lines');
+  assert.equal(got.ended, false);
+  const s = fold.state();
+  assert.equal(s.restarts.length, 2);
+  const [ok, bad] = s.restarts;
+  assert.equal(ok.status, 'ok');
+  assert.deepEqual(ok.queries, [{ query: d.workload.queries[0].name, unit: 'ms', source: 'profiling', values: [2.5, 1.25] }]);
+  assert.deepEqual(ok.options, [{ tunable: 'innodb_buffer_pool_size', level: '512M', ok: true, observed: '@@innodb_buffer_pool_size = 536870912' }]);
+  assert.equal(bad.status, plan[1].levels.ahi === 'off' ? 'verify-failed' : 'ok');
+  if (bad.status === 'verify-failed') assert.deepEqual(bad.queries, []);
+  assert.equal(got.records.filter((r) => r.t === 'execution' && r.warmup).length, 1);
+  assert.deepEqual(got.logs.map((l) => l.message), ['the runner started on ssh://db (pid 4242)', 'setup script ran (20 statements, 5.3 s)']);
+});
+
+test("import: the run's end waits for the host's restore; a failure's text comes back whole from base64", () => {
+  const d = small();
+  const fold = new JournalFold();
+  const error = "ERROR 1146 (42S02) at line 7: Table 'x.lineitem' doesn't exist\nR 1 1\nD 9 1";
+  const start = ['R 1001 1', `E 1002 failed query 1 ${b64(error)}`];
+  const a = importLines(start.join('\n') + '\n', ctx(d, fold));
+  assert.equal(a.ended, false);
+  assert.equal(a.consumed, 'R 1001 1\n'.length, 'E is read again with its H');
+  for (const r of a.records) fold.apply(r);
+  const b = importLines(`${start[1]}\nH 1003 ok\n`, ctx(d, fold));
+  assert.equal(b.ended, true);
+  assert.deepEqual(endOf(b.records), { state: 'failed', message: "Table 'x.lineitem' doesn't exist\nR 1 1\nD 9 1" });
+  const disc = b.records.find((r) => r.t === 'restart-discarded');
+  assert.equal(disc?.t === 'restart-discarded' && disc.seq, 1);
+  // A finished run whose host could not be put back is a failed one, and says why.
+  const c = importLines(`E 5 finished\nH 6 fail ${b64('varlab: cannot restore /sys/x')}\n`, ctx(d, new JournalFold()));
+  assert.equal(endOf(c.records)?.state, 'failed');
+  assert.match(endOf(c.records)?.message ?? '', /the host may not be as it was found: varlab: cannot restore \/sys\/x/);
+  // A runner that is gone after its E will never write H: the end is taken, and says so.
+  const g = importLines('E 5 cancelled\n', ctx(d, new JournalFold()), { runnerGone: true });
+  assert.equal(g.ended, true);
+  assert.match(endOf(g.records)?.message ?? '', /cancelled; run again to resume; the runner ended before it put the host back/);
+});
+
+test('import: a start failure says why in one line, as an attached run does; setup and check failures name their statement and query', () => {
+  const d = small();
+  const reply = "@fail exited mysqld (pid 9) exited during start-up\n@log 2024-01-01 [ERROR] /usr/sbin/mariadbd: unknown variable 'x=1'\n";
+  const e = importLines(`R 1 1\nE 2 failed start 1 1 ${b64(reply)} -\nH 3 ok\n`, ctx(d, new JournalFold()));
+  assert.match(endOf(e.records)?.message ?? '', /^mysqld on ssh:\/\/db did not start: \/usr\/sbin\/mariadbd: unknown variable 'x=1'/);
+  const s = importLines(`E 2 failed setup 3 ${b64('ERROR 1064 (42000) at line 9: You have an error')}\nH 3 ok\n`, ctx(d, new JournalFold()));
+  assert.match(endOf(s.records)?.message ?? '', /^setup script, statement 4 of \d+ failed: You have an error\n {2}INSERT INTO seq /);
+  const c = importLines(`E 2 failed check ${b64(`1 ${b64("ERROR 1054 (42S22) at line 3: Unknown column 'l_x'")}\n`)}\nH 3 ok\n`, ctx(d, new JournalFold()));
+  assert.equal(endOf(c.records)?.message, `a query fails on the server, so nothing was measured: query "${d.workload.queries[0].name}": Unknown column 'l_x'`);
+});
+
+test('the client batch output of SHOW GLOBAL VARIABLES is read back with its escapes', () => {
+  assert.deepEqual(parseVariables('Innodb_X\tON\nsql_mode\tA\\tB\\\\C\n\nbroken'), { innodb_x: 'ON', sql_mode: 'A\tB\\C' });
+});
