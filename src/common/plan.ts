@@ -36,6 +36,38 @@ export function cellId(levels: Record<string, string>, factors: Factor[]): strin
   return factors.map((f) => `${factorKey(f)}=${levels[factorKey(f)]}`).join(',');
 }
 
+/**
+ * The block factor of a design run on several hosts (issue 14): its levels are the targets. It is
+ * never in a saved design; the analysis and the exports add it when the results come from several
+ * hosts, so the host appears like any factor: in cell ids (`aslr=off,host=ssh://db2`) and CSV columns.
+ */
+export const HOST_FACTOR = 'host';
+
+/** A restart's cell with its host when the run had several (each host ran the same cells). */
+export function hostCell(cell: string, host: string | undefined): string {
+  if (host === undefined) return cell;
+  return cell ? `${cell},${HOST_FACTOR}=${host}` : `${HOST_FACTOR}=${host}`;
+}
+
+/** The hosts the results came from, when they came from several (the design's target first); else none. */
+export function resultHosts(design: Pick<Design, 'target'>, restarts: readonly { host?: string }[] | undefined): string[] {
+  const seen = new Set<string>();
+  for (const r of restarts ?? []) if (r.host !== undefined) seen.add(r.host);
+  if (!seen.size) return [];
+  const first = [design.target].filter((t) => seen.has(t));
+  return [...first, ...[...seen].filter((h) => !first.includes(h))];
+}
+
+/** The design as analysed and exported: with the host as its last factor when there are hosts. */
+export function withHostFactor<D extends Pick<Design, 'factors' | 'excludedCells'>>(design: D, hosts: string[]): D {
+  if (!hosts.length) return design;
+  const factors = [...design.factors, { tunable: HOST_FACTOR, levels: hosts }];
+  const excluded = expandCells(design)
+    .filter((c) => c.excluded)
+    .flatMap((c) => hosts.map((h) => hostCell(c.id, h)));
+  return { ...design, factors, excludedCells: excluded };
+}
+
 /** Each included and excluded cell's levels by its id: how a label becomes levels again, without parsing it. */
 export function levelsByCell(design: Pick<Design, 'factors' | 'excludedCells'>): Map<string, Record<string, string>> {
   return new Map(expandCells(design).map((c) => [c.id, c.levels]));

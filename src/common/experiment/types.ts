@@ -124,9 +124,11 @@ export interface QueryTimings {
 }
 
 export interface RestartResult {
-  /** Position in the run plan, from 1. */
+  /** Position in the run plan, from 1 (each host of a run on several hosts has its own plan). */
   seq: number;
   cell: string;
+  /** The target it ran on, when the design ran on several hosts (the `host` block factor). */
+  host?: string;
   status: 'ok' | 'verify-failed' | 'failed';
   reason?: string;
   startedAt: number;

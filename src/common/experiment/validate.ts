@@ -77,10 +77,12 @@ function resultsProblems(design: ExperimentDoc['design'], results: Results): str
   const queries = new Set(w.kind === 'command' ? [w.command?.metric ?? 'command'] : w.queries.map((q) => q.name));
   const problems: string[] = [];
   // A restart is known by its number, and its timings by query: one of each, or the executions repeat.
-  const seqs = new Map<number, number>();
+  // Each host of a run on several hosts numbers its own plan.
+  const seqs = new Map<string, number>();
   results.restarts.forEach((r, i) => {
-    if (seqs.has(r.seq)) problems.push(`results.restarts[${i}].seq: restart ${r.seq} appears twice (also results.restarts[${seqs.get(r.seq)}])`);
-    else seqs.set(r.seq, i);
+    const key = `${r.host ?? ''}\u0000${r.seq}`;
+    if (seqs.has(key)) problems.push(`results.restarts[${i}].seq: restart ${r.seq}${r.host === undefined ? '' : ` on ${quoted(r.host)}`} appears twice (also results.restarts[${seqs.get(key)}])`);
+    else seqs.set(key, i);
     if (!cells.has(r.cell)) problems.push(`results.restarts[${i}].cell: ${quoted(r.cell)} is not a cell of this design`);
     const seen = new Set<string>();
     r.queries.forEach((q, j) => {

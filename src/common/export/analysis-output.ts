@@ -22,6 +22,7 @@ export function analysisJson(a: Analysis) {
     bimodal: a.bimodal,
     bimodal_unjudged: a.bimodal_unjudged,
     warmup_suggestion: a.warmup,
+    ...(a.hosts ? { hosts: a.hosts } : {}),
   };
 }
 
@@ -169,6 +170,8 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
     if (steady.rows.length > STEADY_ROWS) out.push(`    … and ${steady.rows.length - STEADY_ROWS} more (analyze --json has every cell and query)`);
   }
 
+  if (a.hosts) out.push('', ...hostsText(a, note));
+
   if (s.baseline !== null) {
     out.push('', `Comparisons with ${s.baseline}`);
     out.push(`  Effect: the ${a.methods.comparison}, at ${levelPct(s.alpha)}%; p adjusted by ${ADJUSTMENT_NAMES[s.adjustment]} over the ${familySize(a.comparisons)} comparisons with a p-value`);
@@ -197,6 +200,42 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
       const shown = where.slice(0, 3).join('; ') + (where.length > 3 ? `; and ${where.length - 3} more` : '');
       out.push(`  ${reason} (${shown})`);
     }
+  }
+  return out;
+}
+
+/**
+ * The host block factor in text: spread between hosts beside spread between restarts (per cell and
+ * query), then the host × factor interactions, flagged ones first. Shared by the text and the report.
+ */
+export function hostsText(a: Analysis, note: (where: string, reasons: Record<string, string | undefined> | undefined) => void = () => {}): string[] {
+  const h = a.hosts!;
+  const out = [`Hosts (${h.hosts.join(', ')}): the host is a block factor named ${h.factor}`, `  ${h.summary}.`];
+  out.push(`  Spread between hosts beside spread between restarts (${a.methods.host_spread})`);
+  const spread = [...h.spread].sort((x, y) => (x.cell < y.cell ? -1 : x.cell > y.cell ? 1 : a.order.indexOf(x.query) - a.order.indexOf(y.query)));
+  out.push(
+    ...textTable(
+      ['cell', 'query', 'hosts', 'between hosts', 'between restarts'],
+      spread.map((r) => {
+        note(`${r.cell || '(no factors)'} / ${r.query}`, r.null_reasons);
+        return [r.cell || '(no factors)', r.query, String(r.n_hosts), pct(r.between_host_cov_pct), pct(r.between_restart_cov_pct)];
+      }),
+      [false, false, true, true, true],
+    ).map((l) => '    ' + l),
+  );
+  if (h.interactions.length) {
+    out.push(`  Host × factor interactions (${a.methods.host_interaction})`);
+    const rows = [...h.interactions].sort((x, y) => Number(!x.flagged) - Number(!y.flagged));
+    out.push(
+      ...textTable(
+        ['factor', 'level', 'query', ...h.hosts.map((x) => `effect on ${x}`), 'F', 'p', 'adjusted p', ''],
+        rows.map((i) => {
+          note(`${i.factor}=${i.level} × host / ${i.query}`, i.null_reasons);
+          return [i.factor, `${i.level} vs ${i.baseline_level}`, i.query, ...h.hosts.map((x) => fmtEffect(i.effects_pct[x] ?? null)), i.f === null ? NA : i.f.toFixed(2), fmtP(i.p_value), fmtP(i.p_adjusted), i.flagged ? 'differs between hosts' : ''];
+        }),
+        [false, false, false, ...h.hosts.map(() => true), true, true, true, false],
+      ).map((l) => '    ' + l),
+    );
   }
   return out;
 }

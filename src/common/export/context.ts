@@ -2,7 +2,7 @@
 // the facts the captions and reports name (host, date). Built once, shared by CSV, Markdown and figures
 // so the three never disagree about warm-up or baseline.
 import type { ExperimentDoc, RestartResult } from '../experiment/types.js';
-import { expandCells, factorKey, levelsByCell } from '../plan.js';
+import { expandCells, factorKey, hostCell, levelsByCell, resultHosts, withHostFactor } from '../plan.js';
 import { ADJUSTMENTS, analyze, tidyFromExperiment, type Adjustment, type Analysis } from '../stats/index.js';
 import { effectConvention, fewRestartsNote } from './format.js';
 
@@ -33,7 +33,7 @@ export interface ExportContext {
   queries: string[];
   /** The unit of the values (`ms`, `tps`…), when one unit holds for all. */
   unit: string;
-  /** Restarts sorted by seq, each with its position within its cell (from 1). */
+  /** Restarts sorted by host then seq, each with its position within its cell (from 1); `cell` holds the host when there are several. */
   restarts: (RestartResult & { restartOfCell: number })[];
   /** `Experiment · CPU · mysqld version · date`: the line under every figure. */
   caption: string;
@@ -70,7 +70,7 @@ export function exportContext(doc: ExperimentDoc, opts: ExportOptions = {}): Exp
   const warmup = opts.warmup ?? doc.design.workload.warmup;
   if (!Number.isInteger(warmup) || warmup < 0) throw new ExportError(`warm-up must be a whole number of at least 0, got ${warmup}`);
   const data = tidyFromExperiment(doc);
-  const cells = inPlanOrder(doc, data.cells);
+  const cells = inPlanOrder({ ...doc, design: withHostFactor(doc.design, resultHosts(doc.design, doc.results?.restarts)) }, data.cells);
   let baseline: string | null = opts.baseline ?? cells[0] ?? null;
   if (opts.baseline !== undefined && !data.cells.includes(opts.baseline)) {
     throw new ExportError(`baseline cell "${opts.baseline}" has no results; cells with results: ${cells.join(' | ') || 'none'}`);
@@ -87,12 +87,17 @@ export function exportContext(doc: ExperimentDoc, opts: ExportOptions = {}): Exp
  * plots on screen are the very figures `varlab export` writes. Warm-up and baseline are the analysis's own.
  */
 export function contextAround(doc: ExperimentDoc, analysis: Analysis, unitFallback = ''): ExportContext {
-  const restarts = [...(doc.results?.restarts ?? [])].sort((a, b) => a.seq - b.seq);
+  // Results from several hosts: the host is a block factor (a column, and part of every cell id).
+  const hosts = resultHosts(doc.design, doc.results?.restarts);
+  const design = withHostFactor(doc.design, hosts);
+  const hostAt = (r: RestartResult) => (r.host === undefined ? -1 : hosts.indexOf(r.host));
+  const restarts = [...(doc.results?.restarts ?? [])].sort((a, b) => hostAt(a) - hostAt(b) || a.seq - b.seq);
   const seen = new Map<string, number>();
   const numbered = restarts.map((r) => {
-    const n = (seen.get(r.cell) ?? 0) + 1;
-    seen.set(r.cell, n);
-    return { ...r, restartOfCell: n };
+    const cell = hostCell(r.cell, hosts.length ? r.host : undefined);
+    const n = (seen.get(cell) ?? 0) + 1;
+    seen.set(cell, n);
+    return { ...r, cell, restartOfCell: n };
   });
   const units = new Set(restarts.flatMap((r) => r.queries.map((q) => q.unit)));
   return {
@@ -100,9 +105,9 @@ export function contextAround(doc: ExperimentDoc, analysis: Analysis, unitFallba
     analysis,
     warmup: analysis.settings.warmup,
     baseline: analysis.settings.baseline,
-    factors: doc.design.factors.map(factorKey),
-    cellLevels: levelsByCell(doc.design),
-    cells: inPlanOrder(doc, analysis.cells.map((c) => c.cell)),
+    factors: design.factors.map(factorKey),
+    cellLevels: levelsByCell(design),
+    cells: inPlanOrder({ ...doc, design }, analysis.cells.map((c) => c.cell)),
     // The workload's order, as the tables and the exported plots list them.
     queries: analysis.order,
     unit: units.size === 1 ? [...units][0] : unitFallback,

@@ -13,6 +13,7 @@ import { ADJUSTMENT_NAMES, adjustPValues, differSummary, type Adjustment } from 
 import { BIMODAL_MIN_RESTARTS, MIN_RESTARTS, moreRestartsNeeded, needsMoreText, outOfReachText } from './evidence.js';
 import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
 import { COMPARISON_METHOD, ratioOfMeans } from './ratio.js';
+import { hostAnalysis, HOST_INTERACTION_METHOD, HOST_SPREAD_METHOD, type HostAnalysis } from './hosts.js';
 
 export interface AnalysisOptions {
   /** Repetitions 1..warmup of every restart are dropped. Default 0. */
@@ -157,7 +158,7 @@ export interface Ranking {
 export interface Analysis {
   settings: { warmup: number; alpha: number; power: number; targetEffectPct: number; baseline: string | null; adjustment: Adjustment };
   /** The methods behind the numbers, named as the output names them. */
-  methods: { comparison: string; adjustment: string; mde: string; steady: string };
+  methods: { comparison: string; adjustment: string; mde: string; steady: string; host_spread?: string; host_interaction?: string };
   cells: CellStats[];
   comparisons: Comparison[];
   /** `k of m comparisons differ after Holm adjustment (α = 0.05)`; null without comparisons. */
@@ -173,6 +174,8 @@ export interface Analysis {
   restarts: RestartSummary[];
   /** Queries in the order tables, views and legends show them (the workload's order); JSON stays sorted. */
   order: string[];
+  /** The host block factor, when the results come from several hosts: spread between hosts, host × factor interactions. */
+  hosts?: HostAnalysis;
 }
 
 /** Restart means, counts and sums of squares after dropping the warm-up: one pass per restart. */
@@ -470,6 +473,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
     ),
   }));
 
+  const hosts = hostAnalysis(restarts, data.factors, data.cellLevels, { alpha, adjustment });
   return {
     settings,
     methods: {
@@ -477,6 +481,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
       adjustment: `${ADJUSTMENT_NAMES[adjustment]} over every comparison shown together`,
       mde: `per cell in cells[].queries[].mde_pct, ${MDE_LABELS.pooled} in mde[]; two-sided log-ratio test at α with the given power, two cells of n restarts`,
       steady: STEADY_METHOD,
+      ...(hosts ? { host_spread: HOST_SPREAD_METHOD, host_interaction: `${HOST_INTERACTION_METHOD} (${ADJUSTMENT_NAMES[adjustment]})` } : {}),
     },
     cells,
     comparisons,
@@ -488,6 +493,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
     warmup: warmupSuggestion,
     restarts,
     order: data.order ?? data.queries,
+    ...(hosts ? { hosts } : {}),
   };
 }
 

@@ -12,3 +12,4 @@ export * from './evidence.js';
 export * from './mde.js';
 export * from './ratio.js';
 export * from './moments.js';
+export * from './hosts.js';

@@ -2,6 +2,7 @@
 // held once, column-wise. A million executions are one Float64Array of values and one Uint32Array of
 // repetition numbers, grouped by series (one cell and query) and restart, never an object per execution.
 import type { ExperimentDoc } from '../experiment/types.js';
+import { factorKey, hostCell, levelsByCell, resultHosts, withHostFactor } from '../plan.js';
 import { parseCount, parseDecimal } from '../csv/numbers.js';
 
 /** One cell and query: its restarts, each a contiguous run of executions in rep order. */
@@ -33,6 +34,10 @@ export interface TidyData {
    * appearance in a CSV). `queries` stays sorted for machine output; tables, views and legends use this.
    */
   order?: string[];
+  /** An experiment's factors in design order, with their levels (the host last, when it ran on several). */
+  factors?: { key: string; levels: string[] }[];
+  /** Each cell's levels by factor key (a cell id is a label, never parsed). */
+  cellLevels?: Record<string, Record<string, string>>;
 }
 
 /** A problem with one input row, located by line so the user can find it. */
@@ -226,15 +231,22 @@ export function tidyFromExperiment(doc: ExperimentDoc): TidyData {
   const b = new TidyBuilder();
   let unit: string | undefined;
   const units: Record<string, string> = {};
+  // Results from several hosts: the host is a block factor, part of every cell.
+  const hosts = resultHosts(doc.design, doc.results?.restarts);
   for (const r of doc.results?.restarts ?? []) {
     if (r.status !== 'ok') continue;
+    const cell = hostCell(r.cell, hosts.length ? r.host : undefined);
     for (const q of r.queries) {
       unit ??= q.unit;
       units[q.query] ??= q.unit;
-      b.addRestart(r.cell, q.query, String(r.seq), q.values);
+      b.addRestart(cell, q.query, String(r.seq), q.values);
     }
   }
-  return b.build(unit, { units, order: doc.design.workload.queries.map((q) => q.name) });
+  const data = b.build(unit, { units, order: doc.design.workload.queries.map((q) => q.name) });
+  const design = withHostFactor(doc.design, hosts);
+  data.factors = design.factors.map((f) => ({ key: factorKey(f), levels: f.levels }));
+  data.cellLevels = Object.fromEntries(levelsByCell(design));
+  return data;
 }
 
 /** The values of one restart of a series, warm-up included. A view, not a copy. */

@@ -1,0 +1,105 @@
+// One design run on two hosts, as the file holds it (each restart names its host): the host is a
+// block factor named `host` in the cell ids of `analyze --json`, in the CSV columns and in the text;
+// spread between hosts stands beside spread between restarts; and a factor whose effect differs
+// between the hosts is flagged, while one that acts alike is not.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+import { buildPlan, seededRandom } from '../../src/common/plan.js';
+import { exportContext } from '../../src/common/export/context.js';
+import { executionsCsv, restartsCsv } from '../../src/common/export/csv.js';
+import { analyze, tidyFromExperiment } from '../../src/common/stats/index.js';
+import { HOST } from '../fixtures/export-experiment.js';
+
+const A = 'ssh://db1';
+const B = 'ssh://db2';
+
+/** ASLR off is 2 % faster on db1 and 8 % faster on db2 (an interaction); AHI off is 1 % slower on both. */
+function twoHosts(): ExperimentDoc {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  const d = doc.design;
+  d.target = A;
+  d.factors = [
+    { tunable: 'aslr', levels: ['on', 'off'] },
+    { tunable: 'ahi', levels: ['on', 'off'] },
+  ];
+  d.restartsPerCell = 4;
+  d.workload.queries = d.workload.queries.slice(0, 2);
+  d.workload.repetitions = 3;
+  d.workload.warmup = 1;
+  const restarts: RestartResult[] = [];
+  for (const [h, host] of [A, B].entries()) {
+    const random = seededRandom(11 + h);
+    // Each host its own randomised order: the seed derived per host.
+    for (const p of buildPlan({ ...d, seed: d.seed + h })) {
+      const aslrOff = p.levels.aslr === 'off';
+      const factor = (aslrOff ? (host === A ? 0.98 : 0.92) : 1) * (p.levels.ahi === 'off' ? 1.01 : 1) * (host === B ? 1.03 : 1);
+      const noise = 1 + (random() - 0.5) * 0.004;
+      restarts.push({
+        seq: p.seq,
+        cell: p.cell,
+        host,
+        status: 'ok',
+        startedAt: 1_800_000_000_000 + p.seq * 1000,
+        finishedAt: 1_800_000_000_000 + p.seq * 1000 + 900,
+        checks: [],
+        queries: d.workload.queries.map((q, qi) => ({ query: q.name, unit: 'ms', source: 'profiling', values: [0, 1, 2].map((rep) => (qi + 1) * 10 * factor * noise * (rep === 0 ? 1.3 : 1)) })),
+      });
+    }
+  }
+  doc.results = { host: HOST, restarts };
+  return doc;
+}
+
+test('the host is a block factor: in cell ids, in the levels of each cell, with spread between hosts beside spread between restarts', () => {
+  const doc = twoHosts();
+  const data = tidyFromExperiment(doc);
+  assert.equal(data.cells.length, 8);
+  assert.ok(data.cells.includes(`aslr=off,ahi=on,host=${B}`), data.cells.join(' | '));
+  assert.deepEqual(data.factors?.map((f) => f.key), ['aslr', 'ahi', 'host']);
+  assert.deepEqual(data.cellLevels?.[`aslr=off,ahi=on,host=${B}`], { aslr: 'off', ahi: 'on', host: B });
+  const a = analyze(data, { warmup: 1 });
+  assert.deepEqual(a.hosts?.hosts, [A, B]);
+  const spread = a.hosts!.spread.find((s) => s.cell === 'aslr=on,ahi=on' && s.query === doc.design.workload.queries[0].name)!;
+  // db2 is 3 % slower throughout: the hosts are further apart than restarts on one host.
+  assert.ok(spread.between_host_cov_pct! > 1 && spread.between_restart_cov_pct! < 0.5, JSON.stringify(spread));
+  const aslr = a.hosts!.interactions.filter((i) => i.factor === 'aslr');
+  const ahi = a.hosts!.interactions.filter((i) => i.factor === 'ahi');
+  assert.ok(aslr.every((i) => i.flagged === true), JSON.stringify(aslr));
+  assert.ok(ahi.every((i) => i.flagged === false), JSON.stringify(ahi));
+  assert.ok(Math.abs(aslr[0].effects_pct[A]! + 2) < 0.5 && Math.abs(aslr[0].effects_pct[B]! + 8) < 0.5);
+  assert.match(a.hosts!.summary, /^aslr acts differently on different hosts/);
+});
+
+test('analyze --json and the text name the host factor; export CSVs have a host column', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-hosts-'));
+  try {
+    const file = join(dir, 'two.varlab.json');
+    writeFileSync(file, JSON.stringify(twoHosts()));
+    const cli = (args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8' });
+    const json = JSON.parse(cli(['analyze', file, '--json']));
+    assert.ok(json.cells.some((c: { cell: string }) => c.cell === `aslr=on,ahi=off,host=${A}`));
+    assert.equal(json.hosts.factor, 'host');
+    assert.match(json.methods.host_interaction, /F test/);
+    assert.ok(json.hosts.interactions.some((i: { factor: string; flagged: boolean }) => i.factor === 'aslr' && i.flagged));
+    const text = cli(['analyze', file]);
+    assert.match(text, /Hosts \(ssh:\/\/db1, ssh:\/\/db2\): the host is a block factor named host/);
+    assert.match(text, /between hosts +between restarts/);
+    assert.match(text, /aslr +off vs on .*differs between hosts/);
+
+    const ctx = exportContext(twoHosts());
+    const exec = executionsCsv(ctx).split('\n');
+    assert.equal(exec[0], 'aslr,ahi,host,cell,restart,restart_of_cell,query,rep,warmup,value,unit,source,client');
+    assert.ok(exec.some((l) => l.startsWith(`off,on,${B},"aslr=off,ahi=on,host=${B}",`)), exec.slice(0, 3).join('\n'));
+    const restarts = restartsCsv(ctx).split('\n');
+    assert.ok(restarts[0].startsWith('aslr,ahi,host,'));
+    // Every restart of both hosts once: 2 hosts × 4 cells × 4 restarts.
+    assert.equal(restarts.filter((l) => l.trim()).length - 1, 32);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
