@@ -139,7 +139,21 @@ app.whenReady().then(() => {
   }
 });
 
+// Closing the window (or quitting) cancels every run and restores its host before the app goes:
+// once, bounded by the run service's own wait.
+let disposed: Promise<void> | null = null;
+function disposeBackend(): Promise<void> {
+  disposed ??= backend.dispose().then((said) => console.log(`varlab: ${said}`));
+  return disposed;
+}
+
 app.on('window-all-closed', async () => {
-  await backend.dispose();
+  await disposeBackend();
   app.quit();
+});
+
+app.on('before-quit', (e) => {
+  if (disposed) return;
+  e.preventDefault();
+  void disposeBackend().then(() => app.quit());
 });

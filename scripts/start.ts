@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { onInterrupt } from '../src/node/shutdown.js';
 import { startServer } from '../src/node/transport/websocket-server.js';
 
 const argv = process.argv.slice(2);
@@ -61,12 +62,19 @@ async function browserMode() {
   const server = await startServer({ port });
   console.log(`varlab is running in browser mode: open ${server.url}`);
   console.log('(the address carries a one-time token; press Ctrl-C to stop)');
-  const stop = async () => {
-    await server.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  // Ctrl-C or SIGTERM: every run is cancelled and its host restored (bounded) before leaving.
+  onInterrupt(
+    async (signal) => {
+      console.log(`varlab: ${signal}: stopping; cancelling any run and restoring its host (Ctrl-C again to leave at once)…`);
+      const said = await server.close();
+      console.log(`varlab: ${said}`);
+      process.exit(0);
+    },
+    () => {
+      console.log('varlab: interrupted twice: leaving now; a run may have left mysqld running (varlab offers to restore the host when it next connects there)');
+      process.exit(130);
+    },
+  );
 }
 
 if (web) {

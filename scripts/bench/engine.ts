@@ -31,7 +31,7 @@ const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
 function experiment(profile: ServerProfile, sql: string, restarts: number, repetitions: number): ExperimentDoc {
   return {
     format: 'varlab-experiment',
-    version: 2,
+    version: 3,
     name: 'engine bench',
     design: {
       factors: [],
@@ -43,7 +43,7 @@ function experiment(profile: ServerProfile, sql: string, restarts: number, repet
       idleSeconds: 0,
       estimates: { restartSeconds: 2, executionMs: 1 },
       target: 'local',
-      serverProfile: profile,
+      serverProfile: { ...profile, target: 'local' },
     },
   };
 }

@@ -1,5 +1,6 @@
 // The application shell: header, the current view, the status line, and the dialogs.
 import { useEffect } from 'react';
+import { ChoiceDialog } from './components/ChoiceDialog.js';
 import { ConfirmDialog } from './components/ConfirmDialog.js';
 import { Header } from './components/Header.js';
 import { OpenDialog } from './components/OpenDialog.js';
@@ -8,13 +9,14 @@ import { SaveAsDialog } from './components/SaveAsDialog.js';
 import { StatusLine } from './components/StatusLine.js';
 import { useWindowEvents } from './components/useWindowEvents.js';
 import { Welcome } from './components/Welcome.js';
-import { listenForPrompts, loadAppInfo, refreshRecent } from './store/actions.js';
+import { listenForDocuments, listenForPrompts, listenForTransport, loadAppInfo, refreshRecent } from './store/actions.js';
 import { useApp } from './store/index.js';
 import { DesignerView } from './views/designer/DesignerView.js';
 import { AnalysisView } from './views/analysis/AnalysisView.js';
 import { CompareView } from './views/compare/CompareView.js';
 import { HostsView } from './views/hosts/HostsView.js';
 import { RunView } from './views/run/RunView.js';
+import { catchUpAfterReconnect } from './views/run/session.js';
 import { PlanView } from './views/plan/PlanView.js';
 import { TrustNotice } from './views/export/TrustNotice.js';
 
@@ -50,18 +52,31 @@ function useTitle() {
   }, [name, dirty]);
 }
 
+/** While the connection to the backend is being restored: said, so nothing looks frozen or finished. */
+function TransportBanner() {
+  const t = useApp((s) => s.transport);
+  if (t.state !== 'reconnecting') return null;
+  return (
+    <div className="transport-banner" role="status" data-testid="transport-reconnecting">
+      Reconnecting to the varlab backend…{t.attempt ? ` (attempt ${t.attempt})` : ''} Runs go on meanwhile; what happened is shown once the connection is back.
+    </div>
+  );
+}
+
 export function App() {
   useWindowEvents();
   useTitle();
   useEffect(() => {
     void loadAppInfo();
     void refreshRecent();
-    return listenForPrompts();
+    const off = [listenForPrompts(), listenForDocuments(), listenForTransport(() => void catchUpAfterReconnect())];
+    return () => off.forEach((f) => f());
   }, []);
   return (
     <div className="app">
       <Header />
       <main className="main">
+        <TransportBanner />
         <TrustNotice />
         <CurrentView />
       </main>
@@ -69,6 +84,7 @@ export function App() {
       <OpenDialog />
       <SaveAsDialog />
       <ConfirmDialog />
+      <ChoiceDialog />
       <PromptDialog />
     </div>
   );

@@ -2,8 +2,9 @@
 // commands go beyond the built-in tunables on a target, list them and ask on the terminal; without
 // a terminal, refuse and name --trust. The answer is kept in the same consent store the app uses, so
 // agreeing once (here or in the UI) covers both for this list of commands on this target.
+import type { ExperimentDoc } from '../common/experiment/types.js';
 import type { ConsentItem } from '../common/trust.js';
-import { checkTrustOfFile, grantTrustOfFile } from '../node/trust.js';
+import { checkTrust, grantTrust } from '../node/trust.js';
 import type { Prompter } from '../node/host/types.js';
 import type { CliIO } from './io.js';
 
@@ -22,18 +23,13 @@ export function consentList(items: ConsentItem[]): string {
  * null: go on (nothing to agree to, already agreed, agreed now, or --trust). A number: the exit
  * status to leave with, after a message saying why.
  */
-export async function confirmConsent(opts: { file: string; target?: string; trust: boolean; io: CliIO; prompt: Prompter; interactive: boolean }): Promise<number | null> {
-  const { file, target, trust, io } = opts;
-  let check;
-  try {
-    check = await checkTrustOfFile(file, target);
-  } catch {
-    return null; // an unreadable or invalid file: prepareRun reports it with its own message
-  }
+export async function confirmConsent(opts: { file: string; doc: ExperimentDoc; target?: string; trust: boolean; io: CliIO; prompt: Prompter; interactive: boolean }): Promise<number | null> {
+  const { file, doc, target, trust, io } = opts;
+  const check = await checkTrust(doc, target);
   if (!check.needsConsent) return null;
   const head = `${file} would run these on ${check.target}, beyond varlab's built-in tunables:\n${consentList(check.commands)}`;
   if (trust) {
-    await grantTrustOfFile(file, target);
+    await grantTrust(doc, target);
     io.err(`${head}\n--trust: agreed to them for ${check.target}; varlab will not ask again for these commands there`);
     return null;
   }
@@ -46,6 +42,6 @@ export async function confirmConsent(opts: { file: string; target?: string; trus
     io.err(`varlab run: not agreed; nothing was run on ${check.target}`);
     return 2;
   }
-  await grantTrustOfFile(file, target);
+  await grantTrust(doc, target);
   return null;
 }

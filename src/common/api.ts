@@ -8,7 +8,7 @@ import type { TrustCheck } from './trust.js';
 
 /** Failures travel as values, never as thrown IPC errors. */
 export type Ok<T> = { ok: true; value: T };
-export type Fail = { ok: false; code: ErrorCode; message: string };
+export type Fail = { ok: false; code: ErrorCode; message: string; details?: FailDetails };
 export type Result<T> = Ok<T> | Fail;
 
 export type ErrorCode =
@@ -30,10 +30,39 @@ export type ErrorCode =
   | 'already-finished' // run.start on a file whose run finished, without fresh: true (its results would be replaced)
   | 'needs-consent' // the file would run commands beyond the built-in tunables the user has not agreed to on this target
   | 'path-refused' // a file or folder the request may not touch: varlab's own state, ~/.ssh, or (desktop app) not picked by the user
+  | 'conflict' // experiment.save: the file changed on disk since the revision the save was based on
+  | 'results-at-stake' // experiment.save: the design of a file with results would change; the user chooses (details.resultsAtStake)
+  | 'design-changed' // run.start: the file's design differs from its unfinished journal's; start over or resume (details.designChanged)
   | 'internal';
 
+/** What a refusal needs to offer the user a choice, beside its message. */
+export interface FailDetails {
+  resultsAtStake?: ResultsAtStake;
+  designChanged?: DesignChanged;
+}
+
+/** A save that would leave measurements behind: how many, and where they would be kept. */
+export interface ResultsAtStake {
+  path: string;
+  restarts: number;
+  executions: number;
+  /** The copy of the file on disk (with its results) made if the user chooses to keep them beside it. */
+  keepResultsAs: string;
+  /** What the edit changes in the design, one line each. */
+  changes: string[];
+}
+
+/** The file's design is not the one its unfinished journal was started with. */
+export interface DesignChanged {
+  path: string;
+  restartsDone: number;
+  restartsPlanned: number;
+  changes: string[];
+  journal: string;
+}
+
 export const ok = <T>(value: T): Ok<T> => ({ ok: true, value });
-export const fail = (code: ErrorCode, message: string): Fail => ({ ok: false, code, message });
+export const fail = (code: ErrorCode, message: string, details?: FailDetails): Fail => (details ? { ok: false, code, message, details } : { ok: false, code, message });
 
 /**
  * The largest request or event a transport carries (bytes of JSON). The browser-mode server refuses
@@ -47,6 +76,7 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    readonly details?: FailDetails,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -67,6 +97,8 @@ export interface OpenedExperiment {
   /** Absolute path, or null for an unsaved document (an example, a dropped file in browser mode). */
   path: string | null;
   doc: ExperimentDoc;
+  /** The content hash of the file on disk this document was read from (null when not from a file). */
+  revision: string | null;
   /** Messages about what was migrated from an older version, shown once. */
   notices: string[];
   /** A journal beside the file holds restarts the file does not: the run can be resumed. */
@@ -76,6 +108,35 @@ export interface OpenedExperiment {
 export interface SaveResult {
   path: string;
   savedAt: number;
+  revision: string;
+  /** What is now in the file (a labels-only edit keeps the results on disk): the document to show. */
+  doc: ExperimentDoc;
+  /** Where results went when the user chose to keep them in a copy. */
+  note?: string;
+}
+
+/**
+ * experiment.save's way past a refusal, chosen by the user: `keep-results-copy` moves the results on
+ * disk into the `…results-….varlab.json` copy before writing the new design; `overwrite` saves over a
+ * file that changed on disk since it was loaded (its measurements are still never dropped unasked).
+ */
+export type SaveChoice = 'keep-results-copy' | 'overwrite';
+
+/** An open experiment file changed on disk: a run saved results, a Save, or another program wrote it. */
+export interface DocumentChanged {
+  path: string;
+  revision: string;
+  cause: 'run' | 'save' | 'external';
+  /** The document now in the file, or null when it does not parse (problems say why). */
+  doc: ExperimentDoc | null;
+  problems: string[];
+}
+
+/** The transport's own state, told by the client side: shown while the connection is being restored. */
+export interface TransportState {
+  state: 'connected' | 'reconnecting';
+  /** Reconnect attempts so far. */
+  attempt?: number;
 }
 
 /** A question the backend needs a person to answer (host keys, passwords). */
@@ -112,6 +173,8 @@ export interface EventBatch {
   /** Increases by one per batch; a client that reconnects asks for batches after the last it saw. */
   seq: number;
   events: RunEvent[];
+  /** Rebuilt from the journal: the whole run up to seq (a client starts its view afresh from it). */
+  snapshot?: boolean;
 }
 
 export interface RunStatus {
@@ -122,7 +185,9 @@ export interface RunStatus {
 }
 
 /** run.check: a finished run is not run again unless the user asks (fresh), and is told where its results stay. */
-export type RunCheck = { finished: false } | { finished: true; restartsDone: number; restartsPlanned: number; keepResultsAs: string };
+export type RunCheck =
+  | { finished: false; unfinished?: { restartsDone: number; restartsPlanned: number; designChanges: string[] } }
+  | { finished: true; restartsDone: number; restartsPlanned: number; keepResultsAs: string };
 
 /** What `local.readiness` finds on the machine varlab runs on. */
 export interface LocalReadiness {
@@ -189,7 +254,10 @@ export interface Requests {
   'experiment.open': { args: { path: string }; result: OpenedExperiment };
   /** Open from text the UI already holds (a file dropped onto a browser window). */
   'experiment.parse': { args: { name: string; text: string }; result: OpenedExperiment };
-  'experiment.save': { args: { path: string; doc: ExperimentDoc }; result: SaveResult };
+  /** Save `doc` to `path`; `baseRevision` is the revision it was based on (null: a new file). */
+  'experiment.save': { args: { path: string; doc: ExperimentDoc; baseRevision?: string | null; choice?: SaveChoice }; result: SaveResult };
+  /** The UI no longer shows this file: stop watching it. */
+  'experiment.close': { args: { path: string }; result: null };
   'experiment.recent': { args: Record<string, never>; result: string[] };
   'experiment.readSql': { args: { path: string }; result: { name: string; sql: string } };
   /** A native file dialog (desktop app only); `folder`: choose a folder to write into (an export). What it returns counts as picked. */
@@ -215,14 +283,23 @@ export interface Requests {
   /** Start the target's server as a run would (no factor), read its own options back on the live server, stop it. */
   'server.check': { args: { target: string; auth?: TargetAuth }; result: ServerCheck };
   'prompt.answer': { args: PromptAnswer; result: null };
+  /**
+   * Start (or resume) the run of a file. Refused with a reason before anything runs (already-finished,
+   * needs-consent, design-changed, busy…); once started, every failure arrives as a run-finished event.
+   * fresh: start over (a finished or unfinished run's results are kept in a copy, its journal archived);
+   * resume: go on with the unfinished journal's design although the file's design changed.
+   */
   'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean; fresh?: boolean }; result: RunStatus };
-  /** Has this file's run finished (and where its results are kept if it is run again from scratch)? */
-  'run.check': { args: { path: string }; result: RunCheck };
+  /** Has this file's run finished (and where its results are kept if it is run again from scratch), or is one unfinished? */
+  'run.check': { args: { path: string; target?: string }; result: RunCheck };
   'run.pause': { args: { runId: string }; result: RunStatus };
   'run.resume': { args: { runId: string }; result: RunStatus };
   'run.cancel': { args: { runId: string }; result: RunStatus };
   'run.status': { args: Record<string, never>; result: RunStatus[] };
-  /** Batches after `afterSeq`, for a client that reconnected. */
+  /**
+   * Batches after `afterSeq`, for a client that reconnected. When they are no longer kept in memory,
+   * one batch rebuilt from the journal on disk (`snapshot: true`) replaces everything up to its seq.
+   */
   'run.events': { args: { runId: string; afterSeq: number }; result: EventBatch[] };
   /** Export: write bytes the UI produced (a plot image) to a path the user chose. */
   'export.writeFile': { args: { path: string; base64: string }; result: { path: string } };
@@ -243,6 +320,9 @@ export interface Requests {
 export interface Events {
   'run.batch': EventBatch;
   prompt: Prompt;
+  'document.changed': DocumentChanged;
+  /** Emitted by the client's transport itself (never by the backend): connected, or reconnecting. */
+  transport: TransportState;
 }
 
 export type Method = keyof Requests;
@@ -257,6 +337,7 @@ export const METHODS = [
   'experiment.open',
   'experiment.parse',
   'experiment.save',
+  'experiment.close',
   'experiment.recent',
   'experiment.readSql',
   'dialog.open',
@@ -288,7 +369,8 @@ export const METHODS = [
   'local.quickstart',
 ] as const satisfies readonly Method[];
 
-export const EVENTS = ['run.batch', 'prompt'] as const satisfies readonly EventName[];
+/** The events the backend pushes (the transport event is the client's own). */
+export const EVENTS = ['run.batch', 'prompt', 'document.changed'] as const satisfies readonly EventName[];
 
 export function isMethod(name: unknown): name is Method {
   return typeof name === 'string' && (METHODS as readonly string[]).includes(name);

@@ -86,16 +86,19 @@ export function recordOf(e: RunEvent): JournalRecord | null {
   return { t, ...fields } as JournalRecord;
 }
 
-/** The records a finished restart is made of, in journal order: replays a restart kept in a file or sent as history. */
-export function recordsOfRestart(r: RestartResult, warmup: number): JournalRecord[] {
+/**
+ * The records a restart is made of, in journal order: replays a finished restart kept in a file or
+ * sent as history, or (without status) one still open, rebuilt from a journal's fold.
+ */
+export function recordsOfRestart(r: RestartResult | (Omit<RestartResult, 'status' | 'finishedAt'> & { status?: undefined; finishedAt?: number }), warmup: number): JournalRecord[] {
   const out: JournalRecord[] = [{ t: 'restart-started', at: r.startedAt, seq: r.seq, cell: r.cell }, { t: 'checks', at: r.startedAt, seq: r.seq, checks: r.checks, ...(r.options ? { options: r.options } : {}) }];
   if (r.preload) out.push({ t: 'preload', at: r.startedAt, seq: r.seq, ...r.preload });
   for (const q of r.queries) {
     q.values.forEach((value, i) =>
-      out.push({ t: 'execution', at: r.finishedAt, seq: r.seq, query: q.query, rep: i + 1, warmup: i < warmup, value, ...(q.client ? { client: q.client[i] } : {}), unit: q.unit, source: q.source }),
+      out.push({ t: 'execution', at: r.finishedAt ?? r.startedAt, seq: r.seq, query: q.query, rep: i + 1, warmup: i < warmup, value, ...(q.client ? { client: q.client[i] } : {}), unit: q.unit, source: q.source }),
     );
   }
-  out.push({ t: 'restart-finished', at: r.finishedAt, seq: r.seq, cell: r.cell, status: r.status, ...(r.reason ? { reason: r.reason } : {}) });
+  if (r.status) out.push({ t: 'restart-finished', at: r.finishedAt ?? r.startedAt, seq: r.seq, cell: r.cell, status: r.status, ...(r.reason ? { reason: r.reason } : {}) });
   return out;
 }
 
@@ -113,6 +116,8 @@ export interface JournalState {
   startedAt?: number;
   finishedAt?: number;
   lastState?: 'finished' | 'failed' | 'cancelled';
+  /** Why it ended that way, when it says. */
+  lastMessage?: string;
   /** Lines that did not parse (a crash mid-write leaves at most the last one torn). */
   skippedLines: number;
 }
@@ -204,6 +209,7 @@ export class JournalFold {
         break;
       case 'run-finished':
         state.lastState = r.state;
+        state.lastMessage = r.message;
         state.finishedAt = r.at;
         break;
     }

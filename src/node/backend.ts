@@ -8,6 +8,8 @@ import { exportHandlers } from './api/export.js';
 import { localHandlers } from './api/local.js';
 import { EventHub } from './api/hub.js';
 import { createPathPolicy, type PathPolicy } from './api/paths.js';
+import { DocumentService } from './documents/service.js';
+import { RunService } from './runs/service.js';
 
 export type Handler<M extends Method> = (args: ArgsOf<M>, origin: CallOrigin) => Promise<ResultOf<M>>;
 export type Handlers = { [M in Method]?: Handler<M> };
@@ -22,6 +24,10 @@ export interface BackendContext {
   options: BackendOptions;
   hub: EventHub;
   paths: PathPolicy;
+  /** The owner of every open experiment file: revisions, changes, saves that keep measurements. */
+  documents: DocumentService;
+  /** The owner of every run in this process. */
+  runs: RunService;
 }
 
 /** The native dialogs, each answer registered as picked: a file to read, a file to save, a folder to write into. */
@@ -46,11 +52,19 @@ function pickingDialogs(dialogs: BackendOptions['dialogs'], paths: PathPolicy): 
   };
 }
 
-export function createBackend(options: BackendOptions): Backend & { dispose(): Promise<void> } {
+export interface DisposableBackend extends Backend {
+  /** Cancel every run and restore every host (bounded), stop watching files; says what it did. */
+  dispose(): Promise<string>;
+}
+
+export function createBackend(options: BackendOptions): DisposableBackend {
   const hub = new EventHub();
   // The desktop app has native dialogs: there, only what they return (and varlab's own files) is picked.
   const paths = createPathPolicy({ pickedOnly: options.transport === 'electron' });
-  const ctx: BackendContext = { options, hub, paths };
+  let runs: RunService | null = null;
+  const documents = new DocumentService({ emit: (change) => hub.emit('document.changed', change), busy: (path) => runs!.busyWith(path) });
+  runs = new RunService({ documents, prompt: hub.prompt, onBatch: (batch) => hub.emit('run.batch', batch) });
+  const ctx: BackendContext = { options, hub, paths, documents, runs };
   const handlers: Handlers = {
     ...experimentHandlers(ctx),
     ...hostHandlers(ctx),
@@ -66,7 +80,7 @@ export function createBackend(options: BackendOptions): Backend & { dispose(): P
       try {
         return ok(await handler(await paths.checkArgs(method, args ?? ({} as ArgsOf<M>)), origin));
       } catch (e) {
-        if (e instanceof ApiError) return fail(e.code, e.message);
+        if (e instanceof ApiError) return fail(e.code, e.message, e.details);
         return fail('internal', e instanceof Error ? e.message : String(e));
       }
     },
@@ -74,7 +88,11 @@ export function createBackend(options: BackendOptions): Backend & { dispose(): P
       return hub.on(event, listener);
     },
     async dispose() {
+      // Questions still open are answered "no" first, so a run waiting on one can end.
+      const said = runs!.dispose();
       await hub.dispose();
+      documents.dispose();
+      return said;
     },
   };
 }

@@ -3,7 +3,7 @@
 // (the app, the engine, the CLI): each reads or writes the file once, in pieces (common/experiment/text.ts).
 import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rename, writeFile, open, unlink } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { checkExperiment, parseExperiment, problemsBeforeSave, type Checked } from '../common/experiment/validate.js';
@@ -51,16 +51,26 @@ export function whyCannotRead(e: unknown): string {
 
 const cannotRead = (path: string, e: unknown): Checked => ({ doc: null, problems: [`cannot read ${path}: ${whyCannotRead(e)}`], notices: [] });
 
-/** Read, migrate and validate an experiment file: one pass over its bytes, never one string of all of it. */
-export async function readExperimentFile(path: string): Promise<Checked> {
+/** A file's revision: the sha256 of its bytes (hex). */
+export type Revision = string;
+
+/**
+ * Read, migrate and validate an experiment file: one pass over its bytes, never one string of all of
+ * it. `revision` is the hash of the bytes read (set whenever the file could be read whole).
+ */
+export async function readExperimentFile(path: string): Promise<Checked & { revision?: Revision }> {
   const reader = new ExperimentJsonReader();
+  const hash = createHash('sha256');
   try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) reader.push(chunk as Buffer);
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+      hash.update(chunk as Buffer);
+      reader.push(chunk as Buffer);
+    }
   } catch (e) {
     if (!(e instanceof NotJson)) return cannotRead(path, e);
     return finishExperimentRead(path, null);
   }
-  return finishExperimentRead(path, reader);
+  return { ...(await finishExperimentRead(path, reader)), revision: hash.digest('hex') };
 }
 
 /**
@@ -108,20 +118,34 @@ export async function writeAtomic(path: string, content: string | Uint8Array | I
   }
 }
 
-/** Write an experiment file atomically, in pieces (see experimentText): the one writer of experiment files. */
-export async function writeExperimentFile(path: string, doc: ExperimentDoc): Promise<void> {
-  await writeAtomic(path, experimentText(doc));
+/** Write an experiment file atomically, in pieces (see experimentText): the one writer of experiment files. Returns the new revision. */
+export async function writeExperimentFile(path: string, doc: ExperimentDoc): Promise<Revision> {
+  const hash = createHash('sha256');
+  await writeAtomic(path, hashed(experimentText(doc), hash));
+  return hash.digest('hex');
 }
 
-/** Validate (refusing secrets), then write atomically. Throws ApiError with a message naming the problem. */
-export async function saveExperimentFile(path: string, doc: ExperimentDoc): Promise<string> {
-  const abs = resolve(path);
+function* hashed(pieces: Iterable<string>, hash: ReturnType<typeof createHash>): Iterable<string> {
+  for (const piece of pieces) {
+    hash.update(piece, 'utf8');
+    yield piece;
+  }
+}
+
+/** What a document must pass before it is written (schema, rules, limits, no secrets): throws ApiError naming the problem. */
+export function assertSavable(doc: ExperimentDoc): void {
   const { limits, problem } = experimentLimits();
   const problems = problem ? [problem] : problemsBeforeSave(doc, limits);
   if (problems.length) {
     const code = problems[0].startsWith('refused to save') ? 'secret-in-file' : 'invalid-file';
     throw new ApiError(code, problems.join('\n'));
   }
+}
+
+/** Validate (refusing secrets), then write atomically. Throws ApiError with a message naming the problem. */
+export async function saveExperimentFile(path: string, doc: ExperimentDoc): Promise<string> {
+  const abs = resolve(path);
+  assertSavable(doc);
   try {
     await writeExperimentFile(abs, doc);
   } catch (e) {

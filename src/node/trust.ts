@@ -103,7 +103,12 @@ export const grantTrustOfFile = async (path: string, target?: string) => grantTr
 
 /** The guard before a run: throws `needs-consent` with the list when the user has not agreed yet. */
 export async function requireConsent(path: string, target?: string): Promise<void> {
-  const c = await checkTrustOfFile(path, target);
+  return requireConsentFor(await readDoc(path), target, path);
+}
+
+/** The same guard for the experiment as it will run (its server profile resolved for the target). */
+export async function requireConsentFor(doc: ExperimentDoc, target?: string, path = doc.name): Promise<void> {
+  const c = await checkTrust(doc, target);
   if (!c.needsConsent) return;
   const list = c.commands.map((i) => `- ${i.summary} (${i.where}): ${i.command.length > 200 ? i.command.slice(0, 200) + '…' : i.command}`).join('\n');
   throw new ApiError('needs-consent', `${path} would run these on ${c.target}, beyond varlab's built-in tunables; confirm them before the first run there:\n${list}`);

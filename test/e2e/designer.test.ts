@@ -163,7 +163,7 @@ test('a backend prompt asks for a password in a password field and sends it only
   const real = createBackend({ transport: 'websocket' });
   const promptListeners = new Set<(p: Prompt) => void>();
   const answers: PromptAnswer[] = [];
-  const backend: Backend & { dispose(): Promise<void> } = {
+  const backend: Backend & { dispose(): Promise<string> } = {
     call: async (method, args, origin) => {
       if (method === 'prompt.answer') {
         answers.push(args as PromptAnswer);

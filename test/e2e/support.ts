@@ -39,8 +39,9 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** Open the app in a new page and wait until it has rendered; CSP violations and page errors fail the test. */
-export async function openApp(browser: Browser, app: TestApp, viewport = { width: 1400, height: 900 }): Promise<Page> {
+export async function openApp(browser: Browser, app: Pick<TestApp, 'url'>, viewport = { width: 1400, height: 900 }, beforeGoto?: (page: Page) => Promise<void>): Promise<Page> {
   const page = await browser.newPage({ viewport });
+  await beforeGoto?.(page);
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {

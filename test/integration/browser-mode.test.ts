@@ -74,7 +74,7 @@ test('saving a document that holds a password is refused and nothing is written'
   const ws = await connect({});
   const example = await call(ws, 'experiment.example', { name: 'quickstart' });
   const doc = (example.value as { doc: Record<string, any> }).doc; // eslint-disable-line @typescript-eslint/no-explicit-any
-  doc.design.serverProfile = { kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/tmp/d', socket: '/tmp/s.sock', port: 3310, user: 'root', extraArgs: [], sudo: false, password: 'hunter2' };
+  doc.design.serverProfile = { target: 'local', kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/tmp/d', socket: '/tmp/s.sock', port: 3310, user: 'root', extraArgs: [], sudo: false, password: 'hunter2' };
   const path = join(home, 'with-password.varlab.json');
   const saved = await call(ws, 'experiment.save', { path, doc });
   assert.equal(saved.code, 'secret-in-file');

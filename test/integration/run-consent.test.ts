@@ -43,7 +43,7 @@ const profile: ServerProfile = {
 function experiment(name: string, edit: (doc: ExperimentDoc) => void): string {
   const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
   doc.design.target = TARGET;
-  doc.design.serverProfile = profile;
+  doc.design.serverProfile = { ...profile, target: TARGET };
   edit(doc);
   const path = join(dir, `${name}.varlab.json`);
   writeFileSync(path, JSON.stringify(doc, null, 2));
@@ -76,7 +76,8 @@ test("a teammate's custom command without a terminal: exit 2, the command listed
   // Agreed once: the same file on the same target no longer asks.
   const again = await varlab(['run', file]);
   assert.doesNotMatch(again.stderr, /--trust/);
-  // Another target is another host: asked again.
+  // Another target is another host: asked again (there, the file's profile is not used: one is registered for it).
+  writeFileSync(join(home, 'profiles.json'), JSON.stringify({ 'ssh://root@127.0.0.1:2': profile }));
   const elsewhere = await varlab(['run', file, '--target', 'ssh://root@127.0.0.1:2']);
   assert.equal(elsewhere.code, 2, elsewhere.stderr);
   assert.match(elsewhere.stderr, /run again with --trust/);

@@ -128,11 +128,21 @@ export function alive(pid: number): boolean {
   }
 }
 
+/** A live process (a zombie waiting for its parent to reap it has stopped running). */
+export function running(pid: number): boolean {
+  if (!pid || !alive(pid)) return false;
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 /** A copy of the quickstart with its profile, and the idle time set to 0 so the tests stay quick. */
 export function quickstartCopy(env: RunEnv, name: string, edit: (doc: ExperimentDoc) => void = () => {}): string {
   const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
   doc.design.idleSeconds = 0;
-  if (!env.registered) doc.design.serverProfile = env.profile;
+  if (!env.registered) doc.design.serverProfile = { ...env.profile, target: doc.design.target };
   edit(doc);
   const path = join(env.dir, `${name}.varlab.json`);
   writeFileSync(path, JSON.stringify(doc, null, 2));

@@ -6,21 +6,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { alive, keepCells, quickstartCopy, runEnvForTests, varlabRun } from './run-env.js';
+import { keepCells, quickstartCopy, runEnvForTests, running, varlabRun } from './run-env.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=off,numa=default'];
 
 const env = runEnvForTests();
 
-/** A live process (a zombie waiting for its parent to reap it has stopped running). */
-function running(pid: number): boolean {
-  if (!pid || !alive(pid)) return false;
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 function plainRun(args: string[]): Promise<{ code: number; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', ...args], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });

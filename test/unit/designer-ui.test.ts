@@ -108,7 +108,7 @@ test('history: keyed edits coalesce into one undo step; a new edit clears redo',
 
 test('the store tracks dirty against the saved version through edits, undo and save', () => {
   const s = useApp.getState();
-  s.load({ path: null, doc: quickstart(), notices: [] });
+  s.load({ path: null, doc: quickstart(), notices: [], revision: null });
   assert.equal(useApp.getState().dirty, false);
   s.edit((d) => ({ ...d, name: 'x' }), 'name');
   s.edit((d) => ({ ...d, name: 'xy' }), 'name');
@@ -118,7 +118,7 @@ test('the store tracks dirty against the saved version through edits, undo and s
   assert.equal(useApp.getState().dirty, false);
   assert.match(useApp.getState().doc!.name, /Quickstart/);
   s.redo();
-  s.markSaved('/tmp/x.varlab.json', useApp.getState().doc!);
+  s.markSaved('/tmp/x.varlab.json', useApp.getState().doc!, useApp.getState().doc!, 'rev1');
   assert.equal(useApp.getState().dirty, false);
   assert.equal(useApp.getState().path, '/tmp/x.varlab.json');
   s.undo();

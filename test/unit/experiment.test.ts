@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { checkExperiment, parseExperiment, problemsBeforeSave } from '../../src/common/experiment/validate.js';
 import { buildPlan, expandCells } from '../../src/common/plan.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { designChanges, sameDesign } from '../../src/common/experiment/changes.js';
 
 const quickstart = (): ExperimentDoc => JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
 
@@ -70,4 +71,42 @@ test('random order is a seeded permutation per round', () => {
   assert.deepEqual(a, b);
   for (let r = 0; r < d.restartsPerCell; r++) assert.equal(new Set(a.slice(r * 16, r * 16 + 16)).size, 16);
   assert.notDeepEqual(buildPlan({ ...d, seed: d.seed + 1 }, 'random').map((s) => s.cell), a);
+});
+
+test('a version 2 file with a server profile is migrated: the profile names the target it was for', () => {
+  const v2 = { ...quickstart(), version: 2 } as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  v2.design.target = 'ssh://db1';
+  v2.design.serverProfile = { kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/srv/d', socket: '/srv/s.sock', port: 3307, user: 'root', extraArgs: [], sudo: false };
+  const r = checkExperiment(v2);
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.doc!.version, 3);
+  assert.equal(r.doc!.design.serverProfile!.target, 'ssh://db1');
+  assert.match(r.notices[0], /migrated from version 2: the server profile is now kept for its target \(ssh:\/\/db1\) only/);
+  // Without a profile there is nothing to say.
+  const plain = checkExperiment({ ...quickstart(), version: 2 });
+  assert.equal(plain.doc!.version, 3);
+  assert.deepEqual(plain.notices, []);
+  // A version 3 file must name it.
+  const missing = structuredClone(r.doc!) as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  delete missing.design.serverProfile.target;
+  assert.match(checkExperiment(missing).problems.join('\n'), /design\.serverProfile\.target: required but missing/);
+});
+
+test('design changes are said in words; labels and notes are not design', () => {
+  const a = quickstart();
+  const b = structuredClone(a);
+  b.name = 'renamed';
+  b.description = 'notes';
+  assert.equal(sameDesign(a, b), true);
+  b.design.restartsPerCell = 9;
+  b.design.workload.queries[1].sql = 'SELECT 1';
+  b.design.workload.queries.push({ name: 'Q99', sql: 'SELECT 2' });
+  b.design.factors[0].levels = ['on'];
+  assert.equal(sameDesign(a, b), false);
+  assert.deepEqual(designChanges(a.design, b.design), [
+    'factor aslr: levels on, off → on',
+    'restarts per cell: 5 → 9',
+    `query ${a.design.workload.queries[1].name}: SQL changed`,
+    'query Q99 added',
+  ]);
 });

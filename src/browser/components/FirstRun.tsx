@@ -19,7 +19,7 @@ async function runQuickstart(setPhase: (p: Phase) => void, port?: number): Promi
     return;
   }
   setPhase({ kind: 'working', step: `Starting ${r.value.path}…` });
-  await startRun(r.value.path, {}, true);
+  await startRun(r.value.path, {});
   const error = useRunSession.getState().error;
   // Open the copy (the Run view follows the open file), then show the run, live or with its error.
   await openPath(r.value.path, { confirmed: true });

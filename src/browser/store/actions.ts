@@ -1,10 +1,12 @@
 // What the UI asks the backend for: opening, saving, recent files, answering prompts. Each action
 // reports failures on the status line (the backend's message names the file and the JSON path)
 // and never throws, so a bad file or a refused save leaves the app running.
-import type { Fail, OpenedExperiment, Prompt, Result } from '../../common/api.js';
+import type { DocumentChanged, Fail, OpenedExperiment, Prompt, Result, SaveChoice } from '../../common/api.js';
+import { canonicalJson } from '../../common/experiment/changes.js';
+import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { getClient } from '../client.js';
-import { blankExperiment, suggestedPath } from './doc.js';
-import { useApp } from './index.js';
+import { baseName, blankExperiment, suggestedPath } from './doc.js';
+import { useApp, type Choice } from './index.js';
 
 const state = () => useApp.getState();
 
@@ -44,11 +46,31 @@ export function confirmDiscard(doing: string): Promise<boolean> {
   });
 }
 
+/** Ask a question with several ways on; resolves with the chosen id, or null for Cancel. */
+export function choose(title: string, message: string, choices: Choice[], details?: string[], testid?: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    state().setDialog({
+      kind: 'choice',
+      title,
+      message,
+      details,
+      choices,
+      testid,
+      resolve: (id) => {
+        state().setDialog(null);
+        resolve(id);
+      },
+    });
+  });
+}
+
 function opened(r: Result<OpenedExperiment>, what: string): boolean {
   if (!r.ok) {
     reportFailure(what, r);
     return false;
   }
+  const previous = state().path;
+  if (previous && previous !== r.value.path) void getClient().call('experiment.close', { path: previous });
   state().load(r.value);
   state().setDialog(null);
   const migrated = r.value.notices.length ? ` (${r.value.notices.join('; ')})` : '';
@@ -63,7 +85,9 @@ export async function openExample(name = 'quickstart'): Promise<boolean> {
 
 export async function newExperiment(): Promise<void> {
   if (!(await confirmDiscard('Start a new experiment'))) return;
-  state().load({ path: null, doc: blankExperiment(), notices: [] }, false);
+  const previous = state().path;
+  if (previous) void getClient().call('experiment.close', { path: previous });
+  state().load({ path: null, doc: blankExperiment(), notices: [], revision: null }, false);
   info('New experiment: choose factors, then save it.');
 }
 
@@ -95,34 +119,88 @@ export async function openCommand(): Promise<void> {
   if (r.value) await openPath(r.value, { confirmed: true });
 }
 
-/** Write the open document to `path`. A refusal (a secret, an invalid design) keeps it dirty. */
-export async function saveTo(path: string): Promise<boolean> {
-  const doc = state().doc;
-  if (!doc) return false;
-  const r = await getClient().call('experiment.save', { path, doc });
+const withoutResults = ({ results: _results, ...rest }: ExperimentDoc): ExperimentDoc => rest;
+
+/** Saves of this window not answered yet, and the changes told meanwhile (see documentChanged). */
+let savesInFlight = 0;
+const heldChanges: DocumentChanged[] = [];
+
+/**
+ * Write the open document to `path`. The backend keeps every measurement on disk: when the design
+ * of a file with results changed, or the file changed since it was loaded, it refuses and the user
+ * chooses here. A refusal (a secret, an invalid design) keeps the document dirty.
+ */
+export async function saveTo(path: string, opts: { choice?: SaveChoice; withoutResults?: boolean } = {}): Promise<boolean> {
+  const current = state();
+  if (!current.doc) return false;
+  const sent = opts.withoutResults ? withoutResults(current.doc) : current.doc;
+  // Based on the revision loaded from this path; a new path (Save As) has none.
+  const baseRevision = path === current.path ? current.revision : null;
+  savesInFlight++;
+  let r;
+  try {
+    r = await getClient().call('experiment.save', { path, doc: sent, baseRevision, ...(opts.choice ? { choice: opts.choice } : {}) });
+  } finally {
+    savesInFlight--;
+  }
+  if (r.ok) state().markSaved(r.value.path, current.doc, r.value.doc, r.value.revision);
+  // Changes told while this save was in flight: this save's own is now known by its revision.
+  for (const c of heldChanges.splice(0)) void documentChanged(c);
   if (!r.ok) {
+    if (r.code === 'results-at-stake' && r.details?.resultsAtStake) return resultsAtStake(path, r);
+    if (r.code === 'conflict') return conflict(path, r);
     reportFailure(`Not saved`, r);
     return false;
   }
-  state().markSaved(r.value.path, doc);
   state().setDialog(null);
-  info(`Saved ${r.value.path}`);
+  info(`Saved ${r.value.path}${r.value.note ? `; ${r.value.note}` : ''}`);
   void refreshRecent();
   return true;
 }
 
-export async function saveAs(): Promise<boolean> {
+/** The design of a file with results changed: save as a new experiment, or keep the old results in a copy. */
+async function resultsAtStake(path: string, r: Fail): Promise<boolean> {
+  const at = r.details!.resultsAtStake!;
+  const restarts = `${at.restarts} restart${at.restarts === 1 ? '' : 's'}`;
+  const choice = await choose(
+    'This file holds results',
+    `${baseName(path)} holds ${restarts} (${at.executions.toLocaleString('en')} executions) measured with its current design. Your edit changes that design:`,
+    [
+      { id: 'new', label: 'Save as a new experiment…', hint: `Your design goes to a new file, without results; ${baseName(path)} keeps its ${restarts}.`, style: 'primary' },
+      { id: 'keep', label: `Keep the ${restarts} in a copy and save here`, hint: `The file as it is now is copied to ${at.keepResultsAs}; ${baseName(path)} gets your design, without results.` },
+    ],
+    at.changes,
+    'results-at-stake',
+  );
+  if (choice === 'keep') return saveTo(path, { choice: 'keep-results-copy' });
+  if (choice === 'new') return saveAs({ withoutResults: true, suggested: path.replace(/(\.varlab)?\.json$/i, '-new.varlab.json') });
+  return false;
+}
+
+/** The file changed on disk since it was loaded (a run, another program): reload it, or save over it. */
+async function conflict(path: string, r: Fail): Promise<boolean> {
+  const choice = await choose('Changed on disk', r.message, [
+    { id: 'reload', label: 'Reload from disk', hint: 'Your unsaved edits are dropped.' },
+    { id: 'overwrite', label: 'Save mine over it', hint: 'Measurements in the file are still kept: you are asked again if the design would drop them.', style: 'primary' },
+  ]);
+  if (choice === 'overwrite') return saveTo(path, { choice: 'overwrite' });
+  if (choice === 'reload') await openPath(path, { confirmed: true });
+  return false;
+}
+
+export async function saveAs(opts: { withoutResults?: boolean; suggested?: string } = {}): Promise<boolean> {
   const { doc, path } = state();
   if (!doc) return false;
   if (!state().info) await loadAppInfo();
-  const suggested = suggestedPath(doc, path, state().info?.home ?? '');
-  const r = await getClient().call('dialog.save', { title: 'Save experiment', suggested, extensions: ['varlab.json'] });
+  const suggested = opts.suggested ?? suggestedPath(doc, path, state().info?.home ?? '');
+  const title = opts.withoutResults ? 'Save as a new experiment' : 'Save experiment';
+  const r = await getClient().call('dialog.save', { title, suggested, extensions: ['varlab.json'] });
   if (!r.ok) {
-    if (r.code === 'unsupported') state().setDialog({ kind: 'save-as', suggested });
+    if (r.code === 'unsupported') state().setDialog({ kind: 'save-as', suggested, withoutResults: opts.withoutResults });
     else reportFailure('Cannot show the save dialog', r);
     return false;
   }
-  return r.value ? saveTo(r.value) : false;
+  return r.value ? saveTo(r.value, { withoutResults: opts.withoutResults }) : false;
 }
 
 export async function save(): Promise<boolean> {
@@ -142,6 +220,72 @@ export async function openFile(file: File): Promise<boolean> {
     return false;
   }
   return openText(file.name, text, { confirmed: true });
+}
+
+/**
+ * The open file changed on disk. With nothing unsaved, the view shows what is there now (a run's
+ * results reach Analysis without reopening). With unsaved edits: a run's results join them; a change
+ * by someone else (another program, a Save in another window) is the user's to decide.
+ */
+export async function documentChanged(change: DocumentChanged): Promise<void> {
+  // A save of this window may be the cause: decided once its answer (and revision) is in.
+  if (savesInFlight > 0) {
+    heldChanges.push(change);
+    return;
+  }
+  const s = state();
+  if (!s.path || change.path !== s.path || change.revision === s.revision) return;
+  if (!change.doc) {
+    s.setStatus({ kind: 'error', text: `${change.path} changed on disk and no longer reads as an experiment: ${change.problems[0] ?? ''}` });
+    return;
+  }
+  const doc = change.doc;
+  if (!s.dirty) {
+    s.showFromDisk({ ...change, doc });
+    if (change.cause !== 'run') info(`${baseName(change.path)} changed on disk; showing it as it is now`);
+    return;
+  }
+  if (change.cause === 'run') {
+    s.keepEditsOver({ ...change, doc });
+    return;
+  }
+  const who = change.cause === 'save' ? 'was saved from another window' : 'was changed by another program';
+  const choice = await choose('Changed on disk', `${baseName(change.path)} ${who}, and you have unsaved edits.`, [
+    { id: 'reload', label: 'Reload from disk', hint: 'Your unsaved edits are dropped.' },
+    { id: 'keep', label: 'Keep my edits', hint: 'Saving later asks before anything on disk is replaced.', style: 'primary' },
+  ]);
+  // The file may have changed again while the question was open: only what is current counts.
+  if (state().path !== change.path) return;
+  if (choice === 'reload') await openPath(change.path, { confirmed: true });
+  else if (choice === 'keep') state().keepEditsOver({ ...change, doc });
+}
+
+export function listenForDocuments(): () => void {
+  return getClient().on('document.changed', (c) => void documentChanged(c));
+}
+
+/** The transport's state for the UI; after a reconnect, anything missed meanwhile is fetched again. */
+export function listenForTransport(onReconnected: () => void): () => void {
+  return getClient().on('transport', (t) => {
+    const was = state().transport.state;
+    state().setTransport(t);
+    if (t.state === 'connected' && was === 'reconnecting') {
+      onReconnected();
+      void refreshOpenDocument();
+    }
+  });
+}
+
+/** Read the open file again (a change may have been missed while disconnected). */
+async function refreshOpenDocument(): Promise<void> {
+  const path = state().path;
+  if (!path) return;
+  const r = await getClient().call('experiment.open', { path });
+  if (!r.ok || !r.value.revision) return;
+  // Only results (a run saving) when the design is still the one last loaded or saved.
+  const saved = state().savedKey;
+  const resultsOnly = saved !== null && canonicalJson((JSON.parse(saved) as ExperimentDoc).design) === canonicalJson(r.value.doc.design);
+  await documentChanged({ path, revision: r.value.revision, cause: resultsOnly ? 'run' : 'external', doc: r.value.doc, problems: [] });
 }
 
 /** Listen for questions from the backend; returns the unsubscribe function. */

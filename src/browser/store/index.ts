@@ -4,7 +4,7 @@
 //
 // Other views read the open experiment with `useApp((s) => s.doc)` and `useApp((s) => s.path)`.
 import { create, type StateCreator } from 'zustand';
-import type { AppInfo, OpenedExperiment, Prompt } from '../../common/api.js';
+import type { AppInfo, DocumentChanged, OpenedExperiment, Prompt, TransportState } from '../../common/api.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { docKey } from './doc.js';
 import { emptyHistory, recordEdit, redo, undo, type History } from './history.js';
@@ -23,6 +23,8 @@ export interface DocSlice {
   path: string | null;
   /** The document as last opened or saved (as JSON), to tell whether there is anything to lose. */
   savedKey: string | null;
+  /** The revision (content hash) of the file on disk that the saved document is; sent with Save. */
+  revision: string | null;
   dirty: boolean;
   history: History<ExperimentDoc>;
   /** Migration notices from opening, shown once. */
@@ -39,13 +41,32 @@ export interface DocSlice {
   edit(fn: (doc: ExperimentDoc) => ExperimentDoc, key?: string): void;
   undo(): void;
   redo(): void;
-  markSaved(path: string, doc: ExperimentDoc): void;
+  /**
+   * A save went through: `sent` is what was sent, `saved` what is now in the file (a labels-only edit
+   * keeps the results on disk). Shown as the document unless the user edited meanwhile.
+   */
+  markSaved(path: string, sent: ExperimentDoc, saved: ExperimentDoc, revision: string): void;
+  /** The open file changed on disk and there is nothing unsaved: show what is there now (no reopening). */
+  showFromDisk(change: DocumentChanged & { doc: ExperimentDoc }): void;
+  /** The open file changed on disk while there are unsaved edits to keep: its results join them, and Save is based on the new revision. */
+  keepEditsOver(change: DocumentChanged & { doc: ExperimentDoc }): void;
 }
 
 export type Dialog =
   | { kind: 'open' }
-  | { kind: 'save-as'; suggested: string }
-  | { kind: 'confirm'; title: string; message: string; yes: string; resolve: (yes: boolean) => void };
+  /** withoutResults: "save as a new experiment", the design alone. */
+  | { kind: 'save-as'; suggested: string; withoutResults?: boolean }
+  | { kind: 'confirm'; title: string; message: string; yes: string; resolve: (yes: boolean) => void }
+  /** A question with several ways on; resolve(null) is Cancel. */
+  | { kind: 'choice'; title: string; message: string; details?: string[]; choices: Choice[]; resolve: (id: string | null) => void; testid?: string };
+
+export interface Choice {
+  id: string;
+  label: string;
+  /** What happens, under the button's label. */
+  hint?: string;
+  style?: 'primary' | 'danger';
+}
 
 export interface UiSlice {
   view: View;
@@ -53,11 +74,14 @@ export interface UiSlice {
   status: Status | null;
   recent: string[];
   info: AppInfo | null;
+  /** The connection to the backend: 'reconnecting' while the transport restores it. */
+  transport: TransportState;
   setView(view: View): void;
   setDialog(dialog: Dialog | null): void;
   setStatus(status: Status | null): void;
   setRecent(recent: string[]): void;
   setInfo(info: AppInfo): void;
+  setTransport(t: TransportState): void;
 }
 
 /** Questions from the backend (host keys, passwords). Only the question is kept, never an answer. */
@@ -75,6 +99,7 @@ export const createDocSlice: StateCreator<AppState, [], [], DocSlice> = (set, ge
   doc: null,
   path: null,
   savedKey: null,
+  revision: null,
   dirty: false,
   history: emptyHistory(),
   notices: [],
@@ -84,6 +109,7 @@ export const createDocSlice: StateCreator<AppState, [], [], DocSlice> = (set, ge
       generation: get().generation + 1,
       doc: opened.doc,
       path: opened.path,
+      revision: opened.revision,
       savedKey: clean ? docKey(opened.doc) : null,
       dirty: !clean,
       history: emptyHistory(),
@@ -91,7 +117,7 @@ export const createDocSlice: StateCreator<AppState, [], [], DocSlice> = (set, ge
       // Views about the open experiment stay; from the others, an opened file shows its design.
       view: ['design', 'plan', 'run', 'analysis'].includes(get().view) ? get().view : 'design',
     }),
-  close: () => set({ doc: null, path: null, savedKey: null, dirty: false, history: emptyHistory(), notices: [] }),
+  close: () => set({ doc: null, path: null, savedKey: null, revision: null, dirty: false, history: emptyHistory(), notices: [] }),
   edit: (fn, key) => {
     const { doc, history, savedKey } = get();
     if (!doc) return;
@@ -109,10 +135,18 @@ export const createDocSlice: StateCreator<AppState, [], [], DocSlice> = (set, ge
     const r = doc && redo(history, doc);
     if (r) set({ doc: r.value, history: r.history, dirty: dirtyAfter(r.value, savedKey) });
   },
-  markSaved: (path, saved) => {
+  markSaved: (path, sent, saved, revision) => {
     const savedKey = docKey(saved);
-    // Edits made while the save was in flight keep the document dirty.
-    set({ path, savedKey, dirty: dirtyAfter(get().doc, savedKey), history: { ...get().history, lastKey: null } });
+    // Edits made while the save was in flight stay, and keep the document dirty.
+    const doc = get().doc === sent ? saved : get().doc;
+    set({ path, doc, revision, savedKey, dirty: dirtyAfter(doc, savedKey), history: { ...get().history, lastKey: null } });
+  },
+  showFromDisk: (change) => set({ doc: change.doc, revision: change.revision, savedKey: docKey(change.doc), dirty: false, history: emptyHistory() }),
+  keepEditsOver: (change) => {
+    const mine = get().doc;
+    if (!mine) return;
+    const doc = change.doc.results ? { ...mine, results: change.doc.results } : (({ results: _r, ...rest }) => rest)(mine);
+    set({ doc, revision: change.revision, savedKey: docKey(change.doc), dirty: dirtyAfter(doc, docKey(change.doc)) });
   },
 });
 
@@ -122,11 +156,13 @@ export const createUiSlice: StateCreator<AppState, [], [], UiSlice> = (set) => (
   status: null,
   recent: [],
   info: null,
+  transport: { state: 'connected' },
   setView: (view) => set({ view }),
   setDialog: (dialog) => set({ dialog }),
   setStatus: (status) => set({ status }),
   setRecent: (recent) => set({ recent }),
   setInfo: (info) => set({ info }),
+  setTransport: (transport) => set({ transport }),
 });
 
 export const createPromptSlice: StateCreator<AppState, [], [], PromptSlice> = (set) => ({

@@ -17,6 +17,8 @@ export function electronClient(bridge: PreloadBridge): Client {
       return bridge.invoke(method, args) as Promise<Result<ResultOf<M>>>;
     },
     on<E extends EventName>(event: E, listener: (payload: Events[E]) => void) {
+      // IPC to the backend in the same app never drops: there is no transport state to tell.
+      if (event === 'transport') return () => {};
       return bridge.on(event, listener as (p: unknown) => void);
     },
   };

@@ -24,6 +24,8 @@ export function websocketClient(token: string): Client {
   let socket: WebSocket | null = null;
   let opening: Promise<WebSocket> | null = null;
   let retry = 0;
+  /** The connection was up and went away: keep trying until it is back. */
+  let reconnecting = false;
 
   const url = () => `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api?token=${encodeURIComponent(token)}`;
 
@@ -36,7 +38,8 @@ export function websocketClient(token: string): Client {
         socket = ws;
         opening = null;
         retry = 0;
-        emit('transport', { connected: true });
+        if (reconnecting) emit('transport', { state: 'connected' });
+        reconnecting = false;
         resolve(ws);
       };
       ws.onmessage = (ev) => {
@@ -57,12 +60,12 @@ export function websocketClient(token: string): Client {
           p.resolve({ ok: false, code: 'connection', message: 'lost the connection to the varlab backend' });
           pending.delete(id);
         }
-        if (wasOpen) {
-          emit('transport', { connected: false });
+        if (wasOpen || reconnecting) {
+          reconnecting = true;
+          emit('transport', { state: 'reconnecting', attempt: retry });
           setTimeout(() => connect().catch(() => {}), Math.min(5000, 250 * 2 ** retry++));
-        } else {
-          reject(new Error('cannot reach the varlab backend'));
         }
+        if (!wasOpen) reject(new Error('cannot reach the varlab backend'));
       };
     });
     return opening;

@@ -1,19 +1,28 @@
-// `varlab run FILE`: execute an experiment on its target and save the results into the file.
+// `varlab run FILE`: execute an experiment on its target and save the results into the file. The run
+// service does the work (the app uses the same); this prints its progress and answers its questions.
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
 import { buildPlan, estimatePlan, formatDuration } from '../../common/plan.js';
-import { RunEngine } from '../../node/engine/run.js';
+import { DocumentService } from '../../node/documents/service.js';
 import { journalPath } from '../../node/engine/journal.js';
-import { finishedMessage, finishedRun, prepareRun } from '../../node/engine/prepare.js';
-import { createServerControl, dryRunCells, openTarget } from '../../node/host/index.js';
+import type { RunOutcome } from '../../node/engine/run.js';
+import { openTarget } from '../../node/host/index.js';
+import { dryRun, dryRunText } from '../../node/runs/dryrun.js';
+import { prepareRun } from '../../node/runs/prepare.js';
+import { RunService } from '../../node/runs/service.js';
+import { onInterrupt } from '../../node/shutdown.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
 import { confirmConsent } from '../consent.js';
 import { TARGET_OPTIONS, targetAuth } from './probe.js';
 import { visible } from '../../common/printable.js';
 
-/** Interrupts closer together than this are one (see onInterrupt). */
-const SAME_INTERRUPT_MS = 1000;
+/** The user did not agree to the file's commands: nothing ran; leave with this status. */
+class NotAgreed extends Error {
+  constructor(readonly status: number) {
+    super('not agreed');
+  }
+}
 
 /** A one-line progress bar on a terminal: `[#####-----] 12/32 restarts  4 min 10 s left  cell …`. */
 function progressLine(done: number, planned: number, remainingMs: number, cell: string): string {
@@ -42,10 +51,13 @@ export const run: Command = {
   name: 'run',
   usage:
     'varlab run FILE [--target T] [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
-    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh]\n\n' +
+    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh | --resume]\n\n' +
     'Runs every scheduled restart of the plan: tunables applied and verified, mysqld restarted, the queries\n' +
     'or the benchmark command measured. Every measurement goes to FILE.journal.jsonl first; if the run stops\n' +
-    '(Ctrl-C, a dropped connection, a crash) running the same command again resumes it.\n' +
+    '(Ctrl-C, a dropped connection, a crash) running the same command again resumes it; if the design was\n' +
+    'edited since, it says what changed and asks for --fresh or --resume. One run at a time per target.\n' +
+    'The target is --target, else the file\'s; the server profile is the one registered for that target\n' +
+    '(varlab sandbox create), else the file\'s own if it was made for that target.\n' +
     '--target T          run on T instead of the file\'s target (local, ssh://[user@]host[:port], an ssh alias)\n' +
     '--restarts N        restarts per cell       --repetitions N  executions per query per restart\n' +
     '--warmup N          first executions per restart flagged warm-up (kept, excluded from analysis)\n' +
@@ -53,8 +65,11 @@ export const run: Command = {
     '--out FILE          save the experiment with its results here instead of FILE\n' +
     '--events json       print every event as one JSON line on stdout\n' +
     '--dry-run           print every command each cell would run on the host, and run nothing\n' +
-    '--fresh             run a finished file again from scratch (a copy of it with its results is kept beside it;\n' +
-    '                    without --fresh a finished file is left alone)\n' +
+    '--fresh             start over: a finished or unfinished run of the file begins again from its first restart\n' +
+    '                    (the file with its results so far is kept beside it as FILE.results-<date>.varlab.json,\n' +
+    '                    the journal archived); without --fresh a finished file is left alone\n' +
+    '--resume            go on with an unfinished run although the file\'s design changed since it started (the run\n' +
+    '                    keeps the design it started with; your edited file is kept beside it)\n' +
     '--trust             agree to the commands this file runs beyond the built-in tunables (a custom command,\n' +
     '                    setup script, start wrapper) on this target without being asked\n' +
     '--identity KEY, --known-hosts FILE, --accept-new: as for `varlab probe`\n' +
@@ -71,6 +86,7 @@ export const run: Command = {
       'dry-run': { type: 'boolean' },
       trust: { type: 'boolean' },
       fresh: { type: 'boolean' },
+      resume: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     if (values.events !== undefined && values.events !== 'json') throw new UsageError(`--events: the only format is json, got ${JSON.stringify(values.events)}`);
@@ -78,62 +94,31 @@ export const run: Command = {
     const repetitions = numberOption('repetitions', values.repetitions, { min: 1, max: 1_000_000, integer: true });
     const warmup = numberOption('warmup', values.warmup, { min: 0, max: 1_000_000, integer: true });
 
-    // A finished file is left alone unless --fresh says otherwise: running it would replace its results.
-    const finished = await finishedRun(positionals[0], values.out);
-    if (finished && !values.fresh) {
-      io.out(finishedMessage(positionals[0], finished));
-      return 0;
-    }
+    const file = positionals[0];
+    const request = { file, out: values.out, target: values.target, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true };
+    if (values.fresh && values.resume) throw new UsageError('--fresh starts over and --resume goes on: pass one of them');
 
-    // Teammates' files: their own commands are listed and agreed to before the first run on a target (issue 6).
-    if (!values['dry-run']) {
-      const refused = await confirmConsent({ file: positionals[0], target: values.target, trust: values.trust === true, io, prompt: terminalPrompter(), interactive: Boolean(process.stdin.isTTY) });
-      if (refused !== null) return refused;
-    }
-
-    let prepared;
-    try {
-      prepared = await prepareRun({ file: positionals[0], out: values.out, target: values.target, restarts, repetitions, warmup, fresh: values.fresh === true, dryRun: values['dry-run'] === true });
-    } catch (e) {
-      if (!(e instanceof ApiError)) throw e;
-      io.err(`varlab run: ${e.message}`);
-      return e.code === 'busy' ? 1 : 2;
-    }
-    const { doc, out, resumeNote, freshNote } = prepared;
-    const profile = doc.design.serverProfile!;
-    const plan = buildPlan(doc.design);
-    const est = estimatePlan(doc.design, plan.length);
     if (values['dry-run']) {
-      io.out(`${doc.name}: ${plan.length} restarts on ${doc.design.target} (${profile.kind} ${profile.mysqld}), about ${formatDuration(est.seconds)}`);
-      io.out(`${est.executions} executions; results into ${out}; journal ${journalPath(out)}`);
-      if (resumeNote) io.out(resumeNote);
-      if (freshNote) io.out(freshNote);
-      // Every command a restart of each cell runs on the host, once per cell (its restarts run the same
-      // ones): computed for this host's probe, by the same procedure and compiler as the run.
-      const seqsOf = new Map<string, number[]>();
-      for (const s of plan) seqsOf.set(s.cell, [...(seqsOf.get(s.cell) ?? []), s.seq]);
-      let cells;
       try {
-        const session = await openTarget(doc.design.target, { auth: targetAuth(values), prompt: terminalPrompter() });
-        try {
-          cells = await dryRunCells(createServerControl(session, profile), doc.design);
-        } finally {
-          await session.close();
+        const p = await prepareRun(request);
+        // The target is probed (the commands are computed for what it has), as the run would.
+        const report = await dryRun(p.doc.design, p.doc.design.target, async (fn) => {
+          const session = await openTarget(p.doc.design.target, { auth: targetAuth(values), prompt: terminalPrompter() });
+          try {
+            return await fn(session);
+          } finally {
+            await session.close();
+          }
+        }, p.doc.design.serverProfile);
+        if (report.problem) {
+          io.err(`varlab run: ${report.problem}`);
+          return 2;
         }
+        for (const line of dryRunText(p.doc.name, p.doc.design, report, { out: p.out, journal: journalPath(p.out), notes: p.notes })) io.out(line);
+        return 0;
       } catch (e) {
-        io.err(`varlab run: ${(e as Error).message}`);
-        return e instanceof ApiError && e.code === 'invalid-argument' ? 2 : 1;
+        return refused(io, file, e);
       }
-      for (const cell of cells) {
-        io.out('');
-        io.out(`== cell ${cell.cell}: restarts ${(seqsOf.get(cell.cell) ?? []).join(', ')}`);
-        for (const c of cell.commands) io.out(c);
-      }
-      io.out('');
-      const w = doc.design.workload;
-      io.out(w.kind === 'command' && w.command ? `then in each restart, ${w.repetitions} times: ${w.command.line}` : `then in each restart: ${w.queries.length} queries × ${w.repetitions} executions (${w.warmup} warm-up) through the mysql protocol`);
-      io.out('dry run: nothing was run');
-      return 0;
     }
 
     const json = values.events === 'json';
@@ -142,6 +127,7 @@ export const run: Command = {
     let lastCell = '';
     let last: Extract<RunEvent, { type: 'progress' }> | null = null;
     let barShown = false;
+    let resumeNote = false;
     const clearBar = () => {
       if (barShown) process.stderr.write('\r\x1b[2K');
       barShown = false;
@@ -171,56 +157,98 @@ export const run: Command = {
       }
     };
 
-    if (freshNote) io.err(freshNote);
-    if (resumeNote) io.err(resumeNote);
-    else io.err(`running ${plan.length} restarts on ${doc.design.target}, about ${formatDuration(est.seconds)}; results into ${out}`);
+    const prompt = terminalPrompter();
+    const service = new RunService({ documents: new DocumentService(), prompt });
+    let started;
+    try {
+      started = await service.start({
+        ...request,
+        auth: targetAuth(values),
+        prompt,
+        onEvent,
+        // Teammates' files: their own commands are listed and agreed to before the first run on a target (issue 6).
+        consent: async (doc, target) => {
+          const status = await confirmConsent({ file, doc, target, trust: values.trust === true, io, prompt, interactive: Boolean(process.stdin.isTTY) });
+          if (status !== null) throw new NotAgreed(status);
+        },
+      });
+    } catch (e) {
+      if (e instanceof NotAgreed) return e.status;
+      return refused(io, file, e, json);
+    }
+    const { prepared, said } = started;
+    for (const line of said) io.err(line);
+    const resuming = prepared.notes.find((n) => n.startsWith('resuming'));
+    resumeNote = Boolean(resuming);
+    if (resuming) io.err(resuming.replace(/; the edited file would be kept as .*/, ''));
+    else {
+      const plan = buildPlan(prepared.doc.design);
+      io.err(`running ${plan.length} restarts on ${prepared.doc.design.target}, about ${formatDuration(estimatePlan(prepared.doc.design, plan.length).seconds)}; results into ${prepared.out}`);
+    }
 
-    const engine = new RunEngine({ path: out, doc, auth: targetAuth(values), prompt: terminalPrompter(), onEvent });
-    // One Ctrl-C often arrives more than once: the terminal signals the whole process group (npm and
-    // node alike) and npm forwards it again; a CI cancel sends SIGTERM. Signals within a second of the
-    // first are that same interrupt; only a separate, later Ctrl-C means "leave at once".
-    let firstInterrupt = 0;
-    const onInterrupt = (signal: NodeJS.Signals) => {
-      const now = Date.now();
-      if (firstInterrupt && now - firstInterrupt < SAME_INTERRUPT_MS) return;
-      if (firstInterrupt && signal === 'SIGINT') {
+    // Ctrl-C or SIGTERM: the run service cancels, stops mysqld and restores the host, and says so.
+    let disposing: Promise<string> | null = null;
+    const stopListening = onInterrupt(
+      (signal) => {
+        clearBar();
+        io.err(`cancelling (${signal}): the current restart is discarded, then mysqld is stopped and the host restored (Ctrl-C again to leave at once)`);
+        disposing = service.dispose();
+      },
+      () => {
         io.err('varlab run: interrupted twice: leaving now; the host may still run mysqld (run again to resume and restore)');
         process.exit(130);
-      }
-      if (firstInterrupt) return;
-      firstInterrupt = now;
-      clearBar();
-      io.err(`cancelling (${signal}): the current restart is discarded, then mysqld is stopped and the host restored (Ctrl-C again to leave at once)`);
-      engine.cancel();
-    };
-    process.on('SIGINT', onInterrupt);
-    process.on('SIGTERM', onInterrupt);
+      },
+    );
     // Node exits with status 0 when nothing is left to wait on; a run waiting on a stream that died
     // silently must never look like success, so keep the process alive until the engine answers.
     const keepAlive = setInterval(() => {}, 60_000);
-    let outcome;
+    let outcome: RunOutcome;
     try {
-      outcome = await engine.run();
+      outcome = await started.done;
+      if (disposing) io.err(`varlab run: ${await disposing}`);
     } finally {
       clearInterval(keepAlive);
-      process.off('SIGINT', onInterrupt);
-      process.off('SIGTERM', onInterrupt);
+      stopListening();
       clearBar();
     }
-    return report(io, outcome);
+    return report(io, file, outcome, Date.now() - startedAt);
   },
 };
 
-function report(io: CliIO, o: Awaited<ReturnType<RunEngine['run']>>): number {
+/**
+ * A run refused before anything ran: the reason, and what to do about it (with --events json, also as
+ * the run's one event, so a script reading events learns why). Returns the exit status.
+ */
+function refused(io: CliIO, file: string, e: unknown, json = false): number {
+  if (!(e instanceof ApiError)) throw e;
+  if (e.code === 'already-finished') {
+    io.out(json ? JSON.stringify({ type: 'log', at: Date.now(), level: 'info', message: e.message } satisfies RunEvent) : e.message);
+    return 0;
+  }
+  if (json) io.out(JSON.stringify({ type: 'run-finished', at: Date.now(), state: 'failed', message: `${e.code}: ${e.message}` } satisfies RunEvent));
+  io.err(`varlab run: ${e.message}`);
+  if (e.code === 'design-changed') {
+    io.err(`  start over with the new design:  varlab run ${file} --fresh`);
+    io.err(`  resume the old design:           varlab run ${file} --resume   (your edited file is kept beside it)`);
+  }
+  return e.code === 'busy' ? 1 : 2;
+}
+
+function report(io: CliIO, file: string, o: RunOutcome, ms: number): number {
   if (o.state === 'finished') {
-    io.err(`finished: ${o.done} of ${o.planned} restarts; results saved into ${o.path}`);
+    io.err(`finished: ${o.done} of ${o.planned} restarts in ${formatDuration(ms / 1000)}; results saved into ${o.path}`);
     return 0;
   }
   if (o.state === 'cancelled') {
-    io.err(`cancelled after ${o.done} of ${o.planned} restarts; run the same command again to resume. ${o.message && !o.message.startsWith('cancelled') ? o.message : ''}`.trim());
+    io.err(`cancelled after ${o.done} of ${o.planned} restarts; run the same command again to resume.${o.restoreProblem ? ` ${o.restoreProblem}` : ''}`);
     return 130;
   }
   io.err(`varlab run: failed after ${o.done} of ${o.planned} restarts: ${o.message}`);
-  io.err(`measurements so far are kept in ${o.journal}; run the same command again to resume`);
+  if (o.transient) io.err(`measurements so far are kept in ${o.journal}; run the same command again to resume`);
+  else
+    io.err(
+      `measurements so far are kept in ${o.journal}. Running again unchanged fails the same way: fix the cause first. ` +
+        `Then \`varlab run ${file}\` resumes (and asks if you changed the design), or \`varlab run ${file} --fresh\` starts over.`,
+    );
   return 1;
 }

@@ -20,7 +20,19 @@ function v1to2(doc: Json): { doc: Json; notice: string } {
   return { doc: { ...doc, version: 2, design }, notice: 'migrated from version 1: order and seed are now separate fields' };
 }
 
-const STEPS: Record<number, (doc: Json) => { doc: Json; notice: string }> = { 1: v1to2 };
+/**
+ * Version 3: a server profile saved in a file names the target it belongs to, and is never used to
+ * run on another. A version 2 profile was the one of the file's target.
+ */
+function v2to3(doc: Json): { doc: Json; notice: string } {
+  const design = { ...(doc.design ?? {}) };
+  const p = design.serverProfile;
+  if (!p || typeof p !== 'object' || p.target !== undefined) return { doc: { ...doc, version: 3, design }, notice: '' };
+  design.serverProfile = { target: design.target, ...p };
+  return { doc: { ...doc, version: 3, design }, notice: `migrated from version 2: the server profile is now kept for its target (${String(design.target)}) only` };
+}
+
+const STEPS: Record<number, (doc: Json) => { doc: Json; notice: string }> = { 1: v1to2, 2: v2to3 };
 
 export interface Migrated {
   doc: unknown;
@@ -43,7 +55,7 @@ export function migrate(input: unknown): Migrated {
     if (!step) return { doc, notices, problem: `version: no migration from version ${doc.version}` };
     const r = step(doc);
     doc = r.doc;
-    notices.push(r.notice);
+    if (r.notice) notices.push(r.notice);
   }
   return { doc, notices };
 }

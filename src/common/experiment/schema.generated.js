@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-2.json","title":"varlab experiment, version 2","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":2},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"serverProfile":{"$ref":"#/definitions/serverProfile"}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"serverProfile":{"$ref":"#/definitions/serverProfile"}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"serverProfile":{"$ref":"#/definitions/serverProfile"}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -29,7 +29,7 @@ const schema14 = {"type":"object","additionalProperties":false,"required":["kind
 const func5 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^[a-z][a-z0-9_]{1,63}$", "u");
 const pattern1 = new RegExp("^[A-Za-z_][A-Za-z0-9_]{0,63}$", "u");
-const schema15 = {"type":"object","additionalProperties":false,"required":["kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"}}};
+const schema15 = {"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"}}};
 const schema16 = {"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"};
 const pattern3 = new RegExp("^/[A-Za-z0-9_./+-]{0,1000}$", "u");
 const pattern7 = new RegExp("^[a-z_][a-z0-9_-]{0,31}$", "u");
@@ -41,8 +41,8 @@ function validate12(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.kind === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(data.target === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "target"},message:"must have required property '"+"target"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -51,8 +51,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.mysqld === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mysqld"},message:"must have required property '"+"mysqld"+"'"};
+if(data.kind === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -61,8 +61,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.datadir === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "datadir"},message:"must have required property '"+"datadir"+"'"};
+if(data.mysqld === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mysqld"},message:"must have required property '"+"mysqld"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -71,8 +71,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.socket === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "socket"},message:"must have required property '"+"socket"+"'"};
+if(data.datadir === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "datadir"},message:"must have required property '"+"datadir"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -81,8 +81,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.port === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'"};
+if(data.socket === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "socket"},message:"must have required property '"+"socket"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -91,8 +91,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.user === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
+if(data.port === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -101,8 +101,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.extraArgs === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "extraArgs"},message:"must have required property '"+"extraArgs"+"'"};
+if(data.user === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -111,8 +111,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.sudo === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sudo"},message:"must have required property '"+"sudo"+"'"};
+if(data.extraArgs === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "extraArgs"},message:"must have required property '"+"extraArgs"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -121,9 +121,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func5.call(schema15.properties, key0))){
-const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.sudo === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sudo"},message:"must have required property '"+"sudo"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -132,11 +131,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.kind !== undefined){
-let data0 = data.kind;
-if(!((data0 === "direct") || (data0 === "systemd"))){
-const err9 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema15.properties.kind.enum},message:"must be equal to one of the allowed values"};
+for(const key0 in data){
+if(!(func5.call(schema15.properties, key0))){
+const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -146,11 +143,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.mysqld !== undefined){
-let data1 = data.mysqld;
-if(typeof data1 === "string"){
-if(!pattern3.test(data1)){
-const err10 = {instancePath:instancePath+"/mysqld",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
+if(data.target !== undefined){
+let data0 = data.target;
+if(typeof data0 === "string"){
+if(func2(data0) > 500){
+const err10 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -159,9 +156,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/mysqld",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data0) < 1){
+const err11 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -171,11 +167,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.defaultsFile !== undefined){
-let data2 = data.defaultsFile;
-if(typeof data2 === "string"){
-if(!pattern3.test(data2)){
-const err12 = {instancePath:instancePath+"/defaultsFile",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
+else {
+const err12 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -185,8 +178,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/defaultsFile",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.kind !== undefined){
+let data1 = data.kind;
+if(!((data1 === "direct") || (data1 === "systemd"))){
+const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema15.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -196,11 +191,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.datadir !== undefined){
-let data3 = data.datadir;
-if(typeof data3 === "string"){
-if(!pattern3.test(data3)){
-const err14 = {instancePath:instancePath+"/datadir",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
+if(data.mysqld !== undefined){
+let data2 = data.mysqld;
+if(typeof data2 === "string"){
+if(!pattern3.test(data2)){
+const err14 = {instancePath:instancePath+"/mysqld",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -211,7 +206,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/datadir",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/mysqld",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -221,11 +216,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.socket !== undefined){
-let data4 = data.socket;
-if(typeof data4 === "string"){
-if(!pattern3.test(data4)){
-const err16 = {instancePath:instancePath+"/socket",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
+if(data.defaultsFile !== undefined){
+let data3 = data.defaultsFile;
+if(typeof data3 === "string"){
+if(!pattern3.test(data3)){
+const err16 = {instancePath:instancePath+"/defaultsFile",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -236,7 +231,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/socket",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/defaultsFile",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -246,10 +241,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.port !== undefined){
-let data5 = data.port;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-const err18 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.datadir !== undefined){
+let data4 = data.datadir;
+if(typeof data4 === "string"){
+if(!pattern3.test(data4)){
+const err18 = {instancePath:instancePath+"/datadir",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -258,9 +254,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(typeof data5 == "number"){
-if(data5 > 65535 || isNaN(data5)){
-const err19 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"};
+}
+else {
+const err19 = {instancePath:instancePath+"/datadir",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -269,8 +265,12 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data5 < 1 || isNaN(data5)){
-const err20 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.socket !== undefined){
+let data5 = data.socket;
+if(typeof data5 === "string"){
+if(!pattern3.test(data5)){
+const err20 = {instancePath:instancePath+"/socket",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -280,12 +280,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-if(data.osUser !== undefined){
-let data6 = data.osUser;
-if(typeof data6 === "string"){
-if(!pattern7.test(data6)){
-const err21 = {instancePath:instancePath+"/osUser",schemaPath:"#/properties/osUser/pattern",keyword:"pattern",params:{pattern: "^[a-z_][a-z0-9_-]{0,31}$"},message:"must match pattern \""+"^[a-z_][a-z0-9_-]{0,31}$"+"\""};
+else {
+const err21 = {instancePath:instancePath+"/socket",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -295,8 +291,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/osUser",schemaPath:"#/properties/osUser/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.port !== undefined){
+let data6 = data.port;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+const err22 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -305,12 +303,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data.user !== undefined){
-let data7 = data.user;
-if(typeof data7 === "string"){
-if(!pattern8.test(data7)){
-const err23 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.@-]{1,80}$"},message:"must match pattern \""+"^[A-Za-z0-9_.@-]{1,80}$"+"\""};
+if(typeof data6 == "number"){
+if(data6 > 65535 || isNaN(data6)){
+const err23 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -319,9 +314,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6 < 1 || isNaN(data6)){
+const err24 = {instancePath:instancePath+"/port",schemaPath:"#/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -331,11 +325,12 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.errorLog !== undefined){
-let data8 = data.errorLog;
-if(typeof data8 === "string"){
-if(!pattern3.test(data8)){
-const err25 = {instancePath:instancePath+"/errorLog",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
+}
+if(data.osUser !== undefined){
+let data7 = data.osUser;
+if(typeof data7 === "string"){
+if(!pattern7.test(data7)){
+const err25 = {instancePath:instancePath+"/osUser",schemaPath:"#/properties/osUser/pattern",keyword:"pattern",params:{pattern: "^[a-z_][a-z0-9_-]{0,31}$"},message:"must match pattern \""+"^[a-z_][a-z0-9_-]{0,31}$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -346,7 +341,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/errorLog",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err26 = {instancePath:instancePath+"/osUser",schemaPath:"#/properties/osUser/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -356,11 +351,11 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.pidFile !== undefined){
-let data9 = data.pidFile;
-if(typeof data9 === "string"){
-if(!pattern3.test(data9)){
-const err27 = {instancePath:instancePath+"/pidFile",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
+if(data.user !== undefined){
+let data8 = data.user;
+if(typeof data8 === "string"){
+if(!pattern8.test(data8)){
+const err27 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.@-]{1,80}$"},message:"must match pattern \""+"^[A-Za-z0-9_.@-]{1,80}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -371,7 +366,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/pidFile",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err28 = {instancePath:instancePath+"/user",schemaPath:"#/properties/user/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -381,15 +376,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.extraArgs !== undefined){
-let data10 = data.extraArgs;
-if(Array.isArray(data10)){
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-let data11 = data10[i0];
-if(typeof data11 === "string"){
-if(!pattern11.test(data11)){
-const err29 = {instancePath:instancePath+"/extraArgs/" + i0,schemaPath:"#/properties/extraArgs/items/pattern",keyword:"pattern",params:{pattern: "^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"},message:"must match pattern \""+"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"+"\""};
+if(data.errorLog !== undefined){
+let data9 = data.errorLog;
+if(typeof data9 === "string"){
+if(!pattern3.test(data9)){
+const err29 = {instancePath:instancePath+"/errorLog",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -400,7 +391,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/extraArgs/" + i0,schemaPath:"#/properties/extraArgs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err30 = {instancePath:instancePath+"/errorLog",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -410,9 +401,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/extraArgs",schemaPath:"#/properties/extraArgs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.pidFile !== undefined){
+let data10 = data.pidFile;
+if(typeof data10 === "string"){
+if(!pattern3.test(data10)){
+const err31 = {instancePath:instancePath+"/pidFile",schemaPath:"#/definitions/path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_./+-]{0,1000}$"},message:"must match pattern \""+"^/[A-Za-z0-9_./+-]{0,1000}$"+"\""};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -422,11 +415,8 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data.service !== undefined){
-let data12 = data.service;
-if(typeof data12 === "string"){
-if(!pattern12.test(data12)){
-const err32 = {instancePath:instancePath+"/service",schemaPath:"#/properties/service/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.@-]{1,100}$"},message:"must match pattern \""+"^[A-Za-z0-9_.@-]{1,100}$"+"\""};
+else {
+const err32 = {instancePath:instancePath+"/pidFile",schemaPath:"#/definitions/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -436,8 +426,15 @@ vErrors.push(err32);
 errors++;
 }
 }
-else {
-const err33 = {instancePath:instancePath+"/service",schemaPath:"#/properties/service/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.extraArgs !== undefined){
+let data11 = data.extraArgs;
+if(Array.isArray(data11)){
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+if(typeof data12 === "string"){
+if(!pattern11.test(data12)){
+const err33 = {instancePath:instancePath+"/extraArgs/" + i0,schemaPath:"#/properties/extraArgs/items/pattern",keyword:"pattern",params:{pattern: "^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"},message:"must match pattern \""+"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -447,9 +444,8 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data.sudo !== undefined){
-if(typeof data.sudo !== "boolean"){
-const err34 = {instancePath:instancePath+"/sudo",schemaPath:"#/properties/sudo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err34 = {instancePath:instancePath+"/extraArgs/" + i0,schemaPath:"#/properties/extraArgs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -461,12 +457,61 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err35 = {instancePath:instancePath+"/extraArgs",schemaPath:"#/properties/extraArgs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.service !== undefined){
+let data13 = data.service;
+if(typeof data13 === "string"){
+if(!pattern12.test(data13)){
+const err36 = {instancePath:instancePath+"/service",schemaPath:"#/properties/service/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.@-]{1,100}$"},message:"must match pattern \""+"^[A-Za-z0-9_.@-]{1,100}$"+"\""};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/service",schemaPath:"#/properties/service/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.sudo !== undefined){
+if(typeof data.sudo !== "boolean"){
+const err38 = {instancePath:instancePath+"/sudo",schemaPath:"#/properties/sudo/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
 }
 errors++;
 }
@@ -3282,7 +3327,7 @@ return errors === 0;
 
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="https://varlab.dev/schema/varlab-experiment-2.json" */;
+/*# sourceURL="https://varlab.dev/schema/varlab-experiment-3.json" */;
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3362,8 +3407,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(2 !== data1){
-const err7 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/const",keyword:"const",params:{allowedValue: 2},message:"must be equal to constant"};
+if(3 !== data1){
+const err7 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/const",keyword:"const",params:{allowedValue: 3},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err7];
 }

@@ -3,7 +3,7 @@
 import type { HostFingerprint } from '../host.js';
 
 export const FORMAT = 'varlab-experiment';
-export const CURRENT_VERSION = 2;
+export const CURRENT_VERSION = 3;
 
 export interface ExperimentDoc {
   format: typeof FORMAT;
@@ -82,6 +82,11 @@ export interface Estimates {
 }
 
 export interface ServerProfile {
+  /**
+   * The target this profile starts mysqld on. Required in a file (version 3): a profile saved in a
+   * file is never used on another target. Profiles registered per target (sandbox) may leave it out.
+   */
+  target?: string;
   kind: 'direct' | 'systemd';
   /** Path of mysqld or mariadbd on the target. */
   mysqld: string;

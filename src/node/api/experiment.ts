@@ -5,9 +5,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiError, type OpenedExperiment } from '../../common/api.js';
 import type { Checked } from '../../common/experiment/validate.js';
-import { parseExperimentText, readExperimentFile, recentFiles, rememberRecent, saveExperimentFile } from '../files.js';
+import { parseExperimentText, readExperimentFile, recentFiles } from '../files.js';
 import type { BackendContext, Handlers } from '../backend.js';
-import { unfinishedRun } from '../engine/journal.js';
 import { homedir } from 'node:os';
 import { keychainState } from '../secrets.js';
 
@@ -21,7 +20,7 @@ function examplesDir(): string {
 
 function opened(path: string | null, r: Checked, where: string): OpenedExperiment {
   if (!r.doc) throw new ApiError('invalid-file', `${where}:\n${r.problems.join('\n')}`);
-  return { path, doc: r.doc, notices: r.notices };
+  return { path, doc: r.doc, notices: r.notices, revision: null };
 }
 
 export function experimentHandlers(ctx: BackendContext): Handlers {
@@ -34,18 +33,21 @@ export function experimentHandlers(ctx: BackendContext): Handlers {
       if (r.problems[0]?.includes('no such file')) throw new ApiError('not-found', `no example called ${JSON.stringify(name)}`);
       return opened(null, r, file);
     },
+    // The document service reads the file with its revision and watches it from now on.
     'experiment.open': async ({ path }) => {
-      const abs = resolve(path);
-      const r = await readExperimentFile(abs);
-      const result = opened(abs, r, abs);
-      // A journal beside the file with restarts still to run: the UI offers to resume (run engine, issue 4).
-      const unfinished = unfinishedRun(abs);
-      if (unfinished) result.unfinishedRun = unfinished;
-      await rememberRecent(abs);
-      return result;
+      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'experiment.open: path must be a file path');
+      return ctx.documents.open(path);
+    },
+    'experiment.close': async ({ path }) => {
+      if (typeof path === 'string' && path) ctx.documents.close(path);
+      return null;
     },
     'experiment.parse': async ({ name, text }) => opened(null, parseExperimentText(text), name),
-    'experiment.save': async ({ path, doc }) => ({ path: await saveExperimentFile(path, doc), savedAt: Date.now() }),
+    'experiment.save': async ({ path, doc, baseRevision, choice }) => {
+      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'experiment.save: path must be a file path');
+      if (choice !== undefined && choice !== 'keep-results-copy' && choice !== 'overwrite') throw new ApiError('invalid-argument', `experiment.save: unknown choice ${JSON.stringify(choice)}`);
+      return ctx.documents.save({ path, doc, baseRevision, choice });
+    },
     'experiment.recent': async () => recentFiles(),
     'experiment.readSql': async ({ path }) => {
       try {

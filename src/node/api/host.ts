@@ -1,11 +1,12 @@
 // API handlers for targets: the Hosts view's list, probe, sandboxes and registered servers, the dry
 // run, and prompts. (Owned by the host layer.)
-import { ApiError, type DryRun, type TargetAuth } from '../../common/api.js';
+import { ApiError, type TargetAuth } from '../../common/api.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { checkProfile } from '../../common/profile.js';
 import type { BackendContext, Handlers } from '../backend.js';
-import { createSandbox, createServerControl, dryRunCells, openTarget, probeHost, removeSandbox, sandboxProfile, shellQuote, type TargetSession } from '../host/index.js';
+import { createSandbox, createServerControl, openTarget, probeHost, removeSandbox, sandboxProfile, shellQuote, type TargetSession } from '../host/index.js';
 import { forgetHost, hostEntry, listHosts, registerProfile, rememberHost, unregisterProfile } from '../host/profiles.js';
+import { dryRun } from '../runs/dryrun.js';
 import { secretStore } from '../secrets.js';
 
 const FIELDS = ['kind', 'mysqld', 'defaultsFile', 'datadir', 'socket', 'port', 'osUser', 'user', 'errorLog', 'pidFile', 'extraArgs', 'service', 'sudo'] as const;
@@ -133,20 +134,9 @@ export function hostHandlers(ctx: BackendContext): Handlers {
     },
     'host.dryRun': async ({ design, target, auth }) => {
       if (!design || !Array.isArray(design.factors)) throw new ApiError('invalid-argument', 'host.dryRun: design must be an experiment design');
-      const where = target ?? design.target;
-      const profile = design.serverProfile ?? (await sandboxProfile(where));
-      const result: DryRun = { profile: profile ?? null, cells: [] };
-      if (!profile) {
-        result.problem = `no server profile: the experiment names none and none is registered for ${where}: make a sandbox or register a server in the Hosts view above (or run \`varlab sandbox create ${where}\`)`;
-        return result;
-      }
-      // The same questions as the run: the target is probed, so the commands are the ones it would run there.
-      try {
-        result.cells = await withTarget(where, auth, (s) => dryRunCells(createServerControl(s, profile), design));
-      } catch (e) {
-        result.problem = (e as Error).message;
-      }
-      return result;
+      // The same dry run as `varlab run --dry-run`: the profile by the same precedence as a run, the target probed.
+      const { profile, problem, cells } = await dryRun(design, target ?? design.target, (fn) => withTarget(target ?? design.target, auth, fn));
+      return { profile, cells, ...(problem ? { problem } : {}) };
     },
     'prompt.answer': async (a) => {
       // Only the desktop app has a keychain to keep a password or passphrase in; the question stays open.

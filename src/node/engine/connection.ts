@@ -1,11 +1,13 @@
-// The connection supervisor: one run's way to its target. It opens the target and the server
-// control, notices when the SSH session drops (and then destroys the mysql connections that ride on
-// it, so nothing waits on a dead stream), reconnects with growing waits, and at the end of a run
-// stops mysqld and puts the host back as it was found.
+// The connection supervisor: one run's way to its target. It opens the target, takes the run lock
+// there (one run per target), opens the server control, notices when the SSH session drops (and then
+// destroys the mysql connections that ride on it, so nothing waits on a dead stream), reconnects with
+// growing waits, and at the end of a run stops mysqld, puts the host back as it was found and lets
+// the lock go.
 import type { Connection } from 'mysql2/promise';
 import { ApiError, type TargetAuth } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
+import type { LockOwner, TargetLock } from '../host/lock.js';
 import type { Prompter, ServerControl, TargetSession } from '../host/types.js';
 import { defaultHostLayer, type HostLayer } from './hostlayer.js';
 
@@ -37,6 +39,10 @@ export interface SupervisorOptions {
   /** The run's own sleep (ends early on cancel) and its cancel check. */
   sleep: (ms: number) => Promise<void>;
   checkCancel: () => void;
+  /** Who holds the target's run lock. */
+  owner: LockOwner;
+  /** How often the lock is refreshed while the run goes on. */
+  lockRefreshMs?: number;
 }
 
 export class ConnectionSupervisor {
@@ -45,10 +51,13 @@ export class ConnectionSupervisor {
   private currentControl: ServerControl | null = null;
   /** The error the session dropped with, until the next connect. */
   dropped: Error | null = null;
-  /** Rejects when the session drops, so a restart waiting on a dead stream is given up at once. */
+  /** Rejects when the session drops or the run loses its lock, so a restart waiting on a dead stream is given up at once. */
   dropSignal: Promise<never> = new Promise(() => {});
-  /** Nothing on the host was touched before the first connection: nothing to restore. */
+  private failNow: (e: Error) => void = () => {};
+  /** Nothing on the host was touched before the run held the target's lock: nothing to restore. */
   everConnected = false;
+  private lock: TargetLock | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
   /** mysql connections open in the current restart: destroyed when the session drops so nothing hangs. */
   private readonly conns = new Set<Connection>();
   private readonly policy: ReconnectPolicy;
@@ -76,20 +85,60 @@ export class ConnectionSupervisor {
     return p;
   }
 
-  async connect(): Promise<void> {
+  /** A connection being opened (a cancel may stop waiting for it; the end of the run still waits, bounded). */
+  private connecting: Promise<void> | null = null;
+
+  connect(): Promise<void> {
+    const p = this.open();
+    this.connecting = p;
+    void p.finally(() => {
+      if (this.connecting === p) this.connecting = null;
+    }).catch(() => {});
+    return p;
+  }
+
+  private async open(): Promise<void> {
     this.dropped = null;
     const session = await this.host.openTarget(this.opts.target, { auth: this.opts.auth, prompt: this.opts.prompt });
     this.dropSignal = new Promise<never>((_, reject) => {
-      session.onDrop((err) => {
-        this.dropped = err;
+      this.failNow = (err) => {
         for (const c of this.conns) c.destroy();
         reject(err);
+      };
+      session.onDrop((err) => {
+        this.dropped = err;
+        this.failNow(err);
       });
     });
     this.dropSignal.catch(() => {});
     this.currentSession = session;
+    // Before anything on the host is touched: a target another run holds is refused here.
+    this.lock = await this.host.lockTarget(session, this.profile(), this.opts.owner);
     this.everConnected = true;
+    this.startHeartbeat();
     this.currentControl = await this.host.createServerControl(session, this.profile(), { prompt: this.opts.prompt });
+  }
+
+  /** The lock is refreshed while the run goes on; a run that lost it (away too long, taken over) stops at once. */
+  private startHeartbeat(): void {
+    this.stopHeartbeat();
+    const lock = this.lock;
+    this.heartbeat = setInterval(() => {
+      lock?.refresh().catch((e: unknown) => {
+        if (e instanceof ApiError && e.code === 'busy') this.failNow(e);
+      });
+    }, this.opts.lockRefreshMs ?? 30_000);
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  /** Give up whatever the current restart waits on (cancel): its mysql connections are destroyed. */
+  abandon(): void {
+    for (const c of this.conns) c.destroy();
   }
 
   /** A mysql connection of the current restart: destroyed if the session drops, reported here instead of as an unhandled error. */
@@ -138,26 +187,47 @@ export class ConnectionSupervisor {
   }
 
   async close(): Promise<void> {
+    this.stopHeartbeat();
     await this.currentSession?.close().catch(() => {});
     this.currentSession = null;
     this.currentControl = null;
   }
 
-  /** Stop mysqld and put back every host-wide setting; connects once more if the connection is gone. Returns a problem, or null. */
-  async leaveHostAsFound(): Promise<string | null> {
-    if (!this.everConnected) return null;
+  /**
+   * Stop mysqld, put back every host-wide setting and let the target's lock go; connects once more if
+   * the connection is gone. Gives up after `withinMs` (a server that does not stop, a host that does
+   * not answer). Returns a problem, or null.
+   */
+  async leaveHostAsFound(withinMs = 120_000): Promise<string | null> {
+    // A connection still being opened (the run was cancelled while waiting for it) may yet take the lock and touch the host.
+    if (this.connecting) await Promise.race([this.connecting.catch(() => {}), new Promise((r) => setTimeout(r, 30_000).unref())]);
+    if (!this.everConnected) {
+      await this.close();
+      return null;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`stopping mysqld and restoring the host did not finish within ${Math.round(withinMs / 1000)} s`)), withinMs);
+    });
     try {
-      if (!this.currentControl || this.dropped) {
-        await this.close();
-        await this.connect();
-      }
-      await this.control.stop();
-      await this.control.restore();
+      await Promise.race([this.stopAndRestore(), limit]);
       return null;
     } catch (e) {
       return `the host may not be as it was found: ${(e as Error).message}`;
     } finally {
+      clearTimeout(timer);
+      await this.lock?.release().catch(() => {});
+      this.lock = null;
       await this.close();
     }
+  }
+
+  private async stopAndRestore(): Promise<void> {
+    if (!this.currentControl || this.dropped) {
+      await this.close();
+      await this.connect();
+    }
+    await this.control.stop();
+    await this.control.restore();
   }
 }

@@ -3,6 +3,9 @@
 import type { Connection } from 'mysql2/promise';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { createServerControl, openTarget, preloadSchemas, type PreloadReport } from '../host/index.js';
+import { acquireTargetLock, type LockOwner, type TargetLock } from '../host/lock.js';
+import { profileDir } from '../host/restore.js';
+import { hostPaths } from '../host/script.js';
 import type { OpenTargetOptions, Prompter, ServerControl, TargetSession } from '../host/types.js';
 
 export type { PreloadReport };
@@ -11,6 +14,13 @@ export interface HostLayer {
   openTarget(target: string, opts: OpenTargetOptions): Promise<TargetSession>;
   createServerControl(session: TargetSession, profile: ServerProfile, opts?: { prompt?: Prompter }): ServerControl | Promise<ServerControl>;
   preloadSchemas(conn: Connection, schemas: string[]): Promise<PreloadReport>;
+  /** One run at a time on the target: the lock beside the profile's restore record (refused with `busy`, naming the running file). */
+  lockTarget(session: TargetSession, profile: ServerProfile, owner: LockOwner): Promise<TargetLock>;
 }
 
-export const defaultHostLayer = (): HostLayer => ({ openTarget, createServerControl, preloadSchemas });
+export const defaultHostLayer = (): HostLayer => ({
+  openTarget,
+  createServerControl,
+  preloadSchemas,
+  lockTarget: (session, profile, owner) => acquireTargetLock(session, profileDir(profile, hostPaths()), owner, { sudo: profile.sudo }),
+});

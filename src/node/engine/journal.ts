@@ -9,6 +9,7 @@
 // makes it survive a power cut too.
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../common/experiment/changes.js';
 import type { Design } from '../../common/experiment/types.js';
 import { buildPlan, type ScheduledRestart } from '../../common/plan.js';
 import { isComplete, JOURNAL_FORMAT, JournalFold, readJournalText, type JournalRecord, type JournalState, type RecordOf } from '../../common/records.js';
@@ -17,25 +18,13 @@ export function journalPath(experimentPath: string): string {
   return experimentPath.replace(/\.json$/i, '') + '.journal.jsonl';
 }
 
-/** Stable JSON: keys sorted, so a digest does not depend on property order in the file. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** What identifies "the same run": the ordered restarts and what is measured in each. Target and idle time may change on resume. */
 export function planHash(design: Design, plan: ScheduledRestart[] = buildPlan(design)): string {
   const w = design.workload;
   return sha256(
-    canonical({
+    canonicalJson({
       plan: plan.map((p) => [p.seq, p.cell]),
       factors: design.factors,
       workload: { kind: w.kind, database: w.database, queries: w.queries, repetitions: w.repetitions, warmup: w.warmup, command: w.command },
@@ -44,7 +33,7 @@ export function planHash(design: Design, plan: ScheduledRestart[] = buildPlan(de
 }
 
 export function designDigest(design: Design): string {
-  return sha256(canonical(design));
+  return sha256(canonicalJson(design));
 }
 
 export function headerRecord(design: Design, at = Date.now()): RecordOf<'header'> {

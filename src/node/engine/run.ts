@@ -5,9 +5,10 @@
 // SSH connection discards the restart it interrupted, reconnects (connection.ts) and runs that
 // restart again; a killed process resumes from the journal the same way.
 import { randomUUID } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
 import { ApiError, type EventBatch, type RunStatus, type TargetAuth } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
-import type { Design, ExperimentDoc } from '../../common/experiment/types.js';
+import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
 import { buildPlan, estimatePlan, expandCells, type ScheduledRestart } from '../../common/plan.js';
 import { eventOf, JournalFold, remainingRestarts, resultsFromJournal, type JournalRecord } from '../../common/records.js';
@@ -37,12 +38,20 @@ export interface EngineOptions {
   reconnect?: Partial<ReconnectPolicy>;
   /** Save the experiment file at most this often during a run (it is always saved at the end). */
   saveEveryMs?: number;
+  /** How the results reach the file (the document service keeps the labels on disk); default: the whole doc with its results. */
+  save?: (results: Results) => Promise<void>;
+  /** After a cancel, how long stopping mysqld and restoring the host may take before the run ends anyway. */
+  restoreWithinMs?: number;
   runId?: string;
 }
 
 export interface RunOutcome {
   state: 'finished' | 'failed' | 'cancelled';
   message?: string;
+  /** Set when mysqld could not be stopped or the host not restored at the end. */
+  restoreProblem?: string;
+  /** The run stopped for a reason that running it again does not repeat (cancelled, the connection lost); false: a problem to fix first. */
+  transient: boolean;
   planned: number;
   done: number;
   resumed: boolean;
@@ -60,6 +69,16 @@ class Cancelled extends Error {
 }
 
 const DISCARDS_PER_RESTART = 3;
+/** After a cancel, how long the abandoned restart may take to let go before the host is restored anyway. */
+const SETTLE_AFTER_CANCEL_MS = 10_000;
+
+const userName = () => {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+};
 
 export class RunEngine {
   readonly runId: string;
@@ -77,6 +96,10 @@ export class RunEngine {
   private pauseWanted = false;
   private wake: (() => void) | null = null;
   private readonly abort = new AbortController();
+  /** Rejects on cancel: a restart waiting on a server that was restarted or killed underneath is given up at once. */
+  private readonly cancelSignal: Promise<never>;
+  /** The restart attempt in progress (or given up on and not yet settled). */
+  private inflight: Promise<unknown> | null = null;
   private lastSave = 0;
   private resumed = false;
   /** Durations of restarts finished in this process, for the time remaining. */
@@ -92,7 +115,10 @@ export class RunEngine {
     const sleep = (ms: number) => this.sleep(ms);
     const checkCancel = () => this.checkCancel();
     const emit = (e: RunEvent) => this.emit(e);
-    this.link = new ConnectionSupervisor({ target: this.design.target, profile: this.design.serverProfile, auth: opts.auth, prompt: opts.prompt, host: opts.host, reconnect: opts.reconnect, emit, sleep, checkCancel });
+    this.cancelSignal = new Promise<never>((_, reject) => this.abort.signal.addEventListener('abort', () => reject(new Cancelled()), { once: true }));
+    this.cancelSignal.catch(() => {});
+    const owner = { runId: this.runId, file: opts.path, host: hostname(), pid: process.pid, user: userName(), startedAt: Date.now() };
+    this.link = new ConnectionSupervisor({ target: this.design.target, profile: this.design.serverProfile, auth: opts.auth, prompt: opts.prompt, host: opts.host, reconnect: opts.reconnect, emit, sleep, checkCancel, owner });
     const link = this.link;
     this.procedure = new RestartProcedure({
       design: this.design,
@@ -115,7 +141,8 @@ export class RunEngine {
     return { runId: this.runId, path: this.opts.path, state: this.state, lastSeq: this.batcher.lastSeq };
   }
 
-  events(afterSeq: number): EventBatch[] {
+  /** Batches after afterSeq, or null when they are no longer in memory (rebuild from the journal). */
+  events(afterSeq: number): EventBatch[] | null {
     return this.batcher.after(afterSeq);
   }
 
@@ -135,10 +162,12 @@ export class RunEngine {
     this.wake?.();
   }
 
+  /** Ends within a bounded time: the restart in progress is given up at once, then mysqld is stopped and the host restored. */
   cancel(): void {
     if (this.cancelled) return;
     this.cancelled = true;
     this.abort.abort();
+    this.link.abandon();
     this.wake?.();
   }
 
@@ -195,8 +224,9 @@ export class RunEngine {
     const every = this.opts.saveEveryMs ?? 5_000;
     if (!force && Date.now() - this.lastSave < every) return;
     this.lastSave = Date.now();
-    const doc: ExperimentDoc = { ...this.opts.doc, results: resultsFromJournal(this.fold.state(), 'interrupted before it finished; run again') };
-    await writeExperimentFile(this.opts.path, doc);
+    const results = resultsFromJournal(this.fold.state(), 'interrupted before it finished; run again');
+    if (this.opts.save) await this.opts.save(results);
+    else await writeExperimentFile(this.opts.path, { ...this.opts.doc, results });
   }
 
   private progress(): void {
@@ -209,9 +239,10 @@ export class RunEngine {
   /** Run the whole plan (or what the journal says is left of it). Never throws: the outcome says how it ended. */
   async run(): Promise<RunOutcome> {
     const planned = this.plan.length;
-    const outcome = (state: RunOutcome['state'], message?: string): RunOutcome => ({
+    const outcome = (state: RunOutcome['state'], message?: string, transient = state !== 'failed'): RunOutcome => ({
       state,
       message,
+      transient,
       planned,
       done: this.fold.state().restarts.length,
       resumed: this.resumed,
@@ -222,21 +253,28 @@ export class RunEngine {
     try {
       this.openJournal();
     } catch (e) {
+      // Nothing ran and there is no journal to record it in: the event alone says why.
       this.state = 'failed';
-      return outcome('failed', (e as Error).message);
+      end = outcome('failed', `cannot start the run: ${(e as Error).message}`);
+      this.emit({ type: 'run-finished', at: Date.now(), state: 'failed', message: end.message });
+      this.batcher.flush();
+      return end;
     }
     try {
       await this.save(true);
       await this.execute();
       end = outcome('finished');
     } catch (e) {
-      end = e instanceof Cancelled || this.cancelled ? outcome('cancelled', 'cancelled; run again to resume') : outcome('failed', (e as Error).message);
+      end = e instanceof Cancelled || this.cancelled ? outcome('cancelled', 'cancelled; run again to resume') : outcome('failed', (e as Error).message, isConnectionLoss(e));
     }
-    const restoreProblem = await this.link.leaveHostAsFound();
+    // A restart given up on (cancel) may still be waiting on the host: give it a moment to let go.
+    if (this.inflight) await Promise.race([this.inflight.catch(() => {}), new Promise((r) => setTimeout(r, SETTLE_AFTER_CANCEL_MS).unref())]);
+    const restoreProblem = await this.link.leaveHostAsFound(this.opts.restoreWithinMs);
     if (restoreProblem) {
       this.emit({ type: 'log', at: Date.now(), level: 'error', message: restoreProblem });
-      if (end.state === 'finished') end = outcome('failed', restoreProblem);
+      if (end.state === 'finished') end = outcome('failed', restoreProblem, false);
       else end.message = `${end.message}; ${restoreProblem}`;
+      end.restoreProblem = restoreProblem;
     }
     this.state = end.state;
     this.record({ t: 'run-finished', at: Date.now(), state: end.state, ...(end.message ? { message: end.message } : {}) });
@@ -244,7 +282,7 @@ export class RunEngine {
     try {
       await this.save(true);
     } catch (e) {
-      end = outcome('failed', `results are safe in ${this.journalFile}, but ${this.opts.path} could not be written: ${(e as Error).message}`);
+      end = outcome('failed', `results are safe in ${this.journalFile}, but ${this.opts.path} could not be written: ${(e as Error).message}`, false);
     }
     this.batcher.flush();
     return end;
@@ -287,9 +325,10 @@ export class RunEngine {
     }
     for (const d of prior.discarded) this.emit({ type: 'restart-discarded', at: d.at, seq: d.seq, cell: d.cell, reason: d.reason });
     this.progress();
-    await this.link.connect();
+    // A cancel while the target is being reached (a slow host, a question nobody answers) ends the wait.
+    await Promise.race([this.link.connect(), this.cancelSignal]);
     // The host layer's own probe: the one its restart procedures are computed for.
-    const fingerprint = await this.link.control.host();
+    const fingerprint = await Promise.race([this.link.control.host(), this.cancelSignal]);
     this.record({ t: 'host', at: Date.now(), host: fingerprint });
 
     for (const restart of remainingRestarts(this.plan, this.fold.state())) {
@@ -305,8 +344,11 @@ export class RunEngine {
     for (let discards = 0; ; ) {
       try {
         this.attempt = { seq: restart.seq, abandoned: false };
-        await Promise.race([this.procedure.run(restart), this.link.dropSignal]);
+        this.inflight = this.procedure.run(restart);
+        this.inflight.catch(() => {});
+        await Promise.race([this.inflight, this.link.dropSignal, this.cancelSignal]);
         this.attempt = null;
+        this.inflight = null;
         return;
       } catch (e) {
         if (this.attempt) this.attempt.abandoned = true;

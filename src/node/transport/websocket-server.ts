@@ -31,13 +31,14 @@ export interface BrowserModeServer {
   port: number;
   token: string;
   backend: Backend;
-  close(): Promise<void>;
+  /** Stop serving, then dispose of the backend (every run cancelled, every host restored): returns what that did. */
+  close(): Promise<string>;
 }
 
 export interface ServerOptions {
   port?: number;
   publicDir?: string;
-  backend?: Backend & { dispose?(): Promise<void> };
+  backend?: Backend & { dispose?(): Promise<string | void> };
 }
 
 function sameToken(a: string, b: string): boolean {
@@ -203,8 +204,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<BrowserMode
       for (const ws of sockets) ws.terminate();
       wss.close();
       await new Promise<void>((ok) => http.close(() => ok()));
-      await opts.backend?.dispose?.();
-      if (!opts.backend) await (backend as { dispose?: () => Promise<void> }).dispose?.();
+      const said = await (backend as { dispose?: () => Promise<string | void> }).dispose?.();
+      return said ?? '';
     },
   };
 }

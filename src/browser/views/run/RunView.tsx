@@ -24,8 +24,12 @@ function StartPanel() {
   const [startOver, setStartOver] = useState(false);
   const error = useRunSession((s) => s.error);
   const unfinished = useRunSession((s) => (s.unfinished?.path === path ? s.unfinished : null));
+  const designChanged = useRunSession((s) => (s.designChanged?.path === path ? s.designChanged : null));
   if (!path) return <p data-testid="run-needs-save">Save the experiment to a file first: the run saves its results into it and keeps its journal beside it.</p>;
   const ssh = target !== 'local';
+  const auth = { identity: identity.trim() || undefined, knownHosts: knownHosts.trim() || undefined };
+  // The file's design is not the one its unfinished run started with: the user says which way on.
+  const changes = designChanged?.changes ?? (unfinished?.designChanges.length ? unfinished.designChanges : null);
   return (
     <div className="run-box" style={{ display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap' }} data-testid="run-start">
       <span>
@@ -46,15 +50,45 @@ function StartPanel() {
           An unfinished run of this file: {unfinished.restartsDone} of {unfinished.restartsPlanned} restarts done.
         </span>
       )}
-      {unfinished && (
-        <label title="Keep the unfinished journal aside and run the whole plan again">
-          <input type="checkbox" checked={startOver} onChange={(e) => setStartOver(e.target.checked)} /> start over
-        </label>
+      {changes ? (
+        <DesignChangedChoice changes={changes} done={designChanged?.restartsDone ?? unfinished?.restartsDone ?? 0} disabled={dirty} onChoose={(how) => void startRun(path, auth, how)} />
+      ) : (
+        <>
+          {unfinished && (
+            <label title="Keep the unfinished run's results in a copy, archive its journal and run the whole plan again">
+              <input type="checkbox" checked={startOver} onChange={(e) => setStartOver(e.target.checked)} /> start over
+            </label>
+          )}
+          <button className="primary" disabled={dirty} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, auth, startOver ? 'fresh' : 'auto')} data-testid="run-start-button">
+            {unfinished && !startOver ? 'Resume' : 'Run'}
+          </button>
+        </>
       )}
-      <button className="primary" disabled={dirty} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, { identity: identity.trim() || undefined, knownHosts: knownHosts.trim() || undefined }, !startOver)} data-testid="run-start-button">
-        {unfinished && !startOver ? 'Resume' : 'Run'}
-      </button>
       <RunError error={error} />
+    </div>
+  );
+}
+
+/** The design changed since the unfinished run started: what changed, and the two ways on. */
+function DesignChangedChoice({ changes, done, disabled, onChoose }: { changes: string[]; done: number; disabled: boolean; onChoose: (how: 'fresh' | 'resume') => void }) {
+  return (
+    <div className="run-design-changed" data-testid="run-design-changed">
+      <p>
+        The design changed since this run started ({done} restart{done === 1 ? '' : 's'} done):
+      </p>
+      <ul>
+        {changes.map((c) => (
+          <li key={c}>{c}</li>
+        ))}
+      </ul>
+      <div style={{ display: 'flex', gap: 8, flexWrap: 'wrap' }}>
+        <button className="primary" disabled={disabled} onClick={() => onChoose('fresh')} data-testid="run-start-over" title="The unfinished run's results are kept in a copy of the file and its journal archived">
+          Start over with the new design
+        </button>
+        <button disabled={disabled} onClick={() => onChoose('resume')} data-testid="run-resume-old" title="The file gets the design the run started with back; your edited file is kept beside it">
+          Resume the old design
+        </button>
+      </div>
     </div>
   );
 }
@@ -275,7 +309,7 @@ function FinishedPanel({ path, done, planned, keepResultsAs, summary }: { path: 
       yes: 'Run again from scratch',
       resolve: (yes) => {
         useApp.getState().setDialog(null);
-        if (yes) void startRun(path, {}, false, true);
+        if (yes) void startRun(path, {}, 'fresh');
       },
     });
   return (

@@ -1,8 +1,10 @@
 // The run the UI is watching: started or found through the API, fed by 'run.batch' events.
-// Kept outside React so switching views neither loses the data nor the subscription; a missed
-// batch (a reconnecting transport) is fetched with run.events.
+// Kept outside React so switching views neither loses the data nor the subscription. A missed
+// batch (a gap in the numbers, or a transport that reconnected) is fetched with run.events; when
+// the backend no longer holds it in memory it sends the run rebuilt from its journal (a snapshot),
+// and the view starts afresh from that.
 import { create } from 'zustand';
-import type { EventBatch, RunStatus, TargetAuth } from '../../../common/api.js';
+import type { DesignChanged, EventBatch, RunStatus, TargetAuth } from '../../../common/api.js';
 import { getClient } from '../../client.js';
 import { LiveRun } from './live.js';
 
@@ -13,13 +15,15 @@ interface RunSessionState {
   /** Bumped at most once per animation frame when batches arrived. */
   frame: number;
   error: string | null;
-  /** A journal beside the open file with restarts still to run (from experiment.open). */
-  unfinished: { path: string; restartsDone: number; restartsPlanned: number } | null;
+  /** A journal beside the open file with restarts still to run; designChanges: what the file's design changed since it started. */
+  unfinished: { path: string; restartsDone: number; restartsPlanned: number; designChanges: string[] } | null;
+  /** run.start refused: the design changed since the unfinished run started; the user chooses. */
+  designChanged: DesignChanged | null;
   /** The open file's run finished: it is not run again unless the user asks, and is told where its results stay. */
   finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string } | null;
 }
 
-export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, live: new LiveRun(), frame: 0, error: null, unfinished: null, finished: null }));
+export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, live: new LiveRun(), frame: 0, error: null, unfinished: null, designChanged: null, finished: null }));
 
 let lastSeq = 0;
 let unsubscribe: (() => void) | null = null;
@@ -48,9 +52,27 @@ async function catchUp(runId: string): Promise<void> {
   }
 }
 
+/** After the transport reconnected: what the watched run did meanwhile (it may have ended). */
+export async function catchUpAfterReconnect(): Promise<void> {
+  const { runId } = useRunSession.getState();
+  if (runId) await catchUp(runId);
+}
+
 function take(batch: EventBatch): void {
-  const { runId, live } = useRunSession.getState();
-  if (batch.runId !== runId || batch.seq <= lastSeq) return;
+  const { runId } = useRunSession.getState();
+  if (batch.runId !== runId) return;
+  if (batch.snapshot) {
+    // The whole run up to batch.seq, rebuilt from the journal: the view starts afresh from it.
+    if (batch.seq < lastSeq) return;
+    const live = new LiveRun();
+    live.apply(batch.events);
+    lastSeq = batch.seq;
+    useRunSession.setState({ live });
+    scheduleFrame();
+    return;
+  }
+  const { live } = useRunSession.getState();
+  if (batch.seq <= lastSeq) return;
   if (batch.seq !== lastSeq + 1) {
     // A gap: ask for everything after the last batch seen, in order.
     void catchUp(batch.runId);
@@ -69,23 +91,32 @@ function watch(runId: string, path: string): void {
   void catchUp(runId);
 }
 
-export async function startRun(path: string, auth: TargetAuth, resume: boolean, fresh = false): Promise<void> {
-  const r = await getClient().call('run.start', { path, auth, resume, ...(fresh ? { fresh: true } : {}) });
+/**
+ * Start the run of a file. how: 'resume' goes on with an unfinished run's design although the file's
+ * changed; 'fresh' starts over (earlier results kept in a copy). Refusals are shown beside the buttons;
+ * a changed design is offered as a choice.
+ */
+export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 'resume' | 'fresh' = 'auto'): Promise<void> {
+  useRunSession.setState({ error: null, designChanged: null });
+  const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}) });
   if (!r.ok) {
-    useRunSession.setState({ error: r.message });
+    if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
+    else useRunSession.setState({ error: r.message });
     return;
   }
   useRunSession.setState({ unfinished: null, finished: null });
   watch(r.value.runId, r.value.path);
 }
 
-/** Ask whether the file has an unfinished run to offer resuming (experiment.open reads its journal). */
+/** Has the file's run finished, or does an unfinished one wait (and did the design change since)? */
 export async function checkUnfinished(path: string): Promise<void> {
-  const r = await getClient().call('experiment.open', { path });
-  const u = r.ok ? r.value.unfinishedRun : undefined;
   const c = await getClient().call('run.check', { path });
-  const f = c.ok && c.value.finished ? c.value : null;
-  useRunSession.setState({ unfinished: u ? { path, ...u } : null, finished: f ? { path, restartsDone: f.restartsDone, restartsPlanned: f.restartsPlanned, keepResultsAs: f.keepResultsAs } : null });
+  if (!c.ok) return;
+  const v = c.value;
+  useRunSession.setState({
+    unfinished: !v.finished && v.unfinished ? { path, ...v.unfinished } : null,
+    finished: v.finished ? { path, restartsDone: v.restartsDone, restartsPlanned: v.restartsPlanned, keepResultsAs: v.keepResultsAs } : null,
+  });
 }
 
 /** Reattach to a run the backend is already doing (the window was reloaded). */

@@ -1,0 +1,231 @@
+// The document service: the experiment file on disk is the truth, and this is its one owner in a
+// process. It reads a file with its revision (the hash of its bytes), watches every file a client
+// has open and tells every client when it changed (a run saving results, a Save, another program),
+// and writes only what keeps every measurement on disk unless the user chose otherwise:
+//
+//   - Save is based on a revision: if the file changed since, it is refused (`conflict`) unless the
+//     user chose to overwrite it;
+//   - a file with results keeps them when only its labels or notes change (name, description: see
+//     common/experiment/changes.ts); any other design edit is refused (`results-at-stake`, saying how
+//     many restarts) until the user chooses: save as a new experiment (the client saves elsewhere),
+//     or keep the old results in the `…results-….varlab.json` copy (`keep-results-copy`);
+//   - a design edit while a run writes into the file is refused (`busy`);
+//   - a run's saves keep the labels on disk and replace only the results.
+// Every write is atomic (a temporary file renamed over the original, removed on failure).
+import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { ApiError, type DocumentChanged, type OpenedExperiment, type SaveChoice, type SaveResult } from '../../common/api.js';
+import { designChanges, measurementsIn, sameDesign } from '../../common/experiment/changes.js';
+import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
+import { unfinishedRun } from '../engine/journal.js';
+import { assertSavable, readExperimentFile, rememberRecent, writeExperimentFile, type Revision } from '../files.js';
+import { keepResults, keptResultsNote, resultsCopyPath } from './results-copy.js';
+
+export interface DocumentServiceOptions {
+  /** Every change of a watched file, to every client. */
+  emit?: (change: DocumentChanged) => void;
+  /** Why the file cannot take a design edit now (a run writes into it), or null. */
+  busy?: (path: string) => Promise<string | null>;
+  /** How long changes on disk settle before they are read (editors write in several steps). */
+  settleMs?: number;
+}
+
+interface Known {
+  revision: Revision | null;
+  /** Size and mtime of what this process wrote last: a run's next save need not read the file again if it is unchanged. */
+  written?: { size: number; mtimeMs: number; doc: ExperimentDoc };
+  timer?: NodeJS.Timeout;
+}
+
+/** At most this many files are watched; the least recently opened is let go first. */
+const MAX_WATCHED = 64;
+
+export class DocumentService {
+  private readonly known = new Map<string, Known>();
+  private readonly watched = new Set<string>();
+  private readonly dirs = new Map<string, { watcher: FSWatcher; files: Set<string> }>();
+  /** One write at a time per file in this process. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private disposed = false;
+
+  constructor(private readonly opts: DocumentServiceOptions = {}) {}
+
+  /** Open a file for a client: its document, revision, and a journal's unfinished run; watched from now on. */
+  async open(path: string): Promise<OpenedExperiment> {
+    const abs = resolve(path);
+    const r = await readExperimentFile(abs);
+    if (!r.doc) throw new ApiError('invalid-file', `${abs}:\n${r.problems.join('\n')}`);
+    this.entry(abs).revision = r.revision ?? null;
+    this.watch(abs);
+    const opened: OpenedExperiment = { path: abs, doc: r.doc, notices: r.notices, revision: r.revision ?? null };
+    const unfinished = unfinishedRun(abs);
+    if (unfinished) opened.unfinishedRun = unfinished;
+    await rememberRecent(abs);
+    return opened;
+  }
+
+  /** The client no longer shows the file. */
+  close(path: string): void {
+    this.unwatch(resolve(path));
+  }
+
+  /** Save a client's document over the file, keeping every measurement on disk unless `choice` says otherwise. */
+  async save(args: { path: string; doc: ExperimentDoc; baseRevision?: Revision | null; choice?: SaveChoice }): Promise<SaveResult> {
+    const abs = resolve(args.path);
+    assertSavable(args.doc);
+    return this.serial(abs, async () => {
+      const disk = existsSync(abs) ? await readExperimentFile(abs) : null;
+      if (disk && !disk.doc && args.choice !== 'overwrite') {
+        throw new ApiError('conflict', `${abs} on disk is not an experiment this varlab can read (${disk.problems[0] ?? 'unreadable'}); saving would replace it`);
+      }
+      const stale = disk?.revision !== undefined && typeof args.baseRevision === 'string' && disk.revision !== args.baseRevision;
+      if (stale && args.choice !== 'overwrite') {
+        throw new ApiError('conflict', `${abs} changed on disk since it was loaded (a run saved results, or another program wrote it): reload it, or save over it (its measurements are kept)`);
+      }
+      const onDisk = disk?.doc ?? null;
+      const held = measurementsIn(onDisk);
+      let doc = args.doc;
+      let note: string | undefined;
+      if (onDisk && held.restarts > 0) {
+        if (sameDesign(onDisk, args.doc)) {
+          // Labels or notes only: the results (and the design they were measured with) stay as they are on disk.
+          doc = { ...onDisk, name: args.doc.name, description: args.doc.description };
+        } else {
+          const running = await this.opts.busy?.(abs);
+          if (running) throw new ApiError('busy', `${abs}: ${running}; only its name and description can be changed until it ends (or save the design as a new experiment)`);
+          const keepAs = resultsCopyPath(abs, onDisk.results?.finishedAt ?? onDisk.results?.startedAt ?? Date.now());
+          if (args.choice !== 'keep-results-copy') {
+            const changes = designChanges(onDisk.design, args.doc.design);
+            throw new ApiError(
+              'results-at-stake',
+              `${abs} holds ${held.restarts} restarts (${held.executions.toLocaleString('en')} executions) measured with the design this edit changes (${changes.join('; ')}). ` +
+                `Save it as a new experiment, or keep the old results in ${keepAs} and save the new design here without results.`,
+              { resultsAtStake: { path: abs, restarts: held.restarts, executions: held.executions, keepResultsAs: keepAs, changes } },
+            );
+          }
+          note = keptResultsNote(await keepResults(abs, keepAs));
+          const { results: _dropped, ...rest } = args.doc;
+          doc = rest;
+        }
+      }
+      const revision = await this.write(abs, doc, 'save');
+      await rememberRecent(abs);
+      return { path: abs, savedAt: Date.now(), revision, doc, ...(note ? { note } : {}) };
+    });
+  }
+
+  /**
+   * A run saves its results: the design it runs (`saved`) with the labels now on disk, and the
+   * results rebuilt from its journal. The file is read again only when something else changed it.
+   */
+  async writeRunResults(path: string, saved: ExperimentDoc, results: Results): Promise<void> {
+    const abs = resolve(path);
+    await this.serial(abs, async () => {
+      const labels = await this.labelsOnDisk(abs);
+      await this.write(abs, { ...saved, ...labels, results }, 'run');
+    });
+  }
+
+  /** Stop watching everything (the process is ending). */
+  dispose(): void {
+    this.disposed = true;
+    for (const { watcher } of this.dirs.values()) watcher.close();
+    this.dirs.clear();
+    this.watched.clear();
+    for (const k of this.known.values()) clearTimeout(k.timer);
+  }
+
+  private entry(abs: string): Known {
+    let k = this.known.get(abs);
+    if (!k) this.known.set(abs, (k = { revision: null }));
+    return k;
+  }
+
+  private async labelsOnDisk(abs: string): Promise<Partial<Pick<ExperimentDoc, 'name' | 'description'>>> {
+    const k = this.entry(abs);
+    const s = await stat(abs).catch(() => null);
+    if (!s) return {};
+    const doc = k.written && s.size === k.written.size && s.mtimeMs === k.written.mtimeMs ? k.written.doc : (await readExperimentFile(abs)).doc;
+    return doc ? { name: doc.name, description: doc.description } : {};
+  }
+
+  private async write(abs: string, doc: ExperimentDoc, cause: DocumentChanged['cause']): Promise<Revision> {
+    let revision: Revision;
+    try {
+      revision = await writeExperimentFile(abs, doc);
+    } catch (e) {
+      throw new ApiError('io', `cannot write ${abs}: ${(e as Error).message}`);
+    }
+    const s = await stat(abs).catch(() => null);
+    const k = this.entry(abs);
+    k.revision = revision;
+    k.written = s ? { size: s.size, mtimeMs: s.mtimeMs, doc } : undefined;
+    if (this.watched.has(abs)) this.opts.emit?.({ path: abs, revision, cause, doc, problems: [] });
+    return revision;
+  }
+
+  private serial<T>(abs: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.queues.get(abs) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => {});
+    this.queues.set(abs, tail);
+    void tail.then(() => {
+      if (this.queues.get(abs) === tail) this.queues.delete(abs);
+    });
+    return next;
+  }
+
+  private watch(abs: string): void {
+    if (this.disposed) return;
+    this.watched.delete(abs);
+    this.watched.add(abs);
+    if (this.watched.size > MAX_WATCHED) this.unwatch(this.watched.values().next().value!);
+    const dir = dirname(abs);
+    let d = this.dirs.get(dir);
+    if (!d) {
+      let watcher: FSWatcher;
+      try {
+        // The folder, not the file: an atomic save replaces the file (a new inode) under its name.
+        watcher = watch(dir, { persistent: false }, (_event, name) => {
+          const files = this.dirs.get(dir)?.files;
+          if (name && files?.has(name.toString())) this.changed(resolve(dir, name.toString()));
+        });
+      } catch {
+        return; // a folder that cannot be watched: the file is still read afresh on every open and save
+      }
+      watcher.on('error', () => {});
+      this.dirs.set(dir, (d = { watcher, files: new Set() }));
+    }
+    d.files.add(basename(abs));
+  }
+
+  private unwatch(abs: string): void {
+    this.watched.delete(abs);
+    const dir = dirname(abs);
+    const d = this.dirs.get(dir);
+    if (!d) return;
+    d.files.delete(basename(abs));
+    if (!d.files.size) {
+      d.watcher.close();
+      this.dirs.delete(dir);
+    }
+  }
+
+  /** Something wrote the file: once it settles, read it, and tell every client if its revision is new. */
+  private changed(abs: string): void {
+    const k = this.entry(abs);
+    clearTimeout(k.timer);
+    k.timer = setTimeout(() => {
+      // After this process's own writes, in order: their revision is known by then.
+      void this.serial(abs, async () => {
+        if (!this.watched.has(abs) || !existsSync(abs)) return;
+        const r = await readExperimentFile(abs);
+        if (!r.revision || r.revision === k.revision) return;
+        k.revision = r.revision;
+        k.written = undefined;
+        this.opts.emit?.({ path: abs, revision: r.revision, cause: 'external', doc: r.doc, problems: r.problems });
+      });
+    }, this.opts.settleMs ?? 150);
+  }
+}

@@ -1,0 +1,57 @@
+// The dry run, in one place for the CLI (`varlab run --dry-run`) and the UI (host.dryRun): the
+// server profile a run would use (by the same precedence as a run), and for each cell the very
+// script its restart would send to the target (the host layer's dryRunCells, for the probed host).
+// Nothing runs on the target but the probe.
+import type { DryRun } from '../../common/api.js';
+import type { Design } from '../../common/experiment/types.js';
+import { buildPlan, estimatePlan, formatDuration } from '../../common/plan.js';
+import { noProfileMessage, resolveProfile } from '../engine/profiles.js';
+import { createServerControl, dryRunCells, type TargetSession } from '../host/index.js';
+
+export interface DryRunReport extends DryRun {
+  target: string;
+  /** Where the profile came from: the target's registered one, or the file's own. */
+  profileFrom: 'registered' | 'file' | null;
+  restarts: number;
+  seconds: number;
+  executions: number;
+  /** Per included cell: its restarts in the plan. */
+  seqs: Record<string, number[]>;
+}
+
+/** Open the target, run fn on it, close it (the caller's way: its prompts, its key files). */
+export type WithTarget = <T>(fn: (session: TargetSession) => Promise<T>) => Promise<T>;
+
+export async function dryRun(design: Design, target: string, withTarget: WithTarget, ...saved: Design['serverProfile'][]): Promise<DryRunReport> {
+  const plan = buildPlan(design);
+  const est = estimatePlan(design, plan.length);
+  const resolved = await resolveProfile(target, design.serverProfile, ...saved);
+  const seqs: Record<string, number[]> = {};
+  for (const s of plan) (seqs[s.cell] ??= []).push(s.seq);
+  const report: DryRunReport = { target, profile: resolved?.profile ?? null, profileFrom: resolved?.from ?? null, cells: [], restarts: plan.length, seconds: est.seconds, executions: est.executions, seqs };
+  if (!resolved) {
+    report.problem = noProfileMessage(target, design.serverProfile);
+    return report;
+  }
+  try {
+    report.cells = await withTarget((s) => dryRunCells(createServerControl(s, resolved.profile), { ...design, target, serverProfile: resolved.profile }));
+  } catch (e) {
+    report.problem = (e as Error).message;
+  }
+  return report;
+}
+
+/** The dry run as the command line prints it. */
+export function dryRunText(name: string, design: Design, r: DryRunReport, where: { out: string; journal: string; notes: string[] }): string[] {
+  const p = r.profile!;
+  const lines = [
+    `${name}: ${r.restarts} restarts on ${r.target} (${p.kind} ${p.mysqld}, the ${r.profileFrom === 'registered' ? `profile registered for ${r.target}` : "file's profile"}), about ${formatDuration(r.seconds)}`,
+    `${r.executions} executions; results into ${where.out}; journal ${where.journal}`,
+    ...where.notes,
+  ];
+  for (const c of r.cells) lines.push('', `== cell ${c.cell}: restarts ${(r.seqs[c.cell] ?? []).join(', ')}`, ...c.commands);
+  const w = design.workload;
+  lines.push('', w.kind === 'command' && w.command ? `then in each restart, ${w.repetitions} times: ${w.command.line}` : `then in each restart: ${w.queries.length} queries × ${w.repetitions} executions (${w.warmup} warm-up) through the mysql protocol`);
+  lines.push('dry run: nothing was run');
+  return lines;
+}

@@ -1,0 +1,112 @@
+// One run per target and per experiment file across every varlab process on this machine (the app,
+// browser mode, any number of CLIs): a lock file in varlab's folder (VARLAB_HOME/runs/), created
+// exclusively, naming the running file, its target and the process. The target itself has its own
+// lock beside the restore record (host/lock.ts), for runs started from other machines.
+//
+// A lock is stale, and taken over, when the process named in it is gone: its pid is dead, or the pid
+// now belongs to a process started later than the lock (the pid was reused).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApiError } from '../../common/api.js';
+import { varlabHome } from '../files.js';
+
+export interface RunLockInfo {
+  runId: string;
+  file: string;
+  target: string;
+  pid: number;
+  /** When the process started (Linux: from /proc), to tell a reused pid from the owner. */
+  pidStart?: number;
+  startedAt: number;
+}
+
+export interface HeldLocks {
+  release(): Promise<void>;
+}
+
+const key = (kind: string, name: string) => `${kind}-${createHash('sha256').update(name).digest('hex').slice(0, 24)}.lock`;
+const runsDir = () => join(varlabHome(), 'runs');
+
+/** The start time of a process in clock ticks since boot (Linux), or undefined. */
+function processStart(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22, counted after the command name (which is in parentheses and may hold spaces).
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(info: RunLockInfo): boolean {
+  try {
+    process.kill(info.pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const start = processStart(info.pid);
+  return info.pidStart === undefined || start === undefined || start === info.pidStart;
+}
+
+async function readLock(path: string): Promise<RunLockInfo | null> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as RunLockInfo;
+  } catch {
+    return null;
+  }
+}
+
+function refusal(what: string, held: RunLockInfo): ApiError {
+  const self = held.pid === process.pid ? 'in this process' : `pid ${held.pid}`;
+  return new ApiError('busy', `${what} is busy: ${held.file} is running on ${held.target} (${self}, since ${new Date(held.startedAt).toISOString()}); one run at a time per target and per file. Wait for it to end or cancel it.`);
+}
+
+async function takeOne(path: string, what: string, info: RunLockInfo): Promise<void> {
+  const text = JSON.stringify(info);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(path, text, { flag: 'wx' });
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new ApiError('io', `cannot write the run lock ${path}: ${(e as Error).message}`);
+    }
+    const held = await readLock(path);
+    if (held && alive(held)) throw refusal(what, held);
+    // Its process is gone (or the file was torn by a crash while being written): nothing will release it.
+    await unlink(path).catch(() => {});
+  }
+  const held = await readLock(path);
+  throw held ? refusal(what, held) : new ApiError('busy', `${what} is busy: another varlab run is starting on it`);
+}
+
+/** Lock the target and the file for this run, or refuse naming the running file. */
+export async function acquireRunLocks(info: Omit<RunLockInfo, 'pid' | 'pidStart'>): Promise<HeldLocks> {
+  const full: RunLockInfo = { ...info, pid: process.pid, pidStart: processStart(process.pid) };
+  await mkdir(runsDir(), { recursive: true });
+  const targetLock = join(runsDir(), key('target', info.target));
+  const fileLock = join(runsDir(), key('file', info.file));
+  await takeOne(targetLock, info.target, full);
+  try {
+    await takeOne(fileLock, info.file, full);
+  } catch (e) {
+    await unlink(targetLock).catch(() => {});
+    throw e;
+  }
+  const releaseOne = async (path: string) => {
+    if ((await readLock(path))?.runId === info.runId) await unlink(path).catch(() => {});
+  };
+  return {
+    async release() {
+      await releaseOne(fileLock);
+      await releaseOne(targetLock);
+    },
+  };
+}
+
+/** The run holding a lock on this file, if any (in any process on this machine). */
+export async function runningOnFile(file: string): Promise<RunLockInfo | null> {
+  const held = await readLock(join(runsDir(), key('file', file)));
+  return held && alive(held) ? held : null;
+}

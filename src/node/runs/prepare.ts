@@ -1,0 +1,171 @@
+// Before a run: the experiment as it will run (overrides written into its design, the target and
+// server profile resolved), what the file keeps during the run, and what the journal beside it says
+// (a fresh start, a resume, a run that finished, or an unfinished run of another design).
+//
+// prepareRun only reads; what it decides to change on disk (results kept in a copy, a journal
+// archived) happens in `commit()`, once the run holds its locks.
+import { copyFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ApiError } from '../../common/api.js';
+import { designChanges } from '../../common/experiment/changes.js';
+import type { ExperimentDoc } from '../../common/experiment/types.js';
+import { buildPlan } from '../../common/plan.js';
+import { isComplete } from '../../common/records.js';
+import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from '../documents/results-copy.js';
+import { inspectJournal, journalPath, readJournal, type JournalVerdict } from '../engine/journal.js';
+import { noProfileMessage, resolveProfile } from '../engine/profiles.js';
+import { readExperimentFile } from '../files.js';
+
+export interface RunRequest {
+  file: string;
+  out?: string;
+  target?: string;
+  restarts?: number;
+  repetitions?: number;
+  warmup?: number;
+  /** Start over: a finished or unfinished run's results are kept in a copy of the file and its journal archived. */
+  fresh?: boolean;
+  /** Go on with the unfinished journal's design although the file's design changed. */
+  resume?: boolean;
+}
+
+export interface PreparedRun {
+  /** The experiment as it runs: overrides applied, target and server profile resolved. */
+  doc: ExperimentDoc;
+  /** What the file holds while the run saves into it: the design as run, with the file's own server profile (a registered one is not written in). */
+  saved: ExperimentDoc;
+  /** Absolute path the results are saved into. */
+  out: string;
+  profileFrom: 'registered' | 'file';
+  verdict: JournalVerdict['kind'];
+  /** Said before the run starts: resuming, starting over, where earlier results are kept. */
+  notes: string[];
+  /** Make the decisions on disk (keep results, archive a journal, keep an edited file). Returns what to tell the user. */
+  commit(): Promise<string[]>;
+}
+
+/** A run of this file that already finished: nothing to do unless the user asks for a fresh run. */
+export interface FinishedRun {
+  done: number;
+  planned: number;
+  /** Where the current results are kept (a copy of the experiment file) if the user runs it again from scratch. */
+  keepResultsAs: string;
+  /** The finished journal, archived on a fresh run. */
+  journal: string | null;
+}
+
+/**
+ * Has the run of this file finished (its journal says every planned restart is done, or with no
+ * journal the file itself holds results)? Reads only; used before anything is asked or touched.
+ */
+export async function finishedRun(file: string, out?: string): Promise<FinishedRun | null> {
+  const target = resolve(out ?? file);
+  const journal = journalPath(target);
+  const state = readJournal(journal);
+  if (state?.header) {
+    if (!isComplete(state)) return null;
+    return { done: state.restarts.length, planned: state.header.planned, keepResultsAs: resultsCopyPath(target, state.finishedAt ?? state.startedAt ?? Date.now()), journal };
+  }
+  if (!existsSync(target)) return null;
+  const r = await readExperimentFile(target).catch(() => null);
+  const results = r?.doc?.results;
+  if (!results?.restarts.length) return null;
+  const planned = r?.doc ? buildPlan(r.doc.design).length : results.restarts.length;
+  return { done: results.restarts.length, planned, keepResultsAs: resultsCopyPath(target, results.finishedAt ?? results.startedAt ?? Date.now()), journal: null };
+}
+
+/** What the user is told when a finished file is run again without --fresh. */
+export function finishedMessage(file: string, f: FinishedRun): string {
+  return `${file}: already finished (${f.done} of ${f.planned} restarts); nothing to run. To run it again from scratch, pass --fresh (the current results are kept in ${f.keepResultsAs})`;
+}
+
+/** What differs between an unfinished journal's design and the file's, in what decides the plan (the target, idle time and profile may change on resume). */
+export function journalDesignChanges(journalDesign: ExperimentDoc['design'], fileDesign: ExperimentDoc['design']): string[] {
+  return designChanges(journalDesign, fileDesign, ['target', 'serverProfile', 'idleSeconds', 'estimates']);
+}
+
+const stamp = (at: number) => new Date(at).toISOString().replace(/[:.]/g, '-');
+
+export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
+  const out = resolve(req.out ?? req.file);
+  // Never throw away a finished run's results by running it again unasked.
+  const finished = await finishedRun(req.file, req.out);
+  if (finished && !req.fresh) throw new ApiError('already-finished', finishedMessage(req.file, finished));
+  const r = await readExperimentFile(req.file);
+  if (!r.doc) throw new ApiError('invalid-file', r.problems.map((p) => `${req.file}: ${p}`).join('\n'));
+  const fileProfile = r.doc.design.serverProfile;
+  const doc: ExperimentDoc = structuredClone(r.doc);
+  const d = doc.design;
+  if (req.target) d.target = req.target;
+  if (req.restarts !== undefined) d.restartsPerCell = req.restarts;
+  if (req.repetitions !== undefined) d.workload.repetitions = req.repetitions;
+  if (req.warmup !== undefined) d.workload.warmup = req.warmup;
+  if (d.workload.warmup >= d.workload.repetitions) {
+    throw new ApiError('invalid-argument', `warm-up (${d.workload.warmup}) must be fewer than the repetitions (${d.workload.repetitions}): no measured execution would be left`);
+  }
+  // This run's results replace any in the file (earlier ones are kept in a copy first, or are this run's own on resume).
+  delete doc.results;
+
+  const verdict = inspectJournal(out, d);
+  const notes: string[] = [];
+  const steps: (() => Promise<string | null>)[] = [];
+  let journalProfile: ExperimentDoc['design']['serverProfile'];
+  if (req.fresh && (finished || verdict.kind === 'resume' || verdict.kind === 'other-plan' || existsSync(out))) {
+    const at = finished ? null : verdict.kind === 'resume' || verdict.kind === 'other-plan' ? (verdict.state.startedAt ?? Date.now()) : null;
+    const keepAs = finished?.keepResultsAs ?? resultsCopyPath(out, at ?? Date.now());
+    const hasResults = finished || verdict.kind !== 'fresh' || (r.doc.results?.restarts.length ?? 0) > 0;
+    if (hasResults) {
+      const which = finished ? 'the finished run' : 'the unfinished run';
+      notes.push(`would start from scratch; the results of ${which} would be kept in ${keepAs}`);
+      steps.push(async () => `starting from scratch; ${keptResultsNote(await keepResults(out, keepAs), which)}`);
+    }
+  } else if (verdict.kind === 'other-plan') {
+    const header = verdict.state.header!;
+    const changes = journalDesignChanges(header.design, d);
+    if (!req.resume) {
+      const done = verdict.state.restarts.length;
+      throw new ApiError(
+        'design-changed',
+        `${req.file}: the design changed since its unfinished run started (${done} of ${header.planned} restarts done): ${changes.join('; ') || 'the plan differs'}. ` +
+          `Start over with the new design (the unfinished run's results are kept in a copy and its journal archived), or resume the old design.`,
+        { designChanged: { path: out, restartsDone: done, restartsPlanned: header.planned, changes, journal: journalPath(out) } },
+      );
+    }
+    // Resume the design the journal started; the file's edited design is kept beside it.
+    journalProfile = header.design.serverProfile;
+    doc.design = { ...header.design, target: d.target, idleSeconds: d.idleSeconds, estimates: d.estimates };
+    const edited = `${out.replace(/\.varlab\.json$/i, '').replace(/\.json$/i, '')}.edited-${stamp(Date.now())}.varlab.json`;
+    notes.push(`resuming ${out} with the design its journal started (${verdict.state.restarts.length} of ${header.planned} restarts already done); the edited file would be kept as ${edited}`);
+    steps.push(async () => {
+      const copy = unusedPath(edited);
+      await copyFile(out, copy);
+      return `your edited design is kept in ${copy}`;
+    });
+  } else if (verdict.kind === 'resume') {
+    notes.push(`resuming ${out}: ${verdict.done} of ${verdict.planned} restarts already done (journal ${journalPath(out)})`);
+  }
+
+  const resolved = await resolveProfile(doc.design.target, fileProfile, journalProfile);
+  if (!resolved) throw new ApiError('not-found', noProfileMessage(doc.design.target, fileProfile));
+  const saved: ExperimentDoc = structuredClone(doc);
+  if (fileProfile) saved.design.serverProfile = fileProfile;
+  else delete saved.design.serverProfile;
+  doc.design.serverProfile = resolved.profile;
+  return {
+    doc,
+    saved,
+    out,
+    profileFrom: resolved.from,
+    verdict: req.fresh ? 'fresh' : verdict.kind,
+    notes,
+    async commit() {
+      const said: string[] = [];
+      for (const step of steps) {
+        const line = await step();
+        if (line) said.push(line);
+      }
+      return said;
+    },
+  };
+}

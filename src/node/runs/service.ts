@@ -1,0 +1,208 @@
+// The run service: the one owner of every run in a process, used alike by the API (the app, browser
+// mode) and the CLI. A run starts in one code path:
+//
+//   finished-check and design of record (prepare, reading only) → consent → locks (one run per
+//   target and per file, across processes; refused naming the running file) → what prepare decided
+//   on disk (results kept in a copy, journals archived) → the engine
+//
+// Refusals before the engine come back from start(); once the engine runs, every failure (even the
+// journal not opening, or the target's lock held by a run from another machine) arrives as a
+// run-finished event with its reason. dispose() cancels every run and waits, bounded, until each has
+// stopped mysqld and restored its host.
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { EventBatch, RunCheck, RunStatus, TargetAuth } from '../../common/api.js';
+import { ApiError } from '../../common/api.js';
+import type { RunEvent } from '../../common/events.js';
+import type { ExperimentDoc } from '../../common/experiment/types.js';
+import { isComplete } from '../../common/records.js';
+import type { DocumentService } from '../documents/service.js';
+import type { HostLayer } from '../engine/hostlayer.js';
+import { journalPath, readJournal } from '../engine/journal.js';
+import { RunEngine, type ReconnectPolicy, type RunOutcome } from '../engine/run.js';
+import { readExperimentFile } from '../files.js';
+import type { Prompter } from '../host/types.js';
+import { acquireRunLocks, runningOnFile } from './locks.js';
+import { finishedRun, journalDesignChanges, prepareRun, type PreparedRun, type RunRequest } from './prepare.js';
+import { snapshotBatch } from './snapshot.js';
+
+export interface RunServiceOptions {
+  documents: DocumentService;
+  /** Every run's batches, for front ends. */
+  onBatch?: (batch: EventBatch) => void;
+  /** Who answers the questions of a run (host keys, passwords). */
+  prompt: Prompter;
+  host?: HostLayer;
+}
+
+export interface StartOptions extends RunRequest {
+  auth?: TargetAuth;
+  /** Resolves when the user agreed to what the file runs beyond the built-in tunables on this target; throws otherwise. */
+  consent: (doc: ExperimentDoc, target: string) => Promise<void>;
+  /** Every event as it happens (the CLI prints them). */
+  onEvent?: (e: RunEvent) => void;
+  prompt?: Prompter;
+  reconnect?: Partial<ReconnectPolicy>;
+  saveEveryMs?: number;
+  batchMs?: number;
+}
+
+export interface StartedRun {
+  runId: string;
+  prepared: PreparedRun;
+  /** What was done on disk before the run (results kept in a copy, an edited file kept). */
+  said: string[];
+  status(): RunStatus;
+  /** How the run ended (never rejects). */
+  done: Promise<RunOutcome>;
+}
+
+interface Entry {
+  runId: string;
+  path: string;
+  target: string;
+  engine: RunEngine | null;
+  done: Promise<RunOutcome>;
+  /** Once ended: its last status (the engine is let go). */
+  ended?: RunStatus;
+}
+
+export class RunService {
+  private readonly runs = new Map<string, Entry>();
+  private disposing = false;
+
+  constructor(private readonly opts: RunServiceOptions) {}
+
+  async start(o: StartOptions): Promise<StartedRun> {
+    if (this.disposing) throw new ApiError('cancelled', 'varlab is shutting down: no new run starts');
+    const prepared = await prepareRun(o);
+    const target = prepared.doc.design.target;
+    await o.consent(prepared.doc, target);
+    const runId = randomUUID();
+    const locks = await acquireRunLocks({ runId, file: prepared.out, target, startedAt: Date.now() });
+    let said: string[];
+    try {
+      said = await prepared.commit();
+    } catch (e) {
+      await locks.release();
+      throw e;
+    }
+    const out = prepared.out;
+    const engine = new RunEngine({
+      runId,
+      path: out,
+      doc: prepared.doc,
+      auth: o.auth,
+      prompt: o.prompt ?? this.opts.prompt,
+      host: this.opts.host,
+      onEvent: o.onEvent,
+      onBatch: this.opts.onBatch,
+      batchMs: o.batchMs,
+      reconnect: o.reconnect,
+      saveEveryMs: o.saveEveryMs,
+      save: (results) => this.opts.documents.writeRunResults(out, prepared.saved, results),
+    });
+    const entry: Entry = { runId, path: out, target, engine, done: Promise.resolve(null as never) };
+    entry.done = engine.run().then(
+      async (outcome) => {
+        await locks.release();
+        entry.ended = engine.status();
+        entry.engine = null;
+        return outcome;
+      },
+      async (e) => {
+        await locks.release();
+        entry.ended = { ...engine.status(), state: 'failed' };
+        entry.engine = null;
+        return { state: 'failed', message: (e as Error).message, planned: 0, done: 0, resumed: false, path: out, journal: journalPath(out), transient: false } satisfies RunOutcome;
+      },
+    );
+    this.runs.set(runId, entry);
+    return { runId, prepared, said, status: () => this.statusOf(entry), done: entry.done };
+  }
+
+  /** Has the file's run finished, or does an unfinished one wait (and was the design changed since)? */
+  async check(path: string, target?: string): Promise<RunCheck> {
+    const f = await finishedRun(path);
+    if (f) return { finished: true, restartsDone: f.done, restartsPlanned: f.planned, keepResultsAs: f.keepResultsAs };
+    const state = readJournal(journalPath(resolve(path)));
+    if (!state?.header || isComplete(state)) return { finished: false };
+    const file = await readExperimentFile(path);
+    const design = file.doc ? { ...file.doc.design, ...(target ? { target } : {}) } : null;
+    const designChanges = design ? journalDesignChanges(state.header.design, design) : [];
+    return { finished: false, unfinished: { restartsDone: state.restarts.length, restartsPlanned: state.header.planned, designChanges } };
+  }
+
+  pause(runId: string): RunStatus {
+    const e = this.find(runId);
+    e.engine?.pause();
+    return this.statusOf(e);
+  }
+
+  resume(runId: string): RunStatus {
+    const e = this.find(runId);
+    e.engine?.resume();
+    return this.statusOf(e);
+  }
+
+  cancel(runId: string): RunStatus {
+    const e = this.find(runId);
+    e.engine?.cancel();
+    return this.statusOf(e);
+  }
+
+  status(): RunStatus[] {
+    return [...this.runs.values()].map((e) => this.statusOf(e));
+  }
+
+  /** What a client missed: the batches kept in memory, or the run rebuilt from its journal on disk. */
+  events(runId: string, afterSeq: number): EventBatch[] {
+    const e = this.find(runId);
+    const s = this.statusOf(e);
+    const kept = e.engine?.events(afterSeq);
+    if (kept) return kept;
+    if (afterSeq >= s.lastSeq) return [];
+    return [snapshotBatch(runId, s.lastSeq, journalPath(e.path), s.state)];
+  }
+
+  /** Why a file cannot take a design edit now: a run (here or in another process on this machine) writes into it. */
+  async busyWith(path: string): Promise<string | null> {
+    const abs = resolve(path);
+    for (const e of this.runs.values()) if (e.path === abs && !e.ended) return `a run of it is going on (on ${e.target})`;
+    const other = await runningOnFile(abs);
+    return other ? `a run of it is going on (on ${other.target}, pid ${other.pid})` : null;
+  }
+
+  /**
+   * Cancel every run and wait (at most `withinMs`) until each has stopped mysqld and restored its
+   * host. Says what it did, run by run.
+   */
+  async dispose(withinMs = 90_000): Promise<string> {
+    this.disposing = true;
+    const active = [...this.runs.values()].filter((e) => e.engine && !e.ended);
+    if (!active.length) return 'no run was going on';
+    for (const e of active) e.engine!.cancel();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), withinMs)));
+    const lines = await Promise.all(
+      active.map(async (e) => {
+        const o = await Promise.race([e.done, late]);
+        if (o === 'late') return `${e.path}: did not stop within ${Math.round(withinMs / 1000)} s; mysqld may still run on ${e.target} and host settings may be changed (varlab offers to restore them when it next connects there)`;
+        const how = o.restoreProblem ?? (o.state === 'cancelled' ? 'mysqld stopped and the host restored' : (o.message ?? ''));
+        return `${e.path}: ${o.state} after ${o.done} of ${o.planned} restarts; ${how}`;
+      }),
+    );
+    clearTimeout(timer);
+    return `cancelled ${active.length} run${active.length === 1 ? '' : 's'}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+  }
+
+  private statusOf(e: Entry): RunStatus {
+    return e.ended ?? e.engine!.status();
+  }
+
+  private find(runId: string): Entry {
+    const e = this.runs.get(runId);
+    if (!e) throw new ApiError('not-found', `no run ${JSON.stringify(runId)} in this session`);
+    return e;
+  }
+}

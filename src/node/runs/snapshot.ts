@@ -1,0 +1,36 @@
+// A run rebuilt from its journal on disk, as one batch of events: what a client that missed more
+// than the batches kept in memory (or reconnected after the run ended) starts its view from.
+import type { EventBatch, RunStatus } from '../../common/api.js';
+import type { RunEvent } from '../../common/events.js';
+import { buildPlan, expandCells } from '../../common/plan.js';
+import { eventOf, JournalFold, recordsOfRestart } from '../../common/records.js';
+import { readJournal } from '../engine/journal.js';
+
+export function snapshotBatch(runId: string, seq: number, journal: string, state: RunStatus['state']): EventBatch {
+  const fold = new JournalFold();
+  const s = readJournal(journal, fold);
+  const events: RunEvent[] = [];
+  const header = s?.header;
+  if (!s || !header) return { runId, seq, events, snapshot: true };
+  const design = header.design;
+  const plan = buildPlan(design);
+  const warmup = design.workload.warmup;
+  const at = Date.now();
+  const done = s.restarts.length;
+  events.push({ type: 'run-started', at: header.at, planned: plan.length, done, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: plan[0]?.queries ?? [], warmup });
+  if (s.timer) events.push({ type: 'timer', at: header.at, ...s.timer });
+  if (done) events.push({ type: 'history', at, warmup, restarts: [...s.restarts].sort((a, b) => a.seq - b.seq) });
+  for (const d of s.discarded) events.push({ type: 'restart-discarded', ...d });
+  const open = state === 'running' || state === 'paused' ? fold.current() : undefined;
+  if (open) {
+    for (const r of recordsOfRestart({ ...open, queries: [...open.queries.values()] }, warmup)) {
+      const e = eventOf(r, () => open.cell);
+      if (e) events.push(e);
+    }
+  }
+  events.push({ type: 'progress', at, done, planned: plan.length, remainingMs: 0 });
+  if (state === 'paused') events.push({ type: 'state', at, state: 'paused' });
+  const ended = state === 'finished' || state === 'failed' || state === 'cancelled' ? state : null;
+  if (ended) events.push({ type: 'run-finished', at: s.finishedAt ?? at, state: ended, ...(s.lastMessage ? { message: s.lastMessage } : {}) });
+  return { runId, seq, events, snapshot: true };
+}

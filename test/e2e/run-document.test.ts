@@ -1,0 +1,245 @@
+// One owner for the experiment and its run, seen from the browser (a sandbox mariadbd of its own on
+// `local`, never the system one):
+//   - a UI run's results appear in Analysis without reopening; Save keeps every measurement; the file
+//     closed and reopened still holds them all;
+//   - a design edit to a file with results goes through the dialog (save as new, or keep the results
+//     in a copy);
+//   - the WebSocket cut mid-run: the UI says it is reconnecting, and ends showing the finished run;
+//   - SIGTERM to the browser-mode server mid-run stops the sandbox mysqld and empties the restore record.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page, WebSocketRoute } from 'playwright-core';
+import { measurementsIn } from '../../src/common/experiment/changes.js';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { quickstartCopy, running, startRunEnv, type RunEnv } from '../integration/run-env.js';
+import { profileDir } from '../../src/node/host/restore.js';
+import { hostPaths } from '../../src/node/host/script.js';
+import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
+
+const QUERIES = 5;
+
+let env: RunEnv;
+let app: TestApp;
+let browser: Browser;
+
+/** The sandbox as the user's own profile for `local` in a varlab home. */
+function registerLocal(home: string): void {
+  const registry = JSON.parse(readFileSync(join(env.varlabHome, 'profiles.json'), 'utf8'));
+  writeFileSync(join(home, 'profiles.json'), JSON.stringify({ local: registry[env.sshd.target] }, null, 2));
+}
+
+before(async () => {
+  env = await startRunEnv();
+  app = await startApp();
+  registerLocal(app.home);
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  // app.stop() disposes of the backend: any run a failed assertion left going is cancelled, its mysqld stopped.
+  await app?.stop();
+  await env?.stop();
+});
+
+/** Two cells of the quickstart on `local`, small enough for a test. */
+function smallFile(name: string, restarts = 2, reps = 4, edit: (d: ExperimentDoc) => void = () => {}): string {
+  return quickstartCopy(env, name, (d) => {
+    const cells = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=on,ahi=off,preload=off,numa=default'];
+    const all: string[] = [];
+    let combos: Record<string, string>[] = [{}];
+    for (const f of d.design.factors) combos = combos.flatMap((c) => f.levels.map((l) => ({ ...c, [f.tunable]: l })));
+    for (const c of combos) all.push(d.design.factors.map((f) => `${f.tunable}=${c[f.tunable]}`).join(','));
+    d.design.excludedCells = all.filter((c) => !cells.includes(c));
+    d.design.target = 'local';
+    delete d.design.serverProfile;
+    d.design.restartsPerCell = restarts;
+    d.design.workload.repetitions = reps;
+    d.design.workload.warmup = 1;
+    edit(d);
+  });
+}
+
+async function openFile(page: Page, file: string): Promise<void> {
+  await page.getByTestId('open').click();
+  await page.getByTestId('open-path').fill(file);
+  await page.getByTestId('open-path-submit').click();
+  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+}
+
+const executionsOnDisk = (file: string) => measurementsIn(JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc).executions;
+
+async function analysisCells(page: Page): Promise<string[]> {
+  await page.getByTestId('nav-analysis').click();
+  await page.getByTestId('analysis-baseline').waitFor({ timeout: 60_000 });
+  assert.equal(await page.getByTestId('analysis-empty').count(), 0, 'Analysis does not say there are no results');
+  return page.getByTestId('analysis-baseline').locator('option').allInnerTexts();
+}
+
+async function mysqldPid(): Promise<number> {
+  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
+  return existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim() || 0) : 0;
+}
+
+
+test('a run from the UI: Analysis shows it without reopening, Save keeps every measurement, closed and reopened it is all there; a design edit asks', { timeout: 600_000 }, async () => {
+  const file = smallFile('journey');
+  const page = await openApp(browser, app);
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-start-button').click();
+  await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 4 of 4 restarts' }).waitFor({ timeout: 300_000 });
+  const executions = 4 * QUERIES * 4;
+  assert.equal(executionsOnDisk(file), executions, 'the run saved every execution into the file');
+
+  // Analysis of the open document, without reopening it: both cells, from the file the run wrote.
+  assert.deepEqual((await analysisCells(page)).sort(), ['aslr=on,ahi=off,preload=off,numa=default', 'aslr=on,ahi=on,preload=off,numa=default']);
+
+  // Save: nothing is lost, whatever the UI held before the run.
+  await page.getByTestId('save').click();
+  await page.getByTestId('status-text').filter({ hasText: /^Saved / }).waitFor();
+  assert.equal(executionsOnDisk(file), executions, 'Save kept every measurement');
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+
+  // Close and reopen: the file on disk holds them all, and Analysis shows them.
+  const again = await openApp(browser, app);
+  await openFile(again, file);
+  assert.equal((await analysisCells(again)).length, 2);
+  assert.equal(executionsOnDisk(file), executions);
+  assert.deepEqual(pageProblems(again), [], 'reopened, with its analysis');
+
+  // A design edit to a file with results goes through the dialog, which says how many restarts are at stake.
+  const before = readFileSync(file, 'utf8');
+  await again.getByTestId('nav-design').click();
+  const restartsField = again.getByLabel('Restarts per cell');
+  await restartsField.fill('3');
+  await again.getByTestId('save').click();
+  const dialog = again.getByTestId('results-at-stake');
+  await dialog.waitFor();
+  const text = await dialog.innerText();
+  assert.match(text, /holds 4 restarts \(80 executions\)/);
+  assert.match(text, /restarts per cell: 2 → 3/);
+  const copy = /copied to (\S+\.results-\S+\.varlab\.json)/.exec(text)?.[1];
+  assert.ok(copy, text);
+  assert.deepEqual(pageProblems(again), [], 'the dialog');
+  // Cancel: nothing written.
+  await again.getByTestId('choice-cancel').click();
+  assert.equal(readFileSync(file, 'utf8'), before);
+
+  // Save as a new experiment: the design alone goes to a new file; the original keeps its results.
+  await again.getByTestId('save').click();
+  await dialog.waitFor();
+  await again.getByTestId('choice-new').click();
+  const newPath = join(env.dir, 'journey-3-restarts.varlab.json');
+  await again.getByTestId('save-path').fill(newPath);
+  await again.getByTestId('save-path-submit').click();
+  await again.getByTestId('status-text').filter({ hasText: `Saved ${newPath}` }).waitFor();
+  assert.equal(readFileSync(file, 'utf8'), before, 'the original is untouched');
+  const fresh = JSON.parse(readFileSync(newPath, 'utf8')) as ExperimentDoc;
+  assert.equal(fresh.design.restartsPerCell, 3);
+  assert.equal(fresh.results, undefined);
+  assert.deepEqual(pageProblems(again), [], 'saved as new');
+
+  // Or keep the old results in the copy and save the new design in the file itself.
+  await openFile(again, file);
+  await again.getByTestId('nav-design').click();
+  await again.getByLabel('Restarts per cell').fill('3');
+  await again.getByTestId('save').click();
+  await dialog.waitFor();
+  await again.getByTestId('choice-keep').click();
+  await again.getByTestId('status-text').filter({ hasText: /kept in/ }).waitFor();
+  assert.equal((JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc).design.restartsPerCell, 3);
+  assert.equal(executionsOnDisk(file), 0);
+  assert.equal(executionsOnDisk(copy!), executions, 'the copy holds every measurement');
+  assert.deepEqual(pageProblems(again), []);
+  await again.close();
+});
+
+test('the WebSocket cut mid-run: the UI says it is reconnecting, and ends showing the finished run', { timeout: 600_000 }, async () => {
+  const file = smallFile('cut', 2, 6);
+  let outage = false;
+  const open = new Set<WebSocketRoute>();
+  const page = await openApp(browser, app, undefined, async (p) => {
+    await p.routeWebSocket(/\/api\?/, (ws) => {
+      // During the outage the backend cannot be reached: every attempt is closed at once.
+      if (outage) return void ws.close({ code: 1011, reason: 'outage' });
+      ws.connectToServer();
+      open.add(ws);
+    });
+  });
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-start-button').click();
+  await page.getByTestId('run-state').filter({ hasText: 'running' }).waitFor({ timeout: 60_000 });
+  await page.getByTestId('run-executions').filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 120_000 });
+
+  outage = true;
+  for (const ws of open) await ws.close({ code: 1006, reason: 'cut' }).catch(() => {});
+  await page.getByTestId('transport-reconnecting').waitFor({ timeout: 30_000 });
+  // The run goes on in the backend and ends while the page cannot hear it.
+  for (let i = 0; i < 3000; i++) {
+    const st = await app.backend.call('run.status', {});
+    if (st.ok && st.value.some((r) => r.path === file && r.state === 'finished')) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(await page.getByTestId('run-state').innerText(), 'running', 'the page did not hear the end');
+  outage = false;
+
+  await page.getByTestId('transport-reconnecting').waitFor({ state: 'detached', timeout: 60_000 });
+  await page.getByTestId('run-state').filter({ hasText: 'finished' }).waitFor({ timeout: 60_000 });
+  assert.equal(await page.getByTestId('run-count').innerText(), '4 of 4 restarts');
+  assert.equal(Number((await page.getByTestId('run-executions').innerText()).replace(/[^\d]/g, '')), 4 * QUERIES * 6, 'every execution, rebuilt from the journal');
+  assert.equal((await analysisCells(page)).length, 2, 'and the document the run wrote, without reopening');
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
+
+test('SIGTERM to the browser-mode server mid-run stops the sandbox mysqld and empties the restore record', { timeout: 600_000 }, async () => {
+  const thp = '/sys/kernel/mm/transparent_hugepage/enabled';
+  const original = /\[(\w+)\]/.exec(readFileSync(thp, 'utf8'))?.[1];
+  assert.ok(original, 'THP is readable here');
+  const other = original === 'never' ? 'madvise' : 'never';
+  // A host-wide setting, so the restore record has something to put back.
+  const file = smallFile('sigterm', 3, 30, (d) => {
+    d.design.factors = [{ tunable: 'thp', levels: [other] }];
+    d.design.excludedCells = [];
+  });
+  const home = join(env.dir, 'home-sigterm');
+  mkdirSync(home, { recursive: true });
+  registerLocal(home);
+  // The restore record of the sandbox's profile on the target (this machine), where the run keeps what it changed.
+  const record = join(profileDir(env.profile, hostPaths()), 'restore.tsv');
+  const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', '--web', '--no-build'], { env: { ...process.env, VARLAB_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  server.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  server.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  const exited = new Promise<number | null>((r) => server.on('exit', (code) => r(code)));
+  try {
+    for (let i = 0; i < 600 && !/open (http:\S+)/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+    const url = /open (http:\S+)/.exec(out)?.[1];
+    assert.ok(url, out);
+    const page = await openApp(browser, { url });
+    await openFile(page, file);
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-start-button').click();
+    await page.getByTestId('run-executions').filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 120_000 });
+    const mysqld = await mysqldPid();
+    assert.ok(running(mysqld), 'the sandbox mysqld runs');
+    assert.match(readFileSync(thp, 'utf8'), new RegExp(`\\[${other}\\]`), 'the run changed THP');
+    assert.match(readFileSync(record, 'utf8'), new RegExp(`${thp}\\t${original}`), 'and saved the original in the restore record');
+
+    server.kill('SIGTERM');
+    assert.equal(await exited, 0, out);
+    assert.match(out, /cancelled 1 run:[\s\S]*sigterm\.varlab\.json: cancelled after \d+ of 3 restarts; mysqld stopped and the host restored/);
+    assert.equal(running(mysqld), false, `mysqld ${mysqld} was stopped`);
+    assert.equal(running(await mysqldPid()), false, 'no mysqld is left running');
+    assert.ok(!existsSync(record) || readFileSync(record, 'utf8').trim() === '', 'the restore record is empty');
+    assert.match(readFileSync(thp, 'utf8'), new RegExp(`\\[${original}\\]`), 'THP is back as it was');
+    await page.close();
+  } finally {
+    if (server.exitCode === null) server.kill('SIGKILL');
+  }
+});

@@ -1,0 +1,149 @@
+// The document service: the file on disk is the truth. Saves are based on a revision; a file's
+// measurements are never dropped unasked (labels-only edits keep them; design edits ask, and the
+// chosen copy holds them); every change of an open file reaches the clients once, with its cause;
+// writes leave no temporary files behind.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiError, type DocumentChanged } from '../../src/common/api.js';
+import { measurementsIn } from '../../src/common/experiment/changes.js';
+import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+import { DocumentService } from '../../src/node/documents/service.js';
+
+let dir: string;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'varlab-docs-'));
+  process.env.VARLAB_HOME = join(dir, 'home');
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const quickstart = (): ExperimentDoc => JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
+
+function restart(seq: number, cell: string): RestartResult {
+  return { seq, cell, status: 'ok', startedAt: 1000 + seq, finishedAt: 2000 + seq, checks: [], queries: [{ query: 'Q1 pricing summary', unit: 'ms', source: 'profiling', values: [10, 11, 12] }] };
+}
+
+function withResults(): ExperimentDoc {
+  const doc = quickstart();
+  doc.results = { startedAt: 1000, finishedAt: 3000, restarts: [restart(1, 'a'), restart(2, 'b'), restart(3, 'a')] };
+  return doc;
+}
+
+function file(name: string, doc: ExperimentDoc): string {
+  const path = join(dir, `${name}.varlab.json`);
+  writeFileSync(path, JSON.stringify(doc, null, 2));
+  return path;
+}
+
+const onDisk = (path: string): ExperimentDoc => JSON.parse(readFileSync(path, 'utf8'));
+const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+const refusal = (code: string) => (e: unknown) => e instanceof ApiError && e.code === code;
+
+test('open gives the revision of the bytes on disk; a save based on an older revision is refused unless the user overwrites', async () => {
+  const docs = new DocumentService();
+  const path = file('rev', quickstart());
+  const opened = await docs.open(path);
+  assert.equal(opened.revision, sha(path));
+  const edited = { ...opened.doc, design: { ...opened.doc.design, restartsPerCell: 3 } };
+  const saved = await docs.save({ path, doc: edited, baseRevision: opened.revision });
+  assert.equal(saved.revision, sha(path), 'the revision returned is the one now on disk');
+  // Another program writes the file: a save based on the old revision must not silently replace it.
+  writeFileSync(path, JSON.stringify({ ...edited, name: 'changed elsewhere' }, null, 2));
+  await assert.rejects(docs.save({ path, doc: edited, baseRevision: saved.revision }), refusal('conflict'));
+  assert.equal(onDisk(path).name, 'changed elsewhere');
+  await docs.save({ path, doc: edited, baseRevision: saved.revision, choice: 'overwrite' });
+  assert.equal(onDisk(path).name, edited.name);
+  docs.dispose();
+});
+
+test('a file with results keeps them when only its name or description change', async () => {
+  const docs = new DocumentService();
+  const path = file('labels', withResults());
+  const opened = await docs.open(path);
+  // The client's copy is older (no results): still, only its labels reach the file.
+  const stale = { ...quickstart(), name: 'AHI on a busy box', description: 'notes for the team' };
+  const saved = await docs.save({ path, doc: stale, baseRevision: opened.revision });
+  const now = onDisk(path);
+  assert.equal(now.name, 'AHI on a busy box');
+  assert.equal(now.description, 'notes for the team');
+  assert.deepEqual(measurementsIn(now), { restarts: 3, executions: 9 }, 'every measurement is still in the file');
+  assert.deepEqual(saved.doc.results, withResults().results, 'the saved document (what the UI shows) has them too');
+  docs.dispose();
+});
+
+test('a design edit to a file with results asks; keeping the old results puts them in the named copy', async () => {
+  const docs = new DocumentService();
+  const path = file('design', withResults());
+  writeFileSync(path.replace(/\.json$/, '.journal.jsonl'), '{"t":"host","at":1,"host":{}}\n');
+  const opened = await docs.open(path);
+  const edited = { ...opened.doc, design: { ...opened.doc.design, restartsPerCell: 7 } };
+  let stake;
+  try {
+    await docs.save({ path, doc: edited, baseRevision: opened.revision });
+    assert.fail('saved without asking');
+  } catch (e) {
+    assert.ok(e instanceof ApiError && e.code === 'results-at-stake', String(e));
+    stake = e.details!.resultsAtStake!;
+  }
+  assert.equal(stake.restarts, 3);
+  assert.equal(stake.executions, 9);
+  assert.deepEqual(stake.changes, ['restarts per cell: 5 → 7']);
+  assert.match(stake.keepResultsAs, /design\.results-.*\.varlab\.json$/);
+  assert.equal(measurementsIn(onDisk(path)).restarts, 3, 'nothing written before the user chose');
+
+  const saved = await docs.save({ path, doc: edited, baseRevision: opened.revision, choice: 'keep-results-copy' });
+  assert.equal(onDisk(path).design.restartsPerCell, 7);
+  assert.equal(onDisk(path).results, undefined, 'the file starts afresh with the new design');
+  assert.deepEqual(onDisk(stake.keepResultsAs).results, withResults().results, 'the copy holds every measurement');
+  assert.match(saved.note ?? '', /kept in .*results-.*\.varlab\.json \(its journal in .*journal\..*\.jsonl\)/);
+  assert.equal(existsSync(path.replace(/\.json$/, '.journal.jsonl')), false, 'the old journal is archived, not left to resume');
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+    [],
+    'no temporary file is left behind',
+  );
+  docs.dispose();
+});
+
+test('a design edit is refused while a run writes into the file; labels still go through', async () => {
+  const docs = new DocumentService({ busy: async () => 'a run of it is going on (on local)' });
+  const path = file('busy', withResults());
+  const opened = await docs.open(path);
+  await assert.rejects(docs.save({ path, doc: { ...opened.doc, design: { ...opened.doc.design, seed: 9 } }, baseRevision: opened.revision, choice: 'keep-results-copy' }), refusal('busy'));
+  await docs.save({ path, doc: { ...opened.doc, name: 'renamed mid-run' }, baseRevision: opened.revision });
+  assert.equal(onDisk(path).name, 'renamed mid-run');
+  docs.dispose();
+});
+
+test('every change of an open file reaches the clients once, with its cause; a run keeps the labels on disk', async () => {
+  const changes: DocumentChanged[] = [];
+  const docs = new DocumentService({ emit: (c) => changes.push(c), settleMs: 50 });
+  const path = file('watch', quickstart());
+  const opened = await docs.open(path);
+  const until = async (n: number) => {
+    for (let i = 0; i < 200 && changes.length < n; i++) await new Promise((r) => setTimeout(r, 25));
+  };
+
+  await docs.save({ path, doc: { ...opened.doc, name: 'saved here' }, baseRevision: opened.revision });
+  await until(1);
+  // Another program: a new revision, told as external.
+  writeFileSync(path, JSON.stringify({ ...onDisk(path), name: 'written by an editor' }, null, 2));
+  await until(2);
+  // A run saving results: the label the editor wrote stays.
+  await docs.writeRunResults(path, quickstart(), { restarts: [restart(1, 'a')] });
+  await until(3);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(
+    changes.map((c) => c.cause),
+    ['save', 'external', 'run'],
+    'each change once: the watcher does not repeat what this process wrote',
+  );
+  assert.equal(changes[1].doc?.name, 'written by an editor');
+  assert.equal(changes[2].revision, sha(path));
+  assert.equal(onDisk(path).name, 'written by an editor');
+  assert.equal(measurementsIn(onDisk(path)).restarts, 1);
+  docs.dispose();
+});

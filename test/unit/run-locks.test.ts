@@ -1,0 +1,85 @@
+// One run per target and per file: the lock in varlab's folder (every process on this machine) and the
+// lock on the target beside the restore record (runs from anywhere). A refusal names the running file;
+// a lock whose process is gone, or that nobody refreshed for too long, does not block forever.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiError } from '../../src/common/api.js';
+import { openLocalSession } from '../../src/node/host/local.js';
+import { acquireTargetLock, targetLockPath, type LockOwner } from '../../src/node/host/lock.js';
+import { acquireRunLocks, runningOnFile } from '../../src/node/runs/locks.js';
+
+let dir: string;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'varlab-locks-'));
+  process.env.VARLAB_HOME = join(dir, 'home');
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const busy = (pattern: RegExp) => (e: unknown) => e instanceof ApiError && e.code === 'busy' && pattern.test(e.message);
+
+/** A pid that belonged to a process that has exited. */
+function deadPid(): number {
+  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+}
+
+test("varlab's folder: a second run on the target or the file is refused naming the running file; released, it goes", async () => {
+  const first = await acquireRunLocks({ runId: 'r1', file: '/data/a.varlab.json', target: 'ssh://db1', startedAt: Date.now() });
+  await assert.rejects(acquireRunLocks({ runId: 'r2', file: '/data/b.varlab.json', target: 'ssh://db1', startedAt: Date.now() }), busy(/ssh:\/\/db1 is busy: \/data\/a\.varlab\.json is running on ssh:\/\/db1 \(in this process/));
+  await assert.rejects(acquireRunLocks({ runId: 'r3', file: '/data/a.varlab.json', target: 'local', startedAt: Date.now() }), busy(/a\.varlab\.json is busy/));
+  assert.equal(existsSync(join(dir, 'home', 'runs')) && readdirSync(join(dir, 'home', 'runs')).length, 2, 'the refused attempts left no lock of their own');
+  assert.equal((await runningOnFile('/data/a.varlab.json'))?.runId, 'r1');
+  await first.release();
+  assert.equal(await runningOnFile('/data/a.varlab.json'), null);
+  const second = await acquireRunLocks({ runId: 'r2', file: '/data/b.varlab.json', target: 'ssh://db1', startedAt: Date.now() });
+  await second.release();
+});
+
+test("varlab's folder: a lock left by a process that is gone is taken over", async () => {
+  const held = await acquireRunLocks({ runId: 'old', file: '/data/c.varlab.json', target: 'ssh://db2', startedAt: Date.now() });
+  // The process "crashed": its lock names a pid that no longer runs.
+  const runs = join(dir, 'home', 'runs');
+  for (const f of readdirSync(runs)) {
+    const p = join(runs, f);
+    const info = JSON.parse(readFileSync(p, 'utf8'));
+    if (info.runId === 'old') writeFileSync(p, JSON.stringify({ ...info, pid: deadPid() }));
+  }
+  const taken = await acquireRunLocks({ runId: 'new', file: '/data/c.varlab.json', target: 'ssh://db2', startedAt: Date.now() });
+  await held.release(); // the old owner's release no longer removes what is not its own
+  assert.equal((await runningOnFile('/data/c.varlab.json'))?.runId, 'new');
+  await taken.release();
+});
+
+test('on the target: a second run is refused naming the file; a lock whose process is gone or that went stale is taken over', async () => {
+  const session = openLocalSession();
+  const lockDir = join(dir, 'target');
+  spawnSync('mkdir', ['-p', lockDir]);
+  const owner = (runId: string, pid = process.pid): LockOwner => ({ runId, file: `/data/${runId}.varlab.json`, host: hostname(), pid, startedAt: Date.now() });
+  const a = await acquireTargetLock(session, lockDir, owner('a'));
+  await assert.rejects(acquireTargetLock(session, lockDir, { ...owner('b'), host: 'laptop-of-someone-else' }), busy(/local is busy: \/data\/a\.varlab\.json is running there/));
+  // The same run again (a reconnect) keeps it.
+  const again = await acquireTargetLock(session, lockDir, owner('a'));
+  await again.refresh();
+  await a.release();
+  assert.equal(existsSync(targetLockPath(lockDir)), false);
+
+  // Held by a process of this machine that is gone: taken over at once.
+  await acquireTargetLock(session, lockDir, owner('crashed', deadPid()));
+  const c = await acquireTargetLock(session, lockDir, owner('c'));
+  // Held by another machine that stopped refreshing it: stale after the limit.
+  await c.release();
+  const asleep = await acquireTargetLock(session, lockDir, { ...owner('asleep'), host: 'laptop-asleep' });
+  const old = (Date.now() - 3600_000) / 1000;
+  utimesSync(join(targetLockPath(lockDir), 'owner'), old, old);
+  const d = await acquireTargetLock(session, lockDir, { ...owner('d'), host: 'laptop-of-someone-else' });
+  assert.match(readFileSync(join(targetLockPath(lockDir), 'owner'), 'utf8'), /"runId":"d"/);
+  // The one that was asleep learns it lost the lock when it next refreshes (and stops), and cannot release another's.
+  await assert.rejects(asleep.refresh(), busy(/this run lost its lock on the target.*d\.varlab\.json is running there/));
+  await asleep.release();
+  assert.equal(existsSync(targetLockPath(lockDir)), true);
+  await d.release();
+  assert.equal(existsSync(targetLockPath(lockDir)), false);
+});
