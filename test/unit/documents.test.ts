@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { ApiError, type DocumentChanged } from '../../src/common/api.js';
 import { measurementsIn } from '../../src/common/experiment/changes.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+import { expandCells } from '../../src/common/plan.js';
 import { DocumentService } from '../../src/node/documents/service.js';
 
 let dir: string;
@@ -26,9 +27,12 @@ function restart(seq: number, cell: string): RestartResult {
   return { seq, cell, status: 'ok', startedAt: 1000 + seq, finishedAt: 2000 + seq, checks: [], queries: [{ query: 'Q1 pricing summary', unit: 'ms', source: 'profiling', values: [10, 11, 12] }] };
 }
 
+/** Two cells of the quickstart, as results name them. */
+const [A, B] = expandCells(quickstart().design).map((c) => c.id);
+
 function withResults(): ExperimentDoc {
   const doc = quickstart();
-  doc.results = { startedAt: 1000, finishedAt: 3000, restarts: [restart(1, 'a'), restart(2, 'b'), restart(3, 'a')] };
+  doc.results = { startedAt: 1000, finishedAt: 3000, restarts: [restart(1, A), restart(2, B), restart(3, A)] };
   return doc;
 }
 
@@ -133,7 +137,7 @@ test('every change of an open file reaches the clients once, with its cause; a r
   writeFileSync(path, JSON.stringify({ ...onDisk(path), name: 'written by an editor' }, null, 2));
   await until(2);
   // A run saving results: the label the editor wrote stays.
-  await docs.writeRunResults(path, quickstart(), { restarts: [restart(1, 'a')] });
+  await docs.writeRunResults(path, quickstart(), { restarts: [restart(1, A)] });
   await until(3);
   await new Promise((r) => setTimeout(r, 300));
   assert.deepEqual(
