@@ -102,21 +102,15 @@ export class RunService {
       saveEveryMs: o.saveEveryMs,
       save: (results) => this.opts.documents.writeRunResults(out, prepared.saved, results),
     });
-    const entry: Entry = { runId, path: out, target, engine, done: Promise.resolve(null as never) };
-    entry.done = engine.run().then(
-      async (outcome) => {
-        await locks.release();
-        entry.ended = engine.status();
-        entry.engine = null;
-        return outcome;
-      },
-      async (e) => {
-        await locks.release();
-        entry.ended = { ...engine.status(), state: 'failed' };
-        entry.engine = null;
-        return { state: 'failed', message: (e as Error).message, planned: 0, done: 0, resumed: false, path: out, journal: journalPath(out), transient: false } satisfies RunOutcome;
-      },
-    );
+    const failed = (e: unknown): RunOutcome => ({ state: 'failed', message: (e as Error).message, planned: 0, done: 0, resumed: false, path: out, journal: journalPath(out), transient: false });
+    // Once it ended: its locks go (before anyone hears it ended), and only its status stays (catching up is rebuilt from the journal).
+    const ended = async (outcome: RunOutcome): Promise<RunOutcome> => {
+      await locks.release();
+      entry.ended = { ...engine.status(), state: outcome.state };
+      entry.engine = null;
+      return outcome;
+    };
+    const entry: Entry = { runId, path: out, target, engine, done: engine.run().catch(failed).then(ended) };
     this.runs.set(runId, entry);
     return { runId, prepared, said, status: () => this.statusOf(entry), done: entry.done };
   }

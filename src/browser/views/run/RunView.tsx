@@ -126,7 +126,7 @@ function Progress() {
       <div className="run-bar">
         <div style={{ width: `${pct}%` }} />
       </div>
-      {live.current?.checks && (
+      {live.current?.checks.length ? (
         <small>
           verified:{' '}
           {live.current.checks.map((c) => (
@@ -146,7 +146,7 @@ function Progress() {
             </span>
           ) : null}
         </small>
-      )}
+      ) : null}
       {live.interval && live.interval.seq === live.current?.seq && (
         <small data-testid="run-interval">
           run {live.interval.rep}, {live.interval.second} s: {live.interval.tps.toFixed(1)} tps, {live.interval.qps.toFixed(1)} qps
