@@ -81,7 +81,7 @@ export function ExportBar(props: ExportBarProps) {
   }
 
   // The desktop app writes only into folders picked in its native dialog (or the one it proposes).
-  const desktop = getClient().transport === 'electron';
+  const desktop = info?.transport === 'electron';
   async function chooseFolder() {
     const r = await getClient().call('dialog.open', { title: 'Export into folder', extensions: [], folder: true });
     if (r.ok && r.value) setDir(r.value);
