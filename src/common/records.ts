@@ -43,7 +43,14 @@ export type JournalRecord =
     }
   | { t: 'restart-finished'; at: number; seq: number; cell: string; status: RestartResult['status']; reason?: string }
   | { t: 'restart-discarded'; at: number; seq: number; cell: string; reason: string }
-  | { t: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string };
+  | { t: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string }
+  /**
+   * The run goes on on its target by itself (issue 14): how to reach it again (never a secret: the
+   * paths of the key and known-hosts files), where its directory is, and under which supervisor.
+   */
+  | { t: 'detached'; at: number; runId: string; target: string; auth?: { identity?: string; knownHosts?: string }; dir: string; supervisor: 'systemd' | 'setsid'; pid?: number }
+  /** The target's journal is in this one up to this byte offset (written with the records it brought). */
+  | { t: 'imported'; at: number; offset: number };
 
 export type RecordKind = JournalRecord['t'];
 export type RecordOf<K extends RecordKind> = Extract<JournalRecord, { t: K }>;
@@ -118,6 +125,8 @@ export interface JournalState {
   lastState?: 'finished' | 'failed' | 'cancelled';
   /** Why it ended that way, when it says. */
   lastMessage?: string;
+  /** A detached run: how to reach it, and how much of its target journal is here. */
+  detached?: Omit<RecordOf<'detached'>, 't'> & { offset: number };
   /** Lines that did not parse (a crash mid-write leaves at most the last one torn). */
   skippedLines: number;
 }
@@ -206,6 +215,15 @@ export class JournalFold {
       case 'restart-discarded':
         this.open.delete(r.seq);
         state.discarded.push({ seq: r.seq, cell: r.cell, reason: r.reason, at: r.at });
+        break;
+      case 'detached': {
+        // A new detached run (started again from this journal) reads its own target journal from 0.
+        const { t: _t, ...how } = r;
+        state.detached = { ...how, offset: 0 };
+        break;
+      }
+      case 'imported':
+        if (state.detached) state.detached = { ...state.detached, offset: r.offset };
         break;
       case 'run-finished':
         state.lastState = r.state;

@@ -12,8 +12,7 @@ import { buildPlan } from '../../src/common/plan.js';
 import { JournalFold } from '../../src/common/records.js';
 import { createServerControl, openTarget, profileId, type TargetSession } from '../../src/node/host/index.js';
 import type { HostPaths } from '../../src/node/host/script.js';
-import { importLines } from '../../src/node/detach/import.js';
-import { launchDetached, readTargetJournal, signalCancel, cleanupTargetRun } from '../../src/node/detach/target.js';
+import { launchDetached, pullTargetJournal, signalCancel, cleanupTargetRun } from '../../src/node/detach/target.js';
 import { alive, startRunEnv, type RunEnv } from './run-env.js';
 
 let env: RunEnv;
@@ -57,28 +56,23 @@ function design(edit: (d: Design) => void = () => {}): Design {
   return d;
 }
 
-/** Read and import the target journal until the run ended (as attach does), in small reads from the offset held. */
-async function follow(d: Design, dir: string, fold: JournalFold, untilMs = 240_000): Promise<{ offset: number; reads: number; message?: string }> {
+/** Read and import the target journal until the run ended (as attach does), from the offset held. */
+async function follow(d: Design, dir: string, fold: JournalFold, untilMs = 240_000): Promise<{ offset: number; message?: string }> {
   const control = createServerControl(session, env.profile, { paths });
   const host = await control.host();
   const plan = buildPlan(d);
   let offset = 0;
-  let reads = 0;
   for (const until = Date.now() + untilMs; Date.now() < until; ) {
-    const r = await readTargetJournal(session, dir, offset, false);
-    reads++;
-    const open = new Set<number>();
     const state = fold.state();
-    for (const i of state.interrupted) open.add(i.seq);
-    const got = importLines(r.data, { design: d, plan, profile: env.profile, host, target: env.sshd.target, open, timer: state.timer?.source }, { runnerGone: r.state !== 'running' });
+    const got = await pullTargetJournal(session, dir, false, offset, { design: d, plan, profile: env.profile, host, target: env.sshd.target, open: state.interrupted.map((i) => i.seq), timer: state.timer?.source });
     let message: string | undefined;
     for (const rec of got.records) {
       fold.apply(rec);
       if (rec.t === 'run-finished') message = rec.message;
     }
-    offset += Buffer.byteLength(r.data.slice(0, got.consumed), 'utf8');
-    if (got.ended) return { offset, reads, message };
-    if (r.state !== 'running' && got.consumed === r.data.length) throw new Error(`the runner ended without finishing: ${readFileSync(join(dir, 'runner.log'), 'utf8')}`);
+    offset = got.offset;
+    if (got.ended) return { offset, message };
+    if (got.state !== 'running' && !got.records.length) throw new Error(`the runner ended without finishing: ${readFileSync(join(dir, 'runner.log'), 'utf8')}`);
     await new Promise((res) => setTimeout(res, 300));
   }
   throw new Error('the detached run did not end in time');

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { buildPlan, seededRandom } from '../../src/common/plan.js';
 import { exportContext } from '../../src/common/export/context.js';
-import { executionsCsv, restartsCsv } from '../../src/common/export/csv.js';
+import { executionsCsv, restartsCsv, summaryCsv } from '../../src/common/export/csv.js';
+import { markdownReport } from '../../src/common/export/markdown.js';
+import { configurationsFigure, covLevelsFigure, executionsFigure } from '../../src/common/figures/build.js';
 import { analyze, tidyFromExperiment } from '../../src/common/stats/index.js';
 import { HOST } from '../fixtures/export-experiment.js';
 
@@ -102,4 +104,17 @@ test('analyze --json and the text name the host factor; export CSVs have a host 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the report and the figures of a two-host file: the host a level like any other', () => {
+  const ctx = exportContext(twoHosts());
+  assert.deepEqual(ctx.factorLevels.at(-1), [A, B]);
+  const md = markdownReport(ctx);
+  assert.match(md, /## Several hosts/);
+  assert.match(md, /- aslr=off vs on, .*: −2\.\d+ % on ssh:\/\/db1, −7\.\d+ % on ssh:\/\/db2 \(adjusted: p < 0\.001\)/);
+  const levels = covLevelsFigure(ctx);
+  assert.ok(levels.data.some((t) => (t as { x: string[] }).x.includes(`host=${B}`)));
+  assert.ok(configurationsFigure(ctx).data.length > 0);
+  assert.ok(executionsFigure(ctx, ctx.queries[0]).data.length > 0);
+  assert.ok(summaryCsv(ctx).split('\n')[0].startsWith('aslr,ahi,host,'));
 });

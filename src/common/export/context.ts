@@ -24,8 +24,10 @@ export interface ExportContext {
   analysis: Analysis;
   warmup: number;
   baseline: string | null;
-  /** Factor keys in design order (the columns a level goes in). */
+  /** Factor keys in design order (the columns a level goes in); the host last, when the results come from several. */
   factors: string[];
+  /** The levels of each of `factors`, in design order. */
+  factorLevels: string[][];
   /** Each cell's levels by factor key, from the design (a cell id is a label, never parsed). */
   cellLevels: Map<string, Record<string, string>>;
   /** Cells with results, in plan order (first factor varying slowest), then any unplanned ones. */
@@ -106,6 +108,7 @@ export function contextAround(doc: ExperimentDoc, analysis: Analysis, unitFallba
     warmup: analysis.settings.warmup,
     baseline: analysis.settings.baseline,
     factors: design.factors.map(factorKey),
+    factorLevels: design.factors.map((f) => f.levels),
     cellLevels: levelsByCell(design),
     cells: inPlanOrder({ ...doc, design }, analysis.cells.map((c) => c.cell)),
     // The workload's order, as the tables and the exported plots list them.

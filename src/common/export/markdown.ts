@@ -209,6 +209,22 @@ function bimodalSection(ctx: ExportContext): string[] {
   return lines;
 }
 
+/** One design on several hosts: spread between hosts beside between restarts, and the host × factor interactions. */
+function hostsSection(ctx: ExportContext): string[] {
+  const a = ctx.analysis;
+  const h = a.hosts;
+  if (!h) return [];
+  const lines = ['## Several hosts', '', `${h.hosts.length} hosts (${h.hosts.map(mdCell).join(', ')}), the host a block factor named \`${h.factor}\`: ${mdCell(h.summary)}.`, ''];
+  lines.push(`| cell | query | between hosts | between restarts |`, `|---|---|--:|--:|`);
+  for (const r of h.spread) lines.push(`| ${mdCell(r.cell || '(no factors)')} | ${mdCell(r.query)} | ${fixed(r.between_host_cov_pct)} % | ${fixed(r.between_restart_cov_pct)} % |`);
+  const flagged = h.interactions.filter((i) => i.flagged);
+  if (flagged.length) {
+    lines.push('', `Factors whose effect differs between hosts (${mdCell(a.methods.host_interaction ?? '')}):`, '');
+    for (const i of flagged) lines.push(`- ${mdCell(i.factor)}=${mdCell(i.level)} vs ${mdCell(i.baseline_level)}, ${mdCell(i.query)}: ${h.hosts.map((x) => `${fmtEffect(i.effects_pct[x] ?? null)} on ${mdCell(x)}`).join(', ')} (adjusted: ${fmtP(i.p_adjusted)})`);
+  }
+  return lines;
+}
+
 export function markdownReport(ctx: ExportContext, opts: MarkdownOptions = {}): string {
   const doc = ctx.doc;
   const out: string[] = [`# ${mdCell(doc.name)}`, ''];
@@ -217,6 +233,7 @@ export function markdownReport(ctx: ExportContext, opts: MarkdownOptions = {}): 
   out.push(...designSection(ctx), '');
   out.push(...hostSection(ctx), '');
   out.push(...configurationsSection(ctx), '');
+  if (ctx.analysis.hosts) out.push(...hostsSection(ctx), '');
   out.push(...comparisonsSection(ctx, opts.maxComparisonRows ?? 200), '');
   out.push(...mdeSection(ctx), '');
   out.push(...bimodalSection(ctx), '');

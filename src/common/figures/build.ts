@@ -324,7 +324,7 @@ export function covLevelsFigure(ctx: ExportContext): FigureSpec {
   layout.yaxis = axis('Between-restart CoV (%)', { rangemode: 'tozero' });
   layout.xaxis = axis('Factor = level', { type: 'category' });
   const data = ctx.factors.map((f, fi) => {
-    const levels = ctx.doc.design.factors[fi].levels;
+    const levels = ctx.factorLevels[fi];
     const y = levels.map((level) => meanOf(ctx.cells.filter((c) => levelsOf(ctx, c)[fi] === level).map((c) => cellCov(ctx, c, 'between_cov_pct')).filter(present)));
     return { type: 'bar', name: f, x: levels.map((l) => `${f}=${l}`), y, marker: { color: PALETTE[fi % PALETTE.length] }, hovertemplate: '%{x}<br>%{y:.2f}%<extra></extra>' };
   });

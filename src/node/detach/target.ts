@@ -11,7 +11,8 @@ import { parseReply, type HostPaths } from '../host/script.js';
 import { asRoot, sudoRefused, sudoWantsPassword } from '../host/shell.js';
 import type { ServerControl, TargetSession } from '../host/types.js';
 import { compileRunner, runDir } from './runner.js';
-import { cancelScript, cleanupScript, launchInput, launchScript, parseLaunch, parseRead, readScript, type JournalRead, type SupervisorKind } from './supervisor.js';
+import { importLines, type ImportContext, type Imported } from './import.js';
+import { cancelScript, cleanupScript, launchInput, launchScript, parseLaunch, parseRead, READ_CHUNK, readScript, type JournalRead, type SupervisorKind } from './supervisor.js';
 
 export interface LaunchOptions {
   runId: string;
@@ -61,8 +62,29 @@ export async function launchDetached(o: LaunchOptions): Promise<LaunchedRun> {
   return { dir, ...parseLaunch(r.stdout) };
 }
 
-export async function readTargetJournal(session: TargetSession, dir: string, offset: number, sudo: boolean): Promise<JournalRead> {
-  return parseRead(await runScript(session, readScript(dir, offset, sudo), 'reading the detached run journal', 60_000));
+export async function readTargetJournal(session: TargetSession, dir: string, offset: number, sudo: boolean, max = READ_CHUNK): Promise<JournalRead> {
+  return parseRead(await runScript(session, readScript(dir, offset, sudo, max), 'reading the detached run journal', 120_000));
+}
+
+export interface Pulled extends Imported {
+  /** The offset the target journal is imported up to, after these records. */
+  offset: number;
+  state: JournalRead['state'];
+}
+
+/**
+ * Read the target journal from the offset held and turn what is new into journal records. Only whole
+ * lines are taken (the offset stays at a line's start), and a line longer than one read gets a
+ * longer read.
+ */
+export async function pullTargetJournal(session: TargetSession, dir: string, sudo: boolean, offset: number, ctx: ImportContext): Promise<Pulled> {
+  for (let max = READ_CHUNK; ; max *= 4) {
+    const read = await readTargetJournal(session, dir, offset, sudo, max);
+    if (read.state === 'missing') throw new ApiError('not-found', `the detached run's directory ${dir} is not on ${session.target} (removed, or another host answers there)`);
+    const got = importLines(read.data, ctx, { runnerGone: read.state !== 'running' });
+    if (got.consumed === 0 && read.data.length >= max && max < 256 << 20) continue;
+    return { ...got, offset: offset + Buffer.byteLength(read.data.slice(0, got.consumed), 'utf8'), state: read.state };
+  }
 }
 
 /** SIGTERM to the runner: it journals the cancel, stops mysqld and restores the host. False when it was already gone. */

@@ -64,6 +64,15 @@ export class JournalWriter {
     writeSync(this.fd, JSON.stringify(record) + '\n');
   }
 
+  /**
+   * Several records in one write(2): a killed process leaves all of them or none (the records a
+   * detached run's journal brought, and the offset they reach, must not be taken apart).
+   */
+  appendAll(records: JournalRecord[]): void {
+    if (this.closed) throw new Error(`journal ${this.path} is closed`);
+    if (records.length) writeSync(this.fd, records.map((r) => JSON.stringify(r) + '\n').join(''));
+  }
+
   /** To the disk itself: called at the end of every restart. */
   sync(): void {
     if (!this.closed) fsyncSync(this.fd);

@@ -12,6 +12,7 @@ import { useApp } from '../../store/index.js';
 import { BimodalPanel } from './BimodalPanel.js';
 import { ComparisonsPanel } from './ComparisonsPanel.js';
 import { ConfigurationsTable } from './ConfigurationsTable.js';
+import { HostsPanel } from './HostsPanel.js';
 import { contextFor } from './context.js';
 import { PlanningPanel } from './PlanningPanel.js';
 import { QueryPanel } from './QueryPanel.js';
@@ -127,6 +128,12 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           <Section title="Configurations: spread between the best and the worst restart" testid="section-configurations">
             <ConfigurationsTable analysis={analysis} cells={ctx.cells} />
           </Section>
+
+          {analysis.hosts ? (
+            <Section title="Hosts: spread between hosts, and factors that act differently on them" testid="section-hosts">
+              <HostsPanel analysis={analysis} />
+            </Section>
+          ) : null}
 
           <Section title="Bimodal starts" testid="section-bimodal">
             <BimodalPanel analysis={analysis} />

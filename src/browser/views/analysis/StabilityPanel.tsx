@@ -31,7 +31,7 @@ export function StabilityPanel({ ctx }: { ctx: ExportContext }) {
             </thead>
             <tbody>
               {ctx.factors.flatMap((f, fi) =>
-                ctx.doc.design.factors[fi].levels.map((level) => {
+                ctx.factorLevels[fi].map((level) => {
                   const covs = ctx.cells.filter((c) => levelsOf(ctx, c)[fi] === level).map(cellCov).filter((x): x is number => x !== null);
                   return (
                     <tr key={`${f}=${level}`}>
