@@ -2,9 +2,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pidFileOf } from '../../src/common/profile.js';
 import { createSandbox, createServerControl, openTarget, removeSandbox, type TargetSession } from '../../src/node/host/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-host-local-'));
@@ -12,6 +13,8 @@ chmodSync(dir, 0o755);
 process.env.VARLAB_HOME = join(dir, 'varlab');
 let session: TargetSession | null = null;
 let pid: number | null = null;
+/** The sandbox of the first test: whatever failed, its mysqld (by its pid file) is stopped at the end. */
+let pidFile: string | null = null;
 
 /** No such process, or a zombie its new parent has not reaped yet. */
 function exited(p: number): boolean {
@@ -23,9 +26,11 @@ function exited(p: number): boolean {
 }
 
 after(async () => {
-  if (pid) {
+  const fromFile = pidFile && existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : null;
+  for (const p of [pid, fromFile]) {
+    if (!p) continue;
     try {
-      process.kill(pid, 'SIGKILL');
+      process.kill(p, 'SIGKILL');
     } catch {
       /* stopped by the test */
     }
@@ -38,6 +43,7 @@ test('a local sandbox restarts with CPU binding and ASLR off, verified, then sto
   session = await openTarget('local', { prompt: async () => ({ accept: false }) });
   assert.equal(session.isLocal, true);
   const { profile } = await createSandbox(session, { parent: dir });
+  pidFile = pidFileOf(profile);
   const control = createServerControl(session, profile, { paths: { records: join(dir, 'records') } });
   const s = await control.restart(
     [
@@ -53,8 +59,21 @@ test('a local sandbox restarts with CPU binding and ASLR off, verified, then sto
   const [rows] = await conn.query('SELECT 1 + 1 AS two');
   await conn.end();
   assert.deepEqual(rows, [{ two: 2 }]);
+
+  // Ready is the script's own word: a script that said `ready` and then ended non-zero (its last fact
+  // read failed) started mysqld, and the run keeps track of that process instead of calling it a failure.
+  const failingRead: TargetSession = { ...session, exec: (cmd, o) => session!.exec(`${cmd}false\n`, o) };
+  const afterRead = createServerControl(failingRead, profile, { paths: { records: join(dir, 'records') } });
+  const again = await afterRead.restart([{ tunable: 'cpubind', levels: [] }], { cpubind: '0' });
+  pid = again.pid;
+  assert.ok(exited(s.pid), 'the earlier mysqld was stopped');
+  assert.equal(afterRead.pid, again.pid);
+  assert.ok(!exited(again.pid), 'the new mysqld runs');
+  assert.deepEqual(again.checks.map((c) => `${c.tunable}=${c.level} ${c.ok}`), ['cpubind=0 true']);
+  assert.ok(again.readyMs >= 0 && again.readyMs < 300_000, `ready time from the script: ${again.readyMs}`);
+
   await control.stop();
-  assert.ok(exited(s.pid), 'mysqld has exited when stop() returns');
+  assert.ok(exited(again.pid), 'mysqld has exited when stop() returns');
   await removeSandbox(session, profile);
 });
 

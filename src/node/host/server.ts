@@ -45,7 +45,7 @@ export function startFailureRepeats(reply: Pick<Reply, 'fail' | 'log'>): boolean
 /** Why a restart script failed, as the one error the run reports (the cause first, then the new log lines). */
 export function startFailure(target: string, profile: ServerProfile, sudo: boolean, r: { code: number; stderr: string }, reply: Reply): ApiError {
   if (sudo && sudoWantsPassword(r.stderr)) return sudoRefused(target, 'restarting mysqld');
-  const cause = reply.fail || reply.log.length ? startCause(reply) : r.stderr.trim() || `the restart script ended with exit ${r.code} and said nothing`;
+  const cause = reply.fail || reply.log.length ? startCause(reply) : r.stderr.trim() || `the restart script ended with exit ${r.code} without saying mysqld was ready`;
   const log = reply.log.length ? `\nNew lines of ${profile.errorLog ?? 'its log'}:\n${reply.log.join('\n')}` : r.stderr.trim() && cause !== r.stderr.trim() ? `\n${r.stderr.trim()}` : '';
   const started = reply.fail?.kind === 'exited' || reply.fail?.kind === 'timeout';
   const message = `mysqld on ${target} did not ${started ? 'start' : 'restart'}: ${cause}${log}`;
@@ -144,12 +144,13 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     const timeoutMs = ((opts.stopTimeoutS ?? 600) + (opts.startTimeoutS ?? 300) + 60) * 1000;
     const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs });
     const reply = parseReply(r.stdout);
-    if (r.code !== 0 || reply.fail || !reply.pid) {
+    // Ready is the script's own word (a fact that could not be read afterwards is the verification's business).
+    if (reply.fail || !reply.pid || reply.readyMs === null) {
       pid = null;
       throw startFailure(session.target, profile, s.sudo, r, reply);
     }
     pid = reply.pid;
-    const readyMs = reply.readyMs ?? Date.now() - startedAt;
+    const readyMs = reply.readyMs;
     const conn = await connectReady();
     let live: Record<string, string>;
     try {
