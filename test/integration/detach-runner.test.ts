@@ -13,7 +13,7 @@ import { JournalFold } from '../../src/common/records.js';
 import { createServerControl, openTarget, profileId, type TargetSession } from '../../src/node/host/index.js';
 import type { HostPaths } from '../../src/node/host/script.js';
 import { launchDetached, pullTargetJournal, signalCancel, cleanupTargetRun } from '../../src/node/detach/target.js';
-import { alive, startRunEnv, type RunEnv } from './run-env.js';
+import { alive, exited, startRunEnv, type RunEnv } from './run-env.js';
 
 let env: RunEnv;
 let session: TargetSession;
@@ -144,6 +144,6 @@ test('cancel: the runner stops mysqld and restores the host within seconds', asy
   const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
   assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8'))), 'mysqld stopped');
   // Its idle sleep went with it: no process of the run is left.
-  assert.equal(alive(launched.pid!), false);
+  assert.equal(await exited(launched.pid!), true, 'the runner exited');
   rmSync(launched.dir, { recursive: true, force: true });
 });

@@ -122,10 +122,22 @@ async function setUp(sshd: Sshd, dir: string): Promise<RunEnv> {
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  // A process that has exited but was not reaped still answers signal 0. Where PID 1 does not
+  // reap orphans (some containers, CI), a detached runner stays a zombie: it is gone all the same.
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** Waits up to `ms` for a process to exit (a journal line can come just before its writer exits). */
+export async function exited(pid: number, ms = 10_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (!alive(pid)) return true;
+  return !alive(pid);
 }
 
 /** A live process (a zombie waiting for its parent to reap it has stopped running). */

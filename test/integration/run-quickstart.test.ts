@@ -17,7 +17,7 @@ test('the quickstart with 2 restarts per cell and 3 repetitions completes; every
   assert.equal(executions.length, 16 * 2 * 5 * 3, 'one event line per execution');
   assert.ok(run.events.some((e) => e.type === 'tunables-verified' && e.checks.some((c) => c.tunable === 'aslr' && c.level === 'off' && c.ok)));
   assert.equal(run.events.at(-1)?.type, 'run-finished');
-  assert.match(run.stderr(), /finished: 32 of 32 restarts; results saved into/);
+  assert.match(run.stderr(), /finished: 32 of 32 restarts in [^;]+; results saved into/);
 
   const doc = assertComplete(file, file.replace(/\.json$/, '.journal.jsonl'), 2, 3);
   assert.equal(doc.design.workload.warmup, 0);
