@@ -151,3 +151,18 @@ test('every change of an open file reaches the clients once, with its cause; a r
   assert.equal(measurementsIn(onDisk(path)).restarts, 1);
   docs.dispose();
 });
+
+test('a file saved under a new path (Save As of the quickstart, of a dropped file) is watched: a run saving into it reaches the clients', async () => {
+  const changes: DocumentChanged[] = [];
+  const docs = new DocumentService({ emit: (c) => changes.push(c), settleMs: 50 });
+  const path = join(dir, 'saved-as.varlab.json');
+  // Never opened: the client held the quickstart, then saved it here.
+  const saved = await docs.save({ path, doc: quickstart(), baseRevision: null });
+  await docs.writeRunResults(path, quickstart(), { restarts: [restart(1, A), restart(2, B)] });
+  for (let i = 0; i < 200 && !changes.some((c) => c.cause === 'run'); i++) await new Promise((r) => setTimeout(r, 25));
+  const run = changes.find((c) => c.cause === 'run');
+  assert.ok(run, `the run's save was told: ${JSON.stringify(changes.map((c) => c.cause))}`);
+  assert.notEqual(run.revision, saved.revision);
+  assert.equal(measurementsIn(run.doc).restarts, 2, 'with the results the run wrote');
+  docs.dispose();
+});

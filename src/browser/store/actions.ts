@@ -143,7 +143,11 @@ export async function saveTo(path: string, opts: { choice?: SaveChoice; withoutR
   } finally {
     savesInFlight--;
   }
-  if (r.ok) state().markSaved(r.value.path, current.doc, r.value.doc, r.value.revision);
+  if (r.ok) {
+    // Saved under a new path (Save As): the window shows that file now, not the one it came from.
+    if (current.path && current.path !== r.value.path) void getClient().call('experiment.close', { path: current.path });
+    state().markSaved(r.value.path, current.doc, r.value.doc, r.value.revision);
+  }
   // Changes told while this save was in flight: this save's own is now known by its revision.
   for (const c of heldChanges.splice(0)) void documentChanged(c);
   if (!r.ok) {

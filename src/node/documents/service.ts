@@ -109,6 +109,9 @@ export class DocumentService {
           doc = rest;
         }
       }
+      // The client shows the file it saved from now on (Save As of the quickstart, of a dropped or a
+      // new document included): watched like an opened one, so a run's results reach it.
+      this.watch(abs);
       const revision = await this.write(abs, doc, 'save');
       await rememberRecent(abs);
       return { path: abs, savedAt: Date.now(), revision, doc, ...(note ? { note } : {}) };
