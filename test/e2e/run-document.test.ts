@@ -1,5 +1,8 @@
 // One owner for the experiment and its run, seen from the browser (a sandbox mariadbd of its own on
 // `local`, never the system one):
+//   - a new user's whole journey with `npm run web`: the quickstart edited and saved as a file, run and
+//     watched, analysed (the figures are those of the file on disk), saved, the app closed with Ctrl-C
+//     and started again, the file reopened from the recent list: every measurement is there;
 //   - a UI run's results appear in Analysis without reopening; Save keeps every measurement; the file
 //     closed and reopened still holds them all;
 //   - a design edit to a file with results goes through the dialog (save as new, or keep the results
@@ -8,16 +11,15 @@
 //   - SIGTERM to the browser-mode server mid-run stops the sandbox mysqld and empties the restore record.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page, WebSocketRoute } from 'playwright-core';
 import { measurementsIn } from '../../src/common/experiment/changes.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
-import { quickstartCopy, running, startRunEnv, type RunEnv } from '../integration/run-env.js';
+import { quickstartCopy, running, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
 import { profileDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
-import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
+import { launchBrowser, openApp, pageProblems, startApp, startWebServer, type TestApp } from './support.js';
 
 const QUERIES = 5;
 
@@ -158,6 +160,80 @@ test('a run from the UI: Analysis shows it without reopening, Save keeps every m
   await again.close();
 });
 
+/** The configurations table as shown: cell → its row's text. */
+async function configurations(page: Page): Promise<Map<string, string>> {
+  await page.getByTestId('nav-analysis').click();
+  await page.locator('[data-testid=configurations-table], [data-testid=analysis-empty]').first().waitFor({ timeout: 60_000 });
+  assert.equal(await page.getByTestId('analysis-empty').count(), 0, 'Analysis does not say there are no results');
+  const rows = await page.locator('[data-testid=configurations-table] tbody tr').allInnerTexts();
+  return new Map(rows.map((r) => [r.split('\t')[0].trim(), r]));
+}
+
+test("a new user's journey with `npm run web`: the quickstart saved as a file, run, watched, analysed right, saved, the app closed and started again, reopened: every measurement", { timeout: 600_000 }, async () => {
+  const home = join(env.dir, 'home-journey');
+  mkdirSync(home, { recursive: true });
+  registerLocal(home);
+  const file = join(env.dir, 'my-first.varlab.json');
+  const keep = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=on,preload=off,numa=default'];
+  let server = await startWebServer(home);
+  try {
+    // The quickstart, made small in the designer: two cells, 2 restarts each, 4 repetitions (1 warm-up).
+    const page = await openApp(browser, server);
+    await page.getByTestId('open-quickstart').click();
+    await page.getByTestId('cell-count').waitFor();
+    for (const cell of await page.locator('[data-testid=cell]').all()) if (!keep.includes((await cell.getAttribute('data-cell'))!)) await cell.click();
+    await page.getByLabel('Restarts per cell').fill('2');
+    await page.getByLabel('Idle between restarts').fill('0');
+    await page.getByTestId('repetitions').fill('4');
+    await page.getByLabel('Warm-up executions').fill('1');
+    // Saved as a file of its own (never opened from disk: the file the run writes is the one shown).
+    await page.getByTestId('save-as').click();
+    await page.getByTestId('save-path').fill(file);
+    await page.getByTestId('save-path-submit').click();
+    await page.getByTestId('status-text').filter({ hasText: `Saved ${file}` }).waitFor();
+
+    // Run it and watch: the server's own options verified beside the factors, executions coming in.
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-start-button').click();
+    await page.getByTestId('run-options').filter({ hasText: /innodb_buffer_pool_size=\S+ ✓/ }).waitFor({ timeout: 120_000 });
+    await page.getByTestId('run-executions').filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 120_000 });
+    await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 4 of 4 restarts' }).waitFor({ timeout: 400_000 });
+    const executions = 4 * QUERIES * 4;
+    assert.equal(executionsOnDisk(file), executions, 'the run saved every execution into the file');
+
+    // Analysis, without reopening: the figures are those of the file on disk (the command line's analysis of it).
+    const cli = JSON.parse(varlabSync(['analyze', file, '--json'], home).stdout) as { cells: { cell: string; spread_avg_pct: number | null }[] };
+    assert.deepEqual(cli.cells.map((c) => c.cell).sort(), [...keep].sort());
+    const shown = await configurations(page);
+    assert.deepEqual([...shown.keys()].sort(), [...keep].sort(), 'both cells, from the file the run wrote');
+    for (const c of cli.cells) {
+      assert.ok(c.spread_avg_pct !== null, `${c.cell} has 2 restarts: a spread`);
+      assert.ok(shown.get(c.cell)!.includes(`${c.spread_avg_pct.toFixed(2)}%`), `${c.cell}: ${shown.get(c.cell)} shows ${c.spread_avg_pct.toFixed(2)}%`);
+    }
+
+    // Save: nothing lost.
+    await page.getByTestId('save').click();
+    await page.getByTestId('status-text').filter({ hasText: /^Saved / }).waitFor();
+    assert.equal(executionsOnDisk(file), executions, 'Save kept every measurement');
+    assert.deepEqual(pageProblems(page), []);
+    await page.close();
+
+    // Close the app (Ctrl-C), start it again, and reopen the file from the welcome screen's recent list.
+    assert.equal(await server.stop('SIGINT'), 0, server.output());
+    assert.match(server.output(), /no run was going on/);
+    server = await startWebServer(home);
+    const again = await openApp(browser, server);
+    await again.getByTestId('recent-file').filter({ hasText: 'my-first.varlab.json' }).click();
+    await again.getByTestId('cell-count').waitFor();
+    assert.deepEqual(await configurations(again), shown, 'the same analysis after reopening');
+    assert.equal(executionsOnDisk(file), executions);
+    assert.deepEqual(pageProblems(again), []);
+    await again.close();
+  } finally {
+    await server.stop('SIGKILL');
+  }
+});
+
 test('the WebSocket cut mid-run: the UI says it is reconnecting, and ends showing the finished run', { timeout: 600_000 }, async () => {
   const file = smallFile('cut', 2, 6);
   let outage = false;
@@ -212,16 +288,9 @@ test('SIGTERM to the browser-mode server mid-run stops the sandbox mysqld and em
   registerLocal(home);
   // The restore record of the sandbox's profile on the target (this machine), where the run keeps what it changed.
   const record = join(profileDir(env.profile, hostPaths()), 'restore.tsv');
-  const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', '--web', '--no-build'], { env: { ...process.env, VARLAB_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  server.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  server.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  const exited = new Promise<number | null>((r) => server.on('exit', (code) => r(code)));
+  const server = await startWebServer(home);
   try {
-    for (let i = 0; i < 600 && !/open (http:\S+)/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
-    const url = /open (http:\S+)/.exec(out)?.[1];
-    assert.ok(url, out);
-    const page = await openApp(browser, { url });
+    const page = await openApp(browser, server);
     await openFile(page, file);
     await page.getByTestId('nav-run').click();
     await page.getByTestId('run-start-button').click();
@@ -231,15 +300,14 @@ test('SIGTERM to the browser-mode server mid-run stops the sandbox mysqld and em
     assert.match(readFileSync(thp, 'utf8'), new RegExp(`\\[${other}\\]`), 'the run changed THP');
     assert.match(readFileSync(record, 'utf8'), new RegExp(`${thp}\\t${original}`), 'and saved the original in the restore record');
 
-    server.kill('SIGTERM');
-    assert.equal(await exited, 0, out);
-    assert.match(out, /cancelled 1 run:[\s\S]*sigterm\.varlab\.json: cancelled after \d+ of 3 restarts; mysqld stopped and the host restored/);
+    assert.equal(await server.stop('SIGTERM'), 0, server.output());
+    assert.match(server.output(), /cancelled 1 run:[\s\S]*sigterm\.varlab\.json: cancelled after \d+ of 3 restarts; mysqld stopped and the host restored/);
     assert.equal(running(mysqld), false, `mysqld ${mysqld} was stopped`);
     assert.equal(running(await mysqldPid()), false, 'no mysqld is left running');
     assert.ok(!existsSync(record) || readFileSync(record, 'utf8').trim() === '', 'the restore record is empty');
     assert.match(readFileSync(thp, 'utf8'), new RegExp(`\\[${original}\\]`), 'THP is back as it was');
     await page.close();
   } finally {
-    if (server.exitCode === null) server.kill('SIGKILL');
+    await server.stop('SIGKILL');
   }
 });

@@ -1,5 +1,6 @@
 // End-to-end helpers: a browser-mode server with its own varlab home, and Debian's Chromium
 // driven by playwright-core (never a downloaded browser).
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,4 +95,41 @@ export async function dropFile(page: Page, name: string, text: string): Promise<
     dt.items.add(new File([${JSON.stringify(text)}], ${JSON.stringify(name)}, { type: 'application/json' }));
     document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   })()`);
+}
+
+/** `npm run web` as a user starts it: its own process (scripts/start.ts --web, built already) with a varlab home. */
+export interface WebServer {
+  url: string;
+  process: ChildProcess;
+  /** Everything it printed so far. */
+  output(): string;
+  /** Its exit code once it ends. */
+  exited: Promise<number | null>;
+  /** Send a signal (Ctrl-C is SIGINT) and wait until it has ended. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startWebServer(home: string): Promise<WebServer> {
+  const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', '--web', '--no-build'], { env: { ...process.env, VARLAB_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  server.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  server.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  const exited = new Promise<number | null>((r) => server.on('exit', (code) => r(code)));
+  // It prints its address once it listens; a server that ended first says why in its output.
+  for (let i = 0; i < 600 && !/open (http:\S+)/.test(out) && server.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
+  const url = /open (http:\S+)/.exec(out)?.[1];
+  if (!url) {
+    server.kill('SIGKILL');
+    throw new Error(`browser mode did not start:\n${out}`);
+  }
+  return {
+    url,
+    process: server,
+    output: () => out,
+    exited,
+    async stop(signal = 'SIGINT') {
+      if (server.exitCode === null && server.signalCode === null) server.kill(signal);
+      return exited;
+    },
+  };
 }
