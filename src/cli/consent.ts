@@ -1,33 +1,23 @@
-// Teammates' files on the command line (issue 6, point 4): before the first run of a file whose
-// commands go beyond the built-in tunables on a target, list them and ask on the terminal; without
-// a terminal, refuse and name --trust. The answer is kept in the same consent store the app uses, so
-// agreeing once (here or in the UI) covers both for this list of commands on this target.
+// Teammates' files on the command line (issue 6, point 4; issue 13): before the first run of a file
+// whose commands go beyond the built-in tunables on a target, list them in full and ask on the
+// terminal; without a terminal, refuse and name --trust. The answer is kept in the same consent store
+// the app uses, so agreeing once (here or in the UI) covers both for this list on this target.
+import { visible } from '../common/printable.js';
 import type { ExperimentDoc } from '../common/experiment/types.js';
-import type { ConsentItem } from '../common/trust.js';
+import { consentList } from '../common/trust.js';
 import { checkTrust, grantTrust } from '../node/trust.js';
 import type { Prompter } from '../node/host/types.js';
 import type { CliIO } from './io.js';
-
-const MAX_SHOWN = 400;
-
-export function consentList(items: ConsentItem[]): string {
-  return items
-    .map((i) => {
-      const cmd = i.command.length > MAX_SHOWN ? `${i.command.slice(0, MAX_SHOWN)}… (${i.command.length} characters in all)` : i.command;
-      return `  - ${i.summary} (${i.where}):\n      ${cmd.replace(/\n/g, '\n      ')}`;
-    })
-    .join('\n');
-}
 
 /**
  * null: go on (nothing to agree to, already agreed, agreed now, or --trust). A number: the exit
  * status to leave with, after a message saying why.
  */
-export async function confirmConsent(opts: { file: string; doc: ExperimentDoc; target?: string; trust: boolean; io: CliIO; prompt: Prompter; interactive: boolean }): Promise<number | null> {
+export async function confirmConsent(opts: { file: string; doc: ExperimentDoc; target?: string; trust: boolean; io: CliIO; prompt: Prompter; interactive: boolean; note?: string }): Promise<number | null> {
   const { file, doc, target, trust, io } = opts;
   const check = await checkTrust(doc, target);
   if (!check.needsConsent) return null;
-  const head = `${file} would run these on ${check.target}, beyond varlab's built-in tunables:\n${consentList(check.commands)}`;
+  const head = `${visible(file)} would run these on ${check.target}, beyond varlab's built-in tunables${opts.note ? ` (${opts.note})` : ''}:\n${consentList(check.commands)}`;
   if (trust) {
     await grantTrust(doc, target);
     io.err(`${head}\n--trust: agreed to them for ${check.target}; varlab will not ask again for these commands there`);

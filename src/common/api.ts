@@ -39,6 +39,8 @@ export type ErrorCode =
 export interface FailDetails {
   resultsAtStake?: ResultsAtStake;
   designChanged?: DesignChanged;
+  /** needs-consent: the list the run would need agreed to (of the design as it would run, a journal's included). */
+  consent?: TrustCheck;
 }
 
 /** A save that would leave measurements behind: how many, and where they would be kept. */

@@ -8,10 +8,14 @@ const OS_USER = /^[a-z_][a-z0-9_-]{0,31}$/;
 export const OPTION = /^--[A-Za-z0-9][A-Za-z0-9_-]*(=[^\0-\x1f\x7f]*)?$/;
 const UNIT = /^[A-Za-z0-9@._-]{1,128}$/;
 
-/** An absolute path without control characters: what a profile may name on the target. */
+/**
+ * An absolute path without control characters or `..`: what a profile may name on the target. A
+ * `..` would let a path that reads as a folder of its own (`/var/tmp/x/../../lib/mysql`) land on
+ * another server's data directory or an unrelated file.
+ */
 export function assertPath(what: string, path: string): void {
-  if (!path.startsWith('/') || /[\0-\x1f\x7f]/.test(path) || path.length > 4096) {
-    throw new ApiError('invalid-argument', `${what}: expected an absolute path without control characters, got ${JSON.stringify(path)}`);
+  if (!path.startsWith('/') || /[\0-\x1f\x7f]/.test(path) || path.length > 4096 || path.split('/').includes('..')) {
+    throw new ApiError('invalid-argument', `${what}: expected an absolute path without control characters or .., got ${JSON.stringify(path)}`);
   }
 }
 

@@ -1,16 +1,20 @@
-// Teammates' files: everything an experiment would run on a target beyond varlab's built-in tunables.
-// Opening a file runs nothing; before the first run on a host, the user sees this list and agrees
-// (the node side remembers the answer per list of commands and target, so changing any command or
+// Teammates' files: everything an experiment would make a target do beyond varlab's built-in
+// tunables: a command workload, the setup script, every measured query, server options that are not
+// known tuning variables, and a server profile carried in the file (its binary, paths, users and
+// options). Opening a file runs nothing; before the first run on a host, the user sees this list in
+// full and agrees (the node side remembers the answer per list and target, so changing any of it or
 // moving to a new host asks again).
-import type { ExperimentDoc } from './experiment/types.js';
+import type { ExperimentDoc, ServerProfile } from './experiment/types.js';
+import { visible } from './printable.js';
+import { isTuningVariable } from './tunables/variables.js';
 
-export type ConsentKind = 'command' | 'setup-sql' | 'start-wrapper' | 'server-args' | 'systemd-service' | 'defaults-file';
+export type ConsentKind = 'command' | 'setup-sql' | 'query' | 'server-variable' | 'server-profile';
 
 export interface ConsentItem {
   kind: ConsentKind;
   /** Where in the file it is, as a JSON path: `design.workload.command.line`. */
   where: string;
-  /** What will run (or be read), as the file holds it. */
+  /** What will run (or be read), as the file holds it, whole: shown in full, control characters made visible. */
   command: string;
   /** One line for people: what this is and why it matters. */
   summary: string;
@@ -19,6 +23,30 @@ export interface ConsentItem {
 /** The binaries a server profile may start without asking: anything else is a wrapper that runs as it likes. */
 const STANDARD_SERVER = /^(mysqld|mariadbd)(-debug)?$/;
 
+/** A server profile as people read it: every field that decides what runs, as whom and on which files. */
+export function profileText(p: ServerProfile): string {
+  const lines = [
+    `kind: ${p.kind}`,
+    `mysqld: ${p.mysqld}`,
+    `run as OS user: ${p.osUser ?? '(the login user)'}${p.sudo ? ', through sudo' : ''}`,
+    `client account (setup script, admin): ${p.user}`,
+    `datadir: ${p.datadir}`,
+    `socket: ${p.socket}`,
+    `port: ${p.port}`,
+  ];
+  if (p.defaultsFile) lines.push(`option file: ${p.defaultsFile}`);
+  if (p.errorLog) lines.push(`error log: ${p.errorLog}`);
+  if (p.pidFile) lines.push(`pid file: ${p.pidFile}`);
+  if (p.kind === 'systemd' && p.service) lines.push(`systemd unit: ${p.service} (systemctl restart ${p.service})`);
+  lines.push(`server options: ${p.extraArgs.length ? p.extraArgs.join(' ') : '(none)'}`);
+  return lines.join('\n');
+}
+
+/**
+ * Everything the experiment would make the target do beyond the built-in tunables, in full. The
+ * server profile is listed when the run would use the file's own (`doc.design.serverProfile` as the
+ * run resolved it; the caller leaves out a profile that is the user's registered one).
+ */
 export function commandsNeedingConsent(doc: ExperimentDoc): ConsentItem[] {
   const items: ConsentItem[] = [];
   const w = doc.design.workload;
@@ -26,23 +54,27 @@ export function commandsNeedingConsent(doc: ExperimentDoc): ConsentItem[] {
     items.push({ kind: 'command', where: 'design.workload.command.line', command: w.command.line, summary: 'a shell command run on the target once per repetition' });
   }
   if (w.setupSql?.trim()) {
-    items.push({ kind: 'setup-sql', where: 'design.workload.setupSql', command: w.setupSql, summary: `a setup script run once in database ${w.database} as the client account` });
+    items.push({ kind: 'setup-sql', where: 'design.workload.setupSql', command: w.setupSql, summary: `a setup script run once in database ${w.database} as the admin account of the server profile` });
   }
+  if (w.kind === 'queries') {
+    w.queries.forEach((q, i) => {
+      items.push({ kind: 'query', where: `design.workload.queries[${i}].sql`, command: q.sql, summary: `query ${JSON.stringify(q.name)}, measured as a read-only account of database ${w.database}` });
+    });
+  }
+  doc.design.factors.forEach((f, i) => {
+    if (f.tunable !== 'variable' || !f.name || isTuningVariable(f.name)) return;
+    items.push({
+      kind: 'server-variable',
+      where: `design.factors[${i}]`,
+      command: f.levels.map((l) => `--${f.name}=${l}`).join('\n'),
+      summary: `server option ${f.name}, not a known tuning variable: mysqld is started with each of these`,
+    });
+  });
   const p = doc.design.serverProfile;
   if (p) {
     const base = p.mysqld.split('/').pop() ?? p.mysqld;
-    if (!STANDARD_SERVER.test(base)) {
-      items.push({ kind: 'start-wrapper', where: 'design.serverProfile.mysqld', command: p.mysqld, summary: 'a program started in place of mysqld (a custom start wrapper)' });
-    }
-    if (p.extraArgs.length) {
-      items.push({ kind: 'server-args', where: 'design.serverProfile.extraArgs', command: p.extraArgs.join(' '), summary: 'extra options mysqld is started with' });
-    }
-    if (p.kind === 'systemd' && p.service) {
-      items.push({ kind: 'systemd-service', where: 'design.serverProfile.service', command: `systemctl restart ${p.service}`, summary: 'a systemd unit restarted for every restart' });
-    }
-    if (p.defaultsFile) {
-      items.push({ kind: 'defaults-file', where: 'design.serverProfile.defaultsFile', command: p.defaultsFile, summary: 'an option file mysqld reads at start' });
-    }
+    const wrapper = STANDARD_SERVER.test(base) ? '' : ' (its program is not called mysqld or mariadbd: a custom start wrapper)';
+    items.push({ kind: 'server-profile', where: 'design.serverProfile', command: profileText(p), summary: `the server profile carried in the file: how mysqld is started, as whom and on which files${wrapper}` });
   }
   return items;
 }
@@ -62,4 +94,13 @@ export interface TrustCheck {
  */
 export function consentText(items: ConsentItem[]): string {
   return JSON.stringify(items.map((i) => [i.kind, i.command]));
+}
+
+/**
+ * The list as a terminal or a message shows it: each item whole (no cut, however long), every
+ * control character but newline and tab written as a visible escape, so a carriage return or an
+ * escape sequence cannot hide or repaint what would run.
+ */
+export function consentList(items: ConsentItem[], indent = '  '): string {
+  return items.map((i) => `${indent}- ${visible(i.summary)} (${i.where}):\n${indent}    ${visible(i.command).replace(/\n/g, `\n${indent}    `)}`).join('\n');
 }

@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiError } from '../common/api.js';
 import type { ExperimentDoc } from '../common/experiment/types.js';
-import { commandsNeedingConsent, consentText, type ConsentItem, type TrustCheck } from '../common/trust.js';
+import { visible } from '../common/printable.js';
+import { commandsNeedingConsent, consentList, consentText, type ConsentItem, type TrustCheck } from '../common/trust.js';
 import { registeredProfile } from './engine/profiles.js';
 import { readExperimentFile, varlabHome, writeAtomic } from './files.js';
 
@@ -41,8 +42,12 @@ function examplesDir(): string {
   return join(dir, 'examples');
 }
 
-/** The commands of the examples shipped with varlab are part of varlab: they never need consent. */
-async function builtInDigests(): Promise<Set<string>> {
+/**
+ * What the examples shipped with varlab run (their setup scripts, queries, commands) is part of
+ * varlab: an item equal to one of theirs never needs consent, so a copy of the quickstart with fewer
+ * queries or cells asks nothing, while any SQL or command of a file's own is asked about.
+ */
+async function builtInItems(): Promise<Set<string>> {
   const out = new Set<string>();
   let names: string[] = [];
   try {
@@ -52,32 +57,31 @@ async function builtInDigests(): Promise<Set<string>> {
   }
   for (const name of names.filter((n) => n.endsWith('.varlab.json'))) {
     const r = await readExperimentFile(join(examplesDir(), name));
-    if (r.doc) out.add(commandsDigest(commandsNeedingConsent(r.doc)));
+    if (r.doc) for (const item of commandsNeedingConsent(r.doc)) out.add(consentText([item]));
   }
   return out;
 }
 
-/** Keys sorted at every level, so two equal profiles give the same JSON whatever their key order. */
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
-
 /**
- * A server profile that is the one the user registered for this target (`varlab sandbox create`) is
- * the user's own, not a teammate's: a run writes it into the file, and rerunning must not ask again.
+ * The experiment as consent sees it: with the server profile the run would use on this target only
+ * when it is one carried in the file (or a journal). A registered profile is the user's own and is
+ * preferred whenever there is one, so a file's profile is then never used, and not listed; nor is a
+ * profile made for another target, which is never used there.
  */
-async function withoutOwnProfile(doc: ExperimentDoc, target: string): Promise<ExperimentDoc> {
+async function asRun(doc: ExperimentDoc, target: string): Promise<ExperimentDoc> {
   const p = doc.design.serverProfile;
   if (!p) return doc;
-  const own = await registeredProfile(target);
-  if (!own || canonical(own) !== canonical(p)) return doc;
-  const { serverProfile: _own, ...design } = doc.design;
+  if (p.target === target && !(await registeredProfile(target))) return doc;
+  const { serverProfile: _unused, ...design } = doc.design;
   return { ...doc, design };
 }
 
 export async function checkTrust(doc: ExperimentDoc, target = doc.design.target): Promise<TrustCheck> {
-  const commands = commandsNeedingConsent(await withoutOwnProfile(doc, target.trim()));
-  const digest = commandsDigest(commands);
   const t = target.trim();
-  if (!commands.length || (await builtInDigests()).has(digest)) return { needsConsent: false, commands, target: t, digest };
+  const builtIn = await builtInItems();
+  const commands = commandsNeedingConsent(await asRun(doc, t)).filter((i) => !builtIn.has(consentText([i])));
+  const digest = commandsDigest(commands);
+  if (!commands.length) return { needsConsent: false, commands, target: t, digest };
   const granted = (await grants()).some((g) => g.digest === digest && g.target === t);
   return { needsConsent: !granted, commands, target: t, digest };
 }
@@ -107,9 +111,8 @@ export async function requireConsent(path: string, target?: string): Promise<voi
 }
 
 /** The same guard for the experiment as it will run (its server profile resolved for the target). */
-export async function requireConsentFor(doc: ExperimentDoc, target?: string, path = doc.name): Promise<void> {
+export async function requireConsentFor(doc: ExperimentDoc, target?: string, path = doc.name, note?: string): Promise<void> {
   const c = await checkTrust(doc, target);
   if (!c.needsConsent) return;
-  const list = c.commands.map((i) => `- ${i.summary} (${i.where}): ${i.command.length > 200 ? i.command.slice(0, 200) + '…' : i.command}`).join('\n');
-  throw new ApiError('needs-consent', `${path} would run these on ${c.target}, beyond varlab's built-in tunables; confirm them before the first run there:\n${list}`);
+  throw new ApiError('needs-consent', `${visible(path)} would run these on ${c.target}, beyond varlab's built-in tunables${note ? ` (${visible(note)})` : ''}; confirm them before the first run there:\n${consentList(c.commands)}`, { consent: c });
 }

@@ -116,9 +116,9 @@ test("a teammate's file with a custom command lists what it would run and asks b
   await notice.waitFor();
   assert.match(await notice.innerText(), /would run these on local/);
   const items = notice.locator('[data-testid=trust-commands] li');
-  assert.equal(await items.count(), 2);
+  // The quickstart's own setup script and queries are varlab's: only the command is asked about.
+  assert.equal(await items.count(), 1);
   assert.match(await items.nth(0).innerText(), /rm -rf ~\/scratch/);
-  assert.match(await items.nth(1).innerText(), /setup script/);
 
   await page.getByTestId('trust-allow').click();
   await notice.waitFor({ state: 'detached' });

@@ -75,7 +75,8 @@ test('a query the server refuses is named, with its message, before anything is 
     d.design.factors = [{ tunable: 'aslr', levels: ['on'] }];
     d.design.workload.queries[1] = { name: 'typo', sql: 'SELECT no_such_column FROM lineitem' };
   });
-  const run = varlabRun([file, ...env.authArgs], env.varlabHome);
+  // --trust: the test wrote this query (a file's own SQL is asked about first).
+  const run = varlabRun([file, ...env.authArgs, '--trust'], env.varlabHome);
   assert.equal(await run.exit, 1);
   assert.match(run.stderr(), /a query fails on the server, so nothing was measured: query "typo": Unknown column 'no_such_column' in '[^']+'/);
   assert.equal(run.events.filter((e) => e.type === 'execution').length, 0);
@@ -86,7 +87,8 @@ test('a start that will fail the same way is not retried, and says why once', { 
   const file = cpuListCopy('badoption', (d) => {
     d.design.factors = [{ tunable: 'variable', name: 'innodb_no_such_setting', levels: ['1'] }];
   });
-  const run = varlabRun([file, ...env.authArgs], env.varlabHome);
+  // --trust: a variable that is not a known tuning variable is asked about first.
+  const run = varlabRun([file, ...env.authArgs, '--trust'], env.varlabHome);
   assert.equal(await run.exit, 1);
   assert.equal(run.events.filter((e) => e.type === 'restart-started').length, 1, 'one attempt');
   const said = run.stderr().split("unknown variable 'innodb-no-such-setting=1'").length - 1;

@@ -22,7 +22,8 @@ function varlabPlain(args: string[], home = env.varlabHome): { code: number; std
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
-const target = () => ['--target', env.sshd.target, ...env.authArgs];
+// --trust: these files' own SQL (a broken query, its fix) was written by the test itself.
+const target = () => ['--target', env.sshd.target, ...env.authArgs, '--trust'];
 const readDoc = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as ExperimentDoc;
 
 test('a failing query, fixed in the file: run says what changed and --fresh runs the new SQL', { timeout: 300_000 }, async () => {

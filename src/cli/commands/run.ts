@@ -8,7 +8,7 @@ import { journalPath } from '../../node/engine/journal.js';
 import type { RunOutcome } from '../../node/engine/run.js';
 import { openTarget } from '../../node/host/index.js';
 import { dryRun, dryRunText } from '../../node/runs/dryrun.js';
-import { prepareRun } from '../../node/runs/prepare.js';
+import { consentNote, prepareRun } from '../../node/runs/prepare.js';
 import { RunService } from '../../node/runs/service.js';
 import { onInterrupt } from '../../node/shutdown.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
@@ -70,8 +70,9 @@ export const run: Command = {
     '                    the journal archived); without --fresh a finished file is left alone\n' +
     '--resume            go on with an unfinished run although the file\'s design changed since it started (the run\n' +
     '                    keeps the design it started with; your edited file is kept beside it)\n' +
-    '--trust             agree to the commands this file runs beyond the built-in tunables (a custom command,\n' +
-    '                    setup script, start wrapper) on this target without being asked\n' +
+    '--trust             agree to what this file runs beyond the built-in tunables (a command, the setup script,\n' +
+    '                    the queries, server options, a server profile carried in the file) on this target\n' +
+    '                    without being asked (the list is printed in full)\n' +
     '--identity KEY, --known-hosts FILE, --accept-new: as for `varlab probe`\n' +
     'Exit status: 0 finished, 1 failed, 2 bad input, 130 cancelled.',
   async run(argv, io) {
@@ -167,8 +168,8 @@ export const run: Command = {
         prompt,
         onEvent,
         // Teammates' files: their own commands are listed and agreed to before the first run on a target (issue 6).
-        consent: async (doc, target) => {
-          const status = await confirmConsent({ file, doc, target, trust: values.trust === true, io, prompt, interactive: Boolean(process.stdin.isTTY) });
+        consent: async (doc, target, prepared) => {
+          const status = await confirmConsent({ file, doc, target, trust: values.trust === true, io, prompt, interactive: Boolean(process.stdin.isTTY), note: consentNote(prepared) });
           if (status !== null) throw new NotAgreed(status);
         },
       });

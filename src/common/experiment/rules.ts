@@ -4,6 +4,7 @@
 // forbids, so the renderer runs these rules only.
 import { levelProblem, tunable } from '../catalog.js';
 import { expandCells, factorKey } from '../plan.js';
+import { refusedVariableMessage } from '../tunables/variables.js';
 import { cellCount, count, DEFAULT_LIMITS, RAISE_CELLS, RAISE_RESTARTS, type ExperimentLimits } from './limits.js';
 import type { Design } from './types.js';
 
@@ -23,6 +24,9 @@ export function designProblems(d: Design, limits: ExperimentLimits = DEFAULT_LIM
       return;
     }
     if (t.needsName && !f.name) p[`${at}.name`] = 'required for a server variable factor';
+    // A file may tune the server, never change who it runs as, who gets in or which files it touches.
+    const refused = t.needsName && f.name ? refusedVariableMessage(`${at} (${quoted(f.name)})`, f.name) : null;
+    if (refused) p[`${at}.name`] = refused;
     const key = factorKey(f);
     if (keys.has(key)) p[`${at}.tunable`] = `"${key}" appears twice; a factor may appear only once`;
     keys.add(key);

@@ -1,6 +1,7 @@
 // Every factor kind varlab knows, one object each: the designer's catalog, the validator, the
 // restart procedure and the verification all read this list and nothing else.
 import type { HostFingerprint } from '../host.js';
+import { refusedOptionText } from './variables.js';
 import type { Contribution, Fact, FactorKind, Facts, HostFile, LevelContext, StepFactor, Tunable, Verdict } from './types.js';
 
 const oneOf =
@@ -398,6 +399,8 @@ export const dropcaches: Tunable = {
 /** The name a `variable` factor carries, checked before it can reach a command line or SQL. */
 export function variableName(name: string | undefined): string {
   if (!name || !VARIABLE_NAME.test(name)) throw new Error(`server variable name ${JSON.stringify(name ?? '')} is not valid: expected lower-case letters, digits and _`);
+  const refused = refusedOptionText(name);
+  if (refused) throw new Error(refused);
   return name;
 }
 

@@ -2,6 +2,7 @@
 // these only carry its answers. Refusals come back from run.start; everything after, as events.
 import { ApiError } from '../../common/api.js';
 import type { BackendContext, Handlers } from '../backend.js';
+import { consentNote } from '../runs/prepare.js';
 import { requireConsentFor } from '../trust.js';
 
 export function runHandlers(ctx: BackendContext): Handlers {
@@ -16,7 +17,7 @@ export function runHandlers(ctx: BackendContext): Handlers {
         resume: resume === true,
         fresh: fresh === true,
         // Teammates' files: their commands are confirmed once per host in the UI (trust.grant), then started again.
-        consent: (doc, t) => requireConsentFor(doc, t, path),
+        consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)),
       });
       return started.status();
     },

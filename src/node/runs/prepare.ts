@@ -11,6 +11,7 @@ import { ApiError } from '../../common/api.js';
 import { designChanges } from '../../common/experiment/changes.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { buildPlan } from '../../common/plan.js';
+import { checkProfile } from '../../common/profile.js';
 import { isComplete } from '../../common/records.js';
 import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from '../documents/results-copy.js';
 import { inspectJournal, journalPath, readJournal, type JournalVerdict } from '../engine/journal.js';
@@ -38,6 +39,8 @@ export interface PreparedRun {
   /** Absolute path the results are saved into. */
   out: string;
   profileFrom: 'registered' | 'file';
+  /** Whose design runs: the file's, or (resuming an unfinished run of another design) its journal's, which consent treats as a design of its own. */
+  designFrom: 'file' | 'journal';
   verdict: JournalVerdict['kind'];
   /** Said before the run starts: resuming, starting over, where earlier results are kept. */
   notes: string[];
@@ -73,6 +76,11 @@ export async function finishedRun(file: string, out?: string): Promise<FinishedR
   if (!results?.restarts.length) return null;
   const planned = r?.doc ? buildPlan(r.doc.design).length : results.restarts.length;
   return { done: results.restarts.length, planned, keepResultsAs: resultsCopyPath(target, results.finishedAt ?? results.startedAt ?? Date.now()), journal: null };
+}
+
+/** Said beside the consent list when the design that runs is not the file's own. */
+export function consentNote(p: Pick<PreparedRun, 'designFrom' | 'out'>): string | undefined {
+  return p.designFrom === 'journal' ? `the design of the unfinished run in ${journalPath(p.out)}, which differs from the file's: asked about as a design of its own` : undefined;
 }
 
 /** What the user is told when a finished file is run again without --fresh. */
@@ -111,6 +119,7 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   const notes: string[] = [];
   const steps: (() => Promise<string | null>)[] = [];
   let journalProfile: ExperimentDoc['design']['serverProfile'];
+  let designFrom: PreparedRun['designFrom'] = 'file';
   if (req.fresh && (finished || verdict.kind === 'resume' || verdict.kind === 'other-plan' || existsSync(out))) {
     const at = finished ? null : verdict.kind === 'resume' || verdict.kind === 'other-plan' ? (verdict.state.startedAt ?? Date.now()) : null;
     const keepAs = finished?.keepResultsAs ?? resultsCopyPath(out, at ?? Date.now());
@@ -134,6 +143,7 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
     }
     // Resume the design the journal started; the file's edited design is kept beside it.
     journalProfile = header.design.serverProfile;
+    designFrom = 'journal';
     doc.design = { ...header.design, target: d.target, idleSeconds: d.idleSeconds, estimates: d.estimates };
     const edited = `${out.replace(/\.varlab\.json$/i, '').replace(/\.json$/i, '')}.edited-${stamp(Date.now())}.varlab.json`;
     notes.push(`resuming ${out} with the design its journal started (${verdict.state.restarts.length} of ${header.planned} restarts already done); the edited file would be kept as ${edited}`);
@@ -148,6 +158,12 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
 
   const resolved = await resolveProfile(doc.design.target, fileProfile, journalProfile);
   if (!resolved) throw new ApiError('not-found', noProfileMessage(doc.design.target, fileProfile));
+  // A profile that could not safely become a command line is refused before anyone is asked about it.
+  try {
+    checkProfile(resolved.profile);
+  } catch (e) {
+    throw new ApiError('invalid-file', `${req.file}: the ${resolved.from === 'registered' ? `server profile registered for ${doc.design.target}` : 'server profile in the file'}: ${(e as Error).message}`);
+  }
   const saved: ExperimentDoc = structuredClone(doc);
   if (fileProfile) saved.design.serverProfile = fileProfile;
   else delete saved.design.serverProfile;
@@ -157,6 +173,7 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
     saved,
     out,
     profileFrom: resolved.from,
+    designFrom,
     verdict: req.fresh ? 'fresh' : verdict.kind,
     notes,
     async commit() {

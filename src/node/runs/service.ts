@@ -38,7 +38,7 @@ export interface RunServiceOptions {
 export interface StartOptions extends RunRequest {
   auth?: TargetAuth;
   /** Resolves when the user agreed to what the file runs beyond the built-in tunables on this target; throws otherwise. */
-  consent: (doc: ExperimentDoc, target: string) => Promise<void>;
+  consent: (doc: ExperimentDoc, target: string, prepared: PreparedRun) => Promise<void>;
   /** Every event as it happens (the CLI prints them). */
   onEvent?: (e: RunEvent) => void;
   prompt?: Prompter;
@@ -77,7 +77,7 @@ export class RunService {
     if (this.disposing) throw new ApiError('cancelled', 'varlab is shutting down: no new run starts');
     const prepared = await prepareRun(o);
     const target = prepared.doc.design.target;
-    await o.consent(prepared.doc, target);
+    await o.consent(prepared.doc, target, prepared);
     const runId = randomUUID();
     const locks = await acquireRunLocks({ runId, file: prepared.out, target, startedAt: Date.now() });
     let said: string[];

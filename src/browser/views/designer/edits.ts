@@ -4,6 +4,7 @@
 import { TUNABLES, levelProblem, tunable, type TunableInfo } from '../../../common/catalog.js';
 import { expandCells, factorKey } from '../../../common/plan.js';
 import type { Design, Factor } from '../../../common/experiment/types.js';
+import { refusedOptionText } from '../../../common/tunables/variables.js';
 
 /** Exclusions of `old` re-expressed for a design whose factors are `factors`. */
 export function carryExclusions(old: Pick<Design, 'factors' | 'excludedCells'>, factors: Factor[]): string[] {
@@ -91,6 +92,8 @@ export function addLevel(design: Design, index: number, level: string): Design |
 /** Why a server variable's name is not acceptable, or null. */
 export function variableNameProblem(design: Design, index: number, name: string): string | null {
   if (!/^[a-z][a-z0-9_]{1,63}$/.test(name)) return 'a server variable name: lower-case letters, digits and _, such as innodb_buffer_pool_size';
+  const refused = refusedOptionText(name);
+  if (refused) return refused;
   if (design.factors.some((f, i) => i !== index && factorKey(f) === name)) return `"${name}" is already a factor`;
   return null;
 }

@@ -2,6 +2,7 @@
 // (a command, a setup script, a start wrapper, extra server options…), list it and ask before the
 // first run on the target. Nothing runs on opening; the answer is remembered per list and host.
 import { useEffect, useState } from 'react';
+import { visible } from '../../../common/printable.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
@@ -16,8 +17,8 @@ export function TrustNotice({ target }: { target?: string }) {
   const [open, setOpen] = useState<Record<number, boolean>>({});
   const runTarget = target ?? doc?.design.target;
   // Each opened document, and any change to what matters for consent, is checked afresh; editing
-  // queries or restarts does not ask the backend again.
-  const key = doc ? JSON.stringify([generation, doc.design.workload.kind, doc.design.workload.command?.line, doc.design.workload.setupSql, doc.design.serverProfile, runTarget]) : null;
+  // restarts or repetitions does not ask the backend again.
+  const key = doc ? JSON.stringify([generation, doc.design.workload.kind, doc.design.workload.command?.line, doc.design.workload.setupSql, doc.design.workload.queries, doc.design.factors, doc.design.serverProfile, runTarget]) : null;
   // An answer for an earlier document or design is not shown.
   const check = answer && answer.key === key ? answer.check : null;
 
@@ -55,9 +56,10 @@ export function TrustNotice({ target }: { target?: string }) {
       <ul data-testid="trust-commands" style={{ margin: '6px 0', paddingLeft: 18 }}>
         {check.commands.map((c, i) => (
           <li key={i} data-kind={c.kind}>
-            {c.summary} <span className="muted small">({c.where})</span>
+            {visible(c.summary)} <span className="muted small">({c.where})</span>
             <pre className="prewrap" style={{ margin: '2px 0', fontFamily: 'var(--mono)', fontSize: 12 }}>
-              {c.command.length > MAX_SHOWN && !open[i] ? c.command.slice(0, MAX_SHOWN) + '…' : c.command}
+              {/* Control characters and bidi overrides as visible escapes: nothing in the text can hide the rest. */}
+              {visible(c.command.length > MAX_SHOWN && !open[i] ? c.command.slice(0, MAX_SHOWN) + '…' : c.command)}
             </pre>
             {c.command.length > MAX_SHOWN && !open[i] && (
               <button className="link" onClick={() => setOpen({ ...open, [i]: true })}>
