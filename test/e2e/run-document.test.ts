@@ -5,6 +5,8 @@
 //     and started again, the file reopened from the recent list: every measurement is there;
 //   - a UI run's results appear in Analysis without reopening; Save keeps every measurement; the file
 //     closed and reopened still holds them all;
+//   - a failing query: the Run view says why at its top; fixed and saved, the run says what changed and
+//     starts over with the new SQL;
 //   - a design edit to a file with results goes through the dialog (save as new, or keep the results
 //     in a copy);
 //   - the WebSocket cut mid-run: the UI says it is reconnecting, and ends showing the finished run;
@@ -232,6 +234,43 @@ test("a new user's journey with `npm run web`: the quickstart saved as a file, r
   } finally {
     await server.stop('SIGKILL');
   }
+});
+
+test('a query with a typo, run from the UI: the Run view says which query failed and why; fixed in the designer and saved, it says what changed, and Start over runs the new SQL', { timeout: 600_000 }, async () => {
+  let query = '';
+  const file = smallFile('typo', 1, 2, (d) => {
+    query = d.design.workload.queries[1].name;
+    d.design.workload.queries[1].sql = 'SELECT no_such_column FROM lineitem';
+  });
+  const page = await openApp(browser, app);
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-start-button').click();
+  // Checked against the server before the first restart is measured: the reason is at the top of the view.
+  const why = page.getByTestId('run-ended-why');
+  await why.waitFor({ timeout: 180_000 });
+  assert.match(await why.innerText(), new RegExp(`^Run failed: a query fails on the server, so nothing was measured: query "${query}": Unknown column 'no_such_column'`));
+  assert.equal(await page.getByTestId('run-state').innerText(), 'failed');
+  assert.equal(executionsOnDisk(file), 0);
+
+  // The user fixes the query where they wrote it, and saves.
+  await page.getByTestId('nav-design').click();
+  await page.getByTestId('query-sql').nth(1).fill('SELECT COUNT(*) FROM lineitem');
+  await page.getByTestId('save').click();
+  await page.getByTestId('status-text').filter({ hasText: /^Saved / }).waitFor();
+
+  // The unfinished run was started with the old SQL: the Run view says what changed and lets the user start over.
+  await page.getByTestId('nav-run').click();
+  const changed = page.getByTestId('run-design-changed');
+  await changed.waitFor();
+  assert.match(await changed.innerText(), new RegExp(`query ${query}: SQL changed`));
+  await page.getByTestId('run-start-over').click();
+  await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 2 of 2 restarts' }).waitFor({ timeout: 300_000 });
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.equal(measurementsIn(doc).executions, 2 * QUERIES * 2, 'every query ran, the fixed one included');
+  assert.ok(doc.results!.restarts.every((r) => r.queries.some((q) => q.query === query && q.values.length === 2)));
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
 });
 
 test('the WebSocket cut mid-run: the UI says it is reconnecting, and ends showing the finished run', { timeout: 600_000 }, async () => {

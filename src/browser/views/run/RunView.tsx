@@ -126,6 +126,12 @@ function Progress() {
       <div className="run-bar">
         <div style={{ width: `${pct}%` }} />
       </div>
+      {/* Why it ended, where the user looks: not only in the log below the plots. */}
+      {(live.state === 'failed' || live.state === 'cancelled') && live.finishMessage && (
+        <p className={`run-ended run-${live.state}`} role={live.state === 'failed' ? 'alert' : undefined} data-testid="run-ended-why">
+          Run {live.state}: {live.finishMessage}
+        </p>
+      )}
       {live.current?.checks.length ? (
         <small>
           verified:{' '}
