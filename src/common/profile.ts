@@ -3,15 +3,23 @@
 import { ApiError } from './api.js';
 import type { ServerProfile } from './experiment/types.js';
 
+// A profile follows the experiment file's own rules (experiment.schema.json, serverProfile), wherever
+// it comes from: a registered one is written into the design a run saves, so a path the file could not
+// hold would make the run fail after the sandbox was made. One rule each; a unit test compares them
+// with the schema.
 const OS_USER = /^[a-z_][a-z0-9_-]{0,31}$/;
-/** A mysqld option: `--name` or `--name=value`, no control characters. */
-export const OPTION = /^--[A-Za-z0-9][A-Za-z0-9_-]*(=[^\0-\x1f\x7f]*)?$/;
-const UNIT = /^[A-Za-z0-9@._-]{1,128}$/;
+/** A profile path: absolute, letters, digits and _ . / + - only. */
+export const PROFILE_PATH = /^\/[A-Za-z0-9_./+-]{0,1000}$/;
+/** A mysqld option: `--name` or `--name=value`, the value of letters, digits and _ . , : / + -. */
+export const OPTION = /^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$/;
+/** The account the client logs in as. */
+export const LOGIN_USER = /^[A-Za-z0-9_.@-]{1,80}$/;
+const UNIT = /^[A-Za-z0-9_.@-]{1,100}$/;
 
 /**
- * An absolute path without control characters or `..`: what a profile may name on the target. A
- * `..` would let a path that reads as a folder of its own (`/var/tmp/x/../../lib/mysql`) land on
- * another server's data directory or an unrelated file.
+ * An absolute path without control characters or `..`: what a probed path or a host path may be on
+ * the target. A `..` would let a path that reads as a folder of its own (`/var/tmp/x/../../lib/mysql`)
+ * land on another server's data directory or an unrelated file.
  */
 export function assertPath(what: string, path: string): void {
   if (!path.startsWith('/') || /[\0-\x1f\x7f]/.test(path) || path.length > 4096 || path.split('/').includes('..')) {
@@ -19,14 +27,21 @@ export function assertPath(what: string, path: string): void {
   }
 }
 
+/** A path a server profile names (or a sandbox is made in): the experiment file's rule. */
+export function assertProfilePath(what: string, path: string): void {
+  assertPath(what, path);
+  if (!PROFILE_PATH.test(path)) throw new ApiError('invalid-argument', `${what}: expected an absolute path of letters, digits and _ . / + - (as experiment files hold it), got ${JSON.stringify(path)}`);
+}
+
 /** Refuse a profile whose values could not safely become a command line. */
 export function checkProfile(p: ServerProfile): void {
-  assertPath('server profile mysqld', p.mysqld);
-  assertPath('server profile datadir', p.datadir);
-  if (p.socket) assertPath('server profile socket', p.socket);
-  if (p.defaultsFile) assertPath('server profile defaultsFile', p.defaultsFile);
-  if (p.errorLog) assertPath('server profile errorLog', p.errorLog);
-  if (p.pidFile) assertPath('server profile pidFile', p.pidFile);
+  assertProfilePath('server profile mysqld', p.mysqld);
+  assertProfilePath('server profile datadir', p.datadir);
+  if (p.socket) assertProfilePath('server profile socket', p.socket);
+  if (p.defaultsFile) assertProfilePath('server profile defaultsFile', p.defaultsFile);
+  if (p.errorLog) assertProfilePath('server profile errorLog', p.errorLog);
+  if (p.pidFile) assertProfilePath('server profile pidFile', p.pidFile);
+  if (typeof p.user !== 'string' || !LOGIN_USER.test(p.user)) throw new ApiError('invalid-argument', `server profile user ${JSON.stringify(p.user)} is not a valid account name`);
   if (!Number.isInteger(p.port) || p.port < 1 || p.port > 65535) throw new ApiError('invalid-argument', `server profile port: expected 1 to 65535, got ${p.port}`);
   if (p.osUser !== undefined && !OS_USER.test(p.osUser)) throw new ApiError('invalid-argument', `server profile osUser ${JSON.stringify(p.osUser)} is not a valid user name`);
   for (const a of p.extraArgs) if (!OPTION.test(a)) throw new ApiError('invalid-argument', `server profile extraArgs: ${JSON.stringify(a)} is not a --option or --option=value`);
@@ -68,7 +83,7 @@ export function optionFromSetting(setting: string): string {
   const i = setting.indexOf('=');
   const name = i > 0 ? setting.slice(0, i) : '';
   const value = i > 0 ? setting.slice(i + 1) : '';
-  if (!/^[a-z][a-z0-9_-]{1,63}$/i.test(name)) throw new ApiError('invalid-argument', `server option ${JSON.stringify(setting)}: expected NAME=VALUE with NAME a server variable such as innodb_flush_method`);
-  if (!/^[A-Za-z0-9_.,:/+@-]{1,256}$/.test(value)) throw new ApiError('invalid-argument', `server option ${name}: value ${JSON.stringify(value)} may hold only letters, digits and _ . , : / + @ -`);
+  if (!/^[a-z][a-z0-9_-]{1,63}$/.test(name)) throw new ApiError('invalid-argument', `server option ${JSON.stringify(setting)}: expected NAME=VALUE with NAME a server variable such as innodb_flush_method`);
+  if (!/^[A-Za-z0-9_.,:/+-]{1,256}$/.test(value)) throw new ApiError('invalid-argument', `server option ${name}: value ${JSON.stringify(value)} may hold only letters, digits and _ . , : / + -`);
   return `--${name.replace(/_/g, '-')}=${value}`;
 }

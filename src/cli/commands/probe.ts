@@ -16,6 +16,8 @@ export function targetAuth(values: { identity?: string; 'known-hosts'?: string; 
 
 /** An ApiError from the host layer is the user's message: print it, exit 1. */
 export function hostFailure(e: unknown): never {
+  // Bad input (a target, level or path refused by its check) is exit 2, as for every command; the message names the field.
+  if (e instanceof ApiError && e.code === 'invalid-argument') throw new UsageError(e.message);
   if (e instanceof ApiError) throw new Error(e.message);
   throw e;
 }

@@ -3,18 +3,25 @@ import { parse, UsageError, type Command } from '../io.js';
 
 export const validate: Command = {
   name: 'validate',
-  usage: 'varlab validate FILE\n\nExit 0 when FILE is a valid experiment (older versions are migrated in memory, not on disk),\nexit 2 with one line per problem, each naming its JSON path.',
+  usage:
+    'varlab validate FILE [FILE...]\n\n' +
+    'Exit 0 when every FILE is a valid experiment (older versions are migrated in memory, not on disk),\n' +
+    'exit 2 when any is not, with one line per problem, each naming the file and its JSON path.',
   async run(argv, io) {
     const { positionals } = parse(argv, {});
-    if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
-    const file = positionals[0];
-    const r = await readExperimentFile(file);
-    if (!r.doc) {
-      for (const p of r.problems) io.err(`${file}: ${p}`);
-      return 2;
+    if (positionals.length === 0) throw new UsageError('expected at least one FILE');
+    let status = 0;
+    // One process for a folder of files (a teammate's batch, a test corpus): each is read and judged on its own.
+    for (const file of positionals) {
+      const r = await readExperimentFile(file);
+      if (!r.doc) {
+        for (const p of r.problems) io.err(`${file}: ${p}`);
+        status = 2;
+        continue;
+      }
+      for (const n of r.notices) io.out(`${file}: ${n}`);
+      io.out(`${file}: valid (${r.doc.name})`);
     }
-    for (const n of r.notices) io.out(`${file}: ${n}`);
-    io.out(`${file}: valid (${r.doc.name})`);
-    return 0;
+    return status;
   },
 };

@@ -5,6 +5,7 @@
 import { levelProblem, tunable } from '../catalog.js';
 import { expandCells, factorKey } from '../plan.js';
 import { refusedVariableMessage } from '../tunables/variables.js';
+import { targetProblem } from '../target.js';
 import { cellCount, count, DEFAULT_LIMITS, RAISE_CELLS, RAISE_RESTARTS, type ExperimentLimits } from './limits.js';
 import type { Design } from './types.js';
 
@@ -57,8 +58,11 @@ export function designProblems(d: Design, limits: ExperimentLimits = DEFAULT_LIM
       p['design.restartsPerCell'] = `${count(restarts)} restarts (${count(included)} cells × ${d.restartsPerCell}) is more than the limit of ${count(limits.maxRestarts)}; run fewer restarts per cell or fewer cells, or ${RAISE_RESTARTS}`;
     }
   }
-  if (!d.target.trim()) p['design.target'] = 'local, ssh://[user@]host[:port] or an ssh config alias';
-  else if (/\s/.test(d.target)) p['design.target'] = 'no spaces: local, ssh://[user@]host[:port] or an ssh config alias';
+  // The same syntax the SSH layer accepts: a file's target is refused here, before anything connects.
+  const target = targetProblem(d.target);
+  if (target) p['design.target'] = target;
+  const profileTarget = d.serverProfile?.target === undefined ? null : targetProblem(d.serverProfile.target);
+  if (profileTarget) p['design.serverProfile.target'] = profileTarget;
   const w = d.workload;
   if (!IDENT.test(w.database)) p['design.workload.database'] = 'a database name: letters, digits and _, not starting with a digit';
   if (w.setupSkipIfTable !== undefined && w.setupSkipIfTable !== '' && !IDENT.test(w.setupSkipIfTable)) {

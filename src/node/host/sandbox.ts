@@ -4,7 +4,7 @@
 // a create that fails removes what it made.
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
-import { assertPath, checkProfile, optionFromSetting, profileOptions, SIZE_OPTION } from '../../common/profile.js';
+import { assertProfilePath, checkProfile, optionFromSetting, profileOptions, SIZE_OPTION } from '../../common/profile.js';
 import { registerProfile, sandboxProfile, unregisterProfile, type RegisteredProfile } from './profiles.js';
 import { runScript } from './restore.js';
 import { stopScript } from './script.js';
@@ -90,10 +90,12 @@ function sandboxArgs(dir: string, opts: SandboxOptions): string[] {
 export async function planSandbox(session: TargetSession, opts: SandboxOptions = {}): Promise<SandboxPlan> {
   const port = opts.port ?? 20000 + Math.floor(Math.random() * 20000);
   if (!Number.isInteger(port) || port < 1024 || port > 65535) throw new ApiError('invalid-argument', `--port ${port}: expected 1024 to 65535`);
+  // Paths are checked before anything runs on the target (they are quoted there as well).
+  const parent = (opts.parent ?? '/var/tmp').replace(/\/$/, '');
+  assertProfilePath('--dir', parent);
+  if (opts.mysqld !== undefined) assertProfilePath('--mysqld', opts.mysqld);
   const f = await facts(session, opts.mysqld, port);
   if (f.portInUse) throw new ApiError('busy', `port ${port} is already in use on ${session.target}: choose another with --port`);
-  const parent = (opts.parent ?? '/var/tmp').replace(/\/$/, '');
-  assertPath('--dir', parent);
   const dir = `${parent}/varlab-sandbox-${randomBytes(4).toString('hex')}`;
   // As root, mysqld refuses to run as root: it runs as `mysql`, which must own the directory.
   const osUser = f.uid === 0 ? (f.hasMysqlUser ? 'mysql' : undefined) : undefined;

@@ -5,6 +5,7 @@ import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import SSHConfig from 'ssh-config';
 import { ApiError } from '../../common/api.js';
+import { parseHostPart, targetSyntax } from '../../common/target.js';
 
 export interface SshEndpoint {
   /** The name the user wrote (alias or host), for messages. */
@@ -18,9 +19,6 @@ export interface SshEndpoint {
 }
 
 export type TargetSpec = { kind: 'local' } | { kind: 'ssh'; endpoint: SshEndpoint };
-
-const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9._-]{0,252}))$/;
-const USER = /^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/;
 
 function expandHome(p: string): string {
   return p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
@@ -36,18 +34,6 @@ function readSshConfig(path = join(homedir(), '.ssh', 'config')): SSHConfig | nu
 
 function first(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
-}
-
-/** `[user@]host[:port]` as ProxyJump and ssh:// URLs write it. */
-function parseHostPart(text: string, where: string): { user?: string; host: string; port?: number } {
-  const m = /^(?:([^@]+)@)?(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(text);
-  if (!m) throw new ApiError('invalid-argument', `${where}: expected [user@]host[:port], got ${JSON.stringify(text)}`);
-  const [, user, host, port] = m;
-  if (user !== undefined && !USER.test(user)) throw new ApiError('invalid-argument', `${where}: the user name ${JSON.stringify(user)} is not valid`);
-  if (!HOST.test(host)) throw new ApiError('invalid-argument', `${where}: the host name ${JSON.stringify(host)} is not valid`);
-  const p = port === undefined ? undefined : Number(port);
-  if (p !== undefined && (p < 1 || p > 65535)) throw new ApiError('invalid-argument', `${where}: port ${port} is out of range`);
-  return { user, host: host.replace(/^\[|\]$/g, ''), port: p };
 }
 
 /** Resolve a name through ~/.ssh/config; what the URL says explicitly wins over the config. */
@@ -73,15 +59,8 @@ function resolve(name: string, explicit: { user?: string; port?: number }, confi
 
 /** Parse a target; `configPath` lets tests point at their own ssh config. */
 export function parseTarget(target: string, configPath?: string): TargetSpec {
-  const t = target.trim();
-  if (t === 'local') return { kind: 'local' };
-  if (t === '') throw new ApiError('invalid-argument', 'target: expected `local`, `ssh://[user@]host[:port]` or an alias from ~/.ssh/config, got an empty string');
+  const syntax = targetSyntax(target);
+  if (syntax.kind === 'local') return { kind: 'local' };
   const config = readSshConfig(configPath);
-  if (t.startsWith('ssh://')) {
-    const h = parseHostPart(t.slice('ssh://'.length).replace(/\/$/, ''), `target ${t}`);
-    return { kind: 'ssh', endpoint: resolve(h.host, h, config, 0) };
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t)) throw new ApiError('invalid-argument', `target ${t}: only ssh:// targets and \`local\` are supported`);
-  const h = parseHostPart(t, `target ${t}`);
-  return { kind: 'ssh', endpoint: resolve(h.host, h, config, 0) };
+  return { kind: 'ssh', endpoint: resolve(syntax.part.host, syntax.part, config, 0) };
 }
