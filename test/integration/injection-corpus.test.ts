@@ -20,7 +20,9 @@ import { buildPlan } from '../../src/common/plan.js';
 import { JournalFold } from '../../src/common/records.js';
 import { cleanupTargetRun, launchDetached, pullTargetJournal } from '../../src/node/detach/target.js';
 import { createServerControl, openTarget, type TargetSession } from '../../src/node/host/index.js';
-import type { HostPaths } from '../../src/node/host/script.js';
+import { hostPaths, type HostPaths } from '../../src/node/host/script.js';
+import { checkRunId } from '../../src/node/detach/runner.js';
+import { unitName } from '../../src/node/detach/supervisor.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 
 // A short marker folder: the sandbox's socket path (≤ 107 bytes) holds it twice.
@@ -213,6 +215,20 @@ test('command-line options carrying payloads are refused before anything connect
     const r = await varlab(a.args);
     assert.equal(r.code, 2, `${a.args.join(' ')}: exit ${r.code}\n${r.stderr}`);
     assert.match(r.stderr, a.names, `${a.args.join(' ')}: ${r.stderr}`);
+  }
+  assert.deepEqual(markers(), []);
+});
+
+test('run ids and host paths with payloads are refused before a script is made', () => {
+  PAYLOADS.forEach((p, j) => {
+    const text = p.text(join(M, `hit-id-${j}`));
+    // A run id names the run's directory and its systemd unit (varlab-<id>).
+    assert.throws(() => checkRunId(p.alone ? text : randomUUID() + text), /run id/, p.name);
+    assert.throws(() => unitName(`${randomUUID()}${text}`), /run id/, p.name);
+  });
+  // Host paths may hold shell syntax (quoted, as the detached test below shows), never control characters or `..`.
+  for (const bad of ['sys\n', '/sys\n/x', '/sys/\u0000', '/sys/../etc', 'relative/sys']) {
+    assert.throws(() => hostPaths({ sys: bad }), /host path sys/, JSON.stringify(bad));
   }
   assert.deepEqual(markers(), []);
 });
