@@ -125,8 +125,8 @@ export interface JournalState {
   lastState?: 'finished' | 'failed' | 'cancelled';
   /** Why it ended that way, when it says. */
   lastMessage?: string;
-  /** A detached run: how to reach it, and how much of its target journal is here. */
-  detached?: Omit<RecordOf<'detached'>, 't'> & { offset: number };
+  /** A detached run: how to reach it, how much of its target journal is here, and whether its end is (a run-finished after it). */
+  detached?: Omit<RecordOf<'detached'>, 't'> & { offset: number; ended: boolean };
   /** Lines that did not parse (a crash mid-write leaves at most the last one torn). */
   skippedLines: number;
 }
@@ -219,13 +219,14 @@ export class JournalFold {
       case 'detached': {
         // A new detached run (started again from this journal) reads its own target journal from 0.
         const { t: _t, ...how } = r;
-        state.detached = { ...how, offset: 0 };
+        state.detached = { ...how, offset: 0, ended: false };
         break;
       }
       case 'imported':
         if (state.detached) state.detached = { ...state.detached, offset: r.offset };
         break;
       case 'run-finished':
+        if (state.detached) state.detached = { ...state.detached, ended: true };
         state.lastState = r.state;
         state.lastMessage = r.message;
         state.finishedAt = r.at;

@@ -2,7 +2,7 @@
 // with its server profile (from `varlab sandbox create` when that command exists), quickstart copies,
 // and `varlab run` as a real child process.
 import { after, before } from 'node:test';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -171,13 +171,9 @@ export function keepCells(doc: ExperimentDoc, keep: string[]): void {
 }
 
 export function varlabSync(args: string[], varlabHome: string): { code: number; stdout: string; stderr: string } {
-  try {
-    const stdout = execFileSync(process.execPath, [...CLI, ...args], { env: { ...process.env, VARLAB_HOME: varlabHome }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
-    return { code: 0, stdout, stderr: '' };
-  } catch (e) {
-    const err = e as { status: number; stdout: string; stderr: string };
-    return { code: err.status ?? 1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
-  }
+  // stderr too when it succeeds: a command's lines for people (progress, where results went) are there.
+  const r = spawnSync(process.execPath, [...CLI, ...args], { env: { ...process.env, VARLAB_HOME: varlabHome }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  return { code: r.status ?? 1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
 export interface RunningCli {

@@ -8,8 +8,9 @@ import { journalPath } from '../../node/engine/journal.js';
 import type { RunOutcome } from '../../node/engine/run.js';
 import { openTarget } from '../../node/host/index.js';
 import { dryRun, dryRunText } from '../../node/runs/dryrun.js';
-import { consentNote, prepareRun } from '../../node/runs/prepare.js';
-import { RunService } from '../../node/runs/service.js';
+import { consentNote, prepareRun, type RunRequest } from '../../node/runs/prepare.js';
+import { RunService, type StartOptions } from '../../node/runs/service.js';
+import type { Prompter } from '../../node/host/types.js';
 import { onInterrupt } from '../../node/shutdown.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
@@ -51,7 +52,8 @@ export const run: Command = {
   name: 'run',
   usage:
     'varlab run FILE [--target T] [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
-    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh | --resume]\n\n' +
+    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh | --resume]\n' +
+    '                [--detach]\n\n' +
     'Runs every scheduled restart of the plan: tunables applied and verified, mysqld restarted, the queries\n' +
     'or the benchmark command measured. Every measurement goes to FILE.journal.jsonl first; if the run stops\n' +
     '(Ctrl-C, a dropped connection, a crash) running the same command again resumes it; if the design was\n' +
@@ -70,6 +72,11 @@ export const run: Command = {
     '                    the journal archived); without --fresh a finished file is left alone\n' +
     '--resume            go on with an unfinished run although the file\'s design changed since it started (the run\n' +
     '                    keeps the design it started with; your edited file is kept beside it)\n' +
+    '--detach            put the whole run on the target and return within seconds, printing its id: it runs there\n' +
+    '                    under systemd-run (a transient unit varlab-<id>) where the target has systemd, else setsid nohup,\n' +
+    '                    and needs only sh, coreutils and the mysql/mariadb client there; it restores the host itself.\n' +
+    '                    Then: varlab attach FILE (follow it, bring the results into the file), varlab status FILE,\n' +
+    '                    varlab cancel FILE\n' +
     '--trust             agree to what this file runs beyond the built-in tunables (a command, the setup script,\n' +
     '                    the queries, server options, a server profile carried in the file) on this target\n' +
     '                    without being asked (the list is printed in full)\n' +
@@ -88,6 +95,7 @@ export const run: Command = {
       trust: { type: 'boolean' },
       fresh: { type: 'boolean' },
       resume: { type: 'boolean' },
+      detach: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     if (values.events !== undefined && values.events !== 'json') throw new UsageError(`--events: the only format is json, got ${JSON.stringify(values.events)}`);
@@ -98,6 +106,12 @@ export const run: Command = {
     const file = positionals[0];
     const request = { file, out: values.out, target: values.target, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true };
     if (values.fresh && values.resume) throw new UsageError('--fresh starts over and --resume goes on: pass one of them');
+
+    if (values.detach) {
+      if (values['dry-run']) throw new UsageError('--dry-run runs nothing: leave out --detach');
+      if (values.events !== undefined) throw new UsageError('--detach prints the run id and returns; `varlab attach FILE --events json` streams the events');
+      return detachRun(io, file, request, values);
+    }
 
     if (values['dry-run']) {
       try {
@@ -167,11 +181,7 @@ export const run: Command = {
         auth: targetAuth(values),
         prompt,
         onEvent,
-        // Teammates' files: their own commands are listed and agreed to before the first run on a target (issue 6).
-        consent: async (doc, target, prepared) => {
-          const status = await confirmConsent({ file, doc, target, trust: values.trust === true, io, prompt, interactive: Boolean(process.stdin.isTTY), note: consentNote(prepared) });
-          if (status !== null) throw new NotAgreed(status);
-        },
+        consent: askConsent(io, file, values.trust === true, prompt),
       });
     } catch (e) {
       if (e instanceof NotAgreed) return e.status;
@@ -215,6 +225,37 @@ export const run: Command = {
     return report(io, file, outcome, Date.now() - startedAt);
   },
 };
+
+/** Teammates' files: their own commands are listed and agreed to before the first run on a target (issue 6). */
+function askConsent(io: CliIO, file: string, trust: boolean, prompt: Prompter): StartOptions['consent'] {
+  return async (doc, target, prepared) => {
+    const status = await confirmConsent({ file, doc, target, trust, io, prompt, interactive: Boolean(process.stdin.isTTY), note: consentNote(prepared) });
+    if (status !== null) throw new NotAgreed(status);
+  };
+}
+
+/** `varlab run FILE --detach`: start the run on the target, print its id and where, and return. */
+async function detachRun(io: CliIO, file: string, request: RunRequest, values: Parameters<typeof targetAuth>[0] & { trust?: boolean }): Promise<number> {
+  const prompt = terminalPrompter();
+  const service = new RunService({ documents: new DocumentService(), prompt });
+  try {
+    const d = await service.detach({
+      ...request,
+      auth: targetAuth(values),
+      prompt,
+      consent: askConsent(io, file, values.trust === true, prompt),
+    });
+    for (const line of d.said) io.err(line);
+    const left = d.done ? `${d.restarts} restarts left of ${d.planned}` : `${d.planned} restarts`;
+    io.out(`detached: run ${d.runId} on ${d.target} (${left}, under ${d.supervisor === 'systemd' ? `systemd unit varlab-${d.runId}` : 'setsid nohup'}; its directory there: ${d.dir})`);
+    io.err(`it goes on without this computer. Follow it and bring the results into the file: varlab attach ${file}`);
+    io.err(`  where it is: varlab status ${file}    stop it (the host is restored): varlab cancel ${file}`);
+    return 0;
+  } catch (e) {
+    if (e instanceof NotAgreed) return e.status;
+    return refused(io, file, e);
+  }
+}
 
 /**
  * A run refused before anything ran: the reason, and what to do about it (with --events json, also as

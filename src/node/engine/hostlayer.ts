@@ -5,7 +5,7 @@ import type { ServerProfile } from '../../common/experiment/types.js';
 import { createServerControl, openTarget, preloadSchemas, type PreloadReport } from '../host/index.js';
 import { acquireTargetLock, type LockOwner, type TargetLock } from '../host/lock.js';
 import { profileDir } from '../host/restore.js';
-import { hostPaths } from '../host/script.js';
+import { hostPaths, type HostPaths } from '../host/script.js';
 import type { OpenTargetOptions, Prompter, ServerControl, TargetSession } from '../host/types.js';
 
 export type { PreloadReport };
@@ -16,11 +16,18 @@ export interface HostLayer {
   preloadSchemas(conn: Connection, schemas: string[]): Promise<PreloadReport>;
   /** One run at a time on the target: the lock beside the profile's restore record (refused with `busy`, naming the running file). */
   lockTarget(session: TargetSession, profile: ServerProfile, owner: LockOwner): Promise<TargetLock>;
+  /** Where host files and restore records are on the target (a detached run's runner is compiled with them); default: the real ones. */
+  paths?: HostPaths;
 }
 
-export const defaultHostLayer = (): HostLayer => ({
-  openTarget,
-  createServerControl,
-  preloadSchemas,
-  lockTarget: (session, profile, owner) => acquireTargetLock(session, profileDir(profile, hostPaths()), owner, { sudo: profile.sudo }),
-});
+/** The host layer; with `paths`, every part of it uses that tree instead of /sys, /proc/sys and /var/lib/varlab (tests). */
+export const defaultHostLayer = (p?: Partial<HostPaths>): HostLayer => {
+  const paths = hostPaths(p);
+  return {
+    openTarget: (target, o) => openTarget(target, { ...o, paths }),
+    createServerControl: (session, profile, o) => createServerControl(session, profile, { ...o, paths }),
+    preloadSchemas,
+    lockTarget: (session, profile, owner) => acquireTargetLock(session, profileDir(profile, paths), owner, { sudo: profile.sudo }),
+    paths,
+  };
+};

@@ -9,6 +9,7 @@
 // makes it survive a power cut too.
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { ApiError } from '../../common/api.js';
 import { canonicalJson } from '../../common/experiment/changes.js';
 import type { Design } from '../../common/experiment/types.js';
 import { buildPlan, type ScheduledRestart } from '../../common/plan.js';
@@ -109,6 +110,36 @@ export function inspectJournal(experimentPath: string, design: Design): JournalV
   if (isComplete(state)) return { kind: 'complete', state };
   if (state.header.planHash !== planHash(design)) return { kind: 'other-plan', state };
   return { kind: 'resume', state, done: state.restarts.length, planned: state.header.planned };
+}
+
+export interface OpenedJournal {
+  writer: JournalWriter;
+  /** It goes on with an unfinished run of the same plan (the fold holds what it did). */
+  resumed: boolean;
+  /** To write first: the header of a new run, or the restarts an earlier process left open, discarded. */
+  records: JournalRecord[];
+}
+
+/**
+ * Open the journal beside an experiment for a run of this design (attached or detached): a new one
+ * (a finished one is archived first), or the unfinished run of the same plan read into `fold`.
+ */
+export function openRunJournal(experimentPath: string, design: Design, fold: JournalFold): OpenedJournal {
+  const path = journalPath(experimentPath);
+  const verdict = inspectJournal(experimentPath, design);
+  if (verdict.kind === 'other-plan') {
+    throw new ApiError(
+      'busy',
+      `${path} holds an unfinished run of a different plan (${verdict.state.restarts.length} of ${verdict.state.header!.planned} restarts done). Resume it with the same options, or move the journal away to start over.`,
+    );
+  }
+  if (verdict.kind === 'complete') archiveJournal(path);
+  const writer = new JournalWriter(path);
+  if (verdict.kind !== 'resume') return { writer, resumed: false, records: [headerRecord(design)] };
+  readJournal(path, fold);
+  // Restarts the previous process started and never finished: thrown away, run again.
+  const records: JournalRecord[] = verdict.state.interrupted.map((i) => ({ t: 'restart-discarded', at: Date.now(), seq: i.seq, cell: i.cell, reason: 'interrupted: the previous run stopped during this restart' }));
+  return { writer, resumed: true, records };
 }
 
 /** For `experiment.open`: does a journal beside this file hold a run that can be resumed? */

@@ -17,7 +17,7 @@ import type { Prompter } from '../host/types.js';
 import { EventBatcher } from './batcher.js';
 import { ConnectionSupervisor, isConnectionLoss, type ReconnectPolicy } from './connection.js';
 import type { HostLayer } from './hostlayer.js';
-import { archiveJournal, headerRecord, inspectJournal, journalPath, JournalWriter, readJournal } from './journal.js';
+import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
 
 export type { ReconnectPolicy };
@@ -292,25 +292,10 @@ export class RunEngine {
   private openJournal(): void {
     const problems = problemsBeforeSave(this.opts.doc);
     if (problems.length) throw new ApiError('invalid-file', problems.join('\n'));
-    const verdict = inspectJournal(this.opts.path, this.design);
-    if (verdict.kind === 'other-plan') {
-      throw new ApiError(
-        'busy',
-        `${this.journalFile} holds an unfinished run of a different plan (${verdict.state.restarts.length} of ${verdict.state.header!.planned} restarts done). Resume it with the same options, or move the journal away to start over.`,
-      );
-    }
-    if (verdict.kind === 'complete') archiveJournal(this.journalFile);
-    this.journal = new JournalWriter(this.journalFile);
-    if (verdict.kind === 'resume') {
-      this.resumed = true;
-      readJournal(this.journalFile, this.fold);
-      // Restarts the previous process started and never finished: thrown away, run again.
-      for (const i of verdict.state.interrupted) {
-        this.record({ t: 'restart-discarded', at: Date.now(), seq: i.seq, cell: i.cell, reason: 'interrupted: the previous run stopped during this restart' }, true);
-      }
-    } else {
-      this.record(headerRecord(this.design));
-    }
+    const opened = openRunJournal(this.opts.path, this.design, this.fold);
+    this.journal = opened.writer;
+    this.resumed = opened.resumed;
+    for (const r of opened.records) this.record(r, true);
     this.journal.sync();
   }
 

@@ -81,17 +81,22 @@ async function takeOne(path: string, what: string, info: RunLockInfo): Promise<v
   throw held ? refusal(what, held) : new ApiError('busy', `${what} is busy: another varlab run is starting on it`);
 }
 
-/** Lock the target and the file for this run, or refuse naming the running file. */
-export async function acquireRunLocks(info: Omit<RunLockInfo, 'pid' | 'pidStart'>): Promise<HeldLocks> {
+/**
+ * Lock the target and the file for this run, or refuse naming the running file. `fileOnly`: only the
+ * file (following a detached run writes into the file; the target is the runner's, locked there).
+ */
+export async function acquireRunLocks(info: Omit<RunLockInfo, 'pid' | 'pidStart'>, opts: { fileOnly?: boolean } = {}): Promise<HeldLocks> {
   const full: RunLockInfo = { ...info, pid: process.pid, pidStart: processStart(process.pid) };
   await mkdir(runsDir(), { recursive: true });
-  const targetLock = join(runsDir(), key('target', info.target));
-  const fileLock = join(runsDir(), key('file', info.file));
-  await takeOne(targetLock, info.target, full);
+  const paths = [...(opts.fileOnly ? [] : [{ path: join(runsDir(), key('target', info.target)), what: info.target }]), { path: join(runsDir(), key('file', info.file)), what: info.file }];
+  const taken: string[] = [];
   try {
-    await takeOne(fileLock, info.file, full);
+    for (const p of paths) {
+      await takeOne(p.path, p.what, full);
+      taken.push(p.path);
+    }
   } catch (e) {
-    await unlink(targetLock).catch(() => {});
+    for (const path of taken) await unlink(path).catch(() => {});
     throw e;
   }
   const releaseOne = async (path: string) => {
@@ -99,8 +104,7 @@ export async function acquireRunLocks(info: Omit<RunLockInfo, 'pid' | 'pidStart'
   };
   return {
     async release() {
-      await releaseOne(fileLock);
-      await releaseOne(targetLock);
+      for (const path of [...taken].reverse()) await releaseOne(path);
     },
   };
 }

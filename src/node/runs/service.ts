@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import type { EventBatch, RunCheck, RunStatus, TargetAuth } from '../../common/api.js';
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
-import type { ExperimentDoc } from '../../common/experiment/types.js';
+import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { isComplete } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
 import type { HostLayer } from '../engine/hostlayer.js';
@@ -25,6 +25,8 @@ import type { Prompter } from '../host/types.js';
 import { acquireRunLocks, runningOnFile } from './locks.js';
 import { finishedRun, journalDesignChanges, prepareRun, type PreparedRun, type RunRequest } from './prepare.js';
 import { snapshotBatch } from './snapshot.js';
+import { refuseWhileDetached } from '../detach/attach.js';
+import { startDetached, type DetachedStart } from '../detach/launch.js';
 
 export interface RunServiceOptions {
   documents: DocumentService;
@@ -73,8 +75,10 @@ export class RunService {
 
   constructor(private readonly opts: RunServiceOptions) {}
 
-  async start(o: StartOptions): Promise<StartedRun> {
+  /** What every run goes through before it starts: the finished-check, consent, the locks and the decisions on disk. */
+  private async admit(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'>) {
     if (this.disposing) throw new ApiError('cancelled', 'varlab is shutting down: no new run starts');
+    refuseWhileDetached(resolve(o.out ?? o.file));
     const prepared = await prepareRun(o);
     const target = prepared.doc.design.target;
     await o.consent(prepared.doc, target, prepared);
@@ -88,20 +92,22 @@ export class RunService {
       throw e;
     }
     const out = prepared.out;
-    const engine = new RunEngine({
+    // What the engine and the detached launch alike are given.
+    const run = {
       runId,
       path: out,
       doc: prepared.doc,
       auth: o.auth,
       prompt: o.prompt ?? this.opts.prompt,
       host: this.opts.host,
-      onEvent: o.onEvent,
-      onBatch: this.opts.onBatch,
-      batchMs: o.batchMs,
-      reconnect: o.reconnect,
-      saveEveryMs: o.saveEveryMs,
-      save: (results) => this.opts.documents.writeRunResults(out, prepared.saved, results),
-    });
+      save: (results: Results) => this.opts.documents.writeRunResults(out, prepared.saved, results),
+    };
+    return { prepared, target, runId, locks, said, out, run };
+  }
+
+  async start(o: StartOptions): Promise<StartedRun> {
+    const { prepared, target, runId, locks, said, out, run } = await this.admit(o);
+    const engine = new RunEngine({ ...run, onEvent: o.onEvent, onBatch: this.opts.onBatch, batchMs: o.batchMs, reconnect: o.reconnect, saveEveryMs: o.saveEveryMs });
     const failed = (e: unknown): RunOutcome => ({ state: 'failed', message: (e as Error).message, planned: 0, done: 0, resumed: false, path: out, journal: journalPath(out), transient: false });
     // Once it ended: its locks go (before anyone hears it ended), and only its status stays (catching up is rebuilt from the journal).
     const ended = async (outcome: RunOutcome): Promise<RunOutcome> => {
@@ -113,6 +119,21 @@ export class RunService {
     const entry: Entry = { runId, path: out, target, engine, done: engine.run().catch(failed).then(ended) };
     this.runs.set(runId, entry);
     return { runId, prepared, said, status: () => this.statusOf(entry), done: entry.done };
+  }
+
+  /**
+   * Put the whole run on its target and return once it runs there (issue 14): the same finished-check,
+   * consent and locks as start(), then the runner launched under the target's supervisor. The laptop
+   * keeps nothing running: the target's own lock (taken here, handed to the runner) keeps other runs
+   * off that host until the runner ends; attach.ts follows it.
+   */
+  async detach(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number }): Promise<DetachedStart & { prepared: PreparedRun; said: string[] }> {
+    const { prepared, locks, said, run } = await this.admit(o);
+    try {
+      return { ...(await startDetached({ ...run, waitS: o.waitS })), prepared, said };
+    } finally {
+      await locks.release();
+    }
   }
 
   /** Has the file's run finished, or does an unfinished one wait (and was the design changed since)? */

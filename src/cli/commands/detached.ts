@@ -1,0 +1,160 @@
+// `varlab attach|status|cancel FILE`: a run started with `varlab run FILE --detach`, from nothing but
+// the file (its journal says where the run is and how this computer connected). The attach service
+// (node/detach/attach.ts) does the work, as it does for the app; this prints.
+import { ApiError } from '../../common/api.js';
+import type { RunEvent } from '../../common/events.js';
+import { formatDuration } from '../../common/plan.js';
+import { attachDetached, cancelDetached, describeDetached, detachedRun, detachedStatus, type AttachOutcome } from '../../node/detach/attach.js';
+import { DocumentService } from '../../node/documents/service.js';
+import { onInterrupt } from '../../node/shutdown.js';
+import { parse, UsageError, type CliIO, type Command } from '../io.js';
+import { terminalPrompter } from '../prompter.js';
+
+function oneFile(positionals: string[]): string {
+  if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
+  return positionals[0];
+}
+
+/** An ApiError is the user's message: print it, exit 1. */
+function failed(io: CliIO, name: string, e: unknown): number {
+  if (!(e instanceof ApiError)) throw e;
+  io.err(`varlab ${name}: ${e.message}`);
+  return 1;
+}
+
+/** The lines a person reads while following: where the run is, what went wrong, how it ended. */
+function follower(io: CliIO, json: boolean, target: () => string): (e: RunEvent) => void {
+  let done = 0;
+  let planned = 0;
+  return (e) => {
+    if (json) {
+      if (e.type !== 'history') io.out(JSON.stringify(e));
+      return;
+    }
+    switch (e.type) {
+      case 'run-started':
+        done = e.done;
+        planned = e.planned;
+        break;
+      case 'progress':
+        done = e.done;
+        planned = e.planned;
+        break;
+      case 'restart-started':
+        io.err(`${describeDetached({ state: 'running', target: target(), planned, done, current: done + 1, imported: false })}: ${e.cell}`);
+        break;
+      case 'restart-finished':
+        if (e.status !== 'ok') io.err(`restart ${e.seq} ${e.cell}: ${e.status}${e.reason ? ` (${e.reason})` : ''}`);
+        break;
+      case 'restart-discarded':
+        io.err(`restart ${e.seq} ${e.cell} discarded: ${e.reason}`);
+        break;
+      case 'log':
+        io.err(`${e.level === 'info' ? '' : `${e.level}: `}${e.message}`);
+        break;
+    }
+  };
+}
+
+function report(io: CliIO, o: AttachOutcome, ms: number): number {
+  const where = o.cleanedUp ? ` (its directory on ${o.target} removed)` : '';
+  switch (o.state) {
+    case 'detached':
+      if (o.message && !o.message.startsWith('detached')) {
+        io.err(o.message);
+        return 0;
+      }
+      io.err(`detached from ${o.target}: the run goes on there (${o.done} of ${o.planned} restarts in ${o.path}). \`varlab attach ${o.path}\` follows it again.`);
+      return 130;
+    case 'finished':
+      io.err(`finished on ${o.target}: ${o.done} of ${o.planned} restarts; results saved into ${o.path}${where} after ${formatDuration(ms / 1000)} attached`);
+      return 0;
+    case 'cancelled':
+      io.err(`cancelled on ${o.target} after ${o.done} of ${o.planned} restarts; mysqld stopped and the host restored there; results so far saved into ${o.path}${where}. \`varlab run ${o.path}\` resumes.`);
+      return 130;
+    default:
+      io.err(`varlab: the run on ${o.target} failed after ${o.done} of ${o.planned} restarts: ${o.message ?? 'no reason given'}; results so far saved into ${o.path}${where}`);
+      return 1;
+  }
+}
+
+/** Follow (attach) or stop (cancel) the file's detached run; Ctrl-C stops following only. */
+async function follow(name: 'attach' | 'cancel', argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parse(argv, { events: { type: 'string' } });
+  const file = oneFile(positionals);
+  if (values.events !== undefined && values.events !== 'json') throw new UsageError(`--events: the only format is json, got ${JSON.stringify(values.events)}`);
+  const json = values.events === 'json';
+  let target = '';
+  const stop = new AbortController();
+  const stopListening = onInterrupt(
+    () => {
+      io.err('detaching: this computer stops following; the run goes on on its target (Ctrl-C again to leave at once)');
+      stop.abort();
+    },
+    () => process.exit(130),
+  );
+  // Node leaves with status 0 when nothing is left to wait on: keep the process up until the service answers.
+  const keepAlive = setInterval(() => {}, 60_000);
+  const startedAt = Date.now();
+  try {
+    const opts = { prompt: terminalPrompter(), documents: new DocumentService(), onEvent: follower(io, json, () => target), signal: stop.signal };
+    target = detachedRun(file)?.target ?? '';
+    if (name === 'cancel') {
+      const o = await cancelDetached(file, opts);
+      if (o.signalled) io.err(`asked the run on ${o.target} to stop: it stops mysqld and restores the host`);
+      const code = report(io, o, Date.now() - startedAt);
+      return o.state === 'cancelled' ? 0 : code;
+    }
+    return report(io, await attachDetached(file, opts), Date.now() - startedAt);
+  } catch (e) {
+    return failed(io, name, e);
+  } finally {
+    clearInterval(keepAlive);
+    stopListening();
+  }
+}
+
+export const attach: Command = {
+  name: 'attach',
+  usage:
+    'varlab attach FILE [--events json]\n\n' +
+    'Follows the run of FILE that `varlab run FILE --detach` left on its target: reads the target\'s journal from\n' +
+    'where this computer stopped, brings every measurement into FILE.journal.jsonl (once, however often you\n' +
+    'attach) and shows "detached on T, running restart k of n". When the run has ended, the results are saved\n' +
+    'into FILE and the run\'s directory on the target is removed. It needs nothing but the file: the journal\n' +
+    'holds the target and the paths of the key and known-hosts files it was started with.\n' +
+    'Ctrl-C detaches this computer only: the run goes on.\n' +
+    '--events json       print every event as one JSON line on stdout\n' +
+    'Exit status: 0 finished (results in the file), 1 failed, 130 detached by Ctrl-C or the run was cancelled.',
+  run: (argv, io) => follow('attach', argv, io),
+};
+
+export const cancel: Command = {
+  name: 'cancel',
+  usage:
+    'varlab cancel FILE [--events json]\n\n' +
+    'Stops the detached run of FILE on its target: the runner there discards the restart in progress, stops\n' +
+    'mysqld and restores the host (kernel settings, files it changed). Then what it measured is brought into\n' +
+    'FILE, as `varlab attach` does. `varlab run FILE` resumes it later.\n' +
+    'Exit status: 0 cancelled (or it had ended anyway: its results are in the file), 1 failed.',
+  run: (argv, io) => follow('cancel', argv, io),
+};
+
+export const status: Command = {
+  name: 'status',
+  usage:
+    'varlab status FILE [--json]\n\n' +
+    'One line: whether the detached run of FILE is running, finished, failed or cancelled, where, and which\n' +
+    'restart it is at ("detached on T, running restart k of n"). It looks at the target and changes nothing.',
+  async run(argv, io) {
+    const { values, positionals } = parse(argv, { json: { type: 'boolean' } });
+    const file = oneFile(positionals);
+    try {
+      const s = await detachedStatus(file, { prompt: terminalPrompter() });
+      io.out(values.json ? JSON.stringify(s) : describeDetached(s));
+      return 0;
+    } catch (e) {
+      return failed(io, 'status', e);
+    }
+  },
+};

@@ -1,0 +1,433 @@
+// Attach to a detached run (issue 14), from nothing but the experiment file: the journal beside it
+// says where the run is and how the laptop connected (the `detached` record: target, key and
+// known-hosts paths, the run's directory), and how much of the target's journal it already holds
+// (the offset of the last `imported` record).
+//
+//   attach  read the target journal from that offset, append what it brings to the local journal
+//           together with the new offset (one write: a killed laptop keeps both or neither, so
+//           attaching again duplicates and loses nothing), emit the same events as a live run, until
+//           the runner ends; then save the results into the file (the fold an attached run saves)
+//           and remove the run's directory on the target.
+//   status  look only (nothing written): running, finished, failed or cancelled, where, restart k of n.
+//   cancel  SIGTERM to the runner (it stops mysqld and restores the host itself), then attach to
+//           bring in what it measured.
+//
+// No printing here: the CLI and the app both use it, through its events and outcomes.
+import { resolve } from 'node:path';
+import { ApiError, type EventBatch, type RunStatus } from '../../common/api.js';
+import type { RunEvent } from '../../common/events.js';
+import type { ExperimentDoc } from '../../common/experiment/types.js';
+import { buildPlan, estimatePlan, expandCells } from '../../common/plan.js';
+import { eventOf, JournalFold, resultsFromJournal, type JournalRecord, type JournalState } from '../../common/records.js';
+import type { DocumentService } from '../documents/service.js';
+import { EventBatcher } from '../engine/batcher.js';
+import { defaultHostLayer, type HostLayer } from '../engine/hostlayer.js';
+import { journalPath, JournalWriter, readJournal } from '../engine/journal.js';
+import { readExperimentFile } from '../files.js';
+import type { Prompter, TargetSession } from '../host/types.js';
+import { acquireRunLocks } from '../runs/locks.js';
+import type { ImportContext } from './import.js';
+import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
+
+/** What the local journal says of a file's detached run (read from disk, no connection). */
+export interface DetachedRun {
+  /** The experiment file (absolute). */
+  path: string;
+  journal: string;
+  runId: string;
+  target: string;
+  auth?: { identity?: string; knownHosts?: string };
+  /** The run's directory on the target. */
+  dir: string;
+  supervisor: 'systemd' | 'setsid';
+  /** Bytes of the target journal already in the local journal. */
+  offset: number;
+  /** The run's end is in the local journal. */
+  ended: boolean;
+  planned: number;
+  /** Restarts finished (in the local journal). */
+  done: number;
+  lastState?: 'finished' | 'failed' | 'cancelled';
+  lastMessage?: string;
+}
+
+export interface DetachedStatus {
+  path: string;
+  runId: string;
+  target: string;
+  /** `gone`: the run's directory is not on the target (removed by hand), and its end never reached this journal. */
+  state: 'running' | 'finished' | 'failed' | 'cancelled' | 'gone';
+  planned: number;
+  /** Restarts finished, on the target (some may not be in the file yet). */
+  done: number;
+  /** The restart running now, counted as the user counts: done + 1 (while running). */
+  current?: number;
+  message?: string;
+  /** Every measurement of the run is in the local journal (attach saves it into the file). */
+  imported: boolean;
+}
+
+export interface AttachOptions {
+  /** Who answers the questions of the connection (a host key, a key's passphrase). */
+  prompt: Prompter;
+  documents: DocumentService;
+  host?: HostLayer;
+  /** Every event as it happens (after the local journal has it). */
+  onEvent?: (e: RunEvent) => void;
+  /** Events in numbered batches, for front ends (runId: the detached run's). */
+  onBatch?: (b: EventBatch) => void;
+  batchMs?: number;
+  /** How often the target journal is read while the run goes on. */
+  pollMs?: number;
+  /** Aborted: stop following (the laptop detaches; the run goes on on its target). */
+  signal?: AbortSignal;
+  /** Save the experiment file at most this often while following (always at the end). */
+  saveEveryMs?: number;
+}
+
+export interface AttachOutcome {
+  /** `detached`: following stopped (signal) before the run ended; it goes on on its target. */
+  state: 'finished' | 'failed' | 'cancelled' | 'detached';
+  message?: string;
+  path: string;
+  target: string;
+  planned: number;
+  done: number;
+  /** The run's directory was removed from the target (its journal is all here and in the file). */
+  cleanedUp: boolean;
+}
+
+/** The one-line description, the same in the CLI and the app: `detached on T, running restart k of n`. */
+export function describeDetached(s: Pick<DetachedStatus, 'state' | 'target' | 'planned' | 'done' | 'current' | 'message' | 'imported'>): string {
+  switch (s.state) {
+    case 'running':
+      return `detached on ${s.target}, running restart ${s.current ?? s.done + 1} of ${s.planned}`;
+    case 'gone':
+      return `gone: the run's directory is no longer on ${s.target}; ${s.done} of ${s.planned} restarts are in the file`;
+    default: {
+      const why = s.message ? ` (${s.message})` : '';
+      return `${s.state} on ${s.target}: ${s.done} of ${s.planned} restarts${why}${s.imported ? '' : '; varlab attach brings the results into the file'}`;
+    }
+  }
+}
+
+/** The file's detached run, from its journal; null when the file has none. */
+export function detachedRun(path: string): DetachedRun | null {
+  const abs = resolve(path);
+  const journal = journalPath(abs);
+  const state = readJournal(journal);
+  if (!state?.detached || !state.header) return null;
+  const d = state.detached;
+  return {
+    path: abs,
+    journal,
+    runId: d.runId,
+    target: d.target,
+    ...(d.auth ? { auth: d.auth } : {}),
+    dir: d.dir,
+    supervisor: d.supervisor,
+    offset: d.offset,
+    ended: d.ended,
+    planned: state.header.planned,
+    done: state.restarts.length,
+    ...(d.ended && state.lastState ? { lastState: state.lastState, lastMessage: state.lastMessage } : {}),
+  };
+}
+
+/** Refuse to start another run of a file whose detached run goes on (or whose end is not in yet). */
+export function refuseWhileDetached(path: string): void {
+  const d = detachedRun(path);
+  if (d && !d.ended) {
+    throw new ApiError('busy', `${path}: a detached run of it goes on on ${d.target} (run ${d.runId}). Follow it with \`varlab attach ${path}\`, see it with \`varlab status ${path}\`, or stop it with \`varlab cancel ${path}\`.`);
+  }
+}
+
+function requireDetached(path: string): DetachedRun {
+  const d = detachedRun(path);
+  if (!d) throw new ApiError('not-found', `${path}: no detached run (start one with \`varlab run ${path} --detach\`)`);
+  return d;
+}
+
+/** The local journal read into a fold, and what importing needs from it. */
+function localRun(d: DetachedRun): { fold: JournalFold; state: JournalState; context: (s: JournalState) => ImportContext } {
+  const fold = new JournalFold();
+  const state = readJournal(d.journal, fold)!;
+  const design = state.header!.design;
+  const profile = design.serverProfile;
+  if (!profile) throw new ApiError('invalid-file', `${d.journal}: the run's design names no server profile`);
+  if (!state.host) throw new ApiError('invalid-file', `${d.journal}: the detached run's host record is missing`);
+  const plan = buildPlan(design);
+  const host = state.host;
+  const context = (s: JournalState): ImportContext => ({ design, plan, profile, host, target: d.target, open: s.interrupted.map((i) => i.seq), timer: s.timer?.source });
+  return { fold, state, context };
+}
+
+async function connect(d: DetachedRun, o: Pick<AttachOptions, 'prompt' | 'host'>): Promise<TargetSession> {
+  const host = o.host ?? defaultHostLayer();
+  return host.openTarget(d.target, { auth: d.auth, prompt: o.prompt });
+}
+
+const sudoOf = (state: JournalState) => state.header!.design.serverProfile?.sudo === true;
+
+/**
+ * Where the detached run is, by looking at the target (when its end is not in the local journal yet).
+ * Writes nothing: what the target journal holds beyond the offset is folded in memory only.
+ */
+export async function detachedStatus(path: string, o: Pick<AttachOptions, 'prompt' | 'host'>): Promise<DetachedStatus> {
+  const d = requireDetached(path);
+  const base = { path: d.path, runId: d.runId, target: d.target, planned: d.planned };
+  if (d.ended) return { ...base, state: d.lastState ?? 'failed', done: d.done, message: d.lastMessage, imported: true };
+  const { fold, context } = localRun(d);
+  const session = await connect(d, o);
+  try {
+    const sudo = sudoOf(fold.state());
+    let offset = d.offset;
+    for (;;) {
+      let got: Pulled;
+      try {
+        got = await pullTargetJournal(session, d.dir, sudo, offset, context(fold.state()));
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 'not-found') return { ...base, state: 'gone', done: fold.state().restarts.length, message: e.message, imported: false };
+        throw e;
+      }
+      for (const r of got.records) fold.apply(r);
+      const s = fold.state();
+      const ranOut = got.offset === offset;
+      offset = got.offset;
+      if (got.ended) return { ...base, state: s.lastState ?? 'failed', done: s.restarts.length, message: s.lastMessage, imported: false };
+      if (ranOut) {
+        if (got.state !== 'running') return { ...base, state: 'failed', done: s.restarts.length, message: `the runner on ${d.target} stopped without saying how it ended`, imported: false };
+        return { ...base, state: 'running', done: s.restarts.length, current: s.restarts.length + 1, imported: false };
+      }
+    }
+  } finally {
+    await session.close().catch(() => {});
+  }
+}
+
+/** The file as the run saves it: the design as run, with the file's own server profile and labels. */
+async function savedDoc(d: DetachedRun, state: JournalState): Promise<ExperimentDoc> {
+  const file = await readExperimentFile(d.path);
+  if (!file.doc) throw new ApiError('invalid-file', `${d.path}: ${file.problems.join('; ')} (the results are safe in ${d.journal})`);
+  const design = { ...state.header!.design };
+  if (file.doc.design.serverProfile) design.serverProfile = file.doc.design.serverProfile;
+  else delete design.serverProfile;
+  const { results: _results, ...doc } = file.doc;
+  return { ...doc, design };
+}
+
+/**
+ * Follow the file's detached run until it ends (or `signal` aborts: the laptop detaches), bringing
+ * every record of the target journal into the local journal once, and the results into the file.
+ */
+export async function attachDetached(path: string, o: AttachOptions): Promise<AttachOutcome> {
+  const d = requireDetached(path);
+  const locks = await acquireRunLocks({ runId: d.runId, file: d.path, target: d.target, startedAt: Date.now() }, { fileOnly: true });
+  try {
+    return await new Follower(d, o).run();
+  } finally {
+    await locks.release();
+  }
+}
+
+/**
+ * Stop the file's detached run: the runner journals the cancel, stops mysqld and restores the host
+ * by itself; then what it measured is brought in (unless another process is attached and does that).
+ */
+export async function cancelDetached(path: string, o: AttachOptions): Promise<AttachOutcome & { signalled: boolean }> {
+  const d = requireDetached(path);
+  if (d.ended) return { ...(await attachDetached(path, o)), signalled: false };
+  const session = await connect(d, o);
+  let signalled: boolean;
+  try {
+    const read = await readTargetJournal(session, d.dir, 0, sudoOf(readJournal(d.journal)!), 0);
+    if (read.state === 'missing') {
+      // Nothing will ever end it: the journal says so, and the file can be run again (it resumes).
+      const w = new JournalWriter(d.journal);
+      const message = `the detached run's directory ${d.dir} is no longer on ${d.target}; what it measured and was not brought in before is lost`;
+      w.appendAll([{ t: 'run-finished', at: Date.now(), state: 'failed', message }]);
+      w.close();
+      return { state: 'failed', message, path: d.path, target: d.target, planned: d.planned, done: d.done, cleanedUp: true, signalled: false };
+    }
+    signalled = await signalCancel(session, d.dir, sudoOf(readJournal(d.journal)!));
+  } finally {
+    await session.close().catch(() => {});
+  }
+  try {
+    return { ...(await attachDetached(path, o)), signalled };
+  } catch (e) {
+    // Another varlab is attached to it (the app, another terminal): it brings in the end.
+    if (!(e instanceof ApiError && e.code === 'busy')) throw e;
+    return { state: 'detached', message: `asked the run on ${d.target} to stop; the varlab process attached to it brings its end into ${d.path} (${e.message})`, path: d.path, target: d.target, planned: d.planned, done: d.done, cleanedUp: false, signalled };
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((res) => {
+    if (signal?.aborted) return res();
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      res();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/** One attachment: the local journal, the connection, the events. */
+class Follower {
+  private readonly fold: JournalFold;
+  private readonly context: (s: JournalState) => ImportContext;
+  private readonly batcher: EventBatcher;
+  private readonly restartMs: number[] = [];
+  private readonly startedAt = new Map<number, number>();
+  private lastSave = 0;
+
+  constructor(
+    private readonly d: DetachedRun,
+    private readonly o: AttachOptions,
+  ) {
+    const local = localRun(d);
+    this.fold = local.fold;
+    this.context = local.context;
+    this.batcher = new EventBatcher(d.runId, (b) => o.onBatch?.(b), o.batchMs ?? 100);
+  }
+
+  status(): RunStatus {
+    return { runId: this.d.runId, path: this.d.path, state: 'running', lastSeq: this.batcher.lastSeq };
+  }
+
+  private emit(e: RunEvent): void {
+    this.o.onEvent?.(e);
+    this.batcher.push(e);
+  }
+
+  private progress(): void {
+    const s = this.fold.state();
+    const design = s.header!.design;
+    const left = this.d.planned - s.restarts.length;
+    const per = this.restartMs.length ? this.restartMs.reduce((a, b) => a + b, 0) / this.restartMs.length : estimatePlan(design, 1).perRestartSeconds * 1000;
+    this.emit({ type: 'progress', at: Date.now(), done: s.restarts.length, planned: this.d.planned, remainingMs: Math.round(left * per) });
+  }
+
+  private async save(force = false): Promise<void> {
+    if (!force && Date.now() - this.lastSave < (this.o.saveEveryMs ?? 5_000)) return;
+    this.lastSave = Date.now();
+    const state = this.fold.state();
+    const results = resultsFromJournal(state, state.detached?.ended ? 'interrupted before it finished' : 'running on the target');
+    await this.o.documents.writeRunResults(this.d.path, await savedDoc(this.d, state), results);
+  }
+
+  private outcome(state: AttachOutcome['state'], cleanedUp: boolean, message?: string): AttachOutcome {
+    return { state, ...(message ? { message } : {}), path: this.d.path, target: this.d.target, planned: this.d.planned, done: this.fold.state().restarts.length, cleanedUp };
+  }
+
+  async run(): Promise<AttachOutcome> {
+    const d = this.d;
+    const prior = this.fold.state();
+    const design = prior.header!.design;
+    const w = design.workload;
+    this.emit({ type: 'run-started', at: Date.now(), planned: d.planned, done: prior.restarts.length, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: buildPlan(design)[0]?.queries ?? [], warmup: w.warmup });
+    if (prior.restarts.length) this.emit({ type: 'history', at: Date.now(), warmup: w.warmup, restarts: [...prior.restarts].sort((a, b) => a.seq - b.seq) });
+    this.progress();
+    try {
+      if (d.ended) return await this.finish(null);
+      const session = await connect(d, this.o);
+      try {
+        return await this.follow(session);
+      } finally {
+        await session.close().catch(() => {});
+      }
+    } finally {
+      this.batcher.flush();
+    }
+  }
+
+  private async follow(session: TargetSession): Promise<AttachOutcome> {
+    const d = this.d;
+    const sudo = sudoOf(this.fold.state());
+    let offset = d.offset;
+    this.emit({ type: 'log', at: Date.now(), level: 'info', message: `attached to the detached run on ${d.target}${offset ? ` (its journal is here up to byte ${offset})` : ''}` });
+    const journal = new JournalWriter(d.journal);
+    try {
+      for (;;) {
+        let got: Pulled;
+        try {
+          got = await pullTargetJournal(session, d.dir, sudo, offset, this.context(this.fold.state()));
+        } catch (e) {
+          if (e instanceof ApiError && e.code === 'not-found') throw new ApiError('not-found', `${e.message}. \`varlab cancel ${d.path}\` forgets it, so the file can be run again (it resumes from what is here).`);
+          throw e;
+        }
+        const records: JournalRecord[] = [...got.records];
+        if (got.offset !== offset) records.push({ t: 'imported', at: Date.now(), offset: got.offset });
+        // The records and the offset they reach: one write.
+        journal.appendAll(records);
+        if (records.length) journal.sync();
+        const ranOut = got.offset === offset;
+        offset = got.offset;
+        for (const l of got.logs) this.emit(l);
+        for (const r of got.records) this.apply(r);
+        if (got.ended) {
+          journal.close();
+          return await this.finish(session);
+        }
+        if (ranOut && got.state !== 'running') {
+          // The runner is gone and said nothing more (killed): its run is over, and this journal says so.
+          const message = `the runner on ${d.target} stopped without saying how it ended (killed?); the host may not be as it was found (varlab offers to restore it when it next connects there)`;
+          const end: JournalRecord = { t: 'run-finished', at: Date.now(), state: 'failed', message };
+          journal.appendAll([end]);
+          this.apply(end);
+          journal.close();
+          return await this.finish(session);
+        }
+        await this.save();
+        if (this.o.signal?.aborted) {
+          await this.save(true);
+          return this.outcome('detached', false, `detached from ${d.target}: the run goes on there`);
+        }
+        // Read again at once while there is more to read; else wait.
+        if (ranOut) await sleep(this.o.pollMs ?? 2_000, this.o.signal);
+      }
+    } finally {
+      journal.close();
+    }
+  }
+
+  private apply(r: JournalRecord): void {
+    this.fold.apply(r);
+    const e = eventOf(r, (seq) => this.fold.cellOf(seq));
+    if (e) this.emit(e);
+    if (r.t === 'restart-started') this.startedAt.set(r.seq, r.at);
+    if (r.t === 'restart-finished') {
+      const t0 = this.startedAt.get(r.seq);
+      if (t0 !== undefined) this.restartMs.push(r.at - t0);
+      this.progress();
+    }
+  }
+
+  /** The run's end is in the local journal: the results into the file, then the run's directory removed from the target. */
+  private async finish(session: TargetSession | null): Promise<AttachOutcome> {
+    const s = this.fold.state();
+    // Brought in by an earlier attach: the live view still hears how the run ended.
+    if (!session && s.lastState) this.emit({ type: 'run-finished', at: s.finishedAt ?? Date.now(), state: s.lastState, ...(s.lastMessage ? { message: s.lastMessage } : {}) });
+    await this.save(true);
+    let cleanedUp = false;
+    let problem: string | undefined;
+    try {
+      const own = session ?? (await connect(this.d, this.o));
+      try {
+        const sudo = sudoOf(s);
+        // The runner writes its last line just before it exits: give it a moment to be gone.
+        for (let i = 0; i < 40 && (await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state === 'running'; i++) await sleep(250);
+        await cleanupTargetRun(own, this.d.dir, sudo);
+        cleanedUp = (await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state === 'missing';
+      } finally {
+        if (!session) await own.close().catch(() => {});
+      }
+    } catch (e) {
+      problem = `the run's directory ${this.d.dir} on ${this.d.target} was not removed: ${(e as Error).message}`;
+      this.emit({ type: 'log', at: Date.now(), level: 'warn', message: problem });
+    }
+    return this.outcome(s.lastState ?? 'failed', cleanedUp, s.lastMessage);
+  }
+}

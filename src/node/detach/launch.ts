@@ -1,0 +1,122 @@
+// Start a detached run from the laptop (issue 14): the journal beside the file opened as for any run
+// (a new run, or the unfinished one resumed), the target's run lock taken and handed to the runner,
+// the runner launched with what the journal still lacks, and how to reach it again written into the
+// journal (`detached`: target, the key and known-hosts files' paths, the run's directory; never a
+// secret). Nothing of varlab stays running here once this returns.
+import { resolve } from 'node:path';
+import { userInfo } from 'node:os';
+import { ApiError, type TargetAuth } from '../../common/api.js';
+import { problemsBeforeSave } from '../../common/experiment/validate.js';
+import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
+import { buildPlan } from '../../common/plan.js';
+import { JournalFold, remainingRestarts, resultsFromJournal, type RecordOf } from '../../common/records.js';
+import { defaultHostLayer, type HostLayer } from '../engine/hostlayer.js';
+import { openRunJournal } from '../engine/journal.js';
+import type { Prompter } from '../host/types.js';
+import { launchDetached } from './target.js';
+
+export interface DetachRequest {
+  runId: string;
+  /** The experiment file (absolute); the journal sits beside it. */
+  path: string;
+  /** The experiment as it runs: overrides applied, server profile resolved. */
+  doc: ExperimentDoc;
+  auth?: TargetAuth;
+  prompt: Prompter;
+  host?: HostLayer;
+  /** How the results so far reach the file (the document service). */
+  save: (results: Results) => Promise<void>;
+  /** How long to wait for the runner's first login to the server it started. */
+  waitS?: number;
+}
+
+export interface DetachedStart {
+  runId: string;
+  target: string;
+  dir: string;
+  supervisor: 'systemd' | 'setsid';
+  pid: number | null;
+  planned: number;
+  /** Restarts already done before this start (a resumed run). */
+  done: number;
+  /** The restarts the runner was given. */
+  restarts: number;
+}
+
+const userName = () => {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+};
+
+/** What the journal keeps of how the run connected: paths on this machine, made absolute (attach may run elsewhere in the tree). */
+export function recordedAuth(auth: TargetAuth | undefined): RecordOf<'detached'>['auth'] {
+  const out: NonNullable<RecordOf<'detached'>['auth']> = {};
+  if (auth?.identity) out.identity = resolve(auth.identity);
+  if (auth?.knownHosts) out.knownHosts = resolve(auth.knownHosts);
+  return Object.keys(out).length ? out : undefined;
+}
+
+export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
+  const design = o.doc.design;
+  const target = design.target;
+  const profile = design.serverProfile;
+  if (!profile) throw new ApiError('invalid-argument', `no server profile for ${target}: run \`varlab sandbox create ${target}\` first`);
+  const problems = problemsBeforeSave(o.doc);
+  if (problems.length) throw new ApiError('invalid-file', problems.join('\n'));
+  const host = o.host ?? defaultHostLayer();
+  const plan = buildPlan(design);
+  const fold = new JournalFold();
+
+  const session = await host.openTarget(target, { auth: o.auth, prompt: o.prompt });
+  try {
+    // The target's own lock first (nothing on the host is touched before it): the runner takes it
+    // over (its pid for the 0), keeps it fresh while it runs and lets it go when it ends. Its owner
+    // names the target, so no machine judges the runner's pid as one of its own processes.
+    const owner = { runId: o.runId, file: o.path, host: `${target} (detached run)`, pid: process.pid, user: userName(), startedAt: Date.now() };
+    const lock = await host.lockTarget(session, profile, owner);
+    let journal: ReturnType<typeof openRunJournal> | null = null;
+    let launchedRunner = false;
+    try {
+      const control = await host.createServerControl(session, profile, { prompt: o.prompt });
+      const fingerprint = await control.host();
+      journal = openRunJournal(o.path, design, fold);
+      const write = (r: Parameters<JournalFold['apply']>[0]) => {
+        journal!.writer.append(r);
+        fold.apply(r);
+      };
+      for (const r of journal.records) write(r);
+      write({ t: 'host', at: Date.now(), host: fingerprint });
+      journal.writer.sync();
+      const restarts = remainingRestarts(plan, fold.state());
+      const launched = await launchDetached({
+        runId: o.runId,
+        design,
+        profile,
+        session,
+        control,
+        paths: host.paths ?? defaultHostLayer().paths!,
+        restarts,
+        lock: { path: lock.path, owner: JSON.stringify({ ...owner, pid: 0 }) },
+        waitS: o.waitS,
+      });
+      launchedRunner = true;
+      const auth = recordedAuth(o.auth);
+      write({ t: 'detached', at: Date.now(), runId: o.runId, target, ...(auth ? { auth } : {}), dir: launched.dir, supervisor: launched.supervisor, ...(launched.pid ? { pid: launched.pid } : {}) });
+      journal.writer.close();
+      journal = null;
+      await o.save(resultsFromJournal(fold.state(), 'interrupted before it finished; run again'));
+      return { runId: o.runId, target, dir: launched.dir, supervisor: launched.supervisor, pid: launched.pid, planned: plan.length, done: fold.state().restarts.length, restarts: restarts.length };
+    } catch (e) {
+      // Not started: the lock goes back. A runner that started holds it itself until it ends.
+      if (!launchedRunner) await lock.release().catch(() => {});
+      throw e;
+    } finally {
+      journal?.writer.close();
+    }
+  } finally {
+    await session.close().catch(() => {});
+  }
+}

@@ -1,0 +1,160 @@
+// Runs that outlive the laptop, as a user drives them (issue 14): `varlab run --detach` on the sandbox
+// sshd returns at once and leaves no varlab process nor ssh session behind; the run goes on on the
+// target (setsid nohup here: no systemd); `varlab attach` killed mid-way with its ssh session and
+// attached again brings every execution of the target's journal into the file exactly once;
+// `varlab status` says where it is; `varlab cancel` stops another detached run, whose target puts the
+// host back (THP in a temporary host tree), stops mysqld and leaves no runner process.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { readJournalText, type JournalRecord } from '../../src/common/records.js';
+import { DocumentService } from '../../src/node/documents/service.js';
+import { defaultHostLayer } from '../../src/node/engine/hostlayer.js';
+import { journalPath } from '../../src/node/engine/journal.js';
+import { RunService } from '../../src/node/runs/service.js';
+import { alive, exited, keepCells, quickstartCopy, runEnvForTests, sshdSessions, varlabSync } from './run-env.js';
+
+const env = runEnvForTests({ varlabHome: true });
+const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=off,numa=default'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function small(name: string, edit: (d: ExperimentDoc) => void = () => {}): string {
+  return quickstartCopy(env, name, (d) => {
+    keepCells(d, CELLS);
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = 2;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 2);
+    d.design.workload.repetitions = 3;
+    d.design.workload.warmup = 1;
+    edit(d);
+  });
+}
+
+const records = (file: string): JournalRecord[] =>
+  readFileSync(journalPath(file), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as JournalRecord);
+
+const detachedDir = (file: string) => readJournalText(readFileSync(journalPath(file), 'utf8')).detached!.dir;
+
+/** `varlab status FILE --json`, until the run is no longer running. */
+async function untilEnded(file: string): Promise<{ state: string; done: number; planned: number }> {
+  for (;;) {
+    const r = varlabSync(['status', file, '--json'], env.varlabHome);
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout) as { state: string; done: number; planned: number };
+    if (s.state !== 'running') return s;
+    await sleep(1000);
+  }
+}
+
+test('a detached run goes on with no varlab process on this side; attach, killed and attached again, brings every execution once', { timeout: 600_000 }, async () => {
+  const file = small('detached');
+  const sessionsBefore = sshdSessions(env.sshd.pid).length;
+  const started = varlabSync(['run', file, '--detach', ...env.authArgs], env.varlabHome);
+  assert.equal(started.code, 0, started.stderr);
+  const id = /^detached: run ([0-9a-f-]{36}) on (\S+) \(4 restarts, under setsid nohup; its directory there: (\S+)\)$/m.exec(started.stdout);
+  assert.ok(id, started.stdout);
+  assert.equal(id[2], env.sshd.target);
+  // varlab has exited (varlabSync waited for it) and its ssh session is gone: the run goes on by itself.
+  for (let i = 0; i < 50 && sshdSessions(env.sshd.pid).length > sessionsBefore; i++) await sleep(100);
+  assert.equal(sshdSessions(env.sshd.pid).length, sessionsBefore, 'no ssh session of varlab is left');
+  const detached = records(file).find((r) => r.t === 'detached');
+  assert.ok(detached && detached.t === 'detached');
+  assert.deepEqual(detached.auth, { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, 'the paths, never a secret');
+  assert.equal(detached.dir, id[3]);
+  assert.doesNotMatch(readFileSync(journalPath(file), 'utf8'), /PRIVATE KEY/);
+
+  const status = varlabSync(['status', file], env.varlabHome);
+  assert.equal(status.code, 0, status.stderr);
+  assert.match(status.stdout, new RegExp(`^(detached on ${env.sshd.target.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}, running restart [1-4] of 4|finished on .*)\\n$`));
+
+  // Attach, then kill it and its ssh session once some executions are in the local journal.
+  const sessions = sshdSessions(env.sshd.pid);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'attach', file, '--events', 'json'], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  const closed = new Promise((r) => child.on('close', r));
+  for (let i = 0; i < 1200 && !/"type":"execution"/.test(out) && child.exitCode === null; i++) await sleep(100);
+  const attachSessions = sshdSessions(env.sshd.pid).filter((p) => !sessions.includes(p));
+  child.kill('SIGKILL');
+  for (const p of attachSessions) process.kill(p, 'SIGKILL');
+  await closed;
+  assert.match(out, /"type":"run-started"/);
+
+  const end = await untilEnded(file);
+  assert.equal(end.state, 'finished', JSON.stringify(end));
+  assert.equal(end.done, 4);
+  const targetJournal = readFileSync(join(detachedDir(file), 'journal'), 'utf8');
+  const timed = targetJournal.split('\n').filter((l) => l.startsWith('X '));
+  assert.equal(timed.length, 4 * 2 * 3, 'the target timed every execution');
+
+  const attached = varlabSync(['attach', file], env.varlabHome);
+  assert.equal(attached.code, 0, attached.stderr);
+  assert.match(attached.stderr, /finished on .*: 4 of 4 restarts; results saved into/);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.equal(doc.results!.restarts.length, 4);
+  for (const r of doc.results!.restarts) {
+    assert.equal(r.status, 'ok', r.reason);
+    assert.deepEqual(r.queries.map((q) => q.values.length), [3, 3]);
+  }
+  // Every execution of the target's journal once in the file and the local journal, with its value.
+  const executions = records(file).filter((r): r is Extract<JournalRecord, { t: 'execution' }> => r.t === 'execution');
+  assert.equal(executions.length, timed.length, 'nothing duplicated, nothing lost');
+  assert.equal(new Set(executions.map((e) => `${e.seq} ${e.query} ${e.rep}`)).size, timed.length);
+  const fileValues = doc.results!.restarts.flatMap((r) => r.queries.flatMap((q) => q.values)).length;
+  assert.equal(fileValues, timed.length);
+  assert.equal(existsSync(detachedDir(file)), false, 'the run directory is removed once its journal is in the file');
+
+  const after = varlabSync(['status', file], env.varlabHome);
+  assert.match(after.stdout, /^finished on .*: 4 of 4 restarts\n$/);
+  // Another run of it is refused as finished, as for any run.
+  assert.match(varlabSync(['run', file, ...env.authArgs], env.varlabHome).stdout, /already finished/);
+});
+
+test('varlab cancel stops a detached run: the target stops mysqld, puts THP back and leaves no runner', { timeout: 600_000 }, async () => {
+  const tree = join(env.dir, 'host-tree');
+  const paths = { sys: join(tree, 'sys'), procSys: join(tree, 'procsys'), records: join(tree, 'records') };
+  const thp = join(paths.sys, 'kernel/mm/transparent_hugepage/enabled');
+  mkdirSync(join(paths.sys, 'kernel/mm/transparent_hugepage'), { recursive: true });
+  mkdirSync(join(paths.procSys, 'kernel'), { recursive: true });
+  mkdirSync(paths.records, { mode: 0o755 });
+  writeFileSync(thp, 'always [madvise] never\n');
+  writeFileSync(join(paths.procSys, 'kernel/randomize_va_space'), '2\n');
+  const file = small('cancelled', (d) => {
+    d.design.factors = [{ tunable: 'thp', levels: ['never'] }];
+    d.design.excludedCells = [];
+    d.design.restartsPerCell = 3;
+    d.design.idleSeconds = 600;
+  });
+  // Started in this process, through a host layer on the temporary tree (the CLI uses the real one).
+  const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
+  const started = await service.detach({ file, auth: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, consent: async () => {}, waitS: 120 });
+  assert.equal(started.supervisor, 'setsid');
+  for (let i = 0; i < 1200 && !readFileSync(join(started.dir, 'journal'), 'utf8').includes('\nF '); i++) await sleep(100);
+  assert.equal(readFileSync(thp, 'utf8').trim(), 'never', 'the first restart set THP');
+  const running = varlabSync(['status', file], env.varlabHome);
+  assert.match(running.stdout, /running restart 1 of 3/);
+  // One run per target: an attached run of another file is refused while the runner holds the target.
+  const other = await service.start({ file: small('refused'), auth: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, consent: async () => {} });
+  const refused = await other.done;
+  assert.equal(refused.state, 'failed');
+  assert.match(refused.message ?? '', /is busy: .*cancelled\.varlab\.json is running there/);
+
+  const cancelled = varlabSync(['cancel', file], env.varlabHome);
+  assert.equal(cancelled.code, 0, cancelled.stderr);
+  assert.match(cancelled.stderr, /cancelled on .* after 0 of 3 restarts; mysqld stopped and the host restored/);
+  assert.equal(readFileSync(thp, 'utf8').trim(), 'madvise', 'THP put back by the target');
+  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
+  assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8'))), 'mysqld stopped');
+  assert.equal(await exited(started.pid!), true, 'no runner process is left');
+  const state = readJournalText(readFileSync(journalPath(file), 'utf8'));
+  assert.equal(state.lastState, 'cancelled');
+  assert.equal(state.detached?.ended, true);
+  assert.match(varlabSync(['status', file], env.varlabHome).stdout, /^cancelled on /);
+  assert.equal(existsSync(started.dir), false);
+});
