@@ -1,11 +1,13 @@
 // Experiment files through the UI in browser mode: Save As to a path, reopen from the recent list
 // and from the open dialog, the unsaved-changes prompt, invalid files (picked and dropped) with the
-// backend's path-naming message, a refused save, and importing queries from a .sql file.
+// backend's path-naming message, a refused save, importing queries from a .sql file, and a file
+// changed on disk by another program (shown as it is now; with unsaved edits, reload or keep them).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { appForTests, dropFile, openQuickstart, pageProblems } from './support.js';
 
 const env = appForTests();
@@ -149,5 +151,53 @@ test('queries are imported from a .sql file, one per statement', async () => {
   const names = await Promise.all((await page.getByTestId('query-name').all()).map((l) => l.inputValue()));
   assert.deepEqual(names, ['Q1', 'tpch #1', 'tpch #2']);
   assert.equal(await page.getByTestId('query-sql').nth(2).inputValue(), "SELECT 'a;b' FROM orders");
+  await page.close();
+});
+
+test('a file changed on disk by another program: shown as it is now; with unsaved edits the user reloads it or keeps the edits', async () => {
+  const page = await env.open();
+  await openQuickstart(page);
+  const file = join(env.app.dir, 'edited-elsewhere.varlab.json');
+  await saveAs(page, file);
+  await statusText(page, /Saved/);
+  const elsewhere = (edit: (d: ExperimentDoc) => void) => {
+    const d = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+    edit(d);
+    writeFileSync(file, JSON.stringify(d, null, 2));
+  };
+
+  // Nothing unsaved: the window shows the file as it is now, and says so.
+  elsewhere((d) => (d.name = 'Renamed in an editor'));
+  assert.match(await statusText(page, /changed on disk/), /edited-elsewhere\.varlab\.json changed on disk; showing it as it is now/);
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'Renamed in an editor');
+  assert.equal(await page.getByTestId('dirty').count(), 0);
+
+  // Unsaved edits: the user is asked, and keeps them.
+  await page.getByTestId('experiment-name').fill('My name');
+  elsewhere((d) => (d.design.restartsPerCell = 3));
+  const dialog = page.getByTestId('choice-dialog');
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), /edited-elsewhere\.varlab\.json was changed by another program, and you have unsaved edits/);
+  await page.getByTestId('choice-keep').click();
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'My name');
+  assert.equal(await page.getByTestId('dirty').count(), 1);
+  // Saved, the user's version is on disk: what they chose to keep.
+  await page.keyboard.press('Control+s');
+  await statusText(page, /^Saved/);
+  const mine = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.equal(mine.name, 'My name');
+  assert.equal(mine.design.restartsPerCell, 5);
+
+  // Again, with edits, and this time the user reloads: the file as the other program left it, nothing unsaved.
+  await page.getByTestId('experiment-name').fill('Not kept');
+  elsewhere((d) => (d.design.restartsPerCell = 4));
+  await dialog.waitFor();
+  await page.getByTestId('choice-reload').click();
+  await dialog.waitFor({ state: 'detached' });
+  await statusText(page, /^Opened/);
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'My name');
+  assert.equal(await page.getByLabel('Restarts per cell').inputValue(), '4');
+  assert.equal(await page.getByTestId('dirty').count(), 0);
+  assert.deepEqual(problems(page), []);
   await page.close();
 });

@@ -256,7 +256,7 @@ export async function documentChanged(change: DocumentChanged): Promise<void> {
   const who = change.cause === 'save' ? 'was saved from another window' : 'was changed by another program';
   const choice = await choose('Changed on disk', `${baseName(change.path)} ${who}, and you have unsaved edits.`, [
     { id: 'reload', label: 'Reload from disk', hint: 'Your unsaved edits are dropped.' },
-    { id: 'keep', label: 'Keep my edits', hint: 'Saving later asks before anything on disk is replaced.', style: 'primary' },
+    { id: 'keep', label: 'Keep my edits', hint: 'Save then writes your version over it; measurements in the file are kept (a design edit that would drop them still asks).', style: 'primary' },
   ]);
   // The file may have changed again while the question was open: only what is current counts.
   if (state().path !== change.path) return;
