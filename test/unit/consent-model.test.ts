@@ -11,6 +11,7 @@ import { cellFactors } from '../../src/common/restart.js';
 import { commandsNeedingConsent, consentList } from '../../src/common/trust.js';
 import { isTuningVariable, refusedVariable, TUNING_VARIABLES } from '../../src/common/tunables/variables.js';
 import { variableNameProblem } from '../../src/browser/views/designer/edits.js';
+import { measureAccountSql } from '../../src/node/workloads/account.js';
 
 const quickstart = () => JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
 
@@ -72,4 +73,28 @@ test('queries and setup SQL are listed in full, with carriage returns and escape
   assert.ok(text.includes(doc.design.workload.setupSql.split('\n').slice(-2)[0].trim()), 'the setup script to its last line');
   assert.ok(text.includes("SELECT 1\\u000d SELECT * FROM lineitem INTO OUTFILE '/tmp/x' \\u001b[2K\\u001b[1A-- harmless"), text);
   assert.doesNotMatch(text, /[\r\x1b]/, 'no raw carriage return or escape reaches the terminal');
+});
+
+test('the measurement account: MySQL and MariaDB statements that leave it SELECT on the workload database and the timer tables only', () => {
+  const mysql = measureAccountSql('mysql', 'tpch');
+  const mariadb = measureAccountSql('mariadb', 'tpch');
+  for (const host of ['localhost', '127.0.0.1']) {
+    const who = `'varlab_measure'@'${host}'`;
+    assert.deepEqual(
+      mysql.filter((s) => s.includes(who)),
+      [
+        `CREATE USER IF NOT EXISTS ${who} IDENTIFIED BY ?`,
+        `ALTER USER ${who} IDENTIFIED BY ?`,
+        `REVOKE ALL PRIVILEGES, GRANT OPTION FROM ${who}`,
+        `GRANT SELECT ON \`tpch\`.* TO ${who}`,
+        `GRANT SELECT ON performance_schema.events_statements_history TO ${who}`,
+        `GRANT SELECT ON performance_schema.threads TO ${who}`,
+        `GRANT SELECT ON performance_schema.setup_consumers TO ${who}`,
+      ],
+    );
+    // MariaDB before 10.2 has no ALTER USER; MySQL 8 has no PASSWORD(): the one place they differ.
+    assert.ok(mariadb.includes(`SET PASSWORD FOR ${who} = PASSWORD(?)`));
+  }
+  for (const s of [...mysql, ...mariadb]) assert.doesNotMatch(s, /\bGRANT (ALL|FILE|SUPER|INSERT|UPDATE|DELETE|CREATE|DROP|SYSTEM_VARIABLES_ADMIN)\b|WITH GRANT OPTION|\*\.\*/);
+  assert.throws(() => measureAccountSql('mysql', 'x`; DROP'), /expected letters, digits and _/);
 });

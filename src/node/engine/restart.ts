@@ -2,10 +2,12 @@
 // Its steps are computed once from the cell's levels by the host layer (common/restart.ts):
 //
 //   restart mysqld with the cell's tunables (one remote call: stop, set, start, wait, read facts)
-//   → the setup script, once per run, and every query prepared on the server (then a clean restart,
-//     so fresh data is not in the buffer pool)
+//   → the setup script, once per run, as the profile's (admin) account; then the read-only
+//     measurement account is made and every query prepared on the server as it (then a clean
+//     restart, so fresh data is not in the buffer pool)
 //   → verify → the preload step when the cell has one → idle time (equal for every restart)
-//   → each query, its repetitions (first W flagged warm-up), or the benchmark command K times
+//   → each query, its repetitions (first W flagged warm-up), as the measurement account (the server
+//     refuses INTO OUTFILE, SET GLOBAL and writes), or the benchmark command K times
 //
 // It reaches the host only through the HostLayer and ServerControl interfaces, so the host layer
 // can change how a restart is carried out without touching the engine.
@@ -20,6 +22,7 @@ import { detectTimer, type ServerTimer } from '../workloads/queries.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
 import { runSetup } from '../workloads/setup.js';
 import { checkQueries } from '../workloads/check.js';
+import { makeMeasureAccount, type MeasureAccount } from '../workloads/account.js';
 import type { HostLayer } from './hostlayer.js';
 
 /** What a restart needs from the run around it. */
@@ -43,6 +46,8 @@ export interface RestartContext {
 
 export class RestartProcedure {
   private setupDone = false;
+  /** The read-only account measured queries run as (made after the setup script, once per run). */
+  private account: MeasureAccount | null = null;
   private timer: ServerTimer | null = null;
 
   constructor(private readonly ctx: RestartContext) {}
@@ -63,12 +68,18 @@ export class RestartProcedure {
       let setup;
       try {
         setup = await runSetup(conn, w.database, w.setupSql, w.setupSkipIfTable);
-        if (w.kind === 'queries') {
-          await conn.query(`USE \`${w.database.replace(/`/g, '``')}\``);
-          await checkQueries(conn, w.queries);
-        }
+        if (w.kind === 'queries') this.account = await makeMeasureAccount(conn, w.database);
       } finally {
         await ctx.release(conn);
+      }
+      // Every query prepared once as the account that will measure it: what it may not do is refused now, by the server.
+      if (this.account) {
+        const check = ctx.track(await control.connect(w.database, this.account));
+        try {
+          await checkQueries(check, w.queries);
+        } finally {
+          await ctx.release(check);
+        }
       }
       this.setupDone = true;
       const what = setup.skipped ? `setup skipped: table ${w.setupSkipIfTable} already exists in ${w.database}` : `setup script ran (${setup.statements} statements, ${(setup.ms / 1000).toFixed(1)} s)`;
@@ -84,7 +95,8 @@ export class RestartProcedure {
       return;
     }
 
-    const conn = ctx.track(await control.connect(w.database));
+    // Queries (and the preload's scans) as the read-only account; a command workload brings its own login.
+    const conn = ctx.track(await control.connect(w.database, w.kind === 'queries' && this.account ? this.account : undefined));
     const onExecution = (x: Execution) => ctx.record({ t: 'execution', at: Date.now(), seq: r.seq, ...x });
     const hooks = { checkCancel: ctx.checkCancel, onExecution };
     try {

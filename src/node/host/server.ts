@@ -90,14 +90,15 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
 
   const hostFacts = async () => (host ??= await probeHost(session, paths));
 
-  async function connect(database?: string): Promise<Connection> {
+  async function connect(database?: string, as?: { user: string; password: string }): Promise<Connection> {
     for (let attempt = 0; ; attempt++) {
       const stream = await session.connectStream(profile);
       try {
-        return await mysql.createConnection({ stream, user: profile.user, password: password ?? '', database, connectTimeout: 10000 });
+        return await mysql.createConnection({ stream, user: as?.user ?? profile.user, password: as ? as.password : (password ?? ''), database, connectTimeout: 10000 });
       } catch (e) {
         const err = e as Error & { code?: string };
         stream.destroy();
+        if (as) throw new ApiError(err.code === 'ER_ACCESS_DENIED_ERROR' ? 'auth' : 'connection', `cannot log in to mysqld on ${session.target} as ${as.user}: ${err.message}`);
         if (err.code === 'ER_ACCESS_DENIED_ERROR' && opts.prompt && attempt === 0) {
           const a = await opts.prompt({ kind: 'password', title: `MySQL password for ${profile.user}`, message: `Password of the MySQL account ${profile.user} on ${session.target}:` });
           if (a.accept && a.secret !== undefined) {

@@ -62,6 +62,6 @@ export interface ServerControl {
   stop(): Promise<void>;
   /** Put back every host-wide setting varlab changed, from the restore record on the host. */
   restore(): Promise<void>;
-  /** A new client connection to the running server. */
-  connect(database?: string): Promise<Connection>;
+  /** A new client connection to the running server: as the profile's account, or as `as` (the measurement account). */
+  connect(database?: string, as?: { user: string; password: string }): Promise<Connection>;
 }
