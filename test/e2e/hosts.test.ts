@@ -2,10 +2,13 @@
 // (probed), make a sandbox with a 512M buffer pool without the command line, start it and see its
 // options verified on the live server, find it in the list and on disk; a server registered with a
 // data directory that does not exist is refused by name; then remove the sandbox, and its folder is gone.
+// And over SSH: an existing server registered (not a sandbox), its own options checked on the live
+// server, then forgotten with its data kept.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startRunEnv } from '../integration/run-env.js';
 import { appForTests, pageProblems } from './support.js';
 
 const ctx = appForTests();
@@ -54,4 +57,53 @@ test('a sandbox with a 512M buffer pool made and checked from the Hosts view, th
   assert.equal(existsSync(sandboxDir), false, 'the sandbox folder is gone');
   assert.deepEqual(readdirSync(ctx.app.dir).filter((f) => f.startsWith('varlab-sandbox-')), []);
   assert.deepEqual(pageProblems(page), []);
+});
+
+test('an existing server registered over SSH from the Hosts view: probed, registered, its options checked on the live server, then forgotten (its data kept)', { timeout: 600_000 }, async () => {
+  // A loopback sshd and a mariadbd data directory of its own (never the system server), made once outside the app.
+  const env = await startRunEnv();
+  try {
+    const p = env.profile;
+    const page = await ctx.open();
+    await page.getByRole('tab', { name: 'Hosts' }).click();
+    await page.getByTestId('host-target').fill(env.sshd.target);
+    await page.getByTestId('host-identity').fill(env.sshd.keyFile);
+    await page.getByTestId('host-known-hosts').fill(env.sshd.knownHostsFile);
+    await page.getByTestId('host-probe').click();
+    await page.getByTestId('host-detail').waitFor({ timeout: 120_000 });
+    const row = page.locator(`[data-testid=host-row][data-target="${env.sshd.target}"]`);
+    assert.match(await row.innerText(), /no server profile/);
+
+    // The server the user has: how varlab starts it, where its data and socket are, its own options.
+    await page.getByTestId('register-mysqld').fill(p.mysqld);
+    await page.getByTestId('register-datadir').fill(p.datadir);
+    await page.getByTestId('register-socket').fill(p.socket);
+    await page.getByTestId('register-port').fill(String(p.port));
+    await page.getByTestId('register-errorLog').fill(p.errorLog ?? '');
+    await page.getByTestId('register-osUser').fill(p.osUser ?? '');
+    await page.getByTestId('register-options').fill(p.extraArgs.join('\n'));
+    await page.getByTestId('register-submit').click();
+    await page.getByTestId('host-profile').waitFor({ timeout: 120_000 });
+    assert.match(await page.getByTestId('host-profile').innerText(), new RegExp(`Registered server\\s+${p.mysqld} \\(varlab starts it\\)[\\s\\S]*${p.datadir}`));
+    const registered = JSON.parse(readFileSync(join(ctx.app.home, 'profiles.json'), 'utf8'))[env.sshd.target];
+    assert.equal(registered.datadir, p.datadir);
+    assert.equal(registered.sandboxDir, undefined, 'registered, not a sandbox');
+
+    // Started over SSH as a run starts it: every option of its own read back on the live server.
+    await page.getByTestId('host-check-run').click();
+    await page.getByTestId('host-check').waitFor({ timeout: 180_000 });
+    const rows = await page.getByTestId('host-check-row').allInnerTexts();
+    assert.equal(rows.length, p.extraArgs.filter((a) => !/^--skip-/.test(a)).length, rows.join('\n'));
+    assert.ok(rows.every((r) => /✓ verified/.test(r)), rows.join('\n'));
+    assert.ok(rows.some((r) => /^innodb_buffer_pool_size\s/.test(r)), rows.join('\n'));
+
+    // Forgotten: the registration goes, the server's data stays.
+    await page.getByTestId('host-profile-remove').click();
+    await page.getByText('No server profile yet').waitFor({ timeout: 120_000 });
+    assert.ok(existsSync(join(p.datadir, 'mysql')), 'the data directory is untouched');
+    assert.deepEqual(pageProblems(page), []);
+    await page.close();
+  } finally {
+    await env.stop();
+  }
 });
