@@ -1,7 +1,123 @@
-// The browser half of issue 15.5, in Chromium: Run-view frame times (p50, p95) while 100k points
-// stream in, and the Analysis view's first render, hover p95 and zoom p95 at 100k executions.
-// Not measured yet: they come with the live-view and Analysis-view work of issue 15 points 1-2.
-// Put them here, printed like scripts/bench/commands.ts (whole interactions, medians, no assertions).
+// The browser half of issue 15.5, in Chromium (Debian's, software WebGL through SwiftShader): the Run
+// view's frame times while 100k executions stream in, and the Analysis view's first render, hover and
+// zoom at 100k executions. Each view runs alone (test/e2e/harness.ts) as the app bundles it. Prints
+// numbers; asserts nothing.
+//
+// Run view: 100,000 executions of one query arrive in batches of 1,000 every 100 ms (the engine's
+// batch interval), folded by the view's LiveRun and redrawn once per animation frame as in the app. A
+// frame time is the time between two animation frames while the executions stream in (what the user
+// sees as smoothness: main thread, raster and compositing in software). Beside it: the same stream
+// folded without redrawing (the floor on this machine at this load), and the main thread's long tasks.
+import { loadavg, cpus } from 'node:os';
+import type { Page } from 'playwright-core';
+import { launchBrowser } from '../../test/e2e/support.js';
+import { appModule, serveHarness } from '../../test/e2e/harness.js';
+
+const EXECUTIONS = Number(process.env.BENCH_VIEW_EXECUTIONS ?? 100_000);
+/** A restart every 10,000 executions: one a second while streaming (a real restart, with mysqld restarted, takes longer). */
+const PER_RESTART = 10_000;
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+const ms = (x: number) => `${x.toFixed(0).padStart(5)} ms`;
+
+export const RUN_ENTRY = `import { createRoot } from 'react-dom/client';
+import { setClient } from ${appModule('src/browser/client.ts')};
+import { RunView } from ${appModule('src/browser/views/run/RunView.tsx')};
+import { useRunSession } from ${appModule('src/browser/views/run/session.ts')};
+import { LiveRun } from ${appModule('src/browser/views/run/live.ts')};
+// No backend: the view is fed here, as session.ts feeds it from run.batch events.
+setClient({ transport: 'websocket', call: async () => ({ ok: false, code: 'unsupported', message: 'harness' }), on: () => () => {} } as never);
+const live = new LiveRun();
+const CELLS = ['aslr=on,ahi=on', 'aslr=on,ahi=off', 'aslr=off,ahi=on', 'aslr=off,ahi=off'];
+live.apply([{ type: 'run-started', at: 0, planned: 64, done: 0, cells: CELLS, queries: ['Q1'], warmup: 5 }]);
+useRunSession.setState({ runId: 'bench', path: '/bench.varlab.json', live, frame: 0 });
+createRoot(document.getElementById('root')!).render(<RunView />);
+let pending = false;
+function scheduleFrame() {
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(() => { pending = false; useRunSession.setState((s) => ({ frame: s.frame + 1 })); });
+}
+(window as any).stream = (total: number, perBatch: number, batchMs: number, perRestart: number, redraw: boolean) => new Promise((done) => {
+  const frames: number[] = [];
+  const tasks: number[] = [];
+  const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) tasks.push(e.duration); });
+  observer.observe({ type: 'longtask' });
+  let last = performance.now();
+  let streaming = true;
+  const tick = (t: number) => { frames.push(t - last); last = t; if (streaming) requestAnimationFrame(tick); };
+  requestAnimationFrame((t) => { last = t; requestAnimationFrame(tick); });
+  let sent = 0;
+  let seq = 0;
+  let x = 0;
+  const batch = () => {
+    const events: any[] = [];
+    for (let i = 0; i < perBatch && sent < total; i++, sent++) {
+      if (sent % perRestart === 0) {
+        if (seq) events.push({ type: 'restart-finished', at: sent, seq, cell: CELLS[(seq - 1) % 4], status: 'ok' });
+        seq++;
+        events.push({ type: 'restart-started', at: sent, seq, cell: CELLS[(seq - 1) % 4] });
+      }
+      x = 0.9 * x + 0.1 * Math.random();
+      const rep = (sent % perRestart) + 1;
+      events.push({ type: 'execution', at: sent, seq, cell: CELLS[(seq - 1) % 4], query: 'Q1', rep, warmup: rep <= 5, value: 1 + 0.02 * ((seq * 7) % 5) + 0.05 * x + (Math.random() < 0.001 ? 0.5 : 0), unit: 'ms', source: 'performance_schema' });
+    }
+    live.apply(events);
+    if (redraw) scheduleFrame();
+    if (sent < total) setTimeout(batch, batchMs);
+    else setTimeout(() => { streaming = false; observer.disconnect(); done({ frames, tasks, executions: live.executions }); }, 500);
+  };
+  batch();
+});
+`;
+
+interface Streamed {
+  frames: number[];
+  tasks: number[];
+  executions: number;
+}
+
+const stream = (page: Page, redraw: boolean) => page.evaluate(`window.stream(${EXECUTIONS}, 1000, 100, ${PER_RESTART}, ${redraw})`) as Promise<Streamed>;
+
+function frameRow(what: string, r: Streamed): void {
+  const f = r.frames;
+  const busy = r.tasks.reduce((a, b) => a + b, 0);
+  console.log(`    ${what.padEnd(34)} frame p50 ${ms(pct(f, 50))}  p95 ${ms(pct(f, 95))}  max ${ms(Math.max(...f))}  ${String(f.length).padStart(4)} frames;  main-thread tasks over 50 ms: ${r.tasks.length}, ${(busy / 1000).toFixed(1)} s in all`);
+}
+
+async function runView(page: Page): Promise<void> {
+  console.log(`  Run view, ${EXECUTIONS.toLocaleString('en')} executions of one query streamed in (1,000 per 100 ms, ${PER_RESTART.toLocaleString('en')} per restart):`);
+  // The floor: the same events folded by the view's LiveRun, the view not told to redraw.
+  const floor = await stream(page, false);
+  frameRow('floor (folded, not redrawn)', floor);
+  await page.reload();
+  await page.getByTestId('run-view').waitFor();
+  const r = await stream(page, true);
+  frameRow('Run view (redrawn every frame)', r);
+  const note = await page.getByTestId('run-timeline-note').innerText().catch(() => '(no decimation note)');
+  console.log(`    timeline at the end: ${note.split('—')[0].trim()}`);
+}
+
 export async function bench(): Promise<void> {
-  console.log('Run view frame times and Analysis view timings: not measured yet (issue 15 points 1-2).');
+  console.log(`Chromium ${process.env.CHROMIUM_PATH || '/usr/bin/chromium'}, software WebGL (SwiftShader); ${cpus().length} cores; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const browser = await launchBrowser();
+  try {
+    const run = await serveHarness(RUN_ENTRY);
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(run.url);
+      await page.getByTestId('run-view').waitFor();
+      await runView(page);
+      if (process.env.BENCH_SCREENSHOTS) await page.screenshot({ path: `${process.env.BENCH_SCREENSHOTS}/run-view.png`, fullPage: true });
+      await page.close();
+    } finally {
+      await run.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  console.log(`  load average after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 }

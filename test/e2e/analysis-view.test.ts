@@ -4,20 +4,15 @@
 // restart. The test reads what a user reads and clicks what a user clicks.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { extname, join, resolve } from 'node:path';
-import { build, type BuildOptions } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './support.js';
+import { appModule, serveHarness, type Harness } from './harness.js';
 import { buildPlan, seededRandom } from '../../src/common/plan.js';
 import { analyze, suggestPlan, tidyFromExperiment } from '../../src/common/stats/index.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 
-const ROOT = resolve('.');
-let dir: string;
-let server: Server;
+let harness: Harness;
 let url: string;
 let browser: Browser;
 
@@ -51,49 +46,27 @@ function experiment(): ExperimentDoc {
   return doc;
 }
 
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
-
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'varlab-analysis-view-'));
   // The harness: the view alone, the store exposed so the test can read what the buttons wrote.
-  writeFileSync(
-    join(dir, 'entry.tsx'),
+  harness = await serveHarness(
     `import { createRoot } from 'react-dom/client';
-import { AnalysisView } from ${JSON.stringify(join(ROOT, 'src/browser/views/analysis/AnalysisView.tsx'))};
-import { useApp } from ${JSON.stringify(join(ROOT, 'src/browser/store/index.ts'))};
+import { AnalysisView } from ${appModule('src/browser/views/analysis/AnalysisView.tsx')};
+import { useApp } from ${appModule('src/browser/store/index.ts')};
 const doc = await (await fetch('doc.json')).json();
 useApp.getState().load({ doc, path: null, notices: [] } as never);
 (window as unknown as { varlabDoc: () => unknown }).varlabDoc = () => useApp.getState().doc;
 function Root() { const d = useApp((s) => s.doc); return d ? <AnalysisView doc={d} /> : null; }
 createRoot(document.getElementById('root')!).render(<Root />);
 `,
+    { 'doc.json': JSON.stringify(experiment()) },
   );
-  const common: BuildOptions = { bundle: true, format: 'esm', platform: 'browser', target: 'chrome120', nodePaths: [join(ROOT, 'node_modules')], logLevel: 'error' };
-  await build({ ...common, entryPoints: { app: join(dir, 'entry.tsx') }, outdir: join(dir, 'dist'), jsx: 'automatic', define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' }, alias: { stream: 'stream-browserify' } });
-  await build({ ...common, entryPoints: [join(ROOT, 'src/browser/workers/analysis.worker.ts')], outdir: join(dir, 'dist') });
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><link rel="stylesheet" href="styles.css"></head><body><div id="root"></div><script type="module" src="dist/app.js"></script></body></html>');
-  writeFileSync(join(dir, 'styles.css'), readFileSync('src/browser/styles.css'));
-  writeFileSync(join(dir, 'doc.json'), JSON.stringify(experiment()));
-  server = createServer((req, res) => {
-    const path = join(dir, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
-    try {
-      const body = readFileSync(path.startsWith(dir) ? path : join(dir, 'missing'));
-      res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
-      res.end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const addr = server.address() as { port: number };
-  url = `http://127.0.0.1:${addr.port}/index.html`;
+  url = harness.url;
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
-  await new Promise((r) => server?.close(r));
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await harness?.close();
 });
 
 async function open(): Promise<{ page: Page; errors: string[] }> {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/common/events.js';
-import { LiveRun } from '../../src/browser/views/run/live.js';
+import { LiveRun, restartColour } from '../../src/browser/views/run/live.js';
 
 const A = 'aslr=on';
 const B = 'aslr=off';
@@ -27,7 +27,7 @@ test('restart means exclude warm-ups and discarded attempts; a rerun counts once
   const s = live.series.get('Q1')!;
   assert.deepEqual(s.y, [100, 10, 12, 60, 21, 23], "a discarded restart's executions leave the timeline");
   assert.equal(live.executions, 6, 'and the count of executions');
-  assert.deepEqual(s.x, [1, 2, 3, 4, 5, 6], 'x is the execution number of the query, without gaps');
+  assert.equal(s.seq.length, 6, 'execution numbers 1..6 of the query, without gaps');
   assert.match(live.log.at(-1)!.message, /restart 2 discarded: SSH connection dropped/);
   assert.equal(live.mde('Q1'), null, 'no MDE before a cell has 2 restarts');
 });
@@ -55,7 +55,7 @@ test('100,000 executions fold into the timeline and the means', () => {
   live.apply([{ type: 'run-started', at: 0, planned: 100, done: 0, cells: [A, B], queries: ['Q1'], warmup: 0 }]);
   for (let seq = 1; seq <= 100; seq++) live.apply(restart(seq, seq % 2 ? A : B, Array.from({ length: 1000 }, (_, i) => 10 + (i % 7))));
   assert.equal(live.executions, 100_000);
-  assert.equal(live.series.get('Q1')!.x.length, 100_000);
+  assert.equal(live.series.get('Q1')!.y.length, 100_000);
   assert.equal(live.restartMeans('Q1').length, 100);
   assert.equal(live.spreadByCell('Q1').get(A)!.length, 49);
 });
@@ -76,7 +76,7 @@ test('on resume the restarts of the earlier process arrive as history and count 
   ]);
   live.apply(restart(3, A, [99, 14, 16], 1));
   assert.deepEqual(live.restartMeans('Q1').map((m) => [m.seq, m.mean]), [[1, 11], [2, 21], [3, 15]]);
-  assert.equal(live.series.get('Q1')!.x.length, 9);
+  assert.equal(live.series.get('Q1')!.y.length, 9);
   assert.deepEqual(live.spreadByCell('Q1').get(A)!.map((p) => p.restarts), [2]);
 });
 
@@ -88,12 +88,12 @@ test('the timeline numbers executions per query without gaps, colours restarts d
   two.push({ type: 'restart-finished', at: 1, seq: 1, cell: A, status: 'ok' });
   live.apply(two);
   live.apply(restart(2, B, [5, 6, 7]));
-  assert.deepEqual(live.series.get('Q1')!.x, [1, 2, 3, 4, 5, 6]);
-  assert.deepEqual(live.series.get('Q2')!.x, [1, 2, 3]);
-  const colours = live.series.get('Q1')!.color;
+  assert.deepEqual(live.series.get('Q1')!.y, [1, 2, 3, 5, 6, 7], 'Q1 executions 1..6, no gaps');
+  assert.deepEqual(live.series.get('Q2')!.y, [1, 2, 3]);
+  const colours = live.series.get('Q1')!.seq.map(restartColour);
   assert.equal(new Set(colours.slice(0, 3)).size, 1, 'one colour per restart');
   assert.notEqual(colours[0], colours[3], 'the next restart has another colour');
-  assert.match(live.series.get('Q1')!.label[3], /restart 2 · aslr=off/);
+  assert.match(live.labelOf(live.series.get('Q1')!.seq[3]), /restart 2 · aslr=off/);
   assert.equal(live.mde('Q1'), null);
   assert.equal(live.mdeWhy('Q1'), 'needs 2 more restarts (3 per cell)');
   assert.match(live.spreadWhy('Q1')!, /needs at least 2 restarts of a cell/);

@@ -17,7 +17,8 @@ export default api as PlotlyApi;
 export interface PlotlyApi {
   react(el: HTMLElement, data: unknown[], layout?: unknown, config?: unknown): Promise<HTMLElement>;
   newPlot(el: HTMLElement, data: unknown[], layout?: unknown, config?: unknown): Promise<HTMLElement>;
-  extendTraces(el: HTMLElement, update: unknown, indices: number[], maxPoints?: number): Promise<void>;
+  /** maxPoints: one window for every array, or per array and trace (-1: no window). */
+  extendTraces(el: HTMLElement, update: unknown, indices: number[], maxPoints?: number | Record<string, number[]>): Promise<void>;
   purge(el: HTMLElement): void;
   toImage(el: HTMLElement, opts: { format: 'png' | 'svg'; width?: number; height?: number; scale?: number }): Promise<string>;
   Plots: { resize(el: HTMLElement): void };

@@ -146,6 +146,15 @@ export class RunEngine {
     return this.batcher.after(afterSeq);
   }
 
+  /**
+   * The run folded so far, for a snapshot: pending events are sent first, so every event the fold
+   * holds is in a batch up to `seq` (a client that takes the snapshot then skips none, repeats none).
+   */
+  folded(): { fold: JournalFold; seq: number } {
+    this.batcher.flush();
+    return { fold: this.fold, seq: this.batcher.lastSeq };
+  }
+
   /** Takes effect between restarts, so that no restart is measured across a pause. */
   pause(): void {
     if (this.state !== 'running') return;

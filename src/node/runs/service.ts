@@ -170,12 +170,20 @@ export class RunService {
     return [...this.runs.values()].map((e) => this.statusOf(e));
   }
 
-  /** What a client missed: the batches kept in memory, or the run rebuilt from its journal on disk. */
+  /**
+   * What a client missed: the batches kept in memory, or else the run as one snapshot: from the
+   * engine's fold while it runs (no re-reading of the journal, however long the run), from the
+   * journal on disk once it ended.
+   */
   events(runId: string, afterSeq: number): EventBatch[] {
     const e = this.find(runId);
     const s = this.statusOf(e);
     const kept = e.engine?.events(afterSeq);
     if (kept) return kept;
+    if (e.engine) {
+      const { fold, seq } = e.engine.folded();
+      return [snapshotBatch(runId, seq, fold, e.engine.status().state)];
+    }
     if (afterSeq >= s.lastSeq) return [];
     return [snapshotBatch(runId, s.lastSeq, journalPath(e.path), s.state)];
   }

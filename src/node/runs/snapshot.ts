@@ -1,14 +1,16 @@
-// A run rebuilt from its journal on disk, as one batch of events: what a client that missed more
-// than the batches kept in memory (or reconnected after the run ended) starts its view from.
+// A run as one batch of events, folded once: what a client that missed more than the batches kept in
+// memory (a tab opened mid-run, or one that reconnected after the run ended) starts its view from.
+// While the run goes on it comes from the engine's own fold in memory; after, from the journal on disk.
 import type { EventBatch, RunStatus } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
 import { buildPlan, expandCells } from '../../common/plan.js';
 import { eventOf, JournalFold, recordsOfRestart } from '../../common/records.js';
 import { readJournal } from '../engine/journal.js';
 
-export function snapshotBatch(runId: string, seq: number, journal: string, state: RunStatus['state']): EventBatch {
-  const fold = new JournalFold();
-  const s = readJournal(journal, fold);
+/** journal: the journal file's path, or the fold of a run in progress (every event of it already in a batch up to seq). */
+export function snapshotBatch(runId: string, seq: number, journal: string | JournalFold, state: RunStatus['state']): EventBatch {
+  const fold = typeof journal === 'string' ? new JournalFold() : journal;
+  const s = typeof journal === 'string' ? readJournal(journal, fold) : journal.state();
   const events: RunEvent[] = [];
   const header = s?.header;
   if (!s || !header) return { runId, seq, events, snapshot: true };

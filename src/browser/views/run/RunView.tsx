@@ -8,6 +8,7 @@ import { buildPlan, expandCells, formatDuration } from '../../../common/plan.js'
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { LiveRun } from './live.js';
+import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
 import { attachToRunning, checkUnfinished, control, startRun, useRunSession } from './session.js';
@@ -171,32 +172,9 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
   const [chosen, setChosen] = useState<string | null>(null);
   const query = chosen && live.queries.includes(chosen) ? chosen : (live.queries[0] ?? null);
 
-  // The timeline hands Plotly the growing arrays themselves (no copy of 100,000 points per frame);
-  // datarevision tells it to read them again.
-  const timeline = useMemo(() => {
-    const s = query ? live.series.get(query) : undefined;
-    return {
-      data: [
-        {
-          type: 'scattergl',
-          mode: 'markers',
-          x: s?.x ?? [],
-          y: s?.y ?? [],
-          // One discrete colour per restart (by plan number), named on hover: restarts are categories, not a scale.
-          marker: { size: 4, color: s?.color ?? [] },
-          text: s?.label ?? [],
-          hovertemplate: `execution %{x} of ${query ?? ''}<br>%{y:.3f} ${s?.unit ?? ''}<br>%{text}<extra></extra>`,
-        },
-      ],
-      layout: {
-        title: { text: `${query ?? ''}: every execution, one colour per restart` },
-        xaxis: { title: { text: `execution of ${query ?? 'the query'} (in run order)` } },
-        yaxis: { title: { text: s?.unit ?? '' } },
-        datarevision: frame,
-        uirevision: query ?? '',
-      },
-    };
-  }, [live, query, frame]);
+  const [note, setNote] = useState<TimelineNote | null>(null);
+  // The restart-level plots and the MDE change only when a restart finishes (or is discarded): not redrawn on every frame.
+  const restarts = `${live.restarts.length} ${live.queries.length} ${live.cells.length} ${live.executions === 0 ? 0 : 1} ${live.state}`;
 
   const cellColour = useMemo(() => new Map(live.cells.map((c, i) => [c, PALETTE[i % PALETTE.length]])), [live.cells]);
 
@@ -222,22 +200,22 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
         hovertemplate: `${cell}<br>restart %{x}: %{y:.3f} ± %{error_y.array:.3f}<extra></extra>`,
       })),
       // Sixteen cell names do not fit beside the plot: the colour and the hover name the cell.
-      layout: { title: { text: 'restart means ± within-restart SD (warm-ups excluded)' }, xaxis: { title: { text: 'restart' } }, showlegend: false, datarevision: frame, uirevision: query },
+      layout: { title: { text: 'restart means ± within-restart SD (warm-ups excluded)' }, xaxis: { title: { text: 'restart' } }, showlegend: false, datarevision: restarts, uirevision: query },
     };
-  }, [live, query, frame, cellColour]);
+  }, [live, query, restarts, cellColour]);
 
-  const spreadWhy = useMemo(() => (query ? live.spreadWhy(query) : null), [live, query, frame]);
+  const spreadWhy = useMemo(() => (query ? live.spreadWhy(query) : null), [live, query, restarts]);
   const spread = useMemo(() => {
     if (!query) return { data: [], layout: {} };
     const byCell = live.spreadByCell(query);
     return {
       data: [...byCell].map(([cell, pts]) => ({ type: 'scatter', mode: 'lines+markers', name: cell, x: pts.map((p) => p.restarts), y: pts.map((p) => p.cvPct), line: { color: cellColour.get(cell) }, hovertemplate: `${cell}<br>after %{x} restarts: CV %{y:.2f}%<extra></extra>` })),
-      layout: { title: { text: 'between-restart CV of each cell as restarts accumulate' }, xaxis: { title: { text: 'restarts of the cell' }, dtick: 1 }, yaxis: { title: { text: 'CV of restart means (%)' } }, showlegend: false, datarevision: frame, uirevision: query },
+      layout: { title: { text: 'between-restart CV of each cell as restarts accumulate' }, xaxis: { title: { text: 'restarts of the cell' }, dtick: 1 }, yaxis: { title: { text: 'CV of restart means (%)' } }, showlegend: false, datarevision: restarts, uirevision: query },
     };
-  }, [live, query, frame, cellColour]);
+  }, [live, query, restarts, cellColour]);
 
-  // frame: the live data changed in place.
-  const mdes = useMemo(() => live.queries.map((q) => ({ q, m: live.mde(q) })), [live, frame]);
+  // restarts: the live data changed in place.
+  const mdes = useMemo(() => live.queries.map((q) => ({ q, m: live.mde(q) })), [live, restarts]);
   // When no query has a value yet for the same reason, say it once rather than per query.
   const whys = mdes.map(({ q, m }) => (m ? null : live.mdeWhy(q)));
   const sameWhy = whys.length && whys.every((w) => w !== null && w === whys[0]) ? whys[0] : null;
@@ -268,8 +246,14 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
         </span>
       </div>
       <div className="run-timeline">
-        <Plot data={timeline.data} layout={timeline.layout} className="run-plot" testId="run-timeline" />
+        <Timeline live={live} query={query} frame={frame} onNote={setNote} />
       </div>
+      {note && !note.exact ? (
+        <small className="muted" data-testid="run-timeline-note">
+          Drawn: {note.drawn.toLocaleString('en')} of {note.total.toLocaleString('en')} executions{' '}
+          {note.zoomed ? 'in the zoomed range ' : ''}— the lowest and the highest of each pixel column; zoom in to see every execution (double-click: the whole run).
+        </small>
+      ) : null}
       <div className="run-pair">
         <div>
           <Plot data={means.data} layout={means.layout} className="run-plot" testId="run-means" />

@@ -14,17 +14,15 @@ import { fmtMdeBasis } from '../../../common/export/format.js';
 export const RESTART_PALETTE = ['#3271d4', '#d4573b', '#2f9e6e', '#8a5cd1', '#c49a1a', '#1b9aaa', '#c2417d', '#6b7785', '#7a4f1d', '#4f8f00'];
 export const restartColour = (seq: number) => RESTART_PALETTE[(seq - 1) % RESTART_PALETTE.length];
 
-/** Every execution of one query, in arrival order: what the timeline draws. */
+/**
+ * Every execution of one query, in arrival order: what the timeline draws. Execution i (from 0) is the
+ * query's execution number i + 1 in the run (no gaps). Only numbers per execution: its colour and
+ * hover label are its restart's (restartColour, LiveRun.labelOf), made for the points drawn.
+ */
 export interface Series {
-  /** The execution's number among this query's executions in the run (1, 2, 3 … with no gaps). */
-  x: number[];
   y: number[];
   seq: number[];
   warmup: boolean[];
-  /** The restart's colour, one per execution (categorical, by plan number). */
-  color: string[];
-  /** "restart 3 · cell", for the hover. */
-  label: string[];
   unit: string;
 }
 
@@ -83,6 +81,10 @@ export class LiveRun {
   version = 0;
   /** Per open restart and query, executions on the timeline: taken off again if the restart is discarded. */
   private added = new Map<number, Map<string, number>>();
+  /** "restart 3 · cell" per restart, made the first time a drawn point needs it. */
+  private labels = new Map<number, string>();
+  /** The cell of each restart seen on the timeline (a discarded one's rerun has the same cell). */
+  private cellOfSeq = new Map<number, string>();
   /** Finished restarts never change: their statistics are computed once. */
   private stats = new WeakMap<RestartResult, Map<string, RestartStats>>();
 
@@ -181,15 +183,13 @@ export class LiveRun {
   private push(query: string, unit: string, seq: number, cell: string, value: number, warmup: boolean): void {
     let s = this.series.get(query);
     if (!s) {
-      s = { x: [], y: [], seq: [], warmup: [], color: [], label: [], unit };
+      s = { y: [], seq: [], warmup: [], unit };
       this.series.set(query, s);
     }
-    s.x.push(s.x.length + 1);
     s.y.push(value);
     s.seq.push(seq);
     s.warmup.push(warmup);
-    s.color.push(restartColour(seq));
-    s.label.push(`restart ${seq} · ${cell}`);
+    if (!this.cellOfSeq.has(seq)) this.cellOfSeq.set(seq, cell);
     this.executions++;
   }
 
@@ -198,11 +198,21 @@ export class LiveRun {
     for (const [query, n] of this.added.get(seq) ?? []) {
       const s = this.series.get(query);
       if (!s) continue;
-      const k = Math.min(n, s.x.length);
-      for (const list of [s.x, s.y, s.seq, s.warmup, s.color, s.label]) list.splice(list.length - k, k);
+      const k = Math.min(n, s.y.length);
+      for (const list of [s.y, s.seq, s.warmup]) list.splice(list.length - k, k);
       this.executions -= k;
     }
     this.added.delete(seq);
+  }
+
+  /** The hover label of a restart's executions: "restart 3 · cell". */
+  labelOf(seq: number): string {
+    let l = this.labels.get(seq);
+    if (l === undefined) {
+      l = `restart ${seq} · ${this.cellOfSeq.get(seq) ?? this.fold.cellOf(seq) ?? ''}`;
+      this.labels.set(seq, l);
+    }
+    return l;
   }
 
   private statsOf(r: RestartResult): Map<string, RestartStats> {
