@@ -194,8 +194,9 @@ test("a new user's journey with `npm run web`: the quickstart saved as a file, r
     await page.getByTestId('save-path-submit').click();
     await page.getByTestId('status-text').filter({ hasText: `Saved ${file}` }).waitFor();
 
-    // Run it and watch: the server's own options verified beside the factors, executions coming in.
+    // Run it and watch: what it will do said first, then the server's own options verified beside the factors, executions coming in.
     await page.getByTestId('nav-run').click();
+    assert.match(await page.getByTestId('run-estimate').innerText(), /^4 restarts · 80 executions · about \d/);
     await page.getByTestId('run-start-button').click();
     await page.getByTestId('run-options').filter({ hasText: /innodb_buffer_pool_size=\S+ ✓/ }).waitFor({ timeout: 120_000 });
     await page.getByTestId('run-executions').filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 120_000 });

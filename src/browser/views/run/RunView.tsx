@@ -4,7 +4,7 @@
 // effect. Pause, resume, cancel. Redrawn at most once per animation frame, whatever the event rate.
 import { useEffect, useMemo, useState } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
-import { buildPlan, expandCells, formatDuration } from '../../../common/plan.js';
+import { buildPlan, estimatePlan, expandCells, formatDuration } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { LiveRun } from './live.js';
@@ -26,7 +26,16 @@ function StartPanel() {
   const error = useRunSession((s) => s.error);
   const unfinished = useRunSession((s) => (s.unfinished?.path === path ? s.unfinished : null));
   const designChanged = useRunSession((s) => (s.designChanged?.path === path ? s.designChanged : null));
-  if (!path) return <p data-testid="run-needs-save">Save the experiment to a file first: the run saves its results into it and keeps its journal beside it.</p>;
+  const design = useApp((s) => s.doc?.design);
+  // What pressing Run starts, before it is pressed.
+  const estimate = useMemo(() => (design ? estimatePlan(design, buildPlan(design).length) : null), [design]);
+  if (!path) {
+    return (
+      <p data-testid="run-needs-save">
+        {design ? 'Save the experiment to a file first: the run saves its results into it and keeps its journal beside it.' : 'Nothing is open: open an experiment or the quickstart (Design), save it to a file, and run it here.'}
+      </p>
+    );
+  }
   const ssh = target !== 'local';
   const auth = { identity: identity.trim() || undefined, knownHosts: knownHosts.trim() || undefined };
   // The file's design is not the one its unfinished run started with: the user says which way on.
@@ -36,6 +45,11 @@ function StartPanel() {
       <span>
         Run <code>{path}</code> on <code>{target}</code>
       </span>
+      {estimate && !unfinished && (
+        <span className="muted" data-testid="run-estimate">
+          {estimate.restarts} restarts · {estimate.executions.toLocaleString('en')} executions · about {formatDuration(estimate.seconds)}
+        </span>
+      )}
       {ssh && (
         <>
           <label>
