@@ -5,7 +5,7 @@
 // on cancel stops mysqld and restores the host.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Design, ExperimentDoc } from '../../src/common/experiment/types.js';
 import { buildPlan } from '../../src/common/plan.js';
@@ -146,4 +146,35 @@ test('cancel: the runner stops mysqld and restores the host within seconds', asy
   // Its idle sleep went with it: no process of the run is left.
   assert.equal(await exited(launched.pid!), true, 'the runner exited');
   rmSync(launched.dir, { recursive: true, force: true });
+});
+
+test('a detached run measures as the read-only account too: INTO OUTFILE and SET GLOBAL are refused by the server, nothing is written', async () => {
+  const drop = join(env.dir, 'detach-drop');
+  mkdirSync(drop, { recursive: true, mode: 0o777 });
+  chmodSync(drop, 0o777);
+  const marker = join(drop, 'measured.txt');
+  for (const [i, sql, privilege] of [
+    [1, `SELECT l_orderkey FROM lineitem LIMIT 1 INTO OUTFILE '${marker}'`, /FILE privilege/],
+    [2, 'SET GLOBAL innodb_adaptive_hash_index=OFF', /SUPER|SYSTEM_VARIABLES_ADMIN/],
+  ] as const) {
+    const d = design((x) => {
+      x.factors = [{ tunable: 'aslr', levels: ['on'] }];
+      x.restartsPerCell = 1;
+      x.workload.queries = [x.workload.queries[0], { name: 'hostile', sql }];
+    });
+    const control = createServerControl(session, env.profile, { paths });
+    const runId = `a1b2c3d4-0000-4000-8000-00000000010${i}`;
+    const launched = await launchDetached({ runId, design: d, profile: env.profile, session, control, paths, restarts: buildPlan(d) });
+    const fold = new JournalFold();
+    const { message } = await follow(d, launched.dir, fold);
+    assert.equal(fold.state().lastState, 'failed', message);
+    assert.match(message ?? '', /hostile/);
+    assert.match(message ?? '', /Access denied/);
+    assert.match(message ?? '', privilege);
+    assert.equal(fold.state().restarts.flatMap((r) => r.queries).length, 0, 'nothing was measured');
+    assert.equal(existsSync(marker), false);
+    // No password on disk: the run's files hold the placeholder only.
+    for (const f of readdirSync(launched.dir)) assert.doesNotMatch(readFileSync(join(launched.dir, f), 'utf8'), /IDENTIFIED BY '[0-9a-f]{36}'/, f);
+    await cleanupTargetRun(session, launched.dir, false);
+  }
 });

@@ -106,7 +106,12 @@ test('the runner is one POSIX sh script compiled from the restart procedures: ea
   assert.equal(session.split(d.workload.queries[0].sql).length - 1, d.workload.repetitions);
   // The login: the profile's socket and user, never a password.
   assert.match(runner.text, /--socket=\/srv\/sb\/mysqld.sock --user=root/);
-  assert.doesNotMatch(runner.text, /--password|MYSQL_PWD/);
+  assert.doesNotMatch(runner.text, /--password/);
+  // Measured queries as the read-only account, whose password the runner makes on the target and keeps in its environment only.
+  assert.deepEqual(runner.text.match(/MYSQL_PWD=\S*/g), ['MYSQL_PWD="$MPW"']);
+  assert.match(runner.text, /MPW=\$\(od -An -N18 -tx1 \/dev\/urandom/);
+  assert.match(runner.text, /msql\(\) \{ MYSQL_PWD="\$MPW" "\$CLIENT" --no-defaults --socket=\/srv\/sb\/mysqld.sock --user=varlab_measure /);
+  assert.match(runner.text, /msql --database=[a-z_]+ --delimiter="\$D" < "\$DIR\/session-\$2.sql"/);
   // Cancel, the end and an error of the runner's own all go through finish: stop mysqld, restore the host.
   assert.match(runner.text, /trap on_term TERM INT HUP/);
   assert.match(runner.text, /trap 'finish failed msg/);

@@ -27,6 +27,10 @@ import { verifyVariables } from '../host/server.js';
 import { shellQuote } from '../host/shell.js';
 import { commandLine } from '../workloads/runners.js';
 import { splitStatements } from '../workloads/setup.js';
+import { MEASURE_USER, measureAccountSql } from '../workloads/account.js';
+
+/** Where the measurement account's password goes in its SQL: the runner puts in the one it made. */
+const PASSWORD_SLOT = '@@varlab_password@@';
 
 const q = shellQuote;
 
@@ -99,6 +103,9 @@ export function compileRunner(input: RunnerInput): RunnerFile[] {
       const hex = Buffer.from(qq.sql, 'utf8').toString('hex');
       data(`check-${i + 1}.sql`, `SET @vl_q = CONVERT(X'${hex}' USING utf8mb4)\n${delim}\nPREPARE varlab_check FROM @vl_q\n${delim}\nDEALLOCATE PREPARE varlab_check\n${delim}\n`);
     });
+    // The read-only measurement account, for either flavor (the runner asks the server which it is).
+    // The password stands as a placeholder: the runner makes it in memory on the target, never on disk.
+    for (const flavor of ['mariadb', 'mysql'] as const) data(`account-${flavor}.sql`, measureAccountSql(flavor, w.database, `'${PASSWORD_SLOT}'`).map((x) => `${x}\n${delim}\n`).join(''));
     // One session per restart, written once: nothing is generated on the target while it measures.
     for (const timer of ['profiling', 'performance_schema'] as const) data(`session-${timer}.sql`, sessionSql(design, timer, mark, delim));
   }
@@ -144,7 +151,11 @@ END { printf "%d %d %.0f\n", tables, indexes, rows }`;
 function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: string, delim: string): string {
   const { design, profile, host, paths, recordDir, dir } = input;
   const w = design.workload;
-  const conn = [profile.socket ? `--socket=${profile.socket}` : `--host=127.0.0.1`, ...(profile.socket ? [] : [`--port=${profile.port}`]), `--user=${profile.user}`, '--connect-timeout=10'].map(q).join(' ');
+  const where = [profile.socket ? `--socket=${profile.socket}` : `--host=127.0.0.1`, ...(profile.socket ? [] : [`--port=${profile.port}`])];
+  const conn = [...where, `--user=${profile.user}`, '--connect-timeout=10'].map(q).join(' ');
+  // The measurement account logs in with the password in MYSQL_PWD, and --no-defaults so that no
+  // [client] password of an option file is sent instead (MYSQL_PWD counts least).
+  const measureConn = ['--no-defaults', ...where, `--user=${MEASURE_USER}`, '--connect-timeout=10'].map(q).join(' ');
   const db = q(`--database=${w.database}`);
   const stop = stopScript(profile).text;
   const restore = restoreAllScript(profile, paths, recordDir, false).text;
@@ -184,7 +195,7 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
   [ "$got" = "$EXECUTIONS" ] || finish failed msg "$(printf '%s' "the server's statement timer gave a time for $got of $EXECUTIONS executions of restart $1" | b64)"
 }
 step_measure() { # $1 seq, $2 timer
-  { sql ${db} --delimiter="$D" < "$DIR/session-$2.sql" 2> "$DIR/measure.err"; echo $? > "$DIR/measure.rc"; } |
+  { msql ${db} --delimiter="$D" < "$DIR/session-$2.sql" 2> "$DIR/measure.err"; echo $? > "$DIR/measure.rc"; } |
     awk -v N="$N" -v seq="$1" -v cnt="$DIR/measure.count" "$MEASURE_AWK" >> "$J"
   read -r rc < "$DIR/measure.rc"; return "$rc"
 }`
@@ -224,10 +235,20 @@ step_setup() {
     awk -v N="$N" 'index($0, N " s ") == 1 { split($0, f, " "); last = f[3] } END { print last + 0 }' > "$DIR/setup.last"
   read -r rc < "$DIR/setup.rc"; return "$rc"
 }
+# The read-only account measured queries run as: a new password for every runner, kept in its
+# environment only (exported, so the steps it starts in sessions of their own can log in).
+make_account() {
+  MPW=$(od -An -N18 -tx1 /dev/urandom | tr -d ' \n'); export MPW
+  [ -n "$MPW" ] || finish failed msg "$(printf '%s' "no random password for the measurement account (/dev/urandom)" | b64)"
+  acct=mysql; sql -e 'SELECT VERSION()' 2>/dev/null | grep -qi mariadb && acct=mariadb
+  sed "s/${PASSWORD_SLOT}/$MPW/g" < "$DIR/account-$acct.sql" | sql --delimiter="$D" > /dev/null 2> "$DIR/account.err" ||
+    finish failed msg "$(printf 'cannot make the read-only measurement account ${MEASURE_USER} as %s: %s' ${q(profile.user)} "$(errline "$DIR/account.err")" | b64)"
+}
 check_queries() {
+  make_account
   : > "$DIR/check.out"; i=1
   while [ "$i" -le ${w.queries.length} ]; do
-    if ! sql ${db} --delimiter="$D" < "$DIR/check-$i.sql" > /dev/null 2> "$DIR/check.err"; then
+    if ! msql ${db} --delimiter="$D" < "$DIR/check-$i.sql" > /dev/null 2> "$DIR/check.err"; then
       # ER_UNSUPPORTED_PS: a statement the prepared-statement protocol cannot take is not checked.
       grep -q '^ERROR 1295 ' "$DIR/check.err" || printf '%s %s\n' "$i" "$(errline "$DIR/check.err" | b64)" >> "$DIR/check.out"
     fi
@@ -275,21 +296,22 @@ jr() { printf '%s\n' "$*" >> "$J"; }
 b64() { x=$(base64 | tr -d '\n'); [ -n "$x" ] || x=-; printf '%s' "$x"; }
 CLIENT=$(command -v mariadb || command -v mysql)
 sql() { "$CLIENT" ${conn} -N -B -n --comments --binary-mode "$@"; }
+${w.kind === 'queries' ? `msql() { MYSQL_PWD="$MPW" "$CLIENT" ${measureConn} -N -B -n --comments --binary-mode "$@"; }` : '# A command workload brings its own login; the preload reads as the profile\'s account.\nmsql() { sql "$@"; }'}
 errline() { grep '^ERROR' "$1" 2>/dev/null | tail -n 1; }
 # The client lost its server (mysqld died or restarted underneath): the restart is done again.
 lost() { grep -qE '^ERROR (2006|2013) ' "$1"; }
 ${lockText}
 
 detect_timer() {
-  v=$(sql -e "SELECT IF(@@performance_schema = 1 AND (SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'events_statements_history') = 'YES' AND (SELECT COUNT(*) FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()) = 1, 'performance_schema', 'no')" 2>/dev/null)
+  v=$(msql -e "SELECT IF(@@performance_schema = 1 AND (SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'events_statements_history') = 'YES' AND (SELECT COUNT(*) FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()) = 1, 'performance_schema', 'no')" 2>/dev/null)
   [ "$v" = performance_schema ] && { echo performance_schema; return; }
-  v=$(sql -e 'SET profiling = 1; SELECT @@profiling' 2>/dev/null)
+  v=$(msql -e 'SET profiling = 1; SELECT @@profiling' 2>/dev/null)
   [ "$v" = 1 ] && { echo profiling; return; }
   echo none
 }
 step_preload() {
-  sql -r < "$DIR/preload-list.sql" > "$DIR/preload.sql" 2> "$DIR/preload.err" || return 1
-  { sql --delimiter="$D" < "$DIR/preload.sql" 2>> "$DIR/preload.err"; echo $? > "$DIR/preload.rc"; } | awk -v N="$N" "$PRELOAD_AWK" > "$DIR/preload.out"
+  msql -r < "$DIR/preload-list.sql" > "$DIR/preload.sql" 2> "$DIR/preload.err" || return 1
+  { msql --delimiter="$D" < "$DIR/preload.sql" 2>> "$DIR/preload.err"; echo $? > "$DIR/preload.rc"; } | awk -v N="$N" "$PRELOAD_AWK" > "$DIR/preload.out"
   read -r rc < "$DIR/preload.rc"; return "$rc"
 }
 step_idle() { sleep "$1"; }
