@@ -17,6 +17,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { join } from 'node:path';
 import type { Design, ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
 import { buildPlan } from '../../src/common/plan.js';
+import { headerRecord, journalPath } from '../../src/node/engine/journal.js';
 import { JournalFold } from '../../src/common/records.js';
 import { cleanupTargetRun, launchDetached, pullTargetJournal } from '../../src/node/detach/target.js';
 import { createServerControl, openTarget, type TargetSession } from '../../src/node/host/index.js';
@@ -368,3 +369,33 @@ test('the detached runner (runner.sh) with the same payloads, host paths that ar
   }
   assert.deepEqual(markers(), []);
 });
+
+test("a journal shipped beside a file names another folder as its detached run's: attach, status, cancel and run refuse it, the folder stays", { timeout: 300_000 }, async () => {
+  // The folder a hostile teammate would have removed: it even holds a runner.sh, as cleanup checks.
+  const victim = join(M, 'victim');
+  mkdirSync(victim);
+  writeFileSync(join(victim, 'runner.sh'), '#!/bin/sh\n');
+  writeFileSync(join(victim, 'journal'), '');
+  const doc = quickstart();
+  doc.design.target = sshd.target;
+  doc.design.serverProfile = { ...fileProfile(), target: sshd.target };
+  const file = join(M, 'shipped.varlab.json');
+  writeFileSync(file, JSON.stringify(doc));
+  const runId = randomUUID();
+  const probed = await varlab(['probe', sshd.target, ...authArgs, '--json']);
+  assert.equal(probed.code, 0, probed.stderr);
+  const records = [
+    headerRecord(doc.design),
+    { t: 'host', at: Date.now(), host: JSON.parse(probed.stdout) },
+    { t: 'detached', at: Date.now(), runId, target: sshd.target, auth: { identity: sshd.keyFile, knownHosts: sshd.knownHostsFile }, dir: victim, supervisor: 'setsid' },
+  ];
+  writeFileSync(journalPath(file), records.map((r) => JSON.stringify(r) + '\n').join(''));
+  for (const command of ['attach', 'status', 'cancel', 'run']) {
+    const r = await varlab([command, file]);
+    assert.equal(r.code, 2, `${command}: exit ${r.code}\n${r.stderr}`);
+    assert.match(r.stderr, /the detached run's directory ".*victim" is not one varlab makes/, `${command}: ${r.stderr}`);
+  }
+  assert.ok(existsSync(join(victim, 'runner.sh')), 'the folder is still there');
+  assert.deepEqual(markers(), []);
+});
+

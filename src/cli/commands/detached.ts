@@ -15,11 +15,11 @@ function oneFile(positionals: string[]): string {
   return positionals[0];
 }
 
-/** An ApiError is the user's message: print it, exit 1. */
+/** An ApiError is the user's message: print it, exit 1 (2 when the file or its journal is refused). */
 function failed(io: CliIO, name: string, e: unknown): number {
   if (!(e instanceof ApiError)) throw e;
   io.err(`varlab ${name}: ${e.message}`);
-  return 1;
+  return e.code === 'invalid-file' || e.code === 'invalid-argument' ? 2 : 1;
 }
 
 /** The lines a person reads while following: where the run is, what went wrong, how it ended. */

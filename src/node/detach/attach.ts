@@ -27,6 +27,7 @@ import { readExperimentFile } from '../files.js';
 import type { Prompter, TargetSession } from '../host/types.js';
 import { acquireRunLocks } from '../runs/locks.js';
 import type { ImportContext } from './import.js';
+import { checkJournalRunDir } from './runner.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
 
 /** What the local journal says of a file's detached run (read from disk, no connection). */
@@ -118,6 +119,7 @@ export function detachedRun(path: string): DetachedRun | null {
   const state = readJournal(journal);
   if (!state?.detached || !state.header) return null;
   const d = state.detached;
+  checkJournalRunDir(d.dir, d.runId, journal);
   return {
     path: abs,
     journal,

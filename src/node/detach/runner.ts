@@ -73,6 +73,19 @@ export function runDir(recordDir: string, runId: string): string {
   return `${recordDir.replace(/\/$/, '')}/runs/${checkRunId(runId)}`;
 }
 
+/**
+ * A run directory named by a journal (which travels with the file, so whoever wrote the file wrote
+ * it): only the shape runDir makes is accepted, `…/mysqld-PORT-ID/runs/RUN_ID` with this run's id, so
+ * attach, cancel and the clean-up after them (`rm -rf` of that directory) can reach no other folder.
+ */
+export function checkJournalRunDir(dir: string, runId: string, where: string): string {
+  checkRunId(runId);
+  const m = /^(\/.+)\/(mysqld-[0-9]{1,5}-[0-9a-f]{10})\/runs\/([^/]+)$/.exec(dir);
+  const ok = m !== null && m[3] === runId && !/[\0-\x1f\x7f]/.test(dir) && !dir.split('/').includes('..');
+  if (!ok) throw new ApiError('invalid-file', `${where}: the detached run's directory ${JSON.stringify(dir)} is not one varlab makes (…/mysqld-PORT-ID/runs/${runId}); refusing to read, stop or remove it`);
+  return dir;
+}
+
 /** The files a run's directory holds, runner.sh first. */
 export function compileRunner(input: RunnerInput): RunnerFile[] {
   const { design, dir } = input;
