@@ -7,7 +7,13 @@ import type { RecordKind, RecordOf } from './records.js';
 /** An event made of record K's fields (without its `t`), named Type, with Extra fields. */
 type FromRecord<K extends RecordKind, Type extends string, Extra = unknown> = { type: Type } & Omit<RecordOf<K>, 't'> & Extra;
 
-export type RunEvent =
+/**
+ * In a run of one design on several hosts every event also names its `host` (each host numbers its
+ * own restarts from 1, so a restart is known by host and seq).
+ */
+export type RunEvent = RunEventOfOneHost & { host?: string };
+
+type RunEventOfOneHost =
   | FromRecord<'restart-started', 'restart-started'>
   /** The `checks` record: every tunable read back from the live process. */
   | FromRecord<'checks', 'tunables-verified', { cell: string }>

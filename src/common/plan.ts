@@ -49,13 +49,37 @@ export function hostCell(cell: string, host: string | undefined): string {
   return cell ? `${cell},${HOST_FACTOR}=${host}` : `${HOST_FACTOR}=${host}`;
 }
 
-/** The hosts the results came from, when they came from several (the design's target first); else none. */
-export function resultHosts(design: Pick<Design, 'target'>, restarts: readonly { host?: string }[] | undefined): string[] {
+/** The hosts the results came from, when they came from several (in the design's order of hosts); else none. */
+export function resultHosts(design: Pick<Design, 'target' | 'targets'>, restarts: readonly { host?: string }[] | undefined): string[] {
   const seen = new Set<string>();
   for (const r of restarts ?? []) if (r.host !== undefined) seen.add(r.host);
   if (!seen.size) return [];
-  const first = [design.target].filter((t) => seen.has(t));
+  const first = designHosts(design).filter((t) => seen.has(t));
   return [...first, ...[...seen].filter((h) => !first.includes(h))];
+}
+
+/** The hosts a design runs on: its `targets` when it names several, else its one `target`. */
+export function designHosts(design: Pick<Design, 'target' | 'targets'>): string[] {
+  return design.targets?.length ? design.targets : [design.target];
+}
+
+/**
+ * The seed of one host's order: FNV-1a (32 bit) of `seed:host`. Each host of a several-host run has
+ * its own randomised order, reproducible from the design's seed, whatever the order of the list.
+ */
+export function hostSeed(seed: number, host: string): number {
+  let h = 0x811c9dc5;
+  for (const ch of `${seed}:${host}`) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** The design as one host of a several-host run runs it: that target, its own seed, no list of hosts. */
+export function hostDesign(design: Design, host: string): Design {
+  const { targets: _all, ...one } = design;
+  return { ...one, target: host, seed: hostSeed(design.seed, host) };
 }
 
 /** The design as analysed and exported: with the host as its last factor when there are hosts. */

@@ -303,3 +303,24 @@ export function resultsFromJournal(state: JournalState, interruptedReason = 'int
     restarts: [...state.restarts].sort((a, b) => a.seq - b.seq),
   };
 }
+
+/**
+ * The `results` of one design run on several hosts: each host's results (from its own journal)
+ * folded together, every restart and discarded restart tagged with its host; restarts by host (in
+ * the design's order of hosts), then seq. Finished when every host's run is. No host fingerprint:
+ * there are several.
+ */
+export function severalHostsResults(byHost: { host: string; results: Results }[]): Results {
+  const all = byHost.map((h) => h.results);
+  const started = all.map((r) => r.startedAt).filter((t): t is number => t !== undefined);
+  const finished = all.map((r) => r.finishedAt);
+  const notes = [...new Set(byHost.filter((h) => h.results.timerNote).map((h) => `${h.host}: ${h.results.timerNote}`))];
+  const discarded = byHost.flatMap((h) => (h.results.discarded ?? []).map((d) => ({ ...d, host: h.host })));
+  return {
+    ...(started.length ? { startedAt: Math.min(...started) } : {}),
+    ...(finished.length && finished.every((t) => t !== undefined) ? { finishedAt: Math.max(...(finished as number[])) } : {}),
+    ...(notes.length ? { timerNote: notes.join('; ') } : {}),
+    ...(discarded.length ? { discarded } : {}),
+    restarts: byHost.flatMap((h) => [...h.results.restarts].sort((a, b) => a.seq - b.seq).map((r) => ({ ...r, host: h.host }))),
+  };
+}

@@ -33,7 +33,13 @@ function progressLine(done: number, planned: number, remainingMs: number, cell: 
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${planned} restarts  ${formatDuration(remainingMs / 1000)} left  ${visible(cell)}`;
 }
 
+/** An event as one line; in a run on several hosts, each line starts with its host. */
 function describe(e: RunEvent): string | null {
+  const line = describeOne(e);
+  return line && e.host !== undefined ? `${visible(e.host)}: ${line}` : line;
+}
+
+function describeOne(e: RunEvent): string | null {
   switch (e.type) {
     case 'restart-finished':
       return `restart ${e.seq} ${e.cell}: ${e.status}${e.reason ? ` (${e.reason})` : ''}`;
@@ -51,7 +57,7 @@ function describe(e: RunEvent): string | null {
 export const run: Command = {
   name: 'run',
   usage:
-    'varlab run FILE [--target T] [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
+    'varlab run FILE [--target T]... [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
     '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh | --resume]\n' +
     '                [--detach]\n\n' +
     'Runs every scheduled restart of the plan: tunables applied and verified, mysqld restarted, the queries\n' +
@@ -60,7 +66,10 @@ export const run: Command = {
     'edited since, it says what changed and asks for --fresh or --resume. One run at a time per target.\n' +
     'The target is --target, else the file\'s; the server profile is the one registered for that target\n' +
     '(varlab sandbox create), else the file\'s own if it was made for that target.\n' +
-    '--target T          run on T instead of the file\'s target (local, ssh://[user@]host[:port], an ssh alias)\n' +
+    '--target T          run on T instead of the file\'s target (local, ssh://[user@]host[:port], an ssh alias);\n' +
+    '                    several (--target A --target B) run the same design on each host at once, each in its\n' +
+    '                    own random order and journal (FILE.journal.<host>.jsonl), results tagged with their host;\n' +
+    '                    a host that fails does not stop the others\n' +
     '--restarts N        restarts per cell       --repetitions N  executions per query per restart\n' +
     '--warmup N          first executions per restart flagged warm-up (kept, excluded from analysis)\n' +
     '                    (these overrides are written into the design of the saved file)\n' +
@@ -85,7 +94,7 @@ export const run: Command = {
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
       ...TARGET_OPTIONS,
-      target: { type: 'string' },
+      target: { type: 'string', multiple: true },
       restarts: { type: 'string' },
       repetitions: { type: 'string' },
       warmup: { type: 'string' },
@@ -104,7 +113,8 @@ export const run: Command = {
     const warmup = numberOption('warmup', values.warmup, { min: 0, max: 1_000_000, integer: true });
 
     const file = positionals[0];
-    const request = { file, out: values.out, target: values.target, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true };
+    const targets = values.target ?? [];
+    const request = { file, out: values.out, target: targets.length === 1 ? targets[0] : undefined, targets: targets.length > 1 ? targets : undefined, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true };
     if (values.fresh && values.resume) throw new UsageError('--fresh starts over and --resume goes on: pass one of them');
 
     if (values.detach) {
@@ -116,20 +126,24 @@ export const run: Command = {
     if (values['dry-run']) {
       try {
         const p = await prepareRun(request);
-        // The target is probed (the commands are computed for what it has), as the run would.
-        const report = await dryRun(p.doc.design, p.doc.design.target, async (fn) => {
-          const session = await openTarget(p.doc.design.target, { auth: targetAuth(values), prompt: terminalPrompter() });
-          try {
-            return await fn(session);
-          } finally {
-            await session.close();
+        // Each host as it would run (several hosts: each its own order and journal).
+        for (const h of p.hosts ?? [{ target: p.doc.design.target, doc: p.doc, journal: journalPath(p.out) }]) {
+          const design = h.doc.design;
+          // The target is probed (the commands are computed for what it has), as the run would.
+          const report = await dryRun(design, design.target, async (fn) => {
+            const session = await openTarget(design.target, { auth: targetAuth(values), prompt: terminalPrompter() });
+            try {
+              return await fn(session);
+            } finally {
+              await session.close();
+            }
+          }, design.serverProfile);
+          if (report.problem) {
+            io.err(`varlab run: ${p.hosts ? `${h.target}: ` : ''}${report.problem}`);
+            return 2;
           }
-        }, p.doc.design.serverProfile);
-        if (report.problem) {
-          io.err(`varlab run: ${report.problem}`);
-          return 2;
+          for (const line of dryRunText(p.doc.name, design, report, { out: p.out, journal: h.journal, notes: p.notes })) io.out(line);
         }
-        for (const line of dryRunText(p.doc.name, p.doc.design, report, { out: p.out, journal: journalPath(p.out), notes: p.notes })) io.out(line);
         return 0;
       } catch (e) {
         return refused(io, file, e);
@@ -141,6 +155,8 @@ export const run: Command = {
     const bar = io.tty && !json;
     let lastCell = '';
     let last: Extract<RunEvent, { type: 'progress' }> | null = null;
+    // Several hosts: the bar shows them together (each host's last progress, summed).
+    const progressOf = new Map<string, Extract<RunEvent, { type: 'progress' }>>();
     let barShown = false;
     let resumeNote = false;
     const clearBar = () => {
@@ -163,8 +179,12 @@ export const run: Command = {
         clearBar();
         io.err(line);
       }
-      if (e.type === 'progress') last = e;
-      if (e.type === 'restart-started') lastCell = `restart ${e.seq}: ${e.cell}`;
+      if (e.type === 'progress') {
+        progressOf.set(e.host ?? '', e);
+        const all = [...progressOf.values()];
+        last = { ...e, done: all.reduce((n, p) => n + p.done, 0), planned: all.reduce((n, p) => n + p.planned, 0), remainingMs: Math.max(...all.map((p) => p.remainingMs)) };
+      }
+      if (e.type === 'restart-started') lastCell = `${e.host !== undefined ? `${e.host} ` : ''}restart ${e.seq}: ${e.cell}`;
       if (bar && last && (e.type === 'progress' || e.type === 'restart-started' || (line && !routine))) {
         clearBar();
         process.stderr.write(progressLine(last.done, last.planned, last.remainingMs, lastCell));
@@ -194,7 +214,10 @@ export const run: Command = {
     if (resuming) io.err(resuming.replace(/; the edited file would be kept as .*/, ''));
     else {
       const plan = buildPlan(prepared.doc.design);
-      io.err(`running ${plan.length} restarts on ${prepared.doc.design.target}, about ${formatDuration(estimatePlan(prepared.doc.design, plan.length).seconds)}; results into ${prepared.out}`);
+      const about = formatDuration(estimatePlan(prepared.doc.design, plan.length).seconds);
+      const hosts = prepared.hosts?.map((h) => h.target);
+      if (hosts) io.err(`running ${plan.length} restarts on each of ${hosts.length} hosts at once (${hosts.join(', ')}), each in its own order, about ${about}; results into ${prepared.out}`);
+      else io.err(`running ${plan.length} restarts on ${prepared.doc.design.target}, about ${about}; results into ${prepared.out}`);
     }
 
     // Ctrl-C or SIGTERM: the run service cancels, stops mysqld and restores the host, and says so.
@@ -277,6 +300,10 @@ function refused(io: CliIO, file: string, e: unknown, json = false): number {
 }
 
 function report(io: CliIO, file: string, o: RunOutcome, ms: number): number {
+  // Several hosts: how each ended, one line per host, before the line for the whole run.
+  if (o.hosts && o.state !== 'finished') {
+    for (const h of o.hosts) io.err(`  ${visible(h.target)}: ${h.outcome.state} after ${h.outcome.done} of ${h.outcome.planned} restarts${h.outcome.state === 'finished' ? '' : `: ${h.outcome.message ?? ''}`}`);
+  }
   if (o.state === 'finished') {
     io.err(`finished: ${o.done} of ${o.planned} restarts in ${formatDuration(ms / 1000)}; results saved into ${o.path}`);
     return 0;

@@ -95,6 +95,7 @@ export function designChanges(before: Design, after: Design, ignore: (keyof Desi
   field('idleSeconds', 'idle seconds');
   field('estimates', 'estimates');
   field('target', 'target');
+  field('targets', 'hosts');
   if (!skip.has('serverProfile') && canonicalJson(before.serverProfile) !== canonicalJson(after.serverProfile)) out.push('server profile changed');
   return out;
 }

@@ -63,6 +63,16 @@ export function designProblems(d: Design, limits: ExperimentLimits = DEFAULT_LIM
   if (target) p['design.target'] = target;
   const profileTarget = d.serverProfile?.target === undefined ? null : targetProblem(d.serverProfile.target);
   if (profileTarget) p['design.serverProfile.target'] = profileTarget;
+  if (d.targets !== undefined) {
+    const seen = new Set<string>();
+    d.targets.forEach((t, i) => {
+      const problem = targetProblem(t) ?? (seen.has(t) ? `${quoted(t)} appears twice` : null);
+      if (problem) p[`design.targets[${i}]`] = problem;
+      seen.add(t);
+    });
+    if (d.targets.length < 2) p['design.targets'] = 'several hosts: at least 2 (one host is design.target alone)';
+    else if (d.targets[0] !== d.target) p['design.targets'] = `the first host must be design.target (${quoted(d.target)})`;
+  }
   const w = d.workload;
   if (!IDENT.test(w.database)) p['design.workload.database'] = 'a database name: letters, digits and _, not starting with a digit';
   if (w.setupSkipIfTable !== undefined && w.setupSkipIfTable !== '' && !IDENT.test(w.setupSkipIfTable)) {

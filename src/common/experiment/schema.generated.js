@@ -21,9 +21,9 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"serverProfile":{"$ref":"#/definitions/serverProfile"}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
 const func2 = ucs2length;
-const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"serverProfile":{"$ref":"#/definitions/serverProfile"}}};
+const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
 const schema14 = {"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}};
 const func5 = Object.prototype.hasOwnProperty;
@@ -1751,15 +1751,11 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data.serverProfile !== undefined){
-if(!(validate12(data.serverProfile, {instancePath:instancePath+"/serverProfile",parentData:data,parentDataProperty:"serverProfile",rootData}))){
-vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err105 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.targets !== undefined){
+let data34 = data.targets;
+if(Array.isArray(data34)){
+if(data34.length > 32){
+const err105 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1768,11 +1764,86 @@ vErrors.push(err105);
 }
 errors++;
 }
+if(data34.length < 2){
+const err106 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+}
+const len4 = data34.length;
+for(let i4=0; i4<len4; i4++){
+let data35 = data34[i4];
+if(typeof data35 === "string"){
+if(func2(data35) > 500){
+const err107 = {instancePath:instancePath+"/targets/" + i4,schemaPath:"#/properties/targets/items/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+if(func2(data35) < 1){
+const err108 = {instancePath:instancePath+"/targets/" + i4,schemaPath:"#/properties/targets/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+}
+else {
+const err109 = {instancePath:instancePath+"/targets/" + i4,schemaPath:"#/properties/targets/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
+}
+errors++;
+}
+}
+}
+else {
+const err110 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+}
+if(data.serverProfile !== undefined){
+if(!(validate12(data.serverProfile, {instancePath:instancePath+"/serverProfile",parentData:data,parentDataProperty:"serverProfile",rootData}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err111 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
 validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema22 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}};
+const schema22 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}};
 const schema23 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema24 = {"type":"number","minimum":0,"maximum":1000000000000000};
 const schema34 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}};
@@ -2310,9 +2381,11 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.host !== undefined){
+let data18 = data13.host;
+if(typeof data18 === "string"){
+if(func2(data18) > 500){
+const err44 = {instancePath:instancePath+"/discarded/" + i1+"/host",schemaPath:"#/properties/discarded/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -2322,9 +2395,8 @@ vErrors.push(err44);
 errors++;
 }
 }
-}
 else {
-const err45 = {instancePath:instancePath+"/discarded",schemaPath:"#/properties/discarded/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err45 = {instancePath:instancePath+"/discarded/" + i1+"/host",schemaPath:"#/properties/discarded/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -2334,15 +2406,9 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.restarts !== undefined){
-let data18 = data.restarts;
-if(Array.isArray(data18)){
-const len2 = data18.length;
-for(let i2=0; i2<len2; i2++){
-let data19 = data18[i2];
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(data19.seq === undefined){
-const err46 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+}
+else {
+const err46 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -2351,8 +2417,10 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(data19.cell === undefined){
-const err47 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/discarded",schemaPath:"#/properties/discarded/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -2361,8 +2429,16 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(data19.status === undefined){
-const err48 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+if(data.restarts !== undefined){
+let data19 = data.restarts;
+if(Array.isArray(data19)){
+const len2 = data19.length;
+for(let i2=0; i2<len2; i2++){
+let data20 = data19[i2];
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.seq === undefined){
+const err48 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -2371,8 +2447,8 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(data19.startedAt === undefined){
-const err49 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
+if(data20.cell === undefined){
+const err49 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -2381,8 +2457,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data19.finishedAt === undefined){
-const err50 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
+if(data20.status === undefined){
+const err50 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -2391,8 +2467,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(data19.checks === undefined){
-const err51 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
+if(data20.startedAt === undefined){
+const err51 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -2401,8 +2477,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(data19.queries === undefined){
-const err52 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data20.finishedAt === undefined){
+const err52 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -2411,10 +2487,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(data19.seq !== undefined){
-let data20 = data19.seq;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
-const err53 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data20.checks === undefined){
+const err53 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -2423,9 +2497,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(typeof data20 == "number"){
-if(data20 > 1000000000 || isNaN(data20)){
-const err54 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data20.queries === undefined){
+const err54 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -2434,8 +2507,10 @@ vErrors.push(err54);
 }
 errors++;
 }
-if(data20 < 1 || isNaN(data20)){
-const err55 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data20.seq !== undefined){
+let data21 = data20.seq;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err55 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -2444,13 +2519,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-}
-if(data19.cell !== undefined){
-let data21 = data19.cell;
-if(typeof data21 === "string"){
-if(func2(data21) > 2000){
-const err56 = {instancePath:instancePath+"/restarts/" + i2+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(typeof data21 == "number"){
+if(data21 > 1000000000 || isNaN(data21)){
+const err56 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -2459,9 +2530,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-else {
-const err57 = {instancePath:instancePath+"/restarts/" + i2+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data21 < 1 || isNaN(data21)){
+const err57 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -2471,10 +2541,12 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data19.status !== undefined){
-let data22 = data19.status;
-if(!(((data22 === "ok") || (data22 === "verify-failed")) || (data22 === "failed"))){
-const err58 = {instancePath:instancePath+"/restarts/" + i2+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema22.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data20.cell !== undefined){
+let data22 = data20.cell;
+if(typeof data22 === "string"){
+if(func2(data22) > 2000){
+const err58 = {instancePath:instancePath+"/restarts/" + i2+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -2484,11 +2556,8 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data19.reason !== undefined){
-let data23 = data19.reason;
-if(typeof data23 === "string"){
-if(func2(data23) > 10000){
-const err59 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err59 = {instancePath:instancePath+"/restarts/" + i2+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -2498,8 +2567,11 @@ vErrors.push(err59);
 errors++;
 }
 }
-else {
-const err60 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data20.host !== undefined){
+let data23 = data20.host;
+if(typeof data23 === "string"){
+if(func2(data23) > 500){
+const err60 = {instancePath:instancePath+"/restarts/" + i2+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -2509,11 +2581,8 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(data19.startedAt !== undefined){
-let data24 = data19.startedAt;
-if(typeof data24 == "number"){
-if(data24 > 100000000000000 || isNaN(data24)){
-const err61 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+else {
+const err61 = {instancePath:instancePath+"/restarts/" + i2+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -2522,8 +2591,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data24 < 0 || isNaN(data24)){
-const err62 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data20.status !== undefined){
+let data24 = data20.status;
+if(!(((data24 === "ok") || (data24 === "verify-failed")) || (data24 === "failed"))){
+const err62 = {instancePath:instancePath+"/restarts/" + i2+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema22.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -2533,8 +2605,11 @@ vErrors.push(err62);
 errors++;
 }
 }
-else {
-const err63 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data20.reason !== undefined){
+let data25 = data20.reason;
+if(typeof data25 === "string"){
+if(func2(data25) > 10000){
+const err63 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -2544,11 +2619,8 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data19.finishedAt !== undefined){
-let data25 = data19.finishedAt;
-if(typeof data25 == "number"){
-if(data25 > 100000000000000 || isNaN(data25)){
-const err64 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+else {
+const err64 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -2557,8 +2629,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data25 < 0 || isNaN(data25)){
-const err65 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data20.startedAt !== undefined){
+let data26 = data20.startedAt;
+if(typeof data26 == "number"){
+if(data26 > 100000000000000 || isNaN(data26)){
+const err65 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -2567,9 +2643,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-else {
-const err66 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data26 < 0 || isNaN(data26)){
+const err66 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -2579,15 +2654,8 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data19.checks !== undefined){
-let data26 = data19.checks;
-if(Array.isArray(data26)){
-const len3 = data26.length;
-for(let i3=0; i3<len3; i3++){
-let data27 = data26[i3];
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-if(data27.tunable === undefined){
-const err67 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+else {
+const err67 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -2596,8 +2664,12 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data27.level === undefined){
-const err68 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+if(data20.finishedAt !== undefined){
+let data27 = data20.finishedAt;
+if(typeof data27 == "number"){
+if(data27 > 100000000000000 || isNaN(data27)){
+const err68 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -2606,8 +2678,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(data27.ok === undefined){
-const err69 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+if(data27 < 0 || isNaN(data27)){
+const err69 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -2616,8 +2688,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(data27.observed === undefined){
-const err70 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+}
+else {
+const err70 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -2626,11 +2699,16 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(data27.tunable !== undefined){
-let data28 = data27.tunable;
-if(typeof data28 === "string"){
-if(func2(data28) > 200){
-const err71 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+if(data20.checks !== undefined){
+let data28 = data20.checks;
+if(Array.isArray(data28)){
+const len3 = data28.length;
+for(let i3=0; i3<len3; i3++){
+let data29 = data28[i3];
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.tunable === undefined){
+const err71 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -2639,9 +2717,8 @@ vErrors.push(err71);
 }
 errors++;
 }
-}
-else {
-const err72 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.level === undefined){
+const err72 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -2650,12 +2727,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-if(data27.level !== undefined){
-let data29 = data27.level;
-if(typeof data29 === "string"){
-if(func2(data29) > 300){
-const err73 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data29.ok === undefined){
+const err73 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -2664,9 +2737,8 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-else {
-const err74 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.observed === undefined){
+const err74 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -2675,10 +2747,11 @@ vErrors.push(err74);
 }
 errors++;
 }
-}
-if(data27.ok !== undefined){
-if(typeof data27.ok !== "boolean"){
-const err75 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data29.tunable !== undefined){
+let data30 = data29.tunable;
+if(typeof data30 === "string"){
+if(func2(data30) > 200){
+const err75 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -2688,11 +2761,8 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data27.observed !== undefined){
-let data31 = data27.observed;
-if(typeof data31 === "string"){
-if(func2(data31) > 10000){
-const err76 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err76 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -2702,8 +2772,11 @@ vErrors.push(err76);
 errors++;
 }
 }
-else {
-const err77 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.level !== undefined){
+let data31 = data29.level;
+if(typeof data31 === "string"){
+if(func2(data31) > 300){
+const err77 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -2713,9 +2786,8 @@ vErrors.push(err77);
 errors++;
 }
 }
-}
 else {
-const err78 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err78 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -2725,9 +2797,9 @@ vErrors.push(err78);
 errors++;
 }
 }
-}
-else {
-const err79 = {instancePath:instancePath+"/restarts/" + i2+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data29.ok !== undefined){
+if(typeof data29.ok !== "boolean"){
+const err79 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -2737,15 +2809,11 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(data19.options !== undefined){
-let data32 = data19.options;
-if(Array.isArray(data32)){
-const len4 = data32.length;
-for(let i4=0; i4<len4; i4++){
-let data33 = data32[i4];
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if(data33.tunable === undefined){
-const err80 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data29.observed !== undefined){
+let data33 = data29.observed;
+if(typeof data33 === "string"){
+if(func2(data33) > 10000){
+const err80 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -2754,8 +2822,9 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(data33.level === undefined){
-const err81 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+else {
+const err81 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -2764,8 +2833,10 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(data33.ok === undefined){
-const err82 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+}
+else {
+const err82 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -2774,8 +2845,10 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(data33.observed === undefined){
-const err83 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+}
+}
+else {
+const err83 = {instancePath:instancePath+"/restarts/" + i2+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -2784,11 +2857,16 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(data33.tunable !== undefined){
-let data34 = data33.tunable;
-if(typeof data34 === "string"){
-if(func2(data34) > 200){
-const err84 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+if(data20.options !== undefined){
+let data34 = data20.options;
+if(Array.isArray(data34)){
+const len4 = data34.length;
+for(let i4=0; i4<len4; i4++){
+let data35 = data34[i4];
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+if(data35.tunable === undefined){
+const err84 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -2797,9 +2875,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-else {
-const err85 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.level === undefined){
+const err85 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -2808,12 +2885,8 @@ vErrors.push(err85);
 }
 errors++;
 }
-}
-if(data33.level !== undefined){
-let data35 = data33.level;
-if(typeof data35 === "string"){
-if(func2(data35) > 300){
-const err86 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data35.ok === undefined){
+const err86 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -2822,9 +2895,8 @@ vErrors.push(err86);
 }
 errors++;
 }
-}
-else {
-const err87 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.observed === undefined){
+const err87 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -2833,10 +2905,11 @@ vErrors.push(err87);
 }
 errors++;
 }
-}
-if(data33.ok !== undefined){
-if(typeof data33.ok !== "boolean"){
-const err88 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data35.tunable !== undefined){
+let data36 = data35.tunable;
+if(typeof data36 === "string"){
+if(func2(data36) > 200){
+const err88 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -2846,11 +2919,8 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(data33.observed !== undefined){
-let data37 = data33.observed;
-if(typeof data37 === "string"){
-if(func2(data37) > 10000){
-const err89 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err89 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -2860,8 +2930,11 @@ vErrors.push(err89);
 errors++;
 }
 }
-else {
-const err90 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.level !== undefined){
+let data37 = data35.level;
+if(typeof data37 === "string"){
+if(func2(data37) > 300){
+const err90 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -2871,9 +2944,8 @@ vErrors.push(err90);
 errors++;
 }
 }
-}
 else {
-const err91 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err91 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -2883,9 +2955,9 @@ vErrors.push(err91);
 errors++;
 }
 }
-}
-else {
-const err92 = {instancePath:instancePath+"/restarts/" + i2+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data35.ok !== undefined){
+if(typeof data35.ok !== "boolean"){
+const err92 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -2895,14 +2967,11 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data19.preload !== undefined){
-let data38 = data19.preload;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-if(data38.tables !== undefined){
-let data39 = data38.tables;
-if(typeof data39 == "number"){
-if(data39 > 1000000000000000 || isNaN(data39)){
-const err93 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data35.observed !== undefined){
+let data39 = data35.observed;
+if(typeof data39 === "string"){
+if(func2(data39) > 10000){
+const err93 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -2911,8 +2980,9 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(data39 < 0 || isNaN(data39)){
-const err94 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err94 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -2922,8 +2992,9 @@ vErrors.push(err94);
 errors++;
 }
 }
+}
 else {
-const err95 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err95 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -2933,11 +3004,9 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data38.indexes !== undefined){
-let data40 = data38.indexes;
-if(typeof data40 == "number"){
-if(data40 > 1000000000000000 || isNaN(data40)){
-const err96 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err96 = {instancePath:instancePath+"/restarts/" + i2+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -2946,8 +3015,15 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(data40 < 0 || isNaN(data40)){
-const err97 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data20.preload !== undefined){
+let data40 = data20.preload;
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+if(data40.tables !== undefined){
+let data41 = data40.tables;
+if(typeof data41 == "number"){
+if(data41 > 1000000000000000 || isNaN(data41)){
+const err97 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -2956,9 +3032,8 @@ vErrors.push(err97);
 }
 errors++;
 }
-}
-else {
-const err98 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data41 < 0 || isNaN(data41)){
+const err98 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -2968,11 +3043,8 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data38.rows !== undefined){
-let data41 = data38.rows;
-if(typeof data41 == "number"){
-if(data41 > 1000000000000000 || isNaN(data41)){
-const err99 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err99 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -2981,8 +3053,12 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(data41 < 0 || isNaN(data41)){
-const err100 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data40.indexes !== undefined){
+let data42 = data40.indexes;
+if(typeof data42 == "number"){
+if(data42 > 1000000000000000 || isNaN(data42)){
+const err100 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -2991,9 +3067,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-else {
-const err101 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data42 < 0 || isNaN(data42)){
+const err101 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -3003,11 +3078,8 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data38.ms !== undefined){
-let data42 = data38.ms;
-if(typeof data42 == "number"){
-if(data42 > 1000000000000000 || isNaN(data42)){
-const err102 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err102 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -3016,8 +3088,12 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(data42 < 0 || isNaN(data42)){
-const err103 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data40.rows !== undefined){
+let data43 = data40.rows;
+if(typeof data43 == "number"){
+if(data43 > 1000000000000000 || isNaN(data43)){
+const err103 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -3026,9 +3102,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-else {
-const err104 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data43 < 0 || isNaN(data43)){
+const err104 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -3038,9 +3113,8 @@ vErrors.push(err104);
 errors++;
 }
 }
-}
 else {
-const err105 = {instancePath:instancePath+"/restarts/" + i2+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err105 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -3050,15 +3124,11 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data19.queries !== undefined){
-let data43 = data19.queries;
-if(Array.isArray(data43)){
-const len5 = data43.length;
-for(let i5=0; i5<len5; i5++){
-let data44 = data43[i5];
-if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-if(data44.query === undefined){
-const err106 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(data40.ms !== undefined){
+let data44 = data40.ms;
+if(typeof data44 == "number"){
+if(data44 > 1000000000000000 || isNaN(data44)){
+const err106 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -3067,8 +3137,8 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(data44.unit === undefined){
-const err107 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+if(data44 < 0 || isNaN(data44)){
+const err107 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -3077,8 +3147,9 @@ vErrors.push(err107);
 }
 errors++;
 }
-if(data44.source === undefined){
-const err108 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+else {
+const err108 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -3087,8 +3158,10 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(data44.values === undefined){
-const err109 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+}
+}
+else {
+const err109 = {instancePath:instancePath+"/restarts/" + i2+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -3097,11 +3170,16 @@ vErrors.push(err109);
 }
 errors++;
 }
-if(data44.query !== undefined){
-let data45 = data44.query;
-if(typeof data45 === "string"){
-if(func2(data45) > 200){
-const err110 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+if(data20.queries !== undefined){
+let data45 = data20.queries;
+if(Array.isArray(data45)){
+const len5 = data45.length;
+for(let i5=0; i5<len5; i5++){
+let data46 = data45[i5];
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+if(data46.query === undefined){
+const err110 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -3110,9 +3188,8 @@ vErrors.push(err110);
 }
 errors++;
 }
-}
-else {
-const err111 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.unit === undefined){
+const err111 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -3121,12 +3198,8 @@ vErrors.push(err111);
 }
 errors++;
 }
-}
-if(data44.unit !== undefined){
-let data46 = data44.unit;
-if(typeof data46 === "string"){
-if(func2(data46) > 40){
-const err112 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+if(data46.source === undefined){
+const err112 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -3135,9 +3208,8 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-else {
-const err113 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.values === undefined){
+const err113 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -3146,11 +3218,11 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-if(data44.source !== undefined){
-let data47 = data44.source;
-if(!(((((data47 === "performance_schema") || (data47 === "profiling")) || (data47 === "client")) || (data47 === "sysbench")) || (data47 === "regex"))){
-const err114 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema22.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(data46.query !== undefined){
+let data47 = data46.query;
+if(typeof data47 === "string"){
+if(func2(data47) > 200){
+const err114 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -3160,15 +3232,8 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data44.values !== undefined){
-let data48 = data44.values;
-if(Array.isArray(data48)){
-const len6 = data48.length;
-for(let i6=0; i6<len6; i6++){
-let data49 = data48[i6];
-if(typeof data49 == "number"){
-if(data49 > 1000000000000000 || isNaN(data49)){
-const err115 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err115 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -3177,8 +3242,12 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(data49 < -1000000000000000 || isNaN(data49)){
-const err116 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+if(data46.unit !== undefined){
+let data48 = data46.unit;
+if(typeof data48 === "string"){
+if(func2(data48) > 40){
+const err116 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -3189,7 +3258,7 @@ errors++;
 }
 }
 else {
-const err117 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err117 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -3199,9 +3268,10 @@ vErrors.push(err117);
 errors++;
 }
 }
-}
-else {
-const err118 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data46.source !== undefined){
+let data49 = data46.source;
+if(!(((((data49 === "performance_schema") || (data49 === "profiling")) || (data49 === "client")) || (data49 === "sysbench")) || (data49 === "regex"))){
+const err118 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema22.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -3211,15 +3281,15 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data44.client !== undefined){
-let data50 = data44.client;
+if(data46.values !== undefined){
+let data50 = data46.values;
 if(Array.isArray(data50)){
-const len7 = data50.length;
-for(let i7=0; i7<len7; i7++){
-let data51 = data50[i7];
+const len6 = data50.length;
+for(let i6=0; i6<len6; i6++){
+let data51 = data50[i6];
 if(typeof data51 == "number"){
 if(data51 > 1000000000000000 || isNaN(data51)){
-const err119 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err119 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -3229,7 +3299,7 @@ vErrors.push(err119);
 errors++;
 }
 if(data51 < -1000000000000000 || isNaN(data51)){
-const err120 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+const err120 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -3240,7 +3310,7 @@ errors++;
 }
 }
 else {
-const err121 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err121 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -3252,7 +3322,7 @@ errors++;
 }
 }
 else {
-const err122 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err122 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -3262,9 +3332,15 @@ vErrors.push(err122);
 errors++;
 }
 }
-}
-else {
-const err123 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.client !== undefined){
+let data52 = data46.client;
+if(Array.isArray(data52)){
+const len7 = data52.length;
+for(let i7=0; i7<len7; i7++){
+let data53 = data52[i7];
+if(typeof data53 == "number"){
+if(data53 > 1000000000000000 || isNaN(data53)){
+const err123 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -3273,10 +3349,8 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-}
-else {
-const err124 = {instancePath:instancePath+"/restarts/" + i2+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data53 < -1000000000000000 || isNaN(data53)){
+const err124 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -3286,9 +3360,8 @@ vErrors.push(err124);
 errors++;
 }
 }
-}
 else {
-const err125 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err125 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -3300,7 +3373,7 @@ errors++;
 }
 }
 else {
-const err126 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err126 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -3312,12 +3385,60 @@ errors++;
 }
 }
 else {
-const err127 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err127 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err127];
 }
 else {
 vErrors.push(err127);
+}
+errors++;
+}
+}
+}
+else {
+const err128 = {instancePath:instancePath+"/restarts/" + i2+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
+}
+errors++;
+}
+}
+}
+else {
+const err129 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err129];
+}
+else {
+vErrors.push(err129);
+}
+errors++;
+}
+}
+}
+else {
+const err130 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err130];
+}
+else {
+vErrors.push(err130);
+}
+errors++;
+}
+}
+}
+else {
+const err131 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
 }
 errors++;
 }

@@ -28,8 +28,13 @@ export interface Design {
   /** Idle time between runs, held equal so background work (flushing, SSD GC, cooling) is alike for all. */
   idleSeconds: number;
   estimates: Estimates;
-  /** `local`, `ssh://[user@]host[:port]`, or an alias from ~/.ssh/config. */
+  /** `local`, `ssh://[user@]host[:port]`, or an alias from ~/.ssh/config. With `targets`: the first of them. */
   target: string;
+  /**
+   * Every host the same design runs on at once, when it runs on several (each with its own order and
+   * journal; results tagged with their `host`). The first is `target`. Absent: the one host `target`.
+   */
+  targets?: string[];
   serverProfile?: ServerProfile;
 }
 
@@ -152,6 +157,6 @@ export interface Results {
   /** When no server-side timer was available, why; the values are then client round trips. */
   timerNote?: string;
   /** Restarts thrown away and run again (interrupted mid-way), kept for the record. */
-  discarded?: { seq: number; cell: string; reason: string; at: number }[];
+  discarded?: { seq: number; cell: string; reason: string; at: number; host?: string }[];
   restarts: RestartResult[];
 }

@@ -3,7 +3,8 @@
 // results were measured, and the journal of that run archived beside the journal.
 import { copyFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { archiveJournal, journalPath } from '../engine/journal.js';
+import type { Design } from '../../common/experiment/types.js';
+import { archiveJournal, journalPath, runJournals } from '../engine/journal.js';
 
 /** `<name>.results-<when it finished>.varlab.json` beside the file: the same name every time it is asked for. */
 export function resultsCopyPath(path: string, finishedAt: number): string {
@@ -26,16 +27,19 @@ export interface KeptResults {
   journal: string | null;
 }
 
-/** Copy the file aside (results and all) and archive its journal, before the file is started afresh. */
-export async function keepResults(path: string, copyAs: string): Promise<KeptResults> {
+/**
+ * Copy the file aside (results and all) and archive its journal (each host's, for a design run on
+ * several: `hosts`), before the file is started afresh.
+ */
+export async function keepResults(path: string, copyAs: string, hosts?: Pick<Design, 'target' | 'targets'>): Promise<KeptResults> {
   let copy: string | null = null;
   if (existsSync(path)) {
     copy = unusedPath(copyAs);
     await copyFile(path, copy);
   }
-  const j = journalPath(path);
-  const journal = existsSync(j) ? archiveJournal(j) : null;
-  return { copy, journal };
+  const journals = [journalPath(path), ...(hosts ? runJournals(path, hosts).map((j) => j.path) : [])];
+  const archived = [...new Set(journals)].filter((j) => existsSync(j)).map((j) => archiveJournal(j));
+  return { copy, journal: archived.length ? archived.join(', ') : null };
 }
 
 /** What the user is told about where the results went. */

@@ -59,7 +59,7 @@ export class DocumentService {
     this.entry(abs).revision = r.revision ?? null;
     this.watch(abs);
     const opened: OpenedExperiment = { path: abs, doc: r.doc, notices: r.notices, revision: r.revision ?? null };
-    const unfinished = unfinishedRun(abs);
+    const unfinished = unfinishedRun(abs, r.doc.design);
     if (unfinished) opened.unfinishedRun = unfinished;
     await rememberRecent(abs);
     return opened;
@@ -104,7 +104,7 @@ export class DocumentService {
               { resultsAtStake: { path: abs, restarts: held.restarts, executions: held.executions, keepResultsAs: keepAs, changes } },
             );
           }
-          note = keptResultsNote(await keepResults(abs, keepAs));
+          note = keptResultsNote(await keepResults(abs, keepAs, onDisk.design));
           const { results: _dropped, ...rest } = args.doc;
           doc = rest;
         }

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
 import { canonicalJson } from '../../common/experiment/changes.js';
 import type { Design } from '../../common/experiment/types.js';
-import { buildPlan, type ScheduledRestart } from '../../common/plan.js';
+import { buildPlan, designHosts, type ScheduledRestart } from '../../common/plan.js';
 import { isComplete, JOURNAL_FORMAT, JournalFold, readJournalText, type JournalRecord, type JournalState, type RecordOf } from '../../common/records.js';
 
 export function journalPath(experimentPath: string): string {
@@ -20,6 +20,23 @@ export function journalPath(experimentPath: string): string {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/**
+ * One host's journal of a design run on several hosts: `<experiment>.journal.<host>.jsonl` beside the
+ * file. The host part is readable (the target without `ssh://`, other characters as `_`) and made
+ * unique by a digest of the whole target.
+ */
+export function hostJournalPath(experimentPath: string, host: string): string {
+  const readable = host.replace(/^ssh:\/\//, '').replace(/[^A-Za-z0-9@._-]/g, '_').slice(0, 60);
+  return `${experimentPath.replace(/\.json$/i, '')}.journal.${readable}-${sha256(host).slice(0, 8)}.jsonl`;
+}
+
+/** The journal of each host a design runs on: the one journal beside the file for one host, one per host for several. */
+export function runJournals(experimentPath: string, design: Pick<Design, 'target' | 'targets'>): { host: string; path: string }[] {
+  const hosts = designHosts(design);
+  if (hosts.length === 1) return [{ host: hosts[0], path: journalPath(experimentPath) }];
+  return hosts.map((host) => ({ host, path: hostJournalPath(experimentPath, host) }));
+}
 
 /** What identifies "the same run": the ordered restarts and what is measured in each. Target and idle time may change on resume. */
 export function planHash(design: Design, plan: ScheduledRestart[] = buildPlan(design)): string {
@@ -104,8 +121,8 @@ export type JournalVerdict =
   | { kind: 'complete'; state: JournalState }
   | { kind: 'other-plan'; state: JournalState };
 
-export function inspectJournal(experimentPath: string, design: Design): JournalVerdict {
-  const state = readJournal(journalPath(experimentPath));
+export function inspectJournal(experimentPath: string, design: Design, journal = journalPath(experimentPath)): JournalVerdict {
+  const state = readJournal(journal);
   if (!state || !state.header) return { kind: 'fresh' };
   if (isComplete(state)) return { kind: 'complete', state };
   if (state.header.planHash !== planHash(design)) return { kind: 'other-plan', state };
@@ -124,9 +141,8 @@ export interface OpenedJournal {
  * Open the journal beside an experiment for a run of this design (attached or detached): a new one
  * (a finished one is archived first), or the unfinished run of the same plan read into `fold`.
  */
-export function openRunJournal(experimentPath: string, design: Design, fold: JournalFold): OpenedJournal {
-  const path = journalPath(experimentPath);
-  const verdict = inspectJournal(experimentPath, design);
+export function openRunJournal(experimentPath: string, design: Design, fold: JournalFold, path = journalPath(experimentPath)): OpenedJournal {
+  const verdict = inspectJournal(experimentPath, design, path);
   if (verdict.kind === 'other-plan') {
     throw new ApiError(
       'busy',
@@ -143,8 +159,11 @@ export function openRunJournal(experimentPath: string, design: Design, fold: Jou
 }
 
 /** For `experiment.open`: does a journal beside this file hold a run that can be resumed? */
-export function unfinishedRun(experimentPath: string): { restartsDone: number; restartsPlanned: number } | undefined {
-  const state = readJournal(journalPath(experimentPath));
-  if (!state?.header || isComplete(state)) return undefined;
-  return { restartsDone: state.restarts.length, restartsPlanned: state.header.planned };
+export function unfinishedRun(experimentPath: string, design?: Pick<Design, 'target' | 'targets'>): { restartsDone: number; restartsPlanned: number } | undefined {
+  const states = (design ? runJournals(experimentPath, design).map((j) => j.path) : [journalPath(experimentPath)]).map((p) => readJournal(p));
+  // Several hosts: unfinished while any host's journal is (a host not started yet counts once another has).
+  const started = states.filter((s) => s?.header);
+  if (!started.length || states.every((s) => s?.header && isComplete(s))) return undefined;
+  const planned = started[0]!.header!.planned * states.length;
+  return { restartsDone: started.reduce((n, s) => n + s!.restarts.length, 0), restartsPlanned: planned };
 }

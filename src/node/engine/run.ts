@@ -43,6 +43,10 @@ export interface EngineOptions {
   /** After a cancel, how long stopping mysqld and restoring the host may take before the run ends anyway. */
   restoreWithinMs?: number;
   runId?: string;
+  /** The journal (default: beside the file); each host of a several-host run has its own. */
+  journalFile?: string;
+  /** A host of a several-host run: every event names it, and goes into the run's one batcher. */
+  hostOfGroup?: { target: string; batcher: EventBatcher };
 }
 
 export interface RunOutcome {
@@ -57,6 +61,8 @@ export interface RunOutcome {
   resumed: boolean;
   path: string;
   journal: string;
+  /** A run on several hosts: how each host's run ended. */
+  hosts?: { target: string; outcome: RunOutcome }[];
 }
 
 /** Records of one restart: written only by the attempt that is current. */
@@ -110,8 +116,8 @@ export class RunEngine {
     this.runId = opts.runId ?? randomUUID();
     this.design = opts.doc.design;
     this.plan = buildPlan(this.design);
-    this.journalFile = journalPath(opts.path);
-    this.batcher = new EventBatcher(this.runId, (b) => opts.onBatch?.(b), opts.batchMs ?? 100);
+    this.journalFile = opts.journalFile ?? journalPath(opts.path);
+    this.batcher = opts.hostOfGroup?.batcher ?? new EventBatcher(this.runId, (b) => opts.onBatch?.(b), opts.batchMs ?? 100);
     const sleep = (ms: number) => this.sleep(ms);
     const checkCancel = () => this.checkCancel();
     const emit = (e: RunEvent) => this.emit(e);
@@ -181,8 +187,10 @@ export class RunEngine {
   }
 
   private emit(e: RunEvent): void {
-    this.opts.onEvent?.(e);
-    this.batcher.push(e);
+    const group = this.opts.hostOfGroup;
+    const event = group ? { ...e, host: group.target } : e;
+    this.opts.onEvent?.(event);
+    this.batcher.push(event);
   }
 
   /** To the journal first, then to everyone else as the event derived from it (unless `silent`). */
@@ -301,7 +309,7 @@ export class RunEngine {
   private openJournal(): void {
     const problems = problemsBeforeSave(this.opts.doc);
     if (problems.length) throw new ApiError('invalid-file', problems.join('\n'));
-    const opened = openRunJournal(this.opts.path, this.design, this.fold);
+    const opened = openRunJournal(this.opts.path, this.design, this.fold, this.journalFile);
     this.journal = opened.writer;
     this.resumed = opened.resumed;
     for (const r of opened.records) this.record(r, true);

@@ -82,13 +82,15 @@ async function takeOne(path: string, what: string, info: RunLockInfo): Promise<v
 }
 
 /**
- * Lock the target and the file for this run, or refuse naming the running file. `fileOnly`: only the
- * file (following a detached run writes into the file; the target is the runner's, locked there).
+ * Lock the target (each of `targets`, for a run on several hosts) and the file for this run, or
+ * refuse naming the running file. `fileOnly`: only the file (following a detached run writes into
+ * the file; the target is the runner's, locked there).
  */
-export async function acquireRunLocks(info: Omit<RunLockInfo, 'pid' | 'pidStart'>, opts: { fileOnly?: boolean } = {}): Promise<HeldLocks> {
+export async function acquireRunLocks(info: Omit<RunLockInfo, 'pid' | 'pidStart'>, opts: { fileOnly?: boolean; targets?: string[] } = {}): Promise<HeldLocks> {
   const full: RunLockInfo = { ...info, pid: process.pid, pidStart: processStart(process.pid) };
   await mkdir(runsDir(), { recursive: true });
-  const paths = [...(opts.fileOnly ? [] : [{ path: join(runsDir(), key('target', info.target)), what: info.target }]), { path: join(runsDir(), key('file', info.file)), what: info.file }];
+  const targets = opts.fileOnly ? [] : (opts.targets ?? [info.target]);
+  const paths = [...targets.map((t) => ({ path: join(runsDir(), key('target', t)), what: t })), { path: join(runsDir(), key('file', info.file)), what: info.file }];
   const taken: string[] = [];
   try {
     for (const p of paths) {

@@ -9,19 +9,21 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ApiError } from '../../common/api.js';
 import { designChanges } from '../../common/experiment/changes.js';
-import type { ExperimentDoc } from '../../common/experiment/types.js';
-import { buildPlan } from '../../common/plan.js';
+import type { Design, ExperimentDoc } from '../../common/experiment/types.js';
+import { buildPlan, designHosts, hostDesign } from '../../common/plan.js';
 import { checkProfile } from '../../common/profile.js';
-import { isComplete } from '../../common/records.js';
+import { isComplete, type JournalState } from '../../common/records.js';
 import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from '../documents/results-copy.js';
-import { inspectJournal, journalPath, readJournal, type JournalVerdict } from '../engine/journal.js';
-import { noProfileMessage, resolveProfile } from '../engine/profiles.js';
+import { hostJournalPath, inspectJournal, journalPath, readJournal, runJournals, type JournalVerdict } from '../engine/journal.js';
+import { noProfileMessage, resolveProfile, type ResolvedProfile } from '../engine/profiles.js';
 import { readExperimentFile } from '../files.js';
 
 export interface RunRequest {
   file: string;
   out?: string;
   target?: string;
+  /** Several hosts at once (`--target A --target B`): the same design on each, written into the design as its `targets`. */
+  targets?: string[];
   restarts?: number;
   repetitions?: number;
   warmup?: number;
@@ -46,6 +48,18 @@ export interface PreparedRun {
   notes: string[];
   /** Make the decisions on disk (keep results, archive a journal, keep an edited file). Returns what to tell the user. */
   commit(): Promise<string[]>;
+  /** Set when the design runs on several hosts: each host's own run. */
+  hosts?: HostRun[];
+}
+
+/** One host of a design run on several hosts. */
+export interface HostRun {
+  target: string;
+  /** The experiment as this host runs it: its own target, seed (its own order) and server profile. */
+  doc: ExperimentDoc;
+  journal: string;
+  /** Its journal holds a finished run already (the other hosts resume): it is not run again. */
+  done: boolean;
 }
 
 /** A run of this file that already finished: nothing to do unless the user asks for a fresh run. */
@@ -62,19 +76,22 @@ export interface FinishedRun {
  * Has the run of this file finished (its journal says every planned restart is done, or with no
  * journal the file itself holds results)? Reads only; used before anything is asked or touched.
  */
-export async function finishedRun(file: string, out?: string): Promise<FinishedRun | null> {
+export async function finishedRun(file: string, out?: string, hosts?: Pick<Design, 'target' | 'targets'>): Promise<FinishedRun | null> {
   const target = resolve(out ?? file);
-  const journal = journalPath(target);
-  const state = readJournal(journal);
-  if (state?.header) {
-    if (!isComplete(state)) return null;
-    return { done: state.restarts.length, planned: state.header.planned, keepResultsAs: resultsCopyPath(target, state.finishedAt ?? state.startedAt ?? Date.now()), journal };
+  // Several hosts: finished when every host's journal is.
+  const journals = hosts ? runJournals(target, hosts).map((j) => j.path) : [journalPath(target)];
+  const states = journals.map((j) => readJournal(j));
+  if (states.some((s) => s?.header)) {
+    if (!states.every((s) => s?.header && isComplete(s))) return null;
+    const sum = (f: (s: JournalState) => number) => states.reduce((n, s) => n + f(s!), 0);
+    const at = Math.max(...states.map((s) => s!.finishedAt ?? s!.startedAt ?? 0)) || Date.now();
+    return { done: sum((s) => s.restarts.length), planned: sum((s) => s.header!.planned), keepResultsAs: resultsCopyPath(target, at), journal: journals.join(', ') };
   }
   if (!existsSync(target)) return null;
   const r = await readExperimentFile(target).catch(() => null);
   const results = r?.doc?.results;
   if (!results?.restarts.length) return null;
-  const planned = r?.doc ? buildPlan(r.doc.design).length : results.restarts.length;
+  const planned = r?.doc ? buildPlan(r.doc.design).length * designHosts(r.doc.design).length : results.restarts.length;
   return { done: results.restarts.length, planned, keepResultsAs: resultsCopyPath(target, results.finishedAt ?? results.startedAt ?? Date.now()), journal: null };
 }
 
@@ -95,17 +112,26 @@ export function journalDesignChanges(journalDesign: ExperimentDoc['design'], fil
 
 const stamp = (at: number) => new Date(at).toISOString().replace(/[:.]/g, '-');
 
+/** The hosts a run goes to: the request's (one: `target` alone; several: `targets`, the first as `target`), else the file's. */
+function chooseHosts(d: Design, req: RunRequest): void {
+  const wanted = req.targets?.length ? [...new Set(req.targets)] : req.target ? [req.target] : null;
+  if (!wanted) return;
+  d.target = wanted[0];
+  if (wanted.length > 1) d.targets = wanted;
+  else delete d.targets;
+}
+
 export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   const out = resolve(req.out ?? req.file);
-  // Never throw away a finished run's results by running it again unasked.
-  const finished = await finishedRun(req.file, req.out);
-  if (finished && !req.fresh) throw new ApiError('already-finished', finishedMessage(req.file, finished));
   const r = await readExperimentFile(req.file);
   if (!r.doc) throw new ApiError('invalid-file', r.problems.map((p) => `${req.file}: ${p}`).join('\n'));
   const fileProfile = r.doc.design.serverProfile;
   const doc: ExperimentDoc = structuredClone(r.doc);
   const d = doc.design;
-  if (req.target) d.target = req.target;
+  chooseHosts(d, req);
+  // Never throw away a finished run's results by running it again unasked.
+  const finished = await finishedRun(req.file, req.out, d);
+  if (finished && !req.fresh) throw new ApiError('already-finished', finishedMessage(req.file, finished));
   if (req.restarts !== undefined) d.restartsPerCell = req.restarts;
   if (req.repetitions !== undefined) d.workload.repetitions = req.repetitions;
   if (req.warmup !== undefined) d.workload.warmup = req.warmup;
@@ -114,6 +140,7 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   }
   // This run's results replace any in the file (earlier ones are kept in a copy first, or are this run's own on resume).
   delete doc.results;
+  if (designHosts(d).length > 1) return prepareHosts(req, r.doc, doc, out, finished);
 
   const verdict = inspectJournal(out, d);
   const notes: string[] = [];
@@ -159,30 +186,92 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   const resolved = await resolveProfile(doc.design.target, fileProfile, journalProfile);
   if (!resolved) throw new ApiError('not-found', noProfileMessage(doc.design.target, fileProfile));
   // A profile that could not safely become a command line is refused before anyone is asked about it.
+  refuseUnsafeProfile(req.file, doc.design.target, resolved);
+  const saved = savedDoc(doc, fileProfile);
+  doc.design.serverProfile = resolved.profile;
+  return { doc, saved, out, profileFrom: resolved.from, designFrom, verdict: req.fresh ? 'fresh' : verdict.kind, notes, commit: () => commitSteps(steps) };
+}
+
+function refuseUnsafeProfile(file: string, target: string, resolved: ResolvedProfile): void {
   try {
     checkProfile(resolved.profile);
   } catch (e) {
-    throw new ApiError('invalid-file', `${req.file}: the ${resolved.from === 'registered' ? `server profile registered for ${doc.design.target}` : 'server profile in the file'}: ${(e as Error).message}`);
+    throw new ApiError('invalid-file', `${file}: the ${resolved.from === 'registered' ? `server profile registered for ${target}` : 'server profile in the file'}: ${(e as Error).message}`);
   }
+}
+
+/** What the file holds while the run saves into it: the design as run with the file's own server profile (a registered one is not written in). */
+function savedDoc(doc: ExperimentDoc, fileProfile: Design['serverProfile']): ExperimentDoc {
   const saved: ExperimentDoc = structuredClone(doc);
   if (fileProfile) saved.design.serverProfile = fileProfile;
   else delete saved.design.serverProfile;
-  doc.design.serverProfile = resolved.profile;
-  return {
-    doc,
-    saved,
-    out,
-    profileFrom: resolved.from,
-    designFrom,
-    verdict: req.fresh ? 'fresh' : verdict.kind,
-    notes,
-    async commit() {
-      const said: string[] = [];
-      for (const step of steps) {
-        const line = await step();
-        if (line) said.push(line);
-      }
-      return said;
-    },
-  };
+  return saved;
+}
+
+async function commitSteps(steps: (() => Promise<string | null>)[]): Promise<string[]> {
+  const said: string[] = [];
+  for (const step of steps) {
+    const line = await step();
+    if (line) said.push(line);
+  }
+  return said;
+}
+
+/**
+ * A design run on several hosts: each host runs `hostDesign` (its own order) with its own journal and
+ * server profile. A fresh start keeps the results in one copy and archives every host's journal; a
+ * resume goes on on each host from its journal (a host already finished is not run again). A design
+ * edited since the hosts' journals started is started over (--fresh) or put back; resuming the old
+ * design is for one host only.
+ */
+async function prepareHosts(req: RunRequest, fileDoc: ExperimentDoc, doc: ExperimentDoc, out: string, finished: FinishedRun | null): Promise<PreparedRun> {
+  const d = doc.design;
+  const fileProfile = fileDoc.design.serverProfile;
+  const hosts = designHosts(d).map((target) => {
+    const design = hostDesign(d, target);
+    const journal = hostJournalPath(out, target);
+    return { target, design, journal, verdict: inspectJournal(out, design, journal) };
+  });
+  const notes: string[] = [];
+  const steps: (() => Promise<string | null>)[] = [];
+  const started = hosts.filter((h) => h.verdict.kind !== 'fresh');
+  const fresh = req.fresh === true;
+  if (fresh && (finished || started.length || existsSync(out))) {
+    if (finished || started.length || (fileDoc.results?.restarts.length ?? 0) > 0) {
+      const at = Math.min(...started.map((h) => (h.verdict.kind === 'fresh' ? Date.now() : (h.verdict.state.startedAt ?? Date.now()))), Date.now());
+      const keepAs = finished?.keepResultsAs ?? resultsCopyPath(out, at);
+      const which = finished ? 'the finished run' : 'the unfinished run';
+      notes.push(`would start from scratch; the results of ${which} would be kept in ${keepAs}`);
+      steps.push(async () => `starting from scratch; ${keptResultsNote(await keepResults(out, keepAs, d), which)}`);
+    }
+  } else {
+    const other = hosts.find((h) => h.verdict.kind === 'other-plan');
+    if (other && other.verdict.kind === 'other-plan') {
+      const header = other.verdict.state.header!;
+      const changes = journalDesignChanges(header.design, other.design).filter((c) => !c.startsWith('seed:'));
+      const done = other.verdict.state.restarts.length;
+      const resume = req.resume ? ' Resuming an edited design is possible on one host only: put the design back to resume it.' : '';
+      throw new ApiError(
+        'design-changed',
+        `${req.file}: the design changed since its unfinished run on ${other.target} started (${done} of ${header.planned} restarts done): ${changes.join('; ') || 'the plan differs'}. ` +
+          `Start over with the new design (the unfinished run's results are kept in a copy and its journals archived).${resume}`,
+        { designChanged: { path: out, restartsDone: done, restartsPlanned: header.planned, changes, journal: other.journal } },
+      );
+    }
+    const done = started.reduce((n, h) => n + (h.verdict.kind === 'fresh' ? 0 : h.verdict.state.restarts.length), 0);
+    if (started.length) notes.push(`resuming ${out}: ${done} of ${buildPlan(hosts[0].design).length * hosts.length} restarts already done on ${hosts.length} hosts (journals ${hosts.map((h) => h.journal).join(', ')})`);
+  }
+  const runs: HostRun[] = [];
+  let profileFrom: PreparedRun['profileFrom'] = 'file';
+  for (const h of hosts) {
+    const journalProfile = h.verdict.kind === 'fresh' ? undefined : h.verdict.state.header?.design.serverProfile;
+    const resolved = await resolveProfile(h.target, fileProfile, journalProfile);
+    if (!resolved) throw new ApiError('not-found', noProfileMessage(h.target, fileProfile));
+    refuseUnsafeProfile(req.file, h.target, resolved);
+    if (h === hosts[0]) profileFrom = resolved.from;
+    runs.push({ target: h.target, doc: { ...doc, design: { ...h.design, serverProfile: resolved.profile } }, journal: h.journal, done: !fresh && h.verdict.kind === 'complete' });
+  }
+  const saved = savedDoc(doc, fileProfile);
+  doc.design.serverProfile = runs[0].doc.design.serverProfile;
+  return { doc, saved, out, profileFrom, designFrom: 'file', verdict: fresh || !started.length ? 'fresh' : 'resume', notes, hosts: runs, commit: () => commitSteps(steps) };
 }

@@ -18,8 +18,10 @@ import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { isComplete } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
 import type { HostLayer } from '../engine/hostlayer.js';
-import { journalPath, readJournal } from '../engine/journal.js';
-import { RunEngine, type ReconnectPolicy, type RunOutcome } from '../engine/run.js';
+import { journalPath, readJournal, runJournals } from '../engine/journal.js';
+import { hostDesign } from '../../common/plan.js';
+import { RunEngine, type EngineOptions, type ReconnectPolicy, type RunOutcome } from '../engine/run.js';
+import { HostGroup } from './group.js';
 import { readExperimentFile } from '../files.js';
 import type { Prompter } from '../host/types.js';
 import { acquireRunLocks, runningOnFile } from './locks.js';
@@ -59,11 +61,17 @@ export interface StartedRun {
   done: Promise<RunOutcome>;
 }
 
+/** What the service drives: one host's engine, or the engines of a design run on several hosts. */
+type Runner = RunEngine | HostGroup;
+
 interface Entry {
   runId: string;
   path: string;
+  /** The target, or the targets joined with `, ` for a run on several hosts. */
   target: string;
-  engine: RunEngine | null;
+  /** Several hosts: each host's journal (for catching up from disk). */
+  hosts?: { target: string; journal: string }[];
+  engine: Runner | null;
   done: Promise<RunOutcome>;
   /** Once ended: its last status (the engine is let go). */
   ended?: RunStatus;
@@ -76,14 +84,19 @@ export class RunService {
   constructor(private readonly opts: RunServiceOptions) {}
 
   /** What every run goes through before it starts: the finished-check, consent, the locks and the decisions on disk. */
-  private async admit(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'>) {
+  private async admit(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'>, only: { oneHost?: boolean } = {}) {
     if (this.disposing) throw new ApiError('cancelled', 'varlab is shutting down: no new run starts');
     refuseWhileDetached(resolve(o.out ?? o.file));
     const prepared = await prepareRun(o);
-    const target = prepared.doc.design.target;
-    await o.consent(prepared.doc, target, prepared);
+    if (only.oneHost && prepared.hosts) {
+      throw new ApiError('invalid-argument', `a detached run goes to one host, and ${prepared.hosts.map((h) => h.target).join(', ')} are several: run them attached, or detach a copy of the file per host (--target T --out COPY)`);
+    }
+    const hosts = prepared.hosts ?? [{ target: prepared.doc.design.target, doc: prepared.doc, journal: journalPath(prepared.out), done: false }];
+    const target = hosts.map((h) => h.target).join(', ');
+    // Consent is per target: what the file runs is agreed to on each host.
+    for (const h of hosts) await o.consent(h.doc, h.target, prepared);
     const runId = randomUUID();
-    const locks = await acquireRunLocks({ runId, file: prepared.out, target, startedAt: Date.now() });
+    const locks = await acquireRunLocks({ runId, file: prepared.out, target, startedAt: Date.now() }, { targets: hosts.map((h) => h.target) });
     let said: string[];
     try {
       said = await prepared.commit();
@@ -107,16 +120,27 @@ export class RunService {
 
   async start(o: StartOptions): Promise<StartedRun> {
     const { prepared, target, runId, locks, said, out, run } = await this.admit(o);
-    const engine = new RunEngine({ ...run, onEvent: o.onEvent, onBatch: this.opts.onBatch, batchMs: o.batchMs, reconnect: o.reconnect, saveEveryMs: o.saveEveryMs });
+    const engine = (more: Partial<EngineOptions> = {}) => new RunEngine({ ...run, onEvent: o.onEvent, onBatch: this.opts.onBatch, batchMs: o.batchMs, reconnect: o.reconnect, saveEveryMs: o.saveEveryMs, ...more });
+    const runner = prepared.hosts
+      ? new HostGroup({
+          runId,
+          path: out,
+          hosts: prepared.hosts,
+          save: run.save,
+          onBatch: this.opts.onBatch,
+          batchMs: o.batchMs,
+          engine: (h, batcher, hostSave) => engine({ doc: h.doc, journalFile: h.journal, hostOfGroup: { target: h.target, batcher }, save: hostSave }),
+        })
+      : engine();
     const failed = (e: unknown): RunOutcome => ({ state: 'failed', message: (e as Error).message, planned: 0, done: 0, resumed: false, path: out, journal: journalPath(out), transient: false });
     // Once it ended: its locks go (before anyone hears it ended), and only its status stays (catching up is rebuilt from the journal).
     const ended = async (outcome: RunOutcome): Promise<RunOutcome> => {
       await locks.release();
-      entry.ended = { ...engine.status(), state: outcome.state };
+      entry.ended = { ...runner.status(), state: outcome.state };
       entry.engine = null;
       return outcome;
     };
-    const entry: Entry = { runId, path: out, target, engine, done: engine.run().catch(failed).then(ended) };
+    const entry: Entry = { runId, path: out, target, ...(prepared.hosts ? { hosts: prepared.hosts } : {}), engine: runner, done: runner.run().catch(failed).then(ended) };
     this.runs.set(runId, entry);
     return { runId, prepared, said, status: () => this.statusOf(entry), done: entry.done };
   }
@@ -128,7 +152,7 @@ export class RunService {
    * off that host until the runner ends; attach.ts follows it.
    */
   async detach(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number }): Promise<DetachedStart & { prepared: PreparedRun; said: string[] }> {
-    const { prepared, locks, said, run } = await this.admit(o);
+    const { prepared, locks, said, run } = await this.admit(o, { oneHost: true });
     try {
       return { ...(await startDetached({ ...run, waitS: o.waitS })), prepared, said };
     } finally {
@@ -138,14 +162,19 @@ export class RunService {
 
   /** Has the file's run finished, or does an unfinished one wait (and was the design changed since)? */
   async check(path: string, target?: string): Promise<RunCheck> {
-    const f = await finishedRun(path);
-    if (f) return { finished: true, restartsDone: f.done, restartsPlanned: f.planned, keepResultsAs: f.keepResultsAs };
-    const state = readJournal(journalPath(resolve(path)));
-    if (!state?.header || isComplete(state)) return { finished: false };
     const file = await readExperimentFile(path);
-    const design = file.doc ? { ...file.doc.design, ...(target ? { target } : {}) } : null;
-    const designChanges = design ? journalDesignChanges(state.header.design, design) : [];
-    return { finished: false, unfinished: { restartsDone: state.restarts.length, restartsPlanned: state.header.planned, designChanges } };
+    const design = file.doc ? { ...file.doc.design, ...(target ? { target, targets: undefined } : {}) } : null;
+    const f = await finishedRun(path, undefined, design ?? undefined);
+    if (f) return { finished: true, restartsDone: f.done, restartsPlanned: f.planned, keepResultsAs: f.keepResultsAs };
+    // Each host's journal (one for one host): unfinished when any is, its design compared on its own host.
+    const journals = design ? runJournals(resolve(path), design) : [{ host: '', path: journalPath(resolve(path)) }];
+    const states = journals.map((j) => ({ host: j.host, state: readJournal(j.path) })).filter((j) => j.state?.header);
+    if (!states.length || states.every((j) => isComplete(j.state!))) return { finished: false };
+    const several = journals.length > 1;
+    const designChanges = design ? [...new Set(states.flatMap((j) => journalDesignChanges(j.state!.header!.design, several ? hostDesign(design, j.host) : design)))] : [];
+    const header = states[0].state!.header!;
+    const restartsDone = states.reduce((n, j) => n + j.state!.restarts.length, 0);
+    return { finished: false, unfinished: { restartsDone, restartsPlanned: header.planned * journals.length, designChanges } };
   }
 
   pause(runId: string): RunStatus {
@@ -180,12 +209,16 @@ export class RunService {
     const s = this.statusOf(e);
     const kept = e.engine?.events(afterSeq);
     if (kept) return kept;
+    if (e.engine instanceof HostGroup) return [e.engine.snapshot()];
     if (e.engine) {
       const { fold, seq } = e.engine.folded();
       return [snapshotBatch(runId, seq, fold, e.engine.status().state)];
     }
     if (afterSeq >= s.lastSeq) return [];
-    return [snapshotBatch(runId, s.lastSeq, journalPath(e.path), s.state)];
+    if (!e.hosts) return [snapshotBatch(runId, s.lastSeq, journalPath(e.path), s.state)];
+    // Several hosts: each host's run rebuilt from its journal, every event naming its host.
+    const events = e.hosts.flatMap((h) => snapshotBatch(runId, s.lastSeq, h.journal, s.state).events.map((ev) => ({ ...ev, host: h.target })));
+    return [{ runId, seq: s.lastSeq, events, snapshot: true }];
   }
 
   /** Why a file cannot take a design edit now: a run (here or in another process on this machine) writes into it. */
