@@ -117,6 +117,25 @@ test('the Markdown report holds the design, the host, every cell, comparisons, t
   }
 });
 
+test("the report names the profile's own server options as the live server reported them, and a restart where one was not in effect", () => {
+  const doc = finishedQuickstart();
+  const restarts = doc.results!.restarts;
+  for (const r of restarts) {
+    r.options = [
+      { tunable: 'innodb_buffer_pool_size', level: '512M', ok: true, observed: '@@innodb_buffer_pool_size = 536870912' },
+      { tunable: 'innodb_io_capacity', level: '400', ok: r.seq !== restarts[1].seq, observed: r.seq !== restarts[1].seq ? '@@innodb_io_capacity = 400' : '@@innodb_io_capacity = 200' },
+    ];
+  }
+  const md = markdownReport(exportContext(doc));
+  const line = md.split('\n').find((l) => l.startsWith('- Server options of the profile'));
+  assert.equal(
+    line,
+    `- Server options of the profile, read back on the live server: \`innodb_buffer_pool_size=512M\` verified at all ${restarts.length} restarts, \`innodb_io_capacity=400\` verified at ${restarts.length - 1} of ${restarts.length} restarts (not in effect #${restarts[1].seq}: @@innodb_io_capacity = 200)`,
+  );
+  // Results from before options were read back: no line.
+  assert.ok(!markdownReport(exportContext(finishedQuickstart())).includes('Server options of the profile'));
+});
+
 test('figures: one per plot varlab shows, each with title, axis titles, legend and the caption line', () => {
   const ctx = exportContext(finishedQuickstart());
   const figs = buildFigures(ctx);

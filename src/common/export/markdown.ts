@@ -1,6 +1,7 @@
 // The Markdown report: everything someone needs to judge (and reproduce) the numbers, pasteable into a
 // bug report or a GitHub issue as it is: the design, the host, the configurations table, comparisons
 // with the baseline, the minimum detectable effect, and links to the exported plots.
+import type { RestartResult } from '../experiment/types.js';
 import type { ExportContext } from './context.js';
 import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
@@ -50,11 +51,33 @@ function designSection(ctx: ExportContext): string[] {
     const failed = results.restarts.filter((r) => r.status !== 'ok');
     const span = results.startedAt && results.finishedAt ? `, ${formatDuration((results.finishedAt - results.startedAt) / 1000)}` : '';
     lines.push(`- Restarts run: ${results.restarts.length}${failed.length ? ` (${failed.length} not counted: ${failed.map((r) => `#${r.seq} ${r.status}${r.reason ? ` (${r.reason})` : ''}`).join('; ')})` : ''}${span}`);
+    const options = serverOptionsLine(results.restarts);
+    if (options) lines.push(options);
     if (results.timerNote) lines.push(`- Timer: ${results.timerNote}`);
     const sources = [...new Set(results.restarts.flatMap((r) => r.queries.map((q) => q.source)))];
     if (sources.length) lines.push(`- Timing source: ${sources.join(', ')}; unit: ${ctx.unit || 'unknown'}`);
   }
   return lines;
+}
+
+/**
+ * The server profile's own options (buffer pool size, …), as the live server reported them at each
+ * restart: what the numbers were measured with beyond the factors, and whether it held every time.
+ */
+function serverOptionsLine(restarts: RestartResult[]): string | null {
+  const seen = new Map<string, { level: string; read: number; ok: number; off: string[] }>();
+  for (const r of restarts) {
+    for (const o of r.options ?? []) {
+      const s = seen.get(o.tunable) ?? { level: o.level, read: 0, ok: 0, off: [] };
+      s.read++;
+      if (o.ok) s.ok++;
+      else if (s.off.length < 3) s.off.push(`#${r.seq}: ${o.observed}`);
+      seen.set(o.tunable, s);
+    }
+  }
+  if (!seen.size) return null;
+  const each = [...seen].map(([name, s]) => `${code(`${name}=${s.level}`)} ${s.ok === s.read ? `verified at all ${s.read} restarts` : `verified at ${s.ok} of ${s.read} restarts (not in effect ${s.off.join('; ')})`}`);
+  return `- Server options of the profile, read back on the live server: ${each.join(', ')}`;
 }
 
 function hostSection(ctx: ExportContext): string[] {
