@@ -184,6 +184,25 @@ export interface RunStatus {
   path: string;
   state: 'running' | 'paused' | 'finished' | 'failed' | 'cancelled';
   lastSeq: number;
+  /** A detached run (issue 14): where it runs, and whether this process follows it now (its events arrive). */
+  detached?: { target: string; following: boolean };
+}
+
+/** Where a detached run is (run.detachedStatus, `varlab status`): looked at on its target. */
+export interface DetachedStatus {
+  path: string;
+  runId: string;
+  target: string;
+  /** `gone`: the run's directory is not on the target (removed by hand), and its end never reached this journal. */
+  state: 'running' | 'finished' | 'failed' | 'cancelled' | 'gone';
+  planned: number;
+  /** Restarts finished, on the target (some may not be in the file yet). */
+  done: number;
+  /** The restart running now, counted as the user counts: done + 1 (while running). */
+  current?: number;
+  message?: string;
+  /** Every measurement of the run is in the local journal (attach saves it into the file). */
+  imported: boolean;
 }
 
 /** run.check: a finished run is not run again unless the user asks (fresh), and is told where its results stay. */
@@ -291,7 +310,13 @@ export interface Requests {
    * fresh: start over (a finished or unfinished run's results are kept in a copy, its journal archived);
    * resume: go on with the unfinished journal's design although the file's design changed.
    */
-  'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean; fresh?: boolean }; result: RunStatus };
+  'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean; fresh?: boolean; /** Keep running when this computer sleeps: the run goes on on its target (issue 14); this process follows it while it can. */ detach?: boolean }; result: RunStatus };
+  /** Follow the file's detached run (its events arrive as run.batch; its results reach the file when it has ended). */
+  'run.attach': { args: { path: string }; result: RunStatus };
+  /** Stop following a detached run: it goes on on its target. */
+  'run.stopFollowing': { args: { runId: string }; result: RunStatus };
+  /** Where the file's detached run is, looked at on its target (writes nothing); null when the file has none. */
+  'run.detachedStatus': { args: { path: string }; result: DetachedStatus | null };
   /** Has this file's run finished (and where its results are kept if it is run again from scratch), or is one unfinished? */
   'run.check': { args: { path: string; target?: string }; result: RunCheck };
   'run.pause': { args: { runId: string }; result: RunStatus };

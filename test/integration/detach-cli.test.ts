@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunEvent } from '../../src/common/events.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { readJournalText, type JournalRecord } from '../../src/common/records.js';
 import { DocumentService } from '../../src/node/documents/service.js';
@@ -156,5 +157,38 @@ test('varlab cancel stops a detached run: the target stops mysqld, puts THP back
   assert.equal(state.lastState, 'cancelled');
   assert.equal(state.detached?.ended, true);
   assert.match(varlabSync(['status', file], env.varlabHome).stdout, /^cancelled on /);
+  assert.equal(existsSync(started.dir), false);
+});
+
+test("the app's way: run service detach and attach, batches as a live run's; closing the app only stops following", { timeout: 600_000 }, async () => {
+  const file = small('app', (d) => keepCells(d, CELLS.slice(0, 1)));
+  const auth = { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile };
+  const first: RunEvent[] = [];
+  const app = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), onBatch: (b) => first.push(...b.events) });
+  const started = await app.detach({ file, auth, consent: async () => {} });
+  const status = await app.attach(file);
+  assert.deepEqual(status.detached, { target: env.sshd.target, following: true });
+  assert.equal(status.runId, started.runId);
+  for (let i = 0; i < 1200 && !first.some((e) => e.type === 'execution'); i++) await sleep(100);
+  assert.ok(first.some((e) => e.type === 'run-started'));
+  // The app closes: the run goes on on its target.
+  assert.match(await app.dispose(), /stopped following 1 detached run; it goes on on /);
+  assert.match(varlabSync(['status', file], env.varlabHome).stdout, /^(detached on .*, running restart [12] of 2|finished on )/);
+
+  const second: RunEvent[] = [];
+  const again = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), onBatch: (b) => second.push(...b.events) });
+  await again.attach(file);
+  let s = again.status()[0];
+  for (let i = 0; i < 2400 && s.state === 'running'; i++, s = again.status()[0]) await sleep(100);
+  assert.equal(s.state, 'finished');
+  assert.equal(s.detached?.following, false);
+  const ended = second.find((e) => e.type === 'run-finished');
+  assert.equal(ended?.type === 'run-finished' && ended.state, 'finished');
+  // What the first follower brought in is history for the second; nothing is brought in twice.
+  const executions = records(file).filter((r) => r.t === 'execution');
+  assert.equal(executions.length, 2 * 2 * 3);
+  assert.equal(new Set(executions.map((e) => e.t === 'execution' && `${e.seq} ${e.query} ${e.rep}`)).size, executions.length);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.equal(doc.results!.restarts.length, 2);
   assert.equal(existsSync(started.dir), false);
 });

@@ -101,7 +101,6 @@ async function follow(name: 'attach' | 'cancel', argv: string[], io: CliIO): Pro
     target = detachedRun(file)?.target ?? '';
     if (name === 'cancel') {
       const o = await cancelDetached(file, opts);
-      if (o.signalled) io.err(`asked the run on ${o.target} to stop: it stops mysqld and restores the host`);
       const code = report(io, o, Date.now() - startedAt);
       return o.state === 'cancelled' ? 0 : code;
     }

@@ -49,6 +49,9 @@ export const PATH_ARGS: { [M in Method]?: PathArg[] } = {
   // A run writes its results into the file (and its journal beside it).
   'run.start': [{ arg: 'path', access: 'write', kind: 'file' }],
   'run.check': [{ arg: 'path', access: 'read', kind: 'file' }],
+  // Following a detached run writes its results into the file; its status only reads the journal.
+  'run.attach': [{ arg: 'path', access: 'write', kind: 'file' }],
+  'run.detachedStatus': [{ arg: 'path', access: 'read', kind: 'file' }],
   'local.quickstart': [{ arg: 'dir', access: 'write', kind: 'folder', optional: true }],
 };
 

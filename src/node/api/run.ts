@@ -4,12 +4,18 @@ import { ApiError } from '../../common/api.js';
 import type { BackendContext, Handlers } from '../backend.js';
 import { consentNote } from '../runs/prepare.js';
 import { requireConsentFor } from '../trust.js';
+import { detachedRun, detachedStatus } from '../detach/attach.js';
 
 export function runHandlers(ctx: BackendContext): Handlers {
   const runs = ctx.runs;
   return {
-    'run.start': async ({ path, target, auth, resume, fresh }) => {
+    'run.start': async ({ path, target, auth, resume, fresh, detach }) => {
       if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.start: path must be an experiment file path');
+      if (detach === true) {
+        // The run goes on on its target; this process follows it while it can (the Run view stays live).
+        await runs.detach({ file: path, target, auth, resume: resume === true, fresh: fresh === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
+        return runs.attach(path);
+      }
       const started = await runs.start({
         file: path,
         target,
@@ -29,6 +35,15 @@ export function runHandlers(ctx: BackendContext): Handlers {
       return runs.check(path, target);
     },
     'run.status': async () => runs.status(),
+    'run.attach': async ({ path }) => {
+      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.attach: path must be an experiment file path');
+      return runs.attach(path);
+    },
+    'run.stopFollowing': async ({ runId }) => runs.stopFollowing(runId),
+    'run.detachedStatus': async ({ path }) => {
+      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.detachedStatus: path must be an experiment file path');
+      return detachedRun(path) ? detachedStatus(path, { prompt: ctx.hub.prompt }) : null;
+    },
     'run.events': async ({ runId, afterSeq }) => {
       if (!Number.isInteger(afterSeq) || afterSeq < 0) throw new ApiError('invalid-argument', `afterSeq: expected a whole number of at least 0, got ${JSON.stringify(afterSeq)}`);
       return runs.events(runId, afterSeq);

@@ -14,7 +14,9 @@
 //
 // No printing here: the CLI and the app both use it, through its events and outcomes.
 import { resolve } from 'node:path';
-import { ApiError, type EventBatch, type RunStatus } from '../../common/api.js';
+import { ApiError, type DetachedStatus, type EventBatch, type RunStatus } from '../../common/api.js';
+
+export type { DetachedStatus };
 import type { RunEvent } from '../../common/events.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { buildPlan, estimatePlan, expandCells } from '../../common/plan.js';
@@ -52,21 +54,6 @@ export interface DetachedRun {
   lastMessage?: string;
 }
 
-export interface DetachedStatus {
-  path: string;
-  runId: string;
-  target: string;
-  /** `gone`: the run's directory is not on the target (removed by hand), and its end never reached this journal. */
-  state: 'running' | 'finished' | 'failed' | 'cancelled' | 'gone';
-  planned: number;
-  /** Restarts finished, on the target (some may not be in the file yet). */
-  done: number;
-  /** The restart running now, counted as the user counts: done + 1 (while running). */
-  current?: number;
-  message?: string;
-  /** Every measurement of the run is in the local journal (attach saves it into the file). */
-  imported: boolean;
-}
 
 export interface AttachOptions {
   /** Who answers the questions of the connection (a host key, a key's passphrase). */
@@ -218,50 +205,71 @@ async function savedDoc(d: DetachedRun, state: JournalState): Promise<Experiment
   return { ...doc, design };
 }
 
+/** A detached run being followed in this process (the run service keeps it for the app). */
+export interface Attached {
+  runId: string;
+  path: string;
+  target: string;
+  /** `running` while the run goes on on its target (followed or not: see `detached.following`). */
+  status(): RunStatus;
+  /** Batches after afterSeq, or null when they are no longer in memory. */
+  events(afterSeq: number): EventBatch[] | null;
+  /** Stop following: the laptop detaches, the run goes on on its target. */
+  detach(): void;
+  /** Stop the run on its target (the runner restores the host), and bring its end in. */
+  cancel(): void;
+  /** How following ended (never rejects once started). */
+  done: Promise<AttachOutcome & { signalled: boolean }>;
+}
+
+/**
+ * Start following the file's detached run, and return at once. It holds the file's lock (one follower
+ * per file on this machine) until it ends.
+ */
+export async function openAttachment(path: string, o: AttachOptions): Promise<Attached> {
+  const d = requireDetached(path);
+  const locks = await acquireRunLocks({ runId: d.runId, file: d.path, target: d.target, startedAt: Date.now() }, { fileOnly: true });
+  let f: Follower;
+  try {
+    f = new Follower(d, o);
+  } catch (e) {
+    await locks.release();
+    throw e;
+  }
+  const done = f.run().finally(() => locks.release());
+  return { runId: d.runId, path: d.path, target: d.target, status: () => f.status(), events: (n) => f.events(n), detach: () => f.detach(), cancel: () => f.cancel(), done };
+}
+
 /**
  * Follow the file's detached run until it ends (or `signal` aborts: the laptop detaches), bringing
  * every record of the target journal into the local journal once, and the results into the file.
  */
 export async function attachDetached(path: string, o: AttachOptions): Promise<AttachOutcome> {
-  const d = requireDetached(path);
-  const locks = await acquireRunLocks({ runId: d.runId, file: d.path, target: d.target, startedAt: Date.now() }, { fileOnly: true });
-  try {
-    return await new Follower(d, o).run();
-  } finally {
-    await locks.release();
-  }
+  return (await openAttachment(path, o)).done;
 }
 
 /**
  * Stop the file's detached run: the runner journals the cancel, stops mysqld and restores the host
- * by itself; then what it measured is brought in (unless another process is attached and does that).
+ * by itself; then what it measured is brought in (unless another process follows it and does that).
  */
 export async function cancelDetached(path: string, o: AttachOptions): Promise<AttachOutcome & { signalled: boolean }> {
   const d = requireDetached(path);
-  if (d.ended) return { ...(await attachDetached(path, o)), signalled: false };
-  const session = await connect(d, o);
-  let signalled: boolean;
+  let a: Attached;
   try {
-    const read = await readTargetJournal(session, d.dir, 0, sudoOf(readJournal(d.journal)!), 0);
-    if (read.state === 'missing') {
-      // Nothing will ever end it: the journal says so, and the file can be run again (it resumes).
-      const w = new JournalWriter(d.journal);
-      const message = `the detached run's directory ${d.dir} is no longer on ${d.target}; what it measured and was not brought in before is lost`;
-      w.appendAll([{ t: 'run-finished', at: Date.now(), state: 'failed', message }]);
-      w.close();
-      return { state: 'failed', message, path: d.path, target: d.target, planned: d.planned, done: d.done, cleanedUp: true, signalled: false };
-    }
-    signalled = await signalCancel(session, d.dir, sudoOf(readJournal(d.journal)!));
-  } finally {
-    await session.close().catch(() => {});
-  }
-  try {
-    return { ...(await attachDetached(path, o)), signalled };
+    a = await openAttachment(path, o);
   } catch (e) {
-    // Another varlab is attached to it (the app, another terminal): it brings in the end.
     if (!(e instanceof ApiError && e.code === 'busy')) throw e;
-    return { state: 'detached', message: `asked the run on ${d.target} to stop; the varlab process attached to it brings its end into ${d.path} (${e.message})`, path: d.path, target: d.target, planned: d.planned, done: d.done, cleanedUp: false, signalled };
+    // Another varlab follows it (the app, another terminal): ask the runner to stop; that one brings the end in.
+    const session = await connect(d, o);
+    try {
+      const signalled = await signalCancel(session, d.dir, sudoOf(readJournal(d.journal)!));
+      return { state: 'detached', message: `asked the run on ${d.target} to stop; the varlab process following it brings its end into ${d.path} (${e.message})`, path: d.path, target: d.target, planned: d.planned, done: d.done, cleanedUp: false, signalled };
+    } finally {
+      await session.close().catch(() => {});
+    }
   }
+  a.cancel();
+  return a.done;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -284,6 +292,13 @@ class Follower {
   private readonly restartMs: number[] = [];
   private readonly startedAt = new Map<number, number>();
   private lastSave = 0;
+  /** Aborted when following stops (detach, or the caller's signal). */
+  private readonly stop = new AbortController();
+  /** Wakes the wait between reads (a cancel asked for). */
+  private wake = new AbortController();
+  private cancelWanted = false;
+  private signalled = false;
+  private ended: AttachOutcome | null = null;
 
   constructor(
     private readonly d: DetachedRun,
@@ -293,10 +308,28 @@ class Follower {
     this.fold = local.fold;
     this.context = local.context;
     this.batcher = new EventBatcher(d.runId, (b) => o.onBatch?.(b), o.batchMs ?? 100);
+    if (o.signal?.aborted) this.stop.abort();
+    o.signal?.addEventListener('abort', () => this.detach(), { once: true });
   }
 
   status(): RunStatus {
-    return { runId: this.d.runId, path: this.d.path, state: 'running', lastSeq: this.batcher.lastSeq };
+    const e = this.ended;
+    const state = !e || e.state === 'detached' ? 'running' : e.state;
+    return { runId: this.d.runId, path: this.d.path, state, lastSeq: this.batcher.lastSeq, detached: { target: this.d.target, following: !e } };
+  }
+
+  events(afterSeq: number): EventBatch[] | null {
+    return this.batcher.after(afterSeq);
+  }
+
+  detach(): void {
+    this.stop.abort();
+    this.wake.abort();
+  }
+
+  cancel(): void {
+    this.cancelWanted = true;
+    this.wake.abort();
   }
 
   private emit(e: RunEvent): void {
@@ -324,7 +357,20 @@ class Follower {
     return { state, ...(message ? { message } : {}), path: this.d.path, target: this.d.target, planned: this.d.planned, done: this.fold.state().restarts.length, cleanedUp };
   }
 
-  async run(): Promise<AttachOutcome> {
+  async run(): Promise<AttachOutcome & { signalled: boolean }> {
+    let out: AttachOutcome;
+    try {
+      out = await this.attach();
+    } catch (e) {
+      out = this.outcome('failed', false, (e as Error).message);
+      this.emit({ type: 'log', at: Date.now(), level: 'error', message: out.message! });
+      this.batcher.flush();
+    }
+    this.ended = out;
+    return { ...out, signalled: this.signalled };
+  }
+
+  private async attach(): Promise<AttachOutcome> {
     const d = this.d;
     const prior = this.fold.state();
     const design = prior.header!.design;
@@ -353,12 +399,23 @@ class Follower {
     const journal = new JournalWriter(d.journal);
     try {
       for (;;) {
+        if (this.cancelWanted && !this.signalled) {
+          this.signalled = await signalCancel(session, d.dir, sudo);
+          if (this.signalled) this.emit({ type: 'log', at: Date.now(), level: 'info', message: `asked the run on ${d.target} to stop: it discards the restart in progress, stops mysqld and restores the host` });
+        }
         let got: Pulled;
         try {
           got = await pullTargetJournal(session, d.dir, sudo, offset, this.context(this.fold.state()));
         } catch (e) {
-          if (e instanceof ApiError && e.code === 'not-found') throw new ApiError('not-found', `${e.message}. \`varlab cancel ${d.path}\` forgets it, so the file can be run again (it resumes from what is here).`);
-          throw e;
+          if (!(e instanceof ApiError && e.code === 'not-found')) throw e;
+          if (!this.cancelWanted) throw new ApiError('not-found', `${e.message}. \`varlab cancel ${d.path}\` forgets it, so the file can be run again (it resumes from what is here).`);
+          // Cancelling a run whose directory is gone: nothing will ever end it but this journal; the file can be run again (it resumes).
+          const message = `the detached run's directory ${d.dir} is no longer on ${d.target}; what it measured and was not brought in before is lost`;
+          const end: JournalRecord = { t: 'run-finished', at: Date.now(), state: 'failed', message };
+          journal.appendAll([end]);
+          this.apply(end);
+          await this.save(true);
+          return this.outcome('failed', true, message);
         }
         const records: JournalRecord[] = [...got.records];
         if (got.offset !== offset) records.push({ t: 'imported', at: Date.now(), offset: got.offset });
@@ -383,12 +440,13 @@ class Follower {
           return await this.finish(session);
         }
         await this.save();
-        if (this.o.signal?.aborted) {
+        if (this.stop.signal.aborted) {
           await this.save(true);
           return this.outcome('detached', false, `detached from ${d.target}: the run goes on there`);
         }
-        // Read again at once while there is more to read; else wait.
-        if (ranOut) await sleep(this.o.pollMs ?? 2_000, this.o.signal);
+        // Read again at once while there is more to read, or a cancel is to be sent; else wait.
+        if (ranOut && !(this.cancelWanted && !this.signalled)) await sleep(this.o.pollMs ?? 2_000, this.wake.signal);
+        if (this.wake.signal.aborted) this.wake = new AbortController();
       }
     } finally {
       journal.close();

@@ -27,7 +27,7 @@ import type { Prompter } from '../host/types.js';
 import { acquireRunLocks, runningOnFile } from './locks.js';
 import { finishedRun, journalDesignChanges, prepareRun, type PreparedRun, type RunRequest } from './prepare.js';
 import { snapshotBatch } from './snapshot.js';
-import { refuseWhileDetached } from '../detach/attach.js';
+import { openAttachment, refuseWhileDetached, type Attached } from '../detach/attach.js';
 import { startDetached, type DetachedStart } from '../detach/launch.js';
 
 export interface RunServiceOptions {
@@ -79,6 +79,8 @@ interface Entry {
 
 export class RunService {
   private readonly runs = new Map<string, Entry>();
+  /** Detached runs followed from this process (issue 14), by run id. */
+  private readonly attachments = new Map<string, Attached>();
   private disposing = false;
 
   constructor(private readonly opts: RunServiceOptions) {}
@@ -177,26 +179,56 @@ export class RunService {
     return { finished: false, unfinished: { restartsDone, restartsPlanned: header.planned * journals.length, designChanges } };
   }
 
+  /**
+   * Follow the file's detached run from this process: its events arrive as batches like a live run's,
+   * and when it has ended its results are saved into the file. Returns at once.
+   */
+  async attach(path: string, o: { prompt?: Prompter } = {}): Promise<RunStatus> {
+    const abs = resolve(path);
+    for (const a of this.attachments.values()) if (a.path === abs && a.status().detached?.following) return a.status();
+    const a = await openAttachment(abs, { prompt: o.prompt ?? this.opts.prompt, documents: this.opts.documents, host: this.opts.host, onBatch: this.opts.onBatch });
+    this.attachments.set(a.runId, a);
+    return a.status();
+  }
+
+  /** Stop following a detached run (the run goes on on its target). */
+  stopFollowing(runId: string): RunStatus {
+    const a = this.attachments.get(runId);
+    if (!a) throw new ApiError('not-found', `no detached run ${JSON.stringify(runId)} followed in this session`);
+    a.detach();
+    return a.status();
+  }
+
   pause(runId: string): RunStatus {
+    const a = this.attachments.get(runId);
+    if (a) throw new ApiError('unsupported', `the run on ${a.target} is detached: it cannot pause (cancel stops it, and a later run resumes it)`);
     const e = this.find(runId);
     e.engine?.pause();
     return this.statusOf(e);
   }
 
   resume(runId: string): RunStatus {
+    const a = this.attachments.get(runId);
+    if (a) return a.status();
     const e = this.find(runId);
     e.engine?.resume();
     return this.statusOf(e);
   }
 
+  /** Cancel a run; a detached one is stopped on its target (which restores the host), its end brought in. */
   cancel(runId: string): RunStatus {
+    const a = this.attachments.get(runId);
+    if (a) {
+      a.cancel();
+      return a.status();
+    }
     const e = this.find(runId);
     e.engine?.cancel();
     return this.statusOf(e);
   }
 
   status(): RunStatus[] {
-    return [...this.runs.values()].map((e) => this.statusOf(e));
+    return [...[...this.runs.values()].map((e) => this.statusOf(e)), ...[...this.attachments.values()].map((a) => a.status())];
   }
 
   /**
@@ -205,6 +237,13 @@ export class RunService {
    * journal on disk once it ended.
    */
   events(runId: string, afterSeq: number): EventBatch[] {
+    const a = this.attachments.get(runId);
+    if (a) {
+      const s = a.status();
+      const kept = a.events(afterSeq);
+      if (kept) return kept;
+      return afterSeq >= s.lastSeq ? [] : [snapshotBatch(runId, s.lastSeq, journalPath(a.path), s.state)];
+    }
     const e = this.find(runId);
     const s = this.statusOf(e);
     const kept = e.engine?.events(afterSeq);
@@ -225,6 +264,7 @@ export class RunService {
   async busyWith(path: string): Promise<string | null> {
     const abs = resolve(path);
     for (const e of this.runs.values()) if (e.path === abs && !e.ended) return `a run of it is going on (on ${e.target})`;
+    for (const a of this.attachments.values()) if (a.path === abs && a.status().detached?.following) return `a detached run of it is going on (on ${a.target})`;
     const other = await runningOnFile(abs);
     return other ? `a run of it is going on (on ${other.target}, pid ${other.pid})` : null;
   }
@@ -235,8 +275,13 @@ export class RunService {
    */
   async dispose(withinMs = 90_000): Promise<string> {
     this.disposing = true;
+    // Detached runs go on on their targets: this process only stops following them.
+    const followed = [...this.attachments.values()].filter((a) => a.status().detached?.following);
+    for (const a of followed) a.detach();
+    await Promise.race([Promise.all(followed.map((a) => a.done)), new Promise((r) => setTimeout(r, 30_000).unref())]);
+    const detachedNote = followed.length ? `stopped following ${followed.length} detached run${followed.length === 1 ? '' : 's'}; ${followed.length === 1 ? 'it goes' : 'they go'} on on ${[...new Set(followed.map((a) => a.target))].join(', ')} (varlab attach FILE follows again)` : '';
     const active = [...this.runs.values()].filter((e) => e.engine && !e.ended);
-    if (!active.length) return 'no run was going on';
+    if (!active.length) return detachedNote || 'no run was going on';
     for (const e of active) e.engine!.cancel();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), withinMs)));
@@ -249,7 +294,7 @@ export class RunService {
       }),
     );
     clearTimeout(timer);
-    return `cancelled ${active.length} run${active.length === 1 ? '' : 's'}:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+    return `cancelled ${active.length} run${active.length === 1 ? '' : 's'}:\n${lines.map((l) => `  ${l}`).join('\n')}${detachedNote ? `\n${detachedNote}` : ''}`;
   }
 
   private statusOf(e: Entry): RunStatus {
