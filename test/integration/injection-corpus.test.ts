@@ -96,6 +96,7 @@ const fileProfile = (): ServerProfile => ({
 const FIELDS: { path: string; base: string; set: (d: Design, v: string) => void; skip?: string[] }[] = [
   { path: 'design.target', base: 'local', set: (d, v) => (d.target = v) },
   { path: 'design.serverProfile.target', base: 'local', set: (d, v) => (d.serverProfile!.target = v) },
+  { path: 'design.targets[1]', base: 'ssh://db2', set: (d, v) => (d.targets = [d.target, v]) },
   { path: 'design.factors[0].levels[2]', base: 'on', set: (d, v) => d.factors[0].levels.push(v) },
   { path: 'design.factors[3].levels[2]', base: 'bind:0', set: (d, v) => d.factors[3].levels.push(v) },
   { path: 'design.factors[4].levels[0]', base: '0-1', set: (d, v) => d.factors.push({ tunable: 'cpubind', levels: [v] }) },
