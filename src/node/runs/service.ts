@@ -27,7 +27,7 @@ import type { Prompter } from '../host/types.js';
 import { acquireRunLocks, runningOnFile } from './locks.js';
 import { finishedRun, journalDesignChanges, prepareRun, type PreparedRun, type RunRequest } from './prepare.js';
 import { snapshotBatch } from './snapshot.js';
-import { openAttachment, refuseWhileDetached, type Attached } from '../detach/attach.js';
+import { detachedRun, openAttachment, refuseWhileDetached, type Attached } from '../detach/attach.js';
 import { startDetached, type DetachedStart } from '../detach/launch.js';
 
 export interface RunServiceOptions {
@@ -265,6 +265,13 @@ export class RunService {
     const abs = resolve(path);
     for (const e of this.runs.values()) if (e.path === abs && !e.ended) return `a run of it is going on (on ${e.target})`;
     for (const a of this.attachments.values()) if (a.path === abs && a.status().detached?.following) return `a detached run of it is going on (on ${a.target})`;
+    // Followed by nobody, a detached run still runs its design, and its results come into the file at the next attach.
+    try {
+      const d = detachedRun(abs);
+      if (d && !d.ended) return `a detached run of it is going on (on ${d.target}); varlab attach, status or cancel it first`;
+    } catch {
+      /* a journal refused here is refused, with its reason, when the file is run or attached */
+    }
     const other = await runningOnFile(abs);
     return other ? `a run of it is going on (on ${other.target}, pid ${other.pid})` : null;
   }
