@@ -61,7 +61,14 @@ export function headerRecord(design: Design, at = Date.now()): RecordOf<'header'
 
 export function readJournal(path: string, fold?: JournalFold): JournalState | null {
   if (!existsSync(path)) return null;
-  return readJournalText(readFileSync(path, 'utf8'), fold);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    // Node's own message ("EISDIR: illegal operation on a directory, read") names no file.
+    throw new Error(`cannot read the journal ${path}: ${(e as Error).message}`);
+  }
+  return readJournalText(text, fold);
 }
 
 /** An append-only journal file. */
@@ -70,7 +77,11 @@ export class JournalWriter {
   private closed = false;
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'a', 0o644);
+    try {
+      this.fd = openSync(path, 'a', 0o644);
+    } catch (e) {
+      throw new Error(`cannot open the journal ${path}: ${(e as Error).message}`);
+    }
     // A torn last line from a crash must not glue itself to the next record.
     const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
     if (text.length && !text.endsWith('\n')) writeSync(this.fd, '\n');
