@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent } from '../../src/common/events.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
@@ -32,6 +32,21 @@ function small(name: string, edit: (d: ExperimentDoc) => void = () => {}): strin
     d.design.workload.warmup = 1;
     edit(d);
   });
+}
+
+/** Processes on this machine running varlab's CLI on this file (the runner on the target is /bin/sh runner.sh). */
+function varlabProcesses(file: string): number[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)
+    .filter((p) => {
+      try {
+        const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+        return argv.some((a) => a.endsWith('src/cli/main.ts') || a.endsWith('bin/varlab.js')) && argv.includes(file);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 const records = (file: string): JournalRecord[] =>
@@ -64,6 +79,7 @@ test('a detached run goes on with no varlab process on this side; attach, killed
   // varlab has exited (varlabSync waited for it) and its ssh session is gone: the run goes on by itself.
   for (let i = 0; i < 50 && sshdSessions(env.sshd.pid).length > sessionsBefore; i++) await sleep(100);
   assert.equal(sshdSessions(env.sshd.pid).length, sessionsBefore, 'no ssh session of varlab is left');
+  assert.deepEqual(varlabProcesses(file), [], 'no varlab process is left on this side');
   const detached = records(file).find((r) => r.t === 'detached');
   assert.ok(detached && detached.t === 'detached');
   assert.deepEqual(detached.auth, { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, 'the paths, never a secret');
