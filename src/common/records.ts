@@ -44,6 +44,8 @@ export type JournalRecord =
   | { t: 'restart-finished'; at: number; seq: number; cell: string; status: RestartResult['status']; reason?: string }
   | { t: 'restart-discarded'; at: number; seq: number; cell: string; reason: string }
   | { t: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string }
+  /** The end of a run on its host: mysqld stopped and host settings restored (ok), or why not (a later run finishes it). */
+  | { t: 'host-left'; at: number; ok: boolean; problem?: string }
   /**
    * The run goes on on its target by itself (issue 14): how to reach it again (never a secret: the
    * paths of the key and known-hosts files), where its directory is, and under which supervisor.
@@ -125,6 +127,8 @@ export interface JournalState {
   lastState?: 'finished' | 'failed' | 'cancelled';
   /** Why it ended that way, when it says. */
   lastMessage?: string;
+  /** How the last run left its host (absent in journals written before this was recorded). */
+  hostLeft?: { ok: boolean; problem?: string };
   /** A detached run: how to reach it, how much of its target journal is here, and whether its end is (a run-finished after it). */
   detached?: Omit<RecordOf<'detached'>, 't'> & { offset: number; ended: boolean };
   /** Lines that did not parse (a crash mid-write leaves at most the last one torn). */
@@ -225,6 +229,9 @@ export class JournalFold {
       case 'imported':
         if (state.detached) state.detached = { ...state.detached, offset: r.offset };
         break;
+      case 'host-left':
+        state.hostLeft = { ok: r.ok, ...(r.problem ? { problem: r.problem } : {}) };
+        break;
       case 'run-finished':
         if (state.detached) state.detached = { ...state.detached, ended: true };
         state.lastState = r.state;
@@ -289,6 +296,18 @@ export function isComplete(state: JournalState): boolean {
   const done = new Set(state.restarts.map((r) => r.seq));
   for (let s = 1; s <= state.header.planned; s++) if (!done.has(s)) return false;
   return true;
+}
+
+/**
+ * Every restart is done but the host was not put back (mysqld left running, host settings changed):
+ * the final stop and restore failed, or the process died before it. A later run finishes it.
+ * Journals from before `host-left` existed count as restored when their run says it finished.
+ */
+export function restorePending(state: JournalState): boolean {
+  // A detached run stops and restores on its target by itself.
+  if (!isComplete(state) || state.detached) return false;
+  if (state.hostLeft) return !state.hostLeft.ok;
+  return state.lastState !== 'finished';
 }
 
 /** The `results` section of the experiment file, rebuilt from the journal (restarts in plan order). */

@@ -2,7 +2,7 @@
 // readExperimentFile and writeExperimentFile are the one way an experiment file is read and written
 // (the app, the engine, the CLI): each reads or writes the file once, in pieces (common/experiment/text.ts).
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, writeFile, open, unlink } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, writeFile, open, unlink } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -95,12 +95,36 @@ export async function finishExperimentRead(path: string, reader: ExperimentJsonR
   }
 }
 
+/** Is a process of this id running here (one that exists but is not ours to signal counts)? */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Temporary files of `path` left by a writer that was killed before it renamed them (its pid is in
+ * the name): removed before the next write, so a crash leaves no `.tmp` behind for long.
+ */
+export async function removeStaleTemporaries(path: string): Promise<void> {
+  const prefix = `.${basename(path)}.`;
+  const names = await readdir(dirname(path)).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length)) : null;
+    if (m && Number(m[1]) !== process.pid && !processRuns(Number(m[1]))) await unlink(join(dirname(path), name)).catch(() => {});
+  }
+}
+
 /**
  * Write a file so that a crash leaves either the old or the new content, never half of one:
  * a temporary file beside it, flushed to disk, then renamed over the original.
  */
 export async function writeAtomic(path: string, content: string | Uint8Array | Iterable<string>, opts: { mode?: number; dirMode?: number } = {}): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: opts.dirMode });
+  await removeStaleTemporaries(path);
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     const fh = await open(tmp, 'w', opts.mode ?? 0o644);

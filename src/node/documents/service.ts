@@ -19,8 +19,9 @@ import { ApiError, type DocumentChanged, type OpenedExperiment, type SaveChoice,
 import { designChanges, measurementsIn, sameDesign } from '../../common/experiment/changes.js';
 import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { unfinishedRun } from '../engine/journal.js';
-import { assertSavable, readExperimentFile, rememberRecent, writeExperimentFile, type Revision } from '../files.js';
+import { assertSavable, readExperimentFile, removeStaleTemporaries, rememberRecent, writeExperimentFile, type Revision } from '../files.js';
 import { keepResults, keptResultsNote, resultsCopyPath } from './results-copy.js';
+import { rebuildFromJournal } from './rebuild.js';
 
 export interface DocumentServiceOptions {
   /** Every change of a watched file, to every client. */
@@ -54,11 +55,14 @@ export class DocumentService {
   /** Open a file for a client: its document, revision, and a journal's unfinished run; watched from now on. */
   async open(path: string): Promise<OpenedExperiment> {
     const abs = resolve(path);
+    await removeStaleTemporaries(abs);
+    // Not while a run of it is going on here or elsewhere: that run saves the file itself.
+    const rebuilt = (await this.opts.busy?.(abs)) ? null : await this.serial(abs, () => rebuildFromJournal(abs));
     const r = await readExperimentFile(abs);
     if (!r.doc) throw new ApiError('invalid-file', `${abs}:\n${r.problems.join('\n')}`);
     this.entry(abs).revision = r.revision ?? null;
     this.watch(abs);
-    const opened: OpenedExperiment = { path: abs, doc: r.doc, notices: r.notices, revision: r.revision ?? null };
+    const opened: OpenedExperiment = { path: abs, doc: r.doc, notices: rebuilt ? [...r.notices, rebuilt] : r.notices, revision: r.revision ?? null };
     const unfinished = unfinishedRun(abs, r.doc.design);
     if (unfinished) opened.unfinishedRun = unfinished;
     await rememberRecent(abs);

@@ -8,6 +8,7 @@ import { ApiError, type TargetAuth } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import type { LockOwner, TargetLock } from '../host/lock.js';
+import { closeConnection } from '../host/server.js';
 import type { Prompter, ServerControl, TargetSession } from '../host/types.js';
 import { defaultHostLayer, type HostLayer } from './hostlayer.js';
 
@@ -150,7 +151,7 @@ export class ConnectionSupervisor {
 
   async release(conn: Connection): Promise<void> {
     this.conns.delete(conn);
-    await conn.end().catch(() => conn.destroy());
+    await closeConnection(conn);
   }
 
   async alive(): Promise<boolean> {
@@ -194,9 +195,10 @@ export class ConnectionSupervisor {
   }
 
   /**
-   * Stop mysqld, put back every host-wide setting and let the target's lock go; connects once more if
-   * the connection is gone. Gives up after `withinMs` (a server that does not stop, a host that does
-   * not answer). Returns a problem, or null.
+   * Stop mysqld, put back every host-wide setting and let the target's lock go. A connection that is
+   * gone, or drops during it, is opened again and the stop and restore run again (both are safe to
+   * repeat), with growing waits, until they are done or `withinMs` has passed (a server that does not
+   * stop, a host that does not answer). Returns a problem, or null.
    */
   async leaveHostAsFound(withinMs = 120_000): Promise<string | null> {
     // A connection still being opened (the run was cancelled while waiting for it) may yet take the lock and touch the host.
@@ -206,11 +208,15 @@ export class ConnectionSupervisor {
       return null;
     }
     let timer: NodeJS.Timeout | undefined;
+    let late = false;
     const limit = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`stopping mysqld and restoring the host did not finish within ${Math.round(withinMs / 1000)} s`)), withinMs);
+      timer = setTimeout(() => {
+        late = true;
+        reject(new Error(`stopping mysqld and restoring the host did not finish within ${Math.round(withinMs / 1000)} s`));
+      }, withinMs);
     });
     try {
-      await Promise.race([this.stopAndRestore(), limit]);
+      await Promise.race([this.stopAndRestore(() => late), limit]);
       return null;
     } catch (e) {
       return `the host may not be as it was found: ${(e as Error).message}`;
@@ -222,12 +228,27 @@ export class ConnectionSupervisor {
     }
   }
 
-  private async stopAndRestore(): Promise<void> {
-    if (!this.currentControl || this.dropped) {
-      await this.close();
-      await this.connect();
+  private async stopAndRestore(late: () => boolean): Promise<void> {
+    let delay = this.policy.firstDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!this.currentControl || this.dropped) {
+          await this.close();
+          await this.connect();
+        }
+        await this.control.stop();
+        await this.control.restore();
+        return;
+      } catch (e) {
+        // Only a way to the target that went away is worth another try; a refused restore would refuse again.
+        const lost = this.dropped !== null || isConnectionLoss(e) || !(await this.alive());
+        if (!lost || late() || attempt >= this.policy.attempts) throw e;
+        this.opts.emit({ type: 'log', at: Date.now(), level: 'warn', message: `stopping mysqld and restoring the host on ${this.opts.target} was interrupted (${(e as Error).message}); reconnecting to finish it (attempt ${attempt + 1} of ${this.policy.attempts}) in ${(delay / 1000).toFixed(1)} s` });
+        await this.close();
+        // Not the run's sleep: a cancel must not cut short the waits of the restore that follows it.
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(this.policy.maxDelayMs, delay * 2);
+      }
     }
-    await this.control.stop();
-    await this.control.restore();
   }
 }

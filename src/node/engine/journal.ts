@@ -13,7 +13,7 @@ import { ApiError } from '../../common/api.js';
 import { canonicalJson } from '../../common/experiment/changes.js';
 import type { Design } from '../../common/experiment/types.js';
 import { buildPlan, designHosts, type ScheduledRestart } from '../../common/plan.js';
-import { isComplete, JOURNAL_FORMAT, JournalFold, readJournalText, type JournalRecord, type JournalState, type RecordOf } from '../../common/records.js';
+import { isComplete, JOURNAL_FORMAT, restorePending, JournalFold, readJournalText, type JournalRecord, type JournalState, type RecordOf } from '../../common/records.js';
 
 export function journalPath(experimentPath: string): string {
   return experimentPath.replace(/\.json$/i, '') + '.journal.jsonl';
@@ -75,6 +75,8 @@ export function readJournal(path: string, fold?: JournalFold): JournalState | nu
 export class JournalWriter {
   private fd: number;
   private closed = false;
+  /** The last write may have left part of a line (a full disk). */
+  private torn = false;
 
   constructor(readonly path: string) {
     try {
@@ -89,8 +91,20 @@ export class JournalWriter {
 
   /** Written to the kernel when this returns: a killed process loses nothing. */
   append(record: JournalRecord): void {
+    this.write(JSON.stringify(record) + '\n');
+  }
+
+  /**
+   * One write(2) of whole lines. A full disk can take part of a line and refuse the rest: that is an
+   * error here, and the torn part is ended before the next line so that it cannot spoil it.
+   */
+  private write(text: string): void {
     if (this.closed) throw new Error(`journal ${this.path} is closed`);
-    writeSync(this.fd, JSON.stringify(record) + '\n');
+    const out = this.torn ? '\n' + text : text;
+    this.torn = true;
+    const n = writeSync(this.fd, out);
+    if (n !== Buffer.byteLength(out)) throw new Error(`journal ${this.path}: only ${n} of ${Buffer.byteLength(out)} bytes were written (is the disk full?)`);
+    this.torn = false;
   }
 
   /**
@@ -98,8 +112,7 @@ export class JournalWriter {
    * detached run's journal brought, and the offset they reach, must not be taken apart).
    */
   appendAll(records: JournalRecord[]): void {
-    if (this.closed) throw new Error(`journal ${this.path} is closed`);
-    if (records.length) writeSync(this.fd, records.map((r) => JSON.stringify(r) + '\n').join(''));
+    if (records.length) this.write(records.map((r) => JSON.stringify(r) + '\n').join(''));
   }
 
   /** To the disk itself: called at the end of every restart. */
@@ -135,7 +148,8 @@ export type JournalVerdict =
 export function inspectJournal(experimentPath: string, design: Design, journal = journalPath(experimentPath)): JournalVerdict {
   const state = readJournal(journal);
   if (!state || !state.header) return { kind: 'fresh' };
-  if (isComplete(state)) return { kind: 'complete', state };
+  // All measured but the host not put back: a resume with nothing left to measure finishes the restore.
+  if (isComplete(state) && !restorePending(state)) return { kind: 'complete', state };
   if (state.header.planHash !== planHash(design)) return { kind: 'other-plan', state };
   return { kind: 'resume', state, done: state.restarts.length, planned: state.header.planned };
 }
@@ -174,7 +188,7 @@ export function unfinishedRun(experimentPath: string, design?: Pick<Design, 'tar
   const states = (design ? runJournals(experimentPath, design).map((j) => j.path) : [journalPath(experimentPath)]).map((p) => readJournal(p));
   // Several hosts: unfinished while any host's journal is (a host not started yet counts once another has).
   const started = states.filter((s) => s?.header);
-  if (!started.length || states.every((s) => s?.header && isComplete(s))) return undefined;
+  if (!started.length || states.every((s) => s?.header && isComplete(s) && !restorePending(s))) return undefined;
   const planned = started[0]!.header!.planned * states.length;
   return { restartsDone: started.reduce((n, s) => n + s!.restarts.length, 0), restartsPlanned: planned };
 }

@@ -17,7 +17,8 @@ import type { Design, ServerProfile } from '../../common/experiment/types.js';
 import type { ScheduledRestart } from '../../common/plan.js';
 import { verifyFailure } from '../../common/restart.js';
 import type { JournalRecord } from '../../common/records.js';
-import type { ServerControl, TargetSession } from '../host/types.js';
+import type { ServerControl, StartedServer, TargetSession } from '../host/types.js';
+import { ApiError } from '../../common/api.js';
 import { detectTimer, type ServerTimer } from '../workloads/queries.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
 import { runSetup } from '../workloads/setup.js';
@@ -44,10 +45,14 @@ export interface RestartContext {
   release(conn: Connection): Promise<void>;
 }
 
+/** Restarts whose mysqld failed to start, one after another, before the run gives up. */
+const START_FAILURES_IN_A_ROW = 3;
+
 export class RestartProcedure {
   private setupDone = false;
   /** The read-only account measured queries run as (made after the setup script, once per run). */
   private account: MeasureAccount | null = null;
+  private startFailures = 0;
   private timer: ServerTimer | null = null;
 
   constructor(private readonly ctx: RestartContext) {}
@@ -62,7 +67,8 @@ export class RestartProcedure {
 
     // Computed once for this restart; run again unchanged after the setup.
     const proc = await control.procedure(design.factors, r.levels, { schemas: [w.database], workload: true });
-    let started = await control.run(proc);
+    let started = await this.start(r, () => control.run(proc));
+    if (!started) return;
     if (!this.setupDone) {
       const conn = ctx.track(await control.connect());
       let setup;
@@ -85,12 +91,15 @@ export class RestartProcedure {
       const what = setup.skipped ? `setup skipped: table ${w.setupSkipIfTable} already exists in ${w.database}` : `setup script ran (${setup.statements} statements, ${(setup.ms / 1000).toFixed(1)} s)`;
       ctx.emit({ type: 'log', at: Date.now(), level: 'info', message: what });
       // Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
-      if (!setup.skipped) started = await control.run(proc);
+      if (!setup.skipped) started = await this.start(r, () => control.run(proc));
+      if (!started) return;
     }
     const checks = started.checks;
     ctx.record({ t: 'checks', at: Date.now(), seq: r.seq, checks, pid: started.pid, readyMs: started.readyMs, ...(started.options.length ? { options: started.options } : {}) });
     const reason = verifyFailure(checks);
     if (reason) {
+      // A server that died while it was being verified says nothing about the levels: run the restart again.
+      if (!(await this.answers())) throw new ApiError('connection', `mysqld (pid ${started.pid}) stopped answering while it was verified (${reason})`);
       ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'verify-failed', reason });
       return;
     }
@@ -119,6 +128,43 @@ export class RestartProcedure {
       await ctx.release(conn);
     }
     ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'ok' });
+  }
+
+  /**
+   * Start mysqld for this restart. A start that fails is the restart's result: recorded as failed with
+   * why, and the run goes on; only several in a row (a profile or host that cannot start it at all)
+   * end the run, with the cause.
+   */
+  private async start(r: ScheduledRestart, run: () => Promise<StartedServer>): Promise<StartedServer | null> {
+    try {
+      const started = await run();
+      this.startFailures = 0;
+      return started;
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.code !== 'start-failed') throw e;
+      if (++this.startFailures >= START_FAILURES_IN_A_ROW) {
+        throw new ApiError('start-failed', `mysqld failed to start for ${this.startFailures} restarts in a row; the last: ${e.message}`);
+      }
+      const [why, ...log] = e.message.split('\n');
+      if (log.length) this.ctx.emit({ type: 'log', at: Date.now(), level: 'error', message: e.message });
+      this.ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'failed', reason: why });
+      return null;
+    }
+  }
+
+  /** Does the server of this restart still answer a query? */
+  private async answers(): Promise<boolean> {
+    try {
+      const conn = this.ctx.track(await this.ctx.control().connect());
+      try {
+        await conn.query('SELECT 1');
+        return true;
+      } finally {
+        await this.ctx.release(conn);
+      }
+    } catch {
+      return false;
+    }
   }
 
   /** Which statement timer this server offers; recorded when it changes (and on the first restart). */

@@ -289,17 +289,28 @@ export class RunEngine {
     const restoreProblem = await this.link.leaveHostAsFound(this.opts.restoreWithinMs);
     if (restoreProblem) {
       this.emit({ type: 'log', at: Date.now(), level: 'error', message: restoreProblem });
-      if (end.state === 'finished') end = outcome('failed', restoreProblem, false);
+      // Every restart is measured; what is left (stop, restore) a later run of the same command finishes.
+      if (end.state === 'finished') end = outcome('failed', `${restoreProblem}; run the same command again to finish stopping mysqld and restoring the host`, true);
       else end.message = `${end.message}; ${restoreProblem}`;
       end.restoreProblem = restoreProblem;
     }
     this.state = end.state;
-    this.record({ t: 'run-finished', at: Date.now(), state: end.state, ...(end.message ? { message: end.message } : {}) });
-    this.journal?.close();
+    // The journal's disk may be full: the outcome is still told, and the next run reads what reached it.
+    try {
+      if (this.link.everConnected) this.record({ t: 'host-left', at: Date.now(), ok: !restoreProblem, ...(restoreProblem ? { problem: restoreProblem } : {}) }, true);
+      this.record({ t: 'run-finished', at: Date.now(), state: end.state, ...(end.message ? { message: end.message } : {}) });
+    } catch (e) {
+      this.emit({ type: 'run-finished', at: Date.now(), state: end.state, message: [end.message, `the journal could not record the end: ${(e as Error).message}`].filter(Boolean).join('; ') });
+    }
+    try {
+      this.journal?.close();
+    } catch {
+      /* the records are in the kernel already; a failed fsync leaves them to the next read */
+    }
     try {
       await this.save(true);
     } catch (e) {
-      end = outcome('failed', `results are safe in ${this.journalFile}, but ${this.opts.path} could not be written: ${(e as Error).message}`, false);
+      end = outcome('failed', `results are safe in ${this.journalFile}, but ${this.opts.path} could not be written (the next run or open rebuilds it from there): ${(e as Error).message}`, false);
     }
     this.batcher.flush();
     return end;

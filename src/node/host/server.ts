@@ -15,6 +15,22 @@ import { hostPaths, parseReply, restartScript, stopScript, type HostPaths, type 
 import { asRoot, sudoRefused, sudoWantsPassword } from './shell.js';
 import type { Prompter, ServerControl, StartedServer, TargetSession } from './types.js';
 
+/**
+ * Close a client connection without waiting on a dead one: a connection whose server died (or whose
+ * stream was cut) never answers the QUIT that end() sends, and end() would wait forever.
+ */
+export async function closeConnection(conn: Connection): Promise<void> {
+  const state = (conn as unknown as { connection?: { state?: string } }).connection?.state;
+  if (state === 'error' || state === 'disconnected') {
+    conn.destroy();
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([conn.end().catch(() => {}), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
+  clearTimeout(timer);
+  conn.destroy();
+}
+
 export interface ServerControlOptions {
   /** The client account's password, if it has one; asked through `prompt` when needed, kept in memory only. */
   password?: string;
@@ -157,7 +173,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     try {
       live = await variables(conn, verifyVariables(proc));
     } finally {
-      await conn.end().catch(() => {});
+      await closeConnection(conn);
     }
     const { checks, options } = judgeStart(proc, reply.facts, live, await hostFacts());
     return { pid, startedAt, readyMs, checks, options };

@@ -12,7 +12,7 @@ import { designChanges } from '../../common/experiment/changes.js';
 import type { Design, ExperimentDoc } from '../../common/experiment/types.js';
 import { buildPlan, designHosts, hostDesign } from '../../common/plan.js';
 import { checkProfile } from '../../common/profile.js';
-import { isComplete, type JournalState } from '../../common/records.js';
+import { isComplete, restorePending, type JournalState } from '../../common/records.js';
 import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from '../documents/results-copy.js';
 import { hostJournalPath, inspectJournal, journalPath, readJournal, runJournals, type JournalVerdict } from '../engine/journal.js';
 import { noProfileMessage, resolveProfile, type ResolvedProfile } from '../engine/profiles.js';
@@ -82,7 +82,7 @@ export async function finishedRun(file: string, out?: string, hosts?: Pick<Desig
   const journals = hosts ? runJournals(target, hosts).map((j) => j.path) : [journalPath(target)];
   const states = journals.map((j) => readJournal(j));
   if (states.some((s) => s?.header)) {
-    if (!states.every((s) => s?.header && isComplete(s))) return null;
+    if (!states.every((s) => s?.header && isComplete(s) && !restorePending(s))) return null;
     const sum = (f: (s: JournalState) => number) => states.reduce((n, s) => n + f(s!), 0);
     const at = Math.max(...states.map((s) => s!.finishedAt ?? s!.startedAt ?? 0)) || Date.now();
     return { done: sum((s) => s.restarts.length), planned: sum((s) => s.header!.planned), keepResultsAs: resultsCopyPath(target, at), journal: journals.join(', ') };
@@ -179,6 +179,8 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
       await copyFile(out, copy);
       return `your edited design is kept in ${copy}`;
     });
+  } else if (verdict.kind === 'resume' && verdict.done === verdict.planned) {
+    notes.push(`resuming ${out}: all ${verdict.planned} restarts are done, but the last run did not stop mysqld and restore the host (${verdict.state.hostLeft?.problem ?? 'it ended before that'}); finishing that now`);
   } else if (verdict.kind === 'resume') {
     notes.push(`resuming ${out}: ${verdict.done} of ${verdict.planned} restarts already done (journal ${journalPath(out)})`);
   }

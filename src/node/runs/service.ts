@@ -15,7 +15,7 @@ import type { EventBatch, RunCheck, RunStatus, TargetAuth } from '../../common/a
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
 import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
-import { isComplete } from '../../common/records.js';
+import { isComplete, restorePending } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
 import type { HostLayer } from '../engine/hostlayer.js';
 import { journalPath, readJournal, runJournals } from '../engine/journal.js';
@@ -29,6 +29,7 @@ import { finishedRun, journalDesignChanges, prepareRun, type PreparedRun, type R
 import { snapshotBatch } from './snapshot.js';
 import { detachedRun, openAttachment, refuseWhileDetached, type Attached } from '../detach/attach.js';
 import { startDetached, type DetachedStart } from '../detach/launch.js';
+import { rebuildFromJournal } from '../documents/rebuild.js';
 
 export interface RunServiceOptions {
   documents: DocumentService;
@@ -89,7 +90,15 @@ export class RunService {
   private async admit(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'>, only: { oneHost?: boolean } = {}) {
     if (this.disposing) throw new ApiError('cancelled', 'varlab is shutting down: no new run starts');
     refuseWhileDetached(resolve(o.out ?? o.file));
-    const prepared = await prepareRun(o);
+    // A file whose last save was lost (a full disk) is made whole from its journal before anything is decided from it.
+    const rebuilt = await rebuildFromJournal(o.out ?? o.file).catch(() => null);
+    let prepared: PreparedRun;
+    try {
+      prepared = await prepareRun(o);
+    } catch (e) {
+      if (rebuilt && e instanceof ApiError && e.code === 'already-finished') throw new ApiError(e.code, `${rebuilt}.\n${e.message}`);
+      throw e;
+    }
     if (only.oneHost && prepared.hosts) {
       throw new ApiError('invalid-argument', `a detached run goes to one host, and ${prepared.hosts.map((h) => h.target).join(', ')} are several: run them attached, or detach a copy of the file per host (--target T --out COPY)`);
     }
@@ -101,7 +110,7 @@ export class RunService {
     const locks = await acquireRunLocks({ runId, file: prepared.out, target, startedAt: Date.now() }, { targets: hosts.map((h) => h.target) });
     let said: string[];
     try {
-      said = await prepared.commit();
+      said = [...(rebuilt ? [rebuilt] : []), ...(await prepared.commit())];
     } catch (e) {
       await locks.release();
       throw e;
@@ -171,7 +180,7 @@ export class RunService {
     // Each host's journal (one for one host): unfinished when any is, its design compared on its own host.
     const journals = design ? runJournals(resolve(path), design) : [{ host: '', path: journalPath(resolve(path)) }];
     const states = journals.map((j) => ({ host: j.host, state: readJournal(j.path) })).filter((j) => j.state?.header);
-    if (!states.length || states.every((j) => isComplete(j.state!))) return { finished: false };
+    if (!states.length || states.every((j) => isComplete(j.state!) && !restorePending(j.state!))) return { finished: false };
     const several = journals.length > 1;
     const designChanges = design ? [...new Set(states.flatMap((j) => journalDesignChanges(j.state!.header!.design, several ? hostDesign(design, j.host) : design)))] : [];
     const header = states[0].state!.header!;

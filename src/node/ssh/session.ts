@@ -66,8 +66,13 @@ export async function openSshSession(target: string, endpoint: SshEndpoint, opts
     connectStream(profile: ServerProfile) {
       return new Promise<Duplex>((resolve, reject) => {
         if (dropped) return reject(dropped);
-        const cb = (err: Error | undefined, stream: ClientChannel) =>
-          err ? reject(new ApiError('connection', `cannot reach mysqld on ${target} at ${profile.socket || `port ${profile.port}`}: ${err.message}`)) : resolve(stream);
+        const cb = (err: Error | undefined, stream: ClientChannel) => {
+          if (err) return reject(new ApiError('connection', `cannot reach mysqld on ${target} at ${profile.socket || `port ${profile.port}`}: ${err.message}`));
+          // mysqld gone (killed, crashed): sshd only half-closes the channel, and a client that waits
+          // for the close (mysql2 does) would wait forever in the middle of a query. Close our side too.
+          stream.once('end', () => stream.destroy());
+          resolve(stream);
+        };
         if (profile.socket) client.openssh_forwardOutStreamLocal(profile.socket, cb);
         else client.forwardOut('127.0.0.1', 0, '127.0.0.1', profile.port, cb);
       });

@@ -64,13 +64,23 @@ function streamed(conn: Connection, sql: string): Promise<number> {
   const core = (conn as unknown as { connection: CoreConnection }).connection;
   return new Promise((resolve, reject) => {
     let count = 0;
+    // A query without a callback is not told when the connection dies under it (mysqld killed):
+    // mysql2 tells the connection instead. Without this the run would wait forever.
+    const lost = (e: QueryError) => reject(e);
+    core.once('error', lost);
     core
       .query(sql)
       .on('result', () => {
         count++;
       })
-      .on('error', (e: QueryError) => reject(e))
-      .on('end', () => resolve(count));
+      .on('error', (e: QueryError) => {
+        core.off('error', lost);
+        reject(e);
+      })
+      .on('end', () => {
+        core.off('error', lost);
+        resolve(count);
+      });
   });
 }
 

@@ -1,0 +1,38 @@
+// A file shorter than its journal: the run's last save did not reach the disk (the disk was full, the
+// process was killed between two saves) while the journal, written first, holds more. The journal is
+// the truth, so the file's results are rebuilt from it, on the next `run` of the file or when it is
+// opened. Only when the journal is this file's: every restart in the file is in the journal with the
+// same cell, and the factors and the workload are the journal's.
+import { resolve } from 'node:path';
+import { canonicalJson } from '../../common/experiment/changes.js';
+import type { Design, ExperimentDoc } from '../../common/experiment/types.js';
+import { designHosts } from '../../common/plan.js';
+import { resultsFromJournal } from '../../common/records.js';
+import { journalPath, readJournal } from '../engine/journal.js';
+import { readExperimentFile, writeExperimentFile } from '../files.js';
+
+const sameExperiment = (a: Design, b: Design) => canonicalJson([a.factors, a.workload]) === canonicalJson([b.factors, b.workload]);
+
+/** Rebuild the file's results from its journal when the journal holds more; says what it did, or null. */
+export async function rebuildFromJournal(path: string): Promise<string | null> {
+  const abs = resolve(path);
+  const state = readJournal(journalPath(abs));
+  if (!state?.header) return null;
+  const file = await readExperimentFile(abs).catch(() => null);
+  const doc = file?.doc;
+  // A run on several hosts keeps a journal per host, and the file holds them all: not rebuilt from one.
+  if (!doc || designHosts(doc.design).length > 1 || state.restarts.some((r) => r.host)) return null;
+  const held = doc.results?.restarts ?? [];
+  if (state.restarts.length <= held.length) return null;
+  const journal = new Map(state.restarts.map((r) => [r.seq, r.cell]));
+  if (held.some((r) => journal.get(r.seq) !== r.cell)) return null;
+  // The overrides the run wrote into the design (restarts, repetitions) are the journal's; the file keeps its own profile.
+  const design: Design = { ...state.header.design };
+  if (doc.design.serverProfile) design.serverProfile = doc.design.serverProfile;
+  else delete design.serverProfile;
+  if (!sameExperiment({ ...doc.design, workload: { ...doc.design.workload, repetitions: design.workload.repetitions, warmup: design.workload.warmup } }, design)) return null;
+  const ended = state.lastState !== undefined;
+  const rebuilt: ExperimentDoc = { ...doc, design, results: resultsFromJournal(state, ended ? 'interrupted before it finished' : 'interrupted before it finished; run again') };
+  await writeExperimentFile(abs, rebuilt);
+  return `${abs} held ${held.length} of the ${state.restarts.length} restarts its journal has (its last save did not reach the disk): rebuilt from ${journalPath(abs)}`;
+}
