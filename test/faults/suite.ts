@@ -49,6 +49,8 @@ const CHILD = ['--import', 'tsx', 'test/faults/child.ts'];
 const MAX_RUNS = 5;
 /** Longer than any run of a trial takes (a few restarts of a small server), even on a loaded machine. */
 const RUN_LIMIT_MS = 240_000;
+/** Faults of one kind injected into one trial at most (one after another, each survived before the next). */
+const PER_TRIAL = 3;
 
 interface Child {
   proc: ChildProcess;
@@ -413,12 +415,12 @@ interface TrialPlan {
 const between = (rand: () => number, lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 
 /**
- * Up to two faults at random executions of the run (the second counted on from the first, after the
- * restart it interrupted began again), each a random few milliseconds after its execution was recorded.
+ * Up to PER_TRIAL faults at random executions of the run (each later one counted on from the one before,
+ * after the restart it interrupted began again), each a random few milliseconds after its execution was recorded.
  */
 async function atExecutions(run: Child, rand: () => number, want: number, maxDelayMs: number, act: () => boolean): Promise<number> {
   let made = 0;
-  const points = Array.from({ length: Math.min(2, want) }, () => between(rand, 1, 12)).sort((a, b) => a - b);
+  const points = Array.from({ length: Math.min(PER_TRIAL, want) }, () => between(rand, 1, 12)).sort((a, b) => a - b);
   for (const [i, p] of points.entries()) {
     if (!(await nthExecution(run, p + i * 8))) break;
     await sleep(between(rand, 0, maxDelayMs));
@@ -449,7 +451,7 @@ function plans(lab: Lab): Record<Fault, TrialPlan> {
       async inject(run, nth, rand, want) {
         if (nth > 0) return 0;
         let made = 0;
-        const starts = Array.from({ length: Math.min(2, want) }, () => between(rand, 1, 2)).sort((a, b) => a - b);
+        const starts = Array.from({ length: Math.min(PER_TRIAL, want) }, () => between(rand, 1, 2)).sort((a, b) => a - b);
         for (const [i, s] of starts.entries()) {
           const target = s + i;
           if (!(await run.waitFor((_e, all) => all.filter((e) => e.type === 'restart-started').length >= target))) break;
@@ -470,7 +472,7 @@ function plans(lab: Lab): Record<Fault, TrialPlan> {
         if (nth > 0) return 0;
         let made = 0;
         // Before which restarts (0: the first) the port is taken.
-        const befores = [...new Set(Array.from({ length: Math.min(2, want) }, () => between(rand, 0, 1)))].sort((a, b) => a - b);
+        const befores = [...new Set(Array.from({ length: Math.min(PER_TRIAL, want) }, () => between(rand, 0, 1)))].sort((a, b) => a - b);
         for (const b of befores) {
           if (!(await run.waitFor((e, all) => (b === 0 ? e.type === 'run-started' : all.filter((x) => x.type === 'restart-finished').length >= b)))) break;
           const failedBefore = run.events.filter((e) => e.type === 'restart-finished' && e.status === 'failed').length;
@@ -489,7 +491,7 @@ function plans(lab: Lab): Record<Fault, TrialPlan> {
       restartsPerCell: 1,
       cells: 2,
       async inject(run, nth, rand, want) {
-        if (nth >= Math.min(2, want)) return 0;
+        if (nth >= Math.min(PER_TRIAL, want)) return 0;
         if (!(await nthExecution(run, between(rand, 1, 12)))) return 0;
         await sleep(between(rand, 0, 200));
         if (run.proc.exitCode !== null) return 0;
@@ -511,7 +513,7 @@ function plans(lab: Lab): Record<Fault, TrialPlan> {
       restartsPerCell: 1,
       cells: 2,
       async inject(run, nth, rand, want) {
-        if (lab.diskProblem || nth >= Math.min(2, want)) return 0;
+        if (lab.diskProblem || nth >= Math.min(PER_TRIAL, want)) return 0;
         if (!(await nthExecution(run, between(rand, 1, 12)))) return 0;
         if (run.proc.exitCode !== null) return 0;
         lab.fillDisk(nth);
