@@ -208,3 +208,27 @@ test("the app's way: run service detach and attach, batches as a live run's; clo
   assert.equal(doc.results!.restarts.length, 2);
   assert.equal(existsSync(started.dir), false);
 });
+
+test('Ctrl-C on varlab attach detaches this computer only: the run goes on, and the next attach brings it all in', { timeout: 600_000 }, async () => {
+  const file = small('ctrlc', (d) => keepCells(d, CELLS.slice(0, 1)));
+  const started = varlabSync(['run', file, '--detach', ...env.authArgs], env.varlabHome);
+  assert.equal(started.code, 0, started.stderr);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'attach', file, '--events', 'json'], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  const exit = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  for (let i = 0; i < 1200 && !/"type":"restart-started"/.test(out) && child.exitCode === null; i++) await sleep(100);
+  child.kill('SIGINT');
+  assert.equal(await exit, 130, err);
+  assert.match(err, /detached from .*: the run goes on there/);
+  // The run was not cancelled: it goes on (or has finished) on the target.
+  const s = JSON.parse(varlabSync(['status', file, '--json'], env.varlabHome).stdout) as { state: string };
+  assert.ok(s.state === 'running' || s.state === 'finished', JSON.stringify(s));
+  const attached = varlabSync(['attach', file], env.varlabHome);
+  assert.equal(attached.code, 0, attached.stderr);
+  const executions = records(file).filter((r) => r.t === 'execution');
+  assert.equal(executions.length, 2 * 2 * 3);
+  assert.equal(new Set(executions.map((e) => e.t === 'execution' && `${e.seq} ${e.query} ${e.rep}`)).size, executions.length);
+});
