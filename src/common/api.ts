@@ -335,8 +335,9 @@ export interface Requests {
   /** Export: executions.csv, restarts.csv and summary.csv into dir. */
   'export.csv': { args: { path?: string; doc?: ExperimentDoc; dir: string; warmup?: number; baseline?: string; alpha?: number; adjustment?: 'holm' | 'bh' }; result: { files: string[] } };
   /** Teammates' files: what a file would run beyond the built-in tunables, and whether the user agreed for this target. */
-  'trust.check': { args: { path?: string; doc?: ExperimentDoc; target?: string }; result: TrustCheck };
-  'trust.grant': { args: { path?: string; doc?: ExperimentDoc; target?: string }; result: TrustCheck };
+  /** With a path: the experiment as a run of it would run (resume/fresh as run.start takes them: a journal's design, the profile it would use). */
+  'trust.check': { args: { path?: string; doc?: ExperimentDoc; target?: string; resume?: boolean; fresh?: boolean }; result: TrustCheck };
+  'trust.grant': { args: { path?: string; doc?: ExperimentDoc; target?: string; resume?: boolean; fresh?: boolean }; result: TrustCheck };
   /** First run on this machine: is a mysqld or mariadbd installed, and if not what to install. */
   'local.readiness': { args: Record<string, never>; result: LocalReadiness };
   /** Make (or reuse) the sandbox on `local` and save a short quickstart copy in dir (default ~/varlab); starts nothing. */

@@ -2,12 +2,13 @@
 // list of commands and target, and a run refuses to start before the user agreed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commandsNeedingConsent } from '../../src/common/trust.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { createBackend } from '../../src/node/backend.js';
+import { headerRecord } from '../../src/node/engine/journal.js';
 
 let home: string;
 const quickstart = () => JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
@@ -103,6 +104,39 @@ test('the examples shipped with varlab need no consent, and neither does a file 
     doc.design.workload.setupSql = 'CREATE TABLE t (a INT); INSERT INTO t VALUES (1);';
     r = await backend.call('trust.check', { doc });
     assert.ok(r.ok && r.value.needsConsent, 'a setup script of its own is asked about');
+  } finally {
+    await backend.dispose();
+  }
+});
+
+test("a run asked about a journal's design: run.start names it in full with the list in its details; agreeing through trust.grant with the same request lets it start", async () => {
+  const backend = createBackend({ transport: 'websocket' });
+  const target = 'ssh://root@127.0.0.1:1';
+  const profile = { kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/var/tmp/varlab-sandbox-00000000/data', socket: '/var/tmp/varlab-sandbox-00000000/s.sock', port: 23456, user: 'root', extraArgs: [], sudo: false };
+  mkdirSync(process.env.VARLAB_HOME!, { recursive: true });
+  writeFileSync(join(process.env.VARLAB_HOME!, 'profiles.json'), JSON.stringify({ [target]: profile }));
+  const file = join(home, 'harmless.varlab.json');
+  const doc = quickstart();
+  doc.design.target = target;
+  writeFileSync(file, JSON.stringify(doc));
+  const swapped = structuredClone(doc);
+  swapped.design.workload.queries.push({ name: 'Q99', sql: "SELECT * FROM lineitem INTO OUTFILE '/tmp/varlab-never'" });
+  writeFileSync(file.replace(/\.json$/, '.journal.jsonl'), JSON.stringify(headerRecord(swapped.design)) + '\n');
+  try {
+    // The file alone asks nothing (it is the quickstart); a run resuming the journal's design does.
+    assert.ok((await backend.call('trust.check', { doc })).ok);
+    let check = await backend.call('trust.check', { path: file });
+    assert.ok(check.ok && !check.value.needsConsent);
+    const run = await backend.call('run.start', { path: file, resume: true });
+    assert.ok(!run.ok);
+    assert.equal(run.code, 'needs-consent');
+    assert.match(run.message, /the design of the unfinished run in .*harmless\.varlab\.journal\.jsonl, which differs from the file's/);
+    assert.deepEqual(run.details?.consent?.commands.map((c) => c.command), ["SELECT * FROM lineitem INTO OUTFILE '/tmp/varlab-never'"]);
+    check = await backend.call('trust.check', { path: file, resume: true });
+    assert.ok(check.ok && check.value.needsConsent && check.value.digest === run.details?.consent?.digest, 'trust.check with the same request sees the same list');
+    assert.ok((await backend.call('trust.grant', { path: file, resume: true })).ok);
+    const again = await backend.call('run.start', { path: file, resume: true });
+    assert.ok(again.ok, again.ok ? '' : again.message);
   } finally {
     await backend.dispose();
   }

@@ -7,6 +7,7 @@ import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { buildFigures } from '../../common/figures/index.js';
 import { checkScale, contextFor, writeCsvs, writePlots } from '../export/files.js';
 import { readExperimentFile } from '../files.js';
+import { prepareRun } from '../runs/prepare.js';
 import { checkTrust, grantTrust } from '../trust.js';
 import type { BackendContext, Handlers } from '../backend.js';
 
@@ -19,6 +20,20 @@ async function docOf(args: { path?: string; doc?: ExperimentDoc }): Promise<Expe
   const r = await readExperimentFile(resolve(args.path));
   if (!r.doc) throw new ApiError('invalid-file', `${args.path}:\n${r.problems.join('\n')}`);
   return r.doc;
+}
+
+/**
+ * For consent, a file is what a run of it would run: prepared the way run.start prepares it (a
+ * journal's design on resume, the server profile resolved for the target), so agreeing here is
+ * agreeing to what run.start then checks. A file that cannot run as it is (finished, no profile)
+ * is judged as it stands.
+ */
+async function asRunWouldRun(args: { path?: string; doc?: ExperimentDoc; target?: string; resume?: boolean; fresh?: boolean }): Promise<ExperimentDoc> {
+  if (!args.doc && args.path) {
+    const prepared = await prepareRun({ file: resolve(args.path), target: args.target, resume: args.resume === true, fresh: args.fresh === true }).catch(() => null);
+    if (prepared) return prepared.doc;
+  }
+  return docOf(args);
 }
 
 function absoluteDir(dir: string | undefined): string {
@@ -53,7 +68,7 @@ export function exportHandlers(_ctx: BackendContext): Handlers {
       const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline, alpha: args.alpha, adjustment: args.adjustment });
       return { files: (await writeCsvs(ctx, dir)).map((f) => f.path) };
     },
-    'trust.check': async (args) => checkTrust(await docOf(args), args.target),
-    'trust.grant': async (args) => grantTrust(await docOf(args), args.target),
+    'trust.check': async (args) => checkTrust(await asRunWouldRun(args), args.target),
+    'trust.grant': async (args) => grantTrust(await asRunWouldRun(args), args.target),
   };
 }

@@ -2,19 +2,16 @@
 // (a command, a setup script, a start wrapper, extra server options…), list it and ask before the
 // first run on the target. Nothing runs on opening; the answer is remembered per list and host.
 import { useEffect, useState } from 'react';
-import { visible } from '../../../common/printable.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
-
-const MAX_SHOWN = 600;
+import { ConsentList } from './ConsentList.js';
 
 export function TrustNotice({ target }: { target?: string }) {
   const doc = useApp((s) => s.doc);
   const generation = useApp((s) => s.generation);
   const [answer, setAnswer] = useState<{ key: string; check: TrustCheck } | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [open, setOpen] = useState<Record<number, boolean>>({});
   const runTarget = target ?? doc?.design.target;
   // Each opened document, and any change to what matters for consent, is checked afresh; editing
   // restarts or repetitions does not ask the backend again.
@@ -53,22 +50,7 @@ export function TrustNotice({ target }: { target?: string }) {
     <div className="warning" data-testid="trust-notice" style={{ marginBottom: 8 }}>
       <strong>This experiment would run these on {check.target}, beyond varlab's built-in tunables.</strong>
       <div className="small">Nothing has run. Read them before the first run on this host; varlab asks again if any of them changes or for another host.</div>
-      <ul data-testid="trust-commands" style={{ margin: '6px 0', paddingLeft: 18 }}>
-        {check.commands.map((c, i) => (
-          <li key={i} data-kind={c.kind}>
-            {visible(c.summary)} <span className="muted small">({c.where})</span>
-            <pre className="prewrap" style={{ margin: '2px 0', fontFamily: 'var(--mono)', fontSize: 12 }}>
-              {/* Control characters and bidi overrides as visible escapes: nothing in the text can hide the rest. */}
-              {visible(c.command.length > MAX_SHOWN && !open[i] ? c.command.slice(0, MAX_SHOWN) + '…' : c.command)}
-            </pre>
-            {c.command.length > MAX_SHOWN && !open[i] && (
-              <button className="link" onClick={() => setOpen({ ...open, [i]: true })}>
-                show all {c.command.length} characters
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
+      <ConsentList check={check} />
       <button className="primary" data-testid="trust-allow" onClick={() => void allow()}>
         Allow on {check.target}
       </button>

@@ -11,7 +11,9 @@ import { LiveRun } from './live.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
-import { attachToRunning, checkUnfinished, control, startRun, useRunSession } from './session.js';
+import { agreeAndStart, attachToRunning, checkUnfinished, control, startRun, useRunSession } from './session.js';
+import type { TrustCheck } from '../../../common/trust.js';
+import { ConsentList } from '../export/ConsentList.js';
 import './run.css';
 
 function StartPanel() {
@@ -26,6 +28,7 @@ function StartPanel() {
   const error = useRunSession((s) => s.error);
   const unfinished = useRunSession((s) => (s.unfinished?.path === path ? s.unfinished : null));
   const designChanged = useRunSession((s) => (s.designChanged?.path === path ? s.designChanged : null));
+  const consent = useRunSession((s) => (s.consent?.path === path ? s.consent : null));
   const design = useApp((s) => s.doc?.design);
   // What pressing Run starts, before it is pressed.
   const estimate = useMemo(() => (design ? estimatePlan(design, buildPlan(design).length) : null), [design]);
@@ -79,7 +82,22 @@ function StartPanel() {
           </button>
         </>
       )}
-      <RunError error={error} />
+      {consent && <ConsentAsk check={consent.check} disabled={dirty} />}
+      <RunError error={consent ? null : error} />
+    </div>
+  );
+}
+
+/** The run would do things on the target the user has not agreed to: the whole list, and Allow. */
+function ConsentAsk({ check, disabled }: { check: TrustCheck; disabled: boolean }) {
+  return (
+    <div className="warning" data-testid="run-consent" style={{ flexBasis: '100%' }}>
+      <strong>This run would do these on {check.target}, beyond varlab's built-in tunables.</strong>
+      <div className="small">Nothing has run. Read them: varlab asks again if any of them changes or for another host.</div>
+      <ConsentList check={check} />
+      <button className="primary" disabled={disabled} data-testid="run-consent-allow" onClick={() => void agreeAndStart()}>
+        Allow on {check.target} and run
+      </button>
     </div>
   );
 }

@@ -5,6 +5,7 @@
 // and the view starts afresh from that.
 import { create } from 'zustand';
 import type { DesignChanged, EventBatch, RunStatus, TargetAuth } from '../../../common/api.js';
+import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
 import { LiveRun } from './live.js';
 
@@ -19,11 +20,13 @@ interface RunSessionState {
   unfinished: { path: string; restartsDone: number; restartsPlanned: number; designChanges: string[] } | null;
   /** run.start refused: the design changed since the unfinished run started; the user chooses. */
   designChanged: DesignChanged | null;
+  /** run.start refused: the run would do things on the target the user has not agreed to (the list, and how the run was asked for). */
+  consent: { path: string; check: TrustCheck; how: 'auto' | 'resume' | 'fresh'; auth: TargetAuth } | null;
   /** The open file's run finished: it is not run again unless the user asks, and is told where its results stay. */
   finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string } | null;
 }
 
-export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, live: new LiveRun(), frame: 0, error: null, unfinished: null, designChanged: null, finished: null }));
+export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, live: new LiveRun(), frame: 0, error: null, unfinished: null, designChanged: null, consent: null, finished: null }));
 
 let lastSeq = 0;
 let unsubscribe: (() => void) | null = null;
@@ -97,15 +100,31 @@ function watch(runId: string, path: string): void {
  * a changed design is offered as a choice.
  */
 export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 'resume' | 'fresh' = 'auto'): Promise<void> {
-  useRunSession.setState({ error: null, designChanged: null });
+  useRunSession.setState({ error: null, designChanged: null, consent: null });
   const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}) });
   if (!r.ok) {
     if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
+    else if (r.code === 'needs-consent' && r.details?.consent) useRunSession.setState({ consent: { path, check: r.details.consent, how, auth } });
     else useRunSession.setState({ error: r.message });
     return;
   }
   useRunSession.setState({ unfinished: null, finished: null });
   watch(r.value.runId, r.value.path);
+}
+
+/**
+ * The user agreed to the list a run asked about: recorded for the experiment as that run would run
+ * it (the backend prepares it the same way), then the run is started again the same way.
+ */
+export async function agreeAndStart(): Promise<void> {
+  const c = useRunSession.getState().consent;
+  if (!c) return;
+  const g = await getClient().call('trust.grant', { path: c.path, target: c.check.target, ...(c.how === 'resume' ? { resume: true } : {}), ...(c.how === 'fresh' ? { fresh: true } : {}) });
+  if (!g.ok) {
+    useRunSession.setState({ error: g.message });
+    return;
+  }
+  await startRun(c.path, c.auth, c.how);
 }
 
 /** Has the file's run finished, or does an unfinished one wait (and did the design change since)? */

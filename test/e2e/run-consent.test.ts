@@ -1,0 +1,55 @@
+// Issue 13: a journal of another design shipped beside a harmless file. The Run view offers to
+// resume the journal's design; the run then asks, in the Run view, about that design's own query,
+// shown whole with its carriage return and escape written visibly; Allow records the consent for
+// the run as it would run (the same request) and starts it. The target is a closed port on
+// 127.0.0.1: the run that starts fails to connect there, so nothing can run anywhere.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { headerRecord } from '../../src/node/engine/journal.js';
+import { appForTests, pageProblems } from './support.js';
+
+const env = appForTests();
+const TARGET = 'ssh://root@127.0.0.1:1';
+
+test("resuming a journal's other design asks about its query in the Run view, in full and with control characters visible", { timeout: 300_000 }, async () => {
+  const profile = { kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/var/tmp/varlab-sandbox-00000000/data', socket: '/var/tmp/varlab-sandbox-00000000/s.sock', port: 23456, user: 'root', extraArgs: [], sudo: false };
+  writeFileSync(join(env.app.home, 'profiles.json'), JSON.stringify({ [TARGET]: profile }));
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  doc.design.target = TARGET;
+  const file = join(env.app.dir, 'harmless.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const marker = join(env.app.dir, 'never.txt');
+  const swapped = structuredClone(doc);
+  swapped.design.workload.queries.push({ name: 'Q99', sql: `SELECT 1\r\x1b[2K-- harmless\nSELECT * FROM lineitem INTO OUTFILE '${marker}'` });
+  writeFileSync(file.replace(/\.json$/, '.journal.jsonl'), JSON.stringify(headerRecord(swapped.design)) + '\n');
+
+  const page = await env.open();
+  await page.getByTestId('open').click();
+  await page.getByTestId('open-path').fill(file);
+  await page.getByTestId('open-path-submit').click();
+  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  // Opening the file asks nothing: it is the quickstart.
+  await page.getByTestId('trust-checked').waitFor({ state: 'attached' });
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-design-changed').waitFor();
+  await page.getByTestId('run-resume-old').click();
+
+  const ask = page.getByTestId('run-consent');
+  await ask.waitFor();
+  await page.screenshot({ path: '/work/team/shots/run-consent.png', fullPage: true });
+  const items = ask.locator('[data-testid=trust-commands] li');
+  assert.equal(await items.count(), 1);
+  const text = await items.nth(0).innerText();
+  assert.ok(text.includes(`SELECT 1\\u000d\\u001b[2K-- harmless\nSELECT * FROM lineitem INTO OUTFILE '${marker}'`), text);
+  assert.match(await ask.innerText(), /would do these on ssh:\/\/root@127\.0\.0\.1:1/);
+
+  await page.getByTestId('run-consent-allow').click();
+  await ask.waitFor({ state: 'detached' });
+  assert.ok(existsSync(join(env.app.home, 'consent.json')), 'agreed for this host');
+  assert.equal(existsSync(marker), false);
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
