@@ -3,7 +3,7 @@
 // options verified on the live server, find it in the list and on disk; a server registered with a
 // data directory that does not exist is refused by name; then remove the sandbox, and its folder is gone.
 // And over SSH: an existing server registered (not a sandbox), its own options checked on the live
-// server, then forgotten with its data kept.
+// server, the commands a run of the open experiment would send there, then forgotten with its data kept.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -59,7 +59,7 @@ test('a sandbox with a 512M buffer pool made and checked from the Hosts view, th
   assert.deepEqual(pageProblems(page), []);
 });
 
-test('an existing server registered over SSH from the Hosts view: probed, registered, its options checked on the live server, then forgotten (its data kept)', { timeout: 600_000 }, async () => {
+test('an existing server registered over SSH from the Hosts view: probed, registered, its options checked on the live server, the commands a run would send there, then forgotten (its data kept)', { timeout: 600_000 }, async () => {
   // A loopback sshd and a mariadbd data directory of its own (never the system server), made once outside the app.
   const env = await startRunEnv();
   try {
@@ -96,6 +96,21 @@ test('an existing server registered over SSH from the Hosts view: probed, regist
     assert.equal(rows.length, p.extraArgs.filter((a) => !/^--skip-/.test(a)).length, rows.join('\n'));
     assert.ok(rows.every((r) => /✓ verified/.test(r)), rows.join('\n'));
     assert.ok(rows.some((r) => /^innodb_buffer_pool_size\s/.test(r)), rows.join('\n'));
+
+    // What a run of an experiment would send to this host, for the host selected here: with nothing open the
+    // view says so; with the quickstart open, each cell's one script names the registered server.
+    assert.match(await page.getByTestId('host-dry-run-none').innerText(), new RegExp(`Open an experiment to see, cell by cell, what a run of it would send to ${env.sshd.target.replace(/[.]/g, '\\.')}`));
+    await page.getByRole('tab', { name: 'Design' }).click();
+    await page.getByTestId('open-quickstart').click();
+    await page.getByTestId('cell-count').waitFor();
+    await page.getByRole('tab', { name: 'Hosts' }).click();
+    await row.click();
+    await page.getByTestId('host-dry-run').getByRole('heading', { name: `Commands on ${env.sshd.target}` }).waitFor();
+    await page.getByTestId('host-dry-run-show').click();
+    await page.getByTestId('host-dry-run-commands').first().waitFor({ state: 'attached', timeout: 120_000 });
+    const scripts = await page.getByTestId('host-dry-run-commands').allTextContents();
+    assert.equal(scripts.length, 16, 'one per cell of the quickstart');
+    assert.ok(scripts.every((t) => t.includes(`--datadir=${p.datadir}`)), scripts[0]);
 
     // Forgotten: the registration goes, the server's data stays.
     await page.getByTestId('host-profile-remove').click();

@@ -1,19 +1,27 @@
 // --dry-run in the app: for each cell, the one script its restart sends to the target (asked of the
-// target as the run asks it), then the server-side steps. Nothing runs.
+// target as the run asks it), then the server-side steps. Nothing runs. In the Hosts view the target
+// is the host the user selected (the open experiment run there), not the one saved in the file.
 import { useState } from 'react';
-import type { DryRun } from '../../../common/api.js';
+import type { DryRun, TargetAuth } from '../../../common/api.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
 
-export function DryRunPanel() {
+export function DryRunPanel({ target: chosen, auth }: { target?: string; auth?: TargetAuth }) {
   const design = useApp((s) => s.doc?.design);
   const [dry, setDry] = useState<DryRun | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  if (!design) return null;
+  if (!design) {
+    return chosen ? (
+      <p className="muted small" data-testid="host-dry-run-none">
+        Open an experiment to see, cell by cell, what a run of it would send to {chosen}.
+      </p>
+    ) : null;
+  }
+  const target = chosen ?? design.target;
   const show = async () => {
     setBusy(true);
-    const r = await getClient().call('host.dryRun', { design });
+    const r = await getClient().call('host.dryRun', { design, target, ...(auth ? { auth } : {}) });
     setBusy(false);
     if (r.ok) {
       setDry(r.value);
@@ -23,7 +31,7 @@ export function DryRunPanel() {
   return (
     <div className="panel" data-testid="host-dry-run">
       <div className="row">
-        <h2>Commands on {design.target}</h2>
+        <h2>Commands on {target}</h2>
         <button onClick={() => void show()} disabled={busy} data-testid="host-dry-run-show">
           {busy ? 'Asking the target…' : dry ? 'Refresh' : 'Show what a run would execute'}
         </button>

@@ -152,7 +152,7 @@ export function HostsView() {
           </div>
         </div>
       )}
-      <DryRunPanel />
+      <DryRunPanel key={entry?.target ?? ''} target={entry?.target} auth={entry ? authFor(entry) : undefined} />
     </div>
   );
 }
