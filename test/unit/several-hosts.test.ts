@@ -111,3 +111,24 @@ test('a run on several hosts is finished only when every host is; a failed host 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the Run view keeps each host of a several-host run apart (both number their restarts from 1)', async () => {
+  const { LiveRuns } = await import('../../src/browser/views/run/live.js');
+  const runs = new LiveRuns();
+  const started = (host: string) => ({ type: 'run-started' as const, at: 1, planned: 2, done: 0, cells: ['a'], queries: ['Q'], warmup: 0, host });
+  const restart = (host: string, value: number) => [
+    { type: 'restart-started' as const, at: 2, seq: 1, cell: 'a', host },
+    { type: 'execution' as const, at: 3, seq: 1, cell: 'a', query: 'Q', rep: 1, warmup: false, value, unit: 'ms', source: 'profiling' as const, host },
+    { type: 'restart-finished' as const, at: 4, seq: 1, cell: 'a', status: 'ok' as const, host },
+  ];
+  runs.apply([started(A), started(B), ...restart(A, 10), ...restart(B, 20), { type: 'run-finished', at: 5, state: 'finished', host: A }]);
+  assert.deepEqual(runs.hosts, [A, B]);
+  assert.deepEqual(runs.get(A).restarts.map((r) => r.queries[0].values), [[10]]);
+  assert.deepEqual(runs.get(B).restarts.map((r) => r.queries[0].values), [[20]]);
+  assert.equal(runs.get(A).state, 'finished');
+  assert.equal(runs.active, true, 'B still runs');
+  // The run's own end (no host) after each host said how it ended.
+  runs.apply([{ type: 'run-finished', at: 6, state: 'failed', host: B }, { type: 'run-finished', at: 6, state: 'failed', message: 'failed on db2' }]);
+  assert.equal(runs.active, false);
+  assert.equal(runs.get().state, 'finished', 'the first host is shown by default');
+});

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { HostEntry, TargetAuth } from '../../../common/api.js';
 import { getClient } from '../../client.js';
+import { designHosts } from '../../../common/plan.js';
 import { useApp } from '../../store/index.js';
 import { DryRunPanel } from './DryRunPanel.js';
 import { Fingerprint } from './Fingerprint.js';
@@ -21,12 +22,28 @@ function serverSummary(h: HostEntry): string {
   return p.kind === 'systemd' ? `server: unit ${p.service}` : `server: ${p.datadir}`;
 }
 
-function HostList({ hosts, selected, onSelect }: { hosts: HostEntry[]; selected: string | null; onSelect(t: string): void }) {
+/**
+ * The hosts the open experiment runs on, chosen with the list's checkboxes: one host is the design's
+ * target; several are its `targets` (the first is the target), each running the same design at once.
+ * At least one stays chosen. An edit of the design, saved like any other.
+ */
+function chooseHost(target: string, on: boolean): void {
+  useApp.getState().edit((doc) => {
+    const now = designHosts(doc.design);
+    const next = on ? (now.includes(target) ? now : [...now, target]) : now.filter((h) => h !== target);
+    if (!next.length) return doc;
+    const { targets: _old, ...design } = doc.design;
+    return { ...doc, design: { ...design, target: next[0], ...(next.length > 1 ? { targets: next } : {}) } };
+  }, 'targets');
+}
+
+function HostList({ hosts, selected, onSelect, runsOn }: { hosts: HostEntry[]; selected: string | null; onSelect(t: string): void; runsOn: string[] | null }) {
   if (!hosts.length) return <p className="muted">No host yet: add this machine (local) or an SSH target below.</p>;
   return (
     <table className="data host-list" data-testid="host-list">
       <thead>
         <tr>
+          {runsOn && <th style={{ width: "1%", whiteSpace: "nowrap" }} title="The hosts the open experiment runs on: several run the same design at once, each in its own order">Run on</th>}
           <th style={{ textAlign: 'left' }}>Target</th>
           <th style={{ textAlign: 'left' }}>Last probe</th>
           <th style={{ textAlign: 'left' }}>Server</th>
@@ -35,6 +52,19 @@ function HostList({ hosts, selected, onSelect }: { hosts: HostEntry[]; selected:
       <tbody>
         {hosts.map((h) => (
           <tr key={h.target} className={h.target === selected ? 'selected' : ''} onClick={() => onSelect(h.target)} data-testid="host-row" data-target={h.target}>
+            {runsOn && (
+              <td onClick={(e) => e.stopPropagation()}>
+                <input
+                  type="checkbox"
+                  checked={runsOn.includes(h.target)}
+                  disabled={runsOn.length === 1 && runsOn[0] === h.target}
+                  title={runsOn.length === 1 && runsOn[0] === h.target ? 'The experiment runs on at least one host' : undefined}
+                  onChange={(e) => chooseHost(h.target, e.target.checked)}
+                  aria-label={`run the experiment on ${h.target}`}
+                  data-testid="host-run-on"
+                />
+              </td>
+            )}
             <td>
               <button className="link" onClick={() => onSelect(h.target)}>
                 {h.target}
@@ -51,6 +81,8 @@ function HostList({ hosts, selected, onSelect }: { hosts: HostEntry[]; selected:
 
 export function HostsView() {
   const designTarget = useApp((s) => s.doc?.design.target);
+  const design = useApp((s) => s.doc?.design);
+  const runsOn = design ? designHosts(design) : null;
   const [hosts, setHosts] = useState<HostEntry[]>([]);
   const [selected, setSelected] = useState<string | null>(null);
   const [target, setTarget] = useState(designTarget ?? 'local');
@@ -94,7 +126,14 @@ export function HostsView() {
     <div className="hosts" data-testid="hosts">
       <div className="panel">
         <h2>Hosts</h2>
-        <HostList hosts={hosts} selected={selected} onSelect={setSelected} />
+        <HostList hosts={hosts} selected={selected} onSelect={setSelected} runsOn={runsOn} />
+        {runsOn && (
+          <p className="muted small" data-testid="host-runs-on">
+            The experiment runs on {runsOn.join(', ')}
+            {runsOn.length > 1 ? ': the same design on each at once, each host in its own order, the host a factor in Analysis' : ''}
+            {runsOn.some((t) => !hosts.some((h) => h.target === t)) ? ' (not all in this list)' : ''}.
+          </p>
+        )}
       </div>
       <form
         className="panel"

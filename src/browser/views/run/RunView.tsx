@@ -4,14 +4,14 @@
 // effect. Pause, resume, cancel. Redrawn at most once per animation frame, whatever the event rate.
 import { useEffect, useMemo, useState } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
-import { buildPlan, estimatePlan, expandCells, formatDuration } from '../../../common/plan.js';
+import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { LiveRun } from './live.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
-import { agreeAndStart, attachToRunning, checkUnfinished, control, startRun, useRunSession } from './session.js';
+import { agreeAndStart, attachToRunning, checkUnfinished, control, showHost, startRun, useRunSession } from './session.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { ConsentList } from '../export/ConsentList.js';
 import './run.css';
@@ -21,7 +21,9 @@ function StartPanel() {
   const sessionPath = useRunSession((s) => s.path);
   const path = useApp((s) => s.path) ?? sessionPath;
   const dirty = useApp((s) => s.dirty);
-  const target = useApp((s) => s.doc?.design.target ?? 'local');
+  const design = useApp((s) => s.doc?.design);
+  const hosts = design ? designHosts(design) : ['local'];
+  const target = hosts.join(', ');
   const [identity, setIdentity] = useState('');
   const [knownHosts, setKnownHosts] = useState('');
   const [startOver, setStartOver] = useState(false);
@@ -29,7 +31,6 @@ function StartPanel() {
   const unfinished = useRunSession((s) => (s.unfinished?.path === path ? s.unfinished : null));
   const designChanged = useRunSession((s) => (s.designChanged?.path === path ? s.designChanged : null));
   const consent = useRunSession((s) => (s.consent?.path === path ? s.consent : null));
-  const design = useApp((s) => s.doc?.design);
   // What pressing Run starts, before it is pressed.
   const estimate = useMemo(() => (design ? estimatePlan(design, buildPlan(design).length) : null), [design]);
   if (!path) {
@@ -39,18 +40,19 @@ function StartPanel() {
       </p>
     );
   }
-  const ssh = target !== 'local';
+  const ssh = hosts.some((h) => h !== 'local');
   const auth = { identity: identity.trim() || undefined, knownHosts: knownHosts.trim() || undefined };
   // The file's design is not the one its unfinished run started with: the user says which way on.
   const changes = designChanged?.changes ?? (unfinished?.designChanges.length ? unfinished.designChanges : null);
   return (
     <div className="run-box" style={{ display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap' }} data-testid="run-start">
       <span>
-        Run <code>{path}</code> on <code>{target}</code>
+        Run <code>{path}</code> on <code data-testid="run-hosts">{target}</code>
+        {hosts.length > 1 ? ' at once, each host in its own order' : ''}
       </span>
       {estimate && !unfinished && (
         <span className="muted" data-testid="run-estimate">
-          {estimate.restarts} restarts · {estimate.executions.toLocaleString('en')} executions · about {formatDuration(estimate.seconds)}
+          {estimate.restarts} restarts{hosts.length > 1 ? ` on each of ${hosts.length} hosts` : ''} · {estimate.executions.toLocaleString('en')} executions{hosts.length > 1 ? ' each' : ''} · about {formatDuration(estimate.seconds)}
         </span>
       )}
       {ssh && (
@@ -126,6 +128,27 @@ function DesignChangedChoice({ changes, done, disabled, onChoose }: { changes: s
   );
 }
 
+/** A run on several hosts: each host's progress; the one chosen is shown below. */
+function HostsBar() {
+  const runs = useRunSession((s) => s.runs);
+  const live = useRunSession((s) => s.live);
+  useRunSession((s) => s.frame);
+  if (runs.hosts.length < 2) return null;
+  return (
+    <div style={{ display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }} data-testid="run-host-bar">
+      <span>Hosts:</span>
+      {runs.hosts.map((h) => {
+        const l = runs.get(h);
+        return (
+          <button key={h} className={l === live ? 'primary' : undefined} onClick={() => showHost(h)} data-testid="run-host" data-host={h} data-state={l.state}>
+            {h}: {l.state}, {l.done} of {l.planned}
+          </button>
+        );
+      })}
+    </div>
+  );
+}
+
 function Progress() {
   const live = useRunSession((s) => s.live);
   useRunSession((s) => s.frame);
@@ -133,6 +156,7 @@ function Progress() {
   const active = live.state === 'running' || live.state === 'paused';
   return (
     <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-progress">
+      <HostsBar />
       <div style={{ display: 'flex', gap: 16, alignItems: 'center', flexWrap: 'wrap' }}>
         <strong data-testid="run-state">{live.state}</strong>
         <span data-testid="run-count">
@@ -363,11 +387,14 @@ function liveFromResults(doc: ExperimentDoc): LiveRun {
   const live = new LiveRun();
   const results = doc.results;
   if (!results) return live;
+  // Several hosts number their restarts each from 1: the first host's are shown (Analysis has them all).
+  const first = resultHosts(doc.design, results.restarts)[0];
+  const restarts = first === undefined ? results.restarts : results.restarts.filter((r) => r.host === first);
   const at = results.finishedAt ?? results.startedAt ?? 0;
   const queries = doc.design.workload.kind === 'command' && doc.design.workload.command ? [doc.design.workload.command.metric] : doc.design.workload.queries.map((q) => q.name);
   live.apply([
-    { type: 'run-started', at, planned: buildPlan(doc.design).length, done: results.restarts.length, cells: expandCells(doc.design).filter((c) => !c.excluded).map((c) => c.id), queries, warmup: doc.design.workload.warmup },
-    { type: 'history', at, warmup: doc.design.workload.warmup, restarts: results.restarts },
+    { type: 'run-started', at, planned: buildPlan(doc.design).length, done: restarts.length, cells: expandCells(doc.design).filter((c) => !c.excluded).map((c) => c.id), queries, warmup: doc.design.workload.warmup },
+    { type: 'history', at, warmup: doc.design.workload.warmup, restarts },
     { type: 'run-finished', at, state: 'finished' },
   ]);
   live.log.length = 0;
@@ -380,9 +407,10 @@ export function RunView() {
   const runId = useRunSession((s) => s.runId);
   const sessionPath = useRunSession((s) => s.path);
   const live = useRunSession((s) => s.live);
+  const runs = useRunSession((s) => s.runs);
   const frame = useRunSession((s) => s.frame);
-  const state = live.state;
-  const active = runId !== null && (state === 'running' || state === 'paused');
+  // Several hosts: the run goes on while any host's does.
+  const active = runId !== null && runs.active;
   // A tab opened mid-run has no file open: the run it attached to is its file.
   const path = appPath ?? sessionPath;
   const finished = useRunSession((s) => (s.finished && s.finished.path === path ? s.finished : null));

@@ -293,3 +293,44 @@ export class LiveRun {
     return counts;
   }
 }
+
+/**
+ * A run of one design on several hosts: one LiveRun per host (each host numbers its restarts from 1,
+ * so they never share a fold). Events that name no host belong to a run on one host (kept under
+ * ''), or, once hosts are known, are the several-host run's own end, which each host has already
+ * said for itself.
+ */
+export class LiveRuns {
+  readonly byHost = new Map<string, LiveRun>();
+
+  /** The hosts in the order their first event came. */
+  get hosts(): string[] {
+    return [...this.byHost.keys()].filter((h) => h !== '');
+  }
+
+  /** A host's live run (a run on one host: host undefined or ''). */
+  get(host?: string | null): LiveRun {
+    const key = host ?? this.hosts[0] ?? '';
+    let live = this.byHost.get(key);
+    if (!live) this.byHost.set(key, (live = new LiveRun()));
+    return live;
+  }
+
+  /** Does the run go on (on any host)? */
+  get active(): boolean {
+    const lives = this.hosts.length ? this.hosts.map((h) => this.get(h)) : [this.get('')];
+    return lives.some((l) => l.state === 'running' || l.state === 'paused');
+  }
+
+  apply(events: RunEvent[]): void {
+    const groups = new Map<string, RunEvent[]>();
+    for (const e of events) {
+      if (e.host === undefined && this.hosts.length) continue;
+      const key = e.host ?? '';
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = []));
+      g.push(e);
+    }
+    for (const [host, g] of groups) this.get(host).apply(g);
+  }
+}

@@ -7,11 +7,17 @@ import { create } from 'zustand';
 import type { DesignChanged, EventBatch, RunStatus, TargetAuth } from '../../../common/api.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
-import { LiveRun } from './live.js';
+import type { RunEvent } from '../../../common/events.js';
+import { LiveRuns, type LiveRun } from './live.js';
 
 interface RunSessionState {
   runId: string | null;
   path: string | null;
+  /** Every host's live run (one, for a run on one host). */
+  runs: LiveRuns;
+  /** The host whose run the view shows (null: the first, or the only one). */
+  shownHost: string | null;
+  /** The live run shown: the shown host's. */
   live: LiveRun;
   /** Bumped at most once per animation frame when batches arrived. */
   frame: number;
@@ -26,7 +32,8 @@ interface RunSessionState {
   finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string } | null;
 }
 
-export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, live: new LiveRun(), frame: 0, error: null, unfinished: null, designChanged: null, consent: null, finished: null }));
+const emptyRuns = new LiveRuns();
+export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, designChanged: null, consent: null, finished: null }));
 
 let lastSeq = 0;
 let unsubscribe: (() => void) | null = null;
@@ -67,14 +74,12 @@ function take(batch: EventBatch): void {
   if (batch.snapshot) {
     // The whole run up to batch.seq, rebuilt from the journal: the view starts afresh from it.
     if (batch.seq < lastSeq) return;
-    const live = new LiveRun();
-    live.apply(batch.events);
+    const runs = new LiveRuns();
     lastSeq = batch.seq;
-    useRunSession.setState({ live });
-    scheduleFrame();
+    useRunSession.setState({ runs });
+    feed(batch.events);
     return;
   }
-  const { live } = useRunSession.getState();
   if (batch.seq <= lastSeq) return;
   if (batch.seq !== lastSeq + 1) {
     // A gap: ask for everything after the last batch seen, in order.
@@ -82,14 +87,29 @@ function take(batch: EventBatch): void {
     return;
   }
   lastSeq = batch.seq;
-  live.apply(batch.events);
+  feed(batch.events);
+}
+
+/** Events into their host's live run; the view shows the chosen host's (the first, until one is chosen). */
+function feed(events: RunEvent[]): void {
+  const { runs, shownHost, live } = useRunSession.getState();
+  runs.apply(events);
+  const shown = runs.get(shownHost);
+  if (shown !== live) useRunSession.setState({ live: shown });
   scheduleFrame();
+}
+
+/** Show another host's run (a run on several hosts). */
+export function showHost(host: string): void {
+  const { runs } = useRunSession.getState();
+  useRunSession.setState({ shownHost: host, live: runs.get(host) });
 }
 
 function watch(runId: string, path: string): void {
   unsubscribe?.();
   lastSeq = 0;
-  useRunSession.setState({ runId, path, live: new LiveRun(), error: null });
+  const runs = new LiveRuns();
+  useRunSession.setState({ runId, path, runs, shownHost: null, live: runs.get(), error: null });
   unsubscribe = getClient().on('run.batch', take);
   void catchUp(runId);
 }
