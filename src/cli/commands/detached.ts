@@ -56,10 +56,15 @@ function follower(io: CliIO, json: boolean, target: () => string): (e: RunEvent)
   };
 }
 
-function report(io: CliIO, o: AttachOutcome, ms: number): number {
+function report(io: CliIO, o: AttachOutcome, ms: number, json: boolean): number {
   const where = o.cleanedUp ? ` (its directory on ${o.target} removed)` : '';
   switch (o.state) {
     case 'detached':
+      if (o.error) {
+        // Without --events json, the error's log line has said it already.
+        if (json) io.err(`varlab: stopped following the run on ${o.target}: ${o.message}`);
+        return 1;
+      }
       if (o.message && !o.message.startsWith('detached')) {
         io.err(o.message);
         return 0;
@@ -101,10 +106,10 @@ async function follow(name: 'attach' | 'cancel', argv: string[], io: CliIO): Pro
     target = detachedRun(file)?.target ?? '';
     if (name === 'cancel') {
       const o = await cancelDetached(file, opts);
-      const code = report(io, o, Date.now() - startedAt);
+      const code = report(io, o, Date.now() - startedAt, json);
       return o.state === 'cancelled' ? 0 : code;
     }
-    return report(io, await attachDetached(file, opts), Date.now() - startedAt);
+    return report(io, await attachDetached(file, opts), Date.now() - startedAt, json);
   } catch (e) {
     return failed(io, name, e);
   } finally {

@@ -83,6 +83,8 @@ export interface AttachOutcome {
   done: number;
   /** The run's directory was removed from the target (its journal is all here and in the file). */
   cleanedUp: boolean;
+  /** Following stopped on an error (in `message`), not by choice; the run goes on on its target. */
+  error?: true;
 }
 
 /** The one-line description, the same in the CLI and the app: `detached on T, running restart k of n`. */
@@ -362,8 +364,9 @@ class Follower {
     try {
       out = await this.attach();
     } catch (e) {
-      out = this.outcome('failed', false, (e as Error).message);
-      this.emit({ type: 'log', at: Date.now(), level: 'error', message: out.message! });
+      // Following stopped (the target unreachable, the file unwritable…): the run itself goes on there.
+      out = { ...this.outcome('detached', false, (e as Error).message), error: true };
+      this.emit({ type: 'log', at: Date.now(), level: 'error', message: `stopped following the run on ${this.d.target}: ${out.message}` });
       this.batcher.flush();
     }
     this.ended = out;
