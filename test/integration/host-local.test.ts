@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pidFileOf } from '../../src/common/profile.js';
 import { createSandbox, createServerControl, openTarget, removeSandbox, type TargetSession } from '../../src/node/host/index.js';
+import { profileDir } from '../../src/node/host/restore.js';
+import { hostPaths } from '../../src/node/host/script.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-host-local-'));
 chmodSync(dir, 0o755);
@@ -109,8 +111,13 @@ test('from the command line: a 512M buffer pool sandbox, its options verified on
     assert.match(started.out, /^ok +innodb_buffer_pool_size=512M +@@innodb_buffer_pool_size = 536870912$/m);
     assert.match(started.out, /^ok +innodb_io_capacity=400 +@@innodb_io_capacity = 400$/m);
   } finally {
+    // The profile's root directory on the target (restore record, run lock), as runs leave it: empty.
+    const profile = JSON.parse(readFileSync(join(home, 'profiles.json'), 'utf8')).local;
+    const own = profileDir(profile, hostPaths());
+    mkdirSync(own, { recursive: true, mode: 0o700 });
     const removed = cli(['sandbox', 'remove', 'local'], home);
     assert.equal(removed.code, 0, removed.out);
+    assert.equal(existsSync(own), false, `${own} is removed with the sandbox`);
   }
   assert.deepEqual(readdirSync(parent), []);
 });

@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
 import { assertProfilePath, checkProfile, optionFromSetting, profileOptions, SIZE_OPTION } from '../../common/profile.js';
 import { registerProfile, sandboxProfile, unregisterProfile, type RegisteredProfile } from './profiles.js';
-import { runScript } from './restore.js';
-import { stopScript } from './script.js';
-import { shellQuote } from './shell.js';
+import { profileDir, runScript } from './restore.js';
+import { hostPaths, stopScript, type HostPaths } from './script.js';
+import { asRoot, shellQuote } from './shell.js';
 import type { TargetSession } from './types.js';
 
 export interface SandboxOptions {
@@ -181,12 +181,15 @@ export async function createSandbox(session: TargetSession, opts: SandboxOptions
 }
 
 /** Stop the sandbox's mysqld (if running) and delete its directory. */
-export async function removeSandbox(session: TargetSession, profile: RegisteredProfile): Promise<void> {
+export async function removeSandbox(session: TargetSession, profile: RegisteredProfile, paths?: Partial<HostPaths>): Promise<void> {
   if (!profile.sandboxDir || !SANDBOX_DIR.test(profile.sandboxDir)) {
     throw new ApiError('invalid-argument', `the profile for ${session.target} is not a varlab sandbox; refusing to delete ${profile.datadir}`);
   }
   await runScript(session, stopScript(profile, 120), 'stopping the sandbox mysqld', 180_000);
   await session.exec(`rm -rf ${shellQuote(profile.sandboxDir)}`);
+  // The profile's own root directory (its restore record, its run lock) once nothing is left in it: a
+  // record still to be put back, or anything else, stays (rmdir removes only an empty directory).
+  await session.exec(asRoot(`rmdir ${shellQuote(profileDir(profile, hostPaths(paths)))} 2>/dev/null; true`, profile.sudo));
   const registered = await sandboxProfile(session.target);
   if (registered?.sandboxDir === profile.sandboxDir) await unregisterProfile(session.target);
 }
