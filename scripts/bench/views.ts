@@ -3,6 +3,10 @@
 // zoom at 100k executions. Each view runs alone (test/e2e/harness.ts) as the app bundles it. Prints
 // numbers; asserts nothing.
 //
+// Analysis view: the first render (the analysis in its worker, every section drawn), then hover and
+// box zoom on the query's plot, as a box per restart (the default) and as every execution. Timed from
+// the pointer's event to the frame after the plot (re)drawn, through the DevTools protocol.
+//
 // Run view: 100,000 executions of one query arrive in batches of 1,000 every 100 ms (the engine's
 // batch interval), folded by the view's LiveRun and redrawn once per animation frame as in the app. A
 // frame time is the time between two animation frames while the executions stream in (what the user
@@ -12,6 +16,7 @@ import { loadavg, cpus } from 'node:os';
 import type { Page } from 'playwright-core';
 import { launchBrowser } from '../../test/e2e/support.js';
 import { appModule, serveHarness } from '../../test/e2e/harness.js';
+import { shapeFor, syntheticExperiment } from './lib/generate.js';
 
 const EXECUTIONS = Number(process.env.BENCH_VIEW_EXECUTIONS ?? 100_000);
 /** A restart every 10,000 executions: one a second while streaming (a real restart, with mysqld restarted, takes longer). */
@@ -101,6 +106,96 @@ async function runView(page: Page): Promise<void> {
   console.log(`    timeline at the end: ${note.split('—')[0].trim()}`);
 }
 
+export const ANALYSIS_ENTRY = `import { createRoot } from 'react-dom/client';
+import { AnalysisView } from ${appModule('src/browser/views/analysis/AnalysisView.tsx')};
+import { useApp } from ${appModule('src/browser/store/index.ts')};
+const doc = await (await fetch('doc.json')).json();
+useApp.getState().load({ doc, path: null, notices: [] } as never);
+function Root() { const d = useApp((s) => s.doc); return d ? <AnalysisView doc={d} /> : null; }
+(window as any).t0 = performance.now();
+createRoot(document.getElementById('root')!).render(<Root />);
+`;
+
+const frame = (page: Page) => page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+
+/** Hover at 20 places across a plot: from the pointer moving to the frame after (Plotly's hover label drawn). */
+async function hovers(page: Page, plot: string): Promise<number[]> {
+  const box = (await page.locator(`${plot} .nsewdrag`).first().boundingBox())!;
+  const out: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const t = performance.now();
+    await page.mouse.move(box.x + box.width * (0.05 + 0.9 * ((i * 7) % 20) / 20), box.y + box.height * (0.1 + 0.8 * ((i * 3) % 20) / 20));
+    await frame(page);
+    out.push(performance.now() - t);
+  }
+  await page.mouse.move(0, 0);
+  return out;
+}
+
+const drawnCount = (page: Page, plot: string) => page.locator(`${plot} [data-drawn]`).first().getAttribute('data-drawn');
+/** Until the plot (Plot.tsx counts its draws in data-drawn) has been drawn again since `before`. */
+const redrawnSince = (page: Page, plot: string, before: string | null) =>
+  page.waitForFunction(`document.querySelector(${JSON.stringify(`${plot} [data-drawn]`)})?.getAttribute('data-drawn') !== ${JSON.stringify(before)}`, undefined, { polling: 'raf', timeout: 120_000 });
+
+/** Box-zoom 8 times (each from the whole range, after a double-click back): from the button released to the zoomed range drawn. */
+async function zooms(page: Page, plot: string, redrawn: boolean): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const box = (await page.locator(`${plot} .nsewdrag`).first().boundingBox())!;
+    const x0 = box.x + box.width * (0.1 + 0.08 * i);
+    const y0 = box.y + box.height * 0.1;
+    await page.mouse.move(x0, y0);
+    await page.mouse.down();
+    await page.mouse.move(x0 + box.width * 0.15, y0 + box.height * 0.6, { steps: 4 });
+    const before = await drawnCount(page, plot);
+    const t = performance.now();
+    await page.mouse.up();
+    // The view draws the zoomed range afresh (every execution in it, when few enough): wait for that draw.
+    if (redrawn) await redrawnSince(page, plot, before);
+    await frame(page);
+    out.push(performance.now() - t);
+    const back = await drawnCount(page, plot);
+    await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+    if (redrawn) await redrawnSince(page, plot, back);
+    await frame(page);
+  }
+  return out;
+}
+
+async function analysisView(browserPage: () => Promise<Page>, queries: number): Promise<void> {
+  const doc = syntheticExperiment(shapeFor(EXECUTIONS, queries));
+  const total = doc.results!.restarts.reduce((n, r) => n + r.queries.reduce((m, q) => m + q.values.length, 0), 0);
+  const perQuery = Math.round(total / queries);
+  const h = await serveHarness(ANALYSIS_ENTRY, { 'doc.json': JSON.stringify(doc) });
+  try {
+    const page = await browserPage();
+    await page.goto(h.url);
+    const strip = '[data-testid=query-strip]';
+    // First render: from the view mounted with the document to the analysis shown and the query's plot drawn.
+    const first = (await (
+      await page.waitForFunction(`document.querySelector('[data-testid=analysis-status]')?.textContent === 'analysed' && document.querySelector(${JSON.stringify(`${strip} .main-svg`)}) && performance.now() - window.t0`, undefined, { polling: 'raf', timeout: 300_000 })
+    ).jsonValue()) as number;
+    console.log(`  Analysis view, ${total.toLocaleString('en')} executions (${queries} quer${queries === 1 ? 'y' : 'ies'}, ${perQuery.toLocaleString('en')} in the query plot):`);
+    console.log(`    first render ${ms(first)}`);
+    const boxHover = await hovers(page, strip);
+    const boxZoom = await zooms(page, strip, false);
+    console.log(`    a box per restart (the default):  hover p50 ${ms(pct(boxHover, 50))}  p95 ${ms(pct(boxHover, 95))};  zoom p50 ${ms(pct(boxZoom, 50))}  p95 ${ms(pct(boxZoom, 95))}`);
+    const before = await drawnCount(page, strip);
+    const t = performance.now();
+    await page.getByTestId('query-plot-executions').check();
+    await redrawnSince(page, strip, before);
+    await frame(page);
+    const toDots = performance.now() - t;
+    const dotHover = await hovers(page, strip);
+    const dotZoom = await zooms(page, strip, true);
+    console.log(`    every execution (WebGL, thinned): drawn in ${ms(toDots)};  hover p50 ${ms(pct(dotHover, 50))}  p95 ${ms(pct(dotHover, 95))};  zoom p50 ${ms(pct(dotZoom, 50))}  p95 ${ms(pct(dotZoom, 95))}`);
+    if (process.env.BENCH_SCREENSHOTS) await page.screenshot({ path: `${process.env.BENCH_SCREENSHOTS}/analysis-${queries}.png`, fullPage: true });
+    await page.close();
+  } finally {
+    await h.close();
+  }
+}
+
 export async function bench(): Promise<void> {
   console.log(`Chromium ${process.env.CHROMIUM_PATH || '/usr/bin/chromium'}, software WebGL (SwiftShader); ${cpus().length} cores; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const browser = await launchBrowser();
@@ -116,6 +211,10 @@ export async function bench(): Promise<void> {
     } finally {
       await run.close();
     }
+    const newPage = () => browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    // The seeds' shape (22 queries), and every execution in one query's plot.
+    await analysisView(newPage, 22);
+    await analysisView(newPage, 1);
   } finally {
     await browser.close();
   }

@@ -13,6 +13,8 @@ export interface PlotProps extends Figure {
   className?: string;
   /** Called with the drawn element, e.g. to export it as PNG or SVG. */
   onReady?: (el: HTMLElement) => void;
+  /** Plotly's relayout events (a zoom, a pan), and a double-click back to the whole range as { 'xaxis.autorange': true, 'yaxis.autorange': true }. */
+  onRelayout?: (e: Record<string, unknown>) => void;
   testId?: string;
 }
 
@@ -25,13 +27,29 @@ const BASE_LAYOUT = {
 };
 const BASE_CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['sendDataToCloud'] };
 
-export function Plot({ data, layout, config, className, onReady, testId }: PlotProps) {
-  const ref = useRef<HTMLDivElement>(null);
+type PlotElement = HTMLDivElement & { on?: (ev: string, f: (e: Record<string, unknown>) => void) => void };
+
+export function Plot({ data, layout, config, className, onReady, onRelayout, testId }: PlotProps) {
+  const ref = useRef<PlotElement>(null);
+  const relayout = useRef(onRelayout);
+  relayout.current = onRelayout;
+  const wired = useRef(false);
 
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    Plotly.react(el, data, { ...BASE_LAYOUT, ...layout }, { ...BASE_CONFIG, ...config }).then(() => onReady?.(el));
+    Plotly.react(el, data, { ...BASE_LAYOUT, ...layout }, { ...BASE_CONFIG, ...config }).then(() => {
+      // How many times it was drawn: a test or a benchmark can tell when a redraw is on screen.
+      el.dataset.drawn = String(Number(el.dataset.drawn ?? 0) + 1);
+      if (!wired.current && el.on) {
+        wired.current = true;
+        el.on('plotly_relayout', (e) => relayout.current?.(e));
+        // A double-click goes back to the whole range; with a range fixed in the layout, Plotly's own
+        // event names that range rather than autorange, so it is said here in one way.
+        el.on('plotly_doubleclick', () => relayout.current?.({ 'xaxis.autorange': true, 'yaxis.autorange': true }));
+      }
+      onReady?.(el);
+    });
   }, [data, layout, config, onReady]);
 
   useEffect(() => {

@@ -73,10 +73,20 @@ export interface FigureOptions {
    * a restart's row (the others would fall on it), saying so under the title.
    */
   image?: boolean;
+  /**
+   * For the screen: dots in WebGL, and beyond THIN_ABOVE executions (within `range`, a zoom, when
+   * given) one dot per pixel of a restart's row, `pixels` wide; every execution when few enough fall
+   * in the range.
+   */
+  screen?: { pixels: number; range?: [number, number] };
+  /** One box per restart (quartiles, whiskers to the extremes, warm-ups left out) instead of a dot per execution: the restart-level overview. */
+  boxes?: boolean;
 }
 
 /** The tallest per-execution image, in CSS pixels (twice that in a PNG at scale 2). */
 export const EXECUTIONS_MAX_HEIGHT = 2400;
+/** On screen, up to this many restart rows are labelled one by one. */
+export const ROW_LABELS_UP_TO = 40;
 /** Above this many dots in one figure, an image draws one dot per pixel of each row. */
 export const THIN_ABOVE = 10_000;
 
@@ -106,11 +116,15 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   const natural = 210 + rowCount * 20 + cells.length * 14;
   const height = Math.max(420, opts.image ? Math.min(natural, EXECUTIONS_MAX_HEIGHT) : natural);
   const rowPx = (height - 210) / rowUnits;
-  const perCellLabels = opts.image && rowPx < 12;
+  // On screen too, beyond ROW_LABELS_UP_TO rows each cell is labelled once: Plotly measures every tick
+  // label it draws, and 160 of them took seconds to lay out; the hover names the restart.
+  const perCellLabels = (opts.image && rowPx < 12) || ((opts.screen !== undefined || opts.boxes === true) && rowCount > ROW_LABELS_UP_TO);
   const valuesOf = (r: (typeof ctx.restarts)[number]) => r.queries.find((q) => q.query === query)!.values;
   const allLabels = cells.flatMap((cell) => perCell.get(cell)!.map((r) => `${cell} · r${r.restartOfCell}`));
   const margin = labelMargin(perCellLabels ? cells.map((c) => `${c} · r1–r${perCell.get(c)!.length}`) : allLabels);
-  const thin = opts.image ? rowThinner(cells.flatMap((c) => perCell.get(c)!.map(valuesOf)), WIDTH - margin - 30) : null;
+  const rowValues = () => cells.flatMap((c) => perCell.get(c)!.map(valuesOf));
+  const thin = opts.boxes ? null : opts.image ? rowThinner(rowValues(), WIDTH - margin - 30) : opts.screen ? rowThinner(rowValues(), opts.screen.pixels, opts.screen.range) : null;
+  const boxes = { y: [] as number[], q1: [] as number[], median: [] as number[], q3: [] as number[], lowerfence: [] as number[], upperfence: [] as number[] };
   const tickvals: number[] = [];
   const ticktext: string[] = [];
   const separators: number[] = [];
@@ -133,6 +147,7 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
       thin?.nextRow();
       let sum = 0;
       let n = 0;
+      if (opts.boxes) addBox(boxes, y, values.slice(ctx.warmup).filter(Number.isFinite));
       values.forEach((v, j) => {
         if (!Number.isFinite(v)) return;
         const isWarm = j < ctx.warmup;
@@ -140,7 +155,7 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
           sum += v;
           n++;
         }
-        if (thin && !thin.keep(v, isWarm)) return;
+        if (opts.boxes || (thin && !thin.keep(v, isWarm))) return;
         const into = isWarm ? warm : kept;
         into.x.push(v);
         into.y.push(y);
@@ -158,12 +173,15 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   const title = `Executions per restart and restart means: ${query}`;
   const rows = perCellLabels ? 'one row per restart, r1 at the top of each cell' : 'one row per restart: "cell · r2" is the cell\'s second restart';
   const drawn = kept.x.length + warm.x.length;
-  const note =
-    thin && thin.total > drawn
-      ? `Drawn: ${drawn.toLocaleString('en-US')} of ${thin.total.toLocaleString('en-US')} executions, one dot per pixel of a restart's row (the others fall on it); the means use every execution.`
+  const zoomHint = opts.screen ? '; zoom in to see every one' : '';
+  const note = opts.boxes
+    ? `One box per restart: quartiles of its executions after the warm-up (${ctx.warmup}), whiskers to the lowest and highest; "every execution" shows the dots.`
+    : thin && thin.total > drawn
+      ? `Drawn: ${drawn.toLocaleString('en-US')} of ${thin.total.toLocaleString('en-US')} executions, one dot per pixel of a restart's row (the others fall on it)${zoomHint}; the means use every execution.`
       : undefined;
   const layout = baseLayout(`${title}<br><sub>${rows}</sub>`, ctx.caption, { l: margin, t: 80 }, 'top', note);
-  layout.xaxis = axis(valueAxisTitle(ctx.unit), thin ? { range: thin.range } : {});
+  const range = thin?.range ?? opts.screen?.range;
+  layout.xaxis = axis(valueAxisTitle(ctx.unit), range ? { range } : {});
   layout.yaxis = axis('', {
     tickmode: 'array',
     tickvals,
@@ -179,27 +197,33 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   const size = Math.max(3, Math.min(6, rowPx * 0.6));
   const dot = (color: string, open: boolean) => ({ size, color: open ? 'rgba(0,0,0,0)' : color, opacity: 0.75, line: { color, width: 1 } });
   // The restart means go first so the executions are drawn over them: a mean is a tall tick, not a blot.
-  const data: Record<string, unknown>[] = [
-    { type: 'scatter', mode: 'markers', name: 'restart mean', ...means, marker: { symbol: 'line-ns-open', size: Math.min(18, Math.max(8, rowPx)), color: PALETTE[3], line: { color: PALETTE[3], width: 3 } }, hovertemplate: '%{text}<br>%{x}<extra></extra>' },
-    { type: 'scatter', mode: 'markers', name: 'execution', ...kept, marker: dot(PALETTE[0], false), hovertemplate: '%{text}<br>%{x}<extra></extra>' },
-  ];
-  if (warm.x.length) data.push({ type: 'scatter', mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped)`, ...warm, marker: dot('#999', true), hovertemplate: '%{text}<br>%{x}<extra></extra>' });
+  // On screen the dots are WebGL (thousands of SVG circles each with its hover are what made it slow); the means stay SVG.
+  const dots = opts.screen ? 'scattergl' : 'scatter';
+  const meanTrace = { type: 'scatter', mode: 'markers', name: 'restart mean', ...means, marker: { symbol: 'line-ns-open', size: Math.min(18, Math.max(8, rowPx)), color: PALETTE[3], line: { color: PALETTE[3], width: 3 } }, hovertemplate: '%{text}<br>%{x}<extra></extra>' };
+  if (opts.boxes) {
+    const box = { type: 'box', orientation: 'h', name: 'executions of a restart', ...boxes, boxpoints: false, fillcolor: 'rgba(50,113,212,0.25)', line: { color: PALETTE[0], width: 1 }, width: Math.min(0.8, Math.max(0.3, rowPx / 30)), hoverinfo: 'x' };
+    return { id: `restarts-${slug(query)}`, title, file: `restarts-${slug(query)}`, width: WIDTH, height, data: [box, meanTrace], layout };
+  }
+  const data: Record<string, unknown>[] = [meanTrace, { type: dots, mode: 'markers', name: 'execution', ...kept, marker: dot(PALETTE[0], false), hovertemplate: '%{text}<br>%{x}<extra></extra>' }];
+  if (warm.x.length) data.push({ type: dots, mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped)`, ...warm, marker: dot('#999', true), hovertemplate: '%{text}<br>%{x}<extra></extra>' });
   return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height, data, layout };
 }
 
 /**
- * Thinning for an image: the x axis is fixed to the data's range (as Plotly's autorange would pad it)
- * and cut into one bin per pixel; in each row, the first execution in a bin is drawn and the others,
- * which a 6-pixel dot would cover anyway, are not. Warm-up (hollow) and kept dots are thinned apart.
- * Returns null when the figure holds few enough dots to draw them all.
+ * Thinning for an image or the screen: the x axis is fixed to the data's range (as Plotly's autorange
+ * would pad it), or to `within` (a zoom: only the executions in it count and are drawn), and cut into
+ * one bin per pixel; in each row, the first execution in a bin is drawn and the others, which a 6-pixel
+ * dot would cover anyway, are not. Warm-up (hollow) and kept dots are thinned apart. Returns null when
+ * the figure (or the range) holds few enough dots to draw them all.
  */
-function rowThinner(rows: number[][], pixels: number) {
+function rowThinner(rows: number[][], pixels: number, within?: [number, number]) {
   let lo = Infinity;
   let hi = -Infinity;
   let total = 0;
+  const inside = (v: number) => Number.isFinite(v) && (!within || (v >= within[0] && v <= within[1]));
   for (const values of rows) {
     for (const v of values) {
-      if (!Number.isFinite(v)) continue;
+      if (!inside(v)) continue;
       total++;
       if (v < lo) lo = v;
       if (v > hi) hi = v;
@@ -207,7 +231,7 @@ function rowThinner(rows: number[][], pixels: number) {
   }
   if (total <= THIN_ABOVE) return null;
   const pad = (hi - lo) * 0.04 || Math.abs(lo) * 0.01 || 1;
-  const range: [number, number] = [lo - pad, hi + pad];
+  const range: [number, number] = within ?? [lo - pad, hi + pad];
   const bins = Math.max(100, Math.round(pixels));
   const scale = bins / (range[1] - range[0]);
   const taken = new Uint8Array(bins * 2);
@@ -216,12 +240,30 @@ function rowThinner(rows: number[][], pixels: number) {
     range,
     nextRow: () => taken.fill(0),
     keep(v: number, warmup: boolean): boolean {
+      if (!inside(v)) return false;
       const at = Math.min(bins - 1, Math.floor((v - range[0]) * scale)) * 2 + (warmup ? 1 : 0);
       if (taken[at]) return false;
       taken[at] = 1;
       return true;
     },
   };
+}
+
+/** The box of one restart's row: quartiles and the extremes of its executions (none: no box). */
+function addBox(b: { y: number[]; q1: number[]; median: number[]; q3: number[]; lowerfence: number[]; upperfence: number[] }, row: number, values: number[]): void {
+  if (!values.length) return;
+  const s = Float64Array.from(values).sort();
+  const q = (p: number) => {
+    const at = (s.length - 1) * p;
+    const i = Math.floor(at);
+    return s[i] + (s[Math.min(s.length - 1, i + 1)] - s[i]) * (at - i);
+  };
+  b.y.push(row);
+  b.q1.push(q(0.25));
+  b.median.push(q(0.5));
+  b.q3.push(q(0.75));
+  b.lowerfence.push(s[0]);
+  b.upperfence.push(s[s.length - 1]);
 }
 
 /** Integer tick spacing for a repetition axis of n repetitions: 1, 2, 5, 10, 20… so no tick falls between two repetitions. */

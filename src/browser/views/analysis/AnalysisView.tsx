@@ -121,7 +121,8 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
         </div>
         {error ? <p className="problem">The analysis failed: {error}</p> : null}
       </div>
-      <ExportBar doc={doc} warmup={usedWarmup} baseline={baseline ?? undefined} alpha={alpha} adjustment={adjustment} />
+      {/* The export's figures and tables use the export's defaults for the target effect and power: the worker's analysis serves it when the view's are the same. */}
+      <ExportBar doc={doc} warmup={usedWarmup} baseline={baseline ?? undefined} alpha={alpha} adjustment={adjustment} context={target === DEFAULTS.targetEffectPct && power === DEFAULTS.power ? (busy ? null : ctx) : undefined} />
 
       {analysis && ctx ? (
         <>

@@ -1,7 +1,8 @@
-// One query at a time: every execution of every restart beside the restart means (within-restart and
-// between-restart spread side by side), its statistics per cell, and the executions of one cell in
-// repetition order with the warm-up in use and the warm-up the data suggest.
-import { useMemo } from 'react';
+// One query at a time: a box per restart beside the restart means (the restart is the unit: the
+// overview), or every execution of every restart (WebGL dots, one per pixel of a row beyond a few
+// thousand, every one in a zoomed range with few enough), its statistics per cell, and the executions
+// of one cell in repetition order with the warm-up in use and the warm-up the data suggest.
+import { useMemo, useState } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
 import { executionsFigure, repetitionsFigure } from '../../../common/figures/build.js';
 import { MDE_LABELS, type Analysis } from '../../../common/stats/index.js';
@@ -19,8 +20,50 @@ interface Props {
   onApplyWarmup(n: number): void;
 }
 
+/** Width of the strip plot's value axis in pixels, about: one dot per pixel of a row beyond THIN_ABOVE. */
+const STRIP_PIXELS = 760;
+
+type Zoom = { x: [number, number]; y?: [number, number] } | null;
+
+/** A zoom or pan of the value axis (and the rows, for a box zoom) from a Plotly relayout event; null: back to the whole range; undefined: not a zoom. */
+function zoomOf(e: Record<string, unknown>): Zoom | undefined {
+  const n = (k: string) => (typeof e[k] === 'number' ? (e[k] as number) : undefined);
+  const [x0, x1, y0, y1] = [n('xaxis.range[0]'), n('xaxis.range[1]'), n('yaxis.range[0]'), n('yaxis.range[1]')];
+  if (x0 !== undefined && x1 !== undefined) return { x: [x0, x1], ...(y0 !== undefined && y1 !== undefined ? { y: [y0, y1] as [number, number] } : {}) };
+  if (e['xaxis.autorange'] === true) return null;
+  return undefined;
+}
+
+/** The restart-level overview (a box per restart) or every execution, drawn for the zoomed range. */
+function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
+  const [mode, setMode] = useState<'boxes' | 'executions'>('boxes');
+  const [zoom, setZoom] = useState<{ query: string; zoom: Zoom }>({ query, zoom: null });
+  const z = zoom.query === query && mode === 'executions' ? zoom.zoom : null;
+  const figure = useMemo(() => {
+    const f = executionsFigure(ctx, query, mode === 'boxes' ? { boxes: true } : { screen: { pixels: STRIP_PIXELS, range: z?.x } });
+    // A box zoom also narrowed the rows: kept when the figure is rebuilt for the new range.
+    return z?.y ? { ...f, layout: { ...f.layout, yaxis: { ...(f.layout.yaxis as object), range: z.y } } } : f;
+  }, [ctx, query, mode, z]);
+  const onRelayout = (e: Record<string, unknown>) => {
+    const next = zoomOf(e);
+    if (next !== undefined && mode === 'executions') setZoom({ query, zoom: next });
+  };
+  return (
+    <div data-testid="query-strip">
+      <div className="row" style={{ gap: 12, alignItems: 'center' }} data-testid="query-plot-mode">
+        <label>
+          <input type="radio" checked={mode === 'boxes'} onChange={() => setMode('boxes')} data-testid="query-plot-boxes" /> a box per restart
+        </label>
+        <label>
+          <input type="radio" checked={mode === 'executions'} onChange={() => setMode('executions')} data-testid="query-plot-executions" /> every execution
+        </label>
+      </div>
+      <FigurePlot figure={figure} onRelayout={onRelayout} />
+    </div>
+  );
+}
+
 export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }: Props) {
-  const strip = useMemo(() => executionsFigure(ctx, query), [ctx, query]);
   const target = analysis.settings.targetEffectPct;
   const pooled = analysis.mde.find((m) => m.query === query)?.mde;
   const notes = new Reasons();
@@ -29,7 +72,7 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }
   const cellsWithQuery = ctx.cells.map((id) => analysis.cells.find((c) => c.cell === id)!).filter((c) => c && c.queries.some((q) => q.query === query));
   return (
     <div data-testid="query-panel">
-      <FigurePlot figure={strip} />
+      <StripPlot ctx={ctx} query={query} />
       <table className="plan-table" style={TABLE_STYLE} data-testid="query-table">
         <thead>
           <tr>

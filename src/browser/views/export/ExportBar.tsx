@@ -24,6 +24,12 @@ export interface ExportBarProps {
   /** The analysis's α and p-value adjustment, so the exports say what the view says. */
   alpha?: number;
   adjustment?: Adjustment;
+  /**
+   * The context around an analysis already made with these settings (the Analysis view's, from its
+   * worker): then the export does not analyse the experiment again on the UI thread. null: it is
+   * being made (the export waits for it).
+   */
+  context?: ExportContext | null;
 }
 
 /** `/data/run.varlab.json` → `/data/run-export`; an unsaved document exports under the home folder. */
@@ -37,8 +43,9 @@ export function defaultExportDir(path: string | null, home: string | undefined, 
   return `${home ?? ''}/varlab-export/${slug}`;
 }
 
-function useExportContext(doc: ExperimentDoc | null, { warmup, baseline, alpha, adjustment }: Pick<ExportBarProps, 'warmup' | 'baseline' | 'alpha' | 'adjustment'>): { ctx: ExportContext | null; problem: string | null } {
+function useExportContext(doc: ExperimentDoc | null, { warmup, baseline, alpha, adjustment, context }: Pick<ExportBarProps, 'warmup' | 'baseline' | 'alpha' | 'adjustment' | 'context'>): { ctx: ExportContext | null; problem: string | null } {
   return useMemo(() => {
+    if (context !== undefined) return context && context.doc === doc ? { ctx: context, problem: null } : { ctx: null, problem: 'the analysis is not ready yet' };
     if (!doc) return { ctx: null, problem: 'no experiment is open' };
     if (!doc.results?.restarts.length) return { ctx: null, problem: 'no results yet: run the experiment first' };
     try {
@@ -46,7 +53,7 @@ function useExportContext(doc: ExperimentDoc | null, { warmup, baseline, alpha, 
     } catch (e) {
       return { ctx: null, problem: (e as Error).message };
     }
-  }, [doc, warmup, baseline, alpha, adjustment]);
+  }, [doc, warmup, baseline, alpha, adjustment, context]);
 }
 
 export function ExportBar(props: ExportBarProps) {

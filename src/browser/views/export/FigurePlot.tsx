@@ -8,7 +8,8 @@ import { PlotExportButtons } from './PlotExportButtons.js';
 
 const STATIC_CONFIG = { responsive: false };
 
-export function FigurePlot({ figure }: { figure: FigureSpec }) {
+/** onRelayout: the user zoomed or panned (or double-clicked back); the view may rebuild the figure for the new range. */
+export function FigurePlot({ figure, onRelayout }: { figure: FigureSpec; onRelayout?: (e: Record<string, unknown>) => void }) {
   const el = useRef<HTMLElement | null>(null);
   const onReady = useCallback((e: HTMLElement) => {
     el.current = e;
@@ -18,7 +19,7 @@ export function FigurePlot({ figure }: { figure: FigureSpec }) {
     <figure className="figure-plot" data-testid={`figure-${figure.id}`} style={{ margin: '0 0 16px', overflowX: 'auto' }}>
       <PlotExportButtons getElement={() => el.current} name={figure.file} width={figure.width} height={figure.height} />
       <div style={{ width: figure.width, height: figure.height }}>
-        <Plot data={figure.data} layout={layout} config={STATIC_CONFIG} onReady={onReady} className="plot" testId={`plot-${figure.id}`} />
+        <Plot data={figure.data} layout={layout} config={STATIC_CONFIG} onReady={onReady} onRelayout={onRelayout} className="plot" testId={`plot-${figure.id}`} />
       </div>
     </figure>
   );
