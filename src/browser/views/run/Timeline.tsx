@@ -82,9 +82,12 @@ function trace(live: LiveRun, query: string, idx: number[]) {
   };
 }
 
-/** A round number above x, with room to grow: the x axis is fixed until the run passes it. */
+/**
+ * A round number well above n: the x axis is fixed until the run passes it. Room for 4 times what is
+ * there: from 100 to 100,000 executions Plotly draws the axes afresh 5 times, not on every frame.
+ */
 function roomFor(n: number): number {
-  const want = Math.max(50, n * 1.5);
+  const want = Math.max(100, n * 4);
   const step = 10 ** Math.floor(Math.log10(want));
   return Math.ceil(want / step) * step;
 }
@@ -97,7 +100,8 @@ function yRange(y: number[], idx: number[]): Range {
     if (y[i] > hi) hi = y[i];
   }
   if (!Number.isFinite(lo)) return [0, 1];
-  const pad = (hi - lo) * 0.08 || Math.abs(lo) * 0.05 || 1;
+  // Headroom, as for x: a restart a little above or below the ones so far fits without drawing the axes afresh.
+  const pad = (hi - lo) * 0.25 || Math.abs(lo) * 0.05 || 1;
   return [lo - pad, hi + pad];
 }
 
