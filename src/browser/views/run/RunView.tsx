@@ -11,7 +11,7 @@ import { LiveRun } from './live.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
-import { agreeAndStart, attachToRunning, checkUnfinished, control, showHost, startRun, useRunSession } from './session.js';
+import { agreeAndStart, attachToRunning, checkUnfinished, control, followDetached, showHost, startRun, useRunSession } from './session.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { ConsentList } from '../export/ConsentList.js';
 import './run.css';
@@ -27,6 +27,7 @@ function StartPanel() {
   const [identity, setIdentity] = useState('');
   const [knownHosts, setKnownHosts] = useState('');
   const [startOver, setStartOver] = useState(false);
+  const [detach, setDetach] = useState(false);
   const error = useRunSession((s) => s.error);
   const unfinished = useRunSession((s) => (s.unfinished?.path === path ? s.unfinished : null));
   const designChanged = useRunSession((s) => (s.designChanged?.path === path ? s.designChanged : null));
@@ -79,7 +80,10 @@ function StartPanel() {
               <input type="checkbox" checked={startOver} onChange={(e) => setStartOver(e.target.checked)} /> start over
             </label>
           )}
-          <button className="primary" disabled={dirty} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, auth, startOver ? 'fresh' : 'auto')} data-testid="run-start-button">
+          <label title={hosts.length > 1 ? 'A detached run goes to one host' : 'The whole run goes to the target and runs there by itself (systemd-run, else setsid nohup); this computer follows it while it can, and brings every measurement in when the file is opened again'}>
+            <input type="checkbox" checked={detach && hosts.length === 1} disabled={hosts.length > 1} onChange={(e) => setDetach(e.target.checked)} data-testid="run-detach" /> Keep running when this computer sleeps
+          </label>
+          <button className="primary" disabled={dirty} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, auth, startOver ? 'fresh' : 'auto', detach && hosts.length === 1)} data-testid="run-start-button">
             {unfinished && !startOver ? 'Resume' : 'Run'}
           </button>
         </>
@@ -151,6 +155,7 @@ function HostsBar() {
 
 function Progress() {
   const live = useRunSession((s) => s.live);
+  const detached = useRunSession((s) => s.detached);
   useRunSession((s) => s.frame);
   const pct = live.planned ? (100 * live.done) / live.planned : 0;
   const active = live.state === 'running' || live.state === 'paused';
@@ -159,6 +164,11 @@ function Progress() {
       <HostsBar />
       <div style={{ display: 'flex', gap: 16, alignItems: 'center', flexWrap: 'wrap' }}>
         <strong data-testid="run-state">{live.state}</strong>
+        {detached && active && (
+          <span data-testid="run-detached">
+            detached on <code>{detached.target}</code>, running restart {Math.min(live.done + 1, live.planned)} of {live.planned}
+          </span>
+        )}
         <span data-testid="run-count">
           {live.done} of {live.planned} restarts
         </span>
@@ -423,6 +433,8 @@ export function RunView() {
   // Whenever the view shows the start panel for a saved file: is there a run to resume, or has it finished?
   useEffect(() => {
     if (path && !active) void checkUnfinished(path);
+    // A file whose run goes on on its target by itself: follow it.
+    if (path && !active) void followDetached(path);
   }, [path, active]);
   return (
     <div className="run" data-testid="run-view">

@@ -13,6 +13,8 @@ import { LiveRuns, type LiveRun } from './live.js';
 interface RunSessionState {
   runId: string | null;
   path: string | null;
+  /** The watched run goes on on its target by itself (a detached run): where. */
+  detached: { target: string } | null;
   /** Every host's live run (one, for a run on one host). */
   runs: LiveRuns;
   /** The host whose run the view shows (null: the first, or the only one). */
@@ -33,7 +35,7 @@ interface RunSessionState {
 }
 
 const emptyRuns = new LiveRuns();
-export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, designChanged: null, consent: null, finished: null }));
+export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, detached: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, designChanged: null, consent: null, finished: null }));
 
 let lastSeq = 0;
 let unsubscribe: (() => void) | null = null;
@@ -105,11 +107,11 @@ export function showHost(host: string): void {
   useRunSession.setState({ shownHost: host, live: runs.get(host) });
 }
 
-function watch(runId: string, path: string): void {
+function watch(runId: string, path: string, detached?: RunStatus['detached']): void {
   unsubscribe?.();
   lastSeq = 0;
   const runs = new LiveRuns();
-  useRunSession.setState({ runId, path, runs, shownHost: null, live: runs.get(), error: null });
+  useRunSession.setState({ runId, path, detached: detached ? { target: detached.target } : null, runs, shownHost: null, live: runs.get(), error: null });
   unsubscribe = getClient().on('run.batch', take);
   void catchUp(runId);
 }
@@ -119,9 +121,9 @@ function watch(runId: string, path: string): void {
  * changed; 'fresh' starts over (earlier results kept in a copy). Refusals are shown beside the buttons;
  * a changed design is offered as a choice.
  */
-export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 'resume' | 'fresh' = 'auto'): Promise<void> {
+export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 'resume' | 'fresh' = 'auto', detach = false): Promise<void> {
   useRunSession.setState({ error: null, designChanged: null, consent: null });
-  const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}) });
+  const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}), ...(detach ? { detach: true } : {}) });
   if (!r.ok) {
     if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
     else if (r.code === 'needs-consent' && r.details?.consent) useRunSession.setState({ consent: { path, check: r.details.consent, how, auth } });
@@ -129,7 +131,20 @@ export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 're
     return;
   }
   useRunSession.setState({ unfinished: null, finished: null });
-  watch(r.value.runId, r.value.path);
+  watch(r.value.runId, r.value.path, r.value.detached);
+}
+
+/**
+ * A file whose run goes on on its target by itself (detached): follow it, so its measurements come
+ * in from where this computer stopped and the view shows it live.
+ */
+export async function followDetached(path: string): Promise<void> {
+  if (useRunSession.getState().runId) return;
+  const s = await getClient().call('run.detachedStatus', { path });
+  if (!s.ok || !s.value || s.value.state !== 'running') return;
+  const r = await getClient().call('run.attach', { path });
+  if (!r.ok) return useRunSession.setState({ error: r.message });
+  watch(r.value.runId, r.value.path, r.value.detached ?? { target: s.value.target, following: true });
 }
 
 /**
@@ -165,7 +180,7 @@ export async function attachToRunning(path: string | null): Promise<void> {
   if (!r.ok) return;
   const active = r.value.filter((s: RunStatus) => s.state === 'running' || s.state === 'paused');
   const mine = active.find((s) => s.path === path) ?? active[0];
-  if (mine) watch(mine.runId, mine.path);
+  if (mine) watch(mine.runId, mine.path, mine.detached);
 }
 
 export async function control(action: 'run.pause' | 'run.resume' | 'run.cancel'): Promise<void> {
