@@ -41,6 +41,8 @@ export interface FailDetails {
   designChanged?: DesignChanged;
   /** needs-consent: the list the run would need agreed to (of the design as it would run, a journal's included). */
   consent?: TrustCheck;
+  /** start-failed: the failure will happen again the same way (no binary, a refused option, permissions). */
+  repeats?: boolean;
 }
 
 /** A save that would leave measurements behind: how many, and where they would be kept. */

@@ -132,8 +132,8 @@ export class RestartProcedure {
 
   /**
    * Start mysqld for this restart. A start that fails is the restart's result: recorded as failed with
-   * why, and the run goes on; only several in a row (a profile or host that cannot start it at all)
-   * end the run, with the cause.
+   * why, and the run goes on; a failure that will repeat, or several in a row (a profile or host that
+   * cannot start it at all), end the run with the cause.
    */
   private async start(r: ScheduledRestart, run: () => Promise<StartedServer>): Promise<StartedServer | null> {
     try {
@@ -142,6 +142,8 @@ export class RestartProcedure {
       return started;
     } catch (e) {
       if (!(e instanceof ApiError) || e.code !== 'start-failed') throw e;
+      // No binary, an option the server refuses, a permission error: every restart would fail the same way.
+      if (e.details?.repeats) throw e;
       if (++this.startFailures >= START_FAILURES_IN_A_ROW) {
         throw new ApiError('start-failed', `mysqld failed to start for ${this.startFailures} restarts in a row; the last: ${e.message}`);
       }

@@ -65,8 +65,9 @@ export function startFailure(target: string, profile: ServerProfile, sudo: boole
   const log = reply.log.length ? `\nNew lines of ${profile.errorLog ?? 'its log'}:\n${reply.log.join('\n')}` : r.stderr.trim() && cause !== r.stderr.trim() ? `\n${r.stderr.trim()}` : '';
   const started = reply.fail?.kind === 'exited' || reply.fail?.kind === 'timeout';
   const message = `mysqld on ${target} did not ${started ? 'start' : 'restart'}: ${cause}${log}`;
-  // A failure that will repeat is not a lost connection: it must not be retried.
-  return new ApiError(startFailureRepeats(reply) || reply.fail ? 'start-failed' : 'connection', message);
+  // A failure that will repeat is not a lost connection: it must not be retried, nor tried on the next restart.
+  const repeats = startFailureRepeats(reply);
+  return repeats ? new ApiError('start-failed', message, { repeats }) : new ApiError(reply.fail ? 'start-failed' : 'connection', message);
 }
 
 /** The server variables a restart's verify step reads: the factors' and the profile's own options. */
