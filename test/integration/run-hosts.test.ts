@@ -14,15 +14,18 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { buildPlan, hostDesign } from '../../src/common/plan.js';
 import { hostJournalPath } from '../../src/node/engine/journal.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
-import { quickstartCopy, runEnvForTests, varlabRun, varlabSync } from './run-env.js';
+import { quickstartCopy, startRunEnv, varlabRun, varlabSync, type RunEnv } from './run-env.js';
 
-const env = runEnvForTests();
+// One before hook starts both hosts in order: a second top-level hook was seen running before the
+// first one's environment was there (CI, under load).
+let env: RunEnv;
 let second: Sshd;
 let secondDir: string;
 let authArgs: string[];
 let profiles: string;
 
 before(async () => {
+  env = await startRunEnv();
   second = await startSshd();
   secondDir = mkdtempSync(join(tmpdir(), 'varlab-host2-'));
   execFileSync('chmod', ['755', secondDir]);
@@ -42,6 +45,7 @@ after(async () => {
     await second.stop();
   }
   if (secondDir) rmSync(secondDir, { recursive: true, force: true });
+  await env?.stop();
 });
 
 /** Adaptive hash index on/off (a per-server factor: both hosts share this machine), 2 restarts per cell. */
