@@ -505,7 +505,8 @@ function plans(lab: Lab): Record<Fault, TrialPlan> {
       async inject(run, nth, rand) {
         if (nth > 0) return 0;
         if (!(await run.waitFor((e) => e.type === 'progress' && e.done === e.planned && e.planned > 0))) return 0;
-        await sleep(between(rand, 0, 600));
+        // The stop and restore take about a second here: a cut later than that finds the run gone.
+        await sleep(between(rand, 0, 150));
         return run.proc.exitCode === null && lab.cutSsh() ? 1 : 0;
       },
     },
@@ -547,7 +548,7 @@ export async function runFaultSuite(opts: SuiteOptions): Promise<{ rows: FaultRo
       }
       const plan = all[fault];
       let fruitless = 0;
-      while (row.injected < opts.each && fruitless < 3 && !opts.signal?.aborted) {
+      while (row.injected < opts.each && fruitless < 8 && !opts.signal?.aborted) {
         const name = `t${++trialNo}-${fault}`;
         lab.freshHost();
         const before = lab.hostFiles();
