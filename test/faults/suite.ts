@@ -564,7 +564,10 @@ export async function runFaultSuite(opts: SuiteOptions): Promise<{ rows: FaultRo
             return 0;
           });
           // A run that hangs is a fault not survived: it is stopped (by pid) so that the suite goes on.
-          const hung = await Promise.race([run.exit.then(() => false), sleep(RUN_LIMIT_MS).then(() => true)]);
+          let watchdog: NodeJS.Timeout | undefined;
+          const hung = await Promise.race([run.exit.then(() => false), new Promise<boolean>((r) => (watchdog = setTimeout(() => r(true), RUN_LIMIT_MS)))]);
+          // Cleared, or the suite would linger for minutes after its table.
+          clearTimeout(watchdog);
           if (hung) {
             hangs.push(`run ${nth + 1} hung for ${RUN_LIMIT_MS / 1000} s after ${run.events.at(-1)?.type ?? 'no'} event (${JSON.stringify(run.events.at(-1) ?? {}).slice(0, 300)})`);
             killPid(run.proc.pid!);
