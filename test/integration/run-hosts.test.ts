@@ -40,9 +40,11 @@ before(async () => {
 });
 
 after(async () => {
-  if (second) {
-    varlabSync(['sandbox', 'remove', second.target, ...authArgs], env.varlabHome);
-    await second.stop();
+  // Whatever part of before() failed, the second sshd is stopped (it was left running when it threw).
+  try {
+    if (second && authArgs) varlabSync(['sandbox', 'remove', second.target, ...authArgs], env.varlabHome);
+  } finally {
+    await second?.stop();
   }
   if (secondDir) rmSync(secondDir, { recursive: true, force: true });
   await env?.stop();
