@@ -11,6 +11,7 @@ import { ExperimentJsonReader, experimentText, NotJson } from '../common/experim
 import type { ExperimentDoc } from '../common/experiment/types.js';
 import { ApiError } from '../common/api.js';
 import { DEFAULT_LIMITS, type ExperimentLimits } from '../common/experiment/limits.js';
+import { processRuns } from './process.js';
 
 /** Where varlab keeps its own state (recent files, known hosts, server profiles). VARLAB_HOME overrides it. */
 export function varlabHome(): string {
@@ -92,16 +93,6 @@ export async function finishExperimentRead(path: string, reader: ExperimentJsonR
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ERR_STRING_TOO_LONG') return { doc: null, problems: ['(document): not valid JSON'], notices: [] };
     return cannotRead(path, e);
-  }
-}
-
-/** Is a process of this id running here (one that exists but is not ours to signal counts)? */
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

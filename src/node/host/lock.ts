@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { ApiError } from '../../common/api.js';
 import { asRoot, shellQuote } from './shell.js';
 import type { TargetSession } from './types.js';
+import { processRuns } from '../process.js';
 
 export interface LockOwner {
   runId: string;
@@ -36,15 +37,6 @@ export const DEFAULT_STALE_AFTER_S = 180;
 
 export function targetLockPath(dir: string): string {
   return `${dir.replace(/\/+$/, '')}/${LOCK_NAME}`;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function parseOwner(text: string): LockOwner | null {
@@ -92,7 +84,7 @@ export async function acquireTargetLock(session: TargetSession, dir: string, own
     const held = parseOwner(out.split('\n').slice(1).join('\n'));
     if (held?.runId === owner.runId) break;
     // Its owner ran on this machine and is gone: nothing will release it.
-    const gone = held && held.host === hostname() && !alive(held.pid);
+    const gone = held && held.host === hostname() && !processRuns(held.pid);
     if ((gone || !held) && attempt === 0) {
       if (!held && Number(out.split(/\s+/)[1]) < 5) throw busy(session.target, path, null);
       await exec(`rm -rf ${shellQuote(path)}`);

@@ -6,11 +6,11 @@
 // A lock is stale, and taken over, when the process named in it is gone: its pid is dead, or the pid
 // now belongs to a process started later than the lock (the pid was reused).
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../../common/api.js';
 import { varlabHome } from '../files.js';
+import { processRuns, processStart } from '../process.js';
 
 export interface RunLockInfo {
   runId: string;
@@ -29,23 +29,9 @@ export interface HeldLocks {
 const key = (kind: string, name: string) => `${kind}-${createHash('sha256').update(name).digest('hex').slice(0, 24)}.lock`;
 const runsDir = () => join(varlabHome(), 'runs');
 
-/** The start time of a process in clock ticks since boot (Linux), or undefined. */
-function processStart(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22, counted after the command name (which is in parentheses and may hold spaces).
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-  } catch {
-    return undefined;
-  }
-}
-
+/** Is the process named in a lock still running (and not a later one that got its pid)? */
 function alive(info: RunLockInfo): boolean {
-  try {
-    process.kill(info.pid, 0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!processRuns(info.pid)) return false;
   const start = processStart(info.pid);
   return info.pidStart === undefined || start === undefined || start === info.pidStart;
 }
