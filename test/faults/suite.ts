@@ -18,6 +18,7 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { buildPlan, seededRandom } from '../../src/common/plan.js';
 import { readJournalText, resultsFromJournal } from '../../src/common/records.js';
 import type { HostPaths } from '../../src/node/host/script.js';
+import { processRuns as running } from '../../src/node/process.js';
 import { startRunEnv, type RunEnv } from '../integration/run-env.js';
 
 export const FAULTS = ['ssh-session-killed', 'mysqld-killed-mid-query', 'mysqld-killed-mid-verify', 'server-fails-to-start', 'varlab-killed-and-restarted', 'drop-during-final-restore', 'journal-disk-full'] as const;
@@ -332,15 +333,6 @@ function killPid(pid: number): void {
     process.kill(pid, 'SIGKILL');
   } catch {
     /* already gone */
-  }
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
   }
 }
 

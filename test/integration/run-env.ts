@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunEvent } from '../../src/common/events.js';
 import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
+import { processRuns } from '../../src/node/process.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 
 export interface RunEnv {
@@ -119,20 +120,8 @@ async function setUp(sshd: Sshd, dir: string): Promise<RunEnv> {
   };
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A process that has exited but was not reaped still answers signal 0. Where PID 1 does not
-  // reap orphans (some containers, CI), a detached runner stays a zombie: it is gone all the same.
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
+/** Is the process running (a zombie, dead but not reaped, is not: see processRuns). */
+export const alive = processRuns;
 
 /** Waits up to `ms` for a process to exit (a journal line can come just before its writer exits). */
 export async function exited(pid: number, ms = 10_000): Promise<boolean> {
@@ -141,14 +130,7 @@ export async function exited(pid: number, ms = 10_000): Promise<boolean> {
 }
 
 /** A live process (a zombie waiting for its parent to reap it has stopped running). */
-export function running(pid: number): boolean {
-  if (!pid || !alive(pid)) return false;
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
+export const running = processRuns;
 
 /** A copy of the quickstart with its profile, and the idle time set to 0 so the tests stay quick. */
 export function quickstartCopy(env: RunEnv, name: string, edit: (doc: ExperimentDoc) => void = () => {}): string {
