@@ -7,7 +7,7 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunEvent } from '../../src/common/events.js';
-import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
+import type { ExperimentDoc, Factor, ServerProfile } from '../../src/common/experiment/types.js';
 import { processRuns } from '../../src/node/process.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 
@@ -141,6 +141,31 @@ export function quickstartCopy(env: RunEnv, name: string, edit: (doc: Experiment
   const path = join(env.dir, `${name}.varlab.json`);
   writeFileSync(path, JSON.stringify(doc, null, 2));
   return path;
+}
+
+/** The shape of a short run: the factors (every cell of them), restarts per cell, repetitions and warm-up. */
+export interface ShortRun {
+  factors: Factor[];
+  restartsPerCell: number;
+  repetitions: number;
+  warmup: number;
+}
+
+/**
+ * A short copy of the quickstart on the sandbox sshd's target: `short`'s factors with no cell
+ * excluded, its restarts, repetitions and warm-up, the first two queries; then `edit`.
+ */
+export function shortQuickstartCopy(env: RunEnv, name: string, short: ShortRun, edit: (doc: ExperimentDoc) => void = () => {}): string {
+  return quickstartCopy(env, name, (d) => {
+    d.design.factors = short.factors;
+    d.design.excludedCells = [];
+    d.design.restartsPerCell = short.restartsPerCell;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 2);
+    d.design.workload.repetitions = short.repetitions;
+    d.design.workload.warmup = short.warmup;
+    d.design.target = env.sshd.target;
+    edit(d);
+  });
 }
 
 /** Keep only the first `n` cells of the plan, so a test of resuming stays short. */

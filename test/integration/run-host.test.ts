@@ -16,7 +16,7 @@ import { buildFigures } from '../../src/common/figures/index.js';
 import { DocumentService } from '../../src/node/documents/service.js';
 import { defaultHostLayer, type HostLayer } from '../../src/node/engine/hostlayer.js';
 import { RunService } from '../../src/node/runs/service.js';
-import { quickstartCopy, runEnvForTests, varlabRun, varlabSync } from './run-env.js';
+import { runEnvForTests, shortQuickstartCopy, varlabRun, varlabSync } from './run-env.js';
 
 const env = runEnvForTests({ varlabHome: true });
 /** A CPU list with a comma that this host has. */
@@ -25,19 +25,11 @@ const CPUS_OBSERVED = CPUS === '0,2' ? '0,2' : '0-1';
 
 /** A short copy: ASLR on/off × CPUs none/a list, one restart per cell, two repetitions. */
 function cpuListCopy(name: string, edit: (d: ExperimentDoc) => void = () => {}): string {
-  return quickstartCopy(env, name, (d) => {
-    d.design.factors = [
-      { tunable: 'aslr', levels: ['on', 'off'] },
-      { tunable: 'cpubind', levels: ['none', CPUS] },
-    ];
-    d.design.excludedCells = [];
-    d.design.restartsPerCell = 1;
-    d.design.workload.queries = d.design.workload.queries.slice(0, 2);
-    d.design.workload.repetitions = 2;
-    d.design.workload.warmup = 0;
-    d.design.target = env.sshd.target;
-    edit(d);
-  });
+  const factors = [
+    { tunable: 'aslr', levels: ['on', 'off'] },
+    { tunable: 'cpubind', levels: ['none', CPUS] },
+  ];
+  return shortQuickstartCopy(env, name, { factors, restartsPerCell: 1, repetitions: 2, warmup: 0 }, edit);
 }
 
 test(`a cpubind=${CPUS} cell round-trips through the run, the saved file, the CSV and the figures`, { timeout: 600_000 }, async () => {

@@ -14,7 +14,7 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { buildPlan, hostDesign } from '../../src/common/plan.js';
 import { hostJournalPath } from '../../src/node/engine/journal.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
-import { quickstartCopy, startRunEnv, varlabRun, varlabSync, type RunEnv } from './run-env.js';
+import { shortQuickstartCopy, startRunEnv, varlabRun, varlabSync, type RunEnv } from './run-env.js';
 
 // One before hook starts both hosts in order: a second top-level hook was seen running before the
 // first one's environment was there (CI, under load).
@@ -52,14 +52,7 @@ after(async () => {
 
 /** Adaptive hash index on/off (a per-server factor: both hosts share this machine), 2 restarts per cell. */
 function twoHostCopy(name: string): string {
-  return quickstartCopy(env, name, (d) => {
-    d.design.factors = [{ tunable: 'ahi', levels: ['on', 'off'] }];
-    d.design.excludedCells = [];
-    d.design.restartsPerCell = 2;
-    d.design.workload.queries = d.design.workload.queries.slice(0, 2);
-    d.design.workload.repetitions = 3;
-    d.design.workload.warmup = 1;
-    d.design.target = env.sshd.target;
+  return shortQuickstartCopy(env, name, { factors: [{ tunable: 'ahi', levels: ['on', 'off'] }], restartsPerCell: 2, repetitions: 3, warmup: 1 }, (d) => {
     delete d.design.serverProfile;
   });
 }
