@@ -390,6 +390,9 @@ export const METHODS = [
   'run.status',
   'run.check',
   'run.events',
+  'run.attach',
+  'run.stopFollowing',
+  'run.detachedStatus',
   'export.writeFile',
   'export.plots',
   'export.csv',
@@ -398,6 +401,12 @@ export const METHODS = [
   'local.readiness',
   'local.quickstart',
 ] as const satisfies readonly Method[];
+
+/**
+ * Every method of the contract is in METHODS: one added to Requests and not here does not compile
+ * (naming it), rather than being refused by both transports as "unknown method" at run time.
+ */
+export const METHODS_COMPLETE: [Exclude<Method, (typeof METHODS)[number]>] extends [never] ? true : { notInMethods: Exclude<Method, (typeof METHODS)[number]> } = true;
 
 /** The events the backend pushes (the transport event is the client's own). */
 export const EVENTS = ['run.batch', 'prompt', 'document.changed'] as const satisfies readonly EventName[];
