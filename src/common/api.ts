@@ -209,7 +209,11 @@ export interface DetachedStatus {
 
 /** run.check: a finished run is not run again unless the user asks (fresh), and is told where its results stay. */
 export type RunCheck =
-  | { finished: false; unfinished?: { restartsDone: number; restartsPlanned: number; designChanges: string[] } }
+  | {
+      finished: false;
+      /** detached: the unfinished run is detached on that target, its end not brought in yet (it is followed, not resumed). */
+      unfinished?: { restartsDone: number; restartsPlanned: number; designChanges: string[]; detached?: { target: string } };
+    }
   | { finished: true; restartsDone: number; restartsPlanned: number; keepResultsAs: string };
 
 /** What `local.readiness` finds on the machine varlab runs on. */

@@ -32,7 +32,16 @@ export function runHandlers(ctx: BackendContext): Handlers {
     'run.cancel': async ({ runId }) => runs.cancel(runId),
     'run.check': async ({ path, target }) => {
       if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.check: path must be an experiment file path');
-      return runs.check(path, target);
+      const c = await runs.check(path, target);
+      if (c.finished || !c.unfinished) return c;
+      // Said from the local journal alone (no connection), so the Run view offers to follow it, never to resume it.
+      let d: ReturnType<typeof detachedRun> = null;
+      try {
+        d = detachedRun(path);
+      } catch {
+        /* a journal refused here is refused, with its reason, by run.detachedStatus and run.attach */
+      }
+      return d && !d.ended ? { ...c, unfinished: { ...c.unfinished, detached: { target: d.target } } } : c;
     },
     'run.status': async () => runs.status(),
     'run.attach': async ({ path }) => {

@@ -32,6 +32,7 @@ function StartPanel() {
   const unfinished = useRunSession((s) => (s.unfinished?.path === path ? s.unfinished : null));
   const designChanged = useRunSession((s) => (s.designChanged?.path === path ? s.designChanged : null));
   const consent = useRunSession((s) => (s.consent?.path === path ? s.consent : null));
+  const follow = useRunSession((s) => (s.follow?.path === path ? s.follow : null));
   // What pressing Run starts, before it is pressed.
   const estimate = useMemo(() => (design ? estimatePlan(design, buildPlan(design).length) : null), [design]);
   if (!path) {
@@ -39,6 +40,29 @@ function StartPanel() {
       <p data-testid="run-needs-save">
         {design ? 'Save the experiment to a file first: the run saves its results into it and keeps its journal beside it.' : 'Nothing is open: open an experiment or the quickstart (Design), save it to a file, and run it here.'}
       </p>
+    );
+  }
+  // The file's run goes on on its target by itself (or ended there, not brought in yet): it is followed, not run.
+  const away = unfinished?.detached ?? (follow ? { target: follow.target ?? target } : null);
+  if (away) {
+    return (
+      <div className="run-box" style={{ display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap' }} data-testid="run-start">
+        <span data-testid="run-detached-away">
+          The run of <code>{path}</code> is detached on <code>{away.target}</code>
+          {unfinished ? ` (${unfinished.restartsDone} of ${unfinished.restartsPlanned} restarts brought into this computer so far)` : ''}
+          {follow?.state === 'failed' ? '.' : ': connecting to follow it…'}
+        </span>
+        {follow?.state === 'failed' && (
+          <>
+            <span className="problem" role="alert" data-testid="run-follow-problem">
+              It could not be followed: {follow.message}
+            </span>
+            <button onClick={() => void followDetached(path)} data-testid="run-follow">
+              Try again
+            </button>
+          </>
+        )}
+      </div>
     );
   }
   const ssh = hosts.some((h) => h !== 'local');
@@ -166,7 +190,7 @@ function Progress() {
         <strong data-testid="run-state">{live.state}</strong>
         {detached && active && (
           <span data-testid="run-detached">
-            detached on <code>{detached.target}</code>, running restart {Math.min(live.done + 1, live.planned)} of {live.planned}
+            detached on <code>{detached.target}</code>, running restart {Math.min(Math.max(live.done + 1, detached.current ?? 0), live.planned)} of {live.planned}
           </span>
         )}
         <span data-testid="run-count">
@@ -389,7 +413,7 @@ function FinishedPanel({ path, done, planned, keepResultsAs, summary }: { path: 
 function summaryOf(live: LiveRun | null): string | null {
   if (!live || !live.executions) return null;
   const cells = new Set(live.restarts.filter((r) => r.status === 'ok').map((r) => r.cell)).size;
-  return `${cells} cells, ${live.executions.toLocaleString('en')} executions`;
+  return `${cells} cell${cells === 1 ? '' : 's'}, ${live.executions.toLocaleString('en')} executions`;
 }
 
 /** The saved results of a finished run, folded like live events so the same plots show them. */

@@ -13,8 +13,8 @@ import { LiveRuns, type LiveRun } from './live.js';
 interface RunSessionState {
   runId: string | null;
   path: string | null;
-  /** The watched run goes on on its target by itself (a detached run): where. */
-  detached: { target: string } | null;
+  /** The watched run goes on on its target by itself (a detached run): where, and the restart it was on when last looked at there (before its journal has come in). */
+  detached: { target: string; current?: number } | null;
   /** Every host's live run (one, for a run on one host). */
   runs: LiveRuns;
   /** The host whose run the view shows (null: the first, or the only one). */
@@ -24,8 +24,10 @@ interface RunSessionState {
   /** Bumped at most once per animation frame when batches arrived. */
   frame: number;
   error: string | null;
-  /** A journal beside the open file with restarts still to run; designChanges: what the file's design changed since it started. */
-  unfinished: { path: string; restartsDone: number; restartsPlanned: number; designChanges: string[] } | null;
+  /** A journal beside the open file with restarts still to run; designChanges: what the file's design changed since it started; detached: it runs on that target by itself. */
+  unfinished: { path: string; restartsDone: number; restartsPlanned: number; designChanges: string[]; detached?: { target: string } } | null;
+  /** The open file's detached run: being looked at on its target to follow it, or why it could not be followed. */
+  follow: { path: string; target?: string; state: 'connecting' | 'failed'; message?: string } | null;
   /** run.start refused: the design changed since the unfinished run started; the user chooses. */
   designChanged: DesignChanged | null;
   /** run.start refused: the run would do things on the target the user has not agreed to (the list, and how the run was asked for). */
@@ -35,7 +37,7 @@ interface RunSessionState {
 }
 
 const emptyRuns = new LiveRuns();
-export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, detached: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, designChanged: null, consent: null, finished: null }));
+export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, detached: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, follow: null, designChanged: null, consent: null, finished: null }));
 
 let lastSeq = 0;
 let unsubscribe: (() => void) | null = null;
@@ -107,11 +109,11 @@ export function showHost(host: string): void {
   useRunSession.setState({ shownHost: host, live: runs.get(host) });
 }
 
-function watch(runId: string, path: string, detached?: RunStatus['detached']): void {
+function watch(runId: string, path: string, detached?: RunStatus['detached'], current?: number): void {
   unsubscribe?.();
   lastSeq = 0;
   const runs = new LiveRuns();
-  useRunSession.setState({ runId, path, detached: detached ? { target: detached.target } : null, runs, shownHost: null, live: runs.get(), error: null });
+  useRunSession.setState({ runId, path, detached: detached ? { target: detached.target, ...(current ? { current } : {}) } : null, runs, shownHost: null, live: runs.get(), error: null, follow: null });
   unsubscribe = getClient().on('run.batch', take);
   void catchUp(runId);
 }
@@ -134,17 +136,41 @@ export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 're
   watch(r.value.runId, r.value.path, r.value.detached);
 }
 
+/** The file whose detached run is being looked at now (one look at a time per file). */
+let looking: string | null = null;
+
 /**
- * A file whose run goes on on its target by itself (detached): follow it, so its measurements come
- * in from where this computer stopped and the view shows it live.
+ * A file whose run goes on on its target by itself (detached), or ended there with its results not
+ * brought in yet: follow it, so its measurements come in from where this computer stopped and the
+ * view shows it live (or its end). Why it could not be followed is shown, never swallowed.
  */
 export async function followDetached(path: string): Promise<void> {
-  if (useRunSession.getState().runId) return;
-  const s = await getClient().call('run.detachedStatus', { path });
-  if (!s.ok || !s.value || s.value.state !== 'running') return;
-  const r = await getClient().call('run.attach', { path });
-  if (!r.ok) return useRunSession.setState({ error: r.message });
-  watch(r.value.runId, r.value.path, r.value.detached ?? { target: s.value.target, following: true });
+  const now = useRunSession.getState();
+  // A run this tab watches goes on (another file's, or this one's already followed).
+  if ((now.runId && now.runs.active) || looking === path) return;
+  looking = path;
+  const problem = (message: string, target?: string) => useRunSession.setState({ follow: { path, target, state: 'failed', message } });
+  try {
+    const s = await getClient().call('run.detachedStatus', { path });
+    if (!s.ok) return problem(s.message, useRunSession.getState().unfinished?.detached?.target);
+    const d = s.value;
+    if (!d || d.imported) {
+      // No detached run, or its end is in the file already: nothing to follow.
+      if (useRunSession.getState().follow?.path === path) useRunSession.setState({ follow: null });
+      return;
+    }
+    if (d.state === 'gone') return problem(`the run's directory is no longer on ${d.target} (${d.done} of ${d.planned} restarts are here)${d.message ? `: ${d.message}` : ''}`, d.target);
+    const later = useRunSession.getState();
+    if (later.runId && later.runs.active) return;
+    useRunSession.setState({ follow: { path, target: d.target, state: 'connecting' } });
+    // Running, or ended on the target while nobody followed: attaching brings every measurement in.
+    const r = await getClient().call('run.attach', { path });
+    if (!r.ok) return problem(r.message, d.target);
+    useRunSession.setState({ unfinished: null });
+    watch(r.value.runId, r.value.path, r.value.detached ?? { target: d.target, following: true }, d.current);
+  } finally {
+    looking = null;
+  }
 }
 
 /**
