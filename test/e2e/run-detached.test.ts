@@ -1,0 +1,141 @@
+// Runs that outlive the laptop, in the app (issue 14), as a user of `npm run web` does it: a run started
+// from the Run view with "Keep running when this computer sleeps" on the sandbox sshd's target; the page
+// closed and the browser-mode process killed (the laptop goes away) while the run goes on there by
+// itself; a new `npm run web` opening the file shows "detached on T, running restart k of n" and
+// follows it live from where the first one stopped; when it ends, the file on disk holds every
+// execution exactly once and the host is as it was (mysqld stopped, nothing left to restore, the
+// run's directory gone from the target).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { readJournalText, type JournalRecord } from '../../src/common/records.js';
+import { journalPath } from '../../src/node/engine/journal.js';
+import { profileDir } from '../../src/node/host/restore.js';
+import { hostPaths } from '../../src/node/host/script.js';
+import { keepCells, quickstartCopy, running, startRunEnv, type RunEnv } from '../integration/run-env.js';
+import { launchBrowser, openApp, pageProblems, startWebServer, type WebServer } from './support.js';
+
+let env: RunEnv;
+let browser: Browser;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+before(async () => {
+  env = await startRunEnv();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await env?.stop();
+});
+
+async function openFile(page: Page, file: string): Promise<void> {
+  await page.getByTestId('open').click();
+  await page.getByTestId('open-path').fill(file);
+  await page.getByTestId('open-path-submit').click();
+  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+}
+
+const journalRecords = (file: string): JournalRecord[] =>
+  readFileSync(journalPath(file), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as JournalRecord);
+
+/** Lines of the target's own journal (the runner's), by their first letter. */
+function targetJournal(dir: string): string[] {
+  try {
+    return readFileSync(join(dir, 'journal'), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+async function mysqldPid(): Promise<number> {
+  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
+  return existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim() || 0) : 0;
+}
+
+test('a run detached from the Run view, the browser-mode process gone, is followed again by a new one: "detached on T, running restart k of n", live to its end, every execution once in the file', { timeout: 600_000 }, async () => {
+  const RESTARTS = 3;
+  const QUERIES = 2;
+  const REPS = 3;
+  const file = quickstartCopy(env, 'detached-app', (d: ExperimentDoc) => {
+    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = RESTARTS;
+    d.design.workload.queries = d.design.workload.queries.slice(0, QUERIES);
+    d.design.workload.repetitions = REPS;
+    d.design.workload.warmup = 1;
+    // Long enough between restarts that the run is still going when the second browser-mode process opens it.
+    d.design.idleSeconds = 8;
+  });
+  const home = join(env.dir, 'home-detached');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'profiles.json'), readFileSync(join(env.varlabHome, 'profiles.json')));
+  const record = join(profileDir(env.profile, hostPaths()), 'restore.tsv');
+
+  let server: WebServer | undefined = await startWebServer(home);
+  try {
+    const page = await openApp(browser, server);
+    await openFile(page, file);
+    await page.getByTestId('nav-run').click();
+    await page.getByLabel('key file').fill(env.sshd.keyFile);
+    await page.getByLabel('known_hosts').fill(env.sshd.knownHostsFile);
+    await page.getByTestId('run-detach').check();
+    await page.getByTestId('run-start-button').click();
+    await page.getByTestId('run-detached').waitFor({ timeout: 120_000 });
+    assert.deepEqual(pageProblems(page), []);
+    const dir = readJournalText(readFileSync(journalPath(file), 'utf8')).detached?.dir;
+    assert.ok(dir, 'the local journal names the run on the target');
+
+    // The laptop goes away: the page closed and the browser-mode process killed, as a lid shut.
+    await page.close();
+    await server.stop('SIGKILL');
+    server = undefined;
+    // The run goes on by itself on the target: a restart finishes there with no varlab following.
+    for (let i = 0; i < 1200 && !targetJournal(dir).some((l) => l.startsWith('F ')); i++) await sleep(100);
+    assert.ok(targetJournal(dir).some((l) => l.startsWith('F ')), `a restart finished on the target: ${targetJournal(dir).join('\n')}`);
+
+    // A new `npm run web`, the file opened: the Run view follows the detached run.
+    server = await startWebServer(home);
+    const again = await openApp(browser, server);
+    await openFile(again, file);
+    await again.getByTestId('nav-run').click();
+    const detached = again.getByTestId('run-detached');
+    await detached.waitFor({ timeout: 120_000 });
+    // A restart finished on the target while nobody followed: it came in, and the view goes on from the next.
+    const k = new RegExp(`^detached on ${env.sshd.target.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}, running restart ([2-${RESTARTS}]) of ${RESTARTS}$`);
+    assert.match(await detached.innerText(), k);
+    // Live: executions arrive while it still runs there (the screenshot of the README is this moment).
+    await again.getByTestId('run-executions').filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 120_000 });
+    if (process.env.VARLAB_SHOTS) await again.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-detached.png` });
+    await again.getByTestId('run-finished-count').filter({ hasText: `Finished: ${RESTARTS} of ${RESTARTS} restarts` }).waitFor({ timeout: 300_000 });
+    // What the view counted: each execution once (restarts brought in earlier are history, not again).
+    assert.match(await again.getByTestId('run-finished').innerText(), new RegExp(`\\(1 cell, ${RESTARTS * QUERIES * REPS} executions\\)`));
+    assert.deepEqual(pageProblems(again), []);
+
+    // The file on disk: every execution of the target's journal exactly once.
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+    assert.equal(doc.results?.restarts.length, RESTARTS);
+    for (const r of doc.results!.restarts) {
+      assert.equal(r.status, 'ok', r.reason);
+      assert.deepEqual(
+        r.queries.map((q) => q.values.length),
+        Array(QUERIES).fill(REPS),
+      );
+    }
+    const executions = journalRecords(file).filter((r): r is Extract<JournalRecord, { t: 'execution' }> => r.t === 'execution');
+    assert.equal(executions.length, RESTARTS * QUERIES * REPS, 'nothing duplicated, nothing lost in the journal');
+    assert.equal(new Set(executions.map((e) => `${e.seq} ${e.query} ${e.rep}`)).size, executions.length);
+    // The host as it was: mysqld stopped, nothing left to put back, the run's directory gone.
+    assert.equal(running(await mysqldPid()), false, 'no mysqld is left running');
+    assert.ok(!existsSync(record) || readFileSync(record, 'utf8').trim() === '', 'the restore record is empty');
+    assert.equal(existsSync(dir), false, "the run's directory is removed from the target");
+    await again.close();
+  } finally {
+    await server?.stop('SIGKILL');
+  }
+});
