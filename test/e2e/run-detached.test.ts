@@ -7,7 +7,7 @@
 // run's directory gone from the target).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
@@ -15,7 +15,7 @@ import { readJournalText, type JournalRecord } from '../../src/common/records.js
 import { journalPath } from '../../src/node/engine/journal.js';
 import { profileDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
-import { keepCells, quickstartCopy, running, startRunEnv, type RunEnv } from '../integration/run-env.js';
+import { keepCells, quickstartCopy, running, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
 import { launchBrowser, openApp, pageProblems, startWebServer, type WebServer } from './support.js';
 
 let env: RunEnv;
@@ -53,6 +53,14 @@ function targetJournal(dir: string): string[] {
   }
 }
 
+/** A varlab home of its own for a browser-mode process, with the sandbox registered for the sshd's target. */
+function homeOf(name: string): string {
+  const home = join(env.dir, name);
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'profiles.json'), readFileSync(join(env.varlabHome, 'profiles.json')));
+  return home;
+}
+
 async function mysqldPid(): Promise<number> {
   const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
   return existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim() || 0) : 0;
@@ -72,9 +80,7 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     // Long enough between restarts that the run is still going when the second browser-mode process opens it.
     d.design.idleSeconds = 8;
   });
-  const home = join(env.dir, 'home-detached');
-  mkdirSync(home, { recursive: true });
-  writeFileSync(join(home, 'profiles.json'), readFileSync(join(env.varlabHome, 'profiles.json')));
+  const home = homeOf('home-detached');
   const record = join(profileDir(env.profile, hostPaths()), 'restore.tsv');
 
   let server: WebServer | undefined = await startWebServer(home);
@@ -137,5 +143,53 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     await again.close();
   } finally {
     await server?.stop('SIGKILL');
+  }
+});
+
+test('a detached run that ended with nobody following is brought into the file when the app opens it; why it could not be followed is shown, and Try again follows it', { timeout: 600_000 }, async () => {
+  const file = quickstartCopy(env, 'ended-unfollowed', (d: ExperimentDoc) => {
+    keepCells(d, ['aslr=off,ahi=off,preload=off,numa=default']);
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = 2;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 2);
+    d.design.workload.repetitions = 3;
+    d.design.workload.warmup = 1;
+  });
+  const home = homeOf('home-ended');
+  const started = varlabSync(['run', file, '--detach', ...env.authArgs], home);
+  assert.equal(started.code, 0, started.stderr);
+  const dir = readJournalText(readFileSync(journalPath(file), 'utf8')).detached!.dir;
+  // It ends on the target with nobody following: its end is there, not here.
+  for (let i = 0; i < 3000 && !JSON.parse(varlabSync(['status', file, '--json'], home).stdout || '{}').state?.match(/finished|failed|cancelled/); i++) await sleep(1000);
+  assert.match(varlabSync(['status', file], home).stdout, /^finished on .*: 2 of 2 restarts; varlab attach brings the results into the file\n$/);
+  assert.equal((JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc).results?.restarts.length ?? 0, 0, 'nothing measured in the file yet');
+
+  const server = await startWebServer(home);
+  // The key the run was started with is not where the journal says: following fails, and says why.
+  renameSync(env.sshd.keyFile, `${env.sshd.keyFile}.away`);
+  try {
+    const page = await openApp(browser, server);
+    await openFile(page, file);
+    await page.getByTestId('nav-run').click();
+    const problem = page.getByTestId('run-follow-problem');
+    await problem.waitFor({ timeout: 120_000 });
+    assert.match(await page.getByTestId('run-detached-away').innerText(), new RegExp(`^The run of ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is detached on ${env.sshd.target.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    assert.ok((await problem.innerText()).includes(env.sshd.keyFile), await problem.innerText());
+    assert.equal(await page.getByTestId('run-start-button').count(), 0, 'a detached run is followed, not resumed');
+    if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-detached-problem.png` });
+
+    renameSync(`${env.sshd.keyFile}.away`, env.sshd.keyFile);
+    await page.getByTestId('run-follow').click();
+    await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 2 of 2 restarts' }).waitFor({ timeout: 120_000 });
+    assert.match(await page.getByTestId('run-finished').innerText(), /\(1 cell, 12 executions\)/);
+    assert.deepEqual(pageProblems(page), []);
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+    assert.equal(doc.results?.restarts.length, 2);
+    assert.equal(doc.results!.restarts.flatMap((r) => r.queries.flatMap((q) => q.values)).length, 12, 'every execution once in the file');
+    assert.equal(existsSync(dir), false, "the run's directory is removed from the target");
+    await page.close();
+  } finally {
+    if (!existsSync(env.sshd.keyFile)) renameSync(`${env.sshd.keyFile}.away`, env.sshd.keyFile);
+    await server.stop('SIGKILL');
   }
 });
