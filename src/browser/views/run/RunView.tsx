@@ -256,6 +256,12 @@ function Progress() {
   );
 }
 
+/**
+ * The two small plots: their titles sit just above the plot area, below the mode bar that Plotly
+ * shows at the top right on hover (in the default 40 px margin it covered the end of the title).
+ */
+const SMALL = { margin: { l: 60, r: 20, t: 64, b: 50 }, title: { yref: 'paper', y: 1, yanchor: 'bottom', pad: { b: 8 } } };
+
 const PALETTE = ['#3271d4', '#d4573b', '#2f9e6e', '#8a5cd1', '#c49a1a', '#1b9aaa', '#c2417d', '#6b7785'];
 
 function Charts({ live, frame }: { live: LiveRun; frame: number }) {
@@ -290,7 +296,7 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
         hovertemplate: `${cell}<br>restart %{x}: %{y:.3f} ± %{error_y.array:.3f}<extra></extra>`,
       })),
       // Sixteen cell names do not fit beside the plot: the colour and the hover name the cell.
-      layout: { title: { text: 'restart means ± within-restart SD (warm-ups excluded)' }, xaxis: { title: { text: 'restart' } }, showlegend: false, datarevision: restarts, uirevision: query },
+      layout: { margin: SMALL.margin, title: { ...SMALL.title, text: 'restart means ± within-restart SD (warm-ups excluded)' }, xaxis: { title: { text: 'restart' } }, showlegend: false, datarevision: restarts, uirevision: query },
     };
   }, [live, query, restarts, cellColour]);
 
@@ -300,7 +306,7 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
     const byCell = live.spreadByCell(query);
     return {
       data: [...byCell].map(([cell, pts]) => ({ type: 'scatter', mode: 'lines+markers', name: cell, x: pts.map((p) => p.restarts), y: pts.map((p) => p.cvPct), line: { color: cellColour.get(cell) }, hovertemplate: `${cell}<br>after %{x} restarts: CV %{y:.2f}%<extra></extra>` })),
-      layout: { title: { text: 'between-restart CV of each cell as restarts accumulate' }, xaxis: { title: { text: 'restarts of the cell' }, dtick: 1 }, yaxis: { title: { text: 'CV of restart means (%)' } }, showlegend: false, datarevision: restarts, uirevision: query },
+      layout: { margin: SMALL.margin, title: { ...SMALL.title, text: 'between-restart CV of each cell as restarts accumulate' }, xaxis: { title: { text: 'restarts of the cell' }, dtick: 1 }, yaxis: { title: { text: 'CV of restart means (%)' } }, showlegend: false, datarevision: restarts, uirevision: query },
     };
   }, [live, query, restarts, cellColour]);
 
