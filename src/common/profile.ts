@@ -33,6 +33,17 @@ export function assertProfilePath(what: string, path: string): void {
   if (!PROFILE_PATH.test(path)) throw new ApiError('invalid-argument', `${what}: expected an absolute path of letters, digits and _ . / + - (as experiment files hold it), got ${JSON.stringify(path)}`);
 }
 
+/**
+ * The folder a sandbox is made in. A path whose only fault is a space gets a refusal of its own,
+ * naming the path (any other fault gets the profile path's): mariadb-install-db does not quote the
+ * paths it is given (its `chown` of the data directory splits them at the space), and a server
+ * profile could not hold the data directory anyway.
+ */
+export function assertSandboxParent(what: string, path: string): void {
+  if (path.includes(' ') && PROFILE_PATH.test(path.replace(/ /g, '_'))) throw new ApiError('invalid-argument', `${what} ${JSON.stringify(path)} has a space in it: a sandbox cannot be made there (mariadb-install-db cannot use a data directory whose path holds a space, and a server profile cannot hold one). Choose a folder whose path has no spaces, such as /var/tmp.`);
+  assertProfilePath(what, path);
+}
+
 /** Refuse a profile whose values could not safely become a command line. */
 export function checkProfile(p: ServerProfile): void {
   assertProfilePath('server profile mysqld', p.mysqld);

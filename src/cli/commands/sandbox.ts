@@ -1,6 +1,6 @@
 import { tunable, VARIABLE_NAME } from '../../common/catalog.js';
 import type { Factor } from '../../common/experiment/types.js';
-import { assertProfilePath, optionFromSetting, SIZE_OPTION } from '../../common/profile.js';
+import { assertProfilePath, assertSandboxParent, optionFromSetting, SIZE_OPTION } from '../../common/profile.js';
 import { cellFactors } from '../../common/restart.js';
 import { createServerControl, createSandbox, openTarget, planSandbox, procedureText, removeSandbox, sandboxProfile, type SandboxOptions, type TargetSession } from '../../node/host/index.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
@@ -94,7 +94,7 @@ export const sandbox: Command = {
         // Bad sizes and options are refused before anything connects.
         try {
           for (const o of opts.options ?? []) optionFromSetting(o);
-          if (opts.parent !== undefined) assertProfilePath('--dir', opts.parent);
+          if (opts.parent !== undefined) assertSandboxParent('--dir', opts.parent);
           if (opts.mysqld !== undefined) assertProfilePath('--mysqld', opts.mysqld);
           if (opts.bufferPool !== undefined && !SIZE_OPTION.test(opts.bufferPool)) throw new Error(`--buffer-pool ${JSON.stringify(opts.bufferPool)}: expected a size such as 512M or 2G`);
         } catch (e) {

@@ -4,7 +4,7 @@
 // a create that fails removes what it made.
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
-import { assertProfilePath, checkProfile, optionFromSetting, profileOptions, SIZE_OPTION } from '../../common/profile.js';
+import { assertProfilePath, assertSandboxParent, checkProfile, optionFromSetting, profileOptions, SIZE_OPTION } from '../../common/profile.js';
 import { registerProfile, sandboxProfile, unregisterProfile, type RegisteredProfile } from './profiles.js';
 import { profileDir, runScript } from './restore.js';
 import { hostPaths, stopScript, type HostPaths } from './script.js';
@@ -92,7 +92,7 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
   if (!Number.isInteger(port) || port < 1024 || port > 65535) throw new ApiError('invalid-argument', `--port ${port}: expected 1024 to 65535`);
   // Paths are checked before anything runs on the target (they are quoted there as well).
   const parent = (opts.parent ?? '/var/tmp').replace(/\/$/, '');
-  assertProfilePath('--dir', parent);
+  assertSandboxParent('the sandbox folder', parent);
   if (opts.mysqld !== undefined) assertProfilePath('--mysqld', opts.mysqld);
   const f = await facts(session, opts.mysqld, port);
   if (f.portInUse) throw new ApiError('busy', `port ${port} is already in use on ${session.target}: choose another with --port`);
