@@ -30,6 +30,38 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/**
+ * For the render page only. Chromium's own headless mode is a whole browser with a window: it
+ * preloads the address bar's suggestion popup (chrome://omnibox-popup.top-chrome, a renderer of its
+ * own), which cost 1-2 s of CPU of every export here, more than drawing most figures. Chromium takes
+ * the last --disable-features it is given, so this one repeats playwright-core's own list (1.65) and
+ * adds the popup's features.
+ */
+export const RENDER_ONLY_ARGS = [
+  '--disable-gpu',
+  '--disable-features=' +
+    [
+      'AvoidUnnecessaryBeforeUnloadCheckSync',
+      'DestroyProfileOnBrowserClose',
+      'HttpsUpgrades',
+      'HttpsFirstBalancedModeAutoEnable',
+      'LensOverlay',
+      'MediaRouter',
+      'PaintHolding',
+      'ThirdPartyStoragePartitioning',
+      'AvoidCorsURLLoaderRestartOnRedirect',
+      'TcpPortRandomizationWin',
+      'OptimizationHints',
+      'NetworkTimeServiceQuerying',
+      'AimEnabled',
+      'PreconnectToSearch',
+      'WebUIOmniboxPopup',
+      'WebUIOmniboxAimPopup',
+      'WebUIOmniboxFullPopup',
+      'SpareRendererForSitePerProcess',
+    ].join(','),
+];
+
 /** What is missing for headless rendering, as a message a person can act on; null when nothing is. */
 export function renderProblem(): string | null {
   const chromium = chromiumPath();
@@ -84,7 +116,7 @@ export async function openRenderer(): Promise<Renderer> {
   let browser: import('playwright-core').Browser | undefined;
   try {
     // Figures are SVG, never WebGL: without a GPU process Chromium starts on about 1.5 s less CPU here.
-    browser = await playwright.chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, '--disable-gpu'] });
+    browser = await playwright.chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...RENDER_ONLY_ARGS] });
     const b = browser;
     const context = await b.newContext({ viewport: { width: 1600, height: 1200 } });
     // One render page per core (two at most): each page draws in its own renderer process.
