@@ -26,7 +26,8 @@ test('an exported executions figure: height capped, one dot per pixel of a row, 
   assert.ok(drawn < total / 3, `thinned: ${drawn} of ${total}`);
   const caption = ((image.layout.annotations as { text: string }[])[0]).text;
   assert.match(caption, new RegExp(`Drawn: ${drawn.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} executions, one dot per pixel of a restart's row`));
-  assert.doesNotMatch(((screen.layout.annotations as { text: string }[])[0]).text, /Drawn:/);
+  assert.match(caption, new RegExp(`Image height capped at ${EXECUTIONS_MAX_HEIGHT.toLocaleString('en-US')} px\\.`));
+  assert.doesNotMatch(((screen.layout.annotations as { text: string }[])[0]).text, /Drawn:|capped/);
 
   // Every restart keeps its row, its mean (the same as on screen) and at least one dot per kind.
   const means = (f: typeof screen) => {

@@ -83,8 +83,11 @@ export interface FigureOptions {
   boxes?: boolean;
 }
 
-/** The tallest per-execution image, in CSS pixels (twice that in a PNG at scale 2). */
-export const EXECUTIONS_MAX_HEIGHT = 2400;
+/**
+ * The tallest per-execution image, in CSS pixels (twice that in a PNG at scale 2). Rasterising and
+ * encoding the PNG costs in proportion to its pixels: at 2400 it was most of an export's CPU.
+ */
+export const EXECUTIONS_MAX_HEIGHT = 1600;
 /** On screen, up to this many restart rows are labelled one by one. */
 export const ROW_LABELS_UP_TO = 40;
 /** Above this many dots in one figure, an image draws one dot per pixel of each row. */
@@ -174,11 +177,12 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   const rows = perCellLabels ? 'one row per restart, r1 at the top of each cell' : 'one row per restart: "cell · r2" is the cell\'s second restart';
   const drawn = kept.x.length + warm.x.length;
   const zoomHint = opts.screen ? '; zoom in to see every one' : '';
+  const capped = opts.image && natural > EXECUTIONS_MAX_HEIGHT ? `Image height capped at ${EXECUTIONS_MAX_HEIGHT.toLocaleString('en-US')} px.` : '';
   const note = opts.boxes
     ? `One box per restart: quartiles of its executions after the warm-up (${ctx.warmup}), whiskers to the lowest and highest; "every execution" shows the dots.`
     : thin && thin.total > drawn
-      ? `Drawn: ${drawn.toLocaleString('en-US')} of ${thin.total.toLocaleString('en-US')} executions, one dot per pixel of a restart's row (the others fall on it)${zoomHint}; the means use every execution.`
-      : undefined;
+      ? `Drawn: ${drawn.toLocaleString('en-US')} of ${thin.total.toLocaleString('en-US')} executions, one dot per pixel of a restart's row (the others fall on it)${zoomHint}; the means use every execution.${capped ? ` ${capped}` : ''}`
+      : capped || undefined;
   const layout = baseLayout(`${title}<br><sub>${rows}</sub>`, ctx.caption, { l: margin, t: 80 }, 'top', note);
   const range = thin?.range ?? opts.screen?.range;
   layout.xaxis = axis(valueAxisTitle(ctx.unit), range ? { range } : {});
