@@ -9,6 +9,7 @@ import { pidFileOf } from '../../src/common/profile.js';
 import { createSandbox, createServerControl, openTarget, removeSandbox, type TargetSession } from '../../src/node/host/index.js';
 import { profileDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
+import { processRuns } from '../../src/node/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-host-local-'));
 chmodSync(dir, 0o755);
@@ -19,13 +20,7 @@ let pid: number | null = null;
 let pidFile: string | null = null;
 
 /** No such process, or a zombie its new parent has not reaped yet. */
-function exited(p: number): boolean {
-  try {
-    return /^State:\s+Z/m.test(readFileSync(`/proc/${p}/status`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
+const exited = (p: number): boolean => !processRuns(p);
 
 after(async () => {
   const fromFile = pidFile && existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : null;

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 import type { Factor } from '../../src/common/experiment/types.js';
 import type { RegisteredProfile } from '../../src/node/host/index.js';
+import { processRuns } from '../../src/node/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-host-sandbox-'));
 // mariadbd runs as `mysql`, which must be able to reach the sandbox inside this folder.
@@ -52,13 +53,7 @@ after(async () => {
 });
 
 /** Exited: no such process, or a zombie its new parent has not reaped yet. */
-function exited(pid: number): boolean {
-  try {
-    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
+const exited = (pid: number): boolean => !processRuns(pid);
 
 async function restart(factors: Factor[], levels: Record<string, string>) {
   const s = await control.restart(factors, levels);
