@@ -204,7 +204,7 @@ function Progress() {
           </span>
         )}
         <span style={{ flex: 1 }} />
-        <button disabled={live.state !== 'running'} onClick={() => void control('run.pause')} title="Takes effect when the current restart ends">
+        <button disabled={live.state !== 'running' || detached !== null} onClick={() => void control('run.pause')} title={detached ? 'A detached run goes on by itself on its target: it cannot pause (Cancel stops it there)' : 'Takes effect when the current restart ends'}>
           Pause
         </button>
         <button disabled={live.state !== 'paused'} onClick={() => void control('run.resume')}>
