@@ -7,7 +7,7 @@ import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
-import { LiveRun } from './live.js';
+import { LiveRun, LiveRuns } from './live.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
@@ -161,6 +161,11 @@ function HostsBar() {
   const runs = useRunSession((s) => s.runs);
   const live = useRunSession((s) => s.live);
   useRunSession((s) => s.frame);
+  return <HostButtons runs={runs} shown={live} onShow={showHost} />;
+}
+
+/** One button per host of a run on several hosts (live, or its saved results): its state and restarts. */
+function HostButtons({ runs, shown, onShow }: { runs: LiveRuns; shown: LiveRun; onShow: (host: string) => void }) {
   if (runs.hosts.length < 2) return null;
   return (
     <div style={{ display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }} data-testid="run-host-bar">
@@ -168,7 +173,7 @@ function HostsBar() {
       {runs.hosts.map((h) => {
         const l = runs.get(h);
         return (
-          <button key={h} className={l === live ? 'primary' : undefined} onClick={() => showHost(h)} data-testid="run-host" data-host={h} data-state={l.state}>
+          <button key={h} className={l === shown ? 'primary' : undefined} onClick={() => onShow(h)} data-testid="run-host" data-host={h} data-state={l.state}>
             {h}: {l.state}, {l.done} of {l.planned}
           </button>
         );
@@ -223,27 +228,7 @@ function Progress() {
           Run {live.state}: {live.finishMessage}
         </p>
       )}
-      {live.current?.checks.length ? (
-        <small>
-          verified:{' '}
-          {live.current.checks.map((c) => (
-            <span key={c.tunable} style={{ color: c.ok ? '#1a7f37' : '#b42318', marginRight: 10 }} title={c.observed}>
-              {c.tunable}={c.level} {c.ok ? '✓' : '✗'}
-            </span>
-          ))}
-          {live.current.options?.length ? (
-            <span data-testid="run-options">
-              {' '}
-              server options:{' '}
-              {live.current.options.map((c) => (
-                <span key={c.tunable} style={{ color: c.ok ? '#1a7f37' : '#b42318', marginRight: 10 }} title={c.observed}>
-                  {c.tunable}={c.level} {c.ok ? '✓' : '✗'}
-                </span>
-              ))}
-            </span>
-          ) : null}
-        </small>
-      ) : null}
+      <Verified live={live} />
       {live.interval && live.interval.seq === live.current?.seq && (
         <small data-testid="run-interval">
           run {live.interval.rep}, {live.interval.second} s: {live.interval.tps.toFixed(1)} tps, {live.interval.qps.toFixed(1)} qps
@@ -261,6 +246,33 @@ function Progress() {
  * shows at the top right on hover (in the default 40 px margin it covered the end of the title).
  */
 const SMALL = { margin: { l: 60, r: 20, t: 64, b: 50 }, title: { yref: 'paper', y: 1, yanchor: 'bottom', pad: { b: 8 } } };
+
+/** The tunables and the server's own options as verified on the live server: now, or at the last restart once the run has ended. */
+function Verified({ live }: { live: LiveRun }) {
+  const v = live.verified;
+  if (!v || !(v.checks.length || v.options?.length)) return null;
+  return (
+    <small data-testid="run-verified">
+      {v.running ? 'verified' : `verified at restart ${v.seq}`}:{' '}
+      {v.checks.map((c) => (
+        <span key={c.tunable} style={{ color: c.ok ? '#1a7f37' : '#b42318', marginRight: 10 }} title={c.observed}>
+          {c.tunable}={c.level} {c.ok ? '✓' : '✗'}
+        </span>
+      ))}
+      {v.options?.length ? (
+        <span data-testid="run-options">
+          {' '}
+          server options:{' '}
+          {v.options.map((c) => (
+            <span key={c.tunable} style={{ color: c.ok ? '#1a7f37' : '#b42318', marginRight: 10 }} title={c.observed}>
+              {c.tunable}={c.level} {c.ok ? '✓' : '✗'}
+            </span>
+          ))}
+        </span>
+      ) : null}
+    </small>
+  );
+}
 
 const PALETTE = ['#3271d4', '#d4573b', '#2f9e6e', '#8a5cd1', '#c49a1a', '#1b9aaa', '#c2417d', '#6b7785'];
 
@@ -416,29 +428,40 @@ function FinishedPanel({ path, done, planned, keepResultsAs, summary }: { path: 
   );
 }
 
-function summaryOf(live: LiveRun | null): string | null {
-  if (!live || !live.executions) return null;
-  const cells = new Set(live.restarts.filter((r) => r.status === 'ok').map((r) => r.cell)).size;
-  return `${cells} cell${cells === 1 ? '' : 's'}, ${live.executions.toLocaleString('en')} executions`;
+function summaryOf(lives: LiveRun[]): string | null {
+  const executions = lives.reduce((n, l) => n + l.executions, 0);
+  if (!executions) return null;
+  const cells = new Set(lives.flatMap((l) => l.restarts.filter((r) => r.status === 'ok').map((r) => r.cell))).size;
+  return `${cells} cell${cells === 1 ? '' : 's'}, ${executions.toLocaleString('en')} executions${lives.length > 1 ? ` on ${lives.length} hosts` : ''}`;
 }
 
-/** The saved results of a finished run, folded like live events so the same plots show them. */
-function liveFromResults(doc: ExperimentDoc): LiveRun {
-  const live = new LiveRun();
+/** Every host's live runs of a LiveRuns (one, for a run on one host). */
+const livesOf = (runs: LiveRuns): LiveRun[] => (runs.hosts.length ? runs.hosts.map((h) => runs.get(h)) : [runs.get()]);
+
+/** The saved results of a finished run, folded like live events so the same plots show them: one per host (each numbers its restarts from 1). */
+function liveFromResults(doc: ExperimentDoc): LiveRuns {
+  const runs = new LiveRuns();
   const results = doc.results;
-  if (!results) return live;
-  // Several hosts number their restarts each from 1: the first host's are shown (Analysis has them all).
-  const first = resultHosts(doc.design, results.restarts)[0];
-  const restarts = first === undefined ? results.restarts : results.restarts.filter((r) => r.host === first);
+  if (!results) return runs;
+  const hosts = resultHosts(doc.design, results.restarts);
+  const groups: [string, typeof results.restarts][] = hosts.length ? hosts.map((h) => [h, results.restarts.filter((r) => r.host === h)]) : [['', results.restarts]];
   const at = results.finishedAt ?? results.startedAt ?? 0;
   const queries = doc.design.workload.kind === 'command' && doc.design.workload.command ? [doc.design.workload.command.metric] : doc.design.workload.queries.map((q) => q.name);
-  live.apply([
-    { type: 'run-started', at, planned: buildPlan(doc.design).length, done: restarts.length, cells: expandCells(doc.design).filter((c) => !c.excluded).map((c) => c.id), queries, warmup: doc.design.workload.warmup },
-    { type: 'history', at, warmup: doc.design.workload.warmup, restarts },
-    { type: 'run-finished', at, state: 'finished' },
-  ]);
-  live.log.length = 0;
-  return live;
+  const planned = buildPlan(doc.design).length;
+  const cells = expandCells(doc.design)
+    .filter((c) => !c.excluded)
+    .map((c) => c.id);
+  for (const [host, restarts] of groups) {
+    const live = new LiveRun();
+    live.apply([
+      { type: 'run-started', at, planned, done: restarts.length, cells, queries, warmup: doc.design.workload.warmup },
+      { type: 'history', at, warmup: doc.design.workload.warmup, restarts },
+      { type: 'run-finished', at, state: 'finished' },
+    ]);
+    live.log.length = 0;
+    runs.byHost.set(host, live);
+  }
+  return runs;
 }
 
 export function RunView() {
@@ -457,6 +480,9 @@ export function RunView() {
   // The session's run is shown when it is running, is of this file, or nothing else is open.
   const showSession = runId !== null && (active || sessionPath === path || !appPath);
   const saved = useMemo(() => (finished && doc && !showSession ? liveFromResults(doc) : null), [finished, doc, showSession]);
+  // Saved results on several hosts: the host whose restarts are shown (the first, until one is chosen).
+  const [savedHost, setSavedHost] = useState<string | null>(null);
+  const savedLive = saved ? saved.get(savedHost && saved.hosts.includes(savedHost) ? savedHost : null) : null;
   useEffect(() => {
     void attachToRunning(appPath);
   }, [appPath]);
@@ -468,11 +494,21 @@ export function RunView() {
   }, [path, active]);
   return (
     <div className="run" data-testid="run-view">
-      {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} summary={summaryOf(showSession ? live : saved)} /> : <StartPanel />)}
+      {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [])} /> : <StartPanel />)}
       {showSession && <Progress />}
       {showSession && <Charts live={live} frame={frame} />}
       {showSession && <Log />}
-      {saved && <Charts live={saved} frame={0} />}
+      {saved && savedLive && (
+        <>
+          {(saved.hosts.length > 1 || savedLive.verified) && (
+            <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-saved">
+              <HostButtons runs={saved} shown={savedLive} onShow={setSavedHost} />
+              <Verified live={savedLive} />
+            </div>
+          )}
+          <Charts live={savedLive} frame={0} />
+        </>
+      )}
     </div>
   );
 }

@@ -93,6 +93,17 @@ export class LiveRun {
     return this.state === 'running' || this.state === 'paused' ? this.fold.current() : undefined;
   }
 
+  /**
+   * What was verified on the live server: at the restart running now, else at the last one that
+   * finished (so the line stays once the run has ended).
+   */
+  get verified(): { seq: number; running: boolean; checks: OpenRestart['checks']; options?: OpenRestart['options'] } | undefined {
+    const c = this.current;
+    if (c) return { seq: c.seq, running: true, checks: c.checks, options: c.options };
+    const last = this.fold.restarts[this.fold.restarts.length - 1];
+    return last ? { seq: last.seq, running: false, checks: last.checks, options: last.options } : undefined;
+  }
+
   /** Finished restarts (any status), in the order they finished. */
   get restarts(): readonly RestartResult[] {
     return this.fold.restarts;

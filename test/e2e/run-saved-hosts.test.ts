@@ -1,0 +1,72 @@
+// The Run view of a finished file (its results saved, no run going on): a design run on several hosts
+// shows each host's restarts, chosen by host (Analysis has them all; before, the Run view showed only
+// the first host's), and what was verified on the live server at the last restart stays shown.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildPlan, hostDesign } from '../../src/common/plan.js';
+import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
+import { appForTests, pageProblems } from './support.js';
+
+const ctx = appForTests();
+const A = 'ssh://root@db1:22';
+const B = 'ssh://root@db2:22';
+
+/** Two cells, 2 restarts each, on two hosts; db2 is 1.5 times slower, so its plots differ. */
+function twoHosts(): ExperimentDoc {
+  const doc = syntheticExperiment({ queries: 2, restartsPerCell: 2, reps: 5 });
+  const all = [...new Set(buildPlan(doc.design).map((p) => p.cell))];
+  doc.design.excludedCells = all.slice(2);
+  doc.design.target = A;
+  doc.design.targets = [A, B];
+  delete doc.design.serverProfile;
+  const start = Date.UTC(2026, 0, 5, 9);
+  const restarts: RestartResult[] = [A, B].flatMap((host, h) =>
+    buildPlan(hostDesign(doc.design, host)).map((p) => ({
+      seq: p.seq,
+      cell: p.cell,
+      host,
+      status: 'ok' as const,
+      startedAt: start + p.seq * 60_000,
+      finishedAt: start + p.seq * 60_000 + 50_000,
+      checks: [{ tunable: 'aslr', level: p.cell.includes('aslr=on') ? 'on' : 'off', ok: true, observed: 'personality 0x0000000' }],
+      options: [{ tunable: 'innodb_buffer_pool_size', level: '128M', ok: true, observed: '134217728' }],
+      queries: ['Q1', 'Q2'].map((query, q) => ({ query, unit: 'ms', source: 'performance_schema' as const, values: [5, 4, 4.1, 4, 4.05].map((v) => (v + q + p.seq / 10) * (h ? 1.5 : 1)) })),
+    })),
+  );
+  doc.design.workload.queries = doc.design.workload.queries.slice(0, 2);
+  doc.results = { startedAt: start, finishedAt: start + 10 * 60_000, restarts };
+  return doc;
+}
+
+test("a finished file run on two hosts: the Run view shows each host's restarts, and what was verified at the last restart", async () => {
+  const file = join(ctx.app.dir, 'two-hosts.varlab.json');
+  writeFileSync(file, JSON.stringify(twoHosts(), null, 2));
+  const page = await ctx.open();
+  await page.getByTestId('open').click();
+  await page.getByTestId('open-path').fill(file);
+  await page.getByTestId('open-path-submit').click();
+  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 8 of 8 restarts' }).waitFor();
+  assert.match(await page.getByTestId('run-finished').innerText(), /\(2 cells, 80 executions on 2 hosts\)/);
+
+  const hosts = page.getByTestId('run-host');
+  assert.deepEqual(await hosts.allInnerTexts(), [`${A}: finished, 4 of 4`, `${B}: finished, 4 of 4`]);
+  assert.match(await page.getByTestId('run-verified').innerText(), /^verified at restart 4: aslr=(on|off) ✓ server options: innodb_buffer_pool_size=128M ✓$/);
+  const shown = async () => page.locator('[data-testid=run-host].primary').getAttribute('data-host');
+  assert.equal(await shown(), A);
+  // The restart means of the host shown: db2's are 1.5 times db1's.
+  // Page code as text: no DOM types here. The plot's element is Plotly's, holding the data it draws.
+  const highest = `Math.max(...document.querySelector('[data-testid=run-means]').data.flatMap((t) => t.y))`;
+  const meanY = () => page.evaluate(highest) as Promise<number>;
+  const a = await meanY();
+  await page.locator(`[data-testid=run-host][data-host="${B}"]`).click();
+  assert.equal(await shown(), B);
+  assert.ok(a > 0);
+  await page.waitForFunction(`${highest} > ${a} * 1.4`);
+  if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-saved-hosts.png` });
+  assert.deepEqual(pageProblems(page), []);
+});
