@@ -15,7 +15,7 @@ import { readJournalText, type JournalRecord } from '../../src/common/records.js
 import { journalPath } from '../../src/node/engine/journal.js';
 import { profileDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
-import { keepCells, quickstartCopy, running, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
+import { keepCells, quickstartCopy, running, sshdSessions, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
 import { launchBrowser, openApp, pageProblems, startWebServer, type WebServer } from './support.js';
 
 let env: RunEnv;
@@ -67,7 +67,7 @@ async function mysqldPid(): Promise<number> {
 }
 
 test('a run detached from the Run view, the browser-mode process gone, is followed again by a new one: "detached on T, running restart k of n", live to its end, every execution once in the file', { timeout: 600_000 }, async () => {
-  const RESTARTS = 3;
+  const RESTARTS = 4;
   const QUERIES = 2;
   const REPS = 3;
   const file = quickstartCopy(env, 'detached-app', (d: ExperimentDoc) => {
@@ -106,6 +106,7 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     assert.ok(targetJournal(dir).some((l) => l.startsWith('F ')), `a restart finished on the target: ${targetJournal(dir).join('\n')}`);
 
     // A new `npm run web`, the file opened: the Run view follows the detached run.
+    const sessionsBefore = sshdSessions(env.sshd.pid);
     server = await startWebServer(home);
     const again = await openApp(browser, server);
     await openFile(again, file);
@@ -118,6 +119,12 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     // Live: executions arrive while it still runs there (the screenshot of the README is this moment).
     await again.getByTestId('run-executions').filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 120_000 });
     if (process.env.VARLAB_SHOTS) await again.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-detached.png` });
+    // The network drops (its ssh session killed) while it follows: the view follows it again by itself, from where it stopped.
+    assert.equal(await again.getByTestId('run-state').innerText(), 'running');
+    for (const p of sshdSessions(env.sshd.pid).filter((p) => !sessionsBefore.includes(p))) process.kill(p, 'SIGKILL');
+    await detached.waitFor({ state: 'detached', timeout: 60_000 });
+    await detached.waitFor({ timeout: 120_000 });
+    await again.getByTestId('run-log').filter({ hasText: /attached to the detached run on .* \(its journal is here up to byte [1-9]\d*\)/ }).waitFor({ timeout: 60_000 });
     await again.getByTestId('run-finished-count').filter({ hasText: `Finished: ${RESTARTS} of ${RESTARTS} restarts` }).waitFor({ timeout: 300_000 });
     // What the view counted: each execution once (restarts brought in earlier are history, not again).
     assert.match(await again.getByTestId('run-finished').innerText(), new RegExp(`\\(1 cell, ${RESTARTS * QUERIES * REPS} executions\\)`));

@@ -101,6 +101,26 @@ function feed(events: RunEvent[]): void {
   const shown = runs.get(shownHost);
   if (shown !== live) useRunSession.setState({ live: shown });
   scheduleFrame();
+  // A detached run this computer stopped following on an error (the network dropped, the laptop slept):
+  // the run goes on there; the view says so and follows it again from where it stopped.
+  if (useRunSession.getState().detached) {
+    const lost = events.find((e) => e.type === 'log' && e.level === 'error' && e.message.startsWith('stopped following the run on '));
+    if (lost && lost.type === 'log') void lostTouch(lost.message);
+  }
+}
+
+async function lostTouch(message: string): Promise<void> {
+  const { runId, path, detached } = useRunSession.getState();
+  if (!runId || !path || !detached) return;
+  const r = await getClient().call('run.status', {});
+  const mine = r.ok ? r.value.find((s) => s.runId === runId) : undefined;
+  if (!mine || mine.state !== 'running' || mine.detached?.following !== false || useRunSession.getState().runId !== runId) return;
+  unsubscribe?.();
+  unsubscribe = null;
+  const runs = new LiveRuns();
+  // Not watched any more: the Run view looks for it again (and follows it from the offset its journal holds), saying why if it cannot.
+  useRunSession.setState({ runId: null, detached: null, runs, shownHost: null, live: runs.get(), follow: { path, target: detached.target, state: 'failed', message } });
+  await checkUnfinished(path);
 }
 
 /** Show another host's run (a run on several hosts). */
