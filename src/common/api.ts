@@ -187,7 +187,12 @@ export interface RunStatus {
   state: 'running' | 'paused' | 'finished' | 'failed' | 'cancelled';
   lastSeq: number;
   /** A detached run (issue 14): where it runs, and whether this process follows it now (its events arrive). */
-  detached?: { target: string; following: boolean };
+  detached?: {
+    target: string;
+    following: boolean;
+    /** Several hosts: a host whose runner did not start when the run was detached, and why (the others went on). */
+    notStarted?: { target: string; message: string }[];
+  };
 }
 
 /** Where a detached run is (run.detachedStatus, `varlab status`): looked at on its target. */
@@ -205,6 +210,15 @@ export interface DetachedStatus {
   message?: string;
   /** Every measurement of the run is in the local journal (attach saves it into the file). */
   imported: boolean;
+  /**
+   * A design detached on several hosts: each host's own status (the top fields are the run's as a
+   * whole: its id, the targets joined with `, `, restarts summed; running while any host is).
+   */
+  hosts?: DetachedStatus[];
+  /** Several hosts: a host that could not be looked at now, and why (its run may go on). */
+  unreachable?: { target: string; message: string }[];
+  /** Several hosts: hosts of the design whose runner never started (`varlab run FILE` runs them once the others ended). */
+  notStarted?: string[];
 }
 
 /** run.check: a finished run is not run again unless the user asks (fresh), and is told where its results stay. */

@@ -50,7 +50,18 @@ export type JournalRecord =
    * The run goes on on its target by itself (issue 14): how to reach it again (never a secret: the
    * paths of the key and known-hosts files), where its directory is, and under which supervisor.
    */
-  | { t: 'detached'; at: number; runId: string; target: string; auth?: { identity?: string; knownHosts?: string }; dir: string; supervisor: 'systemd' | 'setsid'; pid?: number }
+  | {
+      t: 'detached';
+      at: number;
+      runId: string;
+      target: string;
+      auth?: { identity?: string; knownHosts?: string };
+      dir: string;
+      supervisor: 'systemd' | 'setsid';
+      pid?: number;
+      /** A host of a design detached on several hosts: the several-host run's id and every host it went to (each host's journal has its own record). */
+      group?: { id: string; hosts: string[] };
+    }
   /** The target's journal is in this one up to this byte offset (written with the records it brought). */
   | { t: 'imported'; at: number; offset: number };
 

@@ -4,7 +4,8 @@
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
 import { formatDuration } from '../../common/plan.js';
-import { attachDetached, cancelDetached, describeDetached, detachedRun, detachedStatus, type AttachOutcome } from '../../node/detach/attach.js';
+import { attachDetached, cancelDetached, describeDetached, detachedRuns, detachedStatus, type AttachOutcome } from '../../node/detach/attach.js';
+import { visible } from '../../common/printable.js';
 import { DocumentService } from '../../node/documents/service.js';
 import { onInterrupt } from '../../node/shutdown.js';
 import { parse, UsageError, type CliIO, type Command } from '../io.js';
@@ -24,39 +25,51 @@ function failed(io: CliIO, name: string, e: unknown): number {
 
 /** The lines a person reads while following: where the run is, what went wrong, how it ended. */
 function follower(io: CliIO, json: boolean, target: () => string): (e: RunEvent) => void {
-  let done = 0;
-  let planned = 0;
+  // Several hosts: each host's count (events name their host; lines start with it).
+  const counts = new Map<string, { done: number; planned: number }>();
   return (e) => {
     if (json) {
       if (e.type !== 'history') io.out(JSON.stringify(e));
       return;
     }
+    const key = e.host ?? '';
+    const at = e.host !== undefined ? `${visible(e.host)}: ` : '';
+    const c = counts.get(key) ?? { done: 0, planned: 0 };
+    counts.set(key, c);
     switch (e.type) {
       case 'run-started':
-        done = e.done;
-        planned = e.planned;
+        c.done = e.done;
+        c.planned = e.planned;
         break;
       case 'progress':
-        done = e.done;
-        planned = e.planned;
+        c.done = e.done;
+        c.planned = e.planned;
         break;
       case 'restart-started':
-        io.err(`${describeDetached({ state: 'running', target: target(), planned, done, current: done + 1, imported: false })}: ${e.cell}`);
+        io.err(`${describeDetached({ state: 'running', target: e.host ?? target(), planned: c.planned, done: c.done, current: c.done + 1, imported: false })}: ${e.cell}`);
         break;
       case 'restart-finished':
-        if (e.status !== 'ok') io.err(`restart ${e.seq} ${e.cell}: ${e.status}${e.reason ? ` (${e.reason})` : ''}`);
+        if (e.status !== 'ok') io.err(`${at}restart ${e.seq} ${e.cell}: ${e.status}${e.reason ? ` (${e.reason})` : ''}`);
         break;
       case 'restart-discarded':
-        io.err(`restart ${e.seq} ${e.cell} discarded: ${e.reason}`);
+        io.err(`${at}restart ${e.seq} ${e.cell} discarded: ${e.reason}`);
         break;
       case 'log':
-        io.err(`${e.level === 'info' ? '' : `${e.level}: `}${e.message}`);
+        io.err(`${at}${e.level === 'info' ? '' : `${e.level}: `}${e.message}`);
         break;
     }
   };
 }
 
 function report(io: CliIO, o: AttachOutcome, ms: number, json: boolean): number {
+  if (o.hosts) {
+    // Several hosts: one line per host, then the run as a whole.
+    const codes = o.hosts.map((h) => report(io, h.outcome, ms, json));
+    for (const t of o.notStarted ?? []) io.err(`${visible(t)}: its runner never started; \`varlab run ${o.path}\` runs what it lacks`);
+    if (o.state === 'detached') return o.error ? 1 : 130;
+    io.err(`${o.state} on ${o.hosts.length} hosts: ${o.done} of ${o.planned} restarts; results of every host saved into ${o.path}`);
+    return o.state === 'finished' ? 0 : o.state === 'cancelled' ? 130 : Math.max(...codes.filter((c) => c !== 130), 1);
+  }
   const where = o.cleanedUp ? ` (its directory on ${o.target} removed)` : '';
   switch (o.state) {
     case 'detached':
@@ -103,7 +116,9 @@ async function follow(name: 'attach' | 'cancel', argv: string[], io: CliIO): Pro
   const startedAt = Date.now();
   try {
     const opts = { prompt: terminalPrompter(), documents: new DocumentService(), onEvent: follower(io, json, () => target), signal: stop.signal };
-    target = detachedRun(file)?.target ?? '';
+    target = detachedRuns(file)
+      .map((d) => d.target)
+      .join(', ');
     if (name === 'cancel') {
       const o = await cancelDetached(file, opts);
       const code = report(io, o, Date.now() - startedAt, json);
@@ -149,14 +164,22 @@ export const status: Command = {
   usage:
     'varlab status FILE [--json]\n\n' +
     'One line: whether the detached run of FILE is running, finished, failed or cancelled, where, and which\n' +
-    'restart it is at ("detached on T, running restart k of n"). It looks at the target and changes nothing.',
+    'restart it is at ("detached on T, running restart k of n"); a run on several hosts: one such line per host.\n' +
+    'It looks at the target(s) and changes nothing. Exit status 1 when a host could not be reached.',
   async run(argv, io) {
     const { values, positionals } = parse(argv, { json: { type: 'boolean' } });
     const file = oneFile(positionals);
     try {
       const s = await detachedStatus(file, { prompt: terminalPrompter() });
-      io.out(values.json ? JSON.stringify(s) : describeDetached(s));
-      return 0;
+      if (values.json) io.out(JSON.stringify(s));
+      else if (!s.hosts) io.out(describeDetached(s));
+      else {
+        // Several hosts: one line per host, each naming where it is.
+        for (const h of s.hosts) io.out(describeDetached(h));
+        for (const u of s.unreachable ?? []) io.out(`${visible(u.target)}: not reached now (${u.message}); its run may go on`);
+        for (const t of s.notStarted ?? []) io.out(`${visible(t)}: not started (its launch failed); \`varlab run ${file}\` runs it once the others have ended and are attached`);
+      }
+      return s.unreachable?.length ? 1 : 0;
     } catch (e) {
       return failed(io, 'status', e);
     }

@@ -10,6 +10,7 @@ import { openTarget } from '../../node/host/index.js';
 import { dryRun, dryRunText } from '../../node/runs/dryrun.js';
 import { consentNote, prepareRun, type RunRequest } from '../../node/runs/prepare.js';
 import { RunService, type StartOptions } from '../../node/runs/service.js';
+import { hostAuths } from '../../node/runs/auth.js';
 import type { Prompter } from '../../node/host/types.js';
 import { onInterrupt } from '../../node/shutdown.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
@@ -85,15 +86,21 @@ export const run: Command = {
     '                    under systemd-run (a transient unit varlab-<id>) where the target has systemd, else setsid nohup,\n' +
     '                    and needs only sh, coreutils and the mysql/mariadb client there; it restores the host itself.\n' +
     '                    Then: varlab attach FILE (follow it, bring the results into the file), varlab status FILE,\n' +
-    '                    varlab cancel FILE\n' +
+    '                    varlab cancel FILE. With several --targets: one runner per host, each its own order and journal;\n' +
+    '                    a host that does not start is said (exit 1) and the others go on\n' +
     '--trust             agree to what this file runs beyond the built-in tunables (a command, the setup script,\n' +
     '                    the queries, server options, a server profile carried in the file) on this target\n' +
     '                    without being asked (the list is printed in full)\n' +
-    '--identity KEY, --known-hosts FILE, --accept-new: as for `varlab probe`\n' +
+    '--identity KEY, --known-hosts FILE, --accept-new: as for `varlab probe`. With several --targets, give --identity\n' +
+    '                    and --known-hosts once (for every host) or once per --target, in the same order (each host\n' +
+    '                    its own); a host given none uses its Hosts-list entry, else ~/.ssh/config, never another host\'s\n' +
     'Exit status: 0 finished, 1 failed, 2 bad input, 130 cancelled.',
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
       ...TARGET_OPTIONS,
+      // Several hosts: once for every host, or once per --target in the same order (each host its own key and known-hosts file).
+      identity: { type: 'string', multiple: true },
+      'known-hosts': { type: 'string', multiple: true },
       target: { type: 'string', multiple: true },
       restarts: { type: 'string' },
       repetitions: { type: 'string' },
@@ -116,22 +123,25 @@ export const run: Command = {
     const targets = values.target ?? [];
     const request = { file, out: values.out, target: targets.length === 1 ? targets[0] : undefined, targets: targets.length > 1 ? targets : undefined, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true };
     if (values.fresh && values.resume) throw new UsageError('--fresh starts over and --resume goes on: pass one of them');
+    const auth = runAuth(targets, values);
 
     if (values.detach) {
       if (values['dry-run']) throw new UsageError('--dry-run runs nothing: leave out --detach');
       if (values.events !== undefined) throw new UsageError('--detach prints the run id and returns; `varlab attach FILE --events json` streams the events');
-      return detachRun(io, file, request, values);
+      return detachRun(io, file, { ...request, ...auth }, values);
     }
 
     if (values['dry-run']) {
       try {
         const p = await prepareRun(request);
-        // Each host as it would run (several hosts: each its own order and journal).
-        for (const h of p.hosts ?? [{ target: p.doc.design.target, doc: p.doc, journal: journalPath(p.out) }]) {
+        // Each host as it would run (several hosts: each its own order, journal and connection).
+        const hosts = p.hosts ?? [{ target: p.doc.design.target, doc: p.doc, journal: journalPath(p.out) }];
+        const auths = await hostAuths(hosts.map((h) => h.target), auth.auth, auth.hostAuth);
+        for (const h of hosts) {
           const design = h.doc.design;
           // The target is probed (the commands are computed for what it has), as the run would.
           const report = await dryRun(design, design.target, async (fn) => {
-            const session = await openTarget(design.target, { auth: targetAuth(values), prompt: terminalPrompter() });
+            const session = await openTarget(design.target, { auth: auths.get(h.target), prompt: terminalPrompter() });
             try {
               return await fn(session);
             } finally {
@@ -198,7 +208,7 @@ export const run: Command = {
     try {
       started = await service.start({
         ...request,
-        auth: targetAuth(values),
+        ...auth,
         prompt,
         onEvent,
         consent: askConsent(io, file, values.trust === true, prompt),
@@ -249,6 +259,28 @@ export const run: Command = {
   },
 };
 
+/**
+ * How each host connects: --identity and --known-hosts given once are for every host; given once per
+ * --target, the n-th is the n-th target's own. A host given nothing uses its Hosts-list entry, else
+ * ~/.ssh/config (runs/auth.ts).
+ */
+function runAuth(targets: string[], values: { identity?: string[]; 'known-hosts'?: string[]; 'accept-new'?: boolean }): Pick<StartOptions, 'auth' | 'hostAuth'> {
+  const shared: Parameters<typeof targetAuth>[0] = { 'accept-new': values['accept-new'] };
+  const hostAuth: NonNullable<StartOptions['hostAuth']> = {};
+  for (const [option, key] of [['identity', 'identity'], ['known-hosts', 'knownHosts']] as const) {
+    const given = values[option] ?? [];
+    if (given.length <= 1) {
+      shared[option] = given[0];
+      continue;
+    }
+    if (targets.length < 2 || given.length !== targets.length) {
+      throw new UsageError(`--${option}: give it once (for every host) or once per --target in the same order; got ${given.length} for ${targets.length} target${targets.length === 1 ? '' : 's'}`);
+    }
+    targets.forEach((t, i) => (hostAuth[t] = { ...hostAuth[t], [key]: given[i] }));
+  }
+  return { auth: targetAuth(shared), ...(Object.keys(hostAuth).length ? { hostAuth } : {}) };
+}
+
 /** Teammates' files: their own commands are listed and agreed to before the first run on a target (issue 6). */
 function askConsent(io: CliIO, file: string, trust: boolean, prompt: Prompter): StartOptions['consent'] {
   return async (doc, target, prepared) => {
@@ -258,22 +290,29 @@ function askConsent(io: CliIO, file: string, trust: boolean, prompt: Prompter): 
 }
 
 /** `varlab run FILE --detach`: start the run on the target, print its id and where, and return. */
-async function detachRun(io: CliIO, file: string, request: RunRequest, values: Parameters<typeof targetAuth>[0] & { trust?: boolean }): Promise<number> {
+async function detachRun(io: CliIO, file: string, request: RunRequest & Pick<StartOptions, 'auth' | 'hostAuth'>, values: { trust?: boolean }): Promise<number> {
   const prompt = terminalPrompter();
   const service = new RunService({ documents: new DocumentService(), prompt });
   try {
     const d = await service.detach({
       ...request,
-      auth: targetAuth(values),
       prompt,
       consent: askConsent(io, file, values.trust === true, prompt),
     });
     for (const line of d.said) io.err(line);
-    const left = d.done ? `${d.restarts} restarts left of ${d.planned}` : `${d.planned} restarts`;
-    io.out(`detached: run ${d.runId} on ${d.target} (${left}, under ${d.supervisor === 'systemd' ? `systemd unit varlab-${d.runId}` : 'setsid nohup'}; its directory there: ${d.dir})`);
+    // One line per host started (several hosts: each its own run id, order and journal).
+    for (const h of d.hosts) {
+      const left = h.done ? `${h.restarts} restarts left of ${h.planned}` : `${h.planned} restarts`;
+      io.out(`detached: run ${h.runId} on ${visible(h.target)} (${left}, under ${h.supervisor === 'systemd' ? `systemd unit varlab-${h.runId}` : 'setsid nohup'}; its directory there: ${h.dir})`);
+    }
+    // A host that did not start: said clearly; the others go on.
+    for (const f of d.failed) io.err(`varlab run: not started on ${visible(f.target)}: ${f.message}`);
+    if (d.failed.length) {
+      io.err(`the run goes on on ${d.hosts.map((h) => visible(h.target)).join(', ')} without ${d.failed.map((f) => visible(f.target)).join(', ')}; once it has ended and \`varlab attach ${file}\` brought it in, \`varlab run ${file}\` runs what the hosts that did not start lack`);
+    }
     io.err(`it goes on without this computer. Follow it and bring the results into the file: varlab attach ${file}`);
-    io.err(`  where it is: varlab status ${file}    stop it (the host is restored): varlab cancel ${file}`);
-    return 0;
+    io.err(`  where it is: varlab status ${file}    stop it (the host${d.hosts.length > 1 ? 's are' : ' is'} restored): varlab cancel ${file}`);
+    return d.failed.length ? 1 : 0;
   } catch (e) {
     if (e instanceof NotAgreed) return e.status;
     return refused(io, file, e);

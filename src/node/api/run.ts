@@ -4,7 +4,7 @@ import { ApiError } from '../../common/api.js';
 import type { BackendContext, Handlers } from '../backend.js';
 import { consentNote } from '../runs/prepare.js';
 import { requireConsentFor } from '../trust.js';
-import { detachedRun, detachedStatus } from '../detach/attach.js';
+import { detachedRuns, detachedStatus } from '../detach/attach.js';
 
 export function runHandlers(ctx: BackendContext): Handlers {
   const runs = ctx.runs;
@@ -13,8 +13,10 @@ export function runHandlers(ctx: BackendContext): Handlers {
       if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.start: path must be an experiment file path');
       if (detach === true) {
         // The run goes on on its target; this process follows it while it can (the Run view stays live).
-        await runs.detach({ file: path, target, auth, resume: resume === true, fresh: fresh === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
-        return runs.attach(path);
+        const d = await runs.detach({ file: path, target, auth, resume: resume === true, fresh: fresh === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
+        const s = await runs.attach(path);
+        // Several hosts: a host that did not start is said; the others go on.
+        return d.failed.length && s.detached ? { ...s, detached: { ...s.detached, notStarted: d.failed } } : s;
       }
       const started = await runs.start({
         file: path,
@@ -35,13 +37,14 @@ export function runHandlers(ctx: BackendContext): Handlers {
       const c = await runs.check(path, target);
       if (c.finished || !c.unfinished) return c;
       // Said from the local journal alone (no connection), so the Run view offers to follow it, never to resume it.
-      let d: ReturnType<typeof detachedRun> = null;
+      let going: ReturnType<typeof detachedRuns> = [];
       try {
-        d = detachedRun(path);
+        going = detachedRuns(path).filter((d) => !d.ended);
       } catch {
         /* a journal refused here is refused, with its reason, by run.detachedStatus and run.attach */
       }
-      return d && !d.ended ? { ...c, unfinished: { ...c.unfinished, detached: { target: d.target } } } : c;
+      // Several hosts: every host whose run goes on, joined.
+      return going.length ? { ...c, unfinished: { ...c.unfinished, detached: { target: going.map((d) => d.target).join(', ') } } } : c;
     },
     'run.status': async () => runs.status(),
     'run.attach': async ({ path }) => {
@@ -51,7 +54,7 @@ export function runHandlers(ctx: BackendContext): Handlers {
     'run.stopFollowing': async ({ runId }) => runs.stopFollowing(runId),
     'run.detachedStatus': async ({ path }) => {
       if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.detachedStatus: path must be an experiment file path');
-      return detachedRun(path) ? detachedStatus(path, { prompt: ctx.hub.prompt }) : null;
+      return detachedRuns(path).length ? detachedStatus(path, { prompt: ctx.hub.prompt }) : null;
     },
     'run.events': async ({ runId, afterSeq }) => {
       if (!Number.isInteger(afterSeq) || afterSeq < 0) throw new ApiError('invalid-argument', `afterSeq: expected a whole number of at least 0, got ${JSON.stringify(afterSeq)}`);

@@ -13,18 +13,20 @@
 //           bring in what it measured.
 //
 // No printing here: the CLI and the app both use it, through its events and outcomes.
-import { resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ApiError, type DetachedStatus, type EventBatch, type RunStatus } from '../../common/api.js';
 
 export type { DetachedStatus };
 import type { RunEvent } from '../../common/events.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { buildPlan, estimatePlan, expandCells } from '../../common/plan.js';
-import { eventOf, JournalFold, resultsFromJournal, type JournalRecord, type JournalState } from '../../common/records.js';
+import { eventOf, JournalFold, resultsFromJournal, severalHostsResults, type JournalRecord, type JournalState } from '../../common/records.js';
+import type { Results } from '../../common/experiment/types.js';
 import type { DocumentService } from '../documents/service.js';
 import { EventBatcher } from '../engine/batcher.js';
 import { defaultHostLayer, type HostLayer } from '../engine/hostlayer.js';
-import { journalPath, JournalWriter, readJournal } from '../engine/journal.js';
+import { hostJournalPath, journalPath, JournalWriter, readJournal } from '../engine/journal.js';
 import { readExperimentFile } from '../files.js';
 import type { Prompter, TargetSession } from '../host/types.js';
 import { acquireRunLocks } from '../runs/locks.js';
@@ -52,6 +54,10 @@ export interface DetachedRun {
   done: number;
   lastState?: 'finished' | 'failed' | 'cancelled';
   lastMessage?: string;
+  /** When it was launched (its `detached` record). */
+  at: number;
+  /** A host of a design detached on several hosts: the several-host run's id and every host it went to. */
+  group?: { id: string; hosts: string[] };
 }
 
 
@@ -85,6 +91,10 @@ export interface AttachOutcome {
   cleanedUp: boolean;
   /** Following stopped on an error (in `message`), not by choice; the run goes on on its target. */
   error?: true;
+  /** Several hosts: how following ended on each. */
+  hosts?: { target: string; outcome: AttachOutcome }[];
+  /** Several hosts: the hosts of the design whose runner never started (they run at the next `varlab run FILE`). */
+  notStarted?: string[];
 }
 
 /** The one-line description, the same in the CLI and the app: `detached on T, running restart k of n`. */
@@ -101,11 +111,13 @@ export function describeDetached(s: Pick<DetachedStatus, 'state' | 'target' | 'p
   }
 }
 
-/** The file's detached run, from its journal; null when the file has none. */
+/** The file's detached run on one host, from its journal; null when the file has none. */
 export function detachedRun(path: string): DetachedRun | null {
   const abs = resolve(path);
-  const journal = journalPath(abs);
-  const state = readJournal(journal);
+  return runOfJournal(abs, journalPath(abs));
+}
+
+function runOfJournal(abs: string, journal: string, state = readJournal(journal)): DetachedRun | null {
   if (!state?.detached || !state.header) return null;
   const d = state.detached;
   checkJournalRunDir(d.dir, d.runId, journal);
@@ -121,22 +133,59 @@ export function detachedRun(path: string): DetachedRun | null {
     ended: d.ended,
     planned: state.header.planned,
     done: state.restarts.length,
+    at: d.at,
+    ...(d.group ? { group: d.group } : {}),
     ...(d.ended && state.lastState ? { lastState: state.lastState, lastMessage: state.lastMessage } : {}),
   };
 }
 
-/** Refuse to start another run of a file whose detached run goes on (or whose end is not in yet). */
-export function refuseWhileDetached(path: string): void {
-  const d = detachedRun(path);
-  if (d && !d.ended) {
-    throw new ApiError('busy', `${path}: a detached run of it goes on on ${d.target} (run ${d.runId}). Follow it with \`varlab attach ${path}\`, see it with \`varlab status ${path}\`, or stop it with \`varlab cancel ${path}\`.`);
+/** The journals beside the file that may be a host's of a several-host run: `BASE.journal.<host>-<8 hex>.jsonl`. */
+function hostJournalFiles(abs: string): string[] {
+  const dir = dirname(abs);
+  const base = `${basename(abs).replace(/\.json$/i, '')}.journal.`;
+  try {
+    return readdirSync(dir)
+      .filter((n) => n.startsWith(base) && /-[0-9a-f]{8}\.jsonl$/.test(n))
+      .map((n) => join(dir, n));
+  } catch {
+    return [];
   }
 }
 
-function requireDetached(path: string): DetachedRun {
-  const d = detachedRun(path);
-  if (!d) throw new ApiError('not-found', `${path}: no detached run (start one with \`varlab run ${path} --detach\`)`);
-  return d;
+/**
+ * The file's detached run, one entry per host: the one journal beside it (one host), or each host's
+ * journal of the latest design detached on several hosts, in the order of its hosts. A host journal
+ * counts only under the name its own target gives it (one copied over another's is not followed).
+ * Empty when the file has no detached run.
+ */
+export function detachedRuns(path: string): DetachedRun[] {
+  const abs = resolve(path);
+  const one = detachedRun(abs);
+  const several: DetachedRun[] = [];
+  for (const journal of hostJournalFiles(abs)) {
+    const d = runOfJournal(abs, journal);
+    if (d?.group && hostJournalPath(abs, d.target) === journal) several.push(d);
+  }
+  if (!several.length) return one ? [one] : [];
+  const latest = several.reduce((a, b) => (b.at > a.at ? b : a));
+  if (one && one.at > latest.at) return [one];
+  const hosts = latest.group!.hosts;
+  return several.filter((d) => d.group!.id === latest.group!.id).sort((a, b) => hosts.indexOf(a.target) - hosts.indexOf(b.target));
+}
+
+/** Refuse to start another run of a file whose detached run goes on (or whose end is not in yet), on any of its hosts. */
+export function refuseWhileDetached(path: string): void {
+  const runs = detachedRuns(path).filter((d) => !d.ended);
+  if (runs.length) {
+    const where = runs.map((d) => `${d.target} (run ${d.runId})`).join(', ');
+    throw new ApiError('busy', `${path}: a detached run of it goes on on ${where}. Follow it with \`varlab attach ${path}\`, see it with \`varlab status ${path}\`, or stop it with \`varlab cancel ${path}\`.`);
+  }
+}
+
+function requireDetachedRuns(path: string): DetachedRun[] {
+  const runs = detachedRuns(path);
+  if (!runs.length) throw new ApiError('not-found', `${path}: no detached run (start one with \`varlab run ${path} --detach\`)`);
+  return runs;
 }
 
 /** The local journal read into a fold, and what importing needs from it. */
@@ -162,10 +211,36 @@ const sudoOf = (state: JournalState) => state.header!.design.serverProfile?.sudo
 
 /**
  * Where the detached run is, by looking at the target (when its end is not in the local journal yet).
- * Writes nothing: what the target journal holds beyond the offset is folded in memory only.
+ * Writes nothing: what the target journal holds beyond the offset is folded in memory only. Several
+ * hosts: each host's in `hosts` (a host that cannot be reached in `unreachable`, the others still
+ * said), the run as a whole in the top fields.
  */
 export async function detachedStatus(path: string, o: Pick<AttachOptions, 'prompt' | 'host'>): Promise<DetachedStatus> {
-  const d = requireDetached(path);
+  const runs = requireDetachedRuns(path);
+  const group = runs[0].group;
+  if (!group) return statusOf(runs[0], o);
+  const settled = await Promise.allSettled(runs.map((d) => statusOf(d, o)));
+  const hosts = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const unreachable = settled.flatMap((r, i) => (r.status === 'rejected' ? [{ target: runs[i].target, message: (r.reason as Error).message }] : []));
+  const states = hosts.map((h) => h.state);
+  const state: DetachedStatus['state'] = states.includes('running') || unreachable.length ? 'running' : states.includes('failed') ? 'failed' : states.includes('gone') ? 'gone' : states.includes('cancelled') ? 'cancelled' : 'finished';
+  const notStarted = group.hosts.filter((h) => !runs.some((d) => d.target === h));
+  return {
+    path: runs[0].path,
+    runId: group.id,
+    target: runs.map((d) => d.target).join(', '),
+    state,
+    planned: runs.reduce((n, d) => n + d.planned, 0),
+    done: hosts.reduce((n, h) => n + h.done, 0),
+    imported: hosts.every((h) => h.imported) && !unreachable.length,
+    hosts,
+    ...(unreachable.length ? { unreachable } : {}),
+    ...(notStarted.length ? { notStarted } : {}),
+  };
+}
+
+/** One host's detached run, looked at on its target. */
+async function statusOf(d: DetachedRun, o: Pick<AttachOptions, 'prompt' | 'host'>): Promise<DetachedStatus> {
   const base = { path: d.path, runId: d.runId, target: d.target, planned: d.planned };
   if (d.ended) return { ...base, state: d.lastState ?? 'failed', done: d.done, message: d.lastMessage, imported: true };
   const { fold, context } = localRun(d);
@@ -207,11 +282,21 @@ async function savedDoc(d: DetachedRun, state: JournalState): Promise<Experiment
   return { ...doc, design };
 }
 
+/** The file as a several-host run saves it: its own design (every host), without results. */
+async function fileDoc(d: DetachedRun): Promise<ExperimentDoc> {
+  const file = await readExperimentFile(d.path);
+  if (!file.doc) throw new ApiError('invalid-file', `${d.path}: ${file.problems.join('; ')} (the results are safe in ${d.journal})`);
+  const { results: _results, ...doc } = file.doc;
+  return doc;
+}
+
 /** A detached run being followed in this process (the run service keeps it for the app). */
 export interface Attached {
   runId: string;
   path: string;
   target: string;
+  /** Several hosts: each host's target and local journal (its events name their host). */
+  hosts?: { target: string; journal: string }[];
   /** `running` while the run goes on on its target (followed or not: see `detached.following`). */
   status(): RunStatus;
   /** Batches after afterSeq, or null when they are no longer in memory. */
@@ -226,10 +311,13 @@ export interface Attached {
 
 /**
  * Start following the file's detached run, and return at once. It holds the file's lock (one follower
- * per file on this machine) until it ends.
+ * per file on this machine) until it ends. Several hosts: every host's run followed at once, each on
+ * its own connection (a host that cannot be reached does not stop the others).
  */
 export async function openAttachment(path: string, o: AttachOptions): Promise<Attached> {
-  const d = requireDetached(path);
+  const runs = requireDetachedRuns(path);
+  if (runs[0].group) return openGroup(runs, o);
+  const d = runs[0];
   const locks = await acquireRunLocks({ runId: d.runId, file: d.path, target: d.target, startedAt: Date.now() }, { fileOnly: true });
   let f: Follower;
   try {
@@ -243,6 +331,86 @@ export async function openAttachment(path: string, o: AttachOptions): Promise<At
 }
 
 /**
+ * A design detached on several hosts, followed as one run: one follower per host, their events in one
+ * numbered stream under the several-host run's id (each naming its host), every save writing every
+ * host's results at once (as an attached run on several hosts does).
+ */
+async function openGroup(runs: DetachedRun[], o: AttachOptions): Promise<Attached> {
+  const group = runs[0].group!;
+  const path = runs[0].path;
+  const target = runs.map((d) => d.target).join(', ');
+  const locks = await acquireRunLocks({ runId: group.id, file: path, target, startedAt: Date.now() }, { fileOnly: true });
+  let followers: Follower[];
+  const batcher = new EventBatcher(group.id, (b) => o.onBatch?.(b), o.batchMs ?? 100);
+  try {
+    // Every host of the design, also one whose runner never started: its journal keeps what it has.
+    const results = new Map<string, Results>();
+    for (const host of group.hosts) {
+      const state = readJournal(runs.find((d) => d.target === host)?.journal ?? hostJournalPath(path, host));
+      results.set(host, state ? resultsFromJournal(state, 'interrupted before it finished; run again') : { restarts: [] });
+    }
+    const save = async (host: string, doc: ExperimentDoc, r: Results) => {
+      results.set(host, r);
+      await o.documents.writeRunResults(path, doc, severalHostsResults(group.hosts.map((h) => ({ host: h, results: results.get(h)! }))));
+    };
+    followers = runs.map((d) => new Follower(d, o, { batcher, save }));
+  } catch (e) {
+    await locks.release();
+    throw e;
+  }
+  const notStarted = group.hosts.filter((h) => !runs.some((d) => d.target === h));
+  const done = Promise.all(followers.map((f) => f.run()))
+    .then((outs) => {
+      const end = groupOutcome(path, runs, outs, notStarted);
+      if (end.state !== 'detached') batcher.push({ type: 'run-finished', at: Date.now(), state: end.state, ...(end.message ? { message: end.message } : {}) });
+      batcher.flush();
+      return end;
+    })
+    .finally(() => locks.release());
+  const status = (): RunStatus => {
+    const each = followers.map((f) => f.status());
+    const states = each.map((s) => s.state);
+    const state = states.includes('running') ? 'running' : states.includes('failed') ? 'failed' : states.includes('cancelled') ? 'cancelled' : 'finished';
+    return { runId: group.id, path, state, lastSeq: batcher.lastSeq, detached: { target, following: each.some((s) => s.detached?.following) } };
+  };
+  return {
+    runId: group.id,
+    path,
+    target,
+    hosts: runs.map((d) => ({ target: d.target, journal: d.journal })),
+    status,
+    events: (n) => batcher.after(n),
+    detach: () => followers.forEach((f) => f.detach()),
+    cancel: () => followers.forEach((f) => f.cancel()),
+    done,
+  };
+}
+
+/** Several hosts: finished when every host finished; detached while any goes on unfollowed; else failed, else cancelled. Each host's own in `hosts`. */
+function groupOutcome(path: string, runs: DetachedRun[], outs: (AttachOutcome & { signalled: boolean })[], notStarted: string[]): AttachOutcome & { signalled: boolean } {
+  const states = outs.map((h) => h.state);
+  const state: AttachOutcome['state'] = states.includes('detached') ? 'detached' : states.includes('failed') ? 'failed' : states.includes('cancelled') ? 'cancelled' : 'finished';
+  const hosts = outs.map((outcome, i) => ({ target: runs[i].target, outcome }));
+  const message = hosts
+    .filter((h) => h.outcome.state !== 'finished' || state !== 'finished')
+    .map((h) => `${h.target}: ${h.outcome.state}${h.outcome.message ? ` (${h.outcome.message})` : ''}`)
+    .join('; ');
+  return {
+    state,
+    ...(message ? { message } : {}),
+    path,
+    target: runs.map((d) => d.target).join(', '),
+    planned: outs.reduce((n, h) => n + h.planned, 0),
+    done: outs.reduce((n, h) => n + h.done, 0),
+    cleanedUp: outs.every((h) => h.cleanedUp),
+    ...(outs.some((h) => h.error) ? { error: true as const } : {}),
+    hosts,
+    ...(notStarted.length ? { notStarted } : {}),
+    signalled: outs.some((h) => h.signalled),
+  };
+}
+
+/**
  * Follow the file's detached run until it ends (or `signal` aborts: the laptop detaches), bringing
  * every record of the target journal into the local journal once, and the results into the file.
  */
@@ -253,22 +421,40 @@ export async function attachDetached(path: string, o: AttachOptions): Promise<At
 /**
  * Stop the file's detached run: the runner journals the cancel, stops mysqld and restores the host
  * by itself; then what it measured is brought in (unless another process follows it and does that).
+ * Several hosts: every host's runner is stopped.
  */
 export async function cancelDetached(path: string, o: AttachOptions): Promise<AttachOutcome & { signalled: boolean }> {
-  const d = requireDetached(path);
+  const runs = requireDetachedRuns(path);
   let a: Attached;
   try {
     a = await openAttachment(path, o);
   } catch (e) {
     if (!(e instanceof ApiError && e.code === 'busy')) throw e;
-    // Another varlab follows it (the app, another terminal): ask the runner to stop; that one brings the end in.
-    const session = await connect(d, o);
-    try {
-      const signalled = await signalCancel(session, d.dir, sudoOf(readJournal(d.journal)!));
-      return { state: 'detached', message: `asked the run on ${d.target} to stop; the varlab process following it brings its end into ${d.path} (${e.message})`, path: d.path, target: d.target, planned: d.planned, done: d.done, cleanedUp: false, signalled };
-    } finally {
-      await session.close().catch(() => {});
-    }
+    // Another varlab follows it (the app, another terminal): ask each runner to stop; that one brings the end in.
+    const asked = await Promise.allSettled(
+      runs
+        .filter((d) => !d.ended)
+        .map(async (d) => {
+          const session = await connect(d, o);
+          try {
+            return await signalCancel(session, d.dir, sudoOf(readJournal(d.journal)!));
+          } finally {
+            await session.close().catch(() => {});
+          }
+        }),
+    );
+    const failed = asked.flatMap((r, i) => (r.status === 'rejected' ? [`${runs[i].target}: ${(r.reason as Error).message}`] : []));
+    const target = runs.map((d) => d.target).join(', ');
+    return {
+      state: 'detached',
+      message: `asked the run on ${target} to stop; the varlab process following it brings its end into ${runs[0].path} (${e.message})${failed.length ? `; not reached: ${failed.join('; ')}` : ''}`,
+      path: runs[0].path,
+      target,
+      planned: runs.reduce((n, d) => n + d.planned, 0),
+      done: runs.reduce((n, d) => n + d.done, 0),
+      cleanedUp: false,
+      signalled: asked.some((r) => r.status === 'fulfilled' && r.value),
+    };
   }
   a.cancel();
   return a.done;
@@ -305,11 +491,13 @@ class Follower {
   constructor(
     private readonly d: DetachedRun,
     private readonly o: AttachOptions,
+    /** A host of a several-host run: the run's one batcher (events name their host) and its save of every host's results. */
+    private readonly group?: { batcher: EventBatcher; save: (host: string, doc: ExperimentDoc, results: Results) => Promise<void> },
   ) {
     const local = localRun(d);
     this.fold = local.fold;
     this.context = local.context;
-    this.batcher = new EventBatcher(d.runId, (b) => o.onBatch?.(b), o.batchMs ?? 100);
+    this.batcher = group?.batcher ?? new EventBatcher(d.runId, (b) => o.onBatch?.(b), o.batchMs ?? 100);
     if (o.signal?.aborted) this.stop.abort();
     o.signal?.addEventListener('abort', () => this.detach(), { once: true });
   }
@@ -335,8 +523,9 @@ class Follower {
   }
 
   private emit(e: RunEvent): void {
-    this.o.onEvent?.(e);
-    this.batcher.push(e);
+    const event = this.group ? { ...e, host: this.d.target } : e;
+    this.o.onEvent?.(event);
+    this.batcher.push(event);
   }
 
   private progress(): void {
@@ -352,7 +541,8 @@ class Follower {
     this.lastSave = Date.now();
     const state = this.fold.state();
     const results = resultsFromJournal(state, state.detached?.ended ? 'interrupted before it finished' : 'running on the target');
-    await this.o.documents.writeRunResults(this.d.path, await savedDoc(this.d, state), results);
+    if (this.group) await this.group.save(this.d.target, await fileDoc(this.d), results);
+    else await this.o.documents.writeRunResults(this.d.path, await savedDoc(this.d, state), results);
   }
 
   private outcome(state: AttachOutcome['state'], cleanedUp: boolean, message?: string): AttachOutcome {

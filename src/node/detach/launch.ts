@@ -28,6 +28,9 @@ export interface DetachRequest {
   save: (results: Results) => Promise<void>;
   /** How long to wait for the runner's first login to the server it started. */
   waitS?: number;
+  /** A host of a several-host run: its own journal beside the file, and the run it belongs to (written into its `detached` record). */
+  journalFile?: string;
+  group?: { id: string; hosts: string[] };
 }
 
 export interface DetachedStart {
@@ -82,7 +85,7 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
     try {
       const control = await host.createServerControl(session, profile, { prompt: o.prompt });
       const fingerprint = await control.host();
-      journal = openRunJournal(o.path, design, fold);
+      journal = openRunJournal(o.path, design, fold, o.journalFile);
       const write = (r: Parameters<JournalFold['apply']>[0]) => {
         journal!.writer.append(r);
         fold.apply(r);
@@ -104,7 +107,7 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
       });
       launchedRunner = true;
       const auth = recordedAuth(o.auth);
-      write({ t: 'detached', at: Date.now(), runId: o.runId, target, ...(auth ? { auth } : {}), dir: launched.dir, supervisor: launched.supervisor, ...(launched.pid ? { pid: launched.pid } : {}) });
+      write({ t: 'detached', at: Date.now(), runId: o.runId, target, ...(auth ? { auth } : {}), dir: launched.dir, supervisor: launched.supervisor, ...(launched.pid ? { pid: launched.pid } : {}), ...(o.group ? { group: o.group } : {}) });
       journal.writer.close();
       journal = null;
       await o.save(resultsFromJournal(fold.state(), 'interrupted before it finished; run again'));

@@ -15,11 +15,12 @@ import type { EventBatch, RunCheck, RunStatus, TargetAuth } from '../../common/a
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
 import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
-import { isComplete, restorePending } from '../../common/records.js';
+import { isComplete, restorePending, resultsFromJournal, severalHostsResults } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
 import type { HostLayer } from '../engine/hostlayer.js';
 import { journalPath, readJournal, runJournals } from '../engine/journal.js';
 import { hostDesign } from '../../common/plan.js';
+import { hostAuths } from './auth.js';
 import { RunEngine, type EngineOptions, type ReconnectPolicy, type RunOutcome } from '../engine/run.js';
 import { HostGroup } from './group.js';
 import { readExperimentFile } from '../files.js';
@@ -27,7 +28,7 @@ import type { Prompter } from '../host/types.js';
 import { acquireRunLocks, runningOnFile } from './locks.js';
 import { finishedRun, journalDesignChanges, prepareRun, type PreparedRun, type RunRequest } from './prepare.js';
 import { snapshotBatch } from './snapshot.js';
-import { detachedRun, openAttachment, refuseWhileDetached, type Attached } from '../detach/attach.js';
+import { detachedRuns, openAttachment, refuseWhileDetached, type Attached } from '../detach/attach.js';
 import { startDetached, type DetachedStart } from '../detach/launch.js';
 import { rebuildFromJournal } from '../documents/rebuild.js';
 
@@ -41,7 +42,10 @@ export interface RunServiceOptions {
 }
 
 export interface StartOptions extends RunRequest {
+  /** How every host connects (one host: its only one), unless `hostAuth` says otherwise for a target. */
   auth?: TargetAuth;
+  /** Several hosts: how each connects, by target (each its own key and known-hosts file); see runs/auth.ts. */
+  hostAuth?: Record<string, TargetAuth | undefined>;
   /** Resolves when the user agreed to what the file runs beyond the built-in tunables on this target; throws otherwise. */
   consent: (doc: ExperimentDoc, target: string, prepared: PreparedRun) => Promise<void>;
   /** Every event as it happens (the CLI prints them). */
@@ -50,6 +54,14 @@ export interface StartOptions extends RunRequest {
   reconnect?: Partial<ReconnectPolicy>;
   saveEveryMs?: number;
   batchMs?: number;
+}
+
+/** What `detach` started: the run (several hosts: their sums, joined), each host's own start, and each host that did not start. */
+export interface DetachedLaunch extends DetachedStart {
+  hosts: DetachedStart[];
+  failed: { target: string; message: string }[];
+  prepared: PreparedRun;
+  said: string[];
 }
 
 export interface StartedRun {
@@ -87,7 +99,7 @@ export class RunService {
   constructor(private readonly opts: RunServiceOptions) {}
 
   /** What every run goes through before it starts: the finished-check, consent, the locks and the decisions on disk. */
-  private async admit(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'>, only: { oneHost?: boolean } = {}) {
+  private async admit(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'>) {
     if (this.disposing) throw new ApiError('cancelled', 'varlab is shutting down: no new run starts');
     refuseWhileDetached(resolve(o.out ?? o.file));
     // A file whose last save was lost (a full disk) is made whole from its journal before anything is decided from it.
@@ -98,9 +110,6 @@ export class RunService {
     } catch (e) {
       if (rebuilt && e instanceof ApiError && e.code === 'already-finished') throw new ApiError(e.code, `${rebuilt}.\n${e.message}`);
       throw e;
-    }
-    if (only.oneHost && prepared.hosts) {
-      throw new ApiError('invalid-argument', `a detached run goes to one host, and ${prepared.hosts.map((h) => h.target).join(', ')} are several: run them attached, or detach a copy of the file per host (--target T --out COPY)`);
     }
     const hosts = prepared.hosts ?? [{ target: prepared.doc.design.target, doc: prepared.doc, journal: journalPath(prepared.out), done: false }];
     const target = hosts.map((h) => h.target).join(', ');
@@ -116,21 +125,23 @@ export class RunService {
       throw e;
     }
     const out = prepared.out;
+    // Each host connects its own way (its own key and known-hosts file), never the first host's.
+    const auths = await hostAuths(hosts.map((h) => h.target), o.auth, o.hostAuth);
     // What the engine and the detached launch alike are given.
     const run = {
       runId,
       path: out,
       doc: prepared.doc,
-      auth: o.auth,
+      auth: auths.get(hosts[0].target),
       prompt: o.prompt ?? this.opts.prompt,
       host: this.opts.host,
       save: (results: Results) => this.opts.documents.writeRunResults(out, prepared.saved, results),
     };
-    return { prepared, target, runId, locks, said, out, run };
+    return { prepared, target, runId, locks, said, out, run, auths };
   }
 
   async start(o: StartOptions): Promise<StartedRun> {
-    const { prepared, target, runId, locks, said, out, run } = await this.admit(o);
+    const { prepared, target, runId, locks, said, out, run, auths } = await this.admit(o);
     const engine = (more: Partial<EngineOptions> = {}) => new RunEngine({ ...run, onEvent: o.onEvent, onBatch: this.opts.onBatch, batchMs: o.batchMs, reconnect: o.reconnect, saveEveryMs: o.saveEveryMs, ...more });
     const runner = prepared.hosts
       ? new HostGroup({
@@ -140,7 +151,7 @@ export class RunService {
           save: run.save,
           onBatch: this.opts.onBatch,
           batchMs: o.batchMs,
-          engine: (h, batcher, hostSave) => engine({ doc: h.doc, journalFile: h.journal, hostOfGroup: { target: h.target, batcher }, save: hostSave }),
+          engine: (h, batcher, hostSave) => engine({ doc: h.doc, journalFile: h.journal, hostOfGroup: { target: h.target, batcher }, save: hostSave, auth: auths.get(h.target) }),
         })
       : engine();
     const failed = (e: unknown): RunOutcome => ({ state: 'failed', message: (e as Error).message, planned: 0, done: 0, resumed: false, path: out, journal: journalPath(out), transient: false });
@@ -161,11 +172,47 @@ export class RunService {
    * consent and locks as start(), then the runner launched under the target's supervisor. The laptop
    * keeps nothing running: the target's own lock (taken here, handed to the runner) keeps other runs
    * off that host until the runner ends; attach.ts follows it.
+   *
+   * A design on several hosts: one runner per host, launched at once, each with its own order, journal
+   * and connection; a host that fails to launch does not stop the others (it is in `failed`, with why).
+   * Refused only when no host started.
    */
-  async detach(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number }): Promise<DetachedStart & { prepared: PreparedRun; said: string[] }> {
-    const { prepared, locks, said, run } = await this.admit(o, { oneHost: true });
+  async detach(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number }): Promise<DetachedLaunch> {
+    const { prepared, locks, said, run, auths } = await this.admit(o);
     try {
-      return { ...(await startDetached({ ...run, waitS: o.waitS })), prepared, said };
+      if (!prepared.hosts) {
+        const one = await startDetached({ ...run, waitS: o.waitS });
+        return { ...one, hosts: [one], failed: [], prepared, said };
+      }
+      const group = { id: run.runId, hosts: prepared.hosts.map((h) => h.target) };
+      const launching = prepared.hosts.filter((h) => !h.done);
+      const settled = await Promise.allSettled(
+        launching.map((h) => startDetached({ ...run, runId: randomUUID(), doc: h.doc, journalFile: h.journal, auth: auths.get(h.target), group, save: async () => {}, waitS: o.waitS })),
+      );
+      const started = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      const failed = settled.flatMap((r, i) => (r.status === 'rejected' ? [{ target: launching[i].target, message: (r.reason as Error).message }] : []));
+      // Every host's restarts so far into the file at once (a host finished before keeps its own).
+      const byHost = prepared.hosts.map((h) => {
+        const state = readJournal(h.journal);
+        return { host: h.target, results: state ? resultsFromJournal(state, 'interrupted before it finished; run again') : { restarts: [] } };
+      });
+      await run.save(severalHostsResults(byHost));
+      if (!started.length) throw new ApiError('connection', `the detached run started on none of its hosts:\n${failed.map((f) => `  ${f.target}: ${f.message}`).join('\n')}`);
+      const planned = started.reduce((n, d) => n + d.planned, 0);
+      return {
+        runId: group.id,
+        target: started.map((d) => d.target).join(', '),
+        dir: started.map((d) => d.dir).join(', '),
+        supervisor: started[0].supervisor,
+        pid: null,
+        planned,
+        done: started.reduce((n, d) => n + d.done, 0),
+        restarts: started.reduce((n, d) => n + d.restarts, 0),
+        hosts: started,
+        failed,
+        prepared,
+        said,
+      };
     } finally {
       await locks.release();
     }
@@ -251,7 +298,11 @@ export class RunService {
       const s = a.status();
       const kept = a.events(afterSeq);
       if (kept) return kept;
-      return afterSeq >= s.lastSeq ? [] : [snapshotBatch(runId, s.lastSeq, journalPath(a.path), s.state)];
+      if (afterSeq >= s.lastSeq) return [];
+      if (!a.hosts) return [snapshotBatch(runId, s.lastSeq, journalPath(a.path), s.state)];
+      // Several hosts: each host's run rebuilt from its journal, every event naming its host.
+      const events = a.hosts.flatMap((h) => snapshotBatch(runId, s.lastSeq, h.journal, s.state).events.map((ev) => ({ ...ev, host: h.target })));
+      return [{ runId, seq: s.lastSeq, events, snapshot: true }];
     }
     const e = this.find(runId);
     const s = this.statusOf(e);
@@ -276,8 +327,8 @@ export class RunService {
     for (const a of this.attachments.values()) if (a.path === abs && a.status().detached?.following) return `a detached run of it is going on (on ${a.target})`;
     // Followed by nobody, a detached run still runs its design, and its results come into the file at the next attach.
     try {
-      const d = detachedRun(abs);
-      if (d && !d.ended) return `a detached run of it is going on (on ${d.target}); varlab attach, status or cancel it first`;
+      const going = detachedRuns(abs).filter((d) => !d.ended);
+      if (going.length) return `a detached run of it is going on (on ${going.map((d) => d.target).join(', ')}); varlab attach, status or cancel it first`;
     } catch {
       /* a journal refused here is refused, with its reason, when the file is run or attached */
     }

@@ -83,7 +83,7 @@ function StartPanel() {
       {ssh && (
         <>
           <label>
-            key file <input value={identity} onChange={(e) => setIdentity(e.target.value)} placeholder="~/.ssh/id_ed25519 (or ssh-agent)" />
+            key file <input value={identity} onChange={(e) => setIdentity(e.target.value)} placeholder={hosts.length > 1 ? "for every host (empty: each host's own)" : '~/.ssh/id_ed25519 (or ssh-agent)'} />
           </label>
           <label>
             known_hosts <input value={knownHosts} onChange={(e) => setKnownHosts(e.target.value)} placeholder="optional extra file" />
@@ -104,10 +104,10 @@ function StartPanel() {
               <input type="checkbox" checked={startOver} onChange={(e) => setStartOver(e.target.checked)} /> start over
             </label>
           )}
-          <label title={hosts.length > 1 ? 'A detached run goes to one host' : 'The whole run goes to the target and runs there by itself (systemd-run, else setsid nohup); this computer follows it while it can, and brings every measurement in when the file is opened again'}>
-            <input type="checkbox" checked={detach && hosts.length === 1} disabled={hosts.length > 1} onChange={(e) => setDetach(e.target.checked)} data-testid="run-detach" /> Keep running when this computer sleeps
+          <label title={`The whole run goes to ${hosts.length > 1 ? 'each host and runs there by itself, each host its own' : 'the target and runs there by itself'} (systemd-run, else setsid nohup); this computer follows it while it can, and brings every measurement in when the file is opened again`}>
+            <input type="checkbox" checked={detach} onChange={(e) => setDetach(e.target.checked)} data-testid="run-detach" /> Keep running when this computer sleeps
           </label>
-          <button className="primary" disabled={dirty} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, auth, startOver ? 'fresh' : 'auto', detach && hosts.length === 1)} data-testid="run-start-button">
+          <button className="primary" disabled={dirty} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, auth, startOver ? 'fresh' : 'auto', detach)} data-testid="run-start-button">
             {unfinished && !startOver ? 'Resume' : 'Run'}
           </button>
         </>
