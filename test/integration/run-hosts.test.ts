@@ -2,10 +2,14 @@
 // the sandbox sshd and a second sshd on another port as the second host, each with its own sandbox
 // mariadbd (its own directory, port and socket; both on this machine). The same design runs on both
 // at once, each in its own order and journal; `analyze --json` and the CSV show the host as a factor;
-// a host that fails (a server profile whose mysqld does not exist) does not stop the other.
+// a host that fails (a server profile whose mysqld does not exist) does not stop the other. Each host
+// has its own client key and known-hosts file, and neither key logs in to the other host: a run that
+// connected every host with the first host's options fails. Detached on both hosts: each host's runner
+// finishes, `attach` brings every execution of both once, `status` says one line per host, and `cancel`
+// stops both and restores both.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -14,13 +18,16 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { buildPlan, hostDesign } from '../../src/common/plan.js';
 import { hostJournalPath } from '../../src/node/engine/journal.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
-import { shortQuickstartCopy, startRunEnv, varlabRun, varlabSync, type RunEnv } from './run-env.js';
+import { alive, quickstartCopy, shortQuickstartCopy, startRunEnv, varlabRun, varlabSync, type RunEnv } from './run-env.js';
+import { readJournalText, type JournalRecord } from '../../src/common/records.js';
 
 // One before hook starts both hosts in order: a second top-level hook was seen running before the
 // first one's environment was there (CI, under load).
 let env: RunEnv;
 let second: Sshd;
 let secondDir: string;
+let secondArgs: string[];
+/** Each host its own key and known-hosts file, in the order of the --targets. */
 let authArgs: string[];
 let profiles: string;
 
@@ -29,20 +36,20 @@ before(async () => {
   second = await startSshd();
   secondDir = mkdtempSync(join(tmpdir(), 'varlab-host2-'));
   execFileSync('chmod', ['755', secondDir]);
-  // One key and one known-hosts file reach both hosts, as a user's ~/.ssh does.
-  appendFileSync(join(second.dir, 'authorized_keys'), readFileSync(env.sshd.keyFile + '.pub'));
-  const knownHosts = join(env.dir, 'known_hosts_both');
-  writeFileSync(knownHosts, readFileSync(env.sshd.knownHostsFile, 'utf8') + readFileSync(second.knownHostsFile, 'utf8'));
-  authArgs = ['--identity', env.sshd.keyFile, '--known-hosts', knownHosts];
-  const made = varlabSync(['sandbox', 'create', second.target, ...authArgs, '--dir', secondDir, '--json'], env.varlabHome);
+  secondArgs = ['--identity', second.keyFile, '--known-hosts', second.knownHostsFile];
+  authArgs = ['--identity', env.sshd.keyFile, '--identity', second.keyFile, '--known-hosts', env.sshd.knownHostsFile, '--known-hosts', second.knownHostsFile];
+  const made = varlabSync(['sandbox', 'create', second.target, ...secondArgs, '--dir', secondDir, '--json'], env.varlabHome);
   assert.equal(made.code, 0, made.stderr + made.stdout);
   profiles = join(env.varlabHome, 'profiles.json');
+  // The first host's key does not log in to the second host.
+  const crossed = varlabSync(['probe', second.target, ...env.authArgs], env.varlabHome);
+  assert.notEqual(crossed.code, 0, 'the first host key must not reach the second host');
 });
 
 after(async () => {
   // Whatever part of before() failed, the second sshd is stopped (it was left running when it threw).
   try {
-    if (second && authArgs) varlabSync(['sandbox', 'remove', second.target, ...authArgs], env.varlabHome);
+    if (second && secondArgs) varlabSync(['sandbox', 'remove', second.target, ...secondArgs], env.varlabHome);
   } finally {
     await second?.stop();
   }
@@ -110,4 +117,135 @@ test('a host that fails does not stop the other; the summary names it and why', 
   } finally {
     writeFileSync(profiles, saved);
   }
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface HostStatus {
+  state: string;
+  target: string;
+  done: number;
+  planned: number;
+  hosts?: HostStatus[];
+}
+
+/** `varlab status FILE --json` until no host runs any more. */
+async function untilEnded(file: string): Promise<HostStatus> {
+  for (;;) {
+    const r = varlabSync(['status', file, '--json'], env.varlabHome);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const s = JSON.parse(r.stdout) as HostStatus;
+    if (s.state !== 'running') return s;
+    await sleep(1000);
+  }
+}
+
+const journalRecords = (path: string): JournalRecord[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as JournalRecord);
+
+test('detached on two hosts: each its own runner, connection and journal; attach brings every execution of both once', { timeout: 900_000 }, async () => {
+  const file = twoHostCopy('detachedtwo');
+  const hosts = [env.sshd.target, second.target];
+  const started = varlabSync(['run', file, '--target', hosts[0], '--target', hosts[1], ...authArgs, '--detach'], env.varlabHome);
+  assert.equal(started.code, 0, started.stderr + started.stdout);
+  for (const host of hosts) assert.match(started.stdout, new RegExp(`^detached: run [0-9a-f-]{36} on ${host.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(4 restarts, under setsid nohup`, 'm'));
+  // Each host's journal says how that host was reached: its own key and known-hosts file (paths only).
+  const own = { [hosts[0]]: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, [hosts[1]]: { identity: second.keyFile, knownHosts: second.knownHostsFile } };
+  const groups = new Set<string>();
+  for (const host of hosts) {
+    const detached = journalRecords(hostJournalPath(file, host)).find((r) => r.t === 'detached');
+    assert.ok(detached && detached.t === 'detached', `a detached record in ${host}'s journal`);
+    assert.equal(detached.target, host);
+    assert.deepEqual(detached.auth, own[host]);
+    assert.deepEqual(detached.group?.hosts, hosts);
+    groups.add(detached.group!.id);
+    assert.doesNotMatch(readFileSync(hostJournalPath(file, host), 'utf8'), /PRIVATE KEY/);
+  }
+  assert.equal(groups.size, 1, 'both hosts belong to one run');
+
+  // Status: one line per host, each naming where it is.
+  const status = varlabSync(['status', file], env.varlabHome);
+  assert.equal(status.code, 0, status.stderr);
+  const lines = status.stdout.trim().split('\n');
+  assert.equal(lines.length, 2, status.stdout);
+  hosts.forEach((host, i) => assert.ok(lines[i].includes(host) && /^(detached on .*, running restart [1-4] of 4|finished on .*)$/.test(lines[i]), status.stdout));
+
+  const end = await untilEnded(file);
+  assert.equal(end.state, 'finished', JSON.stringify(end));
+  assert.deepEqual(end.hosts?.map((h) => [h.target, h.state, h.done]), hosts.map((h) => [h, 'finished', 4]));
+
+  const attached = varlabSync(['attach', file], env.varlabHome);
+  assert.equal(attached.code, 0, attached.stderr);
+  for (const host of hosts) assert.ok(attached.stderr.includes(`finished on ${host}: 4 of 4 restarts`), attached.stderr);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.deepEqual(doc.design.targets, hosts);
+  for (const host of hosts) {
+    const restarts = doc.results!.restarts.filter((r) => r.host === host);
+    const plan = buildPlan(hostDesign(doc.design, host));
+    // The order of the host's own seed, every restart once, every execution once.
+    assert.deepEqual(
+      [...restarts].sort((a, b) => a.seq - b.seq).map((r) => [r.seq, r.cell, r.status]),
+      plan.map((p) => [p.seq, p.cell, 'ok']),
+    );
+    for (const r of restarts) assert.deepEqual(r.queries.map((q) => q.values.length), [3, 3]);
+    const executions = journalRecords(hostJournalPath(file, host)).filter((r) => r.t === 'execution');
+    assert.equal(executions.length, 4 * 2 * 3, `${host}: nothing duplicated, nothing lost`);
+    assert.equal(new Set(executions.map((e) => e.t === 'execution' && `${e.seq} ${e.query} ${e.rep}`)).size, executions.length);
+  }
+  // Attaching again brings nothing twice.
+  const again = varlabSync(['attach', file], env.varlabHome);
+  assert.equal(again.code, 0, again.stderr);
+  for (const host of hosts) assert.equal(journalRecords(hostJournalPath(file, host)).filter((r) => r.t === 'execution').length, 4 * 2 * 3);
+
+  const analysis = varlabSync(['analyze', file, '--json'], env.varlabHome);
+  assert.equal(analysis.code, 0, analysis.stderr);
+  const a = JSON.parse(analysis.stdout) as { cells: { cell: string }[]; hosts?: { hosts: string[] } };
+  for (const host of hosts) for (const level of ['on', 'off']) assert.ok(a.cells.some((c) => c.cell === `ahi=${level},host=${host}`), analysis.stdout.slice(0, 300));
+  assert.deepEqual(a.hosts?.hosts, hosts);
+  // Finished on every host: a run of it is refused as finished, as for any run.
+  assert.match(varlabSync(['run', file, '--target', hosts[0], '--target', hosts[1], ...authArgs], env.varlabHome).stdout, /already finished/);
+});
+
+test('varlab cancel stops a run detached on two hosts: each host stops mysqld and is restored', { timeout: 900_000 }, async () => {
+  const file = quickstartCopy(env, 'cancelledtwo', (d) => {
+    d.design.factors = [{ tunable: 'ahi', levels: ['on'] }];
+    d.design.excludedCells = [];
+    d.design.restartsPerCell = 3;
+    d.design.idleSeconds = 600;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 1);
+    d.design.workload.repetitions = 2;
+    d.design.workload.warmup = 0;
+    d.design.target = env.sshd.target;
+    delete d.design.serverProfile;
+  });
+  const hosts = [env.sshd.target, second.target];
+  const started = varlabSync(['run', file, '--target', hosts[0], '--target', hosts[1], ...authArgs, '--detach'], env.varlabHome);
+  assert.equal(started.code, 0, started.stderr + started.stdout);
+  const dirs = [...started.stdout.matchAll(/its directory there: (\S+)\)$/gm)].map((m) => m[1]);
+  assert.equal(dirs.length, 2, started.stdout);
+  // Both runners have finished their first restart and idle (600 s) before the next.
+  for (let i = 0; i < 1800 && !dirs.every((d) => existsSync(join(d, 'journal')) && readFileSync(join(d, 'journal'), 'utf8').includes('\nF ')); i++) await sleep(100);
+  const looked = varlabSync(['status', file, '--json'], env.varlabHome);
+  assert.equal(looked.code, 0, looked.stderr + looked.stdout);
+  const running = JSON.parse(looked.stdout) as HostStatus;
+  assert.deepEqual(running.hosts?.map((h) => h.state), ['running', 'running'], JSON.stringify(running));
+
+  const cancelled = varlabSync(['cancel', file], env.varlabHome);
+  assert.equal(cancelled.code, 0, cancelled.stderr);
+  for (const host of hosts) assert.match(cancelled.stderr, new RegExp(`cancelled on ${host.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} after \\d of 3 restarts; mysqld stopped and the host restored`));
+  const registry = JSON.parse(readFileSync(profiles, 'utf8')) as Record<string, { pidFile?: string; datadir: string }>;
+  for (const host of hosts) {
+    const p = registry[host];
+    const pidFile = p.pidFile ?? join(p.datadir, 'mysqld.pid');
+    assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8'))), `mysqld stopped on ${host}`);
+    const state = readJournalText(readFileSync(hostJournalPath(file, host), 'utf8'));
+    assert.equal(state.lastState, 'cancelled', host);
+    assert.equal(state.detached?.ended, true, host);
+  }
+  for (const d of dirs) assert.equal(existsSync(d), false, `${d} removed`);
+  const after = varlabSync(['status', file], env.varlabHome);
+  assert.deepEqual(after.stdout.trim().split('\n').map((l) => l.split(':')[0]), ['cancelled on ssh', 'cancelled on ssh']);
 });
