@@ -141,7 +141,9 @@ export const attach: Command = {
     'where this computer stopped, brings every measurement into FILE.journal.jsonl (once, however often you\n' +
     'attach) and shows "detached on T, running restart k of n". When the run has ended, the results are saved\n' +
     'into FILE and the run\'s directory on the target is removed. It needs nothing but the file: the journal\n' +
-    'holds the target and the paths of the key and known-hosts files it was started with.\n' +
+    'holds the target and the paths of the key and known-hosts files it was started with. A run detached on\n' +
+    'several hosts: every host followed at once (each on its own connection, as recorded in its own journal),\n' +
+    'every host\'s results saved into FILE, one line per host at the end.\n' +
     'Ctrl-C detaches this computer only: the run goes on.\n' +
     '--events json       print every event as one JSON line on stdout\n' +
     'Exit status: 0 finished (results in the file), 1 failed, 130 detached by Ctrl-C or the run was cancelled.',
@@ -154,7 +156,7 @@ export const cancel: Command = {
     'varlab cancel FILE [--events json]\n\n' +
     'Stops the detached run of FILE on its target: the runner there discards the restart in progress, stops\n' +
     'mysqld and restores the host (kernel settings, files it changed). Then what it measured is brought into\n' +
-    'FILE, as `varlab attach` does. `varlab run FILE` resumes it later.\n' +
+    'FILE, as `varlab attach` does. `varlab run FILE` resumes it later. On several hosts: every host\'s runner.\n' +
     'Exit status: 0 cancelled (or it had ended anyway: its results are in the file), 1 failed.',
   run: (argv, io) => follow('cancel', argv, io),
 };
