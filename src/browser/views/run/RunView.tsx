@@ -83,7 +83,7 @@ function StartPanel() {
       {ssh && (
         <>
           <label>
-            key file <input value={identity} onChange={(e) => setIdentity(e.target.value)} placeholder={hosts.length > 1 ? "for every host (empty: each host's own)" : '~/.ssh/id_ed25519 (or ssh-agent)'} />
+            key file <input value={identity} onChange={(e) => setIdentity(e.target.value)} placeholder={hosts.length > 1 ? "empty: each host's own" : '~/.ssh/id_ed25519 (or ssh-agent)'} title={hosts.length > 1 ? "A key file for every host; left empty, each host uses its own (its Hosts view entry, else ~/.ssh/config)" : undefined} />
           </label>
           <label>
             known_hosts <input value={knownHosts} onChange={(e) => setKnownHosts(e.target.value)} placeholder="optional extra file" />
