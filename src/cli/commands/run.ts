@@ -2,7 +2,8 @@
 // service does the work (the app uses the same); this prints its progress and answers its questions.
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
-import { buildPlan, estimatePlan, formatDuration } from '../../common/plan.js';
+import { buildPlan, designHosts, estimatePlan, formatDuration } from '../../common/plan.js';
+import { readExperimentFile } from '../../node/files.js';
 import { DocumentService } from '../../node/documents/service.js';
 import { journalPath } from '../../node/engine/journal.js';
 import type { RunOutcome } from '../../node/engine/run.js';
@@ -93,7 +94,8 @@ export const run: Command = {
     '                    without being asked (the list is printed in full)\n' +
     '--identity KEY, --known-hosts FILE, --accept-new: as for `varlab probe`. With several --targets, give --identity\n' +
     '                    and --known-hosts once (for every host) or once per --target, in the same order (each host\n' +
-    '                    its own); a host given none uses its Hosts-list entry, else ~/.ssh/config, never another host\'s\n' +
+    '                    its own; with no --target, in the order of the file\'s hosts). A host given none uses\n' +
+    '                    its Hosts-list entry, else ~/.ssh/config, never another host\'s\n' +
     'Exit status: 0 finished, 1 failed, 2 bad input, 130 cancelled.',
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
@@ -123,7 +125,9 @@ export const run: Command = {
     const targets = values.target ?? [];
     const request = { file, out: values.out, target: targets.length === 1 ? targets[0] : undefined, targets: targets.length > 1 ? targets : undefined, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true };
     if (values.fresh && values.resume) throw new UsageError('--fresh starts over and --resume goes on: pass one of them');
-    const auth = runAuth(targets, values);
+    // Repeated per host without --targets (resuming a file that names several): the file's hosts, in its order.
+    const repeated = (values.identity?.length ?? 0) > 1 || (values['known-hosts']?.length ?? 0) > 1;
+    const auth = runAuth(targets.length || !repeated ? targets : await fileHosts(file), values);
 
     if (values.detach) {
       if (values['dry-run']) throw new UsageError('--dry-run runs nothing: leave out --detach');
@@ -274,11 +278,17 @@ function runAuth(targets: string[], values: { identity?: string[]; 'known-hosts'
       continue;
     }
     if (targets.length < 2 || given.length !== targets.length) {
-      throw new UsageError(`--${option}: give it once (for every host) or once per --target in the same order; got ${given.length} for ${targets.length} target${targets.length === 1 ? '' : 's'}`);
+      throw new UsageError(`--${option}: give it once (for every host) or once per host in the order of the --targets (else of the file's hosts); got ${given.length} for ${targets.length} host${targets.length === 1 ? '' : 's'}`);
     }
     targets.forEach((t, i) => (hostAuth[t] = { ...hostAuth[t], [key]: given[i] }));
   }
   return { auth: targetAuth(shared), ...(Object.keys(hostAuth).length ? { hostAuth } : {}) };
+}
+
+/** The hosts the file's design names (none when it cannot be read: the run says why). */
+async function fileHosts(file: string): Promise<string[]> {
+  const r = await readExperimentFile(file).catch(() => null);
+  return r?.doc ? designHosts(r.doc.design) : [];
 }
 
 /** Teammates' files: their own commands are listed and agreed to before the first run on a target (issue 6). */
