@@ -53,3 +53,32 @@ test("resuming a journal's other design asks about its query in the Run view, in
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });
+
+test('a run asked for detached asks its consent in the Run view, and Allow starts it detached (not attached)', { timeout: 300_000 }, async () => {
+  const target = 'ssh://root@127.0.0.1:2';
+  const profile = { kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/var/tmp/varlab-sandbox-00000000/data', socket: '/var/tmp/varlab-sandbox-00000000/s.sock', port: 23456, user: 'root', extraArgs: [], sudo: false };
+  writeFileSync(join(env.app.home, 'profiles.json'), JSON.stringify({ [target]: profile }));
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  doc.design.target = target;
+  doc.design.workload.queries.push({ name: 'Q99', sql: 'SELECT 99' });
+  const file = join(env.app.dir, 'detach-consent.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+
+  const page = await env.open();
+  await page.getByTestId('open').click();
+  await page.getByTestId('open-path').fill(file);
+  await page.getByTestId('open-path-submit').click();
+  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-detach').check();
+  await page.getByTestId('run-start-button').click();
+  await page.getByTestId('run-consent').waitFor();
+  await page.getByTestId('run-consent-allow').click();
+  // Detached, the run is put on its target before run.start answers: the closed port is the refusal beside the button.
+  // Started attached instead, it would be a run that fails (its state shown) rather than a refusal.
+  await page.getByTestId('run-error').waitFor({ timeout: 60_000 });
+  assert.match(await page.getByTestId('run-error').innerText(), /127\.0\.0\.1/);
+  assert.equal(await page.getByTestId('run-state').count(), 0, 'no attached run was started');
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});

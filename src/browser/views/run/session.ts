@@ -31,7 +31,7 @@ interface RunSessionState {
   /** run.start refused: the design changed since the unfinished run started; the user chooses. */
   designChanged: DesignChanged | null;
   /** run.start refused: the run would do things on the target the user has not agreed to (the list, and how the run was asked for). */
-  consent: { path: string; check: TrustCheck; how: 'auto' | 'resume' | 'fresh'; auth: TargetAuth } | null;
+  consent: { path: string; check: TrustCheck; how: 'auto' | 'resume' | 'fresh'; auth: TargetAuth; detach: boolean } | null;
   /** The open file's run finished: it is not run again unless the user asks, and is told where its results stay. */
   finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string } | null;
 }
@@ -148,7 +148,7 @@ export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 're
   const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}), ...(detach ? { detach: true } : {}) });
   if (!r.ok) {
     if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
-    else if (r.code === 'needs-consent' && r.details?.consent) useRunSession.setState({ consent: { path, check: r.details.consent, how, auth } });
+    else if (r.code === 'needs-consent' && r.details?.consent) useRunSession.setState({ consent: { path, check: r.details.consent, how, auth, detach } });
     else useRunSession.setState({ error: r.message });
     return;
   }
@@ -205,7 +205,7 @@ export async function agreeAndStart(): Promise<void> {
     useRunSession.setState({ error: g.message });
     return;
   }
-  await startRun(c.path, c.auth, c.how);
+  await startRun(c.path, c.auth, c.how, c.detach);
 }
 
 /** Has the file's run finished, or does an unfinished one wait (and did the design change since)? */
