@@ -146,6 +146,8 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     // The host as it was: mysqld stopped, nothing left to put back, the run's directory gone.
     assert.equal(running(await mysqldPid()), false, 'no mysqld is left running');
     assert.ok(!existsSync(record) || readFileSync(record, 'utf8').trim() === '', 'the restore record is empty');
+    // Removed once the runner has exited, a moment after its end reached the view.
+    for (let i = 0; i < 600 && existsSync(dir); i++) await sleep(100);
     assert.equal(existsSync(dir), false, "the run's directory is removed from the target");
     await again.close();
   } finally {
