@@ -126,6 +126,9 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   const allLabels = cells.flatMap((cell) => perCell.get(cell)!.map((r) => `${cell} · r${r.restartOfCell}`));
   const margin = labelMargin(perCellLabels ? cells.map((c) => `${c} · r1–r${perCell.get(c)!.length}`) : allLabels);
   const rowValues = () => cells.flatMap((c) => perCell.get(c)!.map(valuesOf));
+  // A zoom on screen: only the executions in its range are drawn (drawing the others, hidden beyond the
+  // axis, was what made a zoom into a range of few executions slow).
+  const within = opts.boxes ? undefined : opts.screen?.range;
   const thin = opts.boxes ? null : opts.image ? rowThinner(rowValues(), WIDTH - margin - 30) : opts.screen ? rowThinner(rowValues(), opts.screen.pixels, opts.screen.range) : null;
   const boxes = { y: [] as number[], q1: [] as number[], median: [] as number[], q3: [] as number[], lowerfence: [] as number[], upperfence: [] as number[] };
   const tickvals: number[] = [];
@@ -158,7 +161,7 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
           sum += v;
           n++;
         }
-        if (opts.boxes || (thin && !thin.keep(v, isWarm))) return;
+        if (opts.boxes || (thin ? !thin.keep(v, isWarm) : within && (v < within[0] || v > within[1]))) return;
         const into = isWarm ? warm : kept;
         into.x.push(v);
         into.y.push(y);
