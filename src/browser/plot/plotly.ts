@@ -8,6 +8,20 @@ import violin from 'plotly.js/lib/violin';
 import histogram from 'plotly.js/lib/histogram';
 import scatterglStrict from 'plotly.js/src/traces/scattergl/strict';
 
+// Plotly asks for a multisampled (antialias) WebGL context on each of its full-figure canvases. In
+// software WebGL (SwiftShader, where there is no GPU) a multisampled context the size of a tall figure
+// (960 x 3,600 px for 160 restarts) took 3-5 s to create against 0.6-1.4 s without (measured side by
+// side in Chromium at a load of 14), and it is resolved on every frame. The dots are drawn by
+// regl-scatter2d, whose shader smooths their edges itself, so multisampling adds nothing seen: Plotly's
+// canvases (class gl-canvas) get a context without it. Other canvases are left as they ask.
+if (typeof HTMLCanvasElement !== 'undefined') {
+  const getContext = HTMLCanvasElement.prototype.getContext as (this: HTMLCanvasElement, kind: string, options?: Record<string, unknown>) => RenderingContext | null;
+  HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, kind: string, options?: Record<string, unknown>) {
+    const gl = kind === 'webgl' || kind === 'experimental-webgl' || kind === 'webgl2';
+    return getContext.call(this, kind, gl && this.classList.contains('gl-canvas') ? { ...options, antialias: false } : options);
+  } as typeof HTMLCanvasElement.prototype.getContext;
+}
+
 const api = Plotly as unknown as PlotlyApi & { register(modules: unknown[]): void };
 api.register([scatter, bar, box, violin, histogram, scatterglStrict]);
 
