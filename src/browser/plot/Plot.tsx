@@ -1,7 +1,7 @@
 // The one Plotly wrapper: a div that Plotly draws into, redrawn with Plotly.react when the
 // figure changes, resized with its container, purged on unmount.
 import { useEffect, useRef } from 'react';
-import Plotly from './plotly.js';
+import Plotly, { glPixelRatio } from './plotly.js';
 
 export interface Figure {
   data: unknown[];
@@ -38,7 +38,7 @@ export function Plot({ data, layout, config, className, onReady, onRelayout, tes
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    Plotly.react(el, data, { ...BASE_LAYOUT, ...layout }, { ...BASE_CONFIG, ...config }).then(() => {
+    Plotly.react(el, data, { ...BASE_LAYOUT, ...layout }, { ...BASE_CONFIG, plotGlPixelRatio: glPixelRatio(), ...config }).then(() => {
       // How many times it was drawn: a test or a benchmark can tell when a redraw is on screen.
       el.dataset.drawn = String(Number(el.dataset.drawn ?? 0) + 1);
       if (!wired.current && el.on) {
@@ -68,5 +68,15 @@ export function Plot({ data, layout, config, className, onReady, onRelayout, tes
 
 /** Render a drawn plot to an image: `png` as a data URL at the given scale, or `svg`. */
 export function plotImage(el: HTMLElement, format: 'png' | 'svg', opts: { width?: number; height?: number; scale?: number } = {}): Promise<string> {
-  return Plotly.toImage(el, { format, width: opts.width ?? el.clientWidth, height: opts.height ?? el.clientHeight, scale: opts.scale ?? 1 });
+  const scale = opts.scale ?? 1;
+  // The figure as drawn, with WebGL layers at the image's own resolution (on screen they are at the screen's).
+  const gd = el as HTMLElement & { data?: unknown[]; layout?: unknown; _context?: Record<string, unknown>; _fullLayout?: { _has?: (what: string) => boolean } };
+  const gl = gd.data && gd._context && gd._fullLayout?._has?.('gl');
+  let figure: unknown = el;
+  try {
+    if (gl) figure = { data: structuredClone(gd.data), layout: structuredClone(gd.layout), config: { ...gd._context, plotGlPixelRatio: Math.min(4, Math.max(2, scale)) } };
+  } catch {
+    // Something in the figure that cannot be copied: export it as drawn.
+  }
+  return Plotly.toImage(figure as HTMLElement, { format, width: opts.width ?? el.clientWidth, height: opts.height ?? el.clientHeight, scale });
 }

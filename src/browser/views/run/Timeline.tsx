@@ -12,7 +12,7 @@
 // - Zoomed, the range is drawn from the executions in it: exactly, when few enough fall in it.
 // - Colours and hover labels are made only for the points drawn, one label string per restart.
 import { useEffect, useRef } from 'react';
-import Plotly from '../../plot/plotly.js';
+import Plotly, { glPixelRatio } from '../../plot/plotly.js';
 import { decimate, PER_COLUMN, StreamDecimator } from '../../plot/decimate.js';
 import { restartColour, type LiveRun } from './live.js';
 
@@ -145,7 +145,7 @@ async function drawAll(el: HTMLElement, d: Drawn, n: number): Promise<TimelineNo
   d.shown = idx.length;
   d.at = performance.now();
   d.dirty = false;
-  await Plotly.react(el, [trace(live, query, idx)], layoutOf(d, ''), CONFIG);
+  await Plotly.react(el, [trace(live, query, idx)], layoutOf(d, ''), { ...CONFIG, plotGlPixelRatio: glPixelRatio() });
   return note;
 }
 
