@@ -121,6 +121,8 @@ test('the warm-up the data suggest is shown and written into the design with one
   assert.match((await page.getByTestId('warmup-suggestion').textContent())!, /Every restart is steady after 6 executions.*The design drops 2: too few/);
   // On the per-restart plot of a cell with the adaptive hash index on, the suggestion is marked.
   await page.getByTestId('repetitions-cell').selectOption(BIMODAL);
+  // A plot is drawn once it is scrolled near the window, as a reader comes to it.
+  await page.getByTestId('plot-repetitions').scrollIntoViewIfNeeded();
   await page.locator('[data-testid=plot-repetitions] text', { hasText: 'suggested: 6' }).first().waitFor();
   await page.getByTestId('apply-warmup').click();
   const doc = await docIn(page);
@@ -162,6 +164,7 @@ test('the planner suggests restarts and repetitions for the target and writes th
   const suggestion = page.getByTestId('plan-suggestion');
   await suggestion.getByText(`${plan.restartsPerCell} restarts per cell`).waitFor();
   assert.match((await suggestion.textContent())!, new RegExp(`To see a 5% change in every query: ${plan.restartsPerCell} restarts per cell and ${plan.repetitions} repetitions per restart`));
+  await page.getByTestId('plot-mde').scrollIntoViewIfNeeded();
   await page.locator('[data-testid=plot-mde] .main-svg').first().waitFor();
   await page.getByTestId('apply-plan').click();
   const written = await docIn(page);
@@ -175,6 +178,7 @@ test('executions in order: whole-number repetition ticks, restarts named within 
   const { page, errors } = await open();
   await page.getByTestId('repetitions-cell').selectOption(BIMODAL);
   const plot = page.getByTestId('plot-repetitions');
+  await plot.scrollIntoViewIfNeeded();
   await plot.locator('.xtick text').first().waitFor();
   const ticks = await plot.locator('.xtick text').allTextContents();
   assert.ok(ticks.length >= 3, ticks.join(' '));

@@ -34,6 +34,8 @@ test('a plot exported from the UI as PNG 2× is twice the plot size, not blank, 
   // The stability plot is drawn with the same builder wherever the Analysis tab puts it.
   const fig = figures.find((f) => f.id === 'cov-cells')!;
   const shown = page.getByTestId(`figure-${fig.id}`);
+  // Drawn once scrolled near the window, as a reader comes to it.
+  await shown.scrollIntoViewIfNeeded();
   await shown.locator('.main-svg').first().waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), shown.getByRole('button', { name: 'PNG 2×' }).click()]);
   assert.match(download.suggestedFilename(), /cov-cells@2x\.png$/);

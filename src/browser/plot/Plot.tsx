@@ -1,6 +1,7 @@
-// The one Plotly wrapper: a div that Plotly draws into, redrawn with Plotly.react when the
-// figure changes, resized with its container, purged on unmount.
-import { useEffect, useRef } from 'react';
+// The one Plotly wrapper: a div that Plotly draws into once it is scrolled near the window (a long
+// page of plots costs only what is looked at), redrawn with Plotly.react when the figure changes,
+// resized with its container, purged on unmount.
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import Plotly, { glPixelRatio } from './plotly.js';
 
 export interface Figure {
@@ -29,15 +30,37 @@ const BASE_CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemo
 
 type PlotElement = HTMLDivElement & { on?: (ev: string, f: (e: Record<string, unknown>) => void) => void };
 
+/** A plot is drawn once it comes within this of the window (a window's height above and below), and stays drawn. */
+const NEAR = '100% 0px';
+
+/** True once the element has come near the window (at once where IntersectionObserver is missing). */
+function useNearWindow(ref: RefObject<HTMLElement | null>): boolean {
+  const [near, setNear] = useState(typeof IntersectionObserver === 'undefined');
+  useEffect(() => {
+    const el = ref.current;
+    if (near || !el) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) {
+        observer.disconnect();
+        setNear(true);
+      }
+    }, { rootMargin: NEAR });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref, near]);
+  return near;
+}
+
 export function Plot({ data, layout, config, className, onReady, onRelayout, testId }: PlotProps) {
   const ref = useRef<PlotElement>(null);
   const relayout = useRef(onRelayout);
   relayout.current = onRelayout;
   const wired = useRef(false);
+  const near = useNearWindow(ref);
 
   useEffect(() => {
     const el = ref.current;
-    if (!el) return;
+    if (!el || !near) return;
     Plotly.react(el, data, { ...BASE_LAYOUT, ...layout }, { ...BASE_CONFIG, plotGlPixelRatio: glPixelRatio(), ...config }).then(() => {
       // How many times it was drawn: a test or a benchmark can tell when a redraw is on screen.
       el.dataset.drawn = String(Number(el.dataset.drawn ?? 0) + 1);
@@ -50,12 +73,15 @@ export function Plot({ data, layout, config, className, onReady, onRelayout, tes
       }
       onReady?.(el);
     });
-  }, [data, layout, config, onReady]);
+  }, [near, data, layout, config, onReady]);
 
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const observer = new ResizeObserver(() => Plotly.Plots.resize(el));
+    // Only a drawn plot is resized (Plotly refuses a div it has not drawn into).
+    const observer = new ResizeObserver(() => {
+      if ((el as PlotElement & { _fullLayout?: unknown })._fullLayout) Plotly.Plots.resize(el);
+    });
     observer.observe(el);
     return () => {
       observer.disconnect();
@@ -63,7 +89,9 @@ export function Plot({ data, layout, config, className, onReady, onRelayout, tes
     };
   }, []);
 
-  return <div ref={ref} className={className ?? 'plot'} data-testid={testId} />;
+  // Until drawn, the div holds the figure's height, so what is below it does not move when it is drawn.
+  const height = typeof layout?.height === 'number' ? layout.height : undefined;
+  return <div ref={ref} className={className ?? 'plot'} data-testid={testId} style={near || !height ? undefined : { minHeight: height }} />;
 }
 
 /** Render a drawn plot to an image: `png` as a data URL at the given scale, or `svg`. */
