@@ -2,7 +2,7 @@
 // Configurations table, bimodal starts, warm-up from the data, one query in detail, stability per cell
 // and factor level, comparisons with a baseline, and planning. The numbers come from a Web Worker.
 // Mount: <AnalysisView doc={doc} /> with the open experiment (it needs results).
-import { useMemo, useState, type ReactNode } from 'react';
+import { startTransition, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { DEFAULTS, type Adjustment } from '../../../common/stats/index.js';
 import { expandCells } from '../../../common/plan.js';
@@ -70,6 +70,21 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const options = { warmup: usedWarmup, alpha, power, targetEffectPct: target, baseline: baseline ?? undefined, adjustment };
   const { analysis, error, busy, where } = useAnalysis(doc, options);
   const ctx = useMemo(() => (analysis ? contextFor(doc, analysis) : null), [doc, analysis]);
+  // The sections below the query's are rendered once the first ones are on screen (a transition, which
+  // React interrupts for input): their tables and figures (hundreds of comparison rows at 22 queries)
+  // were a third of the first render, for what is out of sight below.
+  const [below, setBelow] = useState(false);
+  useEffect(() => {
+    if (below || !analysis) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => startTransition(() => setBelow(true)), 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [below, analysis]);
 
   if (!doc.results?.restarts.some((r) => r.status === 'ok')) {
     return (
@@ -160,17 +175,23 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
             </Section>
           ) : null}
 
-          <Section title="Stability per cell and per factor level" testid="section-stability">
-            <StabilityPanel ctx={ctx} />
-          </Section>
+          {below ? (
+            <>
+              <Section title="Stability per cell and per factor level" testid="section-stability">
+                <StabilityPanel ctx={ctx} />
+              </Section>
 
-          <Section title={`Comparisons with ${baseline ?? 'a baseline'}`} testid="section-comparisons">
-            <ComparisonsPanel ctx={ctx} analysis={analysis} />
-          </Section>
+              <Section title={`Comparisons with ${baseline ?? 'a baseline'}`} testid="section-comparisons">
+                <ComparisonsPanel ctx={ctx} analysis={analysis} />
+              </Section>
 
-          <Section title="Planning the next run" testid="section-planning">
-            <PlanningPanel ctx={ctx} analysis={analysis} onApply={applyPlan} />
-          </Section>
+              <Section title="Planning the next run" testid="section-planning">
+                <PlanningPanel ctx={ctx} analysis={analysis} onApply={applyPlan} />
+              </Section>
+            </>
+          ) : (
+            <p className="muted" data-testid="analysis-more">Stability, comparisons and planning…</p>
+          )}
         </>
       ) : busy ? (
         <p className="muted">Analysing {doc.name}…</p>
