@@ -22,6 +22,35 @@ function startWorker(): Worker | null {
   }
 }
 
+/**
+ * One worker is started when the app loads, so its script is loaded and compiled by the time the first
+ * analysis is asked for (that was a few hundred milliseconds of the Analysis view's first render); the
+ * first view to need a worker takes it. A script that failed to load in the meantime is remembered.
+ */
+let spare: { worker: Worker; failed: boolean } | null = null;
+if (typeof Worker !== 'undefined' && typeof window !== 'undefined') {
+  const worker = startWorker();
+  if (worker) {
+    const s = { worker, failed: false };
+    worker.onerror = (e) => {
+      e.preventDefault();
+      s.failed = true;
+    };
+    spare = s;
+  }
+}
+
+function takeWorker(): Worker | null {
+  const s = spare;
+  spare = null;
+  if (!s) return startWorker();
+  if (s.failed) {
+    s.worker.terminate();
+    return null;
+  }
+  return s.worker;
+}
+
 function inline(doc: ExperimentDoc, options: AnalysisOptions): Pick<AnalysisState, 'analysis' | 'error'> {
   try {
     return { analysis: analyze(tidyFromExperiment(doc), options), error: null };
@@ -53,7 +82,8 @@ export function useAnalysis(doc: ExperimentDoc, options: AnalysisOptions): Analy
       setState({ ...inline(doc, opts), busy: false, where: 'inline' });
     };
     if (worker.current === undefined && !failed.current) {
-      worker.current = startWorker();
+      worker.current = takeWorker();
+      if (!worker.current) failed.current = true;
       if (worker.current) {
         worker.current.onmessage = (e: MessageEvent<AnalysisResponse>) => {
           const r = e.data;
