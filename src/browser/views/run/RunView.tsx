@@ -195,7 +195,9 @@ function Progress() {
         <strong data-testid="run-state">{live.state}</strong>
         {detached && active && (
           <span data-testid="run-detached">
-            detached on <code>{detached.target}</code>, running restart {Math.min(Math.max(live.done + 1, detached.current ?? 0), live.planned)} of {live.planned}
+            detached on <code>{detached.target}</code>,{' '}
+            {/* Until its journal's plan has come in, n is not known: "restart 0 of 0" would be a wrong answer. */}
+            {live.planned ? `running restart ${Math.min(Math.max(live.done + 1, detached.current ?? 0), live.planned)} of ${live.planned}` : 'reading its journal…'}
           </span>
         )}
         <span data-testid="run-count">
