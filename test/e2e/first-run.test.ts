@@ -67,7 +67,13 @@ test('the welcome screen runs the quickstart on this machine live, and Cancel st
   assert.notEqual(sandbox.port, 3306);
   assert.ok(!sandbox.socket?.startsWith('/run/mysqld'), sandbox.socket);
   assert.ok(existsSync(join(app.home, 'experiments', 'quickstart.varlab.json')), 'the quickstart copy is saved in the varlab home');
-  const running = sandboxServers(sandbox.sandboxDir);
+  // Between two restarts no mariadbd runs for a moment (one is stopped, the next not started yet):
+  // look until one does, while the run goes on.
+  let running = sandboxServers(sandbox.sandboxDir);
+  for (let i = 0; i < 600 && running.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    running = sandboxServers(sandbox.sandboxDir);
+  }
   assert.equal(running.length, 1, `one sandbox mariadbd runs during the run (found ${running.join(', ') || 'none'})`);
 
   await page.getByTestId('run-cancel').click();
