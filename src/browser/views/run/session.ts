@@ -9,6 +9,7 @@ import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
 import type { RunEvent } from '../../../common/events.js';
 import { LiveRuns, type LiveRun } from './live.js';
+import { notStartedMessage } from './not-started.js';
 
 interface RunSessionState {
   runId: string | null;
@@ -154,6 +155,9 @@ export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 're
   }
   useRunSession.setState({ unfinished: null, finished: null });
   watch(r.value.runId, r.value.path, r.value.detached);
+  // Several hosts, detached: a host whose runner did not start is said (the others go on).
+  const notStarted = notStartedMessage(r.value.detached);
+  if (notStarted) useRunSession.setState({ error: notStarted });
 }
 
 /** The file whose detached run is being looked at now (one look at a time per file). */
