@@ -209,6 +209,30 @@ test('detached on two hosts: each its own runner, connection and journal; attach
   assert.match(varlabSync(['run', file, ...authArgs], env.varlabHome).stdout, /already finished/);
 });
 
+test('detached on two hosts where one cannot be reached: the other runs, the one not started is named in run, status and attach', { timeout: 900_000 }, async () => {
+  const file = twoHostCopy('detachedonefails');
+  const hosts = [env.sshd.target, second.target];
+  // The second host is given the first host's key, which does not log in there (checked in before()).
+  const wrongKey = ['--identity', env.sshd.keyFile, '--identity', env.sshd.keyFile, '--known-hosts', env.sshd.knownHostsFile, '--known-hosts', second.knownHostsFile];
+  const started = varlabSync(['run', file, '--target', hosts[0], '--target', hosts[1], ...wrongKey, '--detach'], env.varlabHome);
+  assert.equal(started.code, 1, started.stderr + started.stdout);
+  assert.match(started.stdout, new RegExp(`^detached: run [0-9a-f-]{36} on ${hosts[0].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} `, 'm'));
+  assert.doesNotMatch(started.stdout, new RegExp(`on ${hosts[1].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} `));
+  assert.ok(started.stderr.includes(`varlab run: not started on ${hosts[1]}: `), started.stderr);
+
+  const status = varlabSync(['status', file], env.varlabHome);
+  assert.ok(status.stdout.includes(`${hosts[1]}: not started`), status.stdout + status.stderr);
+  const end = await untilEnded(file);
+  assert.deepEqual(end.hosts?.map((h) => [h.target, h.state, h.done]), [[hosts[0], 'finished', 4]], JSON.stringify(end));
+
+  const attached = varlabSync(['attach', file], env.varlabHome);
+  assert.ok(attached.stderr.includes(`finished on ${hosts[0]}: 4 of 4 restarts`), attached.stderr);
+  assert.ok(attached.stderr.includes(`${hosts[1]}: its runner never started`), attached.stderr);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.deepEqual(doc.results!.restarts.filter((r) => r.host === hosts[0]).map((r) => r.status), ['ok', 'ok', 'ok', 'ok']);
+  assert.equal(doc.results!.restarts.filter((r) => r.host === hosts[1] && r.status === 'ok').length, 0);
+});
+
 test('varlab cancel stops a run detached on two hosts: each host stops mysqld and is restored', { timeout: 900_000 }, async () => {
   const file = quickstartCopy(env, 'cancelledtwo', (d) => {
     d.design.factors = [{ tunable: 'ahi', levels: ['on'] }];
