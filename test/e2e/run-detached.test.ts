@@ -115,8 +115,9 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     await detached.waitFor({ timeout: 120_000 });
     // A restart finished on the target while nobody followed: it came in, and the view goes on from the next.
     const k = new RegExp(`^detached on ${env.sshd.target.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}, running restart ([2-${RESTARTS}]) of ${RESTARTS}$`);
-    // Until the target's journal has come in the line says 'reading its journal…'; then k of n.
-    await detached.filter({ hasText: /running restart/ }).waitFor({ timeout: 120_000 });
+    // Until the target's journal has come in the line says 'reading its journal…', then counts up as
+    // it comes in (restart 1 for a moment): wait for the restart the target is on.
+    await detached.filter({ hasText: k }).waitFor({ timeout: 120_000 });
     assert.match(await detached.innerText(), k);
     // Live: executions arrive while it still runs there (the screenshot of the README is this moment).
     await again.getByTestId('run-executions').filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 120_000 });
