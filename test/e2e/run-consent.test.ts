@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { headerRecord } from '../../src/node/engine/journal.js';
-import { appForTests, pageProblems } from './support.js';
+import { appForTests, openFile, pageProblems } from './support.js';
 
 const env = appForTests();
 const TARGET = 'ssh://root@127.0.0.1:1';
@@ -27,10 +27,7 @@ test("resuming a journal's other design asks about its query in the Run view, in
   writeFileSync(file.replace(/\.json$/, '.journal.jsonl'), JSON.stringify(headerRecord(swapped.design)) + '\n');
 
   const page = await env.open();
-  await page.getByTestId('open').click();
-  await page.getByTestId('open-path').fill(file);
-  await page.getByTestId('open-path-submit').click();
-  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  await openFile(page, file);
   // Opening the file asks nothing: it is the quickstart.
   await page.getByTestId('trust-checked').waitFor({ state: 'attached' });
   await page.getByTestId('nav-run').click();
@@ -65,10 +62,7 @@ test('a run asked for detached asks its consent in the Run view, and Allow start
   writeFileSync(file, JSON.stringify(doc, null, 2));
 
   const page = await env.open();
-  await page.getByTestId('open').click();
-  await page.getByTestId('open-path').fill(file);
-  await page.getByTestId('open-path-submit').click();
-  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  await openFile(page, file);
   await page.getByTestId('nav-run').click();
   await page.getByTestId('run-detach').check();
   await page.getByTestId('run-start-button').click();

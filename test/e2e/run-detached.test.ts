@@ -9,14 +9,14 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { readJournalText, type JournalRecord } from '../../src/common/records.js';
 import { journalPath } from '../../src/node/engine/journal.js';
 import { profileDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
 import { keepCells, quickstartCopy, running, sshdSessions, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
-import { launchBrowser, openApp, pageProblems, startWebServer, type WebServer } from './support.js';
+import { launchBrowser, openApp, openFile, pageProblems, startWebServer, type WebServer } from './support.js';
 
 let env: RunEnv;
 let browser: Browser;
@@ -30,13 +30,6 @@ after(async () => {
   await browser?.close();
   await env?.stop();
 });
-
-async function openFile(page: Page, file: string): Promise<void> {
-  await page.getByTestId('open').click();
-  await page.getByTestId('open-path').fill(file);
-  await page.getByTestId('open-path-submit').click();
-  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
-}
 
 const journalRecords = (file: string): JournalRecord[] =>
   readFileSync(journalPath(file), 'utf8')

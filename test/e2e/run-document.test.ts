@@ -21,7 +21,7 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { quickstartCopy, running, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
 import { profileDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
-import { launchBrowser, openApp, pageProblems, startApp, startWebServer, type TestApp } from './support.js';
+import { launchBrowser, openApp, openFile, pageProblems, startApp, startWebServer, type TestApp } from './support.js';
 
 const QUERIES = 5;
 
@@ -64,13 +64,6 @@ function smallFile(name: string, restarts = 2, reps = 4, edit: (d: ExperimentDoc
     d.design.workload.warmup = 1;
     edit(d);
   });
-}
-
-async function openFile(page: Page, file: string): Promise<void> {
-  await page.getByTestId('open').click();
-  await page.getByTestId('open-path').fill(file);
-  await page.getByTestId('open-path-submit').click();
-  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
 }
 
 const executionsOnDisk = (file: string) => measurementsIn(JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc).executions;

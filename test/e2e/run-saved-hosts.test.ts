@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { buildPlan, hostDesign } from '../../src/common/plan.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
-import { appForTests, pageProblems } from './support.js';
+import { appForTests, openFile, pageProblems } from './support.js';
 
 const ctx = appForTests();
 const A = 'ssh://root@db1:22';
@@ -45,10 +45,7 @@ test("a finished file run on two hosts: the Run view shows each host's restarts,
   const file = join(ctx.app.dir, 'two-hosts.varlab.json');
   writeFileSync(file, JSON.stringify(twoHosts(), null, 2));
   const page = await ctx.open();
-  await page.getByTestId('open').click();
-  await page.getByTestId('open-path').fill(file);
-  await page.getByTestId('open-path-submit').click();
-  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  await openFile(page, file);
   await page.getByTestId('nav-run').click();
   await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 8 of 8 restarts' }).waitFor();
   assert.match(await page.getByTestId('run-finished').innerText(), /\(2 cells, 80 executions on 2 hosts\)/);

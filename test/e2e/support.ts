@@ -88,6 +88,14 @@ export async function openQuickstart(page: Page): Promise<void> {
   await page.getByTestId('cell-count').waitFor();
 }
 
+/** Open a file by its path in the open dialog, as a user types it; waits until the dialog has closed. */
+export async function openFile(page: Page, file: string): Promise<void> {
+  await page.getByTestId('open').click();
+  await page.getByTestId('open-path').fill(file);
+  await page.getByTestId('open-path-submit').click();
+  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+}
+
 /** Drop a file onto the window, as a user dragging it from a file manager. Page code as text: no DOM types here. */
 export async function dropFile(page: Page, name: string, text: string): Promise<void> {
   await page.evaluate(`(() => {
