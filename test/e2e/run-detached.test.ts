@@ -4,10 +4,12 @@
 // itself; a new `npm run web` opening the file shows "detached on T, running restart k of n" and
 // follows it live from where the first one stopped; when it ends, the file on disk holds every
 // execution exactly once and the host is as it was (mysqld stopped, nothing left to restore, the
-// run's directory gone from the target).
+// run's directory gone from the target). On the way, Stop following: the view says the run goes on
+// there, it does (its runner alive, its journal growing, nothing of it coming here), and Follow
+// follows it again from where it stopped.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
@@ -60,7 +62,8 @@ async function mysqldPid(): Promise<number> {
 }
 
 test('a run detached from the Run view, the browser-mode process gone, is followed again by a new one: "detached on T, running restart k of n", live to its end, every execution once in the file', { timeout: 600_000 }, async () => {
-  const RESTARTS = 4;
+  // Enough restarts that it still runs after Stop following, Follow and the network drop below.
+  const RESTARTS = 5;
   const QUERIES = 2;
   const REPS = 3;
   const file = quickstartCopy(env, 'detached-app', (d: ExperimentDoc) => {
@@ -115,6 +118,28 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     // Live: executions arrive while it still runs there (the screenshot of the README is this moment).
     await again.getByTestId('run-executions').filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 120_000 });
     if (process.env.VARLAB_SHOTS) await again.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-detached.png` });
+
+    // Stop following: this computer stops reading the run's journal; the run is not cancelled, and the view says so.
+    await again.getByTestId('run-stop-following').click();
+    const notFollowing = again.getByTestId('run-not-following');
+    await notFollowing.waitFor({ timeout: 60_000 });
+    assert.equal(await notFollowing.innerText(), `Not following: the run goes on on ${env.sshd.target}; open the file again or press Follow to follow it.`);
+    assert.equal(await detached.count(), 0, 'the view follows nothing');
+    // On the target it goes on: its runner runs and its journal grows, while nothing of it comes here (the view does not follow it again by itself).
+    const runner = Number(readFileSync(join(dir, 'pid'), 'utf8').trim());
+    assert.ok(running(runner), `the runner (pid ${runner}) still runs on the target`);
+    const localBytes = statSync(journalPath(file)).size;
+    const targetLines = targetJournal(dir).length;
+    for (let i = 0; i < 600 && targetJournal(dir).length <= targetLines; i++) await sleep(100);
+    assert.ok(targetJournal(dir).length > targetLines, 'the run goes on on the target: its journal grows');
+    assert.equal(statSync(journalPath(file)).size, localBytes, 'not followed: nothing of it came into the local journal');
+    assert.equal(await detached.count(), 0, 'not followed again by itself');
+    if (process.env.VARLAB_SHOTS) await again.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-not-following.png` });
+    // Follow: followed again from where it stopped (the restart the target is on).
+    await again.getByTestId('run-follow').click();
+    await detached.filter({ hasText: k }).waitFor({ timeout: 120_000 });
+    await again.getByTestId('run-log').filter({ hasText: /attached to the detached run on .* \(its journal is here up to byte [1-9]\d*\)/ }).waitFor({ timeout: 60_000 });
+
     // The network drops (its ssh session killed) while it follows: the view follows it again by itself, from where it stopped.
     assert.equal(await again.getByTestId('run-state').innerText(), 'running');
     for (const p of sshdSessions(env.sshd.pid).filter((p) => !sessionsBefore.includes(p))) process.kill(p, 'SIGKILL');

@@ -247,11 +247,18 @@ export class RunService {
     return a.status();
   }
 
-  /** Stop following a detached run (the run goes on on its target). */
-  stopFollowing(runId: string): RunStatus {
+  /**
+   * Stop following a detached run (the run goes on on its target). Resolves once following has
+   * stopped (at most withinMs): what it read is in the file and the file's lock is let go, so
+   * following it again at once starts afresh from there instead of finding this follower still on.
+   */
+  async stopFollowing(runId: string, withinMs = 30_000): Promise<RunStatus> {
     const a = this.attachments.get(runId);
     if (!a) throw new ApiError('not-found', `no detached run ${JSON.stringify(runId)} followed in this session`);
     a.detach();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([a.done, new Promise((r) => (timer = setTimeout(r, withinMs)))]);
+    clearTimeout(timer);
     return a.status();
   }
 

@@ -11,7 +11,8 @@ import { LiveRun, LiveRuns } from './live.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
-import { agreeAndStart, attachToRunning, checkUnfinished, control, followDetached, showHost, startRun, useRunSession } from './session.js';
+import { agreeAndStart, attachToRunning, checkUnfinished, control, followDetached, showHost, startRun, stopFollowing, useRunSession } from './session.js';
+import { notFollowingMessage } from './follow.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { ConsentList } from '../export/ConsentList.js';
 import './run.css';
@@ -50,8 +51,16 @@ function StartPanel() {
         <span data-testid="run-detached-away">
           The run of <code>{path}</code> is detached on <code>{away.target}</code>
           {unfinished ? ` (${unfinished.restartsDone} of ${unfinished.restartsPlanned} restarts brought into this computer so far)` : ''}
-          {follow?.state === 'failed' ? '.' : ': connecting to follow it…'}
+          {follow?.state === 'failed' || follow?.state === 'stopped' ? '.' : ': connecting to follow it…'}
         </span>
+        {follow?.state === 'stopped' && (
+          <>
+            <span data-testid="run-not-following">{notFollowingMessage(away.target)}</span>
+            <button className="primary" onClick={() => void followDetached(path)} data-testid="run-follow">
+              Follow
+            </button>
+          </>
+        )}
         {follow?.state === 'failed' && (
           <>
             <span className="problem" role="alert" data-testid="run-follow-problem">
@@ -217,6 +226,11 @@ function Progress() {
         <button disabled={live.state !== 'paused'} onClick={() => void control('run.resume')}>
           Resume
         </button>
+        {detached && active && (
+          <button onClick={() => void stopFollowing(useApp.getState().generation)} title={`This computer stops following it; the run goes on on ${detached.target} (Cancel stops it there)`} data-testid="run-stop-following">
+            Stop following
+          </button>
+        )}
         <button className="danger" disabled={!active} onClick={() => void control('run.cancel')} data-testid="run-cancel">
           Cancel
         </button>
@@ -468,6 +482,7 @@ function liveFromResults(doc: ExperimentDoc): LiveRuns {
 
 export function RunView() {
   const appPath = useApp((s) => s.path);
+  const generation = useApp((s) => s.generation);
   const doc = useApp((s) => s.doc);
   const runId = useRunSession((s) => s.runId);
   const sessionPath = useRunSession((s) => s.path);
@@ -491,9 +506,9 @@ export function RunView() {
   // Whenever the view shows the start panel for a saved file: is there a run to resume, or has it finished?
   useEffect(() => {
     if (path && !active) void checkUnfinished(path);
-    // A file whose run goes on on its target by itself: follow it.
-    if (path && !active) void followDetached(path);
-  }, [path, active]);
+    // A file whose run goes on on its target by itself: follow it (unless the user stopped following it and has not opened the file again).
+    if (path && !active) void followDetached(path, generation);
+  }, [path, active, generation]);
   return (
     <div className="run" data-testid="run-view">
       {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [])} /> : <StartPanel />)}

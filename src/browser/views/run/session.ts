@@ -10,6 +10,7 @@ import { getClient } from '../../client.js';
 import type { RunEvent } from '../../../common/events.js';
 import { LiveRuns, type LiveRun } from './live.js';
 import { notStartedMessage } from './not-started.js';
+import { followsByItself, type FollowState } from './follow.js';
 
 interface RunSessionState {
   runId: string | null;
@@ -27,8 +28,8 @@ interface RunSessionState {
   error: string | null;
   /** A journal beside the open file with restarts still to run; designChanges: what the file's design changed since it started; detached: it runs on that target by itself. */
   unfinished: { path: string; restartsDone: number; restartsPlanned: number; designChanges: string[]; detached?: { target: string } } | null;
-  /** The open file's detached run: being looked at on its target to follow it, or why it could not be followed. */
-  follow: { path: string; target?: string; state: 'connecting' | 'failed'; message?: string } | null;
+  /** The open file's detached run: being looked at on its target to follow it, why it could not be followed, or not followed because the user stopped following it. */
+  follow: FollowState | null;
   /** run.start refused: the design changed since the unfinished run started; the user chooses. */
   designChanged: DesignChanged | null;
   /** run.start refused: the run would do things on the target the user has not agreed to (the list, and how the run was asked for). */
@@ -167,11 +168,14 @@ let looking: string | null = null;
  * A file whose run goes on on its target by itself (detached), or ended there with its results not
  * brought in yet: follow it, so its measurements come in from where this computer stopped and the
  * view shows it live (or its end). Why it could not be followed is shown, never swallowed.
+ * opened: the app's open-file generation, when the view looks by itself (a run the user stopped
+ * following is not followed again until they open the file again); omitted when the user asks.
  */
-export async function followDetached(path: string): Promise<void> {
+export async function followDetached(path: string, opened?: number): Promise<void> {
   const now = useRunSession.getState();
   // A run this tab watches goes on (another file's, or this one's already followed).
   if ((now.runId && now.runs.active) || looking === path) return;
+  if (opened !== undefined && !followsByItself(now.follow, path, opened)) return;
   looking = path;
   const problem = (message: string, target?: string) => useRunSession.setState({ follow: { path, target, state: 'failed', message } });
   try {
@@ -231,6 +235,28 @@ export async function attachToRunning(path: string | null): Promise<void> {
   const active = r.value.filter((s: RunStatus) => s.state === 'running' || s.state === 'paused');
   const mine = active.find((s) => s.path === path) ?? active[0];
   if (mine) watch(mine.runId, mine.path, mine.detached);
+}
+
+/**
+ * Stop following the watched detached run: this computer stops reading its journal, and the run goes
+ * on on its target (it is not cancelled). The view says so and offers to follow it again; it does
+ * not follow it by itself until the file is opened again (opened: the app's open-file generation now).
+ */
+export async function stopFollowing(opened: number): Promise<void> {
+  const { runId, path, detached } = useRunSession.getState();
+  if (!runId || !path || !detached) return;
+  const r = await getClient().call('run.stopFollowing', { runId });
+  if (!r.ok) {
+    useRunSession.setState({ error: r.message });
+    return;
+  }
+  // It ended meanwhile (its end came in): the view shows that end, nothing goes on to be followed.
+  if (r.value.state !== 'running' || useRunSession.getState().runId !== runId) return;
+  unsubscribe?.();
+  unsubscribe = null;
+  const runs = new LiveRuns();
+  useRunSession.setState({ runId: null, detached: null, runs, shownHost: null, live: runs.get(), error: null, follow: { path, target: detached.target, state: 'stopped', opened } });
+  await checkUnfinished(path);
 }
 
 export async function control(action: 'run.pause' | 'run.resume' | 'run.cancel'): Promise<void> {
