@@ -18,7 +18,7 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { buildPlan, hostDesign } from '../../src/common/plan.js';
 import { hostJournalPath } from '../../src/node/engine/journal.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
-import { alive, quickstartCopy, shortQuickstartCopy, startRunEnv, varlabRun, varlabSync, type RunEnv } from './run-env.js';
+import { alive, exited, quickstartCopy, shortQuickstartCopy, startRunEnv, varlabRun, varlabSync, type RunEnv } from './run-env.js';
 import { readJournalText, type JournalRecord } from '../../src/common/records.js';
 
 // One before hook starts both hosts in order: a second top-level hook was seen running before the
@@ -30,6 +30,8 @@ let secondArgs: string[];
 /** Each host its own key and known-hosts file, in the order of the --targets. */
 let authArgs: string[];
 let profiles: string;
+/** The second sandbox's mariadbd pid file and data directory, to stop it in after() whatever `sandbox remove` did. */
+let secondMysqld: { pidFile: string; datadir: string } | undefined;
 
 before(async () => {
   env = await startRunEnv();
@@ -41,6 +43,8 @@ before(async () => {
   const made = varlabSync(['sandbox', 'create', second.target, ...secondArgs, '--dir', secondDir, '--json'], env.varlabHome);
   assert.equal(made.code, 0, made.stderr + made.stdout);
   profiles = join(env.varlabHome, 'profiles.json');
+  const p = (JSON.parse(readFileSync(profiles, 'utf8')) as Record<string, { pidFile?: string; datadir: string }>)[second.target];
+  secondMysqld = { pidFile: p.pidFile ?? join(p.datadir, 'mysqld.pid'), datadir: p.datadir };
   // The first host's key does not log in to the second host.
   const crossed = varlabSync(['probe', second.target, ...env.authArgs], env.varlabHome);
   assert.notEqual(crossed.code, 0, 'the first host key must not reach the second host');
@@ -49,13 +53,49 @@ before(async () => {
 after(async () => {
   // Whatever part of before() failed, the second sshd is stopped (it was left running when it threw).
   try {
-    if (second && secondArgs) varlabSync(['sandbox', 'remove', second.target, ...secondArgs], env.varlabHome);
+    try {
+      if (second && secondArgs) varlabSync(['sandbox', 'remove', second.target, ...secondArgs], env.varlabHome);
+    } finally {
+      // When `sandbox remove` failed (or never ran), its mariadbd would outlive the tests: stop it by its pid.
+      if (secondMysqld) await stopMysqld(secondMysqld);
+    }
   } finally {
     await second?.stop();
   }
   if (secondDir) rmSync(secondDir, { recursive: true, force: true });
   await env?.stop();
 });
+
+/**
+ * Stop the mariadbd whose pid its pid file holds, if it still runs and is that sandbox's (its command
+ * line names the data directory: a stale pid file may name a pid reused since): SIGTERM, then SIGKILL
+ * after 60 s, and wait until it has exited.
+ */
+async function stopMysqld({ pidFile, datadir }: { pidFile: string; datadir: string }): Promise<void> {
+  let pid = 0;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return; // no pid file: not running
+  }
+  const ours = () => {
+    try {
+      return alive(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(`--datadir=${datadir}`);
+    } catch {
+      return false;
+    }
+  };
+  if (!ours()) return;
+  for (const [signal, ms] of [['SIGTERM', 60_000], ['SIGKILL', 10_000]] as const) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return; // gone
+    }
+    if (await exited(pid, ms)) return;
+  }
+  throw new Error(`mariadbd ${pid} of ${datadir} did not exit after SIGKILL`);
+}
 
 /** Adaptive hash index on/off (a per-server factor: both hosts share this machine), 2 restarts per cell. */
 function twoHostCopy(name: string): string {
