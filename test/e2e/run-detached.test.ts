@@ -6,18 +6,19 @@
 // execution exactly once and the host is as it was (mysqld stopped, nothing left to restore, the
 // run's directory gone from the target). On the way, Stop following: the view says the run goes on
 // there, it does (its runner alive, its journal growing, nothing of it coming here), and Follow
-// follows it again from where it stopped.
+// follows it again from where it stopped. Cancel in the Run view stops a detached run there: the
+// runner gone, the host as it was found, the restarts measured before it kept in the file.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { readJournalText, type JournalRecord } from '../../src/common/records.js';
 import { journalPath } from '../../src/node/engine/journal.js';
 import { profileDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
-import { keepCells, quickstartCopy, running, sshdSessions, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
+import { exited, keepCells, quickstartCopy, running, sshdSessions, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
 import { launchBrowser, openApp, openFile, pageProblems, startWebServer, type WebServer } from './support.js';
 
 let env: RunEnv;
@@ -61,6 +62,29 @@ async function mysqldPid(): Promise<number> {
   return existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim() || 0) : 0;
 }
 
+/** The host as it was found once a detached run ended: mysqld stopped, nothing left to put back, the run's directory gone. */
+async function hostAsFound(dir: string): Promise<void> {
+  assert.equal(running(await mysqldPid()), false, 'no mysqld is left running');
+  const record = join(profileDir(env.profile, hostPaths()), 'restore.tsv');
+  assert.ok(!existsSync(record) || readFileSync(record, 'utf8').trim() === '', 'the restore record is empty');
+  // Removed once the runner has exited, a moment after its end reached the view.
+  for (let i = 0; i < 600 && existsSync(dir); i++) await sleep(100);
+  assert.equal(existsSync(dir), false, "the run's directory is removed from the target");
+}
+
+/** Starts the open file's run from the Run view with "Keep running when this computer sleeps", on the sandbox sshd's target; the run's directory there. */
+async function startDetachedInView(page: Page, file: string): Promise<string> {
+  await page.getByTestId('nav-run').click();
+  await page.getByLabel('key file').fill(env.sshd.keyFile);
+  await page.getByLabel('known_hosts').fill(env.sshd.knownHostsFile);
+  await page.getByTestId('run-detach').check();
+  await page.getByTestId('run-start-button').click();
+  await page.getByTestId('run-detached').waitFor({ timeout: 120_000 });
+  const dir = readJournalText(readFileSync(journalPath(file), 'utf8')).detached?.dir;
+  assert.ok(dir, 'the local journal names the run on the target');
+  return dir;
+}
+
 test('a run detached from the Run view, the browser-mode process gone, is followed again by a new one: "detached on T, running restart k of n", live to its end, every execution once in the file', { timeout: 600_000 }, async () => {
   // Enough restarts that it still runs after Stop following, Follow and the network drop below.
   const RESTARTS = 5;
@@ -77,21 +101,13 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     d.design.idleSeconds = 8;
   });
   const home = homeOf('home-detached');
-  const record = join(profileDir(env.profile, hostPaths()), 'restore.tsv');
 
   let server: WebServer | undefined = await startWebServer(home);
   try {
     const page = await openApp(browser, server);
     await openFile(page, file);
-    await page.getByTestId('nav-run').click();
-    await page.getByLabel('key file').fill(env.sshd.keyFile);
-    await page.getByLabel('known_hosts').fill(env.sshd.knownHostsFile);
-    await page.getByTestId('run-detach').check();
-    await page.getByTestId('run-start-button').click();
-    await page.getByTestId('run-detached').waitFor({ timeout: 120_000 });
+    const dir = await startDetachedInView(page, file);
     assert.deepEqual(pageProblems(page), []);
-    const dir = readJournalText(readFileSync(journalPath(file), 'utf8')).detached?.dir;
-    assert.ok(dir, 'the local journal names the run on the target');
 
     // The laptop goes away: the page closed and the browser-mode process killed, as a lid shut.
     await page.close();
@@ -164,12 +180,7 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     const executions = journalRecords(file).filter((r): r is Extract<JournalRecord, { t: 'execution' }> => r.t === 'execution');
     assert.equal(executions.length, RESTARTS * QUERIES * REPS, 'nothing duplicated, nothing lost in the journal');
     assert.equal(new Set(executions.map((e) => `${e.seq} ${e.query} ${e.rep}`)).size, executions.length);
-    // The host as it was: mysqld stopped, nothing left to put back, the run's directory gone.
-    assert.equal(running(await mysqldPid()), false, 'no mysqld is left running');
-    assert.ok(!existsSync(record) || readFileSync(record, 'utf8').trim() === '', 'the restore record is empty');
-    // Removed once the runner has exited, a moment after its end reached the view.
-    for (let i = 0; i < 600 && existsSync(dir); i++) await sleep(100);
-    assert.equal(existsSync(dir), false, "the run's directory is removed from the target");
+    await hostAsFound(dir);
     await again.close();
   } finally {
     await server?.stop('SIGKILL');
@@ -220,6 +231,67 @@ test('a detached run that ended with nobody following is brought into the file w
     await page.close();
   } finally {
     if (!existsSync(env.sshd.keyFile)) renameSync(`${env.sshd.keyFile}.away`, env.sshd.keyFile);
+    await server.stop('SIGKILL');
+  }
+});
+
+test('Cancel in the Run view stops a detached run on its target: the runner gone, the host as it was found, the restarts measured so far kept in the file', { timeout: 600_000 }, async () => {
+  const RESTARTS = 3;
+  const QUERIES = 2;
+  const REPS = 3;
+  const file = quickstartCopy(env, 'detached-cancel', (d: ExperimentDoc) => {
+    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = RESTARTS;
+    d.design.workload.queries = d.design.workload.queries.slice(0, QUERIES);
+    d.design.workload.repetitions = REPS;
+    d.design.workload.warmup = 1;
+    // Long enough between restarts that Cancel comes before the last restart ends.
+    d.design.idleSeconds = 8;
+  });
+  const server = await startWebServer(homeOf('home-cancel'));
+  try {
+    const page = await openApp(browser, server);
+    await openFile(page, file);
+    const dir = await startDetachedInView(page, file);
+    const runner = Number(readFileSync(join(dir, 'pid'), 'utf8').trim());
+    // A restart has come in and the run goes on: Cancel.
+    await page.getByTestId('run-count').filter({ hasText: new RegExp(`^[1-${RESTARTS - 1}] of ${RESTARTS} restarts$`) }).waitFor({ timeout: 180_000 });
+    assert.equal(await page.getByTestId('run-state').innerText(), 'running');
+    await page.getByTestId('run-cancel').click();
+    await page.getByTestId('run-state').filter({ hasText: /^cancelled$/ }).waitFor({ timeout: 120_000 });
+    assert.match(await page.getByTestId('run-ended-why').innerText(), /^Run cancelled: /);
+    await page.getByTestId('run-log').filter({ hasText: /asked the run on .* to stop: it discards the restart in progress, stops mysqld and restores the host/ }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('run-stop-following').count(), 0, 'nothing is followed any more');
+    if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-detached-cancelled.png` });
+    assert.deepEqual(pageProblems(page), []);
+
+    // On the target: the runner gone, and the host as it was found.
+    assert.equal(await exited(runner, 60_000), true, `the runner (pid ${runner}) has exited on the target`);
+    await hostAsFound(dir);
+
+    // The file keeps every execution of the restarts that finished before the cancel, once; the one in progress is discarded.
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+    const kept = doc.results?.restarts ?? [];
+    assert.ok(kept.length >= 1 && kept.length < RESTARTS, `restarts kept: ${kept.length}`);
+    for (const r of kept) {
+      assert.equal(r.status, 'ok', r.reason);
+      assert.deepEqual(
+        r.queries.map((q) => q.values.length),
+        Array(QUERIES).fill(REPS),
+      );
+    }
+    const seqs = new Set(kept.map((r) => r.seq));
+    const executions = journalRecords(file).filter((r): r is Extract<JournalRecord, { t: 'execution' }> => r.t === 'execution' && seqs.has(r.seq));
+    assert.equal(executions.length, kept.length * QUERIES * REPS, 'every execution of the kept restarts in the journal, once');
+    assert.equal(new Set(executions.map((e) => `${e.seq} ${e.query} ${e.rep}`)).size, executions.length);
+    assert.equal(readJournalText(readFileSync(journalPath(file), 'utf8')).lastState, 'cancelled');
+    // What the view says: the restarts kept and their executions (the discarded restart's are not counted), and that the rest can be resumed.
+    assert.equal(await page.getByTestId('run-count').innerText(), `${kept.length} of ${RESTARTS} restarts`);
+    assert.equal(await page.getByTestId('run-executions').innerText(), `${kept.length * QUERIES * REPS} executions`);
+    await page.getByTestId('run-unfinished').filter({ hasText: `An unfinished run of this file: ${kept.length} of ${RESTARTS} restarts done.` }).waitFor({ timeout: 30_000 });
+    await page.close();
+  } finally {
     await server.stop('SIGKILL');
   }
 });
