@@ -260,8 +260,11 @@ function Progress() {
 /**
  * The two small plots: their titles sit just above the plot area, below the mode bar that Plotly
  * shows at the top right on hover (in the default 40 px margin it covered the end of the title).
+ * A short title and its qualifier as a smaller subtitle under it: in one line of 17 px the whole
+ * (about 470 px) was cut at both ends in a window 1000 px wide, where each plot is about 466 px.
  */
-const SMALL = { margin: { l: 60, r: 20, t: 64, b: 50 }, title: { yref: 'paper', y: 1, yanchor: 'bottom', pad: { b: 8 } } };
+const SMALL = { margin: { l: 60, r: 20, t: 80, b: 50 }, title: { yref: 'paper', y: 1, yanchor: 'bottom', pad: { b: 30 } } };
+const smallTitle = (text: string, subtitle: string) => ({ ...SMALL.title, text, subtitle: { text: subtitle, font: { size: 12, color: '#57606a' } } });
 
 /** The tunables and the server's own options as verified on the live server: now, or at the last restart once the run has ended. */
 function Verified({ live }: { live: LiveRun }) {
@@ -324,7 +327,7 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
         hovertemplate: `${cell}<br>restart %{x}: %{y:.3f} ± %{error_y.array:.3f}<extra></extra>`,
       })),
       // Sixteen cell names do not fit beside the plot: the colour and the hover name the cell.
-      layout: { margin: SMALL.margin, title: { ...SMALL.title, text: 'restart means ± within-restart SD (warm-ups excluded)' }, xaxis: { title: { text: 'restart' } }, showlegend: false, datarevision: restarts, uirevision: query },
+      layout: { margin: SMALL.margin, title: smallTitle('restart means ± within-restart SD', 'warm-ups excluded'), xaxis: { title: { text: 'restart' } }, showlegend: false, datarevision: restarts, uirevision: query },
     };
   }, [live, query, restarts, cellColour]);
 
@@ -334,7 +337,7 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
     const byCell = live.spreadByCell(query);
     return {
       data: [...byCell].map(([cell, pts]) => ({ type: 'scatter', mode: 'lines+markers', name: cell, x: pts.map((p) => p.restarts), y: pts.map((p) => p.cvPct), line: { color: cellColour.get(cell) }, hovertemplate: `${cell}<br>after %{x} restarts: CV %{y:.2f}%<extra></extra>` })),
-      layout: { margin: SMALL.margin, title: { ...SMALL.title, text: 'between-restart CV of each cell as restarts accumulate' }, xaxis: { title: { text: 'restarts of the cell' }, dtick: 1 }, yaxis: { title: { text: 'CV of restart means (%)' } }, showlegend: false, datarevision: restarts, uirevision: query },
+      layout: { margin: SMALL.margin, title: smallTitle('between-restart CV of each cell', 'as its restarts accumulate'), xaxis: { title: { text: 'restarts of the cell' }, dtick: 1 }, yaxis: { title: { text: 'CV of restart means (%)' } }, showlegend: false, datarevision: restarts, uirevision: query },
     };
   }, [live, query, restarts, cellColour]);
 
