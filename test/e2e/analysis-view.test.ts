@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './support.js';
+import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
 import { appModule, serveHarness, type Harness } from './harness.js';
 import { buildPlan, seededRandom } from '../../src/common/plan.js';
 import { analyze, suggestPlan, tidyFromExperiment } from '../../src/common/stats/index.js';
@@ -46,10 +47,8 @@ function experiment(): ExperimentDoc {
   return doc;
 }
 
-before(async () => {
-  // The harness: the view alone, the store exposed so the test can read what the buttons wrote.
-  harness = await serveHarness(
-    `import { createRoot } from 'react-dom/client';
+// The harness: the view alone, the store exposed so the test can read what the buttons wrote.
+const ENTRY = `import { createRoot } from 'react-dom/client';
 import { AnalysisView } from ${appModule('src/browser/views/analysis/AnalysisView.tsx')};
 import { useApp } from ${appModule('src/browser/store/index.ts')};
 const doc = await (await fetch('doc.json')).json();
@@ -57,9 +56,10 @@ useApp.getState().load({ doc, path: null, notices: [] } as never);
 (window as unknown as { varlabDoc: () => unknown }).varlabDoc = () => useApp.getState().doc;
 function Root() { const d = useApp((s) => s.doc); return d ? <AnalysisView doc={d} /> : null; }
 createRoot(document.getElementById('root')!).render(<Root />);
-`,
-    { 'doc.json': JSON.stringify(experiment()) },
-  );
+`;
+
+before(async () => {
+  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()) });
   url = harness.url;
   browser = await launchBrowser();
 });
@@ -203,4 +203,65 @@ test('a target this workload cannot resolve: the planner says so and gives what 
   assert.equal(await page.getByTestId('apply-plan').count(), 0);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('every execution: thinned beyond 10,000; a zoom into fewer draws each one, a zoom within that needs no new figure, a double-click goes back', async () => {
+  // 32 restarts × 400 executions of one query: 12,800 dots, more than are drawn at once.
+  const doc = syntheticExperiment({ queries: 1, restartsPerCell: 2, reps: 400 });
+  const values = doc.results!.restarts.flatMap((r) => r.queries[0].values).sort((a, b) => a - b);
+  const big = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(doc) });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await page.goto(big.url);
+    const strip = page.getByTestId('query-strip');
+    await page.getByTestId('query-plot-executions').check();
+    await strip.filter({ hasText: 'Drawn: ' }).waitFor({ timeout: 60_000 });
+    assert.match((await strip.textContent())!, /Drawn: [\d,]+ of 12,800 executions, one dot per pixel of a restart's row/);
+    await strip.locator('.nsewdrag').first().scrollIntoViewIfNeeded();
+    const state = () =>
+      page.evaluate(`(() => {
+        const gd = document.querySelector('[data-testid=query-strip] .js-plotly-plot');
+        const dots = gd.data.filter((t) => t.name !== 'restart mean').reduce((n, t) => n + t.x.length, 0);
+        return { drawn: Number(gd.dataset.drawn), zooms: Number(document.querySelector('[data-testid=query-strip]').dataset.zoomsShown), range: gd.layout.xaxis.range, dots };
+      })()`) as Promise<{ drawn: number; zooms: number; range: [number, number]; dots: number }>;
+    const pixelOf = (v: number) => page.evaluate(`(() => { const gd = document.querySelector('[data-testid=query-strip] .js-plotly-plot'); const xa = gd._fullLayout.xaxis; return gd.getBoundingClientRect().left + xa._offset + xa.l2p(${v}); })()`) as Promise<number>;
+    const zoomTo = async (x0: number, x1: number, zooms: number) => {
+      const box = (await strip.locator('.nsewdrag').first().boundingBox())!;
+      await page.mouse.move(x0, box.y + 3);
+      await page.mouse.down();
+      await page.mouse.move(x1, box.y + box.height - 3, { steps: 5 });
+      await page.mouse.up();
+      await page.waitForFunction(`document.querySelector('[data-testid=query-strip]').dataset.zoomsShown === '${zooms}'`);
+    };
+    const first = await state();
+    assert.ok(first.dots < 12_800, `${first.dots} drawn`);
+    // From the 6,001st fastest to the right edge, about 6,800 executions: the figure is made again with every one of them.
+    const area = (await strip.locator('.nsewdrag').first().boundingBox())!;
+    await zoomTo(await pixelOf(values[6000]), area.x + area.width - 2, 1);
+    await page.waitForFunction(`Number(document.querySelector('[data-testid=query-strip] [data-drawn]').dataset.drawn) > ${first.drawn}`);
+    const zoomed = await state();
+    const inRange = (r: [number, number]) => values.filter((v) => v >= r[0] && v <= r[1]).length;
+    assert.equal(zoomed.dots, inRange(zoomed.range), 'every execution in the range, and none outside it');
+    assert.ok(zoomed.dots > 3000 && zoomed.dots <= 10_000, `${zoomed.dots} in range`);
+    assert.doesNotMatch((await strip.textContent())!, /Drawn: /);
+    // Within that range: what is drawn is already every execution in it, so the figure stays as it is.
+    const [a, b] = zoomed.range;
+    await zoomTo(await pixelOf(a + (b - a) / 4), await pixelOf(b - (b - a) / 4), 2);
+    await page.waitForTimeout(500);
+    const inner = await state();
+    assert.equal(inner.drawn, zoomed.drawn, 'not drawn again');
+    assert.ok(inner.range[0] > a && inner.range[1] < b, `${inner.range} within ${zoomed.range}`);
+    // A double-click: the whole range, thinned again.
+    const box = (await strip.locator('.nsewdrag').first().boundingBox())!;
+    await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForFunction(`document.querySelector('[data-testid=query-strip]').dataset.zoomsShown === '3'`);
+    await strip.filter({ hasText: 'Drawn: ' }).waitFor();
+    assert.ok((await state()).drawn > inner.drawn);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    await big.close();
+  }
 });

@@ -33,6 +33,26 @@ test('on screen: WebGL dots, thinned beyond THIN_ABOVE; a zoomed range with few 
   const inRange = values.filter((v) => v >= range[0] && v <= range[1]).sort((a, b) => a - b);
   assert.deepEqual(dots(zoomed).sort((a, b) => a - b), inRange, 'every execution in the range, and none outside it');
   assert.deepEqual((zoomed.layout.xaxis as { range: number[] }).range, range);
+  // Whether a zoom inside the range needs a new figure: not when every execution in it is drawn.
+  assert.equal(whole.exact, false, 'thinned');
+  assert.equal(zoomed.exact, true, 'every execution in the range drawn');
+  assert.equal(executionsFigure(ctx, query, { screen: { pixels: 700, range: [sorted[0], sorted[values.length - 1]] } }).exact, false);
+});
+
+test('on screen a zoom redraws only what moved: WebGL means, fixed margins, level labels, the lines between cells as grid', () => {
+  const screen = executionsFigure(ctx, query, { screen: { pixels: 700 } });
+  assert.deepEqual((screen.data as Trace[]).map((t) => t.type), ['scattergl', 'scattergl', 'scattergl'], 'means, executions, warm-up');
+  const y = screen.layout.yaxis as { automargin: boolean; tickangle: number; minor: { tickvals: number[]; showgrid: boolean } };
+  const x = screen.layout.xaxis as { automargin: boolean; tickangle: number };
+  assert.deepEqual([x.automargin, y.automargin, x.tickangle, y.tickangle], [false, false, 0, 0]);
+  assert.equal(y.minor.tickvals.length, ctx.cells.length - 1, 'a line between cells');
+  assert.ok(y.minor.showgrid);
+  assert.equal(screen.layout.shapes, undefined);
+  // An image keeps Plotly's automatic margins and draws the lines as shapes (an SVG export holds them as lines).
+  const image = executionsFigure(ctx, query, { image: true });
+  assert.equal((image.layout.shapes as unknown[]).length, ctx.cells.length - 1);
+  assert.equal((image.data as Trace[])[0].type, 'scatter');
+  assert.equal(image.exact, undefined);
 });
 
 test('the restart-level overview: one box per restart, whiskers at its lowest and highest execution after the warm-up', () => {

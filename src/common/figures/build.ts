@@ -199,27 +199,41 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
     ticks: '',
     tickfont: { size: 11 },
   });
-  layout.shapes = separators.map((sy) => ({ type: 'line', xref: 'paper', x0: 0, x1: 1, yref: 'y', y0: sy, y1: sy, line: { color: '#bbb', width: 1 } }));
+  if (opts.screen || opts.boxes) {
+    // On screen the lines between cells are the row axis's minor grid: as shapes, each was drawn afresh
+    // (with its own event handlers) on every zoom.
+    (layout.yaxis as Record<string, unknown>).minor = { tickmode: 'array', tickvals: separators, ticks: '', showgrid: true, gridcolor: '#bbb', gridwidth: 1 };
+  } else {
+    layout.shapes = separators.map((sy) => ({ type: 'line', xref: 'paper', x0: 0, x1: 1, yref: 'y', y0: sy, y1: sy, line: { color: '#bbb', width: 1 } }));
+  }
   layout.hovermode = 'closest';
   if (opts.screen || opts.boxes) {
     // On screen, every tick label of both axes was measured on every redraw (a zoom draws twice) to hide
-    // any past the plot's edge, which none of these labels reach: a quarter of a zoom's time.
-    (layout.xaxis as Record<string, unknown>).ticklabeloverflow = 'allow';
-    (layout.yaxis as Record<string, unknown>).ticklabeloverflow = 'allow';
+    // any past the plot's edge, which none of these labels reach: a quarter of a zoom's time. And the
+    // margins are fixed: with automargin, a zoom's new tick labels (other widths) moved a margin, which
+    // made Plotly draw the whole figure a second time (a quarter of a zoom's time again). The left
+    // margin is sized to the row labels (labelMargin), the value axis's numbers fit the bottom one.
+    // Labels are level (tickangle 0): with 'auto', Plotly measured each one on each redraw to see whether they overlap.
+    for (const a of [layout.xaxis, layout.yaxis] as Record<string, unknown>[]) {
+      a.ticklabeloverflow = 'allow';
+      a.automargin = false;
+      a.tickangle = 0;
+    }
   }
   const size = Math.max(3, Math.min(6, rowPx * 0.6));
   const dot = (color: string, open: boolean) => ({ size, color: open ? 'rgba(0,0,0,0)' : color, opacity: 0.75, line: { color, width: 1 } });
   // The restart means go first so the executions are drawn over them: a mean is a tall tick, not a blot.
   // On screen the dots are WebGL (thousands of SVG circles each with its hover are what made it slow); the means stay SVG.
   const dots = opts.screen ? 'scattergl' : 'scatter';
-  const meanTrace = { type: 'scatter', mode: 'markers', name: 'restart mean', ...means, marker: { symbol: 'line-ns-open', size: Math.min(18, Math.max(8, rowPx)), color: PALETTE[3], line: { color: PALETTE[3], width: 3 } }, hovertemplate: '%{text}<br>%{x}<extra></extra>' };
+  // On screen beside the dots, the means are WebGL too: as SVG, their 160 markers were a third of a zoom's time.
+  const meanTrace = { type: opts.screen ? 'scattergl' : 'scatter', mode: 'markers', name: 'restart mean', ...means, marker: { symbol: 'line-ns-open', size: Math.min(18, Math.max(8, rowPx)), color: PALETTE[3], line: { color: PALETTE[3], width: 3 } }, hovertemplate: '%{text}<br>%{x}<extra></extra>' };
   if (opts.boxes) {
     const box = { type: 'box', orientation: 'h', name: 'executions of a restart', ...boxes, boxpoints: false, fillcolor: 'rgba(50,113,212,0.25)', line: { color: PALETTE[0], width: 1 }, width: Math.min(0.8, Math.max(0.3, rowPx / 30)), hoverinfo: 'x' };
     return { id: `restarts-${slug(query)}`, title, file: `restarts-${slug(query)}`, width: WIDTH, height, data: [box, meanTrace], layout };
   }
   const data: Record<string, unknown>[] = [meanTrace, { type: dots, mode: 'markers', name: 'execution', ...kept, marker: dot(PALETTE[0], false), hovertemplate: '%{text}<br>%{x}<extra></extra>' }];
   if (warm.x.length) data.push({ type: dots, mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped)`, ...warm, marker: dot('#999', true), hovertemplate: '%{text}<br>%{x}<extra></extra>' });
-  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height, data, layout };
+  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height, data, layout, ...(opts.screen ? { exact: thin === null } : {}) };
 }
 
 /**

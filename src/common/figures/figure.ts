@@ -13,6 +13,8 @@ export interface FigureSpec {
   height: number;
   data: Record<string, unknown>[];
   layout: Record<string, unknown>;
+  /** A per-execution figure for the screen: true when every execution within its range is drawn (none thinned), so a zoom inside that range needs no new figure. */
+  exact?: boolean;
 }
 
 export const FONT = { family: 'DejaVu Sans, Arial, Helvetica, sans-serif', size: 13, color: '#222' };

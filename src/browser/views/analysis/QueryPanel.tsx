@@ -2,7 +2,7 @@
 // overview), or every execution of every restart (WebGL dots, one per pixel of a row beyond a few
 // thousand, every one in a zoomed range with few enough), its statistics per cell, and the executions
 // of one cell in repetition order with the warm-up in use and the warm-up the data suggest.
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
 import { executionsFigure, repetitionsFigure } from '../../../common/figures/build.js';
 import { MDE_LABELS, type Analysis } from '../../../common/stats/index.js';
@@ -34,10 +34,21 @@ function zoomOf(e: Record<string, unknown>): Zoom | undefined {
   return undefined;
 }
 
+/** Whether [a, b] lies within the range a figure draws every execution of (null: the whole range). */
+function covers(exactFor: Zoom, range: [number, number] | undefined): boolean {
+  if (!exactFor) return true;
+  return range !== undefined && range[0] >= exactFor.x[0] && range[1] <= exactFor.x[1];
+}
+
 /** The restart-level overview (a box per restart) or every execution, drawn for the zoomed range. */
 function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
   const [mode, setMode] = useState<'boxes' | 'executions'>('boxes');
+  // The range the figure is built for: a zoom redraws the figure only when it leaves the range the
+  // figure drew every execution of (a zoom out, or into dots that were thinned).
   const [zoom, setZoom] = useState<{ query: string; zoom: Zoom }>({ query, zoom: null });
+  // Zooms on screen in their final form, counted: a test or a benchmark can tell when one is drawn.
+  const [zoomsShown, setZoomsShown] = useState(0);
+  const rebuilding = useRef(false);
   const z = zoom.query === query && mode === 'executions' ? zoom.zoom : null;
   const figure = useMemo(() => {
     const f = executionsFigure(ctx, query, mode === 'boxes' ? { boxes: true } : { screen: { pixels: STRIP_PIXELS, range: z?.x } });
@@ -46,10 +57,22 @@ function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
   }, [ctx, query, mode, z]);
   const onRelayout = (e: Record<string, unknown>) => {
     const next = zoomOf(e);
-    if (next !== undefined && mode === 'executions') setZoom({ query, zoom: next });
+    if (next === undefined) return;
+    // Plotly has drawn the new range already; every execution in it is among the dots drawn, so that is final.
+    if (mode !== 'executions' || (figure.exact && covers(z, next?.x))) {
+      setZoomsShown((n) => n + 1);
+      return;
+    }
+    rebuilding.current = true;
+    setZoom({ query, zoom: next });
   };
+  const onDrawn = useCallback(() => {
+    if (!rebuilding.current) return;
+    rebuilding.current = false;
+    setZoomsShown((n) => n + 1);
+  }, []);
   return (
-    <div data-testid="query-strip">
+    <div data-testid="query-strip" data-zooms-shown={zoomsShown}>
       <div className="row" style={{ gap: 12, alignItems: 'center' }} data-testid="query-plot-mode">
         <label>
           <input type="radio" checked={mode === 'boxes'} onChange={() => setMode('boxes')} data-testid="query-plot-boxes" /> a box per restart
@@ -58,7 +81,7 @@ function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
           <input type="radio" checked={mode === 'executions'} onChange={() => setMode('executions')} data-testid="query-plot-executions" /> every execution
         </label>
       </div>
-      <FigurePlot figure={figure} onRelayout={onRelayout} />
+      <FigurePlot figure={figure} onRelayout={onRelayout} onDrawn={onDrawn} />
     </div>
   );
 }

@@ -8,12 +8,19 @@ import { PlotExportButtons } from './PlotExportButtons.js';
 
 const STATIC_CONFIG = { responsive: false };
 
-/** onRelayout: the user zoomed or panned (or double-clicked back); the view may rebuild the figure for the new range. */
-export function FigurePlot({ figure, onRelayout }: { figure: FigureSpec; onRelayout?: (e: Record<string, unknown>) => void }) {
+/**
+ * onRelayout: the user zoomed or panned (or double-clicked back); the view may rebuild the figure for
+ * the new range. onDrawn: a figure is on screen (after each draw).
+ */
+export function FigurePlot({ figure, onRelayout, onDrawn }: { figure: FigureSpec; onRelayout?: (e: Record<string, unknown>) => void; onDrawn?: () => void }) {
   const el = useRef<HTMLElement | null>(null);
-  const onReady = useCallback((e: HTMLElement) => {
-    el.current = e;
-  }, []);
+  const onReady = useCallback(
+    (e: HTMLElement) => {
+      el.current = e;
+      onDrawn?.();
+    },
+    [onDrawn],
+  );
   const layout = useMemo(() => ({ ...figure.layout, width: figure.width, height: figure.height, autosize: false }), [figure]);
   return (
     <figure className="figure-plot" data-testid={`figure-${figure.id}`} style={{ margin: '0 0 16px', overflowX: 'auto' }}>
