@@ -2,7 +2,7 @@
 // Configurations table, bimodal starts, warm-up from the data, one query in detail, stability per cell
 // and factor level, comparisons with a baseline, and planning. The numbers come from a Web Worker.
 // Mount: <AnalysisView doc={doc} /> with the open experiment (it needs results).
-import { startTransition, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useMemo, useRef, useState, type ReactNode } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { DEFAULTS, type Adjustment } from '../../../common/stats/index.js';
 import { expandCells } from '../../../common/plan.js';
@@ -19,6 +19,7 @@ import { QueryPanel } from './QueryPanel.js';
 import { StabilityPanel } from './StabilityPanel.js';
 import { SteadyPanel } from './SteadyPanel.js';
 import { useAnalysis } from './useAnalysis.js';
+import { useQuietSteps } from './useQuietSteps.js';
 import { ExportBar } from '../export/ExportBar.js';
 
 function Section({ title, children, testid }: { title: string; children: ReactNode; testid?: string }) {
@@ -48,6 +49,9 @@ function applyPlan(restartsPerCell: number, repetitions: number) {
   editDesign((d) => ({ ...d, design: { ...d.design, restartsPerCell, workload: { ...d.design.workload, repetitions } } }), 'analysis-plan');
 }
 
+/** Sections rendered after the first paint, one per step: stability, comparisons, planning. */
+const BELOW_SECTIONS = 3;
+
 export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const designWarmup = doc.design.workload.warmup;
   const [warmup, setWarmup] = useState<number | null>(null);
@@ -70,21 +74,11 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const options = { warmup: usedWarmup, alpha, power, targetEffectPct: target, baseline: baseline ?? undefined, adjustment };
   const { analysis, error, busy, where } = useAnalysis(doc, options);
   const ctx = useMemo(() => (analysis ? contextFor(doc, analysis) : null), [doc, analysis]);
-  // The sections below the query's are rendered once the first ones are on screen (a transition, which
-  // React interrupts for input): their tables and figures (hundreds of comparison rows at 22 queries)
-  // were a third of the first render, for what is out of sight below.
-  const [below, setBelow] = useState(false);
-  useEffect(() => {
-    if (below || !analysis) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const frame = requestAnimationFrame(() => {
-      timer = setTimeout(() => startTransition(() => setBelow(true)), 0);
-    });
-    return () => {
-      cancelAnimationFrame(frame);
-      clearTimeout(timer);
-    };
-  }, [below, analysis]);
+  // The sections below the query's are rendered after the first paint, one at a time while the reader
+  // is not using the page (useQuietSteps.ts): their tables and figures (hundreds of comparison rows at
+  // 22 queries) were a third of the first render, for what is out of sight below.
+  const more = useRef<HTMLParagraphElement>(null);
+  const below = useQuietSteps(BELOW_SECTIONS, analysis !== null, more);
 
   if (!doc.results?.restarts.some((r) => r.status === 'ok')) {
     return (
@@ -175,22 +169,24 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
             </Section>
           ) : null}
 
-          {below ? (
-            <>
-              <Section title="Stability per cell and per factor level" testid="section-stability">
-                <StabilityPanel ctx={ctx} />
-              </Section>
-
-              <Section title={`Comparisons with ${baseline ?? 'a baseline'}`} testid="section-comparisons">
-                <ComparisonsPanel ctx={ctx} analysis={analysis} />
-              </Section>
-
-              <Section title="Planning the next run" testid="section-planning">
-                <PlanningPanel ctx={ctx} analysis={analysis} onApply={applyPlan} />
-              </Section>
-            </>
+          {below >= 1 ? (
+            <Section title="Stability per cell and per factor level" testid="section-stability">
+              <StabilityPanel ctx={ctx} />
+            </Section>
+          ) : null}
+          {below >= 2 ? (
+            <Section title={`Comparisons with ${baseline ?? 'a baseline'}`} testid="section-comparisons">
+              <ComparisonsPanel ctx={ctx} analysis={analysis} />
+            </Section>
+          ) : null}
+          {below >= 3 ? (
+            <Section title="Planning the next run" testid="section-planning">
+              <PlanningPanel ctx={ctx} analysis={analysis} onApply={applyPlan} />
+            </Section>
           ) : (
-            <p className="muted" data-testid="analysis-more">Stability, comparisons and planning…</p>
+            <p className="muted" data-testid="analysis-more" ref={more}>
+              {['Stability, comparisons and planning…', 'Comparisons and planning…', 'Planning…'][below]}
+            </p>
           )}
         </>
       ) : busy ? (
