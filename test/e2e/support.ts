@@ -35,8 +35,8 @@ export async function startApp(): Promise<TestApp> {
 }
 
 /** Chromium with the same binary and flags as the command line's headless export. */
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS });
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 /** Open the app in a new page and wait until it has rendered; CSP violations and page errors fail the test. */
