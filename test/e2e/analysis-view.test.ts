@@ -237,6 +237,10 @@ test('every execution: thinned beyond 10,000; a zoom into fewer draws each one, 
     };
     const first = await state();
     assert.ok(first.dots < 12_800, `${first.dots} drawn`);
+    // One WebGL canvas shown (Plotly makes three; a changed canvas that is shown is read back whole on every frame it changes).
+    const canvases = await page.evaluate(`[...document.querySelectorAll('[data-testid=query-strip] canvas.gl-canvas')].map((c) => c.className + ' ' + getComputedStyle(c).display)`);
+    assert.deepEqual(canvases, ['gl-canvas gl-canvas-context block', 'gl-canvas gl-canvas-focus none', 'gl-canvas gl-canvas-pick none']);
+    assert.equal(await strip.locator('.modebar-btn[data-attr="dragmode"][data-val="select"]').count(), 0, 'no box select');
     // From the 6,001st fastest to the right edge, about 6,800 executions: the figure is made again with every one of them.
     const area = (await strip.locator('.nsewdrag').first().boundingBox())!;
     await zoomTo(await pixelOf(values[6000]), area.x + area.width - 2, 1);

@@ -26,7 +26,8 @@ const BASE_LAYOUT = {
   paper_bgcolor: 'rgba(0,0,0,0)',
   plot_bgcolor: 'rgba(0,0,0,0)',
 };
-const BASE_CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['sendDataToCloud'] };
+// Box and lasso select are left out: a selection does nothing in varlab (and its WebGL layer is hidden, styles.css).
+const BASE_CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['sendDataToCloud', 'select2d', 'lasso2d'] };
 
 type PlotElement = HTMLDivElement & { on?: (ev: string, f: (e: Record<string, unknown>) => void) => void };
 
