@@ -269,3 +269,30 @@ test('every execution: thinned beyond 10,000; a zoom into fewer draws each one, 
     await big.close();
   }
 });
+
+test('without WebGL (Chromium without a GPU, or WebGL turned off) every execution is drawn as SVG, not as an error', async () => {
+  const doc = syntheticExperiment({ queries: 1, restartsPerCell: 2, reps: 400 });
+  const big = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(doc) });
+  const noGl = await launchBrowser(['--disable-3d-apis']);
+  try {
+    const page = await noGl.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(big.url);
+    assert.equal(await page.evaluate("document.createElement('canvas').getContext('webgl')"), null, 'this browser has no WebGL');
+    const strip = page.getByTestId('query-strip');
+    await page.getByTestId('query-plot-executions').check();
+    await strip.filter({ hasText: 'Drawn: ' }).waitFor({ timeout: 60_000 });
+    const drawn = await page.evaluate(`(() => {
+      const gd = document.querySelector('[data-testid=query-strip] .js-plotly-plot');
+      return { types: gd.data.map((t) => t.type), dots: gd.data.filter((t) => t.name === 'execution').reduce((n, t) => n + t.x.length, 0) };
+    })()`) as { types: string[]; dots: number };
+    assert.deepEqual(drawn.types, ['scatter', 'scatter', 'scatter']);
+    assert.equal(await strip.locator('.scatterlayer .point').count(), drawn.dots + (await page.evaluate(`document.querySelector('[data-testid=query-strip] .js-plotly-plot').data.filter((t) => t.name !== 'execution').reduce((n, t) => n + t.x.length, 0)`)) as number);
+    assert.doesNotMatch((await strip.textContent())!, /WebGL/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await noGl.close();
+    await big.close();
+  }
+});

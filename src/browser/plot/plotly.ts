@@ -32,8 +32,38 @@ export function glPixelRatio(): number {
   return Math.min(4, Math.max(1, dpr));
 }
 
+let webgl: boolean | undefined;
+/**
+ * Whether this browser gives a page WebGL. Chromium gives none on a machine without a GPU from version
+ * 139 on (SwiftShader is no longer its fallback), nor where WebGL is turned off; Plotly's WebGL traces
+ * then draw nothing but an error.
+ */
+export function webglAvailable(): boolean {
+  if (webgl === undefined) {
+    try {
+      const gl = document.createElement('canvas').getContext('webgl');
+      webgl = gl !== null;
+      gl?.getExtension('WEBGL_lose_context')?.loseContext();
+    } catch {
+      webgl = false;
+    }
+  }
+  return webgl;
+}
+
+/** Traces as this browser can draw them: without WebGL, the WebGL scatter as SVG (the same attributes; what varlab draws is thinned to the pixels, so SVG copes, slower). */
+export function drawable(data: unknown[]): unknown[] {
+  if (typeof document === 'undefined' || webglAvailable()) return data;
+  return data.map((t) => ((t as { type?: string } | null)?.type === 'scattergl' ? { ...(t as object), type: 'scatter' } : t));
+}
+
 const api = Plotly as unknown as PlotlyApi & { register(modules: unknown[]): void };
 api.register([scatter, bar, box, violin, histogram, scatterglStrict]);
+// Every figure goes through react or newPlot: the one place where WebGL traces fall back to SVG.
+const react = api.react.bind(api);
+const newPlot = api.newPlot.bind(api);
+api.react = (el, data, layout, config) => react(el, drawable(data), layout, config);
+api.newPlot = (el, data, layout, config) => newPlot(el, drawable(data), layout, config);
 
 export default api as PlotlyApi;
 
