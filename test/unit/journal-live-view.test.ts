@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/common/events.js';
-import { LiveRun, restartColour } from '../../src/browser/views/run/live.js';
+import { endedWords, LiveRun, restartColour } from '../../src/browser/views/run/live.js';
 
 const A = 'aslr=on';
 const B = 'aslr=off';
@@ -99,4 +99,19 @@ test('the timeline numbers executions per query without gaps, colours restarts d
   assert.match(live.spreadWhy('Q1')!, /needs at least 2 restarts of a cell/);
   live.apply(restart(3, A, [2, 3, 4]));
   assert.equal(live.spreadWhy('Q1'), null, 'cell A has 2 restarts: the CV has a point');
+});
+
+test('how a run ended is said with its state once', () => {
+  // The runner's cancel message already begins with the state: not "cancelled: cancelled; …".
+  assert.equal(endedWords('cancelled', 'cancelled; run again to resume'), 'cancelled; run again to resume');
+  assert.equal(endedWords('cancelled', 'cancelled on h1 after 1 of 3 restarts: stopped'), 'cancelled on h1 after 1 of 3 restarts: stopped');
+  assert.equal(endedWords('failed', 'SSH connection dropped'), 'failed: SSH connection dropped');
+  // Only the whole word counts as the state said.
+  assert.equal(endedWords('failed', 'failedover host'), 'failed: failedover host');
+  assert.equal(endedWords('cancelled'), 'cancelled');
+  assert.equal(endedWords('finished', ''), 'finished');
+
+  const live = new LiveRun();
+  live.apply([{ type: 'run-finished', at: 5, state: 'cancelled', message: 'cancelled; run again to resume' }]);
+  assert.equal(live.log.at(-1)?.message, 'run cancelled; run again to resume');
 });

@@ -7,7 +7,7 @@ import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
-import { LiveRun, LiveRuns } from './live.js';
+import { endedWords, LiveRun, LiveRuns } from './live.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
@@ -241,7 +241,7 @@ function Progress() {
       {/* Why it ended, where the user looks: not only in the log below the plots. */}
       {(live.state === 'failed' || live.state === 'cancelled') && live.finishMessage && (
         <p className={`run-ended run-${live.state}`} role={live.state === 'failed' ? 'alert' : undefined} data-testid="run-ended-why">
-          Run {live.state}: {live.finishMessage}
+          Run {endedWords(live.state, live.finishMessage)}
         </p>
       )}
       <Verified live={live} />

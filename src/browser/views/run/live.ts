@@ -26,6 +26,16 @@ export interface Series {
   unit: string;
 }
 
+/**
+ * How a run ended, as the words after "Run" ("run" in the log). The runner's message for a cancel is
+ * "cancelled; run again to resume" and a run on several hosts says "cancelled on HOST after …": they
+ * already begin with the state, so it is said once ("Run cancelled; run again to resume"), not twice.
+ */
+export function endedWords(state: string, message?: string): string {
+  if (!message) return state;
+  return new RegExp(`^${state}\\b`).test(message) ? message : `${state}: ${message}`;
+}
+
 export interface LogLine {
   at: number;
   level: 'info' | 'warn' | 'error';
@@ -147,7 +157,7 @@ export class LiveRun {
       case 'run-finished':
         this.state = r.state;
         this.finishMessage = r.message;
-        this.say({ at: r.at, level: r.state === 'finished' ? 'info' : r.state === 'cancelled' ? 'warn' : 'error', message: `run ${r.state}${r.message ? `: ${r.message}` : ''}` });
+        this.say({ at: r.at, level: r.state === 'finished' ? 'info' : r.state === 'cancelled' ? 'warn' : 'error', message: `run ${endedWords(r.state, r.message)}` });
         break;
       default:
         break;
