@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { buildPlan, hostDesign } from '../../src/common/plan.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
-import { appForTests, openFile, pageProblems } from './support.js';
+import { appForTests, openFile, pageProblems, waitInPage } from './support.js';
 
 const ctx = appForTests();
 const A = 'ssh://root@db1:22';
@@ -63,17 +63,15 @@ test("a finished file run on two hosts: the Run view shows each host's restarts,
   await page.locator(`[data-testid=run-host][data-host="${B}"]`).click();
   assert.equal(await shown(), B);
   assert.ok(a > 0);
-  await page.waitForFunction(`${highest} > ${a} * 1.4`);
+  await waitInPage(page, `${highest} > ${a} * 1.4`, "db2's restart means in the plot");
   if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-saved-hosts.png` });
 
   // In a window 1000 px wide the small plots' titles fit their plots (in one line they were cut at both ends).
   await page.setViewportSize({ width: 1000, height: 800 });
   const small = ['run-means', 'run-spread'].map((id) => `document.querySelector('[data-testid=${id}]')`);
-  // Plotly redraws on the window's resize: wait until each plot's drawing is its container's width again
-  // (polled with evaluate: waitForFunction's polling evaluates a string, which the app's CSP refuses).
+  // Plotly redraws on the window's resize: wait until each plot's drawing is its container's width again.
   const resized = `[${small}].every((p) => Math.abs(p.querySelector('.main-svg').getBoundingClientRect().width - p.getBoundingClientRect().width) < 1 && p.getBoundingClientRect().width < 500)`;
-  for (let i = 0; i < 100 && !(await page.evaluate(resized)); i++) await page.waitForTimeout(100);
-  assert.ok(await page.evaluate(resized), 'the small plots are redrawn at the narrower width');
+  await waitInPage(page, resized, 'the small plots to be redrawn at the narrower width', 10_000);
   const titles = (await page.evaluate(
     `[${small}].flatMap((p) => [...p.querySelectorAll('.gtitle, .gtitle-subtitle')].map((t) => { const b = p.getBoundingClientRect(), r = t.getBoundingClientRect(); return { text: t.textContent, left: r.left - b.left, right: b.right - r.right }; }))`,
   )) as { text: string; left: number; right: number }[];

@@ -96,6 +96,20 @@ export async function openFile(page: Page, file: string): Promise<void> {
   await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
 }
 
+/**
+ * Wait until `expression` (page code as text) is true in the page, evaluating it again every 100 ms.
+ * Not page.waitForFunction: once its check has to be retried it evaluates the text with eval-like
+ * machinery, which the app's Content Security Policy (no 'unsafe-eval') refuses, so it only passes
+ * when the check is already true the first time. page.evaluate is not held to the page's CSP.
+ */
+export async function waitInPage(page: Page, expression: string, what: string, timeout = 30_000): Promise<void> {
+  const until = Date.now() + timeout;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > until) throw new Error(`waited ${timeout} ms for ${what}: \`${expression}\` is still false`);
+    await page.waitForTimeout(100);
+  }
+}
+
 /** Drop a file onto the window, as a user dragging it from a file manager. Page code as text: no DOM types here. */
 export async function dropFile(page: Page, name: string, text: string): Promise<void> {
   await page.evaluate(`(() => {
