@@ -288,7 +288,7 @@ test('without WebGL (Chromium without a GPU, or WebGL turned off) every executio
       return { types: gd.data.map((t) => t.type), dots: gd.data.filter((t) => t.name === 'execution').reduce((n, t) => n + t.x.length, 0) };
     })()`) as { types: string[]; dots: number };
     assert.deepEqual(drawn.types, ['scatter', 'scatter', 'scatter']);
-    assert.equal(await strip.locator('.scatterlayer .point').count(), drawn.dots + (await page.evaluate(`document.querySelector('[data-testid=query-strip] .js-plotly-plot').data.filter((t) => t.name !== 'execution').reduce((n, t) => n + t.x.length, 0)`)) as number);
+    assert.equal(await strip.locator('.scatterlayer .point').count(), drawn.dots + ((await page.evaluate(`document.querySelector('[data-testid=query-strip] .js-plotly-plot').data.filter((t) => t.name !== 'execution').reduce((n, t) => n + t.x.length, 0)`)) as number));
     assert.doesNotMatch((await strip.textContent())!, /WebGL/);
     assert.deepEqual(errors, []);
   } finally {
