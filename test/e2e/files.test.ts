@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
-import { appForTests, dropFile, openQuickstart, pageProblems } from './support.js';
+import { appForTests, dropFile, openFile, openQuickstart, pageProblems } from './support.js';
 
 const env = appForTests();
 
@@ -63,10 +63,7 @@ test('save as a path, then reopen it from the recent list and the open dialog: t
   await again.keyboard.press('Control+s');
   await statusText(again, /Saved/);
   assert.equal(JSON.parse(readFileSync(file, 'utf8')).design.excludedCells.length, 2);
-  await again.getByTestId('open').click();
-  await again.getByTestId('open-path').fill(file);
-  await again.getByTestId('open-path-submit').click();
-  await again.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  await openFile(again, file);
   assert.equal(await again.getByTestId('cell-count').innerText(), '16 cells, 2 excluded');
   assert.deepEqual(problems(again), []);
   await again.close();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { alive, keepCells, quickstartCopy, startRunEnv, varlabRun, type RunEnv } from '../integration/run-env.js';
-import { launchBrowser, openApp, pageProblems, startApp, type TestApp } from './support.js';
+import { launchBrowser, openApp, openFile, pageProblems, startApp, type TestApp } from './support.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=on,ahi=off,preload=off,numa=default'];
 const QUERIES = 5;
@@ -61,10 +61,7 @@ test('a finished file shows its results and runs again only when confirmed; a ne
   const finishedText = readFileSync(file, 'utf8');
 
   const page = await openApp(browser, app);
-  await page.getByTestId('open').click();
-  await page.getByTestId('open-path').fill(file);
-  await page.getByTestId('open-path-submit').click();
-  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  await openFile(page, file);
   await page.getByTestId('nav-run').click();
 
   // Finished: its count and its plots, not a blank view; no Run button that would silently start over.
