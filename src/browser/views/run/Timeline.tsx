@@ -7,7 +7,8 @@
 // - New executions are appended by painting them on a canvas over the plot area. Plotly has no cheaper
 //   append: its extendTraces recalculates and redraws the whole figure, axes and all, which is what
 //   made frames slow. Plotly draws afresh only when the axes must grow (they are fixed with headroom
-//   while the run follows), when the user zooms, when the pointer comes onto the plot (so that hover
+//   while the run follows, up to its planned end: timeline-axis.ts), when the run ends (the x axis then
+//   ends with the data), when the user zooms, when the pointer comes onto the plot (so that hover
 //   reaches the newest executions) or every REDRAW_MS; then the canvas is cleared.
 // - Zoomed, the range is drawn from the executions in it: exactly, when few enough fall in it.
 // - Colours and hover labels are made only for the points drawn, one label string per restart.
@@ -15,6 +16,7 @@ import { useEffect, useRef } from 'react';
 import Plotly, { glPixelRatio } from '../../plot/plotly.js';
 import { decimate, PER_COLUMN, StreamDecimator } from '../../plot/decimate.js';
 import { restartColour, type LiveRun } from './live.js';
+import { timelineX, xEndNote, type XEnd } from './timeline-axis.js';
 
 const MARGIN = { l: 60, r: 20, t: 40, b: 50 };
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['sendDataToCloud', 'select2d', 'lasso2d'] };
@@ -37,6 +39,9 @@ interface Drawn {
   /** The axes as Plotly drew them last. */
   x: Range;
   y: Range;
+  /** Why the x axis ends where it does, and whether the run was followed (more could arrive) when Plotly last drew. */
+  end: XEnd;
+  following: boolean;
   /** Executions of the query when Plotly last drew, and when. */
   n: number;
   at: number;
@@ -82,16 +87,6 @@ function trace(live: LiveRun, query: string, idx: number[]) {
   };
 }
 
-/**
- * A round number well above n: the x axis is fixed until the run passes it. Room for 4 times what is
- * there: from 100 to 100,000 executions Plotly draws the axes afresh 5 times, not on every frame.
- */
-function roomFor(n: number): number {
-  const want = Math.max(100, n * 4);
-  const step = 10 ** Math.floor(Math.log10(want));
-  return Math.ceil(want / step) * step;
-}
-
 function yRange(y: number[], idx: number[]): Range {
   let lo = Infinity;
   let hi = -Infinity;
@@ -105,7 +100,8 @@ function yRange(y: number[], idx: number[]): Range {
   return [lo - pad, hi + pad];
 }
 
-function layoutOf(d: Drawn, note: string) {
+function layoutOf(d: Drawn) {
+  const note = d.zoom ? '' : xEndNote(d.end);
   const unit = d.live.series.get(d.query)?.unit ?? '';
   return {
     autosize: true,
@@ -114,7 +110,7 @@ function layoutOf(d: Drawn, note: string) {
     paper_bgcolor: 'rgba(0,0,0,0)',
     plot_bgcolor: 'rgba(0,0,0,0)',
     title: { text: `${d.query}: every execution, one colour per restart` },
-    xaxis: { title: { text: `execution of ${d.query} (in run order)${note}` }, range: d.x, autorange: false, zeroline: false },
+    xaxis: { title: { text: `execution of ${d.query} (in run order${note})` }, range: d.x, autorange: false, zeroline: false },
     yaxis: { title: { text: unit }, range: d.y, autorange: false },
     hovermode: 'closest',
   };
@@ -138,14 +134,17 @@ async function drawAll(el: HTMLElement, d: Drawn, n: number): Promise<TimelineNo
     idx = d.dec.drawn();
     idx.push(...tail);
     note = { drawn: idx.length, total: n, exact: d.dec.bucket <= 2, zoomed: false };
-    d.x = [0, roomFor(n)];
+    const x = timelineX(n, live.following, live.plannedExecutions(query));
+    d.x = x.range;
+    d.end = x.end;
     d.y = yRange(y, idx);
   }
+  d.following = live.following;
   d.n = d.painted = n;
   d.shown = idx.length;
   d.at = performance.now();
   d.dirty = false;
-  await Plotly.react(el, [trace(live, query, idx)], layoutOf(d, ''), { ...CONFIG, plotGlPixelRatio: glPixelRatio() });
+  await Plotly.react(el, [trace(live, query, idx)], layoutOf(d), { ...CONFIG, plotGlPixelRatio: glPixelRatio() });
   return note;
 }
 
@@ -198,7 +197,8 @@ async function step(el: HTMLElement, canvas: HTMLCanvasElement, d: Drawn): Promi
     }
     return null;
   }
-  if (d.dirty || n < d.painted) {
+  // The run ended (or went on again): the x axis fits the data, or has room again.
+  if (d.dirty || n < d.painted || d.following !== d.live.following) {
     clear(canvas);
     return drawAll(el, d, n);
   }
@@ -279,7 +279,7 @@ export function Timeline({ live, query, frame, onNote }: { live: LiveRun; query:
     const d = drawn.current;
     if (!d || d.live !== live || d.query !== query) {
       const columns = Math.max(100, el.clientWidth - MARGIN.l - MARGIN.r);
-      drawn.current = { live, query, dec: new StreamDecimator(columns), columns, zoom: null, x: [0, 1], y: [0, 1], n: 0, at: 0, painted: 0, shown: 0, dirty: true, wired: d?.wired ?? false };
+      drawn.current = { live, query, dec: new StreamDecimator(columns), columns, zoom: null, x: [0, 1], y: [0, 1], end: 'room', following: live.following, n: 0, at: 0, painted: 0, shown: 0, dirty: true, wired: d?.wired ?? false };
     }
     void draw();
   }, [live, query, frame]);

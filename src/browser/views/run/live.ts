@@ -226,6 +226,25 @@ export class LiveRun {
     this.added.delete(seq);
   }
 
+  /** Does the run go on (more executions may arrive)? */
+  get following(): boolean {
+    return this.state === 'running' || this.state === 'paused';
+  }
+
+  /**
+   * The executions of `query` the whole run will have on the timeline, estimated once a restart has
+   * finished ok: its most executions in one such restart, times the planned restarts (0: not known).
+   */
+  plannedExecutions(query: string): number {
+    let most = 0;
+    for (const r of this.fold.restarts) {
+      if (r.status !== 'ok') continue;
+      const q = r.queries.find((x) => x.query === query);
+      if (q && q.values.length > most) most = q.values.length;
+    }
+    return most * this.planned;
+  }
+
   /** The hover label of a restart's executions: "restart 3 · cell". */
   labelOf(seq: number): string {
     let l = this.labels.get(seq);

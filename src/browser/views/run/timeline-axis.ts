@@ -1,0 +1,36 @@
+// How far the live timeline's x axis (the execution number) runs. Plain data, no DOM: tested under Node.
+//
+// While the run is followed the axis is fixed with headroom, so that executions arriving are painted
+// onto a plot whose axes stay put (Plotly draws its axes afresh only when the run outgrows them): room
+// for 4 times what is there, but never past the run's planned end when that is known, so the axis then
+// spans the planned run and the reader sees how far it has come. Once nothing more arrives (the run has
+// ended, or saved results are shown), the axis ends with the data.
+
+/** Why the axis ends where it does: with the data, at the planned run's end, or with room for what comes. */
+export type XEnd = 'data' | 'planned' | 'room';
+
+/**
+ * A round number well above n: the x axis is fixed until the run passes it. Room for 4 times what is
+ * there: from 100 to 100,000 executions Plotly draws the axes afresh 5 times, not on every frame.
+ */
+export function roomFor(n: number): number {
+  const want = Math.max(100, n * 4);
+  const step = 10 ** Math.floor(Math.log10(want));
+  return Math.ceil(want / step) * step;
+}
+
+/**
+ * The x range for n executions of a query (numbered 1 to n). following: more may arrive (the run is
+ * running or paused); planned: the query's executions in the whole run, if known (0: not known).
+ */
+export function timelineX(n: number, following: boolean, planned = 0): { range: [number, number]; end: XEnd } {
+  if (!following) return { range: [0, Math.max(1, n) + 1], end: 'data' };
+  const room = roomFor(n);
+  if (planned > 0 && planned >= n && planned + 1 < room) return { range: [0, planned + 1], end: 'planned' };
+  return { range: [0, room], end: 'room' };
+}
+
+/** What the x axis's title adds, so that an axis longer than the data says why. */
+export function xEndNote(end: XEnd): string {
+  return end === 'planned' ? '; the axis spans the planned run' : end === 'room' ? '; the axis leaves room for the executions to come' : '';
+}

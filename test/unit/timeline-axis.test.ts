@@ -1,0 +1,85 @@
+// The Run view timeline's x axis (the execution number): with headroom while the run is followed, never
+// past the run's planned end when that is known, and ending with the data once the run has ended or
+// saved results are shown (a finished run of 480 executions was drawn on an axis to 2,000).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RunEvent } from '../../src/common/events.js';
+import type { RestartResult } from '../../src/common/experiment/types.js';
+import { LiveRun } from '../../src/browser/views/run/live.js';
+import { roomFor, timelineX, xEndNote } from '../../src/browser/views/run/timeline-axis.js';
+
+const CELLS = ['a', 'b', 'c', 'd'];
+/** 48 restarts of 10 executions of Q1 (2 warm-ups): 480 executions in the whole run. */
+const PLANNED = 48;
+const PER_RESTART = 10;
+
+function restart(seq: number, executions = PER_RESTART): RunEvent[] {
+  const cell = CELLS[(seq - 1) % CELLS.length];
+  const out: RunEvent[] = [{ type: 'restart-started', at: seq, seq, cell }];
+  for (let i = 0; i < executions; i++) out.push({ type: 'execution', at: seq, seq, cell, query: 'Q1', rep: i + 1, warmup: i < 2, value: 1 + i / 100, unit: 'ms', source: 'profiling' });
+  if (executions === PER_RESTART) out.push({ type: 'restart-finished', at: seq, seq, cell, status: 'ok' });
+  return out;
+}
+
+function started(): LiveRun {
+  const live = new LiveRun();
+  live.apply([{ type: 'run-started', at: 0, planned: PLANNED, done: 0, cells: CELLS, queries: ['Q1'], warmup: 2 }]);
+  return live;
+}
+
+const xOf = (live: LiveRun) => timelineX(live.series.get('Q1')?.y.length ?? 0, live.following, live.plannedExecutions('Q1'));
+
+test('a run that has ended: the x axis ends with its last execution, not with room for more', () => {
+  const live = started();
+  for (let seq = 1; seq <= PLANNED; seq++) live.apply(restart(seq));
+  live.apply([{ type: 'run-finished', at: 99, state: 'finished' }]);
+  assert.equal(live.series.get('Q1')!.y.length, 480);
+  assert.deepEqual(xOf(live), { range: [0, 481], end: 'data' });
+  for (const state of ['failed', 'cancelled'] as const) {
+    const cut = started();
+    for (let seq = 1; seq <= 12; seq++) cut.apply(restart(seq));
+    cut.apply([{ type: 'run-finished', at: 99, state }]);
+    assert.deepEqual(xOf(cut).range, [0, 121], `a run ${state} after 120 executions`);
+  }
+});
+
+test('saved results (folded as the Run view folds them from a file): the x axis ends with the data', () => {
+  const live = started();
+  const restarts: RestartResult[] = Array.from({ length: PLANNED }, (_, k) => ({
+    seq: k + 1,
+    cell: CELLS[k % CELLS.length],
+    status: 'ok',
+    startedAt: k,
+    finishedAt: k + 1,
+    checks: [],
+    queries: [{ query: 'Q1', unit: 'ms', source: 'profiling', values: Array.from({ length: PER_RESTART }, (_, i) => 1 + i / 100) }],
+  }));
+  live.apply([{ type: 'history', at: 0, warmup: 2, restarts }, { type: 'run-finished', at: 0, state: 'finished' }]);
+  assert.equal(live.series.get('Q1')!.y.length, 480);
+  assert.deepEqual(xOf(live), { range: [0, 481], end: 'data' });
+});
+
+test('while the run is followed: room for 4 times what is there, up to the planned end once a restart has told how many executions one has', () => {
+  const live = started();
+  live.apply(restart(1, 6));
+  assert.equal(live.plannedExecutions('Q1'), 0, 'no restart has finished: the run length is not known');
+  assert.deepEqual(xOf(live), { range: [0, 100], end: 'room' });
+  live.apply([{ type: 'restart-finished', at: 1, seq: 1, cell: 'a', status: 'ok' }]);
+  for (let seq = 2; seq <= 5; seq++) live.apply(restart(seq));
+  assert.equal(live.plannedExecutions('Q1'), 480);
+  assert.deepEqual(xOf(live), { range: [0, 200], end: 'room' }, '50 executions: room for 200, short of the planned end');
+  for (let seq = 6; seq <= 15; seq++) live.apply(restart(seq));
+  assert.deepEqual(xOf(live), { range: [0, 481], end: 'planned' }, '150 executions: the axis spans the planned run (not 600)');
+  live.apply([{ type: 'state', at: 20, state: 'paused' }]);
+  assert.equal(xOf(live).end, 'planned', 'a paused run goes on');
+  // Many more planned than there are: headroom, as before.
+  assert.deepEqual(timelineX(480, true, 100_000), { range: [0, 2000], end: 'room' });
+  assert.deepEqual(timelineX(480, true, 480), { range: [0, 481], end: 'planned' }, 'the last execution in, the run not yet said finished');
+  assert.equal(roomFor(100_001), 500_000);
+});
+
+test('an axis longer than the data says why in its title', () => {
+  assert.equal(xEndNote('data'), '');
+  assert.match(xEndNote('planned'), /planned run/);
+  assert.match(xEndNote('room'), /executions to come/);
+});
