@@ -85,21 +85,30 @@ async function startDetachedInView(page: Page, file: string): Promise<string> {
   return dir;
 }
 
-test('a run detached from the Run view, the browser-mode process gone, is followed again by a new one: "detached on T, running restart k of n", live to its end, every execution once in the file', { timeout: 600_000 }, async () => {
-  // Enough restarts that it still runs after Stop following, Follow and the network drop below.
-  const RESTARTS = 5;
-  const QUERIES = 2;
-  const REPS = 3;
-  const file = quickstartCopy(env, 'detached-app', (d: ExperimentDoc) => {
+const QUERIES = 2;
+const REPS = 3;
+
+/**
+ * A copy of the quickstart that runs detached on the test sshd: one cell, QUERIES queries of REPS
+ * repetitions, and 8 s between restarts, long enough that the run is still going while a test stops
+ * following it, opens it in a second browser-mode process or cancels it.
+ */
+function detachedCopy(name: string, restarts: number): string {
+  return quickstartCopy(env, name, (d: ExperimentDoc) => {
     keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
     d.design.target = env.sshd.target;
-    d.design.restartsPerCell = RESTARTS;
+    d.design.restartsPerCell = restarts;
     d.design.workload.queries = d.design.workload.queries.slice(0, QUERIES);
     d.design.workload.repetitions = REPS;
     d.design.workload.warmup = 1;
-    // Long enough between restarts that the run is still going when the second browser-mode process opens it.
     d.design.idleSeconds = 8;
   });
+}
+
+test('a run detached from the Run view, the browser-mode process gone, is followed again by a new one: "detached on T, running restart k of n", live to its end, every execution once in the file', { timeout: 600_000 }, async () => {
+  // Enough restarts that it still runs after Stop following, Follow and the network drop below.
+  const RESTARTS = 5;
+  const file = detachedCopy('detached-app', RESTARTS);
   const home = homeOf('home-detached');
 
   let server: WebServer | undefined = await startWebServer(home);
@@ -237,18 +246,7 @@ test('a detached run that ended with nobody following is brought into the file w
 
 test('Cancel in the Run view stops a detached run on its target: the runner gone, the host as it was found, the restarts measured so far kept in the file', { timeout: 600_000 }, async () => {
   const RESTARTS = 3;
-  const QUERIES = 2;
-  const REPS = 3;
-  const file = quickstartCopy(env, 'detached-cancel', (d: ExperimentDoc) => {
-    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
-    d.design.target = env.sshd.target;
-    d.design.restartsPerCell = RESTARTS;
-    d.design.workload.queries = d.design.workload.queries.slice(0, QUERIES);
-    d.design.workload.repetitions = REPS;
-    d.design.workload.warmup = 1;
-    // Long enough between restarts that Cancel comes before the last restart ends.
-    d.design.idleSeconds = 8;
-  });
+  const file = detachedCopy('detached-cancel', RESTARTS);
   const server = await startWebServer(homeOf('home-cancel'));
   try {
     const page = await openApp(browser, server);
