@@ -1,9 +1,10 @@
 // Work the reader does not wait for, done in steps while the reader is not using the page. The
 // sections below the query's plot (stability, comparisons, planning) took 0.3-0.9 s to render and lay
-// out after the first paint; a pointer moved over the plot in that time waited for them (the first
-// hover took 130-360 ms against 40-50 ms after). Each step now waits until the page has had no input
-// for a moment, and renders as a transition (which React interrupts for input) in a task of its own;
-// when the reader scrolls to where the steps' output goes, the rest is done at once.
+// out after the first paint; a pointer moved over the plot in that time waited for them (in Chromium
+// at a load of 6-7, the first hover took 130-360 ms against 40-50 ms after). Each step now waits until
+// the page has had no input for a moment, and renders as a transition (which React interrupts for
+// input) in a task of its own; when the reader scrolls to where the steps' output goes, the rest is
+// done at once.
 import { startTransition, useEffect, useState, type RefObject } from 'react';
 
 /** How long the page must have had no pointer, wheel or key input before the next step. */
