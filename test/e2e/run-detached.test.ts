@@ -289,6 +289,9 @@ test('Cancel in the Run view stops a detached run on its target: the runner gone
     assert.equal(await page.getByTestId('run-count').innerText(), `${kept.length} of ${RESTARTS} restarts`);
     assert.equal(await page.getByTestId('run-executions').innerText(), `${kept.length * QUERIES * REPS} executions`);
     await page.getByTestId('run-unfinished').filter({ hasText: `An unfinished run of this file: ${kept.length} of ${RESTARTS} restarts done.` }).waitFor({ timeout: 30_000 });
+    // Resume is offered with the key and known_hosts the run was started with, not empty fields.
+    assert.equal(await page.getByLabel('key file').inputValue(), env.sshd.keyFile);
+    assert.equal(await page.getByLabel('known_hosts').inputValue(), env.sshd.knownHostsFile);
     await page.close();
   } finally {
     await server.stop('SIGKILL');

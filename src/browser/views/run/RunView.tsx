@@ -25,8 +25,10 @@ function StartPanel() {
   const design = useApp((s) => s.doc?.design);
   const hosts = design ? designHosts(design) : ['local'];
   const target = hosts.join(', ');
-  const [identity, setIdentity] = useState('');
-  const [knownHosts, setKnownHosts] = useState('');
+  // This panel is gone while a run is shown: what the last run was started with is offered again.
+  const lastAuth = useRunSession((s) => (s.lastAuth?.path === path ? s.lastAuth.auth : null));
+  const [identity, setIdentity] = useState(lastAuth?.identity ?? '');
+  const [knownHosts, setKnownHosts] = useState(lastAuth?.knownHosts ?? '');
   const [startOver, setStartOver] = useState(false);
   const [detach, setDetach] = useState(false);
   const error = useRunSession((s) => s.error);

@@ -36,10 +36,12 @@ interface RunSessionState {
   consent: { path: string; check: TrustCheck; how: 'auto' | 'resume' | 'fresh'; auth: TargetAuth; detach: boolean } | null;
   /** The open file's run finished: it is not run again unless the user asks, and is told where its results stay. */
   finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string } | null;
+  /** The key file and known_hosts the file's last run was started with (paths, in memory only): Resume after a cancel or a failure offers them again. */
+  lastAuth: { path: string; auth: TargetAuth } | null;
 }
 
 const emptyRuns = new LiveRuns();
-export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, detached: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, follow: null, designChanged: null, consent: null, finished: null }));
+export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, detached: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, follow: null, designChanged: null, consent: null, finished: null, lastAuth: null }));
 
 let lastSeq = 0;
 let unsubscribe: (() => void) | null = null;
@@ -146,7 +148,7 @@ function watch(runId: string, path: string, detached?: RunStatus['detached'], cu
  * a changed design is offered as a choice.
  */
 export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 'resume' | 'fresh' = 'auto', detach = false): Promise<void> {
-  useRunSession.setState({ error: null, designChanged: null, consent: null });
+  useRunSession.setState({ error: null, designChanged: null, consent: null, lastAuth: { path, auth } });
   const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}), ...(detach ? { detach: true } : {}) });
   if (!r.ok) {
     if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
