@@ -7,8 +7,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
-import type { JournalRecord } from '../../src/common/records.js';
-import { describeDetached, detachedRun, refuseWhileDetached } from '../../src/node/detach/attach.js';
+import { eventOf, JournalFold, type JournalRecord } from '../../src/common/records.js';
+import { buildPlan } from '../../src/common/plan.js';
+import { LiveRun } from '../../src/browser/views/run/live.js';
+import { describeDetached, detachedRun, openingEvents, refuseWhileDetached } from '../../src/node/detach/attach.js';
 import { DocumentService } from '../../src/node/documents/service.js';
 import { headerRecord, journalPath } from '../../src/node/engine/journal.js';
 import { RunService } from '../../src/node/runs/service.js';
@@ -49,4 +51,42 @@ test('the one-line status', () => {
   assert.equal(describeDetached({ ...base, state: 'running', done: 6, current: 7 }), 'detached on ssh://bench1, running restart 7 of 32');
   assert.equal(describeDetached({ ...base, state: 'finished', done: 32 }), 'finished on ssh://bench1: 32 of 32 restarts; varlab attach brings the results into the file');
   assert.equal(describeDetached({ ...base, state: 'failed', done: 3, message: 'mysqld did not start', imported: true }), 'failed on ssh://bench1: 3 of 32 restarts (mysqld did not start)');
+});
+
+test('following again a detached run whose restart was open in the local journal: that restart finishes in the view too (its mean, its count)', () => {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  const design = doc.design;
+  const warmup = design.workload.warmup;
+  const first = buildPlan(design)[0];
+  const query = first.queries[0];
+  const exec = (rep: number): JournalRecord => ({ t: 'execution', at: 10 + rep, seq: 1, query, rep, warmup: rep <= warmup, value: 100 + rep, unit: 'ms', source: 'performance_schema' });
+  // An earlier follower (killed since) brought in restart 1's start and its first executions.
+  const local: JournalRecord[] = [
+    headerRecord(design, 1),
+    { t: 'detached', at: 1, runId: RUN, target: 'ssh://bench1', dir: `/var/lib/varlab/mysqld-3306-0123456789/runs/${RUN}`, supervisor: 'setsid' },
+    { t: 'restart-started', at: 2, seq: 1, cell: first.cell },
+    { t: 'checks', at: 3, seq: 1, checks: [] },
+    exec(1),
+    exec(2),
+    { t: 'imported', at: 13, offset: 2048 },
+  ];
+  const fold = new JournalFold();
+  for (const r of local) fold.apply(r);
+  const live = new LiveRun();
+  live.apply(openingEvents(fold, 5, false));
+  // The target journal from that offset: the rest of restart 1, its end, and restart 2's start.
+  const later: JournalRecord[] = [exec(3), exec(4), exec(5), { t: 'restart-finished', at: 20, seq: 1, cell: first.cell, status: 'ok' }, { t: 'restart-started', at: 21, seq: 2, cell: first.cell }];
+  for (const r of later) {
+    fold.apply(r);
+    const e = eventOf(r, (seq) => fold.cellOf(seq));
+    if (e) live.apply([e]);
+  }
+  live.apply([{ type: 'progress', at: 22, done: 1, planned: 5, remainingMs: 0 }]);
+  assert.equal(live.done, 1);
+  assert.equal(live.executions, 5, 'every execution of restart 1 once');
+  assert.deepEqual(live.restarts.map((r) => r.seq), [1], 'restart 1 finished in the view as it did on the target');
+  assert.equal(live.restartMeans(query).length, 1);
+  assert.equal(live.restartMeans(query)[0].n, 5 - warmup);
+  assert.equal(live.current?.seq, 2);
+  assert.ok(live.plannedExecutions(query) > 0, 'the timeline knows the planned end');
 });

@@ -21,7 +21,7 @@ export type { DetachedStatus };
 import type { RunEvent } from '../../common/events.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { buildPlan, estimatePlan, expandCells } from '../../common/plan.js';
-import { eventOf, JournalFold, resultsFromJournal, severalHostsResults, type JournalRecord, type JournalState } from '../../common/records.js';
+import { eventOf, JournalFold, recordsOfRestart, resultsFromJournal, severalHostsResults, type JournalRecord, type JournalState } from '../../common/records.js';
 import type { Results } from '../../common/experiment/types.js';
 import type { DocumentService } from '../documents/service.js';
 import { EventBatcher } from '../engine/batcher.js';
@@ -186,6 +186,32 @@ function requireDetachedRuns(path: string): DetachedRun[] {
   const runs = detachedRuns(path);
   if (!runs.length) throw new ApiError('not-found', `${path}: no detached run (start one with \`varlab run ${path} --detach\`)`);
   return runs;
+}
+
+/**
+ * What a follower says first, from the local journal's fold: the run's plan, the restarts already
+ * here (history), and the restart still open in it (started, maybe some executions brought in by an
+ * earlier follower), so the records that follow from the target journal's offset (that restart's
+ * further executions and its end) land on a restart the view's fold has open. Without the open
+ * restart, a view folds the executions that follow without a restart to put them in, and ignores
+ * its end: "1 of 5 restarts" beside no restart mean.
+ */
+export function openingEvents(fold: JournalFold, planned: number, ended: boolean): RunEvent[] {
+  const prior = fold.state();
+  const design = prior.header!.design;
+  const warmup = design.workload.warmup;
+  const at = Date.now();
+  const events: RunEvent[] = [{ type: 'run-started', at, planned, done: prior.restarts.length, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: buildPlan(design)[0]?.queries ?? [], warmup }];
+  if (prior.restarts.length) events.push({ type: 'history', at, warmup, restarts: [...prior.restarts].sort((a, b) => a.seq - b.seq) });
+  // An ended run's open restart was interrupted: its end (run-finished) follows, not more of it.
+  const open = ended ? undefined : fold.current();
+  if (open) {
+    for (const r of recordsOfRestart({ ...open, queries: [...open.queries.values()] }, warmup)) {
+      const e = eventOf(r, () => open.cell);
+      if (e) events.push(e);
+    }
+  }
+  return events;
 }
 
 /** The local journal read into a fold, and what importing needs from it. */
@@ -565,11 +591,9 @@ class Follower {
 
   private async attach(): Promise<AttachOutcome> {
     const d = this.d;
-    const prior = this.fold.state();
-    const design = prior.header!.design;
-    const w = design.workload;
-    this.emit({ type: 'run-started', at: Date.now(), planned: d.planned, done: prior.restarts.length, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: buildPlan(design)[0]?.queries ?? [], warmup: w.warmup });
-    if (prior.restarts.length) this.emit({ type: 'history', at: Date.now(), warmup: w.warmup, restarts: [...prior.restarts].sort((a, b) => a.seq - b.seq) });
+    for (const e of openingEvents(this.fold, d.planned, d.ended)) this.emit(e);
+    const open = d.ended ? undefined : this.fold.current();
+    if (open) this.startedAt.set(open.seq, open.startedAt);
     this.progress();
     try {
       if (d.ended) return await this.finish(null);
