@@ -177,7 +177,12 @@ test('varlab cancel stops a detached run: the target stops mysqld, puts THP back
 });
 
 test("the app's way: run service detach and attach, batches as a live run's; closing the app only stops following", { timeout: 600_000 }, async () => {
-  const file = small('app', (d) => keepCells(d, CELLS.slice(0, 1)));
+  const file = small('app', (d) => {
+    keepCells(d, CELLS.slice(0, 1));
+    // The app closes while the run goes on: on a quiet machine both restarts were done within 3 s,
+    // before the first execution had come back here, and closing found no run going on.
+    d.design.idleSeconds = 5;
+  });
   const auth = { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile };
   const first: RunEvent[] = [];
   const app = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), onBatch: (b) => first.push(...b.events) });
