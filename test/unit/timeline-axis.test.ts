@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/common/events.js';
 import type { RestartResult } from '../../src/common/experiment/types.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
-import { roomFor, timelineX, xEndNote } from '../../src/browser/views/run/timeline-axis.js';
+import { roomFor, timelineX, xEndNote, xStillShown } from '../../src/browser/views/run/timeline-axis.js';
 
 const CELLS = ['a', 'b', 'c', 'd'];
 /** 48 restarts of 10 executions of Q1 (2 warm-ups): 480 executions in the whole run. */
@@ -82,4 +82,44 @@ test('an axis longer than the data says why in its title', () => {
   assert.equal(xEndNote('data'), '');
   assert.match(xEndNote('planned'), /planned run/);
   assert.match(xEndNote('room'), /executions to come/);
+});
+
+test('the planned end becomes known, or changes, while no execution of the query arrives: the axis drawn is no longer the one to show', () => {
+  // A short run: 4 restarts of 10 executions, so that the planned end (40) falls inside the room (100).
+  const live = new LiveRun();
+  live.apply([{ type: 'run-started', at: 0, planned: 4, done: 0, cells: CELLS, queries: ['Q1'], warmup: 2 }]);
+  live.apply(restart(1).filter((e) => e.type !== 'restart-finished'));
+  // Drawn as the timeline draws: the executions there, the run as it stands (Drawn's x, end and n).
+  let n = live.series.get('Q1')!.y.length;
+  let drawn = xOf(live);
+  const holds = () => xStillShown(drawn, n, live.following, live.plannedExecutions('Q1'));
+  assert.deepEqual(drawn, { range: [0, 100], end: 'room' });
+  assert.ok(holds());
+
+  // Restart 1 finishes: no execution arrives, but one restart now tells the run's length.
+  live.apply([{ type: 'restart-finished', at: 1, seq: 1, cell: 'a', status: 'ok' }]);
+  assert.equal(live.series.get('Q1')!.y.length, n, 'no execution arrived');
+  assert.equal(holds(), false, 'the axis (and its title, "room for the executions to come") is drawn again, to the planned end');
+  assert.deepEqual(xOf(live), { range: [0, 41], end: 'planned' });
+  drawn = xOf(live);
+  assert.ok(holds(), 'drawn again: it holds');
+
+  // Executions arriving inside the axis are painted onto it: it is not drawn again for them.
+  live.apply(restart(2, 5));
+  assert.ok(holds());
+  // Nor when a restart that did not finish ok tells nothing new.
+  live.apply([{ type: 'restart-finished', at: 2, seq: 2, cell: 'b', status: 'failed', reason: 'mysqld died' }]);
+  assert.ok(holds());
+
+  // A follower attaching again learns of more restarts planned, still with no execution arriving.
+  n = live.series.get('Q1')!.y.length;
+  drawn = xOf(live);
+  live.apply([{ type: 'progress', at: 3, done: 2, planned: 6, remainingMs: 0 }]);
+  assert.equal(holds(), false, 'the planned end moved: drawn again');
+  assert.deepEqual(xOf(live), { range: [0, 61], end: 'planned' });
+
+  // The run ends: drawn again, to the data.
+  drawn = xOf(live);
+  live.apply([{ type: 'run-finished', at: 4, state: 'cancelled' }]);
+  assert.equal(holds(), false);
 });

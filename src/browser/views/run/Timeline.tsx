@@ -7,16 +7,17 @@
 // - New executions are appended by painting them on a canvas over the plot area. Plotly has no cheaper
 //   append: its extendTraces recalculates and redraws the whole figure, axes and all, which is what
 //   made frames slow. Plotly draws afresh only when the axes must grow (they are fixed with headroom
-//   while the run follows, up to its planned end: timeline-axis.ts), when the run ends (the x axis then
-//   ends with the data), when the user zooms, when the pointer comes onto the plot (so that hover
-//   reaches the newest executions) or every REDRAW_MS; then the canvas is cleared.
+//   while the run follows, up to its planned end: timeline-axis.ts), when that planned end becomes
+//   known or changes, when the run ends (the x axis then ends with the data), when the user zooms,
+//   when the pointer comes onto the plot (so that hover reaches the newest executions) or every
+//   REDRAW_MS; then the canvas is cleared.
 // - Zoomed, the range is drawn from the executions in it: exactly, when few enough fall in it.
 // - Colours and hover labels are made only for the points drawn, one label string per restart.
 import { useEffect, useRef } from 'react';
 import Plotly, { glPixelRatio } from '../../plot/plotly.js';
 import { decimate, PER_COLUMN, StreamDecimator } from '../../plot/decimate.js';
 import { restartColour, type LiveRun } from './live.js';
-import { timelineX, xEndNote, type XEnd } from './timeline-axis.js';
+import { timelineX, xEndNote, xStillShown, type XEnd } from './timeline-axis.js';
 
 const MARGIN = { l: 60, r: 20, t: 40, b: 50 };
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['sendDataToCloud', 'select2d', 'lasso2d'] };
@@ -116,6 +117,12 @@ function layoutOf(d: Drawn) {
   };
 }
 
+/**
+ * What the x axis depends on besides the executions: whether the run is followed, and its planned
+ * executions of the query. One place, so that step asks what drawAll drew from.
+ */
+const xBasis = (d: Drawn) => [d.live.following, d.live.plannedExecutions(d.query)] as const;
+
 /** Plotly draws afresh: the whole run from the decimator (axes with headroom), or the zoomed ranges from the executions in them. */
 async function drawAll(el: HTMLElement, d: Drawn, n: number): Promise<TimelineNote> {
   const { live, query } = d;
@@ -134,7 +141,7 @@ async function drawAll(el: HTMLElement, d: Drawn, n: number): Promise<TimelineNo
     idx = d.dec.drawn();
     idx.push(...tail);
     note = { drawn: idx.length, total: n, exact: d.dec.bucket <= 2, zoomed: false };
-    const x = timelineX(n, live.following, live.plannedExecutions(query));
+    const x = timelineX(n, ...xBasis(d));
     d.x = x.range;
     d.end = x.end;
     d.y = yRange(y, idx);
@@ -197,8 +204,11 @@ async function step(el: HTMLElement, canvas: HTMLCanvasElement, d: Drawn): Promi
     }
     return null;
   }
-  // The run ended (or went on again): the x axis fits the data, or has room again.
-  if (d.dirty || n < d.painted || d.following !== d.live.following) {
+  // The run ended (or went on again): the x axis fits the data, or has room again. Or the x axis drawn
+  // is no longer the one for the executions it was drawn with: the run's planned end became known or
+  // changed (a restart finished, a follower attached again learnt of more restarts), which may happen
+  // while no execution of this query arrives, and the axis and its title would keep the old range.
+  if (d.dirty || n < d.painted || d.following !== d.live.following || !xStillShown({ range: d.x, end: d.end }, d.n, ...xBasis(d))) {
     clear(canvas);
     return drawAll(el, d, n);
   }

@@ -97,6 +97,11 @@ export class LiveRun {
   private cellOfSeq = new Map<number, string>();
   /** Finished restarts never change: their statistics are computed once. */
   private stats = new WeakMap<RestartResult, Map<string, RestartStats>>();
+  /**
+   * plannedExecutions per query, with the finished restarts and planned restarts it was counted from:
+   * the timeline asks on every frame, and a frame's cost must not grow with the run.
+   */
+  private plannedOf = new Map<string, { restarts: number; planned: number; executions: number }>();
 
   /** The restart running now, with the tunables verified for it. */
   get current(): OpenRestart | undefined {
@@ -236,13 +241,18 @@ export class LiveRun {
    * finished ok: its most executions in one such restart, times the planned restarts (0: not known).
    */
   plannedExecutions(query: string): number {
+    // Finished restarts are only ever added (and never change): the count holds until one is, or the planned restarts change.
+    const known = this.plannedOf.get(query);
+    if (known && known.restarts === this.fold.restarts.length && known.planned === this.planned) return known.executions;
     let most = 0;
     for (const r of this.fold.restarts) {
       if (r.status !== 'ok') continue;
       const q = r.queries.find((x) => x.query === query);
       if (q && q.values.length > most) most = q.values.length;
     }
-    return most * this.planned;
+    const executions = most * this.planned;
+    this.plannedOf.set(query, { restarts: this.fold.restarts.length, planned: this.planned, executions });
+    return executions;
   }
 
   /** The hover label of a restart's executions: "restart 3 · cell". */

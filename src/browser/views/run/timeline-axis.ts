@@ -30,6 +30,20 @@ export function timelineX(n: number, following: boolean, planned = 0): { range: 
   return { range: [0, room], end: 'room' };
 }
 
+/**
+ * Is the x axis drawn for n executions still the one timelineX gives for them? n: the executions when it
+ * was drawn. The axis also depends on what the run is known to plan, which can change with no execution
+ * of the query arriving (a restart finishes and tells how many executions one has, or a follower that
+ * attaches again learns of more restarts): the axis must then be drawn again, or its range and its
+ * title ("leaves room for the executions to come") stay those of before until something else redraws.
+ * Executions that arrived since are left out on purpose: they are painted onto the axis drawn, which is
+ * drawn again only when they fall outside it (room for them was made so), not each time roomFor grows.
+ */
+export function xStillShown(drawn: { range: readonly [number, number]; end: XEnd }, n: number, following: boolean, planned = 0): boolean {
+  const now = timelineX(n, following, planned);
+  return now.end === drawn.end && now.range[0] === drawn.range[0] && now.range[1] === drawn.range[1];
+}
+
 /** What the x axis's title adds, so that an axis longer than the data says why. */
 export function xEndNote(end: XEnd): string {
   return end === 'planned' ? '; the axis spans the planned run' : end === 'room' ? '; the axis leaves room for the executions to come' : '';
