@@ -22,6 +22,9 @@ test('an exported executions figure: height capped, one dot per pixel of a row, 
   assert.equal(dots(screen), total, 'on screen every execution is a dot');
   assert.ok(screen.height > EXECUTIONS_MAX_HEIGHT, 'this many restarts would be taller than the cap');
   assert.equal(image.height, EXECUTIONS_MAX_HEIGHT);
+  // On screen, dots or boxes, the same height as the image: a reader sees every restart without scrolling through it.
+  assert.equal(executionsFigure(ctx, query, { screen: { pixels: 760 } }).height, EXECUTIONS_MAX_HEIGHT);
+  assert.equal(executionsFigure(ctx, query, { boxes: true }).height, EXECUTIONS_MAX_HEIGHT);
   const drawn = dots(image);
   assert.ok(drawn < total / 3, `thinned: ${drawn} of ${total}`);
   const caption = ((image.layout.annotations as { text: string }[])[0]).text;

@@ -84,8 +84,9 @@ export interface FigureOptions {
 }
 
 /**
- * The tallest per-execution image, in CSS pixels (twice that in a PNG at scale 2). Rasterising and
- * encoding the PNG costs in proportion to its pixels: at 2400 it was most of an export's CPU.
+ * The tallest per-execution figure, on screen and as an image, in CSS pixels (twice that in a PNG at
+ * scale 2). Rasterising and encoding the PNG costs in proportion to its pixels: at 2400 it was most of
+ * an export's CPU.
  */
 export const EXECUTIONS_MAX_HEIGHT = 1600;
 /** On screen, up to this many restart rows are labelled one by one. */
@@ -115,9 +116,12 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   const GAP = 0.8;
   const rowCount = cells.reduce((n, c) => n + perCell.get(c)!.length, 0);
   const rowUnits = rowCount + GAP * (cells.length - 1);
-  // An image has a height cap: rows get thinner, and below a readable label height each cell is labelled once.
+  // An image and the screen have the same height cap: rows get thinner, and below a readable label
+  // height each cell is labelled once. On screen, a plot of 160 restarts at 20 px a row was 3,600 px
+  // tall: a reader scrolled through 3 windows to compare the first rows with the last, and every zoom
+  // drew (and, without a GPU, read back) the whole canvas, 72% of it out of the window.
   const natural = 210 + rowCount * 20 + cells.length * 14;
-  const height = Math.max(420, opts.image ? Math.min(natural, EXECUTIONS_MAX_HEIGHT) : natural);
+  const height = Math.max(420, opts.image || opts.screen || opts.boxes ? Math.min(natural, EXECUTIONS_MAX_HEIGHT) : natural);
   const rowPx = (height - 210) / rowUnits;
   // On screen too, beyond ROW_LABELS_UP_TO rows each cell is labelled once: Plotly measures every tick
   // label it draws, and 160 of them took seconds to lay out; the hover names the restart.
