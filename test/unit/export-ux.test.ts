@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exportContext, markdownReport } from '../../src/common/export/index.js';
-import { repetitionsFigure, repetitionDtick } from '../../src/common/figures/build.js';
+import { MARKERS_UP_TO, repetitionsFigure, repetitionDtick } from '../../src/common/figures/build.js';
+import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
 import { finishedQuickstart } from '../fixtures/export-experiment.js';
 
 test('executions in order: integer repetition ticks, restarts named as restarts of the cell, plan number in the hover', () => {
@@ -22,6 +23,13 @@ test('executions in order: integer repetition ticks, restarts named as restarts 
   assert.ok(seqs[1] > 2, 'the second restart of the cell is not the second of the plan');
   assert.match(String(fig.data[1].hovertemplate), new RegExp(`restart 2 of this cell \\(restart #${seqs[1]} of the plan\\)`));
   assert.doesNotMatch(JSON.stringify(fig.data.map((d) => d.name)), new RegExp(`restart ${seqs[1]}\\b`));
+  assert.ok(fig.data.every((d) => d.mode === 'lines+markers'), 'a dot on each of a few repetitions');
+  // Thousands of repetitions a restart: the line alone (a dot each would be thousands of SVG elements).
+  for (const reps of [MARKERS_UP_TO, MARKERS_UP_TO + 1]) {
+    const long = exportContext(syntheticExperiment({ queries: 1, restartsPerCell: 2, reps }));
+    const modes = repetitionsFigure(long, long.queries[0], long.cells[0], 1, null).data.map((d) => d.mode);
+    assert.deepEqual(new Set(modes), new Set([reps > MARKERS_UP_TO ? 'lines' : 'lines+markers']), `${reps} repetitions`);
+  }
   for (const n of [3, 20, 284, 1000]) {
     const d = repetitionDtick(n);
     assert.ok(Number.isInteger(d) && d >= 1 && n / d <= 12, `${n} repetitions: dtick ${d}`);

@@ -297,6 +297,9 @@ function addBox(b: { y: number[]; q1: number[]; median: number[]; q3: number[]; 
   b.upperfence.push(s[s.length - 1]);
 }
 
+/** The executions-in-order figure draws a dot on each execution up to this many repetitions a restart, and only the line beyond. */
+export const MARKERS_UP_TO = 500;
+
 /** Integer tick spacing for a repetition axis of n repetitions: 1, 2, 5, 10, 20… so no tick falls between two repetitions. */
 export function repetitionDtick(n: number): number {
   const rough = Math.max(1, n / 10);
@@ -317,15 +320,19 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
     return r?.kind ? `<br>${KIND[r.kind]}${r.discard ? `, steady after ${r.discard}` : ''}` : '';
   };
   const restarts = ctx.restarts.filter((r) => r.status === 'ok' && r.cell === cell);
-  let most = 0;
+  const valuesOf = (r: (typeof restarts)[number]) => r.queries.find((q) => q.query === query)?.values ?? [];
+  const most = restarts.reduce((n, r) => Math.max(n, valuesOf(r).length), 0);
+  // Beyond MARKERS_UP_TO repetitions the dots would touch, and each is an SVG element of its own: at
+  // 10,000 repetitions a restart, 6,300 of them made every frame of the page (a zoom in the query plot
+  // above, a hover) 30-40 ms slower to paint. The line alone shows the order, and its hover names each execution.
+  const mode = most > MARKERS_UP_TO ? 'lines' : 'lines+markers';
   const data: Record<string, unknown>[] = restarts.flatMap((r, i) => {
-    const values = r.queries.find((q) => q.query === query)?.values ?? [];
+    const values = valuesOf(r);
     if (!values.length) return [];
-    most = Math.max(most, values.length);
     return [
       {
         type: 'scatter',
-        mode: 'lines+markers',
+        mode,
         name: `restart ${r.restartOfCell} of cell`,
         x: values.map((_, j) => j + 1),
         y: values,
