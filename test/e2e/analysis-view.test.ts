@@ -241,10 +241,16 @@ test('every execution: thinned beyond 10,000; a zoom into fewer draws each one, 
     const canvases = await page.evaluate(`[...document.querySelectorAll('[data-testid=query-strip] canvas.gl-canvas')].map((c) => c.className + ' ' + getComputedStyle(c).display)`);
     assert.deepEqual(canvases, ['gl-canvas gl-canvas-context block', 'gl-canvas gl-canvas-focus none', 'gl-canvas gl-canvas-pick none']);
     assert.equal(await strip.locator('.modebar-btn[data-attr="dragmode"][data-val="select"]').count(), 0, 'no box select');
+    // Plotly's draws, counted (each ends with plotly_afterplot).
+    const plotlyDraws = () => page.evaluate(`(() => { const gd = document.querySelector('[data-testid=query-strip] .js-plotly-plot'); if (gd.__draws === undefined) { gd.__draws = 0; gd.on('plotly_afterplot', () => gd.__draws++); } return gd.__draws; })()`) as Promise<number>;
+    const drawsBefore = await plotlyDraws();
     // From the 6,001st fastest to the right edge, about 6,800 executions: the figure is made again with every one of them.
     const area = (await strip.locator('.nsewdrag').first().boundingBox())!;
     await zoomTo(await pixelOf(values[6000]), area.x + area.width - 2, 1);
     await page.waitForFunction(`Number(document.querySelector('[data-testid=query-strip] [data-drawn]').dataset.drawn) > ${first.drawn}`);
+    await page.waitForTimeout(300);
+    // Drawn once, as the new figure: Plotly did not first draw the thinned dots at the new range.
+    assert.equal((await plotlyDraws()) - drawsBefore, 1, 'one draw for a zoom into thinned dots');
     const zoomed = await state();
     const inRange = (r: [number, number]) => values.filter((v) => v >= r[0] && v <= r[1]).length;
     assert.equal(zoomed.dots, inRange(zoomed.range), 'every execution in the range, and none outside it');
@@ -256,13 +262,28 @@ test('every execution: thinned beyond 10,000; a zoom into fewer draws each one, 
     await page.waitForTimeout(500);
     const inner = await state();
     assert.equal(inner.drawn, zoomed.drawn, 'not drawn again');
+    assert.equal((await plotlyDraws()) - drawsBefore, 2, 'Plotly drew the zoom within the range itself, once');
     assert.ok(inner.range[0] > a && inner.range[1] < b, `${inner.range} within ${zoomed.range}`);
     // A double-click: the whole range, thinned again.
     const box = (await strip.locator('.nsewdrag').first().boundingBox())!;
     await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
     await page.waitForFunction(`document.querySelector('[data-testid=query-strip]').dataset.zoomsShown === '3'`);
     await strip.filter({ hasText: 'Drawn: ' }).waitFor();
-    assert.ok((await state()).drawn > inner.drawn);
+    const whole = await state();
+    assert.ok(whole.drawn > inner.drawn);
+    // A pan of the thinned dots: the figure is made again for the range panned to, and drawn once.
+    await strip.locator('.modebar-btn[data-attr="dragmode"][data-val="pan"]').click();
+    const drawsBeforePan = await plotlyDraws();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 4, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForFunction(`document.querySelector('[data-testid=query-strip]').dataset.zoomsShown === '4'`);
+    await page.waitForTimeout(300);
+    const panned = await state();
+    assert.ok(panned.range[0] > whole.range[0] && panned.range[1] > whole.range[1], `${panned.range} panned right of ${whole.range}`);
+    assert.equal(panned.drawn, whole.drawn + 1, 'the figure made again');
+    assert.equal((await plotlyDraws()) - drawsBeforePan, 1, 'one draw for a pan of thinned dots');
     assert.deepEqual(errors, []);
   } finally {
     await page.close();

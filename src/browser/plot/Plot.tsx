@@ -2,7 +2,7 @@
 // page of plots costs only what is looked at), redrawn with Plotly.react when the figure changes,
 // resized with its container, purged on unmount.
 import { useEffect, useRef, useState, type RefObject } from 'react';
-import Plotly, { glPixelRatio } from './plotly.js';
+import Plotly, { glPixelRatio, takeRelayouts } from './plotly.js';
 
 export interface Figure {
   data: unknown[];
@@ -14,7 +14,13 @@ export interface PlotProps extends Figure {
   className?: string;
   /** Called with the drawn element, e.g. to export it as PNG or SVG. */
   onReady?: (el: HTMLElement) => void;
-  /** Plotly's relayout events (a zoom, a pan), and a double-click back to the whole range as { 'xaxis.autorange': true, 'yaxis.autorange': true }. */
+  /**
+   * A reader's zoom, pan or double-click (back to the whole range, said as { 'xaxis.autorange': true,
+   * 'yaxis.autorange': true }) before Plotly draws it: true when the view takes it and draws the figure
+   * again for it, false to let Plotly draw it.
+   */
+  takeRelayout?: (e: Record<string, unknown>) => boolean;
+  /** Plotly has drawn a reader's zoom or pan, or a double-click, that was not taken. */
   onRelayout?: (e: Record<string, unknown>) => void;
   testId?: string;
 }
@@ -28,6 +34,9 @@ const BASE_LAYOUT = {
 };
 // Box and lasso select are left out: a selection does nothing in varlab (and its WebGL layer is hidden, styles.css).
 const BASE_CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['sendDataToCloud', 'select2d', 'lasso2d'] };
+
+/** A double-click back to the whole range, as the view is told of it. */
+const WHOLE_RANGE = { 'xaxis.autorange': true, 'yaxis.autorange': true };
 
 type PlotElement = HTMLDivElement & { on?: (ev: string, f: (e: Record<string, unknown>) => void) => void };
 
@@ -52,10 +61,12 @@ function useNearWindow(ref: RefObject<HTMLElement | null>): boolean {
   return near;
 }
 
-export function Plot({ data, layout, config, className, onReady, onRelayout, testId }: PlotProps) {
+export function Plot({ data, layout, config, className, onReady, takeRelayout, onRelayout, testId }: PlotProps) {
   const ref = useRef<PlotElement>(null);
   const relayout = useRef(onRelayout);
   relayout.current = onRelayout;
+  const take = useRef(takeRelayout);
+  take.current = takeRelayout;
   const wired = useRef(false);
   const near = useNearWindow(ref);
 
@@ -67,10 +78,24 @@ export function Plot({ data, layout, config, className, onReady, onRelayout, tes
       el.dataset.drawn = String(Number(el.dataset.drawn ?? 0) + 1);
       if (!wired.current && el.on) {
         wired.current = true;
-        el.on('plotly_relayout', (e) => relayout.current?.(e));
         // A double-click goes back to the whole range; with a range fixed in the layout, Plotly's own
-        // event names that range rather than autorange, so it is said here in one way.
-        el.on('plotly_doubleclick', () => relayout.current?.({ 'xaxis.autorange': true, 'yaxis.autorange': true }));
+        // relayout that follows (at once) names that range rather than autorange, so it is said here in one way.
+        let doubleClicked = false;
+        let reset = false;
+        el.on('plotly_doubleclick', () => {
+          doubleClicked = true;
+        });
+        takeRelayouts(el, (e) => {
+          reset = doubleClicked;
+          doubleClicked = false;
+          const taken = take.current?.(reset ? WHOLE_RANGE : e) ?? false;
+          if (taken) reset = false;
+          return taken;
+        });
+        el.on('plotly_relayout', (e) => {
+          relayout.current?.(reset ? WHOLE_RANGE : e);
+          reset = false;
+        });
       }
       onReady?.(el);
     });
@@ -86,6 +111,7 @@ export function Plot({ data, layout, config, className, onReady, onRelayout, tes
     observer.observe(el);
     return () => {
       observer.disconnect();
+      takeRelayouts(el, null);
       Plotly.purge(el);
     };
   }, []);

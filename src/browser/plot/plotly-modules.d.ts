@@ -7,3 +7,7 @@ declare module 'plotly.js/src/traces/*' {
   const mod: unknown;
   export default mod;
 }
+declare module 'plotly.js/src/registry' {
+  const mod: unknown;
+  export default mod;
+}

@@ -3,6 +3,7 @@
 // thousand, every one in a zoomed range with few enough), its statistics per cell, and the executions
 // of one cell in repetition order with the warm-up in use and the warm-up the data suggest.
 import { useCallback, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import type { ExportContext } from '../../../common/export/context.js';
 import { executionsFigure, repetitionsFigure } from '../../../common/figures/build.js';
 import { MDE_LABELS, type Analysis } from '../../../common/stats/index.js';
@@ -55,16 +56,19 @@ function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
     // A box zoom also narrowed the rows: kept when the figure is rebuilt for the new range.
     return z?.y ? { ...f, layout: { ...f.layout, yaxis: { ...(f.layout.yaxis as object), range: z.y } } } : f;
   }, [ctx, query, mode, z]);
-  const onRelayout = (e: Record<string, unknown>) => {
+  // Before Plotly draws a zoom: when the dots drawn do not hold every execution of the new range, the
+  // figure is built again for it, and Plotly leaves it (it would draw the old dots at the new range first).
+  const takeRelayout = (e: Record<string, unknown>) => {
     const next = zoomOf(e);
-    if (next === undefined) return;
-    // Plotly has drawn the new range already; every execution in it is among the dots drawn, so that is final.
-    if (mode !== 'executions' || (figure.exact && covers(z, next?.x))) {
-      setZoomsShown((n) => n + 1);
-      return;
-    }
+    if (next === undefined || mode !== 'executions' || (figure.exact && covers(z, next?.x))) return false;
     rebuilding.current = true;
-    setZoom({ query, zoom: next });
+    // Once Plotly's drag has ended, in the same task: the next frame shows the new figure.
+    queueMicrotask(() => flushSync(() => setZoom({ query, zoom: next })));
+    return true;
+  };
+  // Plotly has drawn the new range; every execution in it is among the dots drawn, so that is final.
+  const onRelayout = (e: Record<string, unknown>) => {
+    if (zoomOf(e) !== undefined) setZoomsShown((n) => n + 1);
   };
   const onDrawn = useCallback(() => {
     if (!rebuilding.current) return;
@@ -81,7 +85,7 @@ function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
           <input type="radio" checked={mode === 'executions'} onChange={() => setMode('executions')} data-testid="query-plot-executions" /> every execution
         </label>
       </div>
-      <FigurePlot figure={figure} onRelayout={onRelayout} onDrawn={onDrawn} />
+      <FigurePlot figure={figure} takeRelayout={takeRelayout} onRelayout={onRelayout} onDrawn={onDrawn} />
     </div>
   );
 }

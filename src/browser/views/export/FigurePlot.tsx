@@ -9,10 +9,11 @@ import { PlotExportButtons } from './PlotExportButtons.js';
 const STATIC_CONFIG = { responsive: false };
 
 /**
- * onRelayout: the user zoomed or panned (or double-clicked back); the view may rebuild the figure for
- * the new range. onDrawn: a figure is on screen (after each draw).
+ * takeRelayout: the reader zooms or pans (or double-clicks back); the view may take it and rebuild the
+ * figure for the new range. onRelayout: Plotly drew one the view did not take. onDrawn: a figure is on
+ * screen (after each draw).
  */
-export function FigurePlot({ figure, onRelayout, onDrawn }: { figure: FigureSpec; onRelayout?: (e: Record<string, unknown>) => void; onDrawn?: () => void }) {
+export function FigurePlot({ figure, takeRelayout, onRelayout, onDrawn }: { figure: FigureSpec; takeRelayout?: (e: Record<string, unknown>) => boolean; onRelayout?: (e: Record<string, unknown>) => void; onDrawn?: () => void }) {
   const el = useRef<HTMLElement | null>(null);
   const onReady = useCallback(
     (e: HTMLElement) => {
@@ -26,7 +27,7 @@ export function FigurePlot({ figure, onRelayout, onDrawn }: { figure: FigureSpec
     <figure className="figure-plot" data-testid={`figure-${figure.id}`} style={{ margin: '0 0 16px', overflowX: 'auto' }}>
       <PlotExportButtons getElement={() => el.current} name={figure.file} width={figure.width} height={figure.height} />
       <div style={{ width: figure.width, height: figure.height }}>
-        <Plot data={figure.data} layout={layout} config={STATIC_CONFIG} onReady={onReady} onRelayout={onRelayout} className="plot" testId={`plot-${figure.id}`} />
+        <Plot data={figure.data} layout={layout} config={STATIC_CONFIG} onReady={onReady} takeRelayout={takeRelayout} onRelayout={onRelayout} className="plot" testId={`plot-${figure.id}`} />
       </div>
     </figure>
   );
