@@ -98,8 +98,6 @@ export default api as PlotlyApi;
 export interface PlotlyApi {
   react(el: HTMLElement, data: unknown[], layout?: unknown, config?: unknown): Promise<HTMLElement>;
   newPlot(el: HTMLElement, data: unknown[], layout?: unknown, config?: unknown): Promise<HTMLElement>;
-  /** maxPoints: one window for every array, or per array and trace (-1: no window). */
-  extendTraces(el: HTMLElement, update: unknown, indices: number[], maxPoints?: number | Record<string, number[]>): Promise<void>;
   purge(el: HTMLElement): void;
   toImage(el: HTMLElement, opts: { format: 'png' | 'svg'; width?: number; height?: number; scale?: number }): Promise<string>;
   Plots: { resize(el: HTMLElement): void };
