@@ -30,6 +30,13 @@ test('executions in order: integer repetition ticks, restarts named as restarts 
     const modes = repetitionsFigure(long, long.queries[0], long.cells[0], 1, null).data.map((d) => d.mode);
     assert.deepEqual(new Set(modes), new Set([reps > MARKERS_UP_TO ? 'lines' : 'lines+markers']), `${reps} repetitions`);
   }
+  // The warm-up marks' labels: apart, one each, kept inside the figure; close together, one label for both.
+  const long = exportContext(syntheticExperiment({ queries: 1, restartsPerCell: 2, reps: 600 }));
+  const labels = (current: number, suggested: number) =>
+    (repetitionsFigure(long, long.queries[0], long.cells[0], current, suggested).layout.annotations as { text: string; xanchor: string }[]).map((a) => [a.text.replace(/<[^>]+>/g, ''), a.xanchor]);
+  assert.deepEqual(labels(5, 6), [['warm-up in use: 5, suggested: 6', 'left']]);
+  assert.deepEqual(labels(5, 500), [['warm-up in use: 5', 'left'], ['suggested: 500', 'right']]);
+  assert.deepEqual(labels(300, 300), [['warm-up in use: 300', 'center']]);
   for (const n of [3, 20, 284, 1000]) {
     const d = repetitionDtick(n);
     assert.ok(Number.isInteger(d) && d >= 1 && n / d <= 12, `${n} repetitions: dtick ${d}`);

@@ -344,12 +344,27 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
   });
   const shapes: Record<string, unknown>[] = [];
   const annotations: Record<string, unknown>[] = [];
-  const mark = (n: number, color: string, text: string, dash: string) => {
-    shapes.push({ type: 'line', xref: 'x', yref: 'paper', x0: n + 0.5, x1: n + 0.5, y0: 0, y1: 1, line: { color, width: 2, dash } });
-    annotations.push({ xref: 'x', yref: 'paper', x: n + 0.5, y: 1, yanchor: 'bottom', text, showarrow: false, font: { color, size: 11 } });
-  };
-  mark(current, '#666', `warm-up in use: ${current}`, 'dot');
-  if (suggested !== null && suggested !== current) mark(suggested, PALETTE[3], `suggested: ${suggested}`, 'dash');
+  // The marks' labels sit above the plot, each kept inside the figure: anchored at its left end in the
+  // axis's first third, at its right end in the last. Two marks close together (at hundreds of
+  // repetitions, a repetition or two apart is a pixel apart) share one label: centred on each, the
+  // two were written over each other.
+  const where = (n: number) => (n + 0.5) / Math.max(1, most);
+  const xanchor = (n: number) => (where(n) < 1 / 3 ? 'left' : where(n) > 2 / 3 ? 'right' : 'center');
+  const line = (n: number, color: string, dash: string) => shapes.push({ type: 'line', xref: 'x', yref: 'paper', x0: n + 0.5, x1: n + 0.5, y0: 0, y1: 1, line: { color, width: 2, dash } });
+  const label = (n: number, color: string, text: string) => annotations.push({ xref: 'x', yref: 'paper', x: n + 0.5, y: 1, yanchor: 'bottom', xanchor: xanchor(n), text, showarrow: false, font: { color, size: 11 } });
+  const inUse = `warm-up in use: ${current}`;
+  line(current, '#666', 'dot');
+  if (suggested === null || suggested === current) label(current, '#666', inUse);
+  else {
+    line(suggested, PALETTE[3], 'dash');
+    const suggestion = `suggested: ${suggested}`;
+    if (Math.abs(where(suggested) - where(current)) < 0.15) {
+      label(Math.min(current, suggested), '#666', `${inUse}, <span style="color:${PALETTE[3]}">${suggestion}</span>`);
+    } else {
+      label(current, '#666', inUse);
+      label(suggested, PALETTE[3], suggestion);
+    }
+  }
   const title = `${query}: executions in order, ${cell}`;
   return {
     id: `repetitions-${slug(query)}`,
