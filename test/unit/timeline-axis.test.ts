@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/common/events.js';
 import type { RestartResult } from '../../src/common/experiment/types.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
-import { roomFor, timelineX, xEndNote, xStillShown } from '../../src/browser/views/run/timeline-axis.js';
+import { roomFor, timelineX, timelineY, xEndNote, xStillShown } from '../../src/browser/views/run/timeline-axis.js';
 
 const CELLS = ['a', 'b', 'c', 'd'];
 /** 48 restarts of 10 executions of Q1 (2 warm-ups): 480 executions in the whole run. */
@@ -122,4 +122,13 @@ test('the planned end becomes known, or changes, while no execution of the query
   drawn = xOf(live);
   live.apply([{ type: 'run-finished', at: 4, state: 'cancelled' }]);
   assert.equal(holds(), false);
+});
+
+test('the y axis: headroom while the run is followed, the data with a small margin once it has ended or is zoomed', () => {
+  const y = [10, 12, 11, 14, 99];
+  const idx = [0, 1, 2, 3];
+  assert.deepEqual(timelineY(y, idx, true), [9, 15], 'a quarter of the spread (4) above and below');
+  assert.deepEqual(timelineY(y, idx, false), [9.8, 14.2], 'as an autorange would pad it');
+  assert.deepEqual(timelineY(y, [], false), [0, 1]);
+  assert.deepEqual(timelineY([5, 5], [0, 1], false), [4.75, 5.25], 'one value: a margin around it');
 });

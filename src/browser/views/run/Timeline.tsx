@@ -17,7 +17,7 @@ import { useEffect, useRef } from 'react';
 import Plotly, { glPixelRatio } from '../../plot/plotly.js';
 import { decimate, PER_COLUMN, StreamDecimator } from '../../plot/decimate.js';
 import { restartColour, type LiveRun } from './live.js';
-import { timelineX, xEndNote, xStillShown, type XEnd } from './timeline-axis.js';
+import { timelineX, timelineY, xEndNote, xStillShown, type XEnd } from './timeline-axis.js';
 
 const MARGIN = { l: 60, r: 20, t: 40, b: 50 };
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['sendDataToCloud', 'select2d', 'lasso2d'] };
@@ -88,19 +88,6 @@ function trace(live: LiveRun, query: string, idx: number[]) {
   };
 }
 
-function yRange(y: number[], idx: number[]): Range {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const i of idx) {
-    if (y[i] < lo) lo = y[i];
-    if (y[i] > hi) hi = y[i];
-  }
-  if (!Number.isFinite(lo)) return [0, 1];
-  // Headroom, as for x: a restart a little above or below the ones so far fits without drawing the axes afresh.
-  const pad = (hi - lo) * 0.25 || Math.abs(lo) * 0.05 || 1;
-  return [lo - pad, hi + pad];
-}
-
 function layoutOf(d: Drawn) {
   const note = d.zoom ? '' : xEndNote(d.end);
   const unit = d.live.series.get(d.query)?.unit ?? '';
@@ -135,7 +122,7 @@ async function drawAll(el: HTMLElement, d: Drawn, n: number): Promise<TimelineNo
     const inRange = Math.max(0, Math.min(n, Math.ceil(d.zoom.x[1])) - Math.max(0, Math.floor(d.zoom.x[0] - 1)));
     note = { drawn: idx.length, total: inRange, exact: inRange <= d.columns * PER_COLUMN, zoomed: true };
     d.x = d.zoom.x;
-    d.y = d.zoom.y ?? yRange(y, idx);
+    d.y = d.zoom.y ?? timelineY(y, idx, false);
   } else {
     const tail = d.dec.update(y, n).tail;
     idx = d.dec.drawn();
@@ -144,7 +131,7 @@ async function drawAll(el: HTMLElement, d: Drawn, n: number): Promise<TimelineNo
     const x = timelineX(n, ...xBasis(d));
     d.x = x.range;
     d.end = x.end;
-    d.y = yRange(y, idx);
+    d.y = timelineY(y, idx, live.following);
   }
   d.following = live.following;
   d.n = d.painted = n;

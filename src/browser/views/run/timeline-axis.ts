@@ -1,4 +1,5 @@
-// How far the live timeline's x axis (the execution number) runs. Plain data, no DOM: tested under Node.
+// How far the live timeline's axes run: the x axis (the execution number), and the y axis (the time).
+// Plain data, no DOM: tested under Node.
 //
 // While the run is followed the axis is fixed with headroom, so that executions arriving are painted
 // onto a plot whose axes stay put (Plotly draws its axes afresh only when the run outgrows them): room
@@ -47,4 +48,23 @@ export function xStillShown(drawn: { range: readonly [number, number]; end: XEnd
 /** What the x axis's title adds, so that an axis longer than the data says why. */
 export function xEndNote(end: XEnd): string {
   return end === 'planned' ? '; the axis spans the planned run' : end === 'room' ? '; the axis leaves room for the executions to come' : '';
+}
+
+/**
+ * The y range for the executions drawn (idx into y). While the run is followed and not zoomed
+ * (`headroom`), a quarter of the spread above and below: a restart a little faster or slower than the
+ * ones so far is painted onto the axes drawn, without Plotly drawing them afresh. Otherwise (the run has
+ * ended, saved results, a zoom) the data's range with a margin as Plotly's autorange would give, so that
+ * the spread between restarts fills the plot.
+ */
+export function timelineY(y: readonly number[], idx: readonly number[], headroom: boolean): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const i of idx) {
+    if (y[i] < lo) lo = y[i];
+    if (y[i] > hi) hi = y[i];
+  }
+  if (!Number.isFinite(lo)) return [0, 1];
+  const pad = (hi - lo) * (headroom ? 0.25 : 0.05) || Math.abs(lo) * 0.05 || 1;
+  return [lo - pad, hi + pad];
 }
