@@ -8,6 +8,22 @@ import type { RecordKind, RecordOf } from './records.js';
 type FromRecord<K extends RecordKind, Type extends string, Extra = unknown> = { type: Type } & Omit<RecordOf<K>, 't'> & Extra;
 
 /**
+ * Why a cancelled run ended, as its run-finished event and journal say: the state, and how to go on.
+ * A run on several hosts says it once for the whole run, not once for each cancelled host.
+ */
+export const CANCELLED_MESSAGE = 'cancelled; run again to resume';
+
+/**
+ * Why one host of a run on several hosts ended, said after its state ("failed on HOST after n of m
+ * restarts: WHY"): the reason it failed; nothing for a cancel, whose own message only says the state
+ * again and how to go on (the whole run's message says that once); nothing for a host that finished.
+ */
+export function hostWhy(o: { state: string; message?: string }): string {
+  if (o.state === 'finished' || !o.message) return '';
+  return o.state === 'cancelled' && o.message.startsWith(CANCELLED_MESSAGE) ? o.message.slice(CANCELLED_MESSAGE.length).replace(/^;\s*/, '') : o.message;
+}
+
+/**
  * In a run of one design on several hosts every event also names its `host` (each host numbers its
  * own restarts from 1, so a restart is known by host and seq).
  */

@@ -11,6 +11,7 @@ import { buildPlan, designHosts, hostDesign, resultHosts } from '../../src/commo
 import { severalHostsResults } from '../../src/common/records.js';
 import { hostJournalPath, journalPath, runJournals } from '../../src/node/engine/journal.js';
 import { groupOutcome } from '../../src/node/runs/group.js';
+import { CANCELLED_MESSAGE, hostWhy } from '../../src/common/events.js';
 import type { RunOutcome } from '../../src/node/engine/run.js';
 
 const quickstart = (): ExperimentDoc => JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
@@ -107,6 +108,16 @@ test('a run on several hosts is finished only when every host is; a failed host 
     assert.equal(end.planned, 8);
     assert.equal(end.message, `failed on ${B} after 0 of 4 restarts: mysqld did not start; finished on ${A}`);
     assert.equal(groupOutcome({ path: '/x', hosts }, [{ target: A, outcome: o('finished', 4) }, { target: B, outcome: o('finished', 4) }]).state, 'finished');
+    // A cancel is said once, with how to go on once, not "cancelled on B …: cancelled; run again to resume".
+    const stopped = groupOutcome({ path: '/x', hosts }, [
+      { target: A, outcome: o('finished', 4) },
+      { target: B, outcome: o('cancelled', 1, CANCELLED_MESSAGE) },
+    ]);
+    assert.equal(stopped.message, `cancelled on ${B} after 1 of 4 restarts; finished on ${A}; run again to resume`);
+    // What a cancelled host adds to the usual words is kept.
+    assert.equal(hostWhy({ state: 'cancelled', message: `${CANCELLED_MESSAGE}; the runner ended before it put the host back` }), 'the runner ended before it put the host back');
+    assert.equal(hostWhy({ state: 'failed', message: 'mysqld did not start' }), 'mysqld did not start');
+    assert.equal(hostWhy({ state: 'finished', message: 'anything' }), '');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

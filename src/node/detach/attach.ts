@@ -18,7 +18,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { ApiError, type DetachedStatus, type EventBatch, type RunStatus } from '../../common/api.js';
 
 export type { DetachedStatus };
-import type { RunEvent } from '../../common/events.js';
+import { hostWhy, type RunEvent } from '../../common/events.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { buildPlan, estimatePlan, expandCells } from '../../common/plan.js';
 import { eventOf, JournalFold, recordsOfRestart, resultsFromJournal, severalHostsResults, type JournalRecord, type JournalState } from '../../common/records.js';
@@ -419,7 +419,8 @@ function groupOutcome(path: string, runs: DetachedRun[], outs: (AttachOutcome & 
   const hosts = outs.map((outcome, i) => ({ target: runs[i].target, outcome }));
   const message = hosts
     .filter((h) => h.outcome.state !== 'finished' || state !== 'finished')
-    .map((h) => `${h.target}: ${h.outcome.state}${h.outcome.message ? ` (${h.outcome.message})` : ''}`)
+    .map((h) => `${h.target}: ${h.outcome.state}${hostWhy(h.outcome) ? ` (${hostWhy(h.outcome)})` : ''}`)
+    .concat(state === 'cancelled' ? ['run again to resume'] : [])
     .join('; ');
   return {
     state,

@@ -16,7 +16,7 @@
 // Judging happens here, with the functions an attached run uses: the facts of F with judgeStart,
 // the raw timer figures with serverMs, the command's output with commandExecution, the failures'
 // texts with startFailure, setupFailure and queryProblems.
-import type { RunEvent } from '../../common/events.js';
+import { CANCELLED_MESSAGE, type RunEvent } from '../../common/events.js';
 import type { Design, ServerProfile, TimingSource } from '../../common/experiment/types.js';
 import type { HostFingerprint } from '../../common/host.js';
 import type { ScheduledRestart } from '../../common/plan.js';
@@ -84,7 +84,7 @@ function endMessage(state: string, why: string[], ctx: ImportContext): string | 
   const w = ctx.design.workload;
   const cellOf = (seq: number) => ctx.plan[seq - 1]?.cell ?? `restart ${seq}`;
   if (state === 'finished') return undefined;
-  if (state === 'cancelled') return 'cancelled; run again to resume';
+  if (state === 'cancelled') return CANCELLED_MESSAGE;
   const [kind, ...a] = why;
   switch (kind) {
     case 'start':

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { ApiError, type EventBatch, type RunStatus, type TargetAuth } from '../../common/api.js';
-import type { RunEvent } from '../../common/events.js';
+import { CANCELLED_MESSAGE, type RunEvent } from '../../common/events.js';
 import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
 import { buildPlan, estimatePlan, expandCells, type ScheduledRestart } from '../../common/plan.js';
@@ -282,7 +282,7 @@ export class RunEngine {
       await this.execute();
       end = outcome('finished');
     } catch (e) {
-      end = e instanceof Cancelled || this.cancelled ? outcome('cancelled', 'cancelled; run again to resume') : outcome('failed', (e as Error).message, isConnectionLoss(e));
+      end = e instanceof Cancelled || this.cancelled ? outcome('cancelled', CANCELLED_MESSAGE) : outcome('failed', (e as Error).message, isConnectionLoss(e));
     }
     // A restart given up on (cancel) may still be waiting on the host: give it a moment to let go.
     if (this.inflight) await Promise.race([this.inflight.catch(() => {}), new Promise((r) => setTimeout(r, SETTLE_AFTER_CANCEL_MS).unref())]);
