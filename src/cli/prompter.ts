@@ -34,16 +34,35 @@ function ask(question: string, hidden: boolean): Promise<string> {
   });
 }
 
-export function terminalPrompter(): Prompter {
-  return async (p) => {
-    if (!process.stdin.isTTY) {
-      throw new ApiError(p.kind === 'host-key' ? 'host-key-rejected' : 'auth', `${p.message} — no terminal to answer on: ${HOW_TO_AVOID[p.kind]}`);
-    }
-    if (p.kind === 'password' || p.kind === 'passphrase') {
-      const secret = await ask(`${p.message} `, true);
-      return { accept: secret !== '', secret };
-    }
-    const a = (await ask(`${p.message} [yes/no] `, false)).trim().toLowerCase();
-    return { accept: a === 'yes' || a === 'y', remember: true };
+/**
+ * f, but each call starts only once the one before has ended (whether it answered or threw). The hosts
+ * of a run on several hosts connect at once: two questions open on one terminal at once were printed
+ * into each other, and the line typed went to both.
+ */
+export function oneAtATime<A, R>(f: (a: A) => Promise<R>): (a: A) => Promise<R> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (a) => {
+    const next = last.then(() => f(a));
+    last = next.catch(() => undefined);
+    return next;
   };
+}
+
+/** There is one terminal: every prompter asks through the same queue. */
+const queued: Prompter = oneAtATime(answer);
+
+export function terminalPrompter(): Prompter {
+  return queued;
+}
+
+async function answer(p: Parameters<Prompter>[0]): ReturnType<Prompter> {
+  if (!process.stdin.isTTY) {
+    throw new ApiError(p.kind === 'host-key' ? 'host-key-rejected' : 'auth', `${p.message} — no terminal to answer on: ${HOW_TO_AVOID[p.kind]}`);
+  }
+  if (p.kind === 'password' || p.kind === 'passphrase') {
+    const secret = await ask(`${p.message} `, true);
+    return { accept: secret !== '', secret };
+  }
+  const a = (await ask(`${p.message} [yes/no] `, false)).trim().toLowerCase();
+  return { accept: a === 'yes' || a === 'y', remember: true };
 }
