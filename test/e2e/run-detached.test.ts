@@ -148,7 +148,7 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     await again.getByTestId('run-stop-following').click();
     const notFollowing = again.getByTestId('run-not-following');
     await notFollowing.waitFor({ timeout: 60_000 });
-    assert.equal(await notFollowing.innerText(), `Not following: the run goes on on ${env.sshd.target}; open the file again or press Follow to follow it.`);
+    assert.match(await notFollowing.innerText(), new RegExp(`^Not following since \\d\\d:\\d\\d, when the run was still running on ${env.sshd.target.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(not following stops nothing there\\); press Follow or open the file again to bring in what it has done since\\.$`));
     assert.equal(await detached.count(), 0, 'the view follows nothing');
     // On the target it goes on: its runner runs and its journal grows, while nothing of it comes here (the view does not follow it again by itself).
     const runner = Number(readFileSync(join(dir, 'pid'), 'utf8').trim());

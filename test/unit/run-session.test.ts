@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { notStartedMessage } from '../../src/browser/views/run/not-started.js';
-import { followsByItself, notFollowingMessage } from '../../src/browser/views/run/follow.js';
+import { clock, followsByItself, notFollowingMessage } from '../../src/browser/views/run/follow.js';
 
 test('a run detached on several hosts names each host that did not start and why, and says the others go on', () => {
   const m = notStartedMessage({ target: 'ssh://a', following: true, notStarted: [{ target: 'ssh://b', message: 'mysqld did not start' }, { target: 'ssh://c', message: 'host key mismatch' }] });
@@ -31,6 +31,8 @@ test('a run that could not be followed, is being connected to, or has no follow 
   assert.equal(followsByItself({ path: '/x/a.varlab.json', state: 'connecting' }, '/x/a.varlab.json', 0), true);
 });
 
-test('not following says the run goes on on its host and how to follow it again', () => {
-  assert.equal(notFollowingMessage('ssh://db1'), 'Not following: the run goes on on ssh://db1; open the file again or press Follow to follow it.');
+test('not following says, as of when it stopped, that the run went on on its host, and how to follow it again', () => {
+  const at = new Date(2026, 10, 26, 9, 47, 12).getTime();
+  assert.equal(clock(at), '09:47');
+  assert.equal(notFollowingMessage('ssh://db1', at), 'Not following since 09:47, when the run was still running on ssh://db1 (not following stops nothing there); press Follow or open the file again to bring in what it has done since.');
 });

@@ -57,7 +57,7 @@ function StartPanel() {
         </span>
         {follow?.state === 'stopped' && (
           <>
-            <span data-testid="run-not-following">{notFollowingMessage(away.target)}</span>
+            <span data-testid="run-not-following">{notFollowingMessage(away.target, follow.since ?? Date.now())}</span>
             <button className="primary" onClick={() => void followDetached(path)} data-testid="run-follow">
               Follow
             </button>

@@ -10,6 +10,8 @@ export interface FollowState {
   message?: string;
   /** stopped: the app's open-file generation then (opening the file again bumps it). */
   opened?: number;
+  /** stopped: when (ms since the epoch). */
+  since?: number;
 }
 
 /**
@@ -21,7 +23,14 @@ export function followsByItself(follow: FollowState | null, path: string, opened
   return !(follow && follow.path === path && follow.state === 'stopped' && follow.opened === opened);
 }
 
-/** What the view says once it stopped following: the run is not cancelled, and how to follow it again. */
-export function notFollowingMessage(target: string): string {
-  return `Not following: the run goes on on ${target}; open the file again or press Follow to follow it.`;
+/**
+ * What the view says once it stopped following: the run is not cancelled, and how to follow it again.
+ * Said as of when it stopped: nothing comes from the target until then, so the run may have ended
+ * there since; Follow brings in what it did.
+ */
+export function notFollowingMessage(target: string, since: number): string {
+  return `Not following since ${clock(since)}, when the run was still running on ${target} (not following stops nothing there); press Follow or open the file again to bring in what it has done since.`;
 }
+
+/** A time of this day as the reader's clock says it, hours and minutes: 09:47. */
+export const clock = (ms: number) => new Date(ms).toTimeString().slice(0, 5);

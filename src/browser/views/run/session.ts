@@ -257,7 +257,7 @@ export async function stopFollowing(opened: number): Promise<void> {
   unsubscribe?.();
   unsubscribe = null;
   const runs = new LiveRuns();
-  useRunSession.setState({ runId: null, detached: null, runs, shownHost: null, live: runs.get(), error: null, follow: { path, target: detached.target, state: 'stopped', opened } });
+  useRunSession.setState({ runId: null, detached: null, runs, shownHost: null, live: runs.get(), error: null, follow: { path, target: detached.target, state: 'stopped', opened, since: Date.now() } });
   await checkUnfinished(path);
 }
 
