@@ -25,7 +25,7 @@ export function followsByItself(follow: FollowState | null, path: string, opened
 
 /**
  * What the view says once it stopped following: the run is not cancelled, and how to follow it again.
- * Said as of when it stopped: nothing comes from the target until then, so the run may have ended
+ * Said as of when it stopped: from then on nothing comes from the target, so the run may have ended
  * there since; Follow brings in what it did.
  */
 export function notFollowingMessage(target: string, since: number): string {
