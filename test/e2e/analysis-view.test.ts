@@ -284,6 +284,11 @@ test('every execution: thinned beyond 10,000; a zoom into fewer draws each one, 
     assert.ok(panned.range[0] > whole.range[0] && panned.range[1] > whole.range[1], `${panned.range} panned right of ${whole.range}`);
     assert.equal(panned.drawn, whole.drawn + 1, 'the figure made again');
     assert.equal((await plotlyDraws()) - drawsBeforePan, 1, 'one draw for a pan of thinned dots');
+    // Back to the whole range from the mode bar: Autoscale (Reset axes, which went back to the range the figure was built for, is not offered).
+    assert.equal(await strip.locator('.modebar-btn[data-attr="zoom"][data-val="reset"]').count(), 0, 'no Reset axes');
+    await strip.locator('.modebar-btn[data-attr="zoom"][data-val="auto"]').click();
+    await page.waitForFunction(`document.querySelector('[data-testid=query-strip]').dataset.zoomsShown === '5'`);
+    assert.deepEqual((await state()).range, whole.range, 'the whole range again');
     assert.deepEqual(errors, []);
   } finally {
     await page.close();

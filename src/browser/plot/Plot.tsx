@@ -32,8 +32,14 @@ const BASE_LAYOUT = {
   paper_bgcolor: 'rgba(0,0,0,0)',
   plot_bgcolor: 'rgba(0,0,0,0)',
 };
-// Box and lasso select are left out: a selection does nothing in varlab (and its WebGL layer is hidden, styles.css).
-const BASE_CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['sendDataToCloud', 'select2d', 'lasso2d'] };
+/**
+ * Mode-bar buttons left out: box and lasso select (a selection does nothing in varlab, and its WebGL
+ * layer is hidden, styles.css), and Reset axes: the query plot and the live timeline fix their ranges
+ * when they draw a zoom, so Plotly's "initial" range was the zoom's and Reset did nothing there.
+ * Autoscale and a double-click go back to the whole range.
+ */
+export const MODE_BAR_LEFT_OUT = ['sendDataToCloud', 'select2d', 'lasso2d', 'resetScale2d'];
+const BASE_CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: MODE_BAR_LEFT_OUT };
 
 /** A double-click back to the whole range, as the view is told of it. */
 const WHOLE_RANGE = { 'xaxis.autorange': true, 'yaxis.autorange': true };

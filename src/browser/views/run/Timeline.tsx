@@ -15,12 +15,13 @@
 // - Colours and hover labels are made only for the points drawn, one label string per restart.
 import { useEffect, useRef } from 'react';
 import Plotly, { glPixelRatio } from '../../plot/plotly.js';
+import { MODE_BAR_LEFT_OUT } from '../../plot/Plot.js';
 import { decimate, PER_COLUMN, StreamDecimator } from '../../plot/decimate.js';
 import { restartColour, type LiveRun } from './live.js';
 import { timelineX, timelineY, xEndNote, xStillShown, type XEnd } from './timeline-axis.js';
 
 const MARGIN = { l: 60, r: 20, t: 40, b: 50 };
-const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['sendDataToCloud', 'select2d', 'lasso2d'] };
+const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: MODE_BAR_LEFT_OUT };
 /**
  * While the run is followed, Plotly draws afresh at least this often (the canvas shows what arrives
  * between), and whenever the pointer comes onto the plot, so that hover reaches the newest executions.
