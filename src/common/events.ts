@@ -23,6 +23,12 @@ export function hostWhy(o: { state: string; message?: string }): string {
   return o.state === 'cancelled' && o.message.startsWith(CANCELLED_MESSAGE) ? o.message.slice(CANCELLED_MESSAGE.length).replace(/^;\s*/, '') : o.message;
 }
 
+/** hostWhy as it follows "… after n of m restarts": ": WHY", or nothing. */
+export function afterColon(o: { state: string; message?: string }): string {
+  const why = hostWhy(o);
+  return why ? `: ${why}` : '';
+}
+
 /**
  * In a run of one design on several hosts every event also names its `host` (each host numbers its
  * own restarts from 1, so a restart is known by host and seq).

@@ -1,7 +1,7 @@
 // `varlab run FILE`: execute an experiment on its target and save the results into the file. The run
 // service does the work (the app uses the same); this prints its progress and answers its questions.
 import { ApiError } from '../../common/api.js';
-import { hostWhy, type RunEvent } from '../../common/events.js';
+import { afterColon, type RunEvent } from '../../common/events.js';
 import { buildPlan, designHosts, estimatePlan, formatDuration } from '../../common/plan.js';
 import { readExperimentFile } from '../../node/files.js';
 import { DocumentService } from '../../node/documents/service.js';
@@ -351,7 +351,7 @@ function refused(io: CliIO, file: string, e: unknown, json = false): number {
 function report(io: CliIO, file: string, o: RunOutcome, ms: number): number {
   // Several hosts: how each ended, one line per host, before the line for the whole run.
   if (o.hosts && o.state !== 'finished') {
-    for (const h of o.hosts) io.err(`  ${visible(h.target)}: ${h.outcome.state} after ${h.outcome.done} of ${h.outcome.planned} restarts${hostWhy(h.outcome) ? `: ${hostWhy(h.outcome)}` : ''}`);
+    for (const h of o.hosts) io.err(`  ${visible(h.target)}: ${h.outcome.state} after ${h.outcome.done} of ${h.outcome.planned} restarts${afterColon(h.outcome)}`);
   }
   if (o.state === 'finished') {
     io.err(`finished: ${o.done} of ${o.planned} restarts in ${formatDuration(ms / 1000)}; results saved into ${o.path}`);

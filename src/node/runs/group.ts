@@ -6,7 +6,7 @@
 // A host that fails does not stop the others; cancel, pause and resume go to every host. The events
 // of all hosts go out in one numbered stream under the group's run id, each naming its host.
 import type { EventBatch, RunStatus } from '../../common/api.js';
-import { hostWhy } from '../../common/events.js';
+import { afterColon } from '../../common/events.js';
 import type { Results } from '../../common/experiment/types.js';
 import { buildPlan } from '../../common/plan.js';
 import { resultsFromJournal, severalHostsResults } from '../../common/records.js';
@@ -101,7 +101,7 @@ export function groupOutcome(opts: Pick<HostGroupOptions, 'path' | 'hosts'>, out
   const failed = outcomes.filter((h) => h.outcome.state === 'failed');
   const cancelled = outcomes.filter((h) => h.outcome.state === 'cancelled');
   const state: RunOutcome['state'] = failed.length ? 'failed' : cancelled.length ? 'cancelled' : 'finished';
-  const said = (list: typeof outcomes) => list.map((h) => `${h.outcome.state} on ${h.target} after ${h.outcome.done} of ${h.outcome.planned} restarts${hostWhy(h.outcome) ? `: ${hostWhy(h.outcome)}` : ''}`);
+  const said = (list: typeof outcomes) => list.map((h) => `${h.outcome.state} on ${h.target} after ${h.outcome.done} of ${h.outcome.planned} restarts${afterColon(h.outcome)}`);
   const others = outcomes.filter((h) => h.outcome.state === 'finished').map((h) => `finished on ${h.target}`);
   const message = state === 'finished' ? undefined : [...said(failed), ...said(cancelled), ...others, ...(state === 'cancelled' ? ['run again to resume'] : [])].join('; ');
   const restoreProblem = outcomes.map((h) => h.outcome.restoreProblem && `${h.target}: ${h.outcome.restoreProblem}`).filter(Boolean).join('; ');
