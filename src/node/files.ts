@@ -2,7 +2,7 @@
 // readExperimentFile and writeExperimentFile are the one way an experiment file is read and written
 // (the app, the engine, the CLI): each reads or writes the file once, in pieces (common/experiment/text.ts).
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, readdir, rename, writeFile, open, unlink } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, writeFile, open, unlink, type FileHandle } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -111,21 +111,31 @@ export async function removeStaleTemporaries(path: string): Promise<void> {
 
 /**
  * Write a file so that a crash leaves either the old or the new content, never half of one:
- * a temporary file beside it, flushed to disk, then renamed over the original.
+ * a temporary file beside it, flushed to disk, checked, then renamed over the original. A full disk
+ * is an error here, never a shorter file: every write is checked for all its bytes, and the
+ * temporary file's size (and `check`, when given) before it replaces anything.
  */
-export async function writeAtomic(path: string, content: string | Uint8Array | Iterable<string>, opts: { mode?: number; dirMode?: number } = {}): Promise<void> {
+export async function writeAtomic(
+  path: string,
+  content: string | Uint8Array | Iterable<string>,
+  opts: { mode?: number; dirMode?: number; check?: (tmp: string) => Promise<void> } = {},
+): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: opts.dirMode });
   await removeStaleTemporaries(path);
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     const fh = await open(tmp, 'w', opts.mode ?? 0o644);
+    let size = 0;
     try {
-      if (typeof content === 'string' || content instanceof Uint8Array) await fh.writeFile(content);
-      else for (const piece of content) await fh.write(piece, null, 'utf8');
+      const pieces = typeof content === 'string' || content instanceof Uint8Array ? [content] : content;
+      for (const piece of pieces) size += await writeWhole(fh, typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
       await fh.sync();
+      const written = (await fh.stat()).size;
+      if (written !== size) throw new Error(`${size} bytes were written but the file holds ${written} (is the disk full?)`);
     } finally {
       await fh.close();
     }
+    await opts.check?.(tmp);
     await rename(tmp, path);
   } catch (e) {
     await unlink(tmp).catch(() => {});
@@ -133,10 +143,38 @@ export async function writeAtomic(path: string, content: string | Uint8Array | I
   }
 }
 
+/**
+ * All of `data`, or an error: a write(2) may write fewer bytes than asked (the disk filled up under
+ * it) and say so only in its count, so the count is checked and the rest written again, which then
+ * fails with ENOSPC if there is no more room.
+ */
+async function writeWhole(fh: FileHandle, data: Uint8Array): Promise<number> {
+  for (let done = 0; done < data.length; ) {
+    const { bytesWritten } = await fh.write(data, done, data.length - done);
+    if (bytesWritten <= 0) throw Object.assign(new Error(`no space left to write (${done} of ${data.length} bytes written)`), { code: 'ENOSPC' });
+    done += bytesWritten;
+  }
+  return data.length;
+}
+
 /** Write an experiment file atomically, in pieces (see experimentText): the one writer of experiment files. Returns the new revision. */
 export async function writeExperimentFile(path: string, doc: ExperimentDoc): Promise<Revision> {
   const hash = createHash('sha256');
-  await writeAtomic(path, hashed(experimentText(doc), hash));
+  let revision = '';
+  // Read back before the rename: the bytes on disk must be the text written, byte for byte (a
+  // stronger check than a parse, which the serialiser's text passes by construction).
+  const check = async (tmp: string) => {
+    revision = hash.digest('hex');
+    const onDisk = await fileDigest(tmp);
+    if (onDisk !== revision) throw new Error('the file read back differs from what was written');
+  };
+  await writeAtomic(path, hashed(experimentText(doc), hash), { check });
+  return revision;
+}
+
+async function fileDigest(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 

@@ -10,7 +10,7 @@
 // the short one. Every process started here is stopped by its pid.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync, ftruncateSync, fstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { RunEvent } from '../../src/common/events.js';
@@ -21,7 +21,7 @@ import type { HostPaths } from '../../src/node/host/script.js';
 import { processRuns as running } from '../../src/node/process.js';
 import { startRunEnv, type RunEnv } from '../integration/run-env.js';
 
-export const FAULTS = ['ssh-session-killed', 'mysqld-killed-mid-query', 'mysqld-killed-mid-verify', 'server-fails-to-start', 'varlab-killed-and-restarted', 'drop-during-final-restore', 'journal-disk-full'] as const;
+export const FAULTS = ['ssh-session-killed', 'mysqld-killed-mid-query', 'mysqld-killed-mid-verify', 'server-fails-to-start', 'varlab-killed-and-restarted', 'drop-during-final-restore', 'journal-disk-full', 'disk-full-at-final-save'] as const;
 export type Fault = (typeof FAULTS)[number];
 
 export interface FaultRow {
@@ -302,7 +302,8 @@ class Lab {
     return { held: false, release: () => {} };
   }
 
-  fillDisk(n: number): void {
+  /** Fills the disk to the byte, then gives `leave` bytes back: room for a journal line, not for a file. */
+  fillDisk(n: number, leave = 0): void {
     const fd = openSync(join(this.disk, `filler-${n}`), 'w');
     const chunk = Buffer.alloc(64 * 1024, 120);
     try {
@@ -314,6 +315,7 @@ class Lab {
       } catch {
         /* full to the byte */
       }
+      if (leave) ftruncateSync(fd, Math.max(0, fstatSync(fd).size - leave));
     } finally {
       closeSync(fd);
     }
@@ -351,7 +353,13 @@ function check(lab: Lab, file: string, before: Record<string, string>, last: Chi
   const temporaries = readdirSync(lab.disk).filter((n) => n.endsWith('.tmp'));
   if (temporaries.length) problems.push(`temporary files left: ${temporaries.join(', ')}`);
 
-  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  const fileText = readFileSync(file, 'utf8');
+  let doc: ExperimentDoc;
+  try {
+    doc = JSON.parse(fileText) as ExperimentDoc;
+  } catch (e) {
+    return [...problems, `the experiment file is not whole (${fileText.length} bytes): ${(e as Error).message}`];
+  }
   const journalFile = file.replace(/\.json$/, '.journal.jsonl');
   const text = readFileSync(journalFile, 'utf8');
   // Counted line by line, apart from the engine's reader: the attempt that finished each restart.
@@ -516,6 +524,22 @@ function plans(lab: Lab): Record<Fault, TrialPlan> {
         return 1;
       },
     },
+    'disk-full-at-final-save': {
+      restartsPerCell: 1,
+      cells: 2,
+      // Every restart is in the journal; the disk fills while mysqld is stopped and the host restored,
+      // leaving room for the journal's last lines but not for the file. The run must not say its
+      // results were saved, must not cut the file, and the next run rebuilds the file from the journal.
+      async inject(run, nth, rand) {
+        if (lab.diskProblem || nth > 0) return 0;
+        if (!(await run.waitFor((e) => e.type === 'progress' && e.done === e.planned && e.planned > 0))) return 0;
+        if (run.proc.exitCode !== null) return 0;
+        lab.fillDisk(nth, between(rand, 0, 8192));
+        await run.exit;
+        lab.freeDisk();
+        return 1;
+      },
+    },
   };
 }
 
@@ -534,7 +558,7 @@ export async function runFaultSuite(opts: SuiteOptions): Promise<{ rows: FaultRo
     for (const fault of opts.faults ?? FAULTS) {
       const row: FaultRow = { fault, injected: 0, survived: 0, trials: 0, problems: [] };
       rows.push(row);
-      if (fault === 'journal-disk-full' && lab.diskProblem) {
+      if ((fault === 'journal-disk-full' || fault === 'disk-full-at-final-save') && lab.diskProblem) {
         row.notInjected = lab.diskProblem;
         continue;
       }

@@ -1,12 +1,11 @@
 // API handlers for export and teammates' files: the UI's export buttons write through the same code
 // as `varlab export`, and trust.check/grant answer "what would this file run here?".
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { extname, isAbsolute, resolve } from 'node:path';
 import { ApiError } from '../../common/api.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { buildFigures } from '../../common/figures/index.js';
 import { checkScale, contextFor, writeCsvs, writePlots } from '../export/files.js';
-import { readExperimentFile } from '../files.js';
+import { readExperimentFile, writeAtomic } from '../files.js';
 import { prepareRun } from '../runs/prepare.js';
 import { checkTrust, grantTrust } from '../trust.js';
 import type { BackendContext, Handlers } from '../backend.js';
@@ -48,8 +47,7 @@ export function exportHandlers(_ctx: BackendContext): Handlers {
       if (!WRITABLE.has(extname(path).toLowerCase())) throw new ApiError('invalid-argument', `refused to write ${path}: exports are ${[...WRITABLE].join(', ')} files`);
       if (typeof base64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) throw new ApiError('invalid-argument', 'the content must be base64');
       try {
-        await mkdir(dirname(path), { recursive: true });
-        await writeFile(path, Buffer.from(base64, 'base64'));
+        await writeAtomic(path, Buffer.from(base64, 'base64'));
       } catch (e) {
         throw new ApiError('io', `cannot write ${path}: ${(e as Error).message}`);
       }

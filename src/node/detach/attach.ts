@@ -33,6 +33,7 @@ import { acquireRunLocks } from '../runs/locks.js';
 import type { ImportContext } from './import.js';
 import { checkJournalRunDir } from './runner.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
+import { resultsNotSaved } from '../documents/rebuild.js';
 
 /** What the local journal says of a file's detached run (read from disk, no connection). */
 export interface DetachedRun {
@@ -688,7 +689,12 @@ class Follower {
     const s = this.fold.state();
     // Brought in by an earlier attach: the live view still hears how the run ended.
     if (!session && s.lastState) this.emit({ type: 'run-finished', at: s.finishedAt ?? Date.now(), state: s.lastState, ...(s.lastMessage ? { message: s.lastMessage } : {}) });
-    await this.save(true);
+    try {
+      await this.save(true);
+    } catch (e) {
+      // The target keeps its copy too: nothing is removed there until the file holds the results.
+      return this.outcome('failed', false, resultsNotSaved(this.d.journal, this.d.path, e));
+    }
     let cleanedUp = false;
     let problem: string | undefined;
     try {

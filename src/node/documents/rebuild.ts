@@ -36,3 +36,8 @@ export async function rebuildFromJournal(path: string): Promise<string | null> {
   await writeExperimentFile(abs, rebuilt);
   return `${abs} held ${held.length} of the ${state.restarts.length} restarts its journal has (its last save did not reach the disk): rebuilt from ${journalPath(abs)}`;
 }
+
+/** What a run says when its results reached the journal but not the file (a full disk at the save). */
+export function resultsNotSaved(journal: string, path: string, e: unknown): string {
+  return `results are safe in ${journal}, but ${path} could not be written (the next run or open rebuilds it from there): ${(e as Error).message}`;
+}

@@ -19,6 +19,7 @@ import { ConnectionSupervisor, isConnectionLoss, type ReconnectPolicy } from './
 import type { HostLayer } from './hostlayer.js';
 import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
+import { resultsNotSaved } from '../documents/rebuild.js';
 
 export type { ReconnectPolicy };
 
@@ -294,13 +295,15 @@ export class RunEngine {
       else end.message = `${end.message}; ${restoreProblem}`;
       end.restoreProblem = restoreProblem;
     }
-    this.state = end.state;
     // The journal's disk may be full: the outcome is still told, and the next run reads what reached it.
+    // The end is journaled first (the file saved next carries it), and told once the file is saved
+    // or has failed to be: a run whose results did not reach its file never reads "finished".
+    let journalProblem: string | undefined;
     try {
       if (this.link.everConnected) this.record({ t: 'host-left', at: Date.now(), ok: !restoreProblem, ...(restoreProblem ? { problem: restoreProblem } : {}) }, true);
-      this.record({ t: 'run-finished', at: Date.now(), state: end.state, ...(end.message ? { message: end.message } : {}) });
+      this.record({ t: 'run-finished', at: Date.now(), state: end.state, ...(end.message ? { message: end.message } : {}) }, true);
     } catch (e) {
-      this.emit({ type: 'run-finished', at: Date.now(), state: end.state, message: [end.message, `the journal could not record the end: ${(e as Error).message}`].filter(Boolean).join('; ') });
+      journalProblem = `the journal could not record the end: ${(e as Error).message}`;
     }
     try {
       this.journal?.close();
@@ -310,8 +313,11 @@ export class RunEngine {
     try {
       await this.save(true);
     } catch (e) {
-      end = outcome('failed', `results are safe in ${this.journalFile}, but ${this.opts.path} could not be written (the next run or open rebuilds it from there): ${(e as Error).message}`, false);
+      end = outcome('failed', resultsNotSaved(this.journalFile, this.opts.path, e), false);
     }
+    this.state = end.state;
+    const told = [end.message, journalProblem].filter(Boolean).join('; ');
+    this.emit({ type: 'run-finished', at: Date.now(), state: end.state, ...(told ? { message: told } : {}) });
     this.batcher.flush();
     return end;
   }
