@@ -37,3 +37,13 @@ export function processStart(pid: number): number | undefined {
   const start = statFields(pid)?.[19];
   return start === undefined ? undefined : Number(start);
 }
+
+/**
+ * Is the process a lock names still its owner: running, and not a later process that got its pid
+ * (its start time, when the lock recorded one and /proc tells it, is the lock's)?
+ */
+export function ownerRuns(pid: number, pidStart: number | undefined): boolean {
+  if (!processRuns(pid)) return false;
+  const start = processStart(pid);
+  return pidStart === undefined || start === undefined || start === pidStart;
+}

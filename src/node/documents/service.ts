@@ -22,6 +22,7 @@ import { unfinishedRun } from '../engine/journal.js';
 import { assertSavable, readExperimentFile, removeStaleTemporaries, rememberRecent, writeExperimentFile, type Revision } from '../files.js';
 import { keepResults, keptResultsNote, resultsCopyPath } from './results-copy.js';
 import { rebuildFromJournal } from './rebuild.js';
+import { withWriteLock } from './write-lock.js';
 
 export interface DocumentServiceOptions {
   /** Every change of a watched file, to every client. */
@@ -57,7 +58,7 @@ export class DocumentService {
     const abs = resolve(path);
     await removeStaleTemporaries(abs);
     // Not while a run of it is going on here or elsewhere: that run saves the file itself.
-    const rebuilt = (await this.opts.busy?.(abs)) ? null : await this.serial(abs, () => rebuildFromJournal(abs));
+    const rebuilt = (await this.opts.busy?.(abs)) ? null : await this.rebuild(abs);
     const r = await readExperimentFile(abs);
     if (!r.doc) throw new ApiError('invalid-file', `${abs}:\n${r.problems.join('\n')}`);
     this.entry(abs).revision = r.revision ?? null;
@@ -67,6 +68,12 @@ export class DocumentService {
     if (unfinished) opened.unfinishedRun = unfinished;
     await rememberRecent(abs);
     return opened;
+  }
+
+  /** Make the file whole from its journal when its last save was lost (see rebuildFromJournal); says what it did, or null. */
+  rebuild(path: string): Promise<string | null> {
+    const abs = resolve(path);
+    return this.serial(abs, () => rebuildFromJournal(abs));
   }
 
   /** The client no longer shows the file. */
@@ -172,9 +179,11 @@ export class DocumentService {
     return revision;
   }
 
+  /** One writer at a time: in this process (a queue per file), and across processes (the file's write lock). */
   private serial<T>(abs: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.queues.get(abs) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
+    const locked = () => withWriteLock(abs, fn);
+    const next = prev.then(locked, locked);
     const tail = next.catch(() => {});
     this.queues.set(abs, tail);
     void tail.then(() => {

@@ -10,7 +10,7 @@ import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../../common/api.js';
 import { varlabHome } from '../files.js';
-import { processRuns, processStart } from '../process.js';
+import { ownerRuns, processStart } from '../process.js';
 
 export interface RunLockInfo {
   runId: string;
@@ -30,11 +30,7 @@ const key = (kind: string, name: string) => `${kind}-${createHash('sha256').upda
 const runsDir = () => join(varlabHome(), 'runs');
 
 /** Is the process named in a lock still running (and not a later one that got its pid)? */
-function alive(info: RunLockInfo): boolean {
-  if (!processRuns(info.pid)) return false;
-  const start = processStart(info.pid);
-  return info.pidStart === undefined || start === undefined || start === info.pidStart;
-}
+const alive = (info: RunLockInfo) => ownerRuns(info.pid, info.pidStart);
 
 async function readLock(path: string): Promise<RunLockInfo | null> {
   try {

@@ -30,7 +30,6 @@ import { finishedRun, journalDesignChanges, prepareRun, type PreparedRun, type R
 import { snapshotBatch } from './snapshot.js';
 import { detachedRuns, openAttachment, refuseWhileDetached, type Attached } from '../detach/attach.js';
 import { startDetached, type DetachedStart } from '../detach/launch.js';
-import { rebuildFromJournal } from '../documents/rebuild.js';
 
 export interface RunServiceOptions {
   documents: DocumentService;
@@ -103,7 +102,7 @@ export class RunService {
     if (this.disposing) throw new ApiError('cancelled', 'varlab is shutting down: no new run starts');
     refuseWhileDetached(resolve(o.out ?? o.file));
     // A file whose last save was lost (a full disk) is made whole from its journal before anything is decided from it.
-    const rebuilt = await rebuildFromJournal(o.out ?? o.file).catch(() => null);
+    const rebuilt = await this.opts.documents.rebuild(o.out ?? o.file).catch(() => null);
     let prepared: PreparedRun;
     try {
       prepared = await prepareRun(o);
