@@ -113,6 +113,17 @@ test('a detached plan runs on the target by itself: every execution timed by the
   assert.equal(existsSync(join(paths.records, profileId(env.profile), 'restore.tsv')), false);
   const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
   assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8'))), 'mysqld stopped');
+
+  // The ended run read again in a chunk that ends between its end (E) and the host put back (H), as a
+  // 4 MiB read of a long run can: still finished, once the next read brings H (it read "failed").
+  const text = readFileSync(join(launched.dir, 'journal'), 'utf8');
+  const cut = Buffer.byteLength(text.slice(0, text.lastIndexOf('\nH ') + 1), 'utf8');
+  const ctx = { design: d, plan: buildPlan(d), profile: env.profile, host: await createServerControl(session, env.profile, { paths }).host(), target: env.sshd.target, open: [] as number[] };
+  const first = await pullTargetJournal(session, launched.dir, false, 0, ctx, cut);
+  assert.equal(first.ended, false, JSON.stringify(first.records.filter((r) => r.t === 'run-finished')));
+  const rest = await pullTargetJournal(session, launched.dir, false, first.offset, ctx);
+  assert.deepEqual(rest.records.filter((r) => r.t === 'run-finished').map((r) => r.t === 'run-finished' && r.state), ['finished']);
+
   await cleanupTargetRun(session, launched.dir, false);
   assert.equal(existsSync(launched.dir), false);
 });

@@ -77,11 +77,14 @@ export interface Pulled extends Imported {
  * lines are taken (the offset stays at a line's start), and a line longer than one read gets a
  * longer read.
  */
-export async function pullTargetJournal(session: TargetSession, dir: string, sudo: boolean, offset: number, ctx: ImportContext): Promise<Pulled> {
-  for (let max = READ_CHUNK; ; max *= 4) {
+export async function pullTargetJournal(session: TargetSession, dir: string, sudo: boolean, offset: number, ctx: ImportContext, chunk = READ_CHUNK): Promise<Pulled> {
+  for (let max = chunk; ; max *= 4) {
     const read = await readTargetJournal(session, dir, offset, sudo, max);
     if (read.state === 'missing') throw new ApiError('not-found', `the detached run's directory ${dir} is not on ${session.target} (removed, or another host answers there)`);
-    const got = importLines(read.data, ctx, { runnerGone: read.state !== 'running' });
+    // The runner is gone only for a read that reached the journal's end: a read cut between the run's
+    // end (E) and the host put back (H) would otherwise call a finished run failed.
+    const whole = offset + Buffer.byteLength(read.data, 'utf8') >= read.size;
+    const got = importLines(read.data, ctx, { runnerGone: read.state !== 'running' && whole });
     if (got.consumed === 0 && read.data.length >= max && max < 256 << 20) continue;
     return { ...got, offset: offset + Buffer.byteLength(read.data.slice(0, got.consumed), 'utf8'), state: read.state };
   }
