@@ -110,6 +110,13 @@ test('the runner is one POSIX sh script compiled from the restart procedures: ea
   // Measured queries as the read-only account, whose password the runner makes on the target and keeps in its environment only.
   assert.deepEqual(runner.text.match(/MYSQL_PWD=\S*/g), ['MYSQL_PWD="$MPW"']);
   assert.match(runner.text, /MPW=\$\(od -An -N18 -tx1 \/dev\/urandom/);
+  // The password never is an argument of a command (every user's ps shows those): only assigned, exported and read from the environment.
+  const uses = runner.text.split('\n').filter((l) => l.includes('$MPW') || l.includes('${MPW}'));
+  assert.deepEqual(uses.map((l) => l.trim().replace(/^(msql\(\) \{ MYSQL_PWD="\$MPW").*/, '$1')), [
+    'msql() { MYSQL_PWD="$MPW"',
+    `[ -n "$MPW" ] || finish failed msg "$(printf '%s' "no random password for the measurement account (/dev/urandom)" | b64)"`,
+  ]);
+  assert.match(runner.text, /awk '\{ gsub\(\/@@varlab_password@@\/, ENVIRON\["MPW"\]\); print \}' < "\$DIR\/account-\$acct.sql"/);
   assert.match(runner.text, /msql\(\) \{ MYSQL_PWD="\$MPW" "\$CLIENT" --no-defaults --socket=\/srv\/sb\/mysqld.sock --user=varlab_measure /);
   assert.match(runner.text, /msql --database=[a-z_]+ --delimiter="\$D" < "\$DIR\/session-\$2.sql"/);
   // Cancel, the end and an error of the runner's own all go through finish: stop mysqld, restore the host.

@@ -254,7 +254,8 @@ make_account() {
   MPW=$(od -An -N18 -tx1 /dev/urandom | tr -d ' \n'); export MPW
   [ -n "$MPW" ] || finish failed msg "$(printf '%s' "no random password for the measurement account (/dev/urandom)" | b64)"
   acct=mysql; sql -e 'SELECT VERSION()' 2>/dev/null | grep -qi mariadb && acct=mariadb
-  sed "s/${PASSWORD_SLOT}/$MPW/g" < "$DIR/account-$acct.sql" | sql --delimiter="$D" > /dev/null 2> "$DIR/account.err" ||
+  # awk takes the password from its environment: an argument (sed's) is in every user's ps.
+  awk '{ gsub(/${PASSWORD_SLOT}/, ENVIRON["MPW"]); print }' < "$DIR/account-$acct.sql" | sql --delimiter="$D" > /dev/null 2> "$DIR/account.err" ||
     finish failed msg "$(printf 'cannot make the read-only measurement account ${MEASURE_USER} as %s: %s' ${q(profile.user)} "$(errline "$DIR/account.err")" | b64)"
 }
 check_queries() {
