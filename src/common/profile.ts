@@ -22,10 +22,18 @@ const UNIT = /^[A-Za-z0-9_.@-]{1,100}$/;
  * land on another server's data directory or an unrelated file.
  */
 export function assertPath(what: string, path: string): void {
-  if (!path.startsWith('/') || /[\0-\x1f\x7f]/.test(path) || path.length > 4096 || path.split('/').includes('..')) {
-    throw new ApiError('invalid-argument', `${what}: expected an absolute path without control characters or .., got ${JSON.stringify(path)}`);
-  }
+  const problem = pathProblem(path);
+  if (problem) throw new ApiError('invalid-argument', `${what}: ${problem}`);
 }
+
+/** Why a path may not be a path on the target (see assertPath), or null. */
+export function pathProblem(path: string): string | null {
+  const bad = !path.startsWith('/') || /[\0-\x1f\x7f]/.test(path) || path.length > 4096 || path.split('/').includes('..');
+  return bad ? `expected an absolute path without control characters or .., got ${JSON.stringify(path)}` : null;
+}
+
+/** The paths a server profile names: each checked by assertProfilePath, in a file and wherever a profile comes from. */
+export const PROFILE_PATH_FIELDS = ['mysqld', 'datadir', 'socket', 'defaultsFile', 'errorLog', 'pidFile'] as const;
 
 /** A path a server profile names (or a sandbox is made in): the experiment file's rule. */
 export function assertProfilePath(what: string, path: string): void {
@@ -48,10 +56,10 @@ export function assertSandboxParent(what: string, path: string): void {
 export function checkProfile(p: ServerProfile): void {
   assertProfilePath('server profile mysqld', p.mysqld);
   assertProfilePath('server profile datadir', p.datadir);
-  if (p.socket) assertProfilePath('server profile socket', p.socket);
-  if (p.defaultsFile) assertProfilePath('server profile defaultsFile', p.defaultsFile);
-  if (p.errorLog) assertProfilePath('server profile errorLog', p.errorLog);
-  if (p.pidFile) assertProfilePath('server profile pidFile', p.pidFile);
+  for (const field of PROFILE_PATH_FIELDS.slice(2)) {
+    const path = p[field];
+    if (path) assertProfilePath(`server profile ${field}`, path);
+  }
   if (typeof p.user !== 'string' || !LOGIN_USER.test(p.user)) throw new ApiError('invalid-argument', `server profile user ${JSON.stringify(p.user)} is not a valid account name`);
   if (!Number.isInteger(p.port) || p.port < 1 || p.port > 65535) throw new ApiError('invalid-argument', `server profile port: expected 1 to 65535, got ${p.port}`);
   if (p.osUser !== undefined && !OS_USER.test(p.osUser)) throw new ApiError('invalid-argument', `server profile osUser ${JSON.stringify(p.osUser)} is not a valid user name`);

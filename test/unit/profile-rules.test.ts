@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { checkProfile, LOGIN_USER, OPTION, optionFromSetting, PROFILE_PATH } from '../../src/common/profile.js';
 import type { ServerProfile } from '../../src/common/experiment/types.js';
+import { parseExperiment } from '../../src/common/experiment/validate.js';
 
 const schema = JSON.parse(readFileSync('src/common/experiment/experiment.schema.json', 'utf8'));
 const sp = schema.definitions.serverProfile.properties;
@@ -30,4 +31,22 @@ test('a profile path, user or option the file could not hold is refused, naming 
   assert.ok(OPTION.test(optionFromSetting('innodb_data_home_dir=/srv/a+b')));
   assert.throws(() => optionFromSetting('innodb_x=a@b'), /server option innodb_x/);
   assert.throws(() => optionFromSetting('Innodb_x=1'), /server option/);
+});
+
+test('validate refuses a `..` in a file\'s profile path, version 2 or 3, as run does, naming the field', () => {
+  const quickstart = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
+  for (const field of ['mysqld', 'datadir', 'socket', 'errorLog', 'pidFile', 'defaultsFile'] as const) {
+    for (const version of [2, 3]) {
+      const doc = structuredClone(quickstart);
+      doc.version = version;
+      doc.design.serverProfile = { ...profile, ...(version === 3 ? { target: 'local' } : {}), [field]: '/var/tmp/x/../../lib/mysql' };
+      const checked = parseExperiment(JSON.stringify(doc));
+      assert.equal(checked.doc, null, `${field}, version ${version}: refused`);
+      assert.ok(
+        checked.problems.some((p) => p.startsWith(`design.serverProfile.${field}: expected an absolute path without control characters or ..`)),
+        `${field}, version ${version}: ${checked.problems.join('; ')}`,
+      );
+      assert.throws(() => checkProfile(doc.design.serverProfile), new RegExp(`server profile ${field}: expected an absolute path without control characters or \\.\\.`));
+    }
+  }
 });

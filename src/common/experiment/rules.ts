@@ -6,6 +6,7 @@ import { levelProblem, tunable } from '../catalog.js';
 import { expandCells, factorKey } from '../plan.js';
 import { refusedVariableMessage } from '../tunables/variables.js';
 import { targetProblem } from '../target.js';
+import { pathProblem, PROFILE_PATH_FIELDS } from '../profile.js';
 import { cellCount, count, DEFAULT_LIMITS, RAISE_CELLS, RAISE_RESTARTS, type ExperimentLimits } from './limits.js';
 import type { Design } from './types.js';
 
@@ -63,6 +64,12 @@ export function designProblems(d: Design, limits: ExperimentLimits = DEFAULT_LIM
   if (target) p['design.target'] = target;
   const profileTarget = d.serverProfile?.target === undefined ? null : targetProblem(d.serverProfile.target);
   if (profileTarget) p['design.serverProfile.target'] = profileTarget;
+  // The schema's pattern lets `.` through: a `..` in a path is refused here, as a run would refuse it.
+  for (const field of PROFILE_PATH_FIELDS) {
+    const path = d.serverProfile?.[field];
+    const problem = typeof path === 'string' ? pathProblem(path) : null;
+    if (problem) p[`design.serverProfile.${field}`] = problem;
+  }
   if (d.targets !== undefined) {
     const seen = new Set<string>();
     d.targets.forEach((t, i) => {
