@@ -21,7 +21,7 @@ import type { HostPaths } from '../../src/node/host/script.js';
 import { processRuns as running } from '../../src/node/process.js';
 import { startRunEnv, type RunEnv } from '../integration/run-env.js';
 
-export const FAULTS = ['ssh-session-killed', 'mysqld-killed-mid-query', 'mysqld-killed-mid-verify', 'server-fails-to-start', 'varlab-killed-and-restarted', 'drop-during-final-restore', 'journal-disk-full', 'disk-full-at-final-save'] as const;
+export const FAULTS = ['ssh-session-killed', 'mysqld-killed-mid-query', 'mysqld-killed-mid-verify', 'server-fails-to-start', 'varlab-killed-and-restarted', 'drop-during-final-restore', 'journal-disk-full', 'disk-full-at-final-save', 'ssh-drop-during-setup'] as const;
 export type Fault = (typeof FAULTS)[number];
 
 export interface FaultRow {
@@ -149,7 +149,7 @@ class Lab {
     return out;
   }
 
-  experiment(name: string, restartsPerCell: number, cells: number): string {
+  experiment(name: string, restartsPerCell: number, cells: number, edit?: TrialPlan['workload']): string {
     const doc: ExperimentDoc = {
       format: 'varlab-experiment',
       version: 3,
@@ -181,9 +181,20 @@ class Lab {
         target: this.env.sshd.target,
       },
     };
+    edit?.(doc.design.workload, name);
     const path = join(this.disk, `${name}.varlab.json`);
     writeFileSync(path, JSON.stringify(doc, null, 2));
     return path;
+  }
+
+  /** Is a statement of this text running on the sandbox server now (its process list, as root over the socket)? */
+  serverRuns(text: string): boolean {
+    try {
+      const sql = `SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '${text.replace(/'/g, "''")}%'`;
+      return execFileSync('mariadb', ['--no-defaults', `--socket=${this.env.profile.socket}`, '-uroot', '-N', '-B', '-e', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '0';
+    } catch {
+      return false;
+    }
   }
 
   run(file: string): Child {
@@ -408,6 +419,8 @@ function check(lab: Lab, file: string, before: Record<string, string>, last: Chi
 interface TrialPlan {
   restartsPerCell: number;
   cells: number;
+  /** Changes to the trial's workload (its database is the trial's own). */
+  workload?: (w: ExperimentDoc['design']['workload'], trial: string) => void;
   /** Injections this trial tries; returns how many it made. Called for each run of the trial in turn. */
   inject(run: Child, nth: number, rand: () => number, want: number): Promise<number>;
 }
@@ -524,6 +537,29 @@ function plans(lab: Lab): Record<Fault, TrialPlan> {
         return 1;
       },
     },
+    'ssh-drop-during-setup': {
+      restartsPerCell: 1,
+      cells: 2,
+      // A setup of its own database that lasts (three SLEEPs), re-runnable, whose skip table is its first
+      // statement; a query that fails unless the setup's rows are all there. The SSH sessions are cut
+      // while a SLEEP of the setup runs: the run reconnects, and must run the setup again whole (a skip
+      // of the half-made table would fail the check query), not end.
+      workload(w, trial) {
+        w.database = `varlab_faults_${trial.replace(/[^a-z0-9]/gi, '_')}`;
+        w.setupSql = 'CREATE TABLE IF NOT EXISTS t (n INT NOT NULL PRIMARY KEY) ENGINE=InnoDB;\nDO SLEEP(0.8);\nDO SLEEP(0.8);\nDO SLEEP(0.8);\nINSERT IGNORE INTO t VALUES (1),(2),(3);\n';
+        w.queries = [{ name: 'whole', sql: 'SELECT IF((SELECT COUNT(*) FROM t) = 3, 1, (SELECT 1 UNION SELECT 2))' }];
+      },
+      async inject(run, nth, rand) {
+        if (nth > 0) return 0;
+        for (const end = Date.now() + 120_000; Date.now() < end && run.proc.exitCode === null; await sleep(50)) {
+          if (run.events.some((e) => e.type === 'log' && e.message.startsWith('setup script ran'))) return 0;
+          if (!lab.serverRuns('DO SLEEP')) continue;
+          await sleep(between(rand, 0, 500));
+          return lab.cutSsh() ? 1 : 0;
+        }
+        return 0;
+      },
+    },
     'disk-full-at-final-save': {
       restartsPerCell: 1,
       cells: 2,
@@ -568,7 +604,7 @@ export async function runFaultSuite(opts: SuiteOptions): Promise<{ rows: FaultRo
         const name = `t${++trialNo}-${fault}`;
         lab.freshHost();
         const before = lab.hostFiles();
-        const file = lab.experiment(name, plan.restartsPerCell, plan.cells);
+        const file = lab.experiment(name, plan.restartsPerCell, plan.cells, plan.workload);
         let injected = 0;
         const hangs: string[] = [];
         let last: Child | null = null;

@@ -50,6 +50,8 @@ const START_FAILURES_IN_A_ROW = 3;
 
 export class RestartProcedure {
   private setupDone = false;
+  /** A setup script was started and did not end (the connection dropped under it). */
+  private setupInterrupted = false;
   /** The read-only account measured queries run as (made after the setup script, once per run). */
   private account: MeasureAccount | null = null;
   private startFailures = 0;
@@ -73,7 +75,12 @@ export class RestartProcedure {
       const conn = ctx.track(await control.connect());
       let setup;
       try {
-        setup = await runSetup(conn, w.database, w.setupSql, w.setupSkipIfTable);
+        // After a setup the connection dropped under, its skip table may be there with half the data:
+        // the script runs again whole (a script that cannot run twice then fails, saying so).
+        const skipIfTable = this.setupInterrupted ? undefined : w.setupSkipIfTable;
+        if (this.setupInterrupted) ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: 'the setup script was interrupted by a lost connection: running it again whole' });
+        setup = await runSetup(conn, w.database, w.setupSql, skipIfTable, () => (this.setupInterrupted = true));
+        this.setupInterrupted = false;
         if (w.kind === 'queries') this.account = await makeMeasureAccount(conn, w.database);
       } finally {
         await ctx.release(conn);

@@ -1,6 +1,7 @@
 // The setup script: run once before the first restart to create and fill the workload's data,
 // skipped when its data is already there.
 import type { Connection } from 'mysql2/promise';
+import { isConnectionLoss } from '../engine/connection.js';
 
 /**
  * Split a script into statements on `;` outside quotes and comments. Done here rather than with
@@ -60,8 +61,8 @@ export interface SetupOutcome {
   ms: number;
 }
 
-/** CREATE DATABASE IF NOT EXISTS, then the script unless `skipIfTable` already exists in the database. */
-export async function runSetup(conn: Connection, database: string, script: string, skipIfTable?: string): Promise<SetupOutcome> {
+/** CREATE DATABASE IF NOT EXISTS, then the script unless `skipIfTable` already exists in the database (`scriptStarts` is told before its first statement). */
+export async function runSetup(conn: Connection, database: string, script: string, skipIfTable?: string, scriptStarts?: () => void): Promise<SetupOutcome> {
   const t0 = Date.now();
   await conn.query(`CREATE DATABASE IF NOT EXISTS ${conn.escapeId(database)}`);
   await conn.query(`USE ${conn.escapeId(database)}`);
@@ -70,10 +71,13 @@ export async function runSetup(conn: Connection, database: string, script: strin
     if (Array.isArray(rows) && rows.length > 0) return { skipped: true, statements: 0, ms: Date.now() - t0 };
   }
   const statements = splitStatements(script);
+  scriptStarts?.();
   for (const [i, sql] of statements.entries()) {
     try {
       await conn.query(sql);
     } catch (e) {
+      // A lost connection is not the statement's fault: the engine reconnects and runs the setup again.
+      if (isConnectionLoss(e)) throw e;
       throw setupFailure(i, statements, (e as Error).message);
     }
   }
