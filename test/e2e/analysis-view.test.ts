@@ -51,15 +51,28 @@ function experiment(): ExperimentDoc {
 const ENTRY = `import { createRoot } from 'react-dom/client';
 import { AnalysisView } from ${appModule('src/browser/views/analysis/AnalysisView.tsx')};
 import { useApp } from ${appModule('src/browser/store/index.ts')};
-const doc = await (await fetch('doc.json')).json();
+const doc = await (await fetch(new URL(location.href).searchParams.get('doc') ?? 'doc.json')).json();
 useApp.getState().load({ doc, path: null, notices: [] } as never);
 (window as unknown as { varlabDoc: () => unknown }).varlabDoc = () => useApp.getState().doc;
 function Root() { const d = useApp((s) => s.doc); return d ? <AnalysisView doc={d} /> : null; }
 createRoot(document.getElementById('root')!).render(<Root />);
 `;
 
+const HOSTS = ['ssh://db1', 'ssh://db2'];
+
+/** The same experiment run on two hosts, the second 4% slower: every restart names its host. */
+function twoHosts(): ExperimentDoc {
+  const doc = experiment();
+  doc.design.target = HOSTS[0];
+  doc.design.targets = HOSTS;
+  doc.results!.restarts = HOSTS.flatMap((host, h) =>
+    doc.results!.restarts.map((r) => ({ ...r, host, queries: r.queries.map((q) => ({ ...q, values: q.values.map((v) => v * (1 + 0.04 * h)) })) })),
+  );
+  return doc;
+}
+
 before(async () => {
-  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()) });
+  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'hosts.json': JSON.stringify(twoHosts()) });
   url = harness.url;
   browser = await launchBrowser();
 });
@@ -69,14 +82,14 @@ after(async () => {
   await harness?.close();
 });
 
-async function open(): Promise<{ page: Page; errors: string[] }> {
+async function open(doc = 'doc.json'): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => {
     if (m.type() === 'error' && !/favicon/.test(m.text())) errors.push(m.text());
   });
-  await page.goto(url);
+  await page.goto(`${url}?doc=${doc}`);
   await page.getByTestId('configurations-table').waitFor({ timeout: 30_000 });
   return { page, errors };
 }
@@ -150,6 +163,23 @@ test('comparisons with a chosen baseline show intervals, and n/a with the reason
   const single = (await rows.filter({ hasText: SINGLE }).first().textContent())!;
   assert.match(single, /n\/a/);
   assert.match((await page.getByTestId('section-comparisons').textContent())!, /n\/a: an interval needs two restarts in each cell \(this cell has 1, the baseline 10\)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('results from two hosts: the baseline menu names the host in each cell, and every comparison has an interval', async () => {
+  const { page, errors } = await open('hosts.json');
+  const base = `aslr=off,ahi=on,host=${HOSTS[0]}`;
+  const offered = await page.getByTestId('analysis-baseline').locator('option').allTextContents();
+  assert.equal(offered.length, 8, offered.join(' | '));
+  assert.ok(offered.every((o) => o.includes(',host=ssh://db')), offered.join(' | '));
+  await page.getByTestId('analysis-baseline').selectOption(base);
+  await page.locator('[data-testid=section-comparisons] h3', { hasText: `Comparisons with ${base}` }).waitFor();
+  const section = (await page.getByTestId('section-comparisons').textContent())!;
+  assert.doesNotMatch(section, /the baseline has no executions/);
+  // The same cell on the other host: 4% slower, an interval that says so.
+  const other = (await page.locator('[data-testid=comparisons-table] tbody tr', { hasText: `aslr=off,ahi=on,host=${HOSTS[1]}` }).first().textContent())!;
+  assert.match(other, /\+[34]\.\d\d %\[\+\d+\.\d\d, \+\d+\.\d\d\] %/);
   assert.deepEqual(errors, []);
   await page.close();
 });

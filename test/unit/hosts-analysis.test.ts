@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { buildPlan, seededRandom } from '../../src/common/plan.js';
-import { exportContext } from '../../src/common/export/context.js';
+import { captionLine, cellsWithResults, exportContext } from '../../src/common/export/context.js';
 import { executionsCsv, restartsCsv, summaryCsv } from '../../src/common/export/csv.js';
 import { markdownReport } from '../../src/common/export/markdown.js';
 import { configurationsFigure, covLevelsFigure, executionsFigure } from '../../src/common/figures/build.js';
@@ -117,4 +117,15 @@ test('the report and the figures of a two-host file: the host a level like any o
   assert.ok(configurationsFigure(ctx).data.length > 0);
   assert.ok(executionsFigure(ctx, ctx.queries[0]).data.length > 0);
   assert.ok(summaryCsv(ctx).split('\n')[0].startsWith('aslr,ahi,host,'));
+});
+
+test('the cells offered as a baseline and the caption name the hosts', () => {
+  const doc = twoHosts();
+  const cells = cellsWithResults(doc);
+  assert.equal(cells.length, 8);
+  assert.deepEqual(cells.slice(0, 2), [`aslr=on,ahi=on,host=${A}`, `aslr=on,ahi=on,host=${B}`]);
+  assert.deepEqual(new Set(cells), new Set(tidyFromExperiment(doc).cells), 'every cell offered is a cell the analysis has');
+  assert.match(captionLine(doc), new RegExp(`· 2 hosts: ${A}, ${B} ·`));
+  delete doc.results!.host;
+  assert.match(captionLine(doc), /2 hosts: /, 'a several-host file has no one host fingerprint: still named');
 });

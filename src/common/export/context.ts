@@ -53,6 +53,9 @@ export function resultsDate(doc: ExperimentDoc): string | null {
 
 export function hostLine(doc: ExperimentDoc): string {
   const h = doc.results?.host;
+  const hosts = resultHosts(doc.design, doc.results?.restarts);
+  // Several hosts: each restart names its own; the caption names them all.
+  if (hosts.length) return `${hosts.length} hosts: ${hosts.join(', ')}`;
   if (!h) return 'host not recorded';
   const server = h.mysqld ? `${h.mysqld.flavor === 'unknown' ? 'mysqld' : h.mysqld.flavor} ${h.mysqld.version}` : 'mysqld version unknown';
   return `${h.cpuModel || 'CPU unknown'} · ${server}`;
@@ -120,6 +123,17 @@ export function contextAround(doc: ExperimentDoc, analysis: Analysis, unitFallba
 }
 
 /** Cells with results in plan order (first factor varying slowest), then any the design does not name. */
+/**
+ * The cells with completed restarts, in plan order (the first is the default baseline): with the host
+ * in each when the results come from several hosts, as the analysis names its cells.
+ */
+export function cellsWithResults(doc: ExperimentDoc): string[] {
+  const restarts = doc.results?.restarts ?? [];
+  const hosts = resultHosts(doc.design, restarts);
+  const ok = [...new Set(restarts.filter((r) => r.status === 'ok').map((r) => hostCell(r.cell, hosts.length ? r.host : undefined)))].sort();
+  return inPlanOrder({ ...doc, design: withHostFactor(doc.design, hosts) }, ok);
+}
+
 export function inPlanOrder(doc: ExperimentDoc, withData: string[]): string[] {
   const planned = expandCells(doc.design).map((c) => c.id);
   const has = new Set(withData);

@@ -5,7 +5,7 @@
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { DEFAULTS, type Adjustment } from '../../../common/stats/index.js';
-import { expandCells } from '../../../common/plan.js';
+import { cellsWithResults } from '../../../common/export/context.js';
 import { NumberField } from '../../components/NumberField.js';
 import { AdjustmentField } from '../../components/AdjustmentField.js';
 import { useApp } from '../../store/index.js';
@@ -63,13 +63,9 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const [queryChoice, setQuery] = useState<string | null>(null);
   const [cellChoice, setCell] = useState<string | null>(null);
 
-  // Cells with results, in plan order (the first is the default baseline).
-  const cellsWithResults = useMemo(() => {
-    const ok = new Set((doc.results?.restarts ?? []).filter((r) => r.status === 'ok').map((r) => r.cell));
-    const planned = expandCells(doc.design).map((c) => c.id);
-    return [...planned.filter((c) => ok.has(c)), ...[...ok].filter((c) => !planned.includes(c)).sort()];
-  }, [doc]);
-  const baseline = baselineChoice !== null && cellsWithResults.includes(baselineChoice) ? baselineChoice : cellsWithResults[0] ?? null;
+  // Cells with results, in plan order (the first is the default baseline), each with its host when there are several.
+  const withResults = useMemo(() => cellsWithResults(doc), [doc]);
+  const baseline = baselineChoice !== null && withResults.includes(baselineChoice) ? baselineChoice : withResults[0] ?? null;
   const usedWarmup = warmup ?? designWarmup;
   const options = { warmup: usedWarmup, alpha, power, targetEffectPct: target, baseline: baseline ?? undefined, adjustment };
   const { analysis, error, busy, where } = useAnalysis(doc, options);
@@ -116,7 +112,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           <label className="field">
             <span>baseline cell</span>
             <select value={baseline ?? ''} onChange={(e) => setBaseline(e.target.value)} data-testid="analysis-baseline">
-              {cellsWithResults.map((c) => (
+              {withResults.map((c) => (
                 <option key={c} value={c}>
                   {c}
                 </option>
