@@ -112,6 +112,25 @@ test('a design edit to a file with results asks; keeping the old results puts th
   docs.dispose();
 });
 
+test('a renamed query or a removed level of a finished file asks too (the old results no longer fit the design): Save never fails on a valid design', async () => {
+  const docs = new DocumentService();
+  for (const edit of [
+    (d: ExperimentDoc) => ({ ...d, design: { ...d.design, workload: { ...d.design.workload, queries: d.design.workload.queries.map((q, i) => (i === 0 ? { ...q, name: 'Q1 renamed' } : q)) } } }),
+    (d: ExperimentDoc) => ({ ...d, design: { ...d.design, factors: d.design.factors.map((f, i) => (i === 0 ? { ...f, levels: f.levels.slice(0, 1) } : f)), excludedCells: [] } }),
+  ]) {
+    const path = file(`grown-${edit.length}-${Math.random().toString(16).slice(2, 8)}`, withResults());
+    const opened = await docs.open(path);
+    // The client's document still holds the old results, which name the old query and cells.
+    await assert.rejects(docs.save({ path, doc: edit(opened.doc), baseRevision: opened.revision }), (e: unknown) => {
+      assert.ok(e instanceof ApiError && e.code === 'results-at-stake', String(e));
+      return true;
+    });
+    await docs.save({ path, doc: edit(opened.doc), baseRevision: opened.revision, choice: 'keep-results-copy' });
+    assert.equal(onDisk(path).results, undefined);
+  }
+  docs.dispose();
+});
+
 test('a design edit is refused while a run writes into the file; labels still go through', async () => {
   const docs = new DocumentService({ busy: async () => 'a run of it is going on (on local)' });
   const path = file('busy', withResults());

@@ -84,7 +84,10 @@ export class DocumentService {
   /** Save a client's document over the file, keeping every measurement on disk unless `choice` says otherwise. */
   async save(args: { path: string; doc: ExperimentDoc; baseRevision?: Revision | null; choice?: SaveChoice }): Promise<SaveResult> {
     const abs = resolve(args.path);
-    assertSavable(args.doc);
+    // The design is checked alone first: results the client still holds may name a query or a level
+    // this edit renamed or removed. Whether those results stay is decided below, and asked.
+    const { results: _held, ...design } = args.doc;
+    assertSavable(design);
     return this.serial(abs, async () => {
       const disk = existsSync(abs) ? await readExperimentFile(abs) : null;
       if (disk && !disk.doc && args.choice !== 'overwrite') {
@@ -120,6 +123,8 @@ export class DocumentService {
           doc = rest;
         }
       }
+      // What is written is checked whole: the results kept are the disk's, with the design they were measured with.
+      assertSavable(doc);
       // The client shows the file it saved from now on (Save As of the quickstart, of a dropped or a
       // new document included): watched like an opened one, so a run's results reach it.
       this.watch(abs);
