@@ -2,7 +2,7 @@
 // builds registered by `varlab sandbox create --build`: two copies of the same mariadbd at two paths
 // (an A/A comparison) and a wrapper script that execs the second copy under `nice` (a handicap). Each
 // build gets its own data directory made by that build; the wrapper is known by the binary it execs;
-// a run of build × AHI records, at every restart, the running build's path, digest and version among
+// a run of build × AHI, attached and detached, records, at every restart, the running build's path, digest and version among
 // the verified facts, in the file, the CSV and the Markdown report; and a build whose binary changed
 // since it was registered fails verification like any tunable.
 import { test, before, after } from 'node:test';
@@ -33,12 +33,13 @@ before(async () => {
   mkdirSync(home);
   for (const b of ['a', 'b', 'w']) mkdirSync(join(dir, b), { mode: 0o755 });
   copyFileSync(MARIADBD, join(dir, 'a', 'mariadbd'));
-  copyFileSync(MARIADBD, join(dir, 'b', 'mariadbd'));
+  // B's binary has a name of its own: the stop before the next start must still find it.
+  copyFileSync(MARIADBD, join(dir, 'b', 'mariadbd-b'));
   chmodSync(join(dir, 'a', 'mariadbd'), 0o755);
-  chmodSync(join(dir, 'b', 'mariadbd'), 0o755);
-  writeFileSync(join(dir, 'w', 'slow'), `#!/bin/sh\nexec nice -n 5 ${join(dir, 'b', 'mariadbd')} "$@"\n`, { mode: 0o755 });
+  chmodSync(join(dir, 'b', 'mariadbd-b'), 0o755);
+  writeFileSync(join(dir, 'w', 'slow'), `#!/bin/sh\nexec nice -n 5 ${join(dir, 'b', 'mariadbd-b')} "$@"\n`, { mode: 0o755 });
   authArgs = ['--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile];
-  const r = varlabSync(['sandbox', 'create', sshd.target, ...authArgs, '--dir', dir, '--build', `A=${join(dir, 'a', 'mariadbd')}`, '--build', `B=${join(dir, 'b', 'mariadbd')}`, '--build', `W=${join(dir, 'w', 'slow')}`, '--json'], home);
+  const r = varlabSync(['sandbox', 'create', sshd.target, ...authArgs, '--dir', dir, '--build', `A=${join(dir, 'a', 'mariadbd')}`, '--build', `B=${join(dir, 'b', 'mariadbd-b')}`, '--build', `W=${join(dir, 'w', 'slow')}`, '--json'], home);
   assert.equal(r.code, 0, r.stderr + r.stdout);
   builds = JSON.parse(readFileSync(join(home, 'profiles.json'), 'utf8'))[sshd.target].builds;
 });
@@ -56,9 +57,9 @@ test('sandbox create --build gives each build its own data directory, made by it
     builds.map((b) => [b.name, b.exe, b.sha256]),
     [
       ['A', join(dir, 'a', 'mariadbd'), sha],
-      ['B', join(dir, 'b', 'mariadbd'), sha],
+      ['B', join(dir, 'b', 'mariadbd-b'), sha],
       // The wrapper is known by the binary it execs, not by the script.
-      ['W', join(dir, 'b', 'mariadbd'), sha],
+      ['W', join(dir, 'b', 'mariadbd-b'), sha],
     ],
   );
   assert.equal(builds[2].mysqld, join(dir, 'w', 'slow'));
@@ -99,6 +100,28 @@ test('a build × AHI run records the running build at every restart, in the file
   for (const r of rows) assert.match(r['observed:build'], new RegExp(`^exe ${builds.find((b) => b.name === r.build)!.exe} sha256 ${sha}`), r.cell);
   const report = readFileSync(join(dir, 'report.md'), 'utf8');
   for (const b of builds) assert.ok(report.includes(`exe ${b.exe} sha256 ${sha}`), report);
+});
+
+test('a detached run of two builds sets up each data directory and records each build at every restart', { timeout: 600_000 }, async () => {
+  const factors = [{ tunable: 'build', levels: ['A', 'W'] }];
+  const file = shortQuickstartCopy(env(), 'builds-detached', { factors, restartsPerCell: 2, repetitions: 2, warmup: 0 }, (d) => {
+    // A data directory of its own for this run's setup: the earlier run's tables are not there.
+    d.design.workload.database = 'varlab_detached';
+  });
+  const started = varlabSync(['run', file, '--detach', ...authArgs], home);
+  assert.equal(started.code, 0, started.stderr + started.stdout);
+  const attached = varlabSync(['attach', file], home);
+  assert.equal(attached.code, 0, attached.stderr);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.equal(doc.results!.restarts.length, 4);
+  for (const r of doc.results!.restarts) {
+    assert.equal(r.status, 'ok', r.reason);
+    const b = builds.find((x) => r.cell === `build=${x.name}`)!;
+    const check = r.checks.find((c) => c.tunable === 'build');
+    assert.equal(check?.ok, true, JSON.stringify(check));
+    assert.match(check!.observed, new RegExp(`^exe ${b.exe} sha256 ${sha}; \\d+\\.\\d+\\.\\d+-MariaDB`));
+  }
+  for (const name of ['A', 'W']) assert.ok(existsSync(join(builds.find((b) => b.name === name)!.datadir, 'varlab_detached')), `build ${name} was set up`);
 });
 
 test('a build whose binary changed since it was registered fails verification', { timeout: 300_000 }, async () => {

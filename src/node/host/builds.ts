@@ -75,22 +75,24 @@ export function unlearned(b: BuildPlan, datadir: string): Build {
  * runs. A wrapper script is known by the binary it execs. The server is stopped afterwards.
  */
 export async function learnBuilds(session: TargetSession, profile: ServerProfile): Promise<Build[]> {
-  const control = createServerControl(session, profile);
+  // Each build learned goes into the profile at once: the next start's stop step knows its executable.
+  const builds = [...(profile.builds ?? [])];
+  const p: ServerProfile = { ...profile, builds };
+  const control = createServerControl(session, p);
   const host = await control.host();
-  const out: Build[] = [];
   try {
-    for (const b of profile.builds ?? []) {
-      const proc = restartProcedure({ profile, factors: [{ tunable: 'build', levels: [b.name] }], levels: { build: b.name }, host });
+    for (const [i, b] of builds.entries()) {
+      const proc = restartProcedure({ profile: p, factors: [{ tunable: 'build', levels: [b.name] }], levels: { build: b.name }, host });
       const started = await control.run(proc);
       const live = parseExe(started.facts.exe);
       if (!live?.sha256) throw new ApiError('internal', `build ${b.name} started (pid ${started.pid}) but its executable could not be read on ${session.target}: ${JSON.stringify(started.facts.exe ?? null)}`);
       assertProfilePath(`the executable of build ${b.name}`, live.exe);
-      out.push({ ...b, exe: live.exe, sha256: live.sha256, version: versionText(started.facts) });
+      builds[i] = { ...b, exe: live.exe, sha256: live.sha256, version: versionText(started.facts) };
     }
   } finally {
     await control.stop();
   }
-  return out;
+  return builds;
 }
 
 /** One line per build for people: name, what runs, version. */

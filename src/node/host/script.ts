@@ -133,8 +133,10 @@ function stopText(p: ServerProfile, s: Extract<RestartStep, { kind: 'stop' }>): 
   return [
     `pid=$(cat ${q(pidFileOf(p))} 2>/dev/null)`,
     `case "$pid" in ''|*[!0-9]*) pid= ;; esac`,
-    // Only a mysqld is signalled: a stale pid file may name another process by now.
-    `if [ -n "$pid" ] && alive "$pid"; then case "$(cat "/proc/$pid/comm" 2>/dev/null)" in mysqld|mariadbd|mysqld-debug|mariadbd-debug) ;; *) pid= ;; esac; else pid=; fi`,
+    // Only a mysqld is signalled: a stale pid file may name another process by now. A registered
+    // build whose binary has another name (mysqld-8.0.36) is known by its executable.
+    ...(p.builds?.length ? [`exes=${q(p.builds.map((b) => b.exe).join('\n'))}`] : ['exes=']),
+    `if [ -n "$pid" ] && alive "$pid"; then case "$(cat "/proc/$pid/comm" 2>/dev/null)" in mysqld|mariadbd|mysqld-debug|mariadbd-debug) ;; *) [ -n "$exes" ] && printf '%s\\n' "$exes" | grep -qxF -- "$(readlink "/proc/$pid/exe" 2>/dev/null)" || pid= ;; esac; else pid=; fi`,
     `if [ -n "$pid" ]; then`,
     `  kill -TERM "$pid" || fail stop "cannot signal mysqld (pid $pid)"`,
     `  i=0; while alive "$pid"; do i=$((i+1)); [ $i -gt ${s.timeoutS * 20} ] && fail stop "mysqld (pid $pid) still running ${s.timeoutS} s after SIGTERM"; nap; done`,
