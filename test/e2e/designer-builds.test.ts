@@ -1,0 +1,64 @@
+// The build factor in headless Chromium against the real browser-mode backend: with two builds
+// registered for the quickstart's host (as `varlab sandbox create local --build …` leaves them in the
+// registry), the Designer offers "Server build" with those builds as its levels, both switched on, and
+// the grid doubles; the Hosts view lists the builds and what each runs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HostProfile } from '../../src/common/api.js';
+import { appForTests, openQuickstart, pageProblems } from './support.js';
+
+const env = appForTests();
+const SHA = '0123456789abcdef'.repeat(4);
+
+/** Two builds registered for `local`, the quickstart's target: what a sandbox create with --build registers. */
+function registerBuilds(home: string): void {
+  const profile: HostProfile = {
+    kind: 'direct',
+    mysqld: '/usr/sbin/mariadbd',
+    datadir: '/var/tmp/varlab-sandbox-0123abcd/data',
+    socket: '/var/tmp/varlab-sandbox-0123abcd/mysqld.sock',
+    port: 23306,
+    user: 'root',
+    extraArgs: [],
+    sudo: false,
+    sandboxDir: '/var/tmp/varlab-sandbox-0123abcd',
+    builds: [
+      { name: 'base', mysqld: '/opt/base/bin/mariadbd', datadir: '/var/tmp/varlab-sandbox-0123abcd/data-base', exe: '/opt/base/bin/mariadbd', sha256: SHA, version: '10.11.19-MariaDB (Debian 12)' },
+      { name: 'patched', mysqld: '/opt/patched/run.sh', datadir: '/var/tmp/varlab-sandbox-0123abcd/data-patched', exe: '/opt/patched/bin/mariadbd', sha256: SHA, version: '10.11.19-MariaDB (patched)' },
+    ],
+  };
+  writeFileSync(join(home, 'profiles.json'), JSON.stringify({ local: profile }));
+}
+
+test("the Designer offers the host's registered builds as the levels of a build factor", async () => {
+  registerBuilds(env.app.home);
+  const page = await env.open();
+  await openQuickstart(page);
+  assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells');
+  await page.getByTestId('add-factor').selectOption({ label: 'Server build' });
+  const factor = page.locator('[data-testid=factor][data-factor=build]');
+  await factor.waitFor();
+  await factor.locator('[data-testid=level-chip][data-level=patched]').waitFor();
+  const chips = await factor.getByTestId('level-chip').evaluateAll((cs) => cs.map((c) => [c.getAttribute('data-level'), c.getAttribute('aria-pressed')]));
+  assert.deepEqual(chips, [
+    ['base', 'true'],
+    ['patched', 'true'],
+  ]);
+  assert.equal(await page.getByTestId('cell-count').innerText(), '32 cells');
+  await page.screenshot({ path: join(env.app.dir, 'designer-builds.png'), fullPage: true });
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'designer-builds.png'), fullPage: true });
+  // Switching one off leaves the other; the level that is not registered cannot be typed in as a shell word.
+  await factor.locator('[data-testid=level-chip][data-level=patched]').click();
+  assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells');
+  await factor.getByTestId('custom-level').fill('x;reboot');
+  assert.match(await factor.getByTestId('factor-problem').innerText(), /not valid for Server build/);
+
+  await page.getByTestId('nav-hosts').click();
+  const summary = await page.getByTestId('host-profile').innerText();
+  assert.match(summary, /patched: \/opt\/patched\/run\.sh \(runs \/opt\/patched\/bin\/mariadbd\), 10\.11\.19-MariaDB \(patched\)/);
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'hosts-builds.png'), fullPage: true });
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
