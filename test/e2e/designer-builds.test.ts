@@ -37,7 +37,9 @@ test("the Designer offers the host's registered builds as the levels of a build 
   const page = await env.open();
   await openQuickstart(page);
   assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells');
-  await page.getByTestId('add-factor').selectOption({ label: 'Server build' });
+  // The builds are asked of the backend: the choice says how many it found.
+  await page.locator('[data-testid=add-factor] option', { hasText: 'Server build (2 registered for this host)' }).waitFor({ state: 'attached' });
+  await page.getByTestId('add-factor').selectOption({ label: 'Server build (2 registered for this host)' });
   const factor = page.locator('[data-testid=factor][data-factor=build]');
   await factor.waitFor();
   await factor.locator('[data-testid=level-chip][data-level=patched]').waitFor();

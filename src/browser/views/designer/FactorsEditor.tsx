@@ -178,7 +178,7 @@ export function FactorsEditor({ design, problems }: { design: Design; problems: 
           <option value="">choose a tunable…</option>
           {addable.map((t) => (
             <option key={t.id} value={t.id} title={t.help}>
-              {t.label}
+              {t.id === 'build' ? `${t.label} (${builds.length || 'none'} registered for this host)` : t.label}
             </option>
           ))}
         </select>
