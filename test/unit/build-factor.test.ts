@@ -102,6 +102,8 @@ test('a file that carries builds validates, and its consent names every binary t
   assert.match(p.summary, /\/opt\/w\/slow\.sh is not called mysqld or mariadbd: a custom start wrapper/);
   doc.design.serverProfile.builds = [{ ...builds[0], datadir: 'relative' }];
   assert.match(checkExperiment(doc).problems.join('\n'), /design\.serverProfile\.builds\[0\]\.datadir/);
+  doc.design.serverProfile.builds = [{ ...builds[0], datadir: '/srv/sb/../../etc' }];
+  assert.match(checkExperiment(doc).problems.join('\n'), /design\.serverProfile\.builds: build A datadir: expected an absolute path without control characters or \.\./);
 });
 
 test('the Designer offers the registered builds as the levels of the build factor', () => {
