@@ -278,6 +278,8 @@ export interface SandboxRequest {
   options?: string[];
   /** Remove the target's sandbox (or forget its registered server) first. */
   replace?: boolean;
+  /** Server builds NAME=PATH (binary, wrapper script or installation directory), each with its own data directory. */
+  builds?: string[];
 }
 
 /** A restart of the registered server with no factor, its own options read back, then stopped. */

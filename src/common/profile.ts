@@ -1,7 +1,8 @@
 // Server profiles: what makes one safe to turn into commands, and the server options it starts
 // mysqld with, read back on the live server like the factors are.
 import { ApiError } from './api.js';
-import type { ServerProfile } from './experiment/types.js';
+import type { Build, ServerProfile } from './experiment/types.js';
+import { BUILD_NAME } from './tunables/build.js';
 
 // A profile follows the experiment file's own rules (experiment.schema.json, serverProfile), wherever
 // it comes from: a registered one is written into the design a run saves, so a path the file could not
@@ -65,6 +66,35 @@ export function checkProfile(p: ServerProfile): void {
   if (p.osUser !== undefined && !OS_USER.test(p.osUser)) throw new ApiError('invalid-argument', `server profile osUser ${JSON.stringify(p.osUser)} is not a valid user name`);
   for (const a of p.extraArgs) if (!OPTION.test(a)) throw new ApiError('invalid-argument', `server profile extraArgs: ${JSON.stringify(a)} is not a --option or --option=value`);
   if (p.kind === 'systemd' && !(p.service && UNIT.test(p.service))) throw new ApiError('invalid-argument', `server profile service: expected a systemd unit name, got ${JSON.stringify(p.service ?? '')}`);
+  if (p.builds !== undefined) checkBuilds(p.builds, p.datadir);
+}
+
+/** Builds as a profile holds them: valid names and paths, each name and each data directory once. */
+export function checkBuilds(builds: Build[], profileDatadir?: string): void {
+  if (!Array.isArray(builds) || builds.length > 32) throw new ApiError('invalid-argument', 'server profile builds: expected a list of at most 32 builds');
+  const names = new Set<string>();
+  const dirs = new Set<string>(profileDatadir ? [profileDatadir] : []);
+  for (const b of builds) {
+    if (typeof b?.name !== 'string' || !BUILD_NAME.test(b.name)) throw new ApiError('invalid-argument', `server profile build name ${JSON.stringify(b?.name)}: expected letters, digits, _ . - (at most 32)`);
+    for (const k of ['mysqld', 'datadir', 'exe'] as const) assertProfilePath(`build ${b.name} ${k}`, b[k]);
+    if (b.basedir !== undefined) assertProfilePath(`build ${b.name} basedir`, b.basedir);
+    if (!/^[0-9a-f]{64}$/.test(b.sha256)) throw new ApiError('invalid-argument', `build ${b.name} sha256: expected 64 hex digits`);
+    if (names.has(b.name)) throw new ApiError('invalid-argument', `build ${b.name} is named twice`);
+    // An older server cannot open a newer one's files: two builds never share a data directory.
+    if (dirs.has(b.datadir)) throw new ApiError('invalid-argument', `build ${b.name}: the data directory ${b.datadir} is already another build's (or the profile's)`);
+    names.add(b.name);
+    dirs.add(b.datadir);
+  }
+}
+
+/** `NAME=PATH` of `--build`: the name and the binary or basedir, refused with what is wrong. */
+export function buildFromSetting(setting: string): { name: string; path: string } {
+  const i = setting.indexOf('=');
+  const name = i > 0 ? setting.slice(0, i) : '';
+  const path = i > 0 ? setting.slice(i + 1).replace(/(.)\/+$/, '$1') : '';
+  if (!BUILD_NAME.test(name)) throw new ApiError('invalid-argument', `--build ${JSON.stringify(setting)}: expected NAME=PATH, NAME of letters, digits, _ . - (at most 32)`);
+  assertProfilePath(`--build ${name}`, path);
+  return { name, path };
 }
 
 export const pidFileOf = (p: ServerProfile) => p.pidFile ?? `${p.datadir.replace(/\/$/, '')}/mysqld.pid`;

@@ -3,7 +3,7 @@
 // runner compiles it: all from this one list. The host layer turns the target steps (stop … the
 // facts of verify) into one shell script per restart (src/node/host/script.ts).
 import { ApiError } from './api.js';
-import type { Factor, ServerProfile, TunableCheck } from './experiment/types.js';
+import type { Build, Factor, ServerProfile, TunableCheck } from './experiment/types.js';
 import type { HostFingerprint } from './host.js';
 import { factorKey } from './plan.js';
 import { checkProfile, profileOptions, type ProfileOption } from './profile.js';
@@ -18,6 +18,9 @@ export interface StartWrapper {
   /** Start under `setarch ARCH -R`: the probed architecture. */
   setarch?: string;
 }
+
+/** The binary and data directory a restart starts when a build factor chose them. */
+export type StartServer = NonNullable<Contribution['server']>;
 
 /** One factor of the cell with its level and what it is. */
 export interface CellFactor {
@@ -35,7 +38,8 @@ export type RestartStep =
   /** Save a host file's original in the restore record, then write the level's value. */
   | { kind: 'set'; tunable: string; file: HostFile; value: string }
   | { kind: 'drop-caches' }
-  | { kind: 'start'; via: 'direct' | 'systemd'; wrapper: StartWrapper; options: string[] }
+  /** server: the build this restart starts (its binary on its own data directory), else the profile's mysqld. */
+  | { kind: 'start'; via: 'direct' | 'systemd'; wrapper: StartWrapper; options: string[]; server?: StartServer }
   /** Wait on the target until mysqld listens (or has died), without a round trip per poll. */
   | { kind: 'wait-ready'; timeoutS: number }
   /** Read the facts (process and host files on the target, variables on the server) and judge each level. */
@@ -54,6 +58,8 @@ export const onTarget = (f: Fact) => f.kind !== 'variable';
 export interface RestartProcedure {
   levels: Record<string, string>;
   cell: CellFactor[];
+  /** The profile's registered builds, which a build level is judged against. */
+  builds?: Build[];
   steps: RestartStep[];
 }
 
@@ -71,7 +77,7 @@ export interface ProcedureInput {
 }
 
 /** Match each factor with its level and kind, validating every level before it can reach a shell. */
-export function cellFactors(factors: Factor[], levels: Record<string, string>, host?: HostFingerprint): CellFactor[] {
+export function cellFactors(factors: Factor[], levels: Record<string, string>, host?: HostFingerprint, builds?: Build[]): CellFactor[] {
   return factors.map((factor) => {
     const key = factorKey(factor);
     const level = levels[key];
@@ -87,22 +93,23 @@ export function cellFactors(factors: Factor[], levels: Record<string, string>, h
       }
     }
     if (host && kind.kind === 'tunable') {
-      const why = kind.unavailable?.(level, host);
+      const why = kind.unavailable?.(level, host, { name: factor.name, host, builds });
       if (why) throw new ApiError('unsupported', `factor ${key}=${level} cannot run on ${host.target}: ${why}`);
     }
     return { key, factor, level, kind };
   });
 }
 
-const ctxOf = (c: CellFactor, host: HostFingerprint): LevelContext => ({ name: c.factor.name, host });
+const ctxOf = (c: CellFactor, host: HostFingerprint, builds?: Build[]): LevelContext => ({ name: c.factor.name, host, ...(builds ? { builds } : {}) });
 
 /** The restart procedure for one cell on one host: computed once, then run, shown or compiled. */
 export function restartProcedure(input: ProcedureInput): RestartProcedure {
   const { profile, host } = input;
   checkProfile(profile);
-  const cell = cellFactors(input.factors, input.levels, host);
+  const builds = profile.builds;
+  const cell = cellFactors(input.factors, input.levels, host, builds);
   const tunables = cell.filter((c): c is CellFactor & { kind: Tunable } => c.kind.kind === 'tunable');
-  const parts: Contribution[] = tunables.map((c) => c.kind.contribute(c.level, ctxOf(c, host)));
+  const parts: Contribution[] = tunables.map((c) => c.kind.contribute(c.level, ctxOf(c, host, builds)));
   const steps: RestartStep[] = [];
   if (profile.kind === 'direct') steps.push({ kind: 'stop', via: 'signal', timeoutS: input.stopTimeoutS ?? 600 });
   // A host-wide tunable at its neutral level puts back what an earlier cell changed.
@@ -125,17 +132,20 @@ export function restartProcedure(input: ProcedureInput): RestartProcedure {
     if (!host.arch) throw new ApiError('unsupported', `ASLR off needs the architecture of ${host.target} for setarch, and the probe did not find it`);
     wrapper.setarch = host.arch;
   }
-  steps.push({ kind: 'start', via: profile.kind === 'systemd' ? 'systemd' : 'direct', wrapper, options: parts.flatMap((p) => p.options ?? []) });
+  const servers = parts.flatMap((p) => (p.server ? [p.server] : []));
+  if (servers.length > 1) throw new ApiError('invalid-argument', `a restart starts one server build; this cell names ${servers.map((x) => x.name).join(' and ')}`);
+  if (servers.length && profile.kind === 'systemd') throw new ApiError('unsupported', `a build factor needs a server varlab starts itself; the profile for ${host.target} is the systemd unit ${profile.service}`);
+  steps.push({ kind: 'start', via: profile.kind === 'systemd' ? 'systemd' : 'direct', wrapper, options: parts.flatMap((p) => p.options ?? []), ...(servers.length ? { server: servers[0] } : {}) });
   steps.push({ kind: 'wait-ready', timeoutS: input.startTimeoutS ?? 300 });
   // The facts every level needs, each once, and the profile's own options (not those a factor sets).
   const facts = new Map<string, Fact>();
-  for (const c of tunables) for (const f of c.kind.facts(c.level, ctxOf(c, host))) facts.set(factKey(f), f);
+  for (const c of tunables) for (const f of c.kind.facts(c.level, ctxOf(c, host, builds))) facts.set(factKey(f), f);
   const factorVariables = new Set([...facts.values()].filter((f) => f.kind === 'variable').map((f) => (f as { name: string }).name));
   const options = profileOptions(profile).filter((o) => !factorVariables.has(o.variable));
   steps.push({ kind: 'verify', facts: [...facts.values()], options });
   if (cell.some((c) => c.kind.kind === 'step' && c.kind.step(c.level) === 'preload')) steps.push({ kind: 'preload', schemas: input.schemas ?? [] });
   if (input.workload) steps.push({ kind: 'workload' });
-  return { levels: { ...input.levels }, cell, steps };
+  return { levels: { ...input.levels }, cell, steps, ...(builds ? { builds } : {}) };
 }
 
 /** Judge every factor of the cell from the facts read after the start (pure: the same everywhere). */
@@ -144,7 +154,7 @@ export function verifyCell(proc: RestartProcedure, facts: Record<string, string 
   for (const c of proc.cell) {
     if (c.kind.kind !== 'tunable') continue;
     try {
-      const v = c.kind.verify(c.level, facts, ctxOf(c, host));
+      const v = c.kind.verify(c.level, facts, ctxOf(c, host, proc.builds));
       out.push({ tunable: c.factor.tunable, level: c.level, ok: v.ok, observed: v.observed });
     } catch (e) {
       out.push({ tunable: c.factor.tunable, level: c.level, ok: false, observed: `could not verify: ${(e as Error).message}` });
@@ -159,6 +169,9 @@ export function verifyFailure(checks: TunableCheck[]): string | null {
   return failed.length ? failed.map((c) => `${c.tunable}=${c.level} not in effect (observed ${c.observed})`).join('; ') : null;
 }
 
+/** What a fact read on the target is, for people. */
+export const factLabel = (f: Fact): string => (f.kind === 'file' ? f.file.path : f.kind === 'exe' ? '/proc/PID/exe and its sha256' : f.kind);
+
 /** One line for people: what a step does (the dry run's comments, the Hosts view). */
 export function describeStep(s: RestartStep): string {
   switch (s.kind) {
@@ -172,13 +185,14 @@ export function describeStep(s: RestartStep): string {
       return 'drop the page cache';
     case 'start': {
       const w = [s.wrapper.preload && `LD_PRELOAD ${s.wrapper.preload}`, s.wrapper.numactl.length && `numactl ${s.wrapper.numactl.join(' ')}`, s.wrapper.taskset && `taskset -c ${s.wrapper.taskset}`, s.wrapper.setarch && `setarch ${s.wrapper.setarch} -R`].filter(Boolean);
-      return `${s.via === 'systemd' ? 'write the systemd drop-in and restart the service' : 'start mysqld'}${w.length ? ` through ${w.join(', ')}` : ''}`;
+      const what = s.via === 'systemd' ? 'write the systemd drop-in and restart the service' : s.server ? `start build ${s.server.name} (${s.server.mysqld}, data directory ${s.server.datadir})` : 'start mysqld';
+      return `${what}${w.length ? ` through ${w.join(', ')}` : ''}`;
     }
     case 'wait-ready':
       return `wait until mysqld listens (at most ${s.timeoutS} s), on the target`;
     case 'verify': {
       const vars = [...s.facts.filter((f) => f.kind === 'variable').map((f) => (f as { name: string }).name), ...s.options.map((o) => o.variable)];
-      const here = s.facts.filter(onTarget).map((f) => (f.kind === 'file' ? f.file.path : f.kind));
+      const here = s.facts.filter(onTarget).map(factLabel);
       return `read back ${[...here, ...(vars.length ? [`SHOW GLOBAL VARIABLES ${vars.join(', ')}`] : [])].join('; ') || 'nothing (no tunable to verify)'}`;
     }
     case 'preload':

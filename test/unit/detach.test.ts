@@ -114,6 +114,8 @@ test('the runner is one POSIX sh script compiled from the restart procedures: ea
   const uses = runner.text.split('\n').filter((l) => l.includes('$MPW') || l.includes('${MPW}'));
   assert.deepEqual(uses.map((l) => l.trim().replace(/^(msql\(\) \{ MYSQL_PWD="\$MPW").*/, '$1')), [
     'msql() { MYSQL_PWD="$MPW"',
+    // Made once per runner: every build's data directory gets the account with the same password.
+    `[ -n "$MPW" ] || MPW=$(od -An -N18 -tx1 /dev/urandom | tr -d ' \\n'); export MPW`,
     `[ -n "$MPW" ] || finish failed msg "$(printf '%s' "no random password for the measurement account (/dev/urandom)" | b64)"`,
   ]);
   assert.match(runner.text, /awk '\{ gsub\(\/@@varlab_password@@\/, ENVIRON\["MPW"\]\); print \}' < "\$DIR\/account-\$acct.sql"/);

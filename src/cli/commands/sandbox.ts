@@ -1,14 +1,15 @@
 import { tunable, VARIABLE_NAME } from '../../common/catalog.js';
 import type { Factor } from '../../common/experiment/types.js';
-import { assertProfilePath, assertSandboxParent, optionFromSetting, SIZE_OPTION } from '../../common/profile.js';
+import { assertProfilePath, assertSandboxParent, buildFromSetting, optionFromSetting, SIZE_OPTION } from '../../common/profile.js';
 import { cellFactors } from '../../common/restart.js';
+import { describeBuilds } from '../../node/host/builds.js';
 import { createServerControl, createSandbox, openTarget, planSandbox, procedureText, removeSandbox, sandboxProfile, type SandboxOptions, type TargetSession } from '../../node/host/index.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
 import { hostFailure, TARGET_OPTIONS, targetAuth } from './probe.js';
 
 const USAGE =
-  'varlab sandbox create TARGET [--dir DIR] [--port N] [--mysqld PATH] [--buffer-pool SIZE] [--set-option NAME=VALUE ...] [--replace] [--dry-run] [--json]\n' +
+  'varlab sandbox create TARGET [--dir DIR] [--port N] [--mysqld PATH] [--buffer-pool SIZE] [--set-option NAME=VALUE ...] [--build NAME=PATH ...] [--replace] [--dry-run] [--json]\n' +
   'varlab sandbox start  TARGET [--set FACTOR=LEVEL ...] [--dry-run] [--json]\n' +
   'varlab sandbox stop   TARGET\n' +
   'varlab sandbox remove TARGET\n\n' +
@@ -25,6 +26,9 @@ const USAGE =
   '--port N                TCP port (default: a random free one from 20000)\n' +
   '--buffer-pool SIZE      innodb_buffer_pool_size, e.g. 512M or 2G (default 128M)\n' +
   '--set-option NAME=VALUE a server option set at every start, e.g. innodb_flush_method=O_DIRECT (repeatable)\n' +
+  '--build NAME=PATH       a server build: a mysqld/mariadbd binary, a script that execs one, or an installation\n' +
+  '                        directory (repeatable). Each gets its own data directory, made by that build, and is\n' +
+  '                        started once to register what it runs; the levels of the factor `build` are the NAMEs\n' +
   '--replace               remove the target\'s sandbox (or forget its registered server) first\n' +
   '--dry-run               print what would run on the target, run nothing\n' +
   '--identity KEY, --known-hosts FILE, --accept-new   as for `varlab probe`';
@@ -72,6 +76,7 @@ export const sandbox: Command = {
       mysqld: { type: 'string' },
       'buffer-pool': { type: 'string' },
       'set-option': { type: 'string', multiple: true },
+      build: { type: 'string', multiple: true },
       replace: { type: 'boolean' },
       set: { type: 'string', multiple: true },
       'dry-run': { type: 'boolean' },
@@ -90,10 +95,12 @@ export const sandbox: Command = {
           bufferPool: values['buffer-pool'],
           options: values['set-option'],
           replace: values.replace === true,
+          builds: values.build,
         };
         // Bad sizes and options are refused before anything connects.
         try {
           for (const o of opts.options ?? []) optionFromSetting(o);
+          for (const b of opts.builds ?? []) buildFromSetting(b);
           if (opts.parent !== undefined) assertSandboxParent('--dir', opts.parent);
           if (opts.mysqld !== undefined) assertProfilePath('--mysqld', opts.mysqld);
           if (opts.bufferPool !== undefined && !SIZE_OPTION.test(opts.bufferPool)) throw new Error(`--buffer-pool ${JSON.stringify(opts.bufferPool)}: expected a size such as 512M or 2G`);
@@ -112,6 +119,7 @@ export const sandbox: Command = {
             if (replaced) io.out(replaced.sandboxDir ? `removed the old sandbox ${replaced.sandboxDir}` : `forgot the registered server (datadir ${replaced.datadir}; its data is left alone)`);
             io.out(`${reused ? 'reusing the sandbox' : 'sandbox'} on ${target}: ${profile.sandboxDir} (${profile.mysqld}, port ${profile.port}, socket ${profile.socket})`);
             io.out(`server options: ${profile.extraArgs.join(' ')}`);
+            for (const line of describeBuilds(profile.builds ?? [])) io.out(line);
             io.out(`${reused ? 'already registered' : 'registered'} as the server profile for ${target}`);
           }
           return 0;

@@ -6,7 +6,7 @@ import { levelProblem, tunable } from '../catalog.js';
 import { expandCells, factorKey } from '../plan.js';
 import { refusedVariableMessage } from '../tunables/variables.js';
 import { targetProblem } from '../target.js';
-import { pathProblem, PROFILE_PATH_FIELDS } from '../profile.js';
+import { checkBuilds, pathProblem, PROFILE_PATH_FIELDS } from '../profile.js';
 import { cellCount, count, DEFAULT_LIMITS, RAISE_CELLS, RAISE_RESTARTS, type ExperimentLimits } from './limits.js';
 import type { Design } from './types.js';
 
@@ -69,6 +69,15 @@ export function designProblems(d: Design, limits: ExperimentLimits = DEFAULT_LIM
     const path = d.serverProfile?.[field];
     const problem = typeof path === 'string' ? pathProblem(path) : null;
     if (problem) p[`design.serverProfile.${field}`] = problem;
+  }
+  // A file's builds as a run would take them: paths without .., names and data directories once each.
+  const builds = d.serverProfile?.builds;
+  if (Array.isArray(builds)) {
+    try {
+      checkBuilds(builds, d.serverProfile?.datadir);
+    } catch (e) {
+      p['design.serverProfile.builds'] = (e as Error).message;
+    }
   }
   if (d.targets !== undefined) {
     const seen = new Set<string>();

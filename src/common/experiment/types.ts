@@ -110,6 +110,30 @@ export interface ServerProfile {
   service?: string;
   /** Prefix commands that need root with `sudo -n`. */
   sudo: boolean;
+  /** Server builds registered on this target: the levels of the `build` factor. */
+  builds?: Build[];
+}
+
+/**
+ * A server build registered on a target: a mysqld/mariadbd binary (or a wrapper script that execs
+ * one) with its own data directory, made by that build. `exe` and `sha256` are what its live
+ * process was seen to run when it was registered; every restart of the build is held to them.
+ */
+export interface Build {
+  /** The level that names it: letters, digits, _ . - */
+  name: string;
+  /** What is started: the binary, or a script that execs it. */
+  mysqld: string;
+  /** The installation directory it came from (`--build NAME=BASEDIR`), passed as --basedir. */
+  basedir?: string;
+  /** Its own data directory: two builds never share one. */
+  datadir: string;
+  /** The resolved /proc/PID/exe of its live process when it was registered. */
+  exe: string;
+  /** sha256 of that executable's content. */
+  sha256: string;
+  /** `@@version (@@version_comment)` when it was registered. */
+  version?: string;
 }
 
 /** A timing is taken where the server offers it; the source says where it came from. */

@@ -53,6 +53,7 @@ function designSection(ctx: ExportContext): string[] {
     lines.push(`- Restarts run: ${results.restarts.length}${failed.length ? ` (${failed.length} not counted: ${failed.map((r) => `#${r.seq} ${r.status}${r.reason ? ` (${r.reason})` : ''}`).join('; ')})` : ''}${span}`);
     const options = serverOptionsLine(results.restarts);
     if (options) lines.push(options);
+    lines.push(...buildLines(results.restarts));
     if (results.timerNote) lines.push(`- Timer: ${results.timerNote}`);
     const sources = [...new Set(results.restarts.flatMap((r) => r.queries.map((q) => q.source)))];
     if (sources.length) lines.push(`- Timing source: ${sources.join(', ')}; unit: ${ctx.unit || 'unknown'}`);
@@ -78,6 +79,29 @@ function serverOptionsLine(restarts: RestartResult[]): string | null {
   if (!seen.size) return null;
   const each = [...seen].map(([name, s]) => `${code(`${name}=${s.level}`)} ${s.ok === s.read ? `verified at all ${s.read} restarts` : `verified at ${s.ok} of ${s.read} restarts (not in effect ${s.off.join('; ')})`}`);
   return `- Server options of the profile, read back on the live server: ${each.join(', ')}`;
+}
+
+/**
+ * What each server build ran as, read on the live process at every restart: its executable, the
+ * digest of it and the version, each distinct reading once, and whether every restart was verified.
+ */
+function buildLines(restarts: RestartResult[]): string[] {
+  const seen = new Map<string, { read: number; ok: number; observed: string[] }>();
+  for (const r of restarts) {
+    for (const c of r.checks) {
+      if (c.tunable !== 'build') continue;
+      const s = seen.get(c.level) ?? { read: 0, ok: 0, observed: [] };
+      s.read++;
+      if (c.ok) s.ok++;
+      if (!s.observed.includes(c.observed)) s.observed.push(c.observed);
+      seen.set(c.level, s);
+    }
+  }
+  if (!seen.size) return [];
+  return [
+    '- Server builds, read on the live process at every restart:',
+    ...[...seen].map(([level, s]) => `  - ${code(`build=${level}`)}: ${s.observed.map(code).join('; ')} (${s.ok === s.read ? `verified at all ${s.read} restarts` : `verified at ${s.ok} of ${s.read} restarts`})`),
+  ];
 }
 
 function hostSection(ctx: ExportContext): string[] {

@@ -1,6 +1,7 @@
 // Every factor kind varlab knows, one object each: the designer's catalog, the validator, the
 // restart procedure and the verification all read this list and nothing else.
 import type { HostFingerprint } from '../host.js';
+import { build } from './build.js';
 import { refusedOptionText } from './variables.js';
 import type { Contribution, Fact, FactorKind, Facts, HostFile, LevelContext, StepFactor, Tunable, Verdict } from './types.js';
 
@@ -421,7 +422,7 @@ export const variable = startupVariable(
 );
 
 /** Every factor kind, in the order the designer lists them. */
-export const REGISTRY: FactorKind[] = [aslr, ahi, preload, numa, cpubind, governor, turbo, thp, allocator, oldBlocksTime, bpLoad, dropcaches, variable];
+export const REGISTRY: FactorKind[] = [build, aslr, ahi, preload, numa, cpubind, governor, turbo, thp, allocator, oldBlocksTime, bpLoad, dropcaches, variable];
 
 export function factorKind(id: string): FactorKind | undefined {
   return REGISTRY.find((t) => t.id === id);

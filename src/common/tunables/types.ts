@@ -3,6 +3,7 @@
 // host files it restores. Pure data and functions: the designer, the validator, the dry run and the
 // run all use the same objects. Turning a contribution into shell text is the host layer's job
 // (src/node/host/script.ts); reading the facts on the target is too.
+import type { Build } from '../experiment/types.js';
 import type { HostFingerprint } from '../host.js';
 
 /** What the designer shows and the validator checks: the part of a factor kind every layer needs. */
@@ -47,7 +48,8 @@ export type Fact =
   | { kind: 'numa' } // policy counts of /proc/PID/numa_maps: `policy count` per line
   | { kind: 'allocators' } // jemalloc/tcmalloc libraries mapped in /proc/PID/maps, one per line
   | { kind: 'file'; file: HostFile } // a host file's value(s), one per line
-  | { kind: 'variable'; name: string }; // a global server variable (SHOW GLOBAL VARIABLES)
+  | { kind: 'variable'; name: string } // a global server variable (SHOW GLOBAL VARIABLES)
+  | { kind: 'exe' }; // sha256 and resolved path of /proc/PID/exe: `HEX /path`
 
 export const factKey = (f: Fact): string => (f.kind === 'file' ? `file:${f.file.id}` : f.kind === 'variable' ? `variable:${f.name}` : f.kind);
 
@@ -70,12 +72,16 @@ export interface Contribution {
   set?: { file: HostFile; value: string }[];
   /** sync and drop the page cache before the start. */
   dropCaches?: boolean;
+  /** Start this build (its binary, on its own data directory) instead of the profile's mysqld. */
+  server?: Pick<Build, 'name' | 'mysqld' | 'datadir' | 'basedir'>;
 }
 
 /** What a tunable may look at besides the level: the variable's name, and the probed host. */
 export interface LevelContext {
   name?: string;
   host: HostFingerprint;
+  /** The builds registered for the profile's target (the `build` factor's levels). */
+  builds?: Build[];
 }
 
 export interface Verdict {
@@ -88,7 +94,7 @@ export interface Verdict {
 export interface Tunable extends TunableInfo {
   kind: 'tunable';
   /** Why this tunable, or this level of it, cannot be used on this host; null when it can. */
-  unavailable?(level: string, host: HostFingerprint): string | null;
+  unavailable?(level: string, host: HostFingerprint, ctx?: LevelContext): string | null;
   contribute(level: string, ctx: LevelContext): Contribution;
   /** Host files this tunable may change: a neutral level puts them back from the restore record. */
   files?(host: HostFingerprint): HostFile[];

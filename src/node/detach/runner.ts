@@ -161,6 +161,12 @@ END { print c + 0 > cnt }`;
 const PRELOAD_AWK = String.raw`index($0, N " p ") == 1 { split($0, f, " "); k = f[3]; if (k == "T" || k == "t") { tables++; rows += f[4] } if (k == "T" || k == "i") indexes++ }
 END { printf "%d %d %.0f\n", tables, indexes, rows }`;
 
+/** The build a procedure starts ('' for the profile's own server). */
+const dataName = (proc: RestartProcedure) => {
+  const start = proc.steps.find((s) => s.kind === 'start');
+  return start?.kind === 'start' ? (start.server?.name ?? '') : '';
+};
+
 function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: string, delim: string): string {
   const { design, profile, host, paths, recordDir, dir } = input;
   const w = design.workload;
@@ -186,6 +192,8 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
       `cell_${n}() { (\n${script}) }`,
       `vars_${n}() { printf '%s' ${q(varsSql)}; }`,
       `preload_${n}=${preload ? 1 : ''}`,
+      // Which data directory the cell's server runs on (its build's, or 0 for the profile's): each is set up once.
+      `data_${n}=${procs.findIndex((p) => dataName(p) === dataName(proc)) + 1}`,
     ].join('\n');
   });
 
@@ -251,7 +259,8 @@ step_setup() {
 # The read-only account measured queries run as: a new password for every runner, kept in its
 # environment only (exported, so the steps it starts in sessions of their own can log in).
 make_account() {
-  MPW=$(od -An -N18 -tx1 /dev/urandom | tr -d ' \n'); export MPW
+  # One password for every data directory of the run (each build's own has the account made in it).
+  [ -n "$MPW" ] || MPW=$(od -An -N18 -tx1 /dev/urandom | tr -d ' \n'); export MPW
   [ -n "$MPW" ] || finish failed msg "$(printf '%s' "no random password for the measurement account (/dev/urandom)" | b64)"
   acct=mysql; sql -e 'SELECT VERSION()' 2>/dev/null | grep -qi mariadb && acct=mariadb
   # awk takes the password from its environment: an argument (sed's) is in every user's ps.
@@ -371,6 +380,7 @@ login() {
 }
 
 SETUP_DONE=
+MPW=
 LAST_TIMER=
 run_restart() { # $1 seq, $2 cell
   tries=0
@@ -380,11 +390,12 @@ run_restart() { # $1 seq, $2 cell
     start_cell "$2" || finish failed start "$1" "$rc" "$(b64 < "$DIR/reply")" "$(b64 < "$DIR/reply.err")"
     ck
     login
-    if [ -z "$SETUP_DONE" ]; then
+    eval "dk=\$data_$2"
+    if ! case " $SETUP_DONE " in *" $dk "*) true ;; *) false ;; esac; then
       setup
       ck
       check_queries
-      SETUP_DONE=1
+      SETUP_DONE="$SETUP_DONE $dk"
       if [ "$AGAIN" = 1 ]; then
         # Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
         start_cell "$2" || finish failed start "$1" "$rc" "$(b64 < "$DIR/reply")" "$(b64 < "$DIR/reply.err")"

@@ -7,7 +7,7 @@
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { sandboxProfile } from '../host/index.js';
 
-const FIELDS = ['kind', 'mysqld', 'defaultsFile', 'datadir', 'socket', 'port', 'osUser', 'user', 'errorLog', 'pidFile', 'extraArgs', 'service', 'sudo'] as const;
+const FIELDS = ['kind', 'mysqld', 'defaultsFile', 'datadir', 'socket', 'port', 'osUser', 'user', 'errorLog', 'pidFile', 'extraArgs', 'service', 'sudo', 'builds'] as const;
 
 export async function registeredProfile(target: string): Promise<ServerProfile | undefined> {
   const p = await sandboxProfile(target);

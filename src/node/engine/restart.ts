@@ -48,11 +48,16 @@ export interface RestartContext {
 /** Restarts whose mysqld failed to start, one after another, before the run gives up. */
 const START_FAILURES_IN_A_ROW = 3;
 
+/** Which data directory a restart's server runs on: its build's ('' for the profile's own). */
+const datadirKey = (proc: { steps: { kind: string; server?: { name: string } }[] }) => proc.steps.find((s) => s.kind === 'start')?.server?.name ?? '';
+
 export class RestartProcedure {
-  private setupDone = false;
+  /** Data directories the setup script has filled in this run: each build's own is filled by the same setup. */
+  private readonly setupDone = new Set<string>();
   /** A setup script was started and did not end (the connection dropped under it). */
   private setupInterrupted = false;
-  /** The read-only account measured queries run as (made after the setup script, once per run). */
+  /** The read-only account measured queries run as, per data directory (made after its setup script). */
+  private readonly accounts = new Map<string, MeasureAccount>();
   private account: MeasureAccount | null = null;
   private startFailures = 0;
   private timer: ServerTimer | null = null;
@@ -71,7 +76,9 @@ export class RestartProcedure {
     const proc = await control.procedure(design.factors, r.levels, { schemas: [w.database], workload: true });
     let started = await this.start(r, () => control.run(proc));
     if (!started) return;
-    if (!this.setupDone) {
+    const datadir = datadirKey(proc);
+    this.account = this.accounts.get(datadir) ?? null;
+    if (!this.setupDone.has(datadir)) {
       const conn = ctx.track(await control.connect());
       let setup;
       try {
@@ -81,7 +88,10 @@ export class RestartProcedure {
         if (this.setupInterrupted) ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: 'the setup script was interrupted by a lost connection: running it again whole' });
         setup = await runSetup(conn, w.database, w.setupSql, skipIfTable, () => (this.setupInterrupted = true));
         this.setupInterrupted = false;
-        if (w.kind === 'queries') this.account = await makeMeasureAccount(conn, w.database);
+        if (w.kind === 'queries') {
+          this.account = await makeMeasureAccount(conn, w.database);
+          this.accounts.set(datadir, this.account);
+        }
       } finally {
         await ctx.release(conn);
       }
@@ -94,8 +104,8 @@ export class RestartProcedure {
           await ctx.release(check);
         }
       }
-      this.setupDone = true;
-      const what = setup.skipped ? `setup skipped: table ${w.setupSkipIfTable} already exists in ${w.database}` : `setup script ran (${setup.statements} statements, ${(setup.ms / 1000).toFixed(1)} s)`;
+      this.setupDone.add(datadir);
+      const what = (datadir ? `build ${datadir}: ` : '') + (setup.skipped ? `setup skipped: table ${w.setupSkipIfTable} already exists in ${w.database}` : `setup script ran (${setup.statements} statements, ${(setup.ms / 1000).toFixed(1)} s)`);
       ctx.emit({ type: 'log', at: Date.now(), level: 'info', message: what });
       // Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
       if (!setup.skipped) started = await this.start(r, () => control.run(proc));

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
 import { assertProfilePath, assertSandboxParent, checkProfile, optionFromSetting, profileOptions, SIZE_OPTION } from '../../common/profile.js';
+import { buildInitLines, learnBuilds, planBuild, unlearned, type BuildPlan } from './builds.js';
 import { registerProfile, sandboxProfile, unregisterProfile, type RegisteredProfile } from './profiles.js';
 import { profileDir, runScript } from './restore.js';
 import { hostPaths, stopScript, type HostPaths } from './script.js';
@@ -23,6 +24,8 @@ export interface SandboxOptions {
   options?: string[];
   /** Remove the target's existing sandbox (or forget its registered server) first. */
   replace?: boolean;
+  /** Server builds, NAME=PATH (a binary, a wrapper script or an installation directory): each gets its own data directory. */
+  builds?: string[];
 }
 
 export interface SandboxPlan {
@@ -100,6 +103,13 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
   // As root, mysqld refuses to run as root: it runs as `mysql`, which must own the directory.
   const osUser = f.uid === 0 ? (f.hasMysqlUser ? 'mysql' : undefined) : undefined;
   if (f.uid === 0 && !osUser) throw new ApiError('unsupported', `${session.target}: logged in as root and there is no \`mysql\` user to run mysqld as`);
+  const builds: BuildPlan[] = [];
+  for (const setting of opts.builds ?? []) {
+    const b = await planBuild(session, setting, f.installDb);
+    if (builds.some((x) => x.name === b.name)) throw new ApiError('invalid-argument', `--build ${b.name} is given twice`);
+    builds.push(b);
+  }
+  const dataOf = (b: BuildPlan) => `${dir}/data-${b.name}`;
   const profile: RegisteredProfile = {
     kind: 'direct',
     mysqld: f.mysqldBinary,
@@ -114,6 +124,7 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
     sudo: false,
     sandboxDir: dir,
     createdAt: Date.now(),
+    ...(builds.length ? { builds: builds.map((b) => unlearned(b, dataOf(b))) } : {}),
   };
   checkProfile(profile);
   const q = shellQuote;
@@ -130,6 +141,7 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
     ...(osUser ? [`  chown ${q(osUser)} ${q(dir)} ${q(`${dir}/tmp`)} || return 1`] : []),
     // On failure mariadb-install-db ends with pages of generic help: its [ERROR] lines come first.
     `  ${init.join(' ')} > ${q(`${dir}/init.log`)} 2>&1 || { { grep -E '\\[ERROR\\]|ERROR:' ${q(`${dir}/init.log`)} | head -n 10; tail -n 20 ${q(`${dir}/init.log`)}; } >&2; return 1; }`,
+    ...builds.flatMap((b) => buildInitLines(b, dataOf(b), `${dir}/tmp`, userArg)),
     ...(osUser ? [`  chown -R ${q(osUser)} ${q(dir)} || return 1`] : []),
     `}`,
     `made || { rm -rf ${q(dir)}; exit 3; }`,
@@ -152,6 +164,10 @@ function fits(existing: RegisteredProfile, opts: SandboxOptions): boolean {
   if (!existing.sandboxDir) return false;
   if (opts.port !== undefined && opts.port !== existing.port) return false;
   if (opts.mysqld !== undefined && opts.mysqld !== existing.mysqld) return false;
+  // The same builds by name and path (a build given as a folder is kept as its basedir).
+  const askedBuilds = (opts.builds ?? []).map((x) => x.replace(/\/+$/, '')).sort().join(' ');
+  const haveBuilds = (existing.builds ?? []).map((b) => `${b.name}=${b.basedir ?? b.mysqld}`).sort().join(' ');
+  if (askedBuilds !== haveBuilds) return false;
   if (opts.parent !== undefined && !existing.sandboxDir.startsWith(`${opts.parent.replace(/\/$/, '')}/`)) return false;
   const want = profileOptions({ extraArgs: sandboxArgs(existing.sandboxDir, opts) }).filter((o) => o.variable !== 'tmpdir');
   const have = new Map(profileOptions(existing).map((o) => [o.variable, o.value]));
@@ -174,8 +190,17 @@ export async function createSandbox(session: TargetSession, opts: SandboxOptions
     replaced = existing;
   }
   const { profile, script } = await planSandbox(session, opts);
-  const r = await session.exec(script, { timeoutMs: 180000 });
+  const r = await session.exec(script, { timeoutMs: 180000 * (1 + (profile.builds?.length ?? 0)) });
   if (r.code !== 0) throw new ApiError('internal', `creating the sandbox on ${session.target} failed (nothing was left behind): ${r.stderr.trim() || r.stdout.trim() || `exit ${r.code}`}`);
+  if (profile.builds?.length) {
+    // Each build started once, so that its live executable is known before any run holds restarts to it.
+    try {
+      profile.builds = await learnBuilds(session, profile);
+    } catch (e) {
+      await removeSandbox(session, profile).catch(() => {});
+      throw new ApiError('start-failed', `creating the sandbox on ${session.target} failed (nothing was left behind): ${(e as Error).message}`);
+    }
+  }
   await registerProfile(session.target, profile);
   return { profile, reused: false, replaced };
 }

@@ -10,7 +10,7 @@ import { ApiError } from '../../common/api.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import type { HostFingerprint } from '../../common/host.js';
 import { assertPath, pidFileOf } from '../../common/profile.js';
-import { describeStep, onTarget, type RestartProcedure, type RestartStep, type StartWrapper } from '../../common/restart.js';
+import { describeStep, factLabel, onTarget, type RestartProcedure, type RestartStep, type StartServer, type StartWrapper } from '../../common/restart.js';
 import { HOST_FILES } from '../../common/tunables/registry.js';
 import type { Fact, HostFile } from '../../common/tunables/types.js';
 import { shellQuote } from './shell.js';
@@ -133,8 +133,10 @@ function stopText(p: ServerProfile, s: Extract<RestartStep, { kind: 'stop' }>): 
   return [
     `pid=$(cat ${q(pidFileOf(p))} 2>/dev/null)`,
     `case "$pid" in ''|*[!0-9]*) pid= ;; esac`,
-    // Only a mysqld is signalled: a stale pid file may name another process by now.
-    `if [ -n "$pid" ] && alive "$pid"; then case "$(cat "/proc/$pid/comm" 2>/dev/null)" in mysqld|mariadbd|mysqld-debug|mariadbd-debug) ;; *) pid= ;; esac; else pid=; fi`,
+    // Only a mysqld is signalled: a stale pid file may name another process by now. A registered
+    // build whose binary has another name (mysqld-8.0.36) is known by its executable.
+    ...(p.builds?.length ? [`exes=${q(p.builds.map((b) => b.exe).join('\n'))}`] : ['exes=']),
+    `if [ -n "$pid" ] && alive "$pid"; then case "$(cat "/proc/$pid/comm" 2>/dev/null)" in mysqld|mariadbd|mysqld-debug|mariadbd-debug) ;; *) [ -n "$exes" ] && printf '%s\\n' "$exes" | grep -qxF -- "$(readlink "/proc/$pid/exe" 2>/dev/null)" || pid= ;; esac; else pid=; fi`,
     `if [ -n "$pid" ]; then`,
     `  kill -TERM "$pid" || fail stop "cannot signal mysqld (pid $pid)"`,
     `  i=0; while alive "$pid"; do i=$((i+1)); [ $i -gt ${s.timeoutS * 20} ] && fail stop "mysqld (pid $pid) still running ${s.timeoutS} s after SIGTERM"; nap; done`,
@@ -151,9 +153,12 @@ export function mysqldUser(p: ServerProfile, host: Pick<HostFingerprint, 'user'>
   return p.sudo && host.user && host.user !== 'root' && /^[a-z_][a-z0-9_-]{0,31}$/.test(host.user) ? host.user : undefined;
 }
 
-/** mysqld's own options: the profile's, then each tunable's. */
-export function mysqldArgs(p: ServerProfile, options: string[], user: string | undefined): string[] {
-  const args = [p.defaultsFile ? `--defaults-file=${p.defaultsFile}` : '--no-defaults', `--datadir=${p.datadir}`, `--port=${p.port}`, `--pid-file=${pidFileOf(p)}`];
+/**
+ * mysqld's own options: the profile's, then each tunable's. A build starts on its own data directory
+ * (and basedir); the pid file stays the profile's, so the next restart's stop finds whichever build ran.
+ */
+export function mysqldArgs(p: ServerProfile, options: string[], user: string | undefined, server?: StartServer): string[] {
+  const args = [p.defaultsFile ? `--defaults-file=${p.defaultsFile}` : '--no-defaults', ...(server?.basedir ? [`--basedir=${server.basedir}`] : []), `--datadir=${server?.datadir ?? p.datadir}`, `--port=${p.port}`, `--pid-file=${pidFileOf(p)}`];
   if (p.socket) args.push(`--socket=${p.socket}`);
   if (p.errorLog) args.push(`--log-error=${p.errorLog}`);
   if (user) args.push(`--user=${user}`);
@@ -215,11 +220,16 @@ function startText(p: ServerProfile, s: Extract<RestartStep, { kind: 'start' }>,
   }
   const log = p.errorLog ?? '/dev/null';
   const user = mysqldUser(p, host);
-  lines.push(`[ -x ${q(p.mysqld)} ] || fail no-binary ${q(`${p.mysqld} does not exist or is not executable on this host`)}`);
+  const mysqld = s.server?.mysqld ?? p.mysqld;
+  if (s.server) {
+    for (const [what, path] of [['build binary', s.server.mysqld], ['build data directory', s.server.datadir]] as const) assertPath(what, path);
+    lines.push(`[ -d ${q(s.server.datadir)} ] || fail no-datadir ${q(`the data directory ${s.server.datadir} of build ${s.server.name} does not exist on this host (register the build again)`)}`);
+  }
+  lines.push(`[ -x ${q(mysqld)} ] || fail no-binary ${q(`${mysqld} does not exist or is not executable on this host`)}`);
   // A log created by root would be unwritable for mysqld once it switches to its own user.
   if (p.errorLog && user) lines.push(`[ -e ${q(p.errorLog)} ] || { : > ${q(p.errorLog)} && chown ${q(user)} ${q(p.errorLog)}; }`);
   lines.push(`logsize=$(wc -c < ${q(log)} 2>/dev/null || echo 0); logsize=$((logsize + 0))`);
-  const cmd = [...wrapperWords(s.wrapper), p.mysqld, ...mysqldArgs(p, s.options, user)].map(q).join(' ');
+  const cmd = [...wrapperWords(s.wrapper), mysqld, ...mysqldArgs(p, s.options, user, s.server)].map(q).join(' ');
   // A simple command, so that the background job is mysqld itself (nohup and the wrapper exec), not a
   // subshell that would wait for it holding the channel open.
   lines.push('t0=$(now)', 'cd /', `nohup ${cmd} </dev/null >>${q(log)} 2>&1 &`, 'pid=$!');
@@ -266,6 +276,10 @@ function factText(f: Fact, paths: HostPaths): string {
       return `awk '{ print $6 }' "/proc/$pid/maps" 2>/dev/null | grep -E 'lib(jemalloc|tcmalloc)' | sort -u | sed 's/^/@fact allocators /'`;
     case 'file':
       return `for f in ${fileWords(f.file, paths)}; do [ -r "$f" ] && sed 's/^/@fact file:${f.file.id} /' "$f"; done; true`;
+    case 'exe':
+      // The executable the live process runs (a wrapper script has exec'd it by now), and a digest of
+      // its content read through /proc, so a binary replaced on disk since the start is still the one measured.
+      return `say "fact exe $(sha256sum < "/proc/$pid/exe" 2>/dev/null | cut -d' ' -f1 | grep -xE '[0-9a-f]{64}' || echo -) $(readlink "/proc/$pid/exe" 2>/dev/null)"`;
     case 'variable':
       return '';
   }
@@ -313,7 +327,7 @@ export function restartScript({ proc, profile, host, paths, recordDir: dir }: Co
         break;
       case 'verify': {
         const facts = s.facts.filter(onTarget);
-        if (facts.length) sections.push({ what: `read back on the target: ${facts.map((f) => (f.kind === 'file' ? f.file.path : f.kind)).join(', ')}`, text: facts.map((f) => factText(f, paths)).join('\n') });
+        if (facts.length) sections.push({ what: `read back on the target: ${facts.map(factLabel).join(', ')}`, text: facts.map((f) => factText(f, paths)).join('\n') });
         break;
       }
       default:

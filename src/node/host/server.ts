@@ -54,7 +54,7 @@ export function startCause(reply: Pick<Reply, 'fail' | 'log'>): string {
 
 /** Failures that will happen again the same way: retrying them only repeats the message. */
 export function startFailureRepeats(reply: Pick<Reply, 'fail' | 'log'>): boolean {
-  if (reply.fail && ['no-binary', 'no-tool', 'no-allocator', 'set', 'record', 'systemd', 'drop-caches'].includes(reply.fail.kind)) return true;
+  if (reply.fail && ['no-binary', 'no-datadir', 'no-tool', 'no-allocator', 'set', 'record', 'systemd', 'drop-caches'].includes(reply.fail.kind)) return true;
   return reply.log.some((l) => /unknown (variable|option)|Permission denied|failed to run command|No such file or directory|Can't (create|open)|errno: 13|Incorrect .* value|Could not open required defaults file/i.test(l));
 }
 
@@ -82,10 +82,10 @@ export function verifyVariables(proc: RestartProcedure): string[] {
  * the server variables (lower-case names). Pure, so the detached runner's facts are judged the same
  * way when they are imported.
  */
-export function judgeStart(proc: RestartProcedure, targetFacts: Record<string, string>, live: Record<string, string>, host: HostFingerprint): { checks: TunableCheck[]; options: TunableCheck[] } {
+export function judgeStart(proc: RestartProcedure, targetFacts: Record<string, string>, live: Record<string, string>, host: HostFingerprint): { checks: TunableCheck[]; options: TunableCheck[]; facts: Record<string, string | null> } {
   const verify = proc.steps.find((x) => x.kind === 'verify');
   const facts: Record<string, string | null> = { ...targetFacts };
-  if (verify?.kind !== 'verify') return { checks: verifyCell(proc, facts, host), options: [] };
+  if (verify?.kind !== 'verify') return { checks: verifyCell(proc, facts, host), options: [], facts };
   for (const f of verify.facts) if (f.kind === 'variable') facts[`variable:${f.name}`] = live[f.name] ?? null;
   const checks = verifyCell(proc, facts, host);
   const options: TunableCheck[] = verify.options.map((o) => {
@@ -94,7 +94,7 @@ export function judgeStart(proc: RestartProcedure, targetFacts: Record<string, s
       ? { tunable: o.variable, level: o.value, ok: true, observed: `not a server variable on this server (${o.option} not checked)` }
       : { tunable: o.variable, level: o.value, ok: sameValue(o.value, observed), observed: `@@${o.variable} = ${observed}` };
   });
-  return { checks, options };
+  return { checks, options, facts };
 }
 
 export function createServerControl(session: TargetSession, profile: ServerProfile, opts: ServerControlOptions = {}): ServerControl & { readonly pid: number | null } {
@@ -176,8 +176,8 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     } finally {
       await closeConnection(conn);
     }
-    const { checks, options } = judgeStart(proc, reply.facts, live, await hostFacts());
-    return { pid, startedAt, readyMs, checks, options };
+    const { checks, options, facts } = judgeStart(proc, reply.facts, live, await hostFacts());
+    return { pid, startedAt, readyMs, checks, options, facts };
   }
 
   async function stop(): Promise<void> {

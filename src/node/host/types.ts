@@ -45,6 +45,8 @@ export interface StartedServer {
   checks: TunableCheck[];
   /** The server profile's own options (`--innodb-buffer-pool-size=512M`) read back on the live server. */
   options: TunableCheck[];
+  /** The facts the checks were judged from, by factKey (a build's exe and version when it is registered). */
+  facts: Record<string, string | null>;
 }
 
 /** How mysqld is started, stopped, verified and the host restored, for one target and server profile. */

@@ -1,8 +1,10 @@
 // Factors from the tunable catalog: add and remove them, switch each level on or off as a chip,
 // add a custom level (checked against the catalog's syntax, the message shown inline).
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { tunable } from '../../../common/catalog.js';
 import type { Design, Factor } from '../../../common/experiment/types.js';
+import { designHosts } from '../../../common/plan.js';
+import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
 import { addFactor, addLevel, addableTunables, customLevelProblem, levelChoices, moveFactor, removeFactor, renameVariable, toggleLevel, variableNameProblem } from './edits.js';
 import type { Problems } from './problems.js';
@@ -26,11 +28,36 @@ export function useDesignEdit(): DesignEdit {
   };
 }
 
-function FactorRow({ design, factor, index, problems }: { design: Design; factor: Factor; index: number; problems: Problems }) {
+/**
+ * The builds registered for the design's hosts (and those of a server profile the file carries): the
+ * levels the build factor offers. Asked of the backend when the hosts change.
+ */
+function useBuilds(design: Design): string[] {
+  const hosts = designHosts(design).join('\n');
+  const [names, setNames] = useState<string[]>([]);
+  useEffect(() => {
+    let live = true;
+    void getClient()
+      .call('host.list', {})
+      .then((r) => {
+        if (!live || !r.ok) return;
+        const wanted = hosts.split('\n');
+        setNames(r.value.filter((h) => wanted.includes(h.target)).flatMap((h) => h.profile?.builds?.map((b) => b.name) ?? []));
+      });
+    return () => {
+      live = false;
+    };
+  }, [hosts]);
+  const own = design.serverProfile?.builds?.map((b) => b.name) ?? [];
+  return [...new Set([...names, ...own])];
+}
+
+function FactorRow({ design, factor, index, problems, builds }: { design: Design; factor: Factor; index: number; problems: Problems; builds: string[] }) {
   const change = useDesignEdit();
   const [custom, setCustom] = useState('');
   const [message, setMessage] = useState<string | null>(null);
   const t = tunable(factor.tunable);
+  const offered = factor.tunable === 'build' ? builds : [];
   const at = `design.factors[${index}]`;
   const levelProblems = Object.entries(problems)
     .filter(([k]) => k === `${at}.levels` || k.startsWith(`${at}.levels[`) || k === `${at}.tunable`)
@@ -73,8 +100,13 @@ function FactorRow({ design, factor, index, problems }: { design: Design; factor
         </span>
       </div>
       {nameProblem && <div className="problem">{nameProblem}</div>}
+      {factor.tunable === 'build' && !builds.length && (
+        <div className="muted small" data-testid="no-builds">
+          No build is registered for {designHosts(design).join(', ')}: register builds in the Hosts view (or with varlab sandbox create TARGET --build NAME=PATH).
+        </div>
+      )}
       <div className="chips">
-        {levelChoices(factor).map((level) => {
+        {levelChoices(factor, offered).map((level) => {
           const on = factor.levels.includes(level);
           return (
             <button
@@ -84,7 +116,7 @@ function FactorRow({ design, factor, index, problems }: { design: Design; factor
               data-testid="level-chip"
               data-level={level}
               title={on ? `Leave out the level ${level}` : `Include the level ${level}`}
-              onClick={() => setMessage(change((d) => toggleLevel(d, index, level)))}
+              onClick={() => setMessage(change((d) => toggleLevel(d, index, level, offered)))}
             >
               {level}
             </button>
@@ -125,12 +157,13 @@ function FactorRow({ design, factor, index, problems }: { design: Design; factor
 export function FactorsEditor({ design, problems }: { design: Design; problems: Problems }) {
   const change = useDesignEdit();
   const addable = addableTunables(design);
+  const builds = useBuilds(design);
   return (
     <section className="panel" data-testid="factors">
       <h2>Factors</h2>
       {design.factors.length === 0 && <p className="muted">No factors: the plan restarts one configuration. Add a factor to compare levels.</p>}
       {design.factors.map((f, i) => (
-        <FactorRow key={`${i}:${f.tunable}`} design={design} factor={f} index={i} problems={problems} />
+        <FactorRow key={`${i}:${f.tunable}`} design={design} factor={f} index={i} problems={problems} builds={builds} />
       ))}
       <label className="add-factor">
         <span>Add factor</span>
@@ -139,13 +172,13 @@ export function FactorsEditor({ design, problems }: { design: Design; problems: 
           data-testid="add-factor"
           onChange={(e) => {
             const id = e.target.value;
-            if (id) change((d) => addFactor(d, id));
+            if (id) change((d) => addFactor(d, id, id === 'build' ? builds : []));
           }}
         >
           <option value="">choose a tunable…</option>
           {addable.map((t) => (
             <option key={t.id} value={t.id} title={t.help}>
-              {t.label}
+              {t.id === 'build' ? `${t.label} (${builds.length || 'none'} registered for this host)` : t.label}
             </option>
           ))}
         </select>

@@ -25,20 +25,23 @@ export function withFactors(design: Design, factors: Factor[]): Design {
   return { ...design, factors, excludedCells: carryExclusions(design, factors) };
 }
 
-/** Every level a chip is shown for: the catalog's, then the custom ones this factor uses. */
-export function levelChoices(f: Factor): string[] {
-  const catalog = tunable(f.tunable)?.levels ?? [];
+/**
+ * Every level a chip is shown for: the catalog's (for a build factor, `offered`: the builds registered
+ * for the design's hosts), then the custom ones this factor uses.
+ */
+export function levelChoices(f: Factor, offered: string[] = []): string[] {
+  const catalog = [...(tunable(f.tunable)?.levels ?? []), ...offered];
   return [...catalog, ...f.levels.filter((l) => !catalog.includes(l))];
 }
 
-/** A new factor for a tunable with its default levels. */
-export function newFactor(tunableId: string): Factor {
+/** A new factor for a tunable with its default levels (a build factor: every build `offered`). */
+export function newFactor(tunableId: string, offered: string[] = []): Factor {
   const t = tunable(tunableId);
-  return t?.needsName ? { tunable: tunableId, name: '', levels: [] } : { tunable: tunableId, levels: [...(t?.defaultLevels ?? [])] };
+  return t?.needsName ? { tunable: tunableId, name: '', levels: [] } : { tunable: tunableId, levels: [...(t?.defaultLevels ?? []), ...offered] };
 }
 
-export function addFactor(design: Design, tunableId: string): Design {
-  return withFactors(design, [...design.factors, newFactor(tunableId)]);
+export function addFactor(design: Design, tunableId: string, offered: string[] = []): Design {
+  return withFactors(design, [...design.factors, newFactor(tunableId, offered)]);
 }
 
 export function removeFactor(design: Design, index: number): Design {
@@ -60,11 +63,11 @@ export function moveFactor(design: Design, index: number, delta: -1 | 1): Design
  * Switch a level on or off. Levels keep the order of the chips, so the grid does not reshuffle.
  * Returns a message instead when the switch would leave the factor without a level.
  */
-export function toggleLevel(design: Design, index: number, level: string): Design | string {
+export function toggleLevel(design: Design, index: number, level: string, offered: string[] = []): Design | string {
   const f = design.factors[index];
   const on = f.levels.includes(level);
   if (on && f.levels.length === 1) return `${tunable(f.tunable)?.label ?? f.tunable} needs at least 1 level: remove the factor instead`;
-  const choices = levelChoices(f);
+  const choices = levelChoices(f, offered);
   const levels = choices.filter((l) => (l === level ? !on : f.levels.includes(l)));
   return withFactors(
     design,

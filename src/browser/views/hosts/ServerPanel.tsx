@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import type { HostEntry, HostProfile, ServerCheck, TargetAuth } from '../../../common/api.js';
 import type { ServerProfile } from '../../../common/experiment/types.js';
+import { buildFromSetting } from '../../../common/profile.js';
 import { getClient } from '../../client.js';
 import { KeyValues } from './Fingerprint.js';
 
@@ -31,6 +32,18 @@ function useAction() {
 
 const lines = (text: string) => text.split('\n').map((l) => l.trim()).filter(Boolean);
 
+/** What is wrong with the first bad `NAME=PATH` line, before anything is sent. */
+function buildProblem(settings: string[]): string | null {
+  for (const b of settings) {
+    try {
+      buildFromSetting(b);
+    } catch (e) {
+      return (e as Error).message.replace(/^--build /, '');
+    }
+  }
+  return null;
+}
+
 function ProfileSummary({ p }: { p: HostProfile }) {
   const rows: [string, string][] = p.sandboxDir
     ? [
@@ -46,6 +59,8 @@ function ProfileSummary({ p }: { p: HostProfile }) {
         ['Root commands', p.sudo ? 'through sudo -n' : 'as the login user'],
       ];
   rows.push(['Server options', p.extraArgs.join('\n') || 'none']);
+  // The levels of the build factor: what each starts, what its live process ran when it was registered.
+  if (p.builds?.length) rows.push(['Server builds', p.builds.map((b) => `${b.name}: ${b.mysqld}${b.exe !== b.mysqld ? ` (runs ${b.exe})` : ''}, ${b.version ?? 'version unknown'}, sha256 ${b.sha256.slice(0, 12)}…, data directory ${b.datadir}`).join('\n')]);
   return <KeyValues rows={rows} testid="host-profile" />;
 }
 
@@ -84,10 +99,12 @@ function SandboxForm({ entry, auth, onChanged }: Props) {
   const [parent, setParent] = useState('');
   const [port, setPort] = useState('');
   const [options, setOptions] = useState('');
+  const [builds, setBuilds] = useState('');
   const [replace, setReplace] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const a = useAction();
   const portProblem = port.trim() && !/^\d+$/.test(port.trim()) ? 'a whole number from 1024 to 65535' : null;
+  const buildsProblem = buildProblem(lines(builds));
   const create = () =>
     a.run('create', async () => {
       const r = await getClient().call('sandbox.create', {
@@ -97,6 +114,7 @@ function SandboxForm({ entry, auth, onChanged }: Props) {
         parent: parent.trim() || undefined,
         port: port.trim() ? Number(port) : undefined,
         options: lines(options),
+        builds: lines(builds),
         replace,
       });
       if (!r.ok) return r.message;
@@ -132,6 +150,11 @@ function SandboxForm({ entry, auth, onChanged }: Props) {
           <span>Server options, one NAME=VALUE a line (optional)</span>
           <textarea value={options} onChange={(e) => setOptions(e.target.value)} rows={2} cols={36} placeholder="innodb_flush_method=O_DIRECT" data-testid="sandbox-options" />
         </label>
+        <label className="field">
+          <span>Server builds, one NAME=PATH a line: a binary, a script that execs one, or an installation folder (optional; each gets its own data directory)</span>
+          <textarea value={builds} onChange={(e) => setBuilds(e.target.value)} rows={2} cols={36} placeholder={'A=/opt/mariadb-11.4/bin/mariadbd\nB=/home/me/build/sql/mariadbd'} aria-invalid={!!buildsProblem} data-testid="sandbox-builds" />
+          {buildsProblem && <span className="problem">{buildsProblem}</span>}
+        </label>
       </div>
       {entry.profile && (
         <label className="check">
@@ -139,7 +162,7 @@ function SandboxForm({ entry, auth, onChanged }: Props) {
           Replace {entry.profile.sandboxDir ? `the sandbox at ${entry.profile.sandboxDir} (its data is deleted)` : 'the registered server (its data is left alone)'}
         </label>
       )}
-      <button type="submit" className="primary" disabled={!!a.busy || !!portProblem} data-testid="sandbox-create">
+      <button type="submit" className="primary" disabled={!!a.busy || !!portProblem || !!buildsProblem} data-testid="sandbox-create">
         {a.busy ? 'Making the sandbox…' : 'Make the sandbox'}
       </button>
       {a.error && (

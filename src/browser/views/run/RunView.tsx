@@ -278,6 +278,8 @@ function Verified({ live }: { live: LiveRun }) {
       {v.checks.map((c) => (
         <span key={c.tunable} style={{ color: c.ok ? '#1a7f37' : '#b42318', marginRight: 10 }} title={c.observed}>
           {c.tunable}={c.level} {c.ok ? '✓' : '✗'}
+          {/* Which binary runs is the point of a build factor: shown, not only in the tooltip. */}
+          {c.tunable === 'build' ? <span data-testid="run-build"> ({c.observed})</span> : null}
         </span>
       ))}
       {v.options?.length ? (

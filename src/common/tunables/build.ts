@@ -1,0 +1,60 @@
+// The server build as a factor: a level names a build registered for the target (a mysqld/mariadbd
+// binary or a wrapper script that execs one, each with its own data directory). It contributes which
+// binary and data directory the restart starts, and is verified on the live process like any tunable:
+// the resolved /proc/PID/exe and the sha256 of its content must be what the build was seen to run
+// when it was registered, and @@version / @@version_comment are recorded beside them.
+import type { Build } from '../experiment/types.js';
+import type { Facts, LevelContext, Tunable, Verdict } from './types.js';
+
+/** A build's name, as a level and in a folder name (`data-NAME`): letters, digits, _ . - */
+export const BUILD_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+
+/** `HEX /path` as the restart script reports /proc/PID/exe (`-` when the digest could not be taken). */
+export function parseExe(fact: string | null | undefined): { sha256: string | null; exe: string } | null {
+  const m = /^([0-9a-f]{64}|-) (\/.*)$/.exec((fact ?? '').trim());
+  return m ? { sha256: m[1] === '-' ? null : m[1], exe: m[2] } : null;
+}
+
+/** `10.11.19-MariaDB (Debian 12)`: what the live server says it is. */
+export function versionText(facts: Facts): string {
+  const v = facts['variable:version'];
+  const c = facts['variable:version_comment'];
+  return v ? `${v}${c ? ` (${c})` : ''}` : 'unknown version';
+}
+
+const findBuild = (level: string, ctx: Pick<LevelContext, 'builds'>): Build | undefined => ctx.builds?.find((b) => b.name === level);
+
+const notRegistered = (level: string, ctx: Pick<LevelContext, 'builds' | 'host'>) =>
+  `no build "${level}" is registered for ${ctx.host.target} (registered: ${ctx.builds?.map((b) => b.name).join(', ') || 'none'}); register it with varlab sandbox create ${ctx.host.target} --build ${level}=PATH, or in the Hosts view`;
+
+/** Judge the live process against the registered build. Pure: the detached runner's facts are judged the same way. */
+export function verifyBuild(build: Build | undefined, facts: Facts): Verdict {
+  const live = parseExe(facts.exe);
+  const version = versionText(facts);
+  if (!live) return { ok: false, observed: `cannot read /proc/PID/exe of mysqld (${JSON.stringify(facts.exe ?? null)}); ${version}` };
+  const observed = `exe ${live.exe} sha256 ${live.sha256 ?? 'unreadable'}; ${version}`;
+  if (!build) return { ok: false, observed };
+  const why = live.exe !== build.exe ? `, expected ${build.exe}` : live.sha256 !== build.sha256 ? `, expected sha256 ${build.sha256} (the binary changed since the build was registered)` : '';
+  return { ok: why === '', observed: observed + why };
+}
+
+export const build: Tunable = {
+  kind: 'tunable',
+  id: 'build',
+  label: 'Server build',
+  help: 'Which mysqld/mariadbd build runs, each on its own data directory (builds are registered per host). Verified on the live process: /proc/PID/exe, the sha256 of its content, @@version.',
+  // The levels are the builds registered for the chosen host: the designer offers those.
+  levels: [],
+  defaultLevels: [],
+  scope: 'mysqld',
+  syntax: 'the name of a build registered for the host (letters, digits, _ . -)',
+  valid: (l) => BUILD_NAME.test(l),
+  unavailable: (level, host, ctx) => (findBuild(level, ctx ?? {}) ? null : notRegistered(level, { host, builds: ctx?.builds })),
+  contribute(level, ctx) {
+    const b = findBuild(level, ctx);
+    if (!b) throw new Error(notRegistered(level, ctx));
+    return { server: { name: b.name, mysqld: b.mysqld, datadir: b.datadir, ...(b.basedir ? { basedir: b.basedir } : {}) } };
+  },
+  facts: () => [{ kind: 'exe' }, { kind: 'variable', name: 'version' }, { kind: 'variable', name: 'version_comment' }],
+  verify: (level, facts, ctx) => verifyBuild(findBuild(level, ctx), facts),
+};

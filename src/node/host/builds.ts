@@ -1,0 +1,101 @@
+// Server builds of a sandbox (`varlab sandbox create T --build NAME=PATH`, or the Hosts view): each
+// is a mysqld/mariadbd binary, a wrapper script that execs one, or an installation directory, and
+// gets a data directory of its own, made by that build (an older server cannot open a newer one's
+// files). Once made, each build is started once as a restart would start it, and what its live
+// process runs (/proc/PID/exe, the sha256 of it, @@version) is registered: every later restart of
+// the build is held to it.
+import { ApiError } from '../../common/api.js';
+import type { Build, ServerProfile } from '../../common/experiment/types.js';
+import { assertProfilePath, buildFromSetting } from '../../common/profile.js';
+import { restartProcedure } from '../../common/restart.js';
+import { parseExe, versionText } from '../../common/tunables/build.js';
+import { createServerControl } from './server.js';
+import { shellQuote } from './shell.js';
+import type { TargetSession } from './types.js';
+
+const q = shellQuote;
+
+/** What a `--build` path is on the target: the binary to start, its basedir, and how its data directory is made. */
+export interface BuildPlan {
+  name: string;
+  mysqld: string;
+  basedir?: string;
+  flavor: 'mariadb' | 'mysql';
+  /** mariadb-install-db to run with MYSQLD_BOOTSTRAP set to the build (MariaDB); null for mysqld --initialize. */
+  installDb: string | null;
+}
+
+/** Where an installation directory keeps its server and its install-db, in the order looked for. */
+const SERVER_IN_BASEDIR = ['bin/mariadbd', 'sbin/mariadbd', 'bin/mysqld', 'sbin/mysqld', 'libexec/mysqld'];
+const INSTALL_DB_IN_BASEDIR = ['scripts/mariadb-install-db', 'bin/mariadb-install-db', 'scripts/mysql_install_db'];
+
+/** Read-only questions about one `--build NAME=PATH` on the target. */
+export async function planBuild(session: TargetSession, setting: string, systemInstallDb: string | null): Promise<BuildPlan> {
+  const { name, path } = buildFromSetting(setting);
+  const script = [
+    `p=${q(path)}`,
+    `if [ -d "$p" ]; then echo dir=yes; for b in ${SERVER_IN_BASEDIR.join(' ')}; do if [ -x "$p/$b" ]; then echo "bin=$p/$b"; break; fi; done; for i in ${INSTALL_DB_IN_BASEDIR.join(' ')}; do if [ -x "$p/$i" ]; then echo "installdb=$p/$i"; break; fi; done`,
+    `elif [ -f "$p" ] && [ -x "$p" ]; then echo "bin=$p"`,
+    `fi`,
+  ].join('\n');
+  const out = (await session.exec(script)).stdout;
+  const get = (k: string) => new RegExp(`^${k}=(.*)$`, 'm').exec(out)?.[1]?.trim();
+  const bin = get('bin');
+  const isDir = get('dir') === 'yes';
+  if (!bin) {
+    throw new ApiError('not-found', isDir ? `--build ${name}: ${path} on ${session.target} is a folder without ${SERVER_IN_BASEDIR.join(', ')}` : `--build ${name}: ${path} does not exist or is not executable on ${session.target}`);
+  }
+  assertProfilePath(`--build ${name}`, bin);
+  const version = (await session.exec(`${q(bin)} --version`)).stdout;
+  if (!/Ver /.test(version)) throw new ApiError('invalid-argument', `--build ${name}: ${bin} --version did not answer as mysqld or mariadbd does (${JSON.stringify(version.trim().slice(0, 200))})`);
+  const flavor = /mariadb/i.test(version) ? 'mariadb' : 'mysql';
+  const own = get('installdb');
+  if (own) assertProfilePath(`--build ${name} install-db`, own);
+  return { name, mysqld: bin, ...(isDir ? { basedir: path } : {}), flavor, installDb: flavor === 'mariadb' ? (own ?? systemInstallDb) : null };
+}
+
+/** The script lines that make a build's data directory with that build (inside sandbox.ts's `made`). */
+export function buildInitLines(b: BuildPlan, datadir: string, tmpdir: string, userArg: string[]): string[] {
+  const log = q(`${datadir}.init.log`);
+  const cmd =
+    b.flavor === 'mariadb' && b.installDb
+      ? // mariadb-install-db bootstraps with $MYSQLD_BOOTSTRAP when set: the build itself makes the system tables.
+        `MYSQLD_BOOTSTRAP=${q(b.mysqld)} ${[b.installDb, '--no-defaults', ...(b.basedir ? [`--basedir=${b.basedir}`] : []), `--datadir=${datadir}`, `--tmpdir=${tmpdir}`, ...userArg, '--auth-root-authentication-method=normal', '--skip-test-db'].map(q).join(' ')}`
+      : [b.mysqld, '--no-defaults', ...(b.basedir ? [`--basedir=${b.basedir}`] : []), '--initialize-insecure', `--datadir=${datadir}`, `--tmpdir=${tmpdir}`, ...userArg].map(q).join(' ');
+  return [`  ${cmd} > ${log} 2>&1 || { echo ${q(`making the data directory of build ${b.name} failed:`)} >&2; { grep -E '\\[ERROR\\]|ERROR:' ${log} | head -n 10; tail -n 20 ${log}; } >&2; return 1; }`];
+}
+
+/** A build before its first start: its exe and digest are not known yet. */
+export function unlearned(b: BuildPlan, datadir: string): Build {
+  return { name: b.name, mysqld: b.mysqld, ...(b.basedir ? { basedir: b.basedir } : {}), datadir, exe: b.mysqld, sha256: '0'.repeat(64) };
+}
+
+/**
+ * Start each build once on its data directory, as a restart starts it, and keep what its live process
+ * runs. A wrapper script is known by the binary it execs. The server is stopped afterwards.
+ */
+export async function learnBuilds(session: TargetSession, profile: ServerProfile): Promise<Build[]> {
+  // Each build learned goes into the profile at once: the next start's stop step knows its executable.
+  const builds = [...(profile.builds ?? [])];
+  const p: ServerProfile = { ...profile, builds };
+  const control = createServerControl(session, p);
+  const host = await control.host();
+  try {
+    for (const [i, b] of builds.entries()) {
+      const proc = restartProcedure({ profile: p, factors: [{ tunable: 'build', levels: [b.name] }], levels: { build: b.name }, host });
+      const started = await control.run(proc);
+      const live = parseExe(started.facts.exe);
+      if (!live?.sha256) throw new ApiError('internal', `build ${b.name} started (pid ${started.pid}) but its executable could not be read on ${session.target}: ${JSON.stringify(started.facts.exe ?? null)}`);
+      assertProfilePath(`the executable of build ${b.name}`, live.exe);
+      builds[i] = { ...b, exe: live.exe, sha256: live.sha256, version: versionText(started.facts) };
+    }
+  } finally {
+    await control.stop();
+  }
+  return builds;
+}
+
+/** One line per build for people: name, what runs, version. */
+export function describeBuilds(builds: Build[]): string[] {
+  return builds.map((b) => `build ${b.name}: ${b.mysqld}${b.exe !== b.mysqld ? ` (runs ${b.exe})` : ''}, ${b.version ?? 'version unknown'}, sha256 ${b.sha256}, data directory ${b.datadir}`);
+}

@@ -1,0 +1,116 @@
+// The build factor in headless Chromium against the real browser-mode backend: with two builds
+// registered for the quickstart's host (as `varlab sandbox create local --build …` leaves them in the
+// registry), the Designer offers "Server build" with those builds as its levels, both switched on, and
+// the grid doubles; the Hosts view lists the builds and what each runs; and the Run view of a finished
+// build × ASLR file shows the running build's executable, digest and version among the verified facts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HostProfile } from '../../src/common/api.js';
+import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+import { buildPlan } from '../../src/common/plan.js';
+import { appForTests, openFile, openQuickstart, pageProblems } from './support.js';
+
+const env = appForTests();
+const SHA = '0123456789abcdef'.repeat(4);
+
+/** Two builds registered for `local`, the quickstart's target: what a sandbox create with --build registers. */
+function registerBuilds(home: string): void {
+  const profile: HostProfile = {
+    kind: 'direct',
+    mysqld: '/usr/sbin/mariadbd',
+    datadir: '/var/tmp/varlab-sandbox-0123abcd/data',
+    socket: '/var/tmp/varlab-sandbox-0123abcd/mysqld.sock',
+    port: 23306,
+    user: 'root',
+    extraArgs: [],
+    sudo: false,
+    sandboxDir: '/var/tmp/varlab-sandbox-0123abcd',
+    builds: [
+      { name: 'base', mysqld: '/opt/base/bin/mariadbd', datadir: '/var/tmp/varlab-sandbox-0123abcd/data-base', exe: '/opt/base/bin/mariadbd', sha256: SHA, version: '10.11.19-MariaDB (Debian 12)' },
+      { name: 'patched', mysqld: '/opt/patched/run.sh', datadir: '/var/tmp/varlab-sandbox-0123abcd/data-patched', exe: '/opt/patched/bin/mariadbd', sha256: SHA, version: '10.11.19-MariaDB (patched)' },
+    ],
+  };
+  writeFileSync(join(home, 'profiles.json'), JSON.stringify({ local: profile }));
+}
+
+test("the Designer offers the host's registered builds as the levels of a build factor", async () => {
+  registerBuilds(env.app.home);
+  const page = await env.open();
+  await openQuickstart(page);
+  assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells');
+  // The builds are asked of the backend: the choice says how many it found.
+  await page.locator('[data-testid=add-factor] option', { hasText: 'Server build (2 registered for this host)' }).waitFor({ state: 'attached' });
+  await page.getByTestId('add-factor').selectOption({ label: 'Server build (2 registered for this host)' });
+  const factor = page.locator('[data-testid=factor][data-factor=build]');
+  await factor.waitFor();
+  await factor.locator('[data-testid=level-chip][data-level=patched]').waitFor();
+  const chips = await factor.getByTestId('level-chip').evaluateAll((cs) => cs.map((c) => [c.getAttribute('data-level'), c.getAttribute('aria-pressed')]));
+  assert.deepEqual(chips, [
+    ['base', 'true'],
+    ['patched', 'true'],
+  ]);
+  assert.equal(await page.getByTestId('cell-count').innerText(), '32 cells');
+  await page.screenshot({ path: join(env.app.dir, 'designer-builds.png'), fullPage: true });
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'designer-builds.png'), fullPage: true });
+  // Switching one off leaves the other; the level that is not registered cannot be typed in as a shell word.
+  await factor.locator('[data-testid=level-chip][data-level=patched]').click();
+  assert.equal(await page.getByTestId('cell-count').innerText(), '16 cells');
+  await factor.getByTestId('custom-level').fill('x;reboot');
+  assert.match(await factor.getByTestId('factor-problem').innerText(), /not valid for Server build/);
+
+  await page.getByTestId('nav-hosts').click();
+  const summary = await page.getByTestId('host-profile').innerText();
+  assert.match(summary, /patched: \/opt\/patched\/run\.sh \(runs \/opt\/patched\/bin\/mariadbd\), 10\.11\.19-MariaDB \(patched\)/);
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'hosts-builds.png'), fullPage: true });
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
+
+/** A finished build × ASLR file, 2 restarts per cell, as a run on a host with builds base and patched writes it. */
+function finishedBuildRun(): ExperimentDoc {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  doc.design.factors = [
+    { tunable: 'build', levels: ['base', 'patched'] },
+    { tunable: 'aslr', levels: ['on', 'off'] },
+  ];
+  doc.design.excludedCells = [];
+  doc.design.restartsPerCell = 2;
+  doc.design.workload.queries = doc.design.workload.queries.slice(0, 1);
+  doc.design.workload.repetitions = 3;
+  doc.design.workload.warmup = 0;
+  const start = Date.UTC(2026, 0, 5, 9);
+  const exe = (b: string) => (b === 'base' ? '/opt/base/bin/mariadbd' : '/opt/patched/bin/mariadbd');
+  const restarts: RestartResult[] = buildPlan(doc.design).map((p) => ({
+    seq: p.seq,
+    cell: p.cell,
+    status: 'ok' as const,
+    startedAt: start + p.seq * 60_000,
+    finishedAt: start + p.seq * 60_000 + 50_000,
+    checks: [
+      { tunable: 'build', level: p.levels.build, ok: true, observed: `exe ${exe(p.levels.build)} sha256 ${SHA}; 10.11.19-MariaDB (${p.levels.build})` },
+      { tunable: 'aslr', level: p.levels.aslr, ok: true, observed: 'personality 0x0000000' },
+    ],
+    queries: [{ query: doc.design.workload.queries[0].name, unit: 'ms', source: 'performance_schema' as const, values: [5, 4, 4.1] }],
+  }));
+  doc.results = { startedAt: start, finishedAt: start + 10 * 60_000, restarts };
+  return doc;
+}
+
+test('the Run view shows the running build: its executable, digest and version, verified like a tunable', async () => {
+  const doc = finishedBuildRun();
+  const file = join(env.app.dir, 'builds.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 8 of 8 restarts' }).waitFor();
+  const last = doc.results!.restarts.at(-1)!;
+  const build = last.checks[0].level;
+  const verified = await page.getByTestId('run-verified').innerText();
+  assert.match(verified, new RegExp(`^verified at restart 8: build=${build} ✓ \\(exe /opt/${build}/bin/mariadbd sha256 ${SHA}; 10\\.11\\.19-MariaDB \\(${build}\\)\\)\\s*aslr=(on|off) ✓`));
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'run-builds.png'), fullPage: true });
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});

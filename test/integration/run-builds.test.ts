@@ -1,0 +1,140 @@
+// The server build as a factor, with real parts: a sandbox mariadbd over the sandbox sshd, with three
+// builds registered by `varlab sandbox create --build`: two copies of the same mariadbd at two paths
+// (an A/A comparison) and a wrapper script that execs the second copy under `nice` (a handicap). Each
+// build gets its own data directory made by that build; the wrapper is known by the binary it execs;
+// a run of build × AHI, attached and detached, records, at every restart, the running build's path, digest and version among
+// the verified facts, in the file, the CSV and the Markdown report; and a build whose binary changed
+// since it was registered fails verification like any tunable.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import type { Build, ExperimentDoc } from '../../src/common/experiment/types.js';
+import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+import { shortQuickstartCopy, varlabRun, varlabSync, type RunEnv } from './run-env.js';
+
+const MARIADBD = '/usr/sbin/mariadbd';
+let sshd: Sshd;
+let dir: string;
+let home: string;
+let authArgs: string[];
+let builds: Build[];
+const sha = createHash('sha256').update(readFileSync(MARIADBD)).digest('hex');
+
+before(async () => {
+  sshd = await startSshd();
+  dir = mkdtempSync(join(tmpdir(), 'varlab-builds-'));
+  // mariadbd runs as `mysql`, which must reach the copies and the sandbox inside this folder.
+  chmodSync(dir, 0o755);
+  home = join(dir, 'home');
+  mkdirSync(home);
+  for (const b of ['a', 'b', 'w']) mkdirSync(join(dir, b), { mode: 0o755 });
+  copyFileSync(MARIADBD, join(dir, 'a', 'mariadbd'));
+  // B's binary has a name of its own: the stop before the next start must still find it.
+  copyFileSync(MARIADBD, join(dir, 'b', 'mariadbd-b'));
+  chmodSync(join(dir, 'a', 'mariadbd'), 0o755);
+  chmodSync(join(dir, 'b', 'mariadbd-b'), 0o755);
+  writeFileSync(join(dir, 'w', 'slow'), `#!/bin/sh\nexec nice -n 5 ${join(dir, 'b', 'mariadbd-b')} "$@"\n`, { mode: 0o755 });
+  authArgs = ['--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile];
+  const r = varlabSync(['sandbox', 'create', sshd.target, ...authArgs, '--dir', dir, '--build', `A=${join(dir, 'a', 'mariadbd')}`, '--build', `B=${join(dir, 'b', 'mariadbd-b')}`, '--build', `W=${join(dir, 'w', 'slow')}`, '--json'], home);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  builds = JSON.parse(readFileSync(join(home, 'profiles.json'), 'utf8'))[sshd.target].builds;
+});
+
+after(async () => {
+  if (sshd) varlabSync(['sandbox', 'remove', sshd.target, ...authArgs], home);
+  await sshd?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const env = (): RunEnv => ({ sshd, dir, varlabHome: home, profile: {} as RunEnv['profile'], registered: true, authArgs, stop: async () => {} });
+
+test('sandbox create --build gives each build its own data directory, made by it, and registers what its live process runs', () => {
+  assert.deepEqual(
+    builds.map((b) => [b.name, b.exe, b.sha256]),
+    [
+      ['A', join(dir, 'a', 'mariadbd'), sha],
+      ['B', join(dir, 'b', 'mariadbd-b'), sha],
+      // The wrapper is known by the binary it execs, not by the script.
+      ['W', join(dir, 'b', 'mariadbd-b'), sha],
+    ],
+  );
+  assert.equal(builds[2].mysqld, join(dir, 'w', 'slow'));
+  assert.equal(new Set(builds.map((b) => b.datadir)).size, 3, 'two builds never share a data directory');
+  for (const b of builds) {
+    assert.ok(existsSync(join(b.datadir, 'mysql', 'user.frm')) || existsSync(join(b.datadir, 'mysql', 'global_priv.frm')), `${b.name}: system tables in ${b.datadir}`);
+    assert.match(b.version ?? '', /MariaDB/);
+  }
+});
+
+test('a build × AHI run records the running build at every restart, in the file, the CSV and the report', { timeout: 600_000 }, async () => {
+  const factors = [
+    { tunable: 'build', levels: ['A', 'B', 'W'] },
+    { tunable: 'ahi', levels: ['on', 'off'] },
+  ];
+  const file = shortQuickstartCopy(env(), 'builds', { factors, restartsPerCell: 1, repetitions: 2, warmup: 0 });
+  const run = varlabRun([file, ...authArgs], home);
+  assert.equal(await run.exit, 0, run.stderr());
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  const restarts = doc.results!.restarts;
+  assert.equal(restarts.length, 6);
+  for (const r of restarts) {
+    assert.equal(r.status, 'ok', `${r.cell}: ${r.reason}`);
+    const level = /build=(\w+)/.exec(r.cell)![1];
+    const check = r.checks.find((c) => c.tunable === 'build');
+    const b = builds.find((x) => x.name === level)!;
+    assert.equal(check?.ok, true, JSON.stringify(check));
+    assert.match(check!.observed, new RegExp(`^exe ${b.exe} sha256 ${sha}; \\d+\\.\\d+\\.\\d+-MariaDB`));
+  }
+  // Each build's data directory was filled by the same setup script.
+  const tables = builds.map((b) => existsSync(join(b.datadir, doc.design.workload.database)));
+  assert.deepEqual(tables, [true, true, true]);
+
+  const out = join(dir, 'export');
+  const exported = varlabSync(['export', file, '--csv', out, '--markdown', join(dir, 'report.md')], home);
+  assert.equal(exported.code, 0, exported.stderr);
+  const rows = parse(readFileSync(join(out, 'restarts.csv'), 'utf8'), { columns: true }) as Record<string, string>[];
+  for (const r of rows) assert.match(r['observed:build'], new RegExp(`^exe ${builds.find((b) => b.name === r.build)!.exe} sha256 ${sha}`), r.cell);
+  const report = readFileSync(join(dir, 'report.md'), 'utf8');
+  for (const b of builds) assert.ok(report.includes(`exe ${b.exe} sha256 ${sha}`), report);
+});
+
+test('a detached run of two builds sets up each data directory and records each build at every restart', { timeout: 600_000 }, async () => {
+  const factors = [{ tunable: 'build', levels: ['A', 'W'] }];
+  const file = shortQuickstartCopy(env(), 'builds-detached', { factors, restartsPerCell: 2, repetitions: 2, warmup: 0 }, (d) => {
+    // A data directory of its own for this run's setup: the earlier run's tables are not there.
+    d.design.workload.database = 'varlab_detached';
+  });
+  const started = varlabSync(['run', file, '--detach', ...authArgs], home);
+  assert.equal(started.code, 0, started.stderr + started.stdout);
+  const attached = varlabSync(['attach', file], home);
+  assert.equal(attached.code, 0, attached.stderr);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.equal(doc.results!.restarts.length, 4);
+  for (const r of doc.results!.restarts) {
+    assert.equal(r.status, 'ok', r.reason);
+    const b = builds.find((x) => r.cell === `build=${x.name}`)!;
+    const check = r.checks.find((c) => c.tunable === 'build');
+    assert.equal(check?.ok, true, JSON.stringify(check));
+    assert.match(check!.observed, new RegExp(`^exe ${b.exe} sha256 ${sha}; \\d+\\.\\d+\\.\\d+-MariaDB`));
+  }
+  for (const name of ['A', 'W']) assert.ok(existsSync(join(builds.find((b) => b.name === name)!.datadir, 'varlab_detached')), `build ${name} was set up`);
+});
+
+test('a build whose binary changed since it was registered fails verification', { timeout: 300_000 }, async () => {
+  const profiles = JSON.parse(readFileSync(join(home, 'profiles.json'), 'utf8'));
+  const saved = JSON.stringify(profiles);
+  profiles[sshd.target].builds[0].sha256 = 'f'.repeat(64);
+  writeFileSync(join(home, 'profiles.json'), JSON.stringify(profiles));
+  try {
+    const r = varlabSync(['sandbox', 'start', sshd.target, ...authArgs, '--set', 'build=A'], home);
+    assert.equal(r.code, 3, r.stderr + r.stdout);
+    assert.match(r.stdout, new RegExp(`FAIL  build=A  exe ${join(dir, 'a', 'mariadbd')} sha256 ${sha}; .*expected sha256 f{64}`));
+  } finally {
+    writeFileSync(join(home, 'profiles.json'), saved);
+    varlabSync(['sandbox', 'stop', sshd.target, ...authArgs], home);
+  }
+});

@@ -1,0 +1,118 @@
+// The server build as a factor, without a server: its levels, what it contributes to a restart (the
+// build's binary on the build's data directory, the profile's pid file), the facts it reads and how
+// they are judged, the profile rules for builds, consent, the detached runner's setup per data
+// directory and the Designer's edits. (With a real mariadbd: test/integration/run-builds.test.ts.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Build, Design, ExperimentDoc, Factor, ServerProfile } from '../../src/common/experiment/types.js';
+import type { HostFingerprint } from '../../src/common/host.js';
+import { levelProblem } from '../../src/common/catalog.js';
+import { buildFromSetting, checkProfile } from '../../src/common/profile.js';
+import { restartProcedure, verifyCell, verifyFailure } from '../../src/common/restart.js';
+import { commandsNeedingConsent } from '../../src/common/trust.js';
+import { parseExe } from '../../src/common/tunables/build.js';
+import { checkExperiment } from '../../src/common/experiment/validate.js';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_HOST_PATHS, parseReply, restartScript } from '../../src/node/host/script.js';
+import { addFactor, levelChoices, toggleLevel } from '../../src/browser/views/designer/edits.js';
+
+const SHA = 'ab'.repeat(32);
+const builds: Build[] = [
+  { name: 'A', mysqld: '/opt/a/bin/mariadbd', datadir: '/srv/sb/data-A', exe: '/opt/a/bin/mariadbd', sha256: SHA, version: '10.11.19-MariaDB (Debian 12)' },
+  { name: 'slow', mysqld: '/opt/w/slow.sh', datadir: '/srv/sb/data-slow', exe: '/opt/a/bin/mariadbd', sha256: SHA },
+];
+const profile: ServerProfile = {
+  kind: 'direct',
+  mysqld: '/usr/sbin/mariadbd',
+  datadir: '/srv/sb/data',
+  socket: '/srv/sb/mysqld.sock',
+  port: 23306,
+  user: 'root',
+  errorLog: '/srv/sb/error.log',
+  pidFile: '/srv/sb/mysqld.pid',
+  extraArgs: ['--skip-log-bin'],
+  sudo: false,
+  builds,
+};
+const host = { target: 'ssh://db', tools: {}, numaNodes: [], threads: 4, arch: 'x86_64' } as unknown as HostFingerprint;
+const factor: Factor = { tunable: 'build', levels: ['A', 'slow'] };
+const proc = (level: string, p = profile) => restartProcedure({ profile: p, factors: [factor], levels: { build: level }, host });
+const script = (level: string) => restartScript({ proc: proc(level), profile, host, paths: DEFAULT_HOST_PATHS, recordDir: '/var/lib/varlab/x' }).text;
+const facts = (exe: string) => ({ exe, 'variable:version': '10.11.19-MariaDB', 'variable:version_comment': 'Debian 12' });
+
+test('a build level starts that build on its own data directory, with the profile pid file', () => {
+  const text = script('slow');
+  assert.match(text, /\nnohup \/opt\/w\/slow\.sh --no-defaults --datadir=\/srv\/sb\/data-slow --port=23306 --pid-file=\/srv\/sb\/mysqld\.pid /);
+  assert.match(text, /\n\[ -d \/srv\/sb\/data-slow \] \|\| fail no-datadir/);
+  assert.ok(!text.includes('--datadir=/srv/sb/data '), 'never the profile datadir');
+  // The next restart's stop signals a build whose binary has another name, found by its executable.
+  assert.match(text, /\*\) \[ -n "\$exes" \] && printf '%s\\n' "\$exes" \| grep -qxF -- "\$\(readlink "\/proc\/\$pid\/exe"/);
+  assert.match(text, /say "fact exe \$\(sha256sum < "\/proc\/\$pid\/exe"/);
+  const start = proc('A').steps.find((s) => s.kind === 'start');
+  assert.deepEqual(start?.kind === 'start' && start.server, { name: 'A', mysqld: '/opt/a/bin/mariadbd', datadir: '/srv/sb/data-A' });
+  // Version and comment are read with the other variables.
+  const verify = proc('A').steps.find((s) => s.kind === 'verify');
+  assert.deepEqual(verify?.kind === 'verify' && verify.facts, [{ kind: 'exe' }, { kind: 'variable', name: 'version' }, { kind: 'variable', name: 'version_comment' }]);
+});
+
+test('the live process is judged by its resolved exe and its digest; the version is recorded beside them', () => {
+  const reply = parseReply(`@pid 42\n@ready 900\n@fact exe ${SHA} /opt/a/bin/mariadbd\n`);
+  assert.deepEqual(parseExe(reply.facts.exe), { sha256: SHA, exe: '/opt/a/bin/mariadbd' });
+  const ok = verifyCell(proc('slow'), facts(reply.facts.exe), host);
+  // A wrapper script is known by the binary it execs.
+  assert.deepEqual(ok, [{ tunable: 'build', level: 'slow', ok: true, observed: `exe /opt/a/bin/mariadbd sha256 ${SHA}; 10.11.19-MariaDB (Debian 12)` }]);
+  const other = verifyCell(proc('A'), facts(`${SHA} /usr/sbin/mariadbd`), host)[0];
+  assert.equal(other.ok, false);
+  assert.match(other.observed, /exe \/usr\/sbin\/mariadbd .*expected \/opt\/a\/bin\/mariadbd/);
+  const changed = verifyCell(proc('A'), facts(`${'cd'.repeat(32)} /opt/a/bin/mariadbd`), host)[0];
+  assert.match(changed.observed, /the binary changed since the build was registered/);
+  assert.match(verifyFailure([changed]) ?? '', /^build=A not in effect/);
+  const deleted = verifyCell(proc('A'), facts(`${SHA} /opt/a/bin/mariadbd (deleted)`), host)[0];
+  assert.equal(deleted.ok, false);
+  assert.equal(verifyCell(proc('A'), facts('- '), host)[0].ok, false);
+});
+
+test('a level that names no registered build, or could reach a shell, is refused before anything runs', () => {
+  assert.throws(() => proc('B'), /no build "B" is registered for ssh:\/\/db \(registered: A, slow\)/);
+  assert.match(levelProblem('build', "A'; touch /tmp/x") ?? '', /not valid for Server build/);
+  assert.throws(() => proc('A', { ...profile, builds: undefined }), /registered: none/);
+});
+
+test('builds in a profile: names, paths and digests checked, and no two share a data directory', () => {
+  checkProfile(profile);
+  assert.throws(() => checkProfile({ ...profile, builds: [builds[0], { ...builds[1], datadir: builds[0].datadir }] }), /data directory \/srv\/sb\/data-A is already another build's/);
+  assert.throws(() => checkProfile({ ...profile, builds: [{ ...builds[0], datadir: profile.datadir }] }), /already another build's \(or the profile's\)/);
+  assert.throws(() => checkProfile({ ...profile, builds: [builds[0], { ...builds[1], name: 'A' }] }), /build A is named twice/);
+  assert.throws(() => checkProfile({ ...profile, builds: [{ ...builds[0], mysqld: '/opt/a/bin/mariadbd;reboot' }] }), /build A mysqld/);
+  assert.throws(() => checkProfile({ ...profile, builds: [{ ...builds[0], sha256: 'x' }] }), /sha256: expected 64 hex digits/);
+  assert.deepEqual(buildFromSetting('B=/opt/b/'), { name: 'B', path: '/opt/b' });
+  assert.throws(() => buildFromSetting('/opt/b'), /expected NAME=PATH/);
+  assert.throws(() => buildFromSetting('B=opt/b'), /--build B: expected an absolute path/);
+});
+
+test('a file that carries builds validates, and its consent names every binary they start', () => {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  doc.design.factors = [factor];
+  doc.design.excludedCells = [];
+  doc.design.serverProfile = { ...profile, target: doc.design.target };
+  assert.deepEqual(checkExperiment(doc).problems, []);
+  const p = commandsNeedingConsent(doc).find((i) => i.kind === 'server-profile')!;
+  assert.match(p.command, /build A: starts \/opt\/a\/bin\/mariadbd, sha256 (ab){32}, datadir \/srv\/sb\/data-A/);
+  assert.match(p.command, /build slow: starts \/opt\/w\/slow\.sh \(which runs \/opt\/a\/bin\/mariadbd\)/);
+  assert.match(p.summary, /\/opt\/w\/slow\.sh is not called mysqld or mariadbd: a custom start wrapper/);
+  doc.design.serverProfile.builds = [{ ...builds[0], datadir: 'relative' }];
+  assert.match(checkExperiment(doc).problems.join('\n'), /design\.serverProfile\.builds\[0\]\.datadir/);
+  doc.design.serverProfile.builds = [{ ...builds[0], datadir: '/srv/sb/../../etc' }];
+  assert.match(checkExperiment(doc).problems.join('\n'), /design\.serverProfile\.builds: build A datadir: expected an absolute path without control characters or \.\./);
+});
+
+test('the Designer offers the registered builds as the levels of the build factor', () => {
+  const d = { factors: [], excludedCells: [] } as unknown as Design;
+  const added = addFactor(d, 'build', ['A', 'slow']);
+  assert.deepEqual(added.factors, [{ tunable: 'build', levels: ['A', 'slow'] }]);
+  const one = toggleLevel(added, 0, 'slow', ['A', 'slow']) as Design;
+  assert.deepEqual(one.factors[0].levels, ['A']);
+  const back = toggleLevel(one, 0, 'slow', ['A', 'slow']) as Design;
+  assert.deepEqual(back.factors[0].levels, ['A', 'slow']);
+  assert.deepEqual(levelChoices({ tunable: 'build', levels: ['old'] }, ['A']), ['A', 'old']);
+});
