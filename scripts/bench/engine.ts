@@ -13,7 +13,19 @@ import { createSandbox, createServerControl, openTarget, removeSandbox, type Sta
 import type { RegisteredProfile } from '../../src/node/host/profiles.js';
 import { RunEngine } from '../../src/node/engine/run.js';
 import { defaultHostLayer, type HostLayer } from '../../src/node/engine/hostlayer.js';
-import { detectTimer, measure } from '../../src/node/workloads/queries.js';
+import { BATCH, detectTimer, historyMark, measureBatch, type Measurement, type ServerTimer } from '../../src/node/workloads/queries.js';
+
+/** `n` executions as the query loop runs them: back to back in batches, the figures read after each. */
+async function measureN(conn: Connection, sql: string, timer: ServerTimer, n: number): Promise<Measurement[]> {
+  const out: Measurement[] = [];
+  let after = await historyMark(conn, timer);
+  while (out.length < n) {
+    const b = await measureBatch(conn, sql, Math.min(BATCH, n - out.length), timer, after);
+    after = b.last;
+    for (const m of b.executions) if (m) out.push(m);
+  }
+  return out;
+}
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const sd = (xs: number[]) => {
@@ -53,7 +65,7 @@ async function calibrate(conn: Connection, ms: number): Promise<number> {
   const timer = await detectTimer(conn);
   let n = 1000;
   for (let i = 0; i < 12; i++) {
-    const m = await measure(conn, `SELECT BENCHMARK(${n}, MD5('varlab'))`, timer);
+    const [m] = await measureN(conn, `SELECT BENCHMARK(${n}, MD5('varlab'))`, timer, 1);
     if (m.value > ms * 0.8 && m.value < ms * 1.25) break;
     n = Math.max(1, Math.round((n * ms) / Math.max(m.value, 0.01)));
   }
@@ -84,14 +96,10 @@ export async function bench(): Promise<void> {
       ['~1 ms', `SELECT BENCHMARK(${n1}, MD5('varlab'))`, 300],
       ['~50 ms', 'SELECT SLEEP(0.05)', 60],
     ] as const) {
-      for (let i = 0; i < 5; i++) await measure(conn, sql, timer);
-      const server: number[] = [];
-      const client: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const m = await measure(conn, sql, timer);
-        server.push(m.value);
-        client.push(m.client);
-      }
+      await measureN(conn, sql, timer, 5);
+      const all = await measureN(conn, sql, timer, runs);
+      const server = all.map((m) => m.value);
+      const client = all.map((m) => m.client);
       const diff = client.map((c, i) => c - server[i]);
       console.log(
         `    ${label.padEnd(6)} n=${runs}  server mean ${f(mean(server))} ms  varlab round trip mean ${f(mean(client))} ms  ` +

@@ -123,7 +123,7 @@ export class RestartProcedure {
 
     // Queries (and the preload's scans) as the read-only account; a command workload brings its own login.
     const conn = ctx.track(await control.connect(w.database, w.kind === 'queries' && this.account ? this.account : undefined));
-    const onExecution = (x: Execution) => ctx.record({ t: 'execution', at: Date.now(), seq: r.seq, ...x });
+    const onExecution = ({ at, ...x }: Execution) => ctx.record({ t: 'execution', at: at ?? Date.now(), seq: r.seq, ...x });
     const hooks = { checkCancel: ctx.checkCancel, onExecution };
     try {
       const preload = proc.steps.find((s) => s.kind === 'preload');

@@ -14,7 +14,7 @@ export const MEASURE_USER = 'varlab_measure';
 /** A unix socket login is `localhost`; a TCP one from the target itself (an SSH forward) is `127.0.0.1`. */
 export const MEASURE_HOSTS = ['localhost', '127.0.0.1'] as const;
 /** What the statement timer reads (queries.ts, the detached runner's session SQL). */
-const TIMER_TABLES = ['events_statements_history', 'threads', 'setup_consumers'];
+const TIMER_TABLES = ['events_statements_history', 'events_statements_history_long', 'threads', 'setup_consumers'];
 
 export type Flavor = 'mariadb' | 'mysql';
 

@@ -1,9 +1,10 @@
-// The query loop: one measured execution of a query through mysql2, its rows streamed and counted
-// (never held in memory), its time read from the server's own statement timer where there is one,
-// and the client round trip kept beside it.
+// The query loop's measuring: executions of a query through mysql2 back to back, their rows streamed
+// and counted (never held in memory), their times read afterwards from the server's own statement
+// timer where there is one, and each client round trip kept beside it.
 import type { Connection } from 'mysql2/promise';
 import type { Connection as CoreConnection, QueryError } from 'mysql2';
 import type { TimingSource } from '../../common/experiment/types.js';
+import { matchBatch, type HistoryRow, type SentExecution } from './history.js';
 
 export interface ServerTimer {
   source: Extract<TimingSource, 'performance_schema' | 'profiling' | 'client'>;
@@ -20,6 +21,8 @@ export interface Measurement {
   client: number;
   source: ServerTimer['source'];
   rows: number;
+  /** When it ended (epoch milliseconds). */
+  at: number;
 }
 
 type Row = Record<string, unknown>;
@@ -30,32 +33,58 @@ async function rows(conn: Connection, sql: string): Promise<Row[]> {
 }
 
 /**
- * Which server-side timer this connection offers. MySQL has performance_schema statement history
- * on by default; MariaDB has it off by default but offers per-session query profiling. The probes
- * run once per connection (once per restart), never between measured executions.
+ * performance_schema's statement timer, exact to the picosecond (MariaDB starts with it off): the
+ * query loop reads its figures from events_statements_history_long, which needs the statements'
+ * current and history consumers. A sandbox starts with these; each is read back at every start.
+ */
+export const EXACT_TIMER_OPTIONS = [
+  '--performance-schema=ON',
+  '--performance-schema-consumer-events-statements-current=ON',
+  '--performance-schema-consumer-events-statements-history=ON',
+  '--performance-schema-consumer-events-statements-history-long=ON',
+];
+
+/** How to turn the exact timer on, for a server without it. */
+export const EXACT_TIMER_HELP = `for performance_schema's exact timer (TIMER_WAIT, in picoseconds), start mysqld with ${EXACT_TIMER_OPTIONS.join(' ')} (options of the server profile; a varlab sandbox has them)`;
+
+const PROBE = 'SELECT 1 AS varlab_timer_probe';
+
+/**
+ * Which server-side timer this connection offers, proved by timing a probe statement and finding it
+ * in the history: performance_schema's statement history (exact), else query profiling (rounded to
+ * the microsecond, with a constant of its own), else none (the client's round trip). The probes run
+ * once per connection (once per restart), never between measured executions.
  */
 export async function detectTimer(conn: Connection): Promise<ServerTimer> {
+  let why = 'performance_schema is off';
   try {
     const [ps] = await rows(conn, 'SELECT @@performance_schema AS ps');
     if (Number(ps?.ps) === 1) {
-      const [consumer] = await rows(conn, "SELECT ENABLED AS e FROM performance_schema.setup_consumers WHERE NAME = 'events_statements_history'");
       const [thread] = await rows(conn, 'SELECT THREAD_ID AS t FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()');
-      if (consumer?.e === 'YES' && thread?.t != null) return { source: 'performance_schema', threadId: Number(thread.t) };
+      if (thread?.t != null) {
+        const timer: ServerTimer = { source: 'performance_schema', threadId: Number(thread.t) };
+        await conn.query(PROBE);
+        if ((await history(conn, timer, 0)).some((r) => r.text === PROBE && r.ms > 0)) return timer;
+      }
+      const off = await rows(conn, "SELECT NAME AS n FROM performance_schema.setup_consumers WHERE ENABLED <> 'YES' AND NAME IN ('global_instrumentation', 'thread_instrumentation', 'events_statements_current', 'events_statements_history_long')");
+      why = off.length ? `performance_schema's consumer${off.length > 1 ? 's' : ''} ${off.map((r) => String(r.n)).join(', ')} ${off.length > 1 ? 'are' : 'is'} off` : 'performance_schema does not time this connection\'s statements';
     }
-  } catch {
-    /* no performance_schema tables (or no privilege): try profiling */
+  } catch (e) {
+    why = `performance_schema cannot be read (${(e as Error).message})`;
   }
   try {
     await conn.query('SET profiling = 1');
-    await conn.query('SET profiling_history_size = 1');
-    const [on] = await rows(conn, 'SELECT @@profiling AS p');
-    if (Number(on?.p) === 1) return { source: 'profiling' };
+    // SHOW PROFILES keeps at most 100 statements: a batch is never longer.
+    await conn.query(`SET profiling_history_size = ${BATCH}`);
+    await conn.query(PROBE);
+    const timer: ServerTimer = { source: 'profiling', note: `times from query profiling (SHOW PROFILES), not the exact timer: ${why}; ${EXACT_TIMER_HELP}` };
+    if ((await history(conn, timer, 0)).some((r) => r.text === PROBE)) return timer;
   } catch {
     /* profiling compiled out (MySQL builds without it) */
   }
   return {
     source: 'client',
-    note: 'no server-side statement timer on this server (performance_schema statement history off, query profiling unavailable): times are client round trips and include the network',
+    note: `no server-side statement timer on this server (${why}, query profiling unavailable): times are client round trips and include the network; ${EXACT_TIMER_HELP}`,
   };
 }
 
@@ -93,28 +122,56 @@ export function serverMs(source: 'performance_schema' | 'profiling', raw: unknow
   return source === 'performance_schema' ? Number(raw) / 1e9 : Number(raw) * 1000;
 }
 
-/** The server's own time for the statement this connection ran last, in milliseconds. */
-async function serverTime(conn: Connection, timer: ServerTimer): Promise<number | null> {
+/** Executions in a row before the timer's figures are read: SHOW PROFILES keeps no more. */
+export const BATCH = 100;
+
+/**
+ * The server's history of this connection's statements after id `after`: performance_schema's
+ * events_statements_history_long (top-level statements; TIMER_WAIT in picoseconds) or SHOW PROFILES
+ * (which is not profiled itself; Duration in seconds).
+ */
+export async function history(conn: Connection, timer: ServerTimer, after: number): Promise<HistoryRow[]> {
   if (timer.source === 'performance_schema') {
-    // TIMER_WAIT is in picoseconds; the history holds statements once they completed.
-    const [r] = await rows(conn, `SELECT TIMER_WAIT AS w FROM performance_schema.events_statements_history WHERE THREAD_ID = ${Number(timer.threadId)} ORDER BY EVENT_ID DESC LIMIT 1`);
-    return r?.w != null ? serverMs('performance_schema', r.w) : null;
+    const list = await rows(
+      conn,
+      `SELECT EVENT_ID AS id, TIMER_WAIT AS w, ROWS_SENT AS r, SQL_TEXT AS s FROM performance_schema.events_statements_history_long WHERE THREAD_ID = ${Number(timer.threadId)} AND EVENT_ID > ${Number(after)} AND NESTING_EVENT_LEVEL = 0 ORDER BY EVENT_ID`,
+    );
+    return list.map((r) => ({ id: Number(r.id), text: String(r.s ?? ''), ms: r.w == null ? NaN : serverMs('performance_schema', r.w), rows: Number(r.r) }));
   }
   if (timer.source === 'profiling') {
-    // SHOW PROFILES is not itself profiled, so its last line is the measured statement. Duration in seconds.
     const list = await rows(conn, 'SHOW PROFILES');
-    const last = list[list.length - 1];
-    return last?.Duration != null ? serverMs('profiling', last.Duration) : null;
+    return list.map((r) => ({ id: Number(r.Query_ID), text: String(r.Query ?? ''), ms: r.Duration == null ? NaN : serverMs('profiling', r.Duration) })).filter((r) => r.id > after);
   }
-  return null;
+  return [];
 }
 
-/** One measured execution. */
-export async function measure(conn: Connection, sql: string, timer: ServerTimer): Promise<Measurement> {
-  const t0 = process.hrtime.bigint();
-  const count = await streamed(conn, sql);
-  const client = Number(process.hrtime.bigint() - t0) / 1e6;
-  const server = await serverTime(conn, timer);
-  if (server === null) return { value: client, client, source: 'client', rows: count };
-  return { value: server, client, source: timer.source, rows: count };
+/** The newest statement id of this connection's history: where the first batch's figures start. */
+export async function historyMark(conn: Connection, timer: ServerTimer): Promise<number> {
+  return (await history(conn, timer, 0)).reduce((m, r) => Math.max(m, r.id), 0);
+}
+
+export interface Batch {
+  /** Each execution of the batch, or null: no figure of the server's timer is provably its own (measure it again). */
+  executions: (Measurement | null)[];
+  /** The next batch's `after`. */
+  last: number;
+}
+
+/**
+ * `n` executions of one statement back to back (nothing between them but the next statement), then
+ * the server timer's figures read once and matched to them (history.ts).
+ */
+export async function measureBatch(conn: Connection, sql: string, n: number, timer: ServerTimer, after: number, checkCancel: () => void = () => {}): Promise<Batch> {
+  const sent: (SentExecution & { rows: number; clientMs: number; at: number })[] = [];
+  for (let i = 0; i < n; i++) {
+    checkCancel();
+    const t0 = process.hrtime.bigint();
+    const count = await streamed(conn, sql);
+    const clientMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    sent.push({ sql, rows: count, clientMs, at: Date.now() });
+  }
+  const client = (x: (typeof sent)[number]): Measurement => ({ value: x.clientMs, client: x.clientMs, source: 'client', rows: x.rows, at: x.at });
+  if (timer.source === 'client') return { executions: sent.map(client), last: after };
+  const m = matchBatch(sent, await history(conn, timer, after), after, timer.source === 'profiling' ? 'consecutive' : 'increasing');
+  return { executions: sent.map((x, i) => (m.ms[i] === null ? null : { ...client(x), value: m.ms[i]!, source: timer.source })), last: m.last };
 }

@@ -7,11 +7,11 @@ import type { ServerProfile, Workload } from '../../common/experiment/types.js';
 import type { RecordOf } from '../../common/records.js';
 import { shellQuote } from '../host/shell.js';
 import type { TargetSession } from '../host/types.js';
-import { measure, type ServerTimer } from './queries.js';
+import { BATCH, historyMark, measureBatch, type ServerTimer } from './queries.js';
 import { parseSysbench, parseSysbenchInterval, parseWithRegex, sysbenchMetric, type SysbenchInterval } from './sysbench.js';
 
-/** One measured execution: its journal record without the restart it belongs to (the engine adds it). */
-export type Execution = Omit<RecordOf<'execution'>, 't' | 'at' | 'seq'>;
+/** One measured execution: its journal record without the restart it belongs to (the engine adds it), and when it ended if known. */
+export type Execution = Omit<RecordOf<'execution'>, 't' | 'at' | 'seq'> & { at?: number };
 
 export interface RunnerHooks {
   /** Throws when the run was cancelled: checked before every execution. */
@@ -19,13 +19,38 @@ export interface RunnerHooks {
   onExecution: (x: Execution) => void;
 }
 
-/** Each query, `repetitions` times in a row; the first `warmup` of each are flagged warm-up. */
+/** Batches in a row whose executions all went without a figure before the run gives up on the timer. */
+const FRUITLESS_BATCHES = 3;
+
+/**
+ * Each query, `repetitions` times in a row (the first `warmup` of each flagged warm-up): back to back
+ * in batches of at most BATCH, the server timer's figures read after each batch. An execution whose
+ * figure cannot be proved its own is measured again in the next batch; the executions reach
+ * `onExecution` (the journal) only between batches, off the measured path.
+ */
 export async function runQueryLoop(conn: Connection, w: Workload, timer: ServerTimer, hooks: RunnerHooks): Promise<void> {
+  let after = await historyMark(conn, timer);
   for (const q of w.queries) {
-    for (let rep = 1; rep <= w.repetitions; rep++) {
-      hooks.checkCancel();
-      const m = await measure(conn, q.sql, timer);
-      hooks.onExecution({ query: q.name, rep, warmup: rep <= w.warmup, value: m.value, client: m.client, unit: 'ms', source: m.source });
+    let todo = Array.from({ length: w.repetitions }, (_, i) => i + 1);
+    let fruitless = 0;
+    while (todo.length) {
+      const reps = todo.slice(0, BATCH);
+      const batch = await measureBatch(conn, q.sql, reps.length, timer, after, hooks.checkCancel);
+      after = batch.last;
+      const again: number[] = [];
+      reps.forEach((rep, i) => {
+        const m = batch.executions[i];
+        if (m) hooks.onExecution({ at: m.at, query: q.name, rep, warmup: rep <= w.warmup, value: m.value, client: m.client, unit: 'ms', source: m.source });
+        else again.push(rep);
+      });
+      fruitless = again.length === reps.length ? fruitless + 1 : 0;
+      if (fruitless >= FRUITLESS_BATCHES) {
+        throw new ApiError(
+          'internal',
+          `the server's statement timer (${timer.source}) gave no figure for query ${q.name} in ${FRUITLESS_BATCHES} batches in a row (is its statement history being switched off, or overwritten by other sessions? performance_schema_events_statements_history_long_size is the room it has)`,
+        );
+      }
+      todo = [...again, ...todo.slice(reps.length)];
     }
   }
 }
