@@ -145,6 +145,14 @@ export interface TunableCheck {
   ok: boolean;
   /** What was read from the live process or server, e.g. `personality 0x0040000`, `ON`. */
   observed: string;
+  /** false: set, but nothing on this server reads it back (never counted as verified). */
+  verifiable?: false;
+}
+
+/** How a check reads to a person: verified, not in effect, or set but not verifiable. */
+export function checkWord(c: Pick<TunableCheck, 'ok' | 'verifiable'>): { mark: '✓' | '✗' | '–'; word: string } {
+  if (!c.ok) return { mark: '✗', word: 'not in effect' };
+  return c.verifiable === false ? { mark: '–', word: 'set, not verifiable' } : { mark: '✓', word: 'verified' };
 }
 
 export interface QueryTimings {

@@ -3,6 +3,7 @@
 // newline survives a round trip, and so does a label with spaces at its ends); numbers are written by
 // num(), never with locale formatting. executions.csv comes in pieces, so a million rows are never one
 // string: the file is streamed out (src/node/export/files.ts).
+import type { RestartResult } from '../experiment/types.js';
 import type { ExportContext } from './context.js';
 import { iso, levelsOf, num } from './context.js';
 import { findCell, findComparison } from '../stats/analysis.js';
@@ -60,6 +61,13 @@ export function restartMean(values: number[], warmup: number): number | null {
   return kept.length ? kept.reduce((a, b) => a + b, 0) / kept.length : null;
 }
 
+/** A restart's `verified`: every check and option read back as asked (true), one not in effect (false), or all in effect that could be read but some set, not verifiable. */
+function verifiedWord(r: RestartResult): string {
+  const all = [...r.checks, ...(r.options ?? [])];
+  if (!all.every((c) => c.ok)) return 'false';
+  return all.some((c) => c.verifiable === false) ? 'set, not verifiable' : 'true';
+}
+
 /**
  * `restarts.csv`: every restart in plan order, failed ones included with their reason, the value each
  * tunable was observed at (what verify read from the live process) and the mean per query.
@@ -95,7 +103,7 @@ export function restartsCsv(ctx: ExportContext): string {
       r.reason ?? '',
       iso(r.startedAt),
       iso(r.finishedAt),
-      r.checks.every((c) => c.ok) ? 'true' : 'false',
+      verifiedWord(r),
       ...tunables.map((t) => check(t)?.observed ?? ''),
       ...ctx.queries.map(mean),
     ];

@@ -66,10 +66,11 @@ function designSection(ctx: ExportContext): string[] {
  * restart: what the numbers were measured with beyond the factors, and whether it held every time.
  */
 function serverOptionsLine(restarts: RestartResult[]): string | null {
-  const seen = new Map<string, { level: string; read: number; ok: number; off: string[] }>();
+  const seen = new Map<string, { level: string; read: number; ok: number; off: string[]; unverifiable: boolean }>();
   for (const r of restarts) {
     for (const o of r.options ?? []) {
-      const s = seen.get(o.tunable) ?? { level: o.level, read: 0, ok: 0, off: [] };
+      const s = seen.get(o.tunable) ?? { level: o.level, read: 0, ok: 0, off: [], unverifiable: false };
+      if (o.verifiable === false) s.unverifiable = true;
       s.read++;
       if (o.ok) s.ok++;
       else if (s.off.length < 3) s.off.push(`#${r.seq}: ${o.observed}`);
@@ -77,7 +78,7 @@ function serverOptionsLine(restarts: RestartResult[]): string | null {
     }
   }
   if (!seen.size) return null;
-  const each = [...seen].map(([name, s]) => `${code(`${name}=${s.level}`)} ${s.ok === s.read ? `verified at all ${s.read} restarts` : `verified at ${s.ok} of ${s.read} restarts (not in effect ${s.off.join('; ')})`}`);
+  const each = [...seen].map(([name, s]) => `${code(`${name}=${s.level}`)} ${s.unverifiable ? 'set, not verifiable (nothing reads it back)' : s.ok === s.read ? `verified at all ${s.read} restarts` : `verified at ${s.ok} of ${s.read} restarts (not in effect ${s.off.join('; ')})`}`);
   return `- Server options of the profile, read back on the live server: ${each.join(', ')}`;
 }
 

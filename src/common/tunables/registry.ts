@@ -81,8 +81,9 @@ export function sameValue(wanted: string, observed: string | null): boolean {
   if (observed === null) return false;
   const norm = (v: string) => {
     const s = v.trim().toUpperCase();
-    if (s === 'ON' || s === 'TRUE') return '1';
-    if (s === 'OFF' || s === 'FALSE') return '0';
+    // performance_schema's setup tables say YES and NO.
+    if (s === 'ON' || s === 'TRUE' || s === 'YES') return '1';
+    if (s === 'OFF' || s === 'FALSE' || s === 'NO') return '0';
     const m = SIZE.exec(s);
     if (m) return String(BigInt(m[1]) * 1024n ** BigInt('KMGT'.indexOf(m[2].toUpperCase()) + 1));
     return s;

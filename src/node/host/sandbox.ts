@@ -10,6 +10,7 @@ import { registerProfile, sandboxProfile, unregisterProfile, type RegisteredProf
 import { profileDir, runScript } from './restore.js';
 import { hostPaths, stopScript, type HostPaths } from './script.js';
 import { asRoot, shellQuote } from './shell.js';
+import { EXACT_TIMER_OPTIONS } from '../workloads/queries.js';
 import type { TargetSession } from './types.js';
 
 export interface SandboxOptions {
@@ -52,6 +53,9 @@ interface TargetFacts {
 }
 
 const DEFAULT_BUFFER_POOL = '128M';
+
+/** The exact timer's options (queries.ts), left out when an existing sandbox is compared with what is asked for. */
+const EXACT_TIMER_VARIABLES = new Set(profileOptions({ extraArgs: EXACT_TIMER_OPTIONS }).map((o) => o.variable));
 const SANDBOX_DIR = /\/varlab-sandbox-[0-9a-f]{8}$/;
 
 async function facts(session: TargetSession, mysqld: string | undefined, port: number): Promise<TargetFacts> {
@@ -84,7 +88,7 @@ function sandboxArgs(dir: string, opts: SandboxOptions): string[] {
   if (!SIZE_OPTION.test(pool)) throw new ApiError('invalid-argument', `--buffer-pool ${JSON.stringify(pool)}: expected a size such as 512M or 2G`);
   // A temporary folder of its own: servers sharing /tmp have been seen to lose each other's
   // temporary tables during mariadb-install-db's bootstrap ("Could not remove temporary table").
-  const all = ['--bind-address=127.0.0.1', `--innodb-buffer-pool-size=${pool}`, '--innodb-log-file-size=48M', `--tmpdir=${dir}/tmp`, ...(opts.options ?? []).map(optionFromSetting)];
+  const all = ['--bind-address=127.0.0.1', `--innodb-buffer-pool-size=${pool}`, '--innodb-log-file-size=48M', `--tmpdir=${dir}/tmp`, ...EXACT_TIMER_OPTIONS, ...(opts.options ?? []).map(optionFromSetting)];
   const variableOf = (a: string) => profileOptions({ extraArgs: [a] })[0]?.variable;
   return all.filter((a, i) => !variableOf(a) || !all.slice(i + 1).some((b) => variableOf(b) === variableOf(a)));
 }
@@ -169,7 +173,8 @@ function fits(existing: RegisteredProfile, opts: SandboxOptions): boolean {
   const haveBuilds = (existing.builds ?? []).map((b) => `${b.name}=${b.basedir ?? b.mysqld}`).sort().join(' ');
   if (askedBuilds !== haveBuilds) return false;
   if (opts.parent !== undefined && !existing.sandboxDir.startsWith(`${opts.parent.replace(/\/$/, '')}/`)) return false;
-  const want = profileOptions({ extraArgs: sandboxArgs(existing.sandboxDir, opts) }).filter((o) => o.variable !== 'tmpdir');
+  // A sandbox made before the exact timer was on by default still fits (its runs say which timer they use).
+  const want = profileOptions({ extraArgs: sandboxArgs(existing.sandboxDir, opts) }).filter((o) => o.variable !== 'tmpdir' && !EXACT_TIMER_VARIABLES.has(o.variable));
   const have = new Map(profileOptions(existing).map((o) => [o.variable, o.value]));
   return want.every((o) => have.get(o.variable) === o.value);
 }

@@ -70,6 +70,23 @@ export function startFailure(target: string, profile: ServerProfile, sudo: boole
   return repeats ? new ApiError('start-failed', message, { repeats }) : new ApiError(reply.fail ? 'start-failed' : 'connection', message);
 }
 
+/** A server option that turns a performance_schema consumer on or off; read back from setup_consumers. */
+export const CONSUMER = 'performance_schema_consumer_';
+
+/**
+ * The performance_schema consumers the profile's options set, as judgeStart reads them
+ * (`performance_schema_consumer_<name>` → YES or NO); none where performance_schema cannot be read.
+ */
+export async function consumerStates(conn: Connection, names: string[]): Promise<Record<string, string>> {
+  if (!names.some((n) => n.startsWith(CONSUMER))) return {};
+  try {
+    const [rows] = await conn.query<RowDataPacket[]>('SELECT NAME AS n, ENABLED AS e FROM performance_schema.setup_consumers');
+    return Object.fromEntries(rows.map((r) => [CONSUMER + String(r.n).toLowerCase().replace(/-/g, '_'), String(r.e)]));
+  } catch {
+    return {};
+  }
+}
+
 /** The server variables a restart's verify step reads: the factors' and the profile's own options. */
 export function verifyVariables(proc: RestartProcedure): string[] {
   const verify = proc.steps.find((x) => x.kind === 'verify');
@@ -90,9 +107,9 @@ export function judgeStart(proc: RestartProcedure, targetFacts: Record<string, s
   const checks = verifyCell(proc, facts, host);
   const options: TunableCheck[] = verify.options.map((o) => {
     const observed = live[o.variable];
-    return observed === undefined
-      ? { tunable: o.variable, level: o.value, ok: true, observed: `not a server variable on this server (${o.option} not checked)` }
-      : { tunable: o.variable, level: o.value, ok: sameValue(o.value, observed), observed: `@@${o.variable} = ${observed}` };
+    if (observed === undefined) return { tunable: o.variable, level: o.value, ok: true, verifiable: false, observed: `set, not verifiable: ${o.option} is not a server variable on this server, nor anything else varlab reads back` };
+    const consumer = o.variable.startsWith(CONSUMER) ? `performance_schema.setup_consumers ${o.variable.slice(CONSUMER.length)}` : null;
+    return { tunable: o.variable, level: o.value, ok: sameValue(o.value, observed), observed: consumer ? `${consumer} ENABLED = ${observed}` : `@@${o.variable} = ${observed}` };
   });
   return { checks, options, facts };
 }
@@ -172,7 +189,8 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     const conn = await connectReady();
     let live: Record<string, string>;
     try {
-      live = await variables(conn, verifyVariables(proc));
+      const names = verifyVariables(proc);
+      live = { ...(await variables(conn, names)), ...(await consumerStates(conn, names)) };
     } finally {
       await closeConnection(conn);
     }

@@ -3,7 +3,7 @@
 // `local` or over SSH, without the command line.
 import { useState } from 'react';
 import type { HostEntry, HostProfile, ServerCheck, TargetAuth } from '../../../common/api.js';
-import type { ServerProfile } from '../../../common/experiment/types.js';
+import { checkWord, type ServerProfile } from '../../../common/experiment/types.js';
 import { buildFromSetting } from '../../../common/profile.js';
 import { getClient } from '../../client.js';
 import { KeyValues } from './Fingerprint.js';
@@ -85,7 +85,7 @@ function CheckTable({ check }: { check: ServerCheck }) {
               <td>{o.tunable}</td>
               <td>{o.level}</td>
               <td>{o.observed}</td>
-              <td className={o.ok ? '' : 'problem'}>{o.ok ? '✓ verified' : '✗ not in effect'}</td>
+              <td className={o.ok ? '' : 'problem'}>{`${checkWord(o).mark} ${checkWord(o).word}`}</td>
             </tr>
           ))}
         </tbody>

@@ -3,7 +3,7 @@
 // between-restart spread of each cell as restarts accumulate, and the current minimum detectable
 // effect. Pause, resume, cancel. Redrawn at most once per animation frame, whatever the event rate.
 import { useEffect, useMemo, useState } from 'react';
-import type { ExperimentDoc } from '../../../common/experiment/types.js';
+import { checkWord, type ExperimentDoc } from '../../../common/experiment/types.js';
 import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
@@ -287,8 +287,9 @@ function Verified({ live }: { live: LiveRun }) {
           {' '}
           server options:{' '}
           {v.options.map((c) => (
-            <span key={c.tunable} style={{ color: c.ok ? '#1a7f37' : '#b42318', marginRight: 10 }} title={c.observed}>
-              {c.tunable}={c.level} {c.ok ? '✓' : '✗'}
+            <span key={c.tunable} style={{ color: !c.ok ? '#b42318' : c.verifiable === false ? '#6b7785' : '#1a7f37', marginRight: 10 }} title={c.observed}>
+              {c.tunable}={c.level} {checkWord(c).mark}
+              {c.verifiable === false ? ' set, not verifiable' : ''}
             </span>
           ))}
         </span>

@@ -1,0 +1,132 @@
+// Issue 22, on a sandbox mariadbd that varlab makes and starts (target `local`): the exact timer is on
+// and read back at start; a query's executions run back to back and every one gets the figure of its
+// own statement, the very TIMER_WAIT a by-hand reader of events_statements_history_long sees; a
+// server without performance_schema is measured with query profiling and says how to turn on the
+// exact timer; and an option nothing reads back is "set, not verifiable", never verified.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Connection, RowDataPacket } from 'mysql2/promise';
+import type { Workload } from '../../src/common/experiment/types.js';
+import type { RegisteredProfile } from '../../src/node/host/index.js';
+import type { Execution } from '../../src/node/workloads/runners.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'varlab-fidelity-'));
+chmodSync(dir, 0o755);
+process.env.VARLAB_HOME = join(dir, 'varlab');
+const host = await import('../../src/node/host/index.js');
+const { detectTimer } = await import('../../src/node/workloads/queries.js');
+const { runQueryLoop } = await import('../../src/node/workloads/runners.js');
+
+let session: Awaited<ReturnType<typeof host.openTarget>>;
+let profile: RegisteredProfile;
+const controls: ReturnType<typeof host.createServerControl>[] = [];
+
+before(async () => {
+  session = await host.openTarget('local', { prompt: async () => ({ accept: false }) });
+  profile = (await host.createSandbox(session, { parent: dir })).profile;
+});
+
+after(async () => {
+  for (const c of controls) await c.stop().catch(() => {});
+  if (session && profile) await host.removeSandbox(session, profile).catch(() => {});
+  await session?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const SQL = 'SELECT SUM(seq) FROM seq_1_to_20000';
+const workload = (repetitions: number): Workload => ({ kind: 'queries', database: 'mysql', setupSql: '', queries: [{ name: 'sum', sql: SQL }], repetitions, warmup: 2 });
+
+async function started(extraArgs: string[] = []) {
+  const control = host.createServerControl(session, { ...profile, extraArgs: [...profile.extraArgs, ...extraArgs] });
+  controls.push(control);
+  const s = await control.restart([], {});
+  return { control, s, conn: await control.connect('mysql') };
+}
+
+async function loop(conn: Connection, repetitions: number) {
+  const timer = await detectTimer(conn);
+  const got: Execution[] = [];
+  await runQueryLoop(conn, workload(repetitions), timer, { checkCancel: () => {}, onExecution: (x) => got.push(x) });
+  return { timer, got };
+}
+
+test('a sandbox starts with the exact timer: performance_schema and its statement consumers, each read back at start', { timeout: 300_000 }, async () => {
+  const { control, s, conn } = await started();
+  try {
+    const opt = (v: string) => s.options.find((o) => o.tunable === v);
+    assert.equal(opt('performance_schema')?.ok, true);
+    assert.equal(opt('performance_schema')?.observed, '@@performance_schema = ON');
+    for (const c of ['events_statements_current', 'events_statements_history', 'events_statements_history_long']) {
+      const o = opt(`performance_schema_consumer_${c}`);
+      assert.equal(o?.ok, true, JSON.stringify(o));
+      assert.equal(o?.verifiable, undefined, `${c} is read back`);
+      assert.equal(o?.observed, `performance_schema.setup_consumers ${c} ENABLED = YES`);
+    }
+    assert.equal((await detectTimer(conn)).source, 'performance_schema');
+  } finally {
+    await conn.end();
+    await control.stop();
+  }
+});
+
+test('250 executions back to back give 250 figures, each the TIMER_WAIT of its own statement in the server history', { timeout: 300_000 }, async () => {
+  const { control, conn } = await started();
+  try {
+    const { timer, got } = await loop(conn, 250);
+    assert.equal(timer.source, 'performance_schema');
+    assert.deepEqual(got.map((x) => x.rep), Array.from({ length: 250 }, (_, i) => i + 1), 'every repetition once, in order');
+    assert.ok(got.every((x) => x.source === 'performance_schema' && x.value > 0 && x.client! > 0));
+    assert.deepEqual(got.map((x) => x.warmup).filter(Boolean).length, 2);
+    // A by-hand reader on another connection: this thread's executions of the statement, in order.
+    const hand = await control.connect();
+    try {
+      const [rows] = await hand.query<RowDataPacket[]>(
+        'SELECT TIMER_WAIT AS w FROM performance_schema.events_statements_history_long WHERE THREAD_ID = ? AND SQL_TEXT = ? ORDER BY EVENT_ID',
+        [timer.threadId, SQL],
+      );
+      assert.equal(rows.length, 250, 'the history still holds all of them (1000 rows on a sandbox)');
+      assert.deepEqual(got.map((x) => x.value), rows.map((r) => Number(r.w) / 1e9));
+    } finally {
+      await hand.end();
+    }
+  } finally {
+    await conn.end();
+    await control.stop();
+  }
+});
+
+test('without performance_schema: query profiling, named with how to turn on the exact timer, every figure its own', { timeout: 300_000 }, async () => {
+  const { control, s, conn } = await started(['--performance-schema=OFF']);
+  try {
+    assert.equal(s.options.find((o) => o.tunable === 'performance_schema')?.ok, false, 'the last --performance-schema wins, and is read back');
+    const { timer, got } = await loop(conn, 150);
+    assert.equal(timer.source, 'profiling');
+    assert.match(timer.note ?? '', /performance_schema is off.*--performance-schema=ON --performance-schema-consumer-events-statements-current=ON/);
+    assert.deepEqual(got.map((x) => x.rep), Array.from({ length: 150 }, (_, i) => i + 1));
+    // SHOW PROFILES by hand after the loop: the last 100 executions, the same durations.
+    const [rows] = await conn.query<RowDataPacket[]>('SHOW PROFILES');
+    assert.equal(rows.length, 100);
+    assert.ok(rows.every((r) => r.Query === SQL));
+    assert.deepEqual(got.slice(-100).map((x) => x.value), rows.map((r) => Number(r.Duration) * 1000));
+  } finally {
+    await conn.end();
+    await control.stop();
+  }
+});
+
+test('an option nothing reads back is "set, not verifiable", never verified', { timeout: 300_000 }, async () => {
+  const { control, s, conn } = await started(['--performance-schema-consumer-events-stages-current=ON', '--loose-varlab-no-such-option=1']);
+  try {
+    const stages = s.options.find((o) => o.tunable === 'performance_schema_consumer_events_stages_current');
+    assert.deepEqual([stages?.ok, stages?.verifiable, stages?.observed], [true, undefined, 'performance_schema.setup_consumers events_stages_current ENABLED = YES']);
+    const none = s.options.find((o) => o.tunable === 'varlab_no_such_option');
+    assert.equal(none?.verifiable, false);
+    assert.match(none?.observed ?? '', /^set, not verifiable: --loose-varlab-no-such-option=1 is not a server variable/);
+  } finally {
+    await conn.end();
+    await control.stop();
+  }
+});
