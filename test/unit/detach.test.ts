@@ -15,7 +15,7 @@ import { buildPlan } from '../../src/common/plan.js';
 import { JournalFold, type JournalRecord } from '../../src/common/records.js';
 import { restartProcedure } from '../../src/common/restart.js';
 import { DEFAULT_HOST_PATHS, restartScript } from '../../src/node/host/script.js';
-import { compileRunner, runDir } from '../../src/node/detach/runner.js';
+import { compileRunner, DETACHED_BATCH, runDir } from '../../src/node/detach/runner.js';
 import { importLines, parseVariables, type ImportContext } from '../../src/node/detach/import.js';
 import { launchInput, launchScript, parseLaunch, parseRead, readScript } from '../../src/node/detach/supervisor.js';
 
@@ -100,9 +100,10 @@ test('the runner is one POSIX sh script compiled from the restart procedures: ea
   const planFile = files.find((f) => f.name === 'plan')!.text.trim().split('\n');
   assert.equal(planFile.length, plan.length);
   assert.deepEqual(planFile.map((l) => Number(l.split(' ')[0])), plan.map((r) => r.seq));
-  // The measured session: each query its repetitions, timed by SHOW PROFILES, never the client.
+  // The measured session: each query its repetitions back to back, timed by SHOW PROFILES after each batch, never the client.
   const session = files.find((f) => f.name === 'session-profiling.sql')!.text;
-  assert.equal(session.split('SHOW PROFILES').length - 1, d.workload.queries.length * d.workload.repetitions);
+  assert.equal(session.split('SHOW PROFILES').length - 1, d.workload.queries.length * Math.ceil(d.workload.repetitions / DETACHED_BATCH));
+  assert.ok(session.includes(`${d.workload.queries[0].sql}\n${';;abababababab'}\n${d.workload.queries[0].sql}`), 'two executions with nothing between them');
   assert.equal(session.split(d.workload.queries[0].sql).length - 1, d.workload.repetitions);
   // The login: the profile's socket and user, never a password.
   assert.match(runner.text, /--socket=\/srv\/sb\/mysqld.sock --user=root/);

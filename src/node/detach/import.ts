@@ -10,7 +10,7 @@
 //   T AT SOURCE             the statement timer           X AT SEQ Q REP RAW  one execution, raw timer figure
 //   C AT SEQ REP RC OUT     one run of the benchmark command and its output
 //   P AT SEQ T I ROWS MS    the preload                   D AT SEQ          restart SEQ finished
-//   Z AT SEQ REASON         restart SEQ thrown away (it is run again)
+//   Z AT SEQ REASON         restart SEQ thrown away (it is run again: the connection lost, or a figure of the timer not provably its execution's)
 //   E AT STATE [WHY…]       the run ended                 H AT ok|fail [WHAT]  the host was put back
 //
 // Judging happens here, with the functions an attached run uses: the facts of F with judgeStart,
@@ -106,7 +106,7 @@ function endMessage(state: string, why: string[], ctx: ImportContext): string | 
     case 'command':
       return `the benchmark command exited with ${int(a[1])}: ${text(a[2]).trim().split('\n').join(' | ')}`;
     case 'lost':
-      return `restart ${a[0]} (${cellOf(int(a[0]))}) was interrupted ${int(a[1])} times; last: the connection to mysqld was lost during this restart`;
+      return `restart ${a[0]} (${cellOf(int(a[0]))}) was interrupted ${int(a[1])} times; last: ${(a[2] && text(a[2])) || 'the connection to mysqld was lost during this restart'}`;
     case 'msg':
       return a.map(text).filter(Boolean).join('. ') || 'the runner failed and said nothing';
     default:

@@ -129,33 +129,78 @@ export function compileRunner(input: RunnerInput): RunnerFile[] {
   return [{ name: 'runner.sh', text, mode: 0o700 }, ...files];
 }
 
-/** The measured statements of one restart: each query, its repetitions, each followed by its time from the server's own timer. */
+/**
+ * Executions in a row before the timer is read. SHOW PROFILES keeps 100 statements, and a batch's
+ * must all be there with the marker before them and the one after.
+ */
+export const DETACHED_BATCH = 98;
+
+/**
+ * The measured statements of one restart: each query, its repetitions back to back in batches, the
+ * server's own timer read after each batch (what the attached query loop does, queries.ts).
+ *   performance_schema: `h` lines, one per statement of the connection since the last read, with
+ *   whether its text is the query's; query profiling: a `P` marker, then SHOW PROFILES's rows.
+ * A `b` line ends each batch; MEASURE_AWK keeps a batch's figures only when they are provably its own.
+ */
 function sessionSql(design: Design, timer: 'profiling' | 'performance_schema', mark: string, delim: string): string {
   const w = design.workload;
   const at = 'ROUND(UNIX_TIMESTAMP(NOW(3)) * 1000)';
   const out: string[] = [];
-  if (timer === 'profiling') out.push(`SET profiling = 1\n${delim}\nSET profiling_history_size = 1\n${delim}\n`);
-  else out.push(`SET @vl_t = (SELECT THREAD_ID FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID())\n${delim}\n`);
+  const st = (sql: string) => out.push(`${sql}\n${delim}\n`);
+  const since = 'FROM performance_schema.events_statements_history_long WHERE THREAD_ID = @vl_t';
+  if (timer === 'profiling') {
+    st('SET profiling = 1');
+    st('SET profiling_history_size = 100');
+    st(`SELECT '${mark} s'`);
+  } else {
+    st('SET @vl_t = (SELECT THREAD_ID FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID())');
+    st(`SET @vl_e = (SELECT IFNULL(MAX(EVENT_ID), 0) ${since})`);
+  }
   w.queries.forEach((qq, i) => {
-    // SHOW PROFILES is not profiled itself: its one row (history size 1) is the query's; the marker
-    // after it says whose. performance_schema's history holds ended statements: the query, not this SELECT.
-    const timing =
-      timer === 'profiling'
-        ? `SHOW PROFILES\n${delim}\nSELECT CONCAT('${mark} t ${i + 1} REP ', ${at})\n${delim}\n`
-        : `SELECT CONCAT('${mark} t ${i + 1} REP ', ${at}, ' ', TIMER_WAIT) FROM performance_schema.events_statements_history WHERE THREAD_ID = @vl_t ORDER BY EVENT_ID DESC LIMIT 1\n${delim}\n`;
-    for (let rep = 1; rep <= w.repetitions; rep++) out.push(`${qq.sql}\n${delim}\n${timing.replace('REP', String(rep))}`);
+    const text = `CONVERT(X'${Buffer.from(qq.sql, 'utf8').toString('hex')}' USING utf8mb4)`;
+    for (let r0 = 1; r0 <= w.repetitions; r0 += DETACHED_BATCH) {
+      const n = Math.min(DETACHED_BATCH, w.repetitions - r0 + 1);
+      const head = `'${mark} ${timer === 'profiling' ? 'P' : 'h'} ${i + 1} ${r0} ${n} ', ${at}`;
+      for (let k = 0; k < n; k++) st(qq.sql);
+      if (timer === 'profiling') {
+        st(`SELECT CONCAT(${head})`);
+        st('SHOW PROFILES');
+      } else {
+        // Byte for byte (a _ci collation would take SELECT 1 for select 1); a text the server cut short matches the query it begins.
+        const same = `IF(BINARY SQL_TEXT = BINARY ${text} OR (CHAR_LENGTH(SQL_TEXT) >= 200 AND BINARY LEFT(${text}, CHAR_LENGTH(SQL_TEXT)) = BINARY SQL_TEXT), 1, 0)`;
+        st(`SELECT CONCAT(${head}, ' ', EVENT_ID, ' ', IFNULL(TIMER_WAIT, '-'), ' ', ${same}) ${since} AND EVENT_ID > @vl_e AND NESTING_EVENT_LEVEL = 0 ORDER BY EVENT_ID`);
+        st(`SET @vl_e = (SELECT IFNULL(MAX(EVENT_ID), 0) ${since})`);
+      }
+      st(`SELECT CONCAT('${mark} b ${i + 1} ${r0} ${n} ', ${at})`);
+    }
   });
   return out.join('');
 }
 
-/** The lines of a measured session's output that are the runner's: times, as journal `X` lines. */
-const MEASURE_AWK = String.raw`function prof(l,  g) { split(l, g, "\t"); return g[2] }
-index($0, N " t ") == 1 {
-  n = split($0, f, " "); raw = (n >= 6) ? f[6] : prof(prev)
-  if (raw ~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) { print "X " f[5] " " seq " " f[3] " " f[4] " " raw; fflush(); c++ }
-  next
+/**
+ * The lines of a measured session's output that are the runner's: each batch's times as journal `X`
+ * lines, only when they are provably the batch's (history.ts's rule, here in awk):
+ *   performance_schema: the rows since the previous read end with exactly n rows of the query, each
+ *   timed (a row of another statement, the previous read's, comes before them, or the history wrapped
+ *   past it and lost nothing of the batch);
+ *   profiling: the n profiles right before the P marker's (Query_IDs are consecutive) are not
+ *   markers, and the one before them is the previous marker.
+ * A batch without them gives no X line: the count falls short and the restart is measured again.
+ */
+export const MEASURE_AWK = String.raw`function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
+index($0, N " h ") == 1 { split($0, f, " "); if (f[9] == 1 && num(f[8])) run[++len] = f[8]; else len = 0; next }
+index($0, N " P ") == 1 { inp = 1; delete dur; delete mk; top = 0; next }
+index($0, N " b ") == 1 {
+  split($0, f, " "); q = f[3]; r0 = f[4]; n = f[5]; at = f[6]; ok = 0
+  if (inp) {
+    ok = (top > n) && mk[top] && mk[top - n - 1]
+    for (i = top - n; ok && i < top; i++) if (mk[i] || !(i in dur) || !num(dur[i])) ok = 0
+    for (i = 1; ok && i <= n; i++) run[i] = dur[top - n - 1 + i]
+  } else ok = (len == n)
+  if (ok) { for (i = 1; i <= n; i++) { print "X " at " " seq " " q " " (r0 + i - 1) " " run[i]; c++ } fflush() }
+  len = 0; inp = 0; next
 }
-{ prev = $0 }
+inp { t = index($0, "\t"); id = substr($0, 1, t - 1) + 0; rest = substr($0, t + 1); u = index(rest, "\t"); dur[id] = substr(rest, 1, u - 1); mk[id] = index(rest, N) > 0; if (id > top) top = id; next }
 END { print c + 0 > cnt }`;
 
 const PRELOAD_AWK = String.raw`index($0, N " p ") == 1 { split($0, f, " "); k = f[3]; if (k == "T" || k == "t") { tables++; rows += f[4] } if (k == "T" || k == "i") indexes++ }
@@ -213,7 +258,8 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
     finish failed query "$1" "$(errline "$DIR/measure.err" | b64)"
   fi
   got=; read -r got < "$DIR/measure.count" 2>/dev/null; [ -n "$got" ] || got=0
-  [ "$got" = "$EXECUTIONS" ] || finish failed msg "$(printf '%s' "the server's statement timer gave a time for $got of $EXECUTIONS executions of restart $1" | b64)"
+  # A figure that is not provably its execution's is never guessed: the restart is measured again.
+  [ "$got" = "$EXECUTIONS" ] || { WHY="the server's statement timer gave a time that is provably its own for $got of $EXECUTIONS executions"; return 2; }
 }
 step_measure() { # $1 seq, $2 timer
   { msql ${db} --delimiter="$D" < "$DIR/session-$2.sql" 2> "$DIR/measure.err"; echo $? > "$DIR/measure.rc"; } |
@@ -386,6 +432,7 @@ run_restart() { # $1 seq, $2 cell
   tries=0
   while :; do
     ck
+    WHY='the connection to mysqld was lost during this restart'
     jr "R $(ms) $1"
     start_cell "$2" || finish failed start "$1" "$rc" "$(b64 < "$DIR/reply")" "$(b64 < "$DIR/reply.err")"
     ck
@@ -428,8 +475,8 @@ run_restart() { # $1 seq, $2 cell
     fi
     if [ "$r" = 0 ]; then jr "D $(ms) $1"; return; fi
     tries=$((tries + 1))
-    jr "Z $(ms) $1 $(printf 'the connection to mysqld was lost during this restart' | b64)"
-    [ "$tries" -lt 3 ] || finish failed lost "$1" "$tries"
+    jr "Z $(ms) $1 $(printf '%s' "$WHY" | b64)"
+    [ "$tries" -lt 3 ] || finish failed lost "$1" "$tries" "$(printf '%s' "$WHY" | b64)"
   done
 }
 
