@@ -4,13 +4,11 @@
 // (b) time from "mysqld started" to "first measurement", beyond the server's own start time;
 // (c) executions recorded per second with the journal on, for SELECT 1.
 // Prints numbers only; asserts nothing about time.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Connection } from 'mysql2/promise';
-import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
-import { createSandbox, createServerControl, openTarget, removeSandbox, type StartedServer } from '../../src/node/host/index.js';
-import type { RegisteredProfile } from '../../src/node/host/profiles.js';
+import type { ServerProfile } from '../../src/common/experiment/types.js';
+import { createServerControl, type StartedServer } from '../../src/node/host/index.js';
+import { oneQuery, withSandbox } from './lib/sandbox.js';
 import { RunEngine } from '../../src/node/engine/run.js';
 import { defaultHostLayer, type HostLayer } from '../../src/node/engine/hostlayer.js';
 import { BATCH, detectTimer, historyMark, measureBatch, type Measurement, type ServerTimer } from '../../src/node/workloads/queries.js';
@@ -40,25 +38,7 @@ const median = (xs: number[]) => {
 const f = (x: number, d = 3) => x.toFixed(d);
 const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
 
-function experiment(profile: ServerProfile, sql: string, restarts: number, repetitions: number): ExperimentDoc {
-  return {
-    format: 'varlab-experiment',
-    version: 3,
-    name: 'engine bench',
-    design: {
-      factors: [],
-      excludedCells: [],
-      restartsPerCell: restarts,
-      workload: { kind: 'queries', database: 'varlab_bench', setupSql: 'CREATE TABLE IF NOT EXISTS t (n INT PRIMARY KEY)', setupSkipIfTable: 't', queries: [{ name: 'q', sql }], repetitions, warmup: 0 },
-      order: 'interleaved',
-      seed: 1,
-      idleSeconds: 0,
-      estimates: { restartSeconds: 2, executionMs: 1 },
-      target: 'local',
-      serverProfile: { ...profile, target: 'local' },
-    },
-  };
-}
+const experiment = (profile: ServerProfile, sql: string, restarts: number, repetitions: number) => oneQuery('engine bench', profile, sql, restarts, repetitions);
 
 /** A BENCHMARK() loop count that takes about `ms` on this machine. */
 async function calibrate(conn: Connection, ms: number): Promise<number> {
@@ -73,18 +53,7 @@ async function calibrate(conn: Connection, ms: number): Promise<number> {
 }
 
 export async function bench(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'varlab-bench-engine-'));
-  chmodSync(dir, 0o755);
-  const savedHome = process.env.VARLAB_HOME;
-  process.env.VARLAB_HOME = join(dir, 'home');
-  const session = await openTarget('local', { prompt: async () => ({ accept: false }) });
-  let sandbox: RegisteredProfile | null = null;
-  try {
-    sandbox = (await createSandbox(session, { parent: dir })).profile;
-    const profile: ServerProfile = { ...sandbox };
-    delete (profile as Partial<RegisteredProfile>).sandboxDir;
-    delete (profile as Partial<RegisteredProfile>).createdAt;
-
+  await withSandbox('engine', async ({ dir, session, profile }) => {
     // (a) varlab's path vs the server's own timer.
     const control = createServerControl(session, profile);
     await control.restart([], {});
@@ -165,11 +134,5 @@ export async function bench(): Promise<void> {
     if (outC.state !== 'finished') throw new Error(`(c) run ${outC.state}: ${outC.message}`);
     const seconds = (at[at.length - 1] - at[0]) / 1000;
     console.log(`(c) SELECT 1 x ${reps} with the journal on: ${f((at.length - 1) / seconds, 0)} executions recorded per second`);
-  } finally {
-    if (sandbox) await removeSandbox(session, sandbox).catch((e) => console.error(`removing the sandbox: ${(e as Error).message}`));
-    await session.close();
-    if (savedHome === undefined) delete process.env.VARLAB_HOME;
-    else process.env.VARLAB_HOME = savedHome;
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -7,13 +7,11 @@
 // Each round's figure is the median of its executions after the first WARM; the ratio is varlab's
 // median of round figures over the by-hand one (goal 1.00 ± 0.03). Prints numbers only.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
-import { createSandbox, createServerControl, openTarget, removeSandbox } from '../../src/node/host/index.js';
-import type { RegisteredProfile } from '../../src/node/host/profiles.js';
+import type { ServerProfile } from '../../src/common/experiment/types.js';
+import { createServerControl } from '../../src/node/host/index.js';
 import { RunEngine } from '../../src/node/engine/run.js';
+import { oneQuery, withSandbox } from './lib/sandbox.js';
 import { BATCH, detectTimer, historyMark, measureBatch } from '../../src/node/workloads/queries.js';
 
 const ROUNDS = Number(process.env.FIDELITY_ROUNDS ?? 6);
@@ -25,26 +23,6 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const f = (x: number, d = 3) => x.toFixed(d);
-
-function experiment(profile: ServerProfile, sql: string): ExperimentDoc {
-  return {
-    format: 'varlab-experiment',
-    version: 3,
-    name: 'fidelity bench',
-    design: {
-      factors: [],
-      excludedCells: [],
-      restartsPerCell: 1,
-      workload: { kind: 'queries', database: 'varlab_bench', setupSql: 'CREATE TABLE IF NOT EXISTS t (n INT PRIMARY KEY)', setupSkipIfTable: 't', queries: [{ name: 'q', sql }], repetitions: REPS, warmup: 0 },
-      order: 'interleaved',
-      seed: 1,
-      idleSeconds: 0,
-      estimates: { restartSeconds: 2, executionMs: 1 },
-      target: 'local',
-      serverProfile: { ...profile, target: 'local' },
-    },
-  };
-}
 
 /** The mariadb client, fed `input` on stdin; its stdout. */
 function client(profile: ServerProfile, input: string): Promise<string> {
@@ -61,17 +39,7 @@ function client(profile: ServerProfile, input: string): Promise<string> {
 }
 
 export async function bench(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'varlab-bench-fidelity-'));
-  chmodSync(dir, 0o755);
-  const savedHome = process.env.VARLAB_HOME;
-  process.env.VARLAB_HOME = join(dir, 'home');
-  const session = await openTarget('local', { prompt: async () => ({ accept: false }) });
-  let sandbox: RegisteredProfile | null = null;
-  try {
-    sandbox = (await createSandbox(session, { parent: dir })).profile;
-    const profile: ServerProfile = { ...sandbox };
-    delete (profile as Partial<RegisteredProfile>).sandboxDir;
-    delete (profile as Partial<RegisteredProfile>).createdAt;
+  await withSandbox('fidelity', async ({ dir, session, profile }) => {
     const control = createServerControl(session, profile);
 
     // The database both sides use, and a BENCHMARK() count for each size.
@@ -102,7 +70,7 @@ export async function bench(): Promise<void> {
         const values: number[] = [];
         const engine = new RunEngine({
           path: join(dir, `a${++run}.varlab.json`),
-          doc: experiment(profile, size.sql),
+          doc: oneQuery('fidelity bench', profile, size.sql, 1, REPS),
           prompt: async () => ({ accept: false }),
           onEvent: (e) => {
             if (e.type === 'execution') values.push(e.value);
@@ -128,11 +96,5 @@ export async function bench(): Promise<void> {
           `         ratio varlab / by hand ${f(ratio)} (goal 1.00 ± 0.03)`,
       );
     }
-  } finally {
-    if (sandbox) await removeSandbox(session, sandbox).catch((e) => console.error(`removing the sandbox: ${(e as Error).message}`));
-    await session.close();
-    if (savedHome === undefined) delete process.env.VARLAB_HOME;
-    else process.env.VARLAB_HOME = savedHome;
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -14,6 +14,7 @@ import { createServerControl, openTarget, profileId, type TargetSession } from '
 import type { HostPaths } from '../../src/node/host/script.js';
 import { launchDetached, pullTargetJournal, signalCancel, cleanupTargetRun } from '../../src/node/detach/target.js';
 import { alive, exited, startRunEnv, type RunEnv } from './run-env.js';
+import { EXACT_TIMER_OPTIONS } from '../../src/node/workloads/queries.js';
 
 let env: RunEnv;
 let session: TargetSession;
@@ -78,55 +79,61 @@ async function follow(d: Design, dir: string, fold: JournalFold, untilMs = 240_0
   throw new Error('the detached run did not end in time');
 }
 
-test('a detached plan runs on the target by itself: every execution timed by the server, verified, the host put back', async () => {
-  const d = design();
-  const control = createServerControl(session, env.profile, { paths });
-  const runId = 'a1b2c3d4-0000-4000-8000-000000000001';
-  const launched = await launchDetached({ runId, design: d, profile: env.profile, session, control, paths, restarts: buildPlan(d) });
-  assert.equal(launched.supervisor, 'setsid', 'no systemd here: setsid nohup');
-  assert.ok(launched.pid && launched.pid > 0);
-  // The run's directory: root's, 0700, beside the restore record; the runner 0700; the journal 0600.
-  assert.equal(launched.dir, join(paths.records, profileId(env.profile), 'runs', runId));
-  assert.equal(statSync(launched.dir).mode & 0o777, 0o700);
-  assert.equal(statSync(join(launched.dir, 'runner.sh')).mode & 0o777, 0o700);
-  assert.equal(statSync(join(launched.dir, 'journal')).mode & 0o777, 0o600);
-  // varlab is not needed any more: the ssh session that started it is closed at once.
-  await session.close();
-  session = await openTarget(env.sshd.target, { auth: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, prompt: async () => ({ accept: false }), paths });
+for (const [timer, args] of [
+  ['profiling', ['--performance-schema=OFF']],
+  ['performance_schema', EXACT_TIMER_OPTIONS],
+] as const) {
+  test(`a detached plan runs on the target by itself: every execution timed by the server (${timer}), verified, the host put back`, async () => {
+    const profile = { ...env.profile, extraArgs: [...env.profile.extraArgs, ...args] };
+    const d = design((x) => (x.serverProfile = profile));
+    const control = createServerControl(session, profile, { paths });
+    const runId = `a1b2c3d4-0000-4000-8000-00000000000${timer === 'profiling' ? 1 : 5}`;
+    const launched = await launchDetached({ runId, design: d, profile, session, control, paths, restarts: buildPlan(d) });
+    assert.equal(launched.supervisor, 'setsid', 'no systemd here: setsid nohup');
+    assert.ok(launched.pid && launched.pid > 0);
+    // The run's directory: root's, 0700, beside the restore record; the runner 0700; the journal 0600.
+    assert.equal(launched.dir, join(paths.records, profileId(profile), 'runs', runId));
+    assert.equal(statSync(launched.dir).mode & 0o777, 0o700);
+    assert.equal(statSync(join(launched.dir, 'runner.sh')).mode & 0o777, 0o700);
+    assert.equal(statSync(join(launched.dir, 'journal')).mode & 0o777, 0o600);
+    // varlab is not needed any more: the ssh session that started it is closed at once.
+    await session.close();
+    session = await openTarget(env.sshd.target, { auth: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, prompt: async () => ({ accept: false }), paths });
 
-  const fold = new JournalFold();
-  const { message } = await follow(d, launched.dir, fold);
-  const s = fold.state();
-  assert.equal(s.lastState, 'finished', message);
-  assert.equal(s.restarts.length, 4);
-  for (const r of s.restarts) {
-    assert.equal(r.status, 'ok', `${r.cell}: ${r.reason}`);
-    assert.ok(r.checks.length === 2 && r.checks.every((c) => c.ok), JSON.stringify(r.checks));
-    assert.equal(r.checks.find((c) => c.tunable === 'aslr')?.level, r.cell.includes('aslr=off') ? 'off' : 'on');
-    assert.deepEqual(r.queries.map((q) => [q.query, q.values.length, q.source]), d.workload.queries.map((q) => [q.name, 3, 'profiling']));
-    for (const q of r.queries) assert.ok(q.values.every((v) => v > 0 && v < 60_000), `${q.values}`);
-  }
-  assert.equal(s.timer?.source, 'profiling');
-  assert.deepEqual(new Set(s.restarts.map((r) => r.seq)), new Set([1, 2, 3, 4]));
-  // The target put THP back itself and stopped mysqld; no record is left.
-  assert.equal(readFileSync(THP(), 'utf8').trim(), 'madvise');
-  assert.equal(existsSync(join(paths.records, profileId(env.profile), 'restore.tsv')), false);
-  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
-  assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8'))), 'mysqld stopped');
+    const fold = new JournalFold();
+    const { message } = await follow(d, launched.dir, fold);
+    const s = fold.state();
+    assert.equal(s.lastState, 'finished', message);
+    assert.equal(s.restarts.length, 4);
+    for (const r of s.restarts) {
+      assert.equal(r.status, 'ok', `${r.cell}: ${r.reason}`);
+      assert.ok(r.checks.length === 2 && r.checks.every((c) => c.ok), JSON.stringify(r.checks));
+      assert.equal(r.checks.find((c) => c.tunable === 'aslr')?.level, r.cell.includes('aslr=off') ? 'off' : 'on');
+      assert.deepEqual(r.queries.map((q) => [q.query, q.values.length, q.source]), d.workload.queries.map((q) => [q.name, 3, timer]));
+      for (const q of r.queries) assert.ok(q.values.every((v) => v > 0 && v < 60_000), `${q.values}`);
+    }
+    assert.equal(s.timer?.source, timer);
+    assert.deepEqual(new Set(s.restarts.map((r) => r.seq)), new Set([1, 2, 3, 4]));
+    // The target put THP back itself and stopped mysqld; no record is left.
+    assert.equal(readFileSync(THP(), 'utf8').trim(), 'madvise');
+    assert.equal(existsSync(join(paths.records, profileId(profile), 'restore.tsv')), false);
+    const pidFile = profile.pidFile ?? join(profile.datadir, 'mysqld.pid');
+    assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8'))), 'mysqld stopped');
 
-  // The ended run read again in a chunk that ends between its end (E) and the host put back (H), as a
-  // 4 MiB read of a long run can: still finished, once the next read brings H (it read "failed").
-  const text = readFileSync(join(launched.dir, 'journal'), 'utf8');
-  const cut = Buffer.byteLength(text.slice(0, text.lastIndexOf('\nH ') + 1), 'utf8');
-  const ctx = { design: d, plan: buildPlan(d), profile: env.profile, host: await createServerControl(session, env.profile, { paths }).host(), target: env.sshd.target, open: [] as number[] };
-  const first = await pullTargetJournal(session, launched.dir, false, 0, ctx, cut);
-  assert.equal(first.ended, false, JSON.stringify(first.records.filter((r) => r.t === 'run-finished')));
-  const rest = await pullTargetJournal(session, launched.dir, false, first.offset, ctx);
-  assert.deepEqual(rest.records.filter((r) => r.t === 'run-finished').map((r) => r.t === 'run-finished' && r.state), ['finished']);
+    // The ended run read again in a chunk that ends between its end (E) and the host put back (H), as a
+    // 4 MiB read of a long run can: still finished, once the next read brings H (it read "failed").
+    const text = readFileSync(join(launched.dir, 'journal'), 'utf8');
+    const cut = Buffer.byteLength(text.slice(0, text.lastIndexOf('\nH ') + 1), 'utf8');
+    const ctx = { design: d, plan: buildPlan(d), profile, host: await createServerControl(session, profile, { paths }).host(), target: env.sshd.target, open: [] as number[] };
+    const first = await pullTargetJournal(session, launched.dir, false, 0, ctx, cut);
+    assert.equal(first.ended, false, JSON.stringify(first.records.filter((r) => r.t === 'run-finished')));
+    const rest = await pullTargetJournal(session, launched.dir, false, first.offset, ctx);
+    assert.deepEqual(rest.records.filter((r) => r.t === 'run-finished').map((r) => r.t === 'run-finished' && r.state), ['finished']);
 
-  await cleanupTargetRun(session, launched.dir, false);
-  assert.equal(existsSync(launched.dir), false);
-});
+    await cleanupTargetRun(session, launched.dir, false);
+    assert.equal(existsSync(launched.dir), false);
+  });
+}
 
 test('cancel: the runner stops mysqld and restores the host within seconds', async () => {
   const d = design((x) => {

@@ -371,8 +371,9 @@ errline() { grep '^ERROR' "$1" 2>/dev/null | tail -n 1; }
 lost() { grep -qE '^ERROR (2006|2013) ' "$1"; }
 ${lockText}
 
+# As the attached run's detectTimer: a timer is the one whose history shows a probe statement.
 detect_timer() {
-  v=$(msql -e "SELECT IF(@@performance_schema = 1 AND (SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'events_statements_history') = 'YES' AND (SELECT COUNT(*) FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()) = 1, 'performance_schema', 'no')" 2>/dev/null)
+  v=$(msql -e "SELECT 1 AS varlab_timer_probe; SELECT IF(COUNT(*) > 0, 'performance_schema', 'no') FROM performance_schema.events_statements_history_long WHERE THREAD_ID = (SELECT THREAD_ID FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()) AND SQL_TEXT = 'SELECT 1 AS varlab_timer_probe' AND TIMER_WAIT > 0" 2>/dev/null | tail -n 1)
   [ "$v" = performance_schema ] && { echo performance_schema; return; }
   v=$(msql -e 'SET profiling = 1; SELECT @@profiling' 2>/dev/null)
   [ "$v" = 1 ] && { echo profiling; return; }

@@ -1,0 +1,52 @@
+// A loopback sandbox for the benchmarks that need a real mariadbd (target `local`): made in a
+// temporary folder with its own VARLAB_HOME, handed to the bench as a server profile, and removed
+// with everything else whatever happens; and the one-query experiment those benchmarks run on it.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExperimentDoc, ServerProfile } from '../../../src/common/experiment/types.js';
+import { createSandbox, openTarget, removeSandbox, type TargetSession } from '../../../src/node/host/index.js';
+import type { RegisteredProfile } from '../../../src/node/host/profiles.js';
+
+export async function withSandbox(name: string, body: (s: { dir: string; session: TargetSession; profile: ServerProfile }) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), `varlab-bench-${name}-`));
+  chmodSync(dir, 0o755);
+  const savedHome = process.env.VARLAB_HOME;
+  process.env.VARLAB_HOME = join(dir, 'home');
+  const session = await openTarget('local', { prompt: async () => ({ accept: false }) });
+  let sandbox: RegisteredProfile | null = null;
+  try {
+    sandbox = (await createSandbox(session, { parent: dir })).profile;
+    const profile: ServerProfile = { ...sandbox };
+    delete (profile as Partial<RegisteredProfile>).sandboxDir;
+    delete (profile as Partial<RegisteredProfile>).createdAt;
+    await body({ dir, session, profile });
+  } finally {
+    if (sandbox) await removeSandbox(session, sandbox).catch((e) => console.error(`removing the sandbox: ${(e as Error).message}`));
+    await session.close();
+    if (savedHome === undefined) delete process.env.VARLAB_HOME;
+    else process.env.VARLAB_HOME = savedHome;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One query, `repetitions` times per restart, no warm-up dropped, no idle time, on the sandbox. */
+export function oneQuery(name: string, profile: ServerProfile, sql: string, restarts: number, repetitions: number): ExperimentDoc {
+  return {
+    format: 'varlab-experiment',
+    version: 3,
+    name,
+    design: {
+      factors: [],
+      excludedCells: [],
+      restartsPerCell: restarts,
+      workload: { kind: 'queries', database: 'varlab_bench', setupSql: 'CREATE TABLE IF NOT EXISTS t (n INT PRIMARY KEY)', setupSkipIfTable: 't', queries: [{ name: 'q', sql }], repetitions, warmup: 0 },
+      order: 'interleaved',
+      seed: 1,
+      idleSeconds: 0,
+      estimates: { restartSeconds: 2, executionMs: 1 },
+      target: 'local',
+      serverProfile: { ...profile, target: 'local' },
+    },
+  };
+}
