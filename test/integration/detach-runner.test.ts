@@ -86,6 +86,8 @@ for (const [timer, args] of [
   test(`a detached plan runs on the target by itself: every execution timed by the server (${timer}), verified, the host put back`, async () => {
     const profile = { ...env.profile, extraArgs: [...env.profile.extraArgs, ...args] };
     const d = design((x) => (x.serverProfile = profile));
+    // As sysfs shows it (the previous test's restore wrote the plain word).
+    writeFileSync(THP(), 'always [madvise] never\n');
     const control = createServerControl(session, profile, { paths });
     const runId = `a1b2c3d4-0000-4000-8000-00000000000${timer === 'profiling' ? 1 : 5}`;
     const launched = await launchDetached({ runId, design: d, profile, session, control, paths, restarts: buildPlan(d) });

@@ -159,3 +159,21 @@ test('figures: one per plot varlab shows, each with title, axis titles, legend a
   assert.equal((exec.data.find((d) => d.name === 'execution')!.x as number[]).length, 64);
   assert.equal((exec.data.find((d) => d.name === 'restart mean')!.x as number[]).length, 32);
 });
+
+test('an option nothing reads back is "set, not verifiable" in the report and in restarts.csv, never verified', () => {
+  const doc = finishedQuickstart();
+  const restarts = doc.results!.restarts;
+  for (const r of restarts) {
+    r.options = [
+      { tunable: 'innodb_buffer_pool_size', level: '512M', ok: true, observed: '@@innodb_buffer_pool_size = 536870912' },
+      { tunable: 'varlab_no_such_option', level: '1', ok: true, verifiable: false, observed: 'set, not verifiable: --loose-varlab-no-such-option=1 is not a server variable on this server' },
+    ];
+  }
+  restarts[1].checks[0].ok = false;
+  const ctx = exportContext(doc);
+  const line = markdownReport(ctx).split('\n').find((l) => l.startsWith('- Server options of the profile'));
+  assert.equal(line, `- Server options of the profile, read back on the live server: \`innodb_buffer_pool_size=512M\` verified at all ${restarts.length} restarts, \`varlab_no_such_option=1\` set, not verifiable (nothing reads it back)`);
+  const rows = rowsOf(restartsCsv(ctx));
+  assert.equal(rows.find((x) => x.restart === String(restarts[0].seq))!.verified, 'set, not verifiable');
+  assert.equal(rows.find((x) => x.restart === String(restarts[1].seq))!.verified, 'false', 'a check not in effect still says false');
+});
