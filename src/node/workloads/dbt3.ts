@@ -8,7 +8,7 @@
 // generator version, row counts) and recognised: the same data is not loaded twice.
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import type { Connection } from 'mysql2/promise';
 import { ApiError } from '../../common/api.js';
 import { resultChecksum, type QueryExpectation } from '../../common/dbt3/check.js';
@@ -189,9 +189,9 @@ export async function loadDbt3(conn: Connection, database: string, data: Dbt3Dat
         report(table);
       };
       const stream = gen ? generatedStream(gen, table, c * chunkUnits, Math.min(units, (c + 1) * chunkUnits), counted) : fileStream(join(data.folder!, `${table}.tbl`), counted);
-      await conn.query('START TRANSACTION');
       let n: number;
       try {
+        await conn.query('START TRANSACTION');
         n = method === 'load-data-local' ? await loadLocal(conn, table, stream) : await insertBatches(conn, table, stream);
         await conn.query(`INSERT INTO ${CHUNK_TABLE} (tbl, chunk, row_count) VALUES (?, ?, ?)`, [table, c, n]);
         await conn.query('COMMIT');
@@ -301,8 +301,15 @@ function generatedStream(gen: Dbt3Generator, table: Dbt3Table, from: number, to:
   });
 }
 
+/** A file's bytes as the server reads them (counted on the way: a 'data' listener would start the flow before the driver reads). */
 function fileStream(path: string, counted: (bytes: number) => void): Readable {
-  const s = createReadStream(path);
-  s.on('data', (b) => counted(b.length));
-  return s;
+  const count = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      counted(chunk.length);
+      done(null, chunk);
+    },
+  });
+  const file = createReadStream(path);
+  file.on('error', (e) => count.destroy(e));
+  return file.pipe(count);
 }
