@@ -46,11 +46,15 @@ type RunEventOfOneHost =
   | FromRecord<'run-finished', 'run-finished'>
   /** Where execution times come from on this server; `note` when they are client round trips. */
   | FromRecord<'timer', 'timer'>
+  /** The data step's outcome (DBT-3 loaded, resumed or recognised). */
+  | FromRecord<'data', 'data'>
   // Events that are not records:
   /** `warmup`: the first executions of each restart flagged warm-up (out of the means). */
   | { type: 'run-started'; at: number; planned: number; done: number; cells: string[]; queries: string[]; warmup: number }
   | { type: 'progress'; at: number; done: number; planned: number; remainingMs: number }
   | { type: 'log'; at: number; level: 'info' | 'warn' | 'error'; message: string }
+  /** The data step under way: its phase, the rows' fraction done and the time left for them (null until known). */
+  | { type: 'data-progress'; at: number; phase: 'rows' | 'indexes' | 'analyze' | 'check'; table?: string; fraction: number; remainingMs: number | null }
   /** One `--report-interval` line of a benchmark command (sysbench), live. */
   | { type: 'interval'; at: number; seq: number; cell: string; rep: number; second: number; tps: number; qps: number; latencyMs?: number }
   /** Paused (takes effect between restarts, so no restart is measured across a pause) or running again. */

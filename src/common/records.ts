@@ -63,7 +63,25 @@ export type JournalRecord =
       group?: { id: string; hosts: string[] };
     }
   /** The target's journal is in this one up to this byte offset (written with the records it brought). */
-  | { t: 'imported'; at: number; offset: number };
+  | { t: 'imported'; at: number; offset: number }
+  /**
+   * The data step (design.workload.data), once per run before the first measured restart: loaded,
+   * resumed from the chunks a cut load finished, or recognised as already there; with each check query's result.
+   */
+  | {
+      t: 'data';
+      at: number;
+      database: string;
+      sf: number;
+      seed: number;
+      source: string;
+      recognised: boolean;
+      resumedChunks: number;
+      rows: Record<string, number>;
+      ms: number;
+      method: 'load-data-local' | 'insert';
+      checks: { query: string; rows: number; checksum: string; expected: boolean; ms: number }[];
+    };
 
 export type RecordKind = JournalRecord['t'];
 export type RecordOf<K extends RecordKind> = Extract<JournalRecord, { t: K }>;
@@ -78,6 +96,7 @@ const EVENT_TYPE = {
   'restart-finished': 'restart-finished',
   'restart-discarded': 'restart-discarded',
   'run-finished': 'run-finished',
+  data: 'data',
 } as const satisfies Partial<Record<RecordKind, RunEvent['type']>>;
 
 type Evented = keyof typeof EVENT_TYPE;

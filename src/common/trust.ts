@@ -4,11 +4,12 @@
 // options). Opening a file runs nothing; before the first run on a host, the user sees this list in
 // full and agrees (the node side remembers the answer per list and target, so changing any of it or
 // moving to a new host asks again).
+import { describeDataSet } from './dbt3/scale.js';
 import type { ExperimentDoc, ServerProfile } from './experiment/types.js';
 import { visible } from './printable.js';
 import { isTuningVariable } from './tunables/variables.js';
 
-export type ConsentKind = 'command' | 'setup-sql' | 'query' | 'server-variable' | 'server-profile';
+export type ConsentKind = 'command' | 'setup-sql' | 'data' | 'query' | 'server-variable' | 'server-profile';
 
 export interface ConsentItem {
   kind: ConsentKind;
@@ -57,6 +58,10 @@ export function commandsNeedingConsent(doc: ExperimentDoc): ConsentItem[] {
   }
   if (w.setupSql?.trim()) {
     items.push({ kind: 'setup-sql', where: 'design.workload.setupSql', command: w.setupSql, summary: `a setup script run once in database ${w.database} as the admin account of the server profile` });
+  }
+  if (w.data) {
+    // Named in full: the tables it makes, where the rows come from, and that nothing is left on the target.
+    items.push({ kind: 'data', where: 'design.workload.data', command: describeDataSet(w.database, w.data), summary: `the DBT-3 data step: run once before the first restart as the admin account of the server profile` });
   }
   if (w.kind === 'queries') {
     w.queries.forEach((q, i) => {

@@ -70,7 +70,7 @@ export function freeName(dir: string, stem: string): string {
   }
 }
 
-function examplesDir(): string {
+export function examplesDir(): string {
   if (process.env.VARLAB_EXAMPLES) return process.env.VARLAB_EXAMPLES;
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'examples')) && dirname(dir) !== dir) dir = dirname(dir);

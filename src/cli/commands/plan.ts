@@ -1,4 +1,5 @@
 import { readExperimentFile } from '../../node/files.js';
+import { describeDataSet } from '../../common/dbt3/scale.js';
 import { buildPlan, estimatePlan, expandCells, formatDuration } from '../../common/plan.js';
 import type { OrderKind } from '../../common/experiment/types.js';
 import { parse, UsageError, type Command } from '../io.js';
@@ -32,6 +33,7 @@ export const plan: Command = {
     const est = estimatePlan(design, schedule.length);
     const kind = order ?? design.order;
     io.out(`${r.doc.name}: ${schedule.length} restarts, ${kind} order, about ${formatDuration(est.seconds)}`);
+    if (design.workload.data) io.out(`data step: ${describeDataSet(design.workload.database, design.workload.data)} (about ${formatDuration(est.dataSeconds)}, counted once)`);
     if (kind === 'blocked') io.out('warning: blocked order (A A A B B B) lets drift over time look like a difference between cells');
     const width = String(schedule.length).length;
     for (const s of schedule) io.out(`${String(s.seq).padStart(width)}  round ${s.round}  ${s.cell}  (${s.queries.length} queries)`);

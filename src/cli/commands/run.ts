@@ -35,6 +35,18 @@ function progressLine(done: number, planned: number, remainingMs: number, cell: 
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${planned} restarts  ${formatDuration(remainingMs / 1000)} left  ${visible(cell)}`;
 }
 
+type DataProgress = Extract<RunEvent, { type: 'data-progress' }>;
+
+const DATA_PHASES: Record<DataProgress['phase'], string> = { rows: 'loading rows', indexes: 'adding indexes', analyze: 'ANALYZE TABLE', check: 'checking the 22 queries' };
+
+/** The data step's bar: `[#####-----] DBT-3 data: loading rows (lineitem) 45%  1 min 10 s left`. */
+function dataProgressLine(e: DataProgress): string {
+  const width = 24;
+  const filled = Math.round(e.fraction * width);
+  const left = e.phase === 'rows' && e.remainingMs !== null ? `  ${formatDuration(e.remainingMs / 1000)} left` : '';
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] DBT-3 data: ${DATA_PHASES[e.phase]}${e.table ? ` (${e.table})` : ''} ${Math.floor(e.fraction * 100)}%${left}`;
+}
+
 /** An event as one line; in a run on several hosts, each line starts with its host. */
 function describe(e: RunEvent): string | null {
   const line = describeOne(e);
@@ -49,6 +61,12 @@ function describeOne(e: RunEvent): string | null {
       return `restart ${e.seq} ${e.cell} discarded: ${e.reason}`;
     case 'log':
       return `${e.level === 'info' ? '' : `${e.level}: `}${e.message}`;
+    case 'data': {
+      const rows = Object.values(e.rows).reduce((a, b) => a + b, 0).toLocaleString('en-US');
+      if (e.recognised) return `DBT-3 SF ${e.sf} in ${e.database}: already loaded (${rows} rows), not loaded again`;
+      const checked = e.checks.length ? `; ${e.checks.length} queries gave ${e.checks.some((c) => c.expected) ? 'their expected results' : 'results (no expected results for this data)'}` : '';
+      return `DBT-3 SF ${e.sf} in ${e.database}: ${rows} rows loaded${e.resumedChunks ? ` (going on from ${e.resumedChunks} chunks of a cut load)` : ''} in ${formatDuration(e.ms / 1000)} by ${e.method === 'insert' ? 'INSERTs (local_infile is off)' : 'LOAD DATA LOCAL INFILE'}${checked}`;
+    }
     case 'preload':
       return `restart ${e.seq}: preloaded ${e.tables} tables, ${e.indexes} indexes, ${e.rows} rows in ${(e.ms / 1000).toFixed(1)} s`;
     default:
@@ -172,6 +190,7 @@ export const run: Command = {
     // Several hosts: the bar shows them together (each host's last progress, summed).
     const progressOf = new Map<string, Extract<RunEvent, { type: 'progress' }>>();
     let barShown = false;
+    let lastData: { phase: string; step: number } = { phase: '', step: -1 };
     let resumeNote = false;
     const clearBar = () => {
       if (barShown) process.stderr.write('\r\x1b[2K');
@@ -192,6 +211,17 @@ export const run: Command = {
       if (line && !(bar && routine)) {
         clearBar();
         io.err(line);
+      }
+      if (e.type === 'data-progress') {
+        // A bar on a terminal; otherwise one line per phase and per quarter of the rows.
+        const step = e.phase === 'rows' ? Math.floor(e.fraction * 4) : -1;
+        if (bar) {
+          clearBar();
+          process.stderr.write(dataProgressLine(e));
+          barShown = true;
+        } else if (e.phase !== lastData.phase || step !== lastData.step) io.err(dataProgressLine(e));
+        lastData = { phase: e.phase, step };
+        return;
       }
       if (e.type === 'progress') {
         progressOf.set(e.host ?? '', e);

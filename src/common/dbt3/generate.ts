@@ -8,41 +8,9 @@
 import { Rng, streamSeed } from './rng.js';
 import { COLORS, CONTAINERS, CURRENT_DAY, INSTRUCTIONS, LAST_ORDER_DAY, MODES, NATIONS, PRIORITIES, REGIONS, SEGMENTS, START_DATE, TYPES, VSTRING_CHARS, END_DAY } from './spec.js';
 import { text, textPool, textPoolSize } from './text.js';
+import { cardinalities, DEFAULT_SEED, sfProblem, type Dbt3Table } from './scale.js';
 
-export const TABLES = ['region', 'nation', 'part', 'supplier', 'partsupp', 'customer', 'orders', 'lineitem'] as const;
-export type Dbt3Table = (typeof TABLES)[number];
-
-export const MIN_SF = 0.01;
-export const MAX_SF = 10;
-/** The default seed: the same data for everyone who does not choose one, so expected results can be shipped. */
-export const DEFAULT_SEED = 20170116;
-/** Changes when the rows for a (SF, seed) change: a database loaded by another version is not taken as this data. */
-export const GENERATOR_VERSION = 1;
-
-/** Why an SF is not accepted, or null. */
-export function sfProblem(sf: unknown): string | null {
-  if (typeof sf !== 'number' || !Number.isFinite(sf)) return `the scale factor must be a number from ${MIN_SF} to ${MAX_SF}`;
-  if (sf < MIN_SF || sf > MAX_SF) return `the scale factor ${sf} is outside ${MIN_SF} to ${MAX_SF}`;
-  if (Math.round(sf * 100) !== sf * 100 && Math.abs(Math.round(sf * 100) - sf * 100) > 1e-9) return `the scale factor ${sf} has more than two decimals`;
-  return null;
-}
-
-const scaled = (sf: number, n: number) => Math.max(1, Math.floor(sf * n + 1e-9));
-
-/** Base cardinalities at SF (4.2.5.1). Lineitem's is the expected count: each order has 1 to 7 lines. */
-export function cardinalities(sf: number): Record<Dbt3Table, number> {
-  const orders = scaled(sf, 1_500_000);
-  return {
-    region: 5,
-    nation: 25,
-    part: scaled(sf, 200_000),
-    supplier: scaled(sf, 10_000),
-    partsupp: scaled(sf, 200_000) * 4,
-    customer: scaled(sf, 150_000),
-    orders,
-    lineitem: orders * 4,
-  };
-}
+export { TABLES, MIN_SF, MAX_SF, DEFAULT_SEED, GENERATOR_VERSION, sfProblem, cardinalities, type Dbt3Table } from './scale.js';
 
 /**
  * A table's rows come in units: one row each, except partsupp (4 rows per part) and lineitem

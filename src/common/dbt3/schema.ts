@@ -1,7 +1,7 @@
 // The DBT-3 schema for MySQL and MariaDB: the tables of the TPC-H specification (Clause 1.4) with
 // their primary keys, and the secondary indexes DBT-3 creates after the load. Column order is the
 // `.tbl` files' order, so one LOAD DATA statement per table fits generated rows and dbgen's files.
-import type { Dbt3Table } from './generate.js';
+import { MARKER_TABLES, type Dbt3Table } from './scale.js';
 
 export const CREATE_TABLE: Record<Dbt3Table, string> = {
   region: 'r_regionkey INT NOT NULL, r_name CHAR(25) NOT NULL, r_comment VARCHAR(152) NOT NULL, PRIMARY KEY (r_regionkey)',
@@ -68,7 +68,6 @@ function quoteString(s: string): string {
 }
 
 /** The marker tables: what was loaded (SF, seed, generator version, state) and which chunks are in. */
-export const MARKER_TABLE = 'varlab_dbt3';
-export const CHUNK_TABLE = 'varlab_dbt3_chunks';
+export const [MARKER_TABLE, CHUNK_TABLE] = MARKER_TABLES;
 export const CREATE_MARKER = `CREATE TABLE IF NOT EXISTS ${MARKER_TABLE} (id TINYINT NOT NULL PRIMARY KEY, sf DECIMAL(6,2) NOT NULL, seed BIGINT NOT NULL, source VARCHAR(255) NOT NULL, version INT NOT NULL, state VARCHAR(16) NOT NULL, row_counts TEXT NULL, started_at DATETIME NOT NULL, finished_at DATETIME NULL) ENGINE=InnoDB`;
 export const CREATE_CHUNKS = `CREATE TABLE IF NOT EXISTS ${CHUNK_TABLE} (tbl VARCHAR(16) NOT NULL, chunk INT NOT NULL, row_count BIGINT NOT NULL, PRIMARY KEY (tbl, chunk)) ENGINE=InnoDB`;

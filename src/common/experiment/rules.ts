@@ -9,6 +9,7 @@ import { targetProblem } from '../target.js';
 import { checkBuilds, pathProblem, PROFILE_PATH_FIELDS } from '../profile.js';
 import { cellCount, count, DEFAULT_LIMITS, RAISE_CELLS, RAISE_RESTARTS, type ExperimentLimits } from './limits.js';
 import type { Design } from './types.js';
+import { sfProblem } from '../dbt3/scale.js';
 
 /** JSON path (as in every message, e.g. `design.factors[2].levels`) → what is wrong there. */
 export type Problems = Record<string, string>;
@@ -93,6 +94,10 @@ export function designProblems(d: Design, limits: ExperimentLimits = DEFAULT_LIM
   if (!IDENT.test(w.database)) p['design.workload.database'] = 'a database name: letters, digits and _, not starting with a digit';
   if (w.setupSkipIfTable !== undefined && w.setupSkipIfTable !== '' && !IDENT.test(w.setupSkipIfTable)) {
     p['design.workload.setupSkipIfTable'] = 'a table name: letters, digits and _';
+  }
+  if (w.data) {
+    const sf = sfProblem(w.data.sf);
+    if (sf) p['design.workload.data.sf'] = sf;
   }
   if (w.kind === 'queries' && w.queries.length === 0) p['design.workload.queries'] = 'expected at least 1 query';
   if (w.kind === 'command' && !w.command) p['design.workload.command'] = 'required when the workload kind is "command"';

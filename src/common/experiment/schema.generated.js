@@ -21,11 +21,11 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
-const schema14 = {"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}};
+const schema14 = {"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}};
 const func5 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^[a-z][a-z0-9_]{1,63}$", "u");
 const pattern1 = new RegExp("^[A-Za-z_][A-Za-z0-9_]{0,63}$", "u");
@@ -1252,7 +1252,7 @@ vErrors.push(err37);
 errors++;
 }
 for(const key2 in data9){
-if(!((((((((key2 === "kind") || (key2 === "database")) || (key2 === "setupSql")) || (key2 === "setupSkipIfTable")) || (key2 === "queries")) || (key2 === "repetitions")) || (key2 === "warmup")) || (key2 === "command"))){
+if(!(func5.call(schema14.properties, key2))){
 const err38 = {instancePath:instancePath+"/workload",schemaPath:"#/definitions/workload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err38];
@@ -1351,11 +1351,11 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data9.queries !== undefined){
-let data14 = data9.queries;
-if(Array.isArray(data14)){
-if(data14.length > 1000){
-const err46 = {instancePath:instancePath+"/workload/queries",schemaPath:"#/definitions/workload/properties/queries/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(data9.data !== undefined){
+let data14 = data9.data;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.kind === undefined){
+const err46 = {instancePath:instancePath+"/workload/data",schemaPath:"#/definitions/workload/properties/data/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1364,12 +1364,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-const len3 = data14.length;
-for(let i3=0; i3<len3; i3++){
-let data15 = data14[i3];
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.name === undefined){
-const err47 = {instancePath:instancePath+"/workload/queries/" + i3,schemaPath:"#/definitions/workload/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(data14.sf === undefined){
+const err47 = {instancePath:instancePath+"/workload/data",schemaPath:"#/definitions/workload/properties/data/required",keyword:"required",params:{missingProperty: "sf"},message:"must have required property '"+"sf"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1378,8 +1374,9 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(data15.sql === undefined){
-const err48 = {instancePath:instancePath+"/workload/queries/" + i3,schemaPath:"#/definitions/workload/properties/queries/items/required",keyword:"required",params:{missingProperty: "sql"},message:"must have required property '"+"sql"+"'"};
+for(const key3 in data14){
+if(!((((key3 === "kind") || (key3 === "sf")) || (key3 === "seed")) || (key3 === "folder"))){
+const err48 = {instancePath:instancePath+"/workload/data",schemaPath:"#/definitions/workload/properties/data/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1388,9 +1385,10 @@ vErrors.push(err48);
 }
 errors++;
 }
-for(const key3 in data15){
-if(!((key3 === "name") || (key3 === "sql"))){
-const err49 = {instancePath:instancePath+"/workload/queries/" + i3,schemaPath:"#/definitions/workload/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+}
+if(data14.kind !== undefined){
+if(!(data14.kind === "dbt3")){
+const err49 = {instancePath:instancePath+"/workload/data/kind",schemaPath:"#/definitions/workload/properties/data/properties/kind/enum",keyword:"enum",params:{allowedValues: schema14.properties.data.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1400,11 +1398,11 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data15.name !== undefined){
-let data16 = data15.name;
-if(typeof data16 === "string"){
-if(func2(data16) > 200){
-const err50 = {instancePath:instancePath+"/workload/queries/" + i3+"/name",schemaPath:"#/definitions/workload/properties/queries/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data14.sf !== undefined){
+let data16 = data14.sf;
+if(typeof data16 == "number"){
+if(data16 > 10 || isNaN(data16)){
+const err50 = {instancePath:instancePath+"/workload/data/sf",schemaPath:"#/definitions/workload/properties/data/properties/sf/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1413,8 +1411,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(func2(data16) < 1){
-const err51 = {instancePath:instancePath+"/workload/queries/" + i3+"/name",schemaPath:"#/definitions/workload/properties/queries/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data16 < 0.01 || isNaN(data16)){
+const err51 = {instancePath:instancePath+"/workload/data/sf",schemaPath:"#/definitions/workload/properties/data/properties/sf/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.01},message:"must be >= 0.01"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1425,7 +1423,7 @@ errors++;
 }
 }
 else {
-const err52 = {instancePath:instancePath+"/workload/queries/" + i3+"/name",schemaPath:"#/definitions/workload/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err52 = {instancePath:instancePath+"/workload/data/sf",schemaPath:"#/definitions/workload/properties/data/properties/sf/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1435,11 +1433,10 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data15.sql !== undefined){
-let data17 = data15.sql;
-if(typeof data17 === "string"){
-if(func2(data17) > 1000000){
-const err53 = {instancePath:instancePath+"/workload/queries/" + i3+"/sql",schemaPath:"#/definitions/workload/properties/queries/items/properties/sql/maxLength",keyword:"maxLength",params:{limit: 1000000},message:"must NOT have more than 1000000 characters"};
+if(data14.seed !== undefined){
+let data17 = data14.seed;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err53 = {instancePath:instancePath+"/workload/data/seed",schemaPath:"#/definitions/workload/properties/data/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1448,8 +1445,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(func2(data17) < 1){
-const err54 = {instancePath:instancePath+"/workload/queries/" + i3+"/sql",schemaPath:"#/definitions/workload/properties/queries/items/properties/sql/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data17 == "number"){
+if(data17 > 4294967295 || isNaN(data17)){
+const err54 = {instancePath:instancePath+"/workload/data/seed",schemaPath:"#/definitions/workload/properties/data/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1458,9 +1456,8 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-else {
-const err55 = {instancePath:instancePath+"/workload/queries/" + i3+"/sql",schemaPath:"#/definitions/workload/properties/queries/items/properties/sql/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data17 < 0 || isNaN(data17)){
+const err55 = {instancePath:instancePath+"/workload/data/seed",schemaPath:"#/definitions/workload/properties/data/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1471,8 +1468,11 @@ errors++;
 }
 }
 }
-else {
-const err56 = {instancePath:instancePath+"/workload/queries/" + i3,schemaPath:"#/definitions/workload/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data14.folder !== undefined){
+let data18 = data14.folder;
+if(typeof data18 === "string"){
+if(func2(data18) > 4096){
+const err56 = {instancePath:instancePath+"/workload/data/folder",schemaPath:"#/definitions/workload/properties/data/properties/folder/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1481,10 +1481,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-}
-else {
-const err57 = {instancePath:instancePath+"/workload/queries",schemaPath:"#/definitions/workload/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func2(data18) < 1){
+const err57 = {instancePath:instancePath+"/workload/data/folder",schemaPath:"#/definitions/workload/properties/data/properties/folder/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1494,10 +1492,8 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data9.repetitions !== undefined){
-let data18 = data9.repetitions;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-const err58 = {instancePath:instancePath+"/workload/repetitions",schemaPath:"#/definitions/workload/properties/repetitions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err58 = {instancePath:instancePath+"/workload/data/folder",schemaPath:"#/definitions/workload/properties/data/properties/folder/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1506,9 +1502,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(typeof data18 == "number"){
-if(data18 > 1000000 || isNaN(data18)){
-const err59 = {instancePath:instancePath+"/workload/repetitions",schemaPath:"#/definitions/workload/properties/repetitions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/workload/data",schemaPath:"#/definitions/workload/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1517,8 +1514,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data18 < 1 || isNaN(data18)){
-const err60 = {instancePath:instancePath+"/workload/repetitions",schemaPath:"#/definitions/workload/properties/repetitions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data9.queries !== undefined){
+let data19 = data9.queries;
+if(Array.isArray(data19)){
+if(data19.length > 1000){
+const err60 = {instancePath:instancePath+"/workload/queries",schemaPath:"#/definitions/workload/properties/queries/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1527,12 +1528,12 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-}
-if(data9.warmup !== undefined){
-let data19 = data9.warmup;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
-const err61 = {instancePath:instancePath+"/workload/warmup",schemaPath:"#/definitions/workload/properties/warmup/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const len3 = data19.length;
+for(let i3=0; i3<len3; i3++){
+let data20 = data19[i3];
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.name === undefined){
+const err61 = {instancePath:instancePath+"/workload/queries/" + i3,schemaPath:"#/definitions/workload/properties/queries/items/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1541,9 +1542,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(typeof data19 == "number"){
-if(data19 > 1000000 || isNaN(data19)){
-const err62 = {instancePath:instancePath+"/workload/warmup",schemaPath:"#/definitions/workload/properties/warmup/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(data20.sql === undefined){
+const err62 = {instancePath:instancePath+"/workload/queries/" + i3,schemaPath:"#/definitions/workload/properties/queries/items/required",keyword:"required",params:{missingProperty: "sql"},message:"must have required property '"+"sql"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1552,8 +1552,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(data19 < 0 || isNaN(data19)){
-const err63 = {instancePath:instancePath+"/workload/warmup",schemaPath:"#/definitions/workload/properties/warmup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+for(const key4 in data20){
+if(!((key4 === "name") || (key4 === "sql"))){
+const err63 = {instancePath:instancePath+"/workload/queries/" + i3,schemaPath:"#/definitions/workload/properties/queries/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1563,12 +1564,11 @@ vErrors.push(err63);
 errors++;
 }
 }
-}
-if(data9.command !== undefined){
-let data20 = data9.command;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.line === undefined){
-const err64 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
+if(data20.name !== undefined){
+let data21 = data20.name;
+if(typeof data21 === "string"){
+if(func2(data21) > 200){
+const err64 = {instancePath:instancePath+"/workload/queries/" + i3+"/name",schemaPath:"#/definitions/workload/properties/queries/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1577,8 +1577,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data20.parser === undefined){
-const err65 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/required",keyword:"required",params:{missingProperty: "parser"},message:"must have required property '"+"parser"+"'"};
+if(func2(data21) < 1){
+const err65 = {instancePath:instancePath+"/workload/queries/" + i3+"/name",schemaPath:"#/definitions/workload/properties/queries/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1587,8 +1587,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data20.metric === undefined){
-const err66 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/required",keyword:"required",params:{missingProperty: "metric"},message:"must have required property '"+"metric"+"'"};
+}
+else {
+const err66 = {instancePath:instancePath+"/workload/queries/" + i3+"/name",schemaPath:"#/definitions/workload/properties/queries/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1597,8 +1598,12 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(data20.unit === undefined){
-const err67 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+}
+if(data20.sql !== undefined){
+let data22 = data20.sql;
+if(typeof data22 === "string"){
+if(func2(data22) > 1000000){
+const err67 = {instancePath:instancePath+"/workload/queries/" + i3+"/sql",schemaPath:"#/definitions/workload/properties/queries/items/properties/sql/maxLength",keyword:"maxLength",params:{limit: 1000000},message:"must NOT have more than 1000000 characters"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1607,8 +1612,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data20.higherIsBetter === undefined){
-const err68 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/required",keyword:"required",params:{missingProperty: "higherIsBetter"},message:"must have required property '"+"higherIsBetter"+"'"};
+if(func2(data22) < 1){
+const err68 = {instancePath:instancePath+"/workload/queries/" + i3+"/sql",schemaPath:"#/definitions/workload/properties/queries/items/properties/sql/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1617,9 +1622,9 @@ vErrors.push(err68);
 }
 errors++;
 }
-for(const key4 in data20){
-if(!((((((key4 === "line") || (key4 === "parser")) || (key4 === "regex")) || (key4 === "metric")) || (key4 === "unit")) || (key4 === "higherIsBetter"))){
-const err69 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+}
+else {
+const err69 = {instancePath:instancePath+"/workload/queries/" + i3+"/sql",schemaPath:"#/definitions/workload/properties/queries/items/properties/sql/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1629,11 +1634,9 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(data20.line !== undefined){
-let data21 = data20.line;
-if(typeof data21 === "string"){
-if(func2(data21) > 4000){
-const err70 = {instancePath:instancePath+"/workload/command/line",schemaPath:"#/definitions/workload/properties/command/properties/line/maxLength",keyword:"maxLength",params:{limit: 4000},message:"must NOT have more than 4000 characters"};
+}
+else {
+const err70 = {instancePath:instancePath+"/workload/queries/" + i3,schemaPath:"#/definitions/workload/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1642,8 +1645,10 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(func2(data21) < 1){
-const err71 = {instancePath:instancePath+"/workload/command/line",schemaPath:"#/definitions/workload/properties/command/properties/line/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err71 = {instancePath:instancePath+"/workload/queries",schemaPath:"#/definitions/workload/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1653,8 +1658,10 @@ vErrors.push(err71);
 errors++;
 }
 }
-else {
-const err72 = {instancePath:instancePath+"/workload/command/line",schemaPath:"#/definitions/workload/properties/command/properties/line/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data9.repetitions !== undefined){
+let data23 = data9.repetitions;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+const err72 = {instancePath:instancePath+"/workload/repetitions",schemaPath:"#/definitions/workload/properties/repetitions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1663,11 +1670,9 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-if(data20.parser !== undefined){
-let data22 = data20.parser;
-if(!((data22 === "sysbench") || (data22 === "regex"))){
-const err73 = {instancePath:instancePath+"/workload/command/parser",schemaPath:"#/definitions/workload/properties/command/properties/parser/enum",keyword:"enum",params:{allowedValues: schema14.properties.command.properties.parser.enum},message:"must be equal to one of the allowed values"};
+if(typeof data23 == "number"){
+if(data23 > 1000000 || isNaN(data23)){
+const err73 = {instancePath:instancePath+"/workload/repetitions",schemaPath:"#/definitions/workload/properties/repetitions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1676,12 +1681,8 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-if(data20.regex !== undefined){
-let data23 = data20.regex;
-if(typeof data23 === "string"){
-if(func2(data23) > 1000){
-const err74 = {instancePath:instancePath+"/workload/command/regex",schemaPath:"#/definitions/workload/properties/command/properties/regex/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(data23 < 1 || isNaN(data23)){
+const err74 = {instancePath:instancePath+"/workload/repetitions",schemaPath:"#/definitions/workload/properties/repetitions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1691,8 +1692,11 @@ vErrors.push(err74);
 errors++;
 }
 }
-else {
-const err75 = {instancePath:instancePath+"/workload/command/regex",schemaPath:"#/definitions/workload/properties/command/properties/regex/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data9.warmup !== undefined){
+let data24 = data9.warmup;
+if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+const err75 = {instancePath:instancePath+"/workload/warmup",schemaPath:"#/definitions/workload/properties/warmup/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1701,12 +1705,9 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-if(data20.metric !== undefined){
-let data24 = data20.metric;
-if(typeof data24 === "string"){
-if(func2(data24) > 100){
-const err76 = {instancePath:instancePath+"/workload/command/metric",schemaPath:"#/definitions/workload/properties/command/properties/metric/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(typeof data24 == "number"){
+if(data24 > 1000000 || isNaN(data24)){
+const err76 = {instancePath:instancePath+"/workload/warmup",schemaPath:"#/definitions/workload/properties/warmup/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1715,8 +1716,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(func2(data24) < 1){
-const err77 = {instancePath:instancePath+"/workload/command/metric",schemaPath:"#/definitions/workload/properties/command/properties/metric/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data24 < 0 || isNaN(data24)){
+const err77 = {instancePath:instancePath+"/workload/warmup",schemaPath:"#/definitions/workload/properties/warmup/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1726,8 +1727,12 @@ vErrors.push(err77);
 errors++;
 }
 }
-else {
-const err78 = {instancePath:instancePath+"/workload/command/metric",schemaPath:"#/definitions/workload/properties/command/properties/metric/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data9.command !== undefined){
+let data25 = data9.command;
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+if(data25.line === undefined){
+const err78 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/required",keyword:"required",params:{missingProperty: "line"},message:"must have required property '"+"line"+"'"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1736,12 +1741,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-if(data20.unit !== undefined){
-let data25 = data20.unit;
-if(typeof data25 === "string"){
-if(func2(data25) > 40){
-const err79 = {instancePath:instancePath+"/workload/command/unit",schemaPath:"#/definitions/workload/properties/command/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+if(data25.parser === undefined){
+const err79 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/required",keyword:"required",params:{missingProperty: "parser"},message:"must have required property '"+"parser"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1750,8 +1751,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(func2(data25) < 1){
-const err80 = {instancePath:instancePath+"/workload/command/unit",schemaPath:"#/definitions/workload/properties/command/properties/unit/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data25.metric === undefined){
+const err80 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/required",keyword:"required",params:{missingProperty: "metric"},message:"must have required property '"+"metric"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1760,9 +1761,8 @@ vErrors.push(err80);
 }
 errors++;
 }
-}
-else {
-const err81 = {instancePath:instancePath+"/workload/command/unit",schemaPath:"#/definitions/workload/properties/command/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data25.unit === undefined){
+const err81 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1771,10 +1771,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-if(data20.higherIsBetter !== undefined){
-if(typeof data20.higherIsBetter !== "boolean"){
-const err82 = {instancePath:instancePath+"/workload/command/higherIsBetter",schemaPath:"#/definitions/workload/properties/command/properties/higherIsBetter/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data25.higherIsBetter === undefined){
+const err82 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/required",keyword:"required",params:{missingProperty: "higherIsBetter"},message:"must have required property '"+"higherIsBetter"+"'"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1783,10 +1781,9 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-}
-else {
-const err83 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key5 in data25){
+if(!((((((key5 === "line") || (key5 === "parser")) || (key5 === "regex")) || (key5 === "metric")) || (key5 === "unit")) || (key5 === "higherIsBetter"))){
+const err83 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1796,9 +1793,11 @@ vErrors.push(err83);
 errors++;
 }
 }
-}
-else {
-const err84 = {instancePath:instancePath+"/workload",schemaPath:"#/definitions/workload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data25.line !== undefined){
+let data26 = data25.line;
+if(typeof data26 === "string"){
+if(func2(data26) > 4000){
+const err84 = {instancePath:instancePath+"/workload/command/line",schemaPath:"#/definitions/workload/properties/command/properties/line/maxLength",keyword:"maxLength",params:{limit: 4000},message:"must NOT have more than 4000 characters"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1807,11 +1806,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-if(data.order !== undefined){
-let data27 = data.order;
-if(!(((data27 === "random") || (data27 === "interleaved")) || (data27 === "blocked"))){
-const err85 = {instancePath:instancePath+"/order",schemaPath:"#/properties/order/enum",keyword:"enum",params:{allowedValues: schema12.properties.order.enum},message:"must be equal to one of the allowed values"};
+if(func2(data26) < 1){
+const err85 = {instancePath:instancePath+"/workload/command/line",schemaPath:"#/definitions/workload/properties/command/properties/line/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1821,10 +1817,8 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data.seed !== undefined){
-let data28 = data.seed;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-const err86 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err86 = {instancePath:instancePath+"/workload/command/line",schemaPath:"#/definitions/workload/properties/command/properties/line/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1833,9 +1827,11 @@ vErrors.push(err86);
 }
 errors++;
 }
-if(typeof data28 == "number"){
-if(data28 > 4294967295 || isNaN(data28)){
-const err87 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
+}
+if(data25.parser !== undefined){
+let data27 = data25.parser;
+if(!((data27 === "sysbench") || (data27 === "regex"))){
+const err87 = {instancePath:instancePath+"/workload/command/parser",schemaPath:"#/definitions/workload/properties/command/properties/parser/enum",keyword:"enum",params:{allowedValues: schema14.properties.command.properties.parser.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1844,8 +1840,12 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data28 < 0 || isNaN(data28)){
-const err88 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data25.regex !== undefined){
+let data28 = data25.regex;
+if(typeof data28 === "string"){
+if(func2(data28) > 1000){
+const err88 = {instancePath:instancePath+"/workload/command/regex",schemaPath:"#/definitions/workload/properties/command/properties/regex/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1855,12 +1855,8 @@ vErrors.push(err88);
 errors++;
 }
 }
-}
-if(data.idleSeconds !== undefined){
-let data29 = data.idleSeconds;
-if(typeof data29 == "number"){
-if(data29 > 86400 || isNaN(data29)){
-const err89 = {instancePath:instancePath+"/idleSeconds",schemaPath:"#/properties/idleSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+else {
+const err89 = {instancePath:instancePath+"/workload/command/regex",schemaPath:"#/definitions/workload/properties/command/properties/regex/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1869,8 +1865,12 @@ vErrors.push(err89);
 }
 errors++;
 }
-if(data29 < 0 || isNaN(data29)){
-const err90 = {instancePath:instancePath+"/idleSeconds",schemaPath:"#/properties/idleSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data25.metric !== undefined){
+let data29 = data25.metric;
+if(typeof data29 === "string"){
+if(func2(data29) > 100){
+const err90 = {instancePath:instancePath+"/workload/command/metric",schemaPath:"#/definitions/workload/properties/command/properties/metric/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1879,9 +1879,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-else {
-const err91 = {instancePath:instancePath+"/idleSeconds",schemaPath:"#/properties/idleSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(func2(data29) < 1){
+const err91 = {instancePath:instancePath+"/workload/command/metric",schemaPath:"#/definitions/workload/properties/command/properties/metric/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1891,11 +1890,8 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data.estimates !== undefined){
-let data30 = data.estimates;
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-if(data30.restartSeconds === undefined){
-const err92 = {instancePath:instancePath+"/estimates",schemaPath:"#/properties/estimates/required",keyword:"required",params:{missingProperty: "restartSeconds"},message:"must have required property '"+"restartSeconds"+"'"};
+else {
+const err92 = {instancePath:instancePath+"/workload/command/metric",schemaPath:"#/definitions/workload/properties/command/properties/metric/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1904,8 +1900,12 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data30.executionMs === undefined){
-const err93 = {instancePath:instancePath+"/estimates",schemaPath:"#/properties/estimates/required",keyword:"required",params:{missingProperty: "executionMs"},message:"must have required property '"+"executionMs"+"'"};
+}
+if(data25.unit !== undefined){
+let data30 = data25.unit;
+if(typeof data30 === "string"){
+if(func2(data30) > 40){
+const err93 = {instancePath:instancePath+"/workload/command/unit",schemaPath:"#/definitions/workload/properties/command/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1914,9 +1914,8 @@ vErrors.push(err93);
 }
 errors++;
 }
-for(const key5 in data30){
-if(!((key5 === "restartSeconds") || (key5 === "executionMs"))){
-const err94 = {instancePath:instancePath+"/estimates",schemaPath:"#/properties/estimates/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(func2(data30) < 1){
+const err94 = {instancePath:instancePath+"/workload/command/unit",schemaPath:"#/definitions/workload/properties/command/properties/unit/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1926,11 +1925,8 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(data30.restartSeconds !== undefined){
-let data31 = data30.restartSeconds;
-if(typeof data31 == "number"){
-if(data31 > 86400 || isNaN(data31)){
-const err95 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+else {
+const err95 = {instancePath:instancePath+"/workload/command/unit",schemaPath:"#/definitions/workload/properties/command/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1939,8 +1935,10 @@ vErrors.push(err95);
 }
 errors++;
 }
-if(data31 < 0 || isNaN(data31)){
-const err96 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data25.higherIsBetter !== undefined){
+if(typeof data25.higherIsBetter !== "boolean"){
+const err96 = {instancePath:instancePath+"/workload/command/higherIsBetter",schemaPath:"#/definitions/workload/properties/command/properties/higherIsBetter/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1950,8 +1948,9 @@ vErrors.push(err96);
 errors++;
 }
 }
+}
 else {
-const err97 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err97 = {instancePath:instancePath+"/workload/command",schemaPath:"#/definitions/workload/properties/command/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1961,11 +1960,9 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data30.executionMs !== undefined){
-let data32 = data30.executionMs;
-if(typeof data32 == "number"){
-if(data32 > 86400000 || isNaN(data32)){
-const err98 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000"};
+}
+else {
+const err98 = {instancePath:instancePath+"/workload",schemaPath:"#/definitions/workload/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1974,8 +1971,11 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(data32 < 0 || isNaN(data32)){
-const err99 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.order !== undefined){
+let data32 = data.order;
+if(!(((data32 === "random") || (data32 === "interleaved")) || (data32 === "blocked"))){
+const err99 = {instancePath:instancePath+"/order",schemaPath:"#/properties/order/enum",keyword:"enum",params:{allowedValues: schema12.properties.order.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1985,8 +1985,10 @@ vErrors.push(err99);
 errors++;
 }
 }
-else {
-const err100 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.seed !== undefined){
+let data33 = data.seed;
+if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
+const err100 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1995,10 +1997,9 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-}
-else {
-const err101 = {instancePath:instancePath+"/estimates",schemaPath:"#/properties/estimates/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data33 == "number"){
+if(data33 > 4294967295 || isNaN(data33)){
+const err101 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -2007,12 +2008,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-if(data.target !== undefined){
-let data33 = data.target;
-if(typeof data33 === "string"){
-if(func2(data33) > 500){
-const err102 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data33 < 0 || isNaN(data33)){
+const err102 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -2021,8 +2018,13 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(func2(data33) < 1){
-const err103 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+if(data.idleSeconds !== undefined){
+let data34 = data.idleSeconds;
+if(typeof data34 == "number"){
+if(data34 > 86400 || isNaN(data34)){
+const err103 = {instancePath:instancePath+"/idleSeconds",schemaPath:"#/properties/idleSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -2031,9 +2033,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-else {
-const err104 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data34 < 0 || isNaN(data34)){
+const err104 = {instancePath:instancePath+"/idleSeconds",schemaPath:"#/properties/idleSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -2043,11 +2044,8 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data.targets !== undefined){
-let data34 = data.targets;
-if(Array.isArray(data34)){
-if(data34.length > 32){
-const err105 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"};
+else {
+const err105 = {instancePath:instancePath+"/idleSeconds",schemaPath:"#/properties/idleSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -2056,8 +2054,12 @@ vErrors.push(err105);
 }
 errors++;
 }
-if(data34.length < 2){
-const err106 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"};
+}
+if(data.estimates !== undefined){
+let data35 = data.estimates;
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+if(data35.restartSeconds === undefined){
+const err106 = {instancePath:instancePath+"/estimates",schemaPath:"#/properties/estimates/required",keyword:"required",params:{missingProperty: "restartSeconds"},message:"must have required property '"+"restartSeconds"+"'"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -2066,12 +2068,8 @@ vErrors.push(err106);
 }
 errors++;
 }
-const len4 = data34.length;
-for(let i4=0; i4<len4; i4++){
-let data35 = data34[i4];
-if(typeof data35 === "string"){
-if(func2(data35) > 500){
-const err107 = {instancePath:instancePath+"/targets/" + i4,schemaPath:"#/properties/targets/items/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data35.executionMs === undefined){
+const err107 = {instancePath:instancePath+"/estimates",schemaPath:"#/properties/estimates/required",keyword:"required",params:{missingProperty: "executionMs"},message:"must have required property '"+"executionMs"+"'"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -2080,8 +2078,9 @@ vErrors.push(err107);
 }
 errors++;
 }
-if(func2(data35) < 1){
-const err108 = {instancePath:instancePath+"/targets/" + i4,schemaPath:"#/properties/targets/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key6 in data35){
+if(!((key6 === "restartSeconds") || (key6 === "executionMs"))){
+const err108 = {instancePath:instancePath+"/estimates",schemaPath:"#/properties/estimates/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -2091,8 +2090,11 @@ vErrors.push(err108);
 errors++;
 }
 }
-else {
-const err109 = {instancePath:instancePath+"/targets/" + i4,schemaPath:"#/properties/targets/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.restartSeconds !== undefined){
+let data36 = data35.restartSeconds;
+if(typeof data36 == "number"){
+if(data36 > 86400 || isNaN(data36)){
+const err109 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -2101,15 +2103,177 @@ vErrors.push(err109);
 }
 errors++;
 }
-}
-}
-else {
-const err110 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data36 < 0 || isNaN(data36)){
+const err110 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err110];
 }
 else {
 vErrors.push(err110);
+}
+errors++;
+}
+}
+else {
+const err111 = {instancePath:instancePath+"/estimates/restartSeconds",schemaPath:"#/properties/estimates/properties/restartSeconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+}
+if(data35.executionMs !== undefined){
+let data37 = data35.executionMs;
+if(typeof data37 == "number"){
+if(data37 > 86400000 || isNaN(data37)){
+const err112 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000"};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+if(data37 < 0 || isNaN(data37)){
+const err113 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+}
+else {
+const err114 = {instancePath:instancePath+"/estimates/executionMs",schemaPath:"#/properties/estimates/properties/executionMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+}
+}
+}
+else {
+const err115 = {instancePath:instancePath+"/estimates",schemaPath:"#/properties/estimates/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+}
+if(data.target !== undefined){
+let data38 = data.target;
+if(typeof data38 === "string"){
+if(func2(data38) > 500){
+const err116 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+if(func2(data38) < 1){
+const err117 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+}
+}
+else {
+const err118 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+}
+if(data.targets !== undefined){
+let data39 = data.targets;
+if(Array.isArray(data39)){
+if(data39.length > 32){
+const err119 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/maxItems",keyword:"maxItems",params:{limit: 32},message:"must NOT have more than 32 items"};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
+}
+errors++;
+}
+if(data39.length < 2){
+const err120 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/minItems",keyword:"minItems",params:{limit: 2},message:"must NOT have fewer than 2 items"};
+if(vErrors === null){
+vErrors = [err120];
+}
+else {
+vErrors.push(err120);
+}
+errors++;
+}
+const len4 = data39.length;
+for(let i4=0; i4<len4; i4++){
+let data40 = data39[i4];
+if(typeof data40 === "string"){
+if(func2(data40) > 500){
+const err121 = {instancePath:instancePath+"/targets/" + i4,schemaPath:"#/properties/targets/items/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err121];
+}
+else {
+vErrors.push(err121);
+}
+errors++;
+}
+if(func2(data40) < 1){
+const err122 = {instancePath:instancePath+"/targets/" + i4,schemaPath:"#/properties/targets/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err122];
+}
+else {
+vErrors.push(err122);
+}
+errors++;
+}
+}
+else {
+const err123 = {instancePath:instancePath+"/targets/" + i4,schemaPath:"#/properties/targets/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err123];
+}
+else {
+vErrors.push(err123);
+}
+errors++;
+}
+}
+}
+else {
+const err124 = {instancePath:instancePath+"/targets",schemaPath:"#/properties/targets/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
 }
 errors++;
 }
@@ -2122,12 +2286,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err111 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err125 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err111];
+vErrors = [err125];
 }
 else {
-vErrors.push(err111);
+vErrors.push(err125);
 }
 errors++;
 }

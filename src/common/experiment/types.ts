@@ -60,11 +60,26 @@ export interface Workload {
   /** Skip the setup when this table already exists in `database`. */
   setupSkipIfTable?: string;
   queries: Query[];
+  /**
+   * A data set varlab makes in `database` before the first restart, after the setup script: the
+   * DBT-3 tables at a scale factor. Recognised when already loaded; resumed when a load was cut.
+   */
+  data?: DataSet;
   /** Executions of each query per restart (or runs of the command), warm-up included. */
   repetitions: number;
   /** The first executions of each query per restart, kept but excluded from analysis. */
   warmup: number;
   command?: BenchmarkCommand;
+}
+
+export interface DataSet {
+  kind: 'dbt3';
+  /** TPC-H scale factor, 0.01 to 10 (SF 1: about 6 million lineitem rows). */
+  sf: number;
+  /** The generator's seed (default 20170116): the same seed, the same rows. */
+  seed?: number;
+  /** A folder of dbgen `.tbl` files on this machine to load instead of generating rows. */
+  folder?: string;
 }
 
 export interface BenchmarkCommand {

@@ -22,6 +22,8 @@ import { ApiError } from '../../common/api.js';
 import { detectTimer, type ServerTimer } from '../workloads/queries.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
 import { runSetup } from '../workloads/setup.js';
+import { loadDbt3, sourceOf } from '../workloads/dbt3.js';
+import { DEFAULT_SEED } from '../../common/dbt3/scale.js';
 import { checkQueries } from '../workloads/check.js';
 import { makeMeasureAccount, type MeasureAccount } from '../workloads/account.js';
 import type { HostLayer } from './hostlayer.js';
@@ -81,6 +83,7 @@ export class RestartProcedure {
     if (!this.setupDone.has(datadir)) {
       const conn = ctx.track(await control.connect());
       let setup;
+      let loaded = false;
       try {
         // After a setup the connection dropped under, its skip table may be there with half the data:
         // the script runs again whole (a script that cannot run twice then fails, saying so).
@@ -88,6 +91,7 @@ export class RestartProcedure {
         if (this.setupInterrupted) ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: 'the setup script was interrupted by a lost connection: running it again whole' });
         setup = await runSetup(conn, w.database, w.setupSql, skipIfTable, () => (this.setupInterrupted = true));
         this.setupInterrupted = false;
+        if (w.data) loaded = await this.loadData(conn);
         if (w.kind === 'queries') {
           this.account = await makeMeasureAccount(conn, w.database);
           this.accounts.set(datadir, this.account);
@@ -106,9 +110,9 @@ export class RestartProcedure {
       }
       this.setupDone.add(datadir);
       const what = (datadir ? `build ${datadir}: ` : '') + (setup.skipped ? `setup skipped: table ${w.setupSkipIfTable} already exists in ${w.database}` : `setup script ran (${setup.statements} statements, ${(setup.ms / 1000).toFixed(1)} s)`);
-      ctx.emit({ type: 'log', at: Date.now(), level: 'info', message: what });
+      if (w.setupSql.trim() || !w.data) ctx.emit({ type: 'log', at: Date.now(), level: 'info', message: what });
       // Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
-      if (!setup.skipped) started = await this.start(r, () => control.run(proc));
+      if (!setup.skipped || loaded) started = await this.start(r, () => control.run(proc));
       if (!started) return;
     }
     const checks = started.checks;
@@ -169,6 +173,36 @@ export class RestartProcedure {
       this.ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'failed', reason: why });
       return null;
     }
+  }
+
+  /**
+   * The data step (DBT-3): loaded, resumed or recognised, journaled with its checks; its progress
+   * goes out as events. True when rows were loaded (the server is then restarted before measuring).
+   */
+  private async loadData(conn: Connection): Promise<boolean> {
+    const { ctx } = this;
+    const w = ctx.design.workload;
+    const d = w.data!;
+    const data = { sf: d.sf, seed: d.seed ?? DEFAULT_SEED, ...(d.folder ? { folder: d.folder } : {}) };
+    const out = await loadDbt3(conn, w.database, data, {
+      checkCancel: ctx.checkCancel,
+      onProgress: (p) => ctx.emit({ type: 'data-progress', at: Date.now(), phase: p.phase, ...(p.table ? { table: p.table } : {}), fraction: p.fraction, remainingMs: p.remainingMs }),
+    });
+    ctx.record({
+      t: 'data',
+      at: Date.now(),
+      database: w.database,
+      sf: data.sf,
+      seed: data.seed,
+      source: sourceOf(data),
+      recognised: out.recognised,
+      resumedChunks: out.resumedChunks,
+      rows: out.rows as Record<string, number>,
+      ms: out.ms,
+      method: out.method,
+      checks: out.checks.map((c) => ({ query: c.query, rows: c.rows, checksum: c.checksum, expected: !!c.expected, ms: c.ms })),
+    });
+    return !out.recognised;
   }
 
   /** Does the server of this restart still answer a query? */

@@ -13,7 +13,7 @@ import type { Connection } from 'mysql2/promise';
 import { ApiError } from '../../common/api.js';
 import { resultChecksum, type QueryExpectation } from '../../common/dbt3/check.js';
 import { expectedResults } from '../../common/dbt3/expected.js';
-import { Dbt3Generator, GENERATOR_VERSION, TABLES, cardinalities, sfProblem, type Dbt3Table } from '../../common/dbt3/generate.js';
+import { Dbt3Generator, GENERATOR_VERSION, TABLES, sfProblem, type Dbt3Table } from '../../common/dbt3/generate.js';
 import { dbt3Queries } from '../../common/dbt3/queries.js';
 import { CHUNK_TABLE, CREATE_CHUNKS, CREATE_MARKER, INDEXES, MARKER_TABLE, addIndexes, createTable, loadStatement } from '../../common/dbt3/schema.js';
 
@@ -71,13 +71,6 @@ const BYTES_PER_UNIT: Record<Dbt3Table, number> = { region: 107, nation: 89, par
 /** The marker's `source`: what the rows came from. */
 export function sourceOf(d: Dbt3Data): string {
   return d.folder ? `folder:${resolve(d.folder)}` : 'generator';
-}
-
-/** What the data step will create, in words for consent and the dry run. */
-export function describeDbt3(database: string, d: Dbt3Data): string {
-  const c = cardinalities(d.sf);
-  const from = d.folder ? `the .tbl files of ${resolve(d.folder)}` : `varlab's generator (seed ${d.seed})`;
-  return `the DBT-3 tables region, nation, part, supplier, partsupp, customer, orders and lineitem at scale factor ${d.sf} (about ${c.lineitem.toLocaleString('en-US')} lineitem rows) from ${from}, in database ${database}, with its marker tables ${MARKER_TABLE} and ${CHUNK_TABLE}`;
 }
 
 export function dbt3Problem(d: Dbt3Data): string | null {

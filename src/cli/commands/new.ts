@@ -1,0 +1,73 @@
+// `varlab new FILE --template NAME`: an experiment file from a template, ready to run.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { bufferPoolMb, dbt3Template, sizeOption } from '../../common/dbt3/template.js';
+import { MAX_SF, MIN_SF } from '../../common/dbt3/scale.js';
+import { checkExperiment } from '../../common/experiment/validate.js';
+import { estimatePlan, formatDuration } from '../../common/plan.js';
+import type { ExperimentDoc } from '../../common/experiment/types.js';
+import { saveExperimentFile } from '../../node/files.js';
+import { examplesDir } from '../../node/quickstart.js';
+import { numberOption, parse, UsageError, type Command } from '../io.js';
+
+const TEMPLATES = ['dbt3', 'quickstart'] as const;
+
+export const newCommand: Command = {
+  name: 'new',
+  usage:
+    'varlab new FILE --template dbt3|quickstart [--sf SF] [--target T] [--database NAME] [--seed N] [--tbl DIR] [--restarts N]\n\n' +
+    'Writes a new experiment file from a template (never over an existing file), and says what to run next.\n' +
+    '--template dbt3     the first field note: ASLR x AHI x preload on the 22 DBT-3 queries, 20 executions per\n' +
+    '                    query per restart keeping the last 10; the DBT-3 data is made by the run itself\n' +
+    `--sf SF             DBT-3 scale factor, ${MIN_SF} to ${MAX_SF} (SF 1: about 6 million lineitem rows); default 0.01\n` +
+    '--seed N            the DBT-3 generator\'s seed (the same seed, the same rows)\n' +
+    '--tbl DIR           load the .tbl files of DIR (made by dbgen) instead of generating rows\n' +
+    '--database NAME     the database the data goes in (default dbt3)\n' +
+    '--template quickstart  the small quickstart experiment (ASLR x AHI x preload x NUMA on a TPC-H-like set)\n' +
+    '--target T          where it runs (default local)     --restarts N   restarts per cell',
+  async run(argv, io) {
+    const { values, positionals } = parse(argv, {
+      template: { type: 'string' },
+      sf: { type: 'string' },
+      target: { type: 'string' },
+      database: { type: 'string' },
+      seed: { type: 'string' },
+      tbl: { type: 'string' },
+      restarts: { type: 'string' },
+    });
+    if (positionals.length !== 1) throw new UsageError('expected one FILE to write');
+    const file = resolve(positionals[0]);
+    const template = values.template;
+    if (!template || !(TEMPLATES as readonly string[]).includes(template)) throw new UsageError(`--template: expected one of ${TEMPLATES.join(', ')}${template ? `, got ${JSON.stringify(template)}` : ''}`);
+    if (existsSync(file)) throw new UsageError(`${file} exists already: choose another name (varlab new never writes over a file)`);
+    const restartsPerCell = numberOption('restarts', values.restarts, { min: 1, max: 10000, integer: true });
+
+    let doc: ExperimentDoc;
+    if (template === 'dbt3') {
+      const sf = numberOption('sf', values.sf, { min: MIN_SF, max: MAX_SF }) ?? 0.01;
+      const seed = numberOption('seed', values.seed, { min: 0, max: 4294967295, integer: true });
+      if (values.tbl !== undefined && !existsSync(values.tbl)) throw new UsageError(`--tbl: no folder ${JSON.stringify(values.tbl)}`);
+      doc = dbt3Template({ sf, target: values.target, database: values.database, seed, folder: values.tbl === undefined ? undefined : resolve(values.tbl), restartsPerCell });
+    } else {
+      if (values.sf !== undefined || values.seed !== undefined || values.tbl !== undefined) throw new UsageError('--sf, --seed and --tbl are for --template dbt3');
+      doc = JSON.parse(await readFile(resolve(examplesDir(), 'quickstart.varlab.json'), 'utf8')) as ExperimentDoc;
+      if (values.target) doc.design.target = values.target;
+      if (values.database) doc.design.workload.database = values.database;
+      if (restartsPerCell) doc.design.restartsPerCell = restartsPerCell;
+    }
+    // The template and the options, checked as any file is: a bad --database is named here, not at run time.
+    const checked = checkExperiment(doc);
+    if (!checked.doc) throw new UsageError(checked.problems.join('; '));
+    await saveExperimentFile(file, checked.doc);
+    const est = estimatePlan(checked.doc.design);
+    io.out(`wrote ${file}: ${checked.doc.name}, ${est.restarts} restarts, about ${formatDuration(est.seconds)}`);
+    const d = checked.doc.design;
+    if (d.workload.data) {
+      const pool = sizeOption(bufferPoolMb(d.workload.data.sf));
+      io.out(`next: varlab sandbox create ${d.target} --buffer-pool ${pool}   (a throwaway mysqld whose buffer pool holds the data)`);
+    }
+    io.out(`then: varlab plan ${positionals[0]}   and   varlab run ${positionals[0]}`);
+    return 0;
+  },
+};
