@@ -69,6 +69,10 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
   if (!profile) throw new ApiError('invalid-argument', `no server profile for ${target}: run \`varlab sandbox create ${target}\` first`);
   const problems = problemsBeforeSave(o.doc);
   if (problems.length) throw new ApiError('invalid-file', problems.join('\n'));
+  // The DBT-3 rows are made on this machine and streamed over its connection: the runner on the target cannot make them.
+  if (design.workload.data) {
+    throw new ApiError('unsupported', `${o.path}: its DBT-3 data step (design.workload.data) is made on this machine and streamed to the target, so it cannot run detached yet: run it attached (varlab run without --detach)`);
+  }
   const host = o.host ?? defaultHostLayer();
   const plan = buildPlan(design);
   const fold = new JournalFold();
