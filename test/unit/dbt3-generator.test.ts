@@ -181,3 +181,18 @@ test('scale factors outside 0.01 to 10 are refused with the reason', () => {
   assert.equal(cardinalities(1).lineitem, 6_000_000);
   assert.equal(cardinalities(10).orders, 15_000_000);
 });
+
+test('comments are text of the grammar: every word from its word lists, sentences ending in its terminators', async () => {
+  const { textPool } = await import('../../src/common/dbt3/text.js');
+  const spec = await import('../../src/common/dbt3/spec.js');
+  const vocabulary = new Set(['the']);
+  for (const list of [spec.NOUNS, spec.VERBS, spec.ADJECTIVES, spec.ADVERBS, spec.PREPOSITIONS, spec.AUXILIARIES]) for (const item of list.items) for (const w of item.split(' ')) vocabulary.add(w);
+  const sample = textPool(1, 1 << 22).slice(0, 200_000);
+  const words = sample.split(/[\s,.;:?!]+|--/).filter(Boolean).slice(1, -1); // the ends may be cut words
+  const unknown = words.filter((w) => !vocabulary.has(w));
+  assert.deepEqual([...new Set(unknown)], []);
+  // The specification's weights: "the" comes in every prepositional phrase; '.' ends about 50 of 55 sentences.
+  const ends = sample.match(/[.;:?!]|--/g)!;
+  between(ends.filter((e) => e === '.').length / ends.length, 0.85, 0.96, 'share of sentences ending in .');
+  for (const w of ['special', 'requests']) assert.ok(words.includes(w), `${w}: a word Q13 looks for`);
+});

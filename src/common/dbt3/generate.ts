@@ -66,7 +66,13 @@ function vstring(rng: Rng, min: number, max: number): string {
   return s;
 }
 
-const phone = (rng: Rng, nation: number) => `${nation + 10}-${rng.int(100, 999)}-${rng.int(100, 999)}-${rng.int(1000, 9999)}`;
+/** What suppliers and customers both have, in this order: address, nation, phone (4.2.2.9: its country code is the nation's key + 10), balance. */
+function contact(rng: Rng): string {
+  const address = vstring(rng, 10, 40);
+  const nation = rng.int(0, 24);
+  const phone = `${nation + 10}-${rng.int(100, 999)}-${rng.int(100, 999)}-${rng.int(1000, 9999)}`;
+  return `${address}|${nation}|${phone}|${money(rng.int(-99999, 999999))}`;
+}
 
 /** One line of an order: what the orders row needs (its price and status) and what the lineitem row prints. */
 interface Line {
@@ -189,10 +195,7 @@ export class Dbt3Generator {
   private supplier(i: number): string {
     const rng = this.row(S.supplier, i);
     const key = i + 1;
-    const address = vstring(rng, 10, 40);
-    const nation = rng.int(0, 24);
-    const ph = phone(rng, nation);
-    const bal = rng.int(-99999, 999999);
+    const who = contact(rng);
     let comment = text(rng, this.pool, 25, 100);
     const kind = this.bbb.get(i);
     if (kind) {
@@ -201,7 +204,7 @@ export class Dbt3Generator {
       const at = rng.int(0, comment.length - 18 - gap);
       comment = `${comment.slice(0, at)}Customer${comment.slice(at + 8, at + 8 + gap)}${kind === 1 ? 'Complaints' : 'Recommends'}${comment.slice(at + 18 + gap)}`;
     }
-    return `${key}|Supplier#${pad9(key)}|${address}|${nation}|${ph}|${money(bal)}|${comment}|\n`;
+    return `${key}|Supplier#${pad9(key)}|${who}|${comment}|\n`;
   }
 
   private partsupp(i: number): string {
@@ -219,12 +222,9 @@ export class Dbt3Generator {
   private customer(i: number): string {
     const rng = this.row(S.customer, i);
     const key = i + 1;
-    const address = vstring(rng, 10, 40);
-    const nation = rng.int(0, 24);
-    const ph = phone(rng, nation);
-    const bal = rng.int(-99999, 999999);
+    const who = contact(rng);
     const segment = SEGMENTS[rng.int(0, 4)];
-    return `${key}|Customer#${pad9(key)}|${address}|${nation}|${ph}|${money(bal)}|${segment}|${text(rng, this.pool, 29, 116)}|\n`;
+    return `${key}|Customer#${pad9(key)}|${who}|${segment}|${text(rng, this.pool, 29, 116)}|\n`;
   }
 
   /** The fields of order i that its lines need, drawn first from the order's stream. */
