@@ -1,13 +1,19 @@
 // What the app shows with no experiment open: the quickstart, a new experiment, a file, or a
 // recent one.
-import { newExperiment, openCommand, openExample, openPath } from '../store/actions.js';
+import { useState } from 'react';
+import { dbt3Template } from '../../common/dbt3/template.js';
+import { newExperiment, newFromTemplate, openCommand, openExample, openPath } from '../store/actions.js';
 import { baseName } from '../store/doc.js';
 import { useApp } from '../store/index.js';
 import { FirstRun } from './FirstRun.js';
 import { withShortcut } from './shortcuts.js';
 
+/** The scale factors offered (any from 0.01 to 10 can be written in the file or given to `varlab new --sf`). */
+const SCALE_FACTORS = [0.01, 0.1, 1, 10];
+
 export function Welcome() {
   const recent = useApp((s) => s.recent);
+  const [sf, setSf] = useState(0.01);
   return (
     <div className="welcome" data-testid="welcome">
       <h1>varlab</h1>
@@ -24,6 +30,22 @@ export function Welcome() {
           New experiment
           <small>Start from one factor and one query</small>
         </button>
+        <div className="template-choice">
+          <button className="big" onClick={() => void newFromTemplate(dbt3Template({ sf }))} data-testid="new-dbt3">
+            DBT-3 at scale factor {sf}
+            <small>The first field note: ASLR × AHI × preload on the 22 DBT-3 queries; the run makes the data</small>
+          </button>
+          <label className="small">
+            Scale factor{' '}
+            <select value={sf} onChange={(e) => setSf(Number(e.target.value))} data-testid="dbt3-sf">
+              {SCALE_FACTORS.map((x) => (
+                <option key={x} value={x}>
+                  {x}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
         <button className="big" onClick={() => void openCommand()} title={withShortcut('Open', 'open')} data-testid="welcome-open">
           Open a file…
           <small>A .varlab.json file, or drop one onto this window</small>

@@ -84,11 +84,21 @@ export async function openExample(name = 'quickstart'): Promise<boolean> {
 }
 
 export async function newExperiment(): Promise<void> {
-  if (!(await confirmDiscard('Start a new experiment'))) return;
+  await startNew(blankExperiment(), 'Start a new experiment', 'New experiment: choose factors, then save it.');
+}
+
+/** A new, unsaved experiment from a template (the DBT-3 one at a scale factor). */
+export async function newFromTemplate(doc: ExperimentDoc): Promise<void> {
+  await startNew(doc, `Start ${doc.name}`, `New experiment: ${doc.name}. Save it, then run it: the run loads the data first.`);
+}
+
+/** Replace what is open (after asking about unsaved edits: `action` names the action) with a new, unsaved doc. */
+async function startNew(doc: ExperimentDoc, action: string, said: string): Promise<void> {
+  if (!(await confirmDiscard(action))) return;
   const previous = state().path;
   if (previous) void getClient().call('experiment.close', { path: previous });
-  state().load({ path: null, doc: blankExperiment(), notices: [], revision: null }, false);
-  info('New experiment: choose factors, then save it.');
+  state().load({ path: null, doc, notices: [], revision: null }, false);
+  info(said);
 }
 
 /** Open a file by path (from the open dialog, the recent list). */

@@ -1,0 +1,24 @@
+// New from the DBT-3 template in headless Chromium against the real browser-mode backend: the
+// welcome screen offers it with a scale factor; the design is the first field note's, and what the
+// run would do on the host (the data step first) is listed for the user to read.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appForTests, pageProblems } from './support.js';
+
+const env = appForTests();
+
+test('DBT-3 at scale factor 0.1 from the welcome screen: 8 cells, 22 queries, the data step named for consent', async () => {
+  const page = await env.open();
+  await page.getByTestId('dbt3-sf').selectOption('0.1');
+  assert.match(await page.getByTestId('new-dbt3').innerText(), /DBT-3 at scale factor 0\.1/);
+  await page.getByTestId('new-dbt3').click();
+  await page.getByTestId('cell-count').waitFor();
+  assert.equal(await page.getByTestId('cell-count').innerText(), '8 cells');
+  assert.equal(await page.getByTestId('factor').count(), 3);
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'DBT-3 SF 0.1: ASLR x AHI x preload');
+  const body = await page.locator('body').innerText();
+  assert.match(body, /the DBT-3 data step/);
+  assert.match(body, /DBT-3 tables region, nation, part, supplier, partsupp, customer, orders, lineitem at scale factor 0\.1 \(about 600,000 lineitem rows\)/);
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
