@@ -115,3 +115,27 @@ test('how a run ended is said with its state once', () => {
   live.apply([{ type: 'run-finished', at: 5, state: 'cancelled', message: 'cancelled; run again to resume' }]);
   assert.equal(live.log.at(-1)?.message, 'run cancelled; run again to resume');
 });
+
+test('the DBT-3 data step in the live view: its phase, fraction and time left while it runs; its outcome in the log after', () => {
+  const live = new LiveRun();
+  live.apply([{ type: 'data-progress', at: 1, phase: 'rows', table: 'lineitem', fraction: 0.456, remainingMs: 70_000 }]);
+  assert.deepEqual(live.data, { text: 'DBT-3 data: loading rows (lineitem) 45%, 1 min 10 s left', fraction: 0.456 });
+  live.apply([
+    {
+      type: 'data',
+      at: 2,
+      database: 'dbt3',
+      sf: 0.01,
+      seed: 1,
+      source: 'generator',
+      recognised: false,
+      resumedChunks: 0,
+      rows: { orders: 15000, lineitem: 60341 },
+      ms: 4000,
+      method: 'load-data-local',
+      checks: [{ query: 'Q1', rows: 4, checksum: 'x', expected: true, ms: 3 }],
+    },
+  ]);
+  assert.equal(live.data, undefined);
+  assert.equal(live.log.at(-1)?.message, 'DBT-3 SF 0.01 in dbt3: 75,341 rows loaded in 4 s by LOAD DATA LOCAL INFILE; 1 query gave its expected result');
+});

@@ -1,5 +1,6 @@
 // `varlab run FILE`: execute an experiment on its target and save the results into the file. The run
 // service does the work (the app uses the same); this prints its progress and answers its questions.
+import { dataOutcomeText, dataProgressText } from '../../common/dbt3/words.js';
 import { ApiError } from '../../common/api.js';
 import { afterColon, type RunEvent } from '../../common/events.js';
 import { buildPlan, designHosts, estimatePlan, formatDuration } from '../../common/plan.js';
@@ -35,16 +36,11 @@ function progressLine(done: number, planned: number, remainingMs: number, cell: 
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${planned} restarts  ${formatDuration(remainingMs / 1000)} left  ${visible(cell)}`;
 }
 
-type DataProgress = Extract<RunEvent, { type: 'data-progress' }>;
-
-const DATA_PHASES: Record<DataProgress['phase'], string> = { rows: 'loading rows', indexes: 'adding indexes', analyze: 'ANALYZE TABLE', check: 'checking the 22 queries' };
-
-/** The data step's bar: `[#####-----] DBT-3 data: loading rows (lineitem) 45%  1 min 10 s left`. */
-function dataProgressLine(e: DataProgress): string {
+/** The data step's bar: `[#####-----] DBT-3 data: loading rows (lineitem) 45%, 1 min 10 s left`. */
+function dataProgressLine(e: Extract<RunEvent, { type: 'data-progress' }>): string {
   const width = 24;
   const filled = Math.round(e.fraction * width);
-  const left = e.phase === 'rows' && e.remainingMs !== null ? `  ${formatDuration(e.remainingMs / 1000)} left` : '';
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] DBT-3 data: ${DATA_PHASES[e.phase]}${e.table ? ` (${e.table})` : ''} ${Math.floor(e.fraction * 100)}%${left}`;
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${dataProgressText(e)}`;
 }
 
 /** An event as one line; in a run on several hosts, each line starts with its host. */
@@ -61,12 +57,8 @@ function describeOne(e: RunEvent): string | null {
       return `restart ${e.seq} ${e.cell} discarded: ${e.reason}`;
     case 'log':
       return `${e.level === 'info' ? '' : `${e.level}: `}${e.message}`;
-    case 'data': {
-      const rows = Object.values(e.rows).reduce((a, b) => a + b, 0).toLocaleString('en-US');
-      if (e.recognised) return `DBT-3 SF ${e.sf} in ${e.database}: already loaded (${rows} rows), not loaded again`;
-      const checked = e.checks.length ? `; ${e.checks.length} queries gave ${e.checks.some((c) => c.expected) ? 'their expected results' : 'results (no expected results for this data)'}` : '';
-      return `DBT-3 SF ${e.sf} in ${e.database}: ${rows} rows loaded${e.resumedChunks ? ` (going on from ${e.resumedChunks} chunks of a cut load)` : ''} in ${formatDuration(e.ms / 1000)} by ${e.method === 'insert' ? 'INSERTs (local_infile is off)' : 'LOAD DATA LOCAL INFILE'}${checked}`;
-    }
+    case 'data':
+      return dataOutcomeText(e);
     case 'preload':
       return `restart ${e.seq}: preloaded ${e.tables} tables, ${e.indexes} indexes, ${e.rows} rows in ${(e.ms / 1000).toFixed(1)} s`;
     default:

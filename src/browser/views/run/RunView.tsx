@@ -246,6 +246,14 @@ function Progress() {
           Run {endedWords(live.state, live.finishMessage)}
         </p>
       )}
+      {live.data && (
+        <div data-testid="run-data">
+          <small>{live.data.text}</small>
+          <div className="run-bar">
+            <div style={{ width: `${100 * live.data.fraction}%` }} />
+          </div>
+        </div>
+      )}
       <Verified live={live} />
       {live.interval && live.interval.seq === live.current?.seq && (
         <small data-testid="run-interval">

@@ -1,6 +1,7 @@
 // What the Run view shows, folded from the engine's events as they arrive (through the journal's fold). Plain data
 // (no React, no DOM), so it can be fed 100,000 executions and tested under Node. Every statistic comes
 // from src/common/stats, so the numbers here are the analysis's numbers for the same restarts.
+import { dataOutcomeText, dataProgressText } from '../../../common/dbt3/words.js';
 import type { RunEvent } from '../../../common/events.js';
 import type { RestartResult } from '../../../common/experiment/types.js';
 import { JournalFold, recordOf, recordsOfRestart, type JournalRecord, type OpenRestart } from '../../../common/records.js';
@@ -82,6 +83,8 @@ export class LiveRun {
   /** The latest `--report-interval` line of a benchmark command, while it runs. */
   interval?: { seq: number; rep: number; second: number; tps: number; qps: number; latencyMs?: number };
   source?: string;
+  /** The data step (DBT-3) under way, in words, with its fraction; gone when it ends. */
+  data?: { text: string; fraction: number };
   readonly fold = new JournalFold();
   readonly series = new Map<string, Series>();
   readonly log: LogLine[] = [];
@@ -159,7 +162,12 @@ export class LiveRun {
         this.source = r.source;
         this.timerNote = r.note;
         break;
+      case 'data':
+        this.data = undefined;
+        this.say({ at: r.at, level: 'info', message: dataOutcomeText({ type: 'data', ...r }) });
+        break;
       case 'run-finished':
+        this.data = undefined;
         this.state = r.state;
         this.finishMessage = r.message;
         this.say({ at: r.at, level: r.state === 'finished' ? 'info' : r.state === 'cancelled' ? 'warn' : 'error', message: `run ${endedWords(r.state, r.message)}` });
@@ -189,6 +197,9 @@ export class LiveRun {
         break;
       case 'state':
         this.state = e.state;
+        break;
+      case 'data-progress':
+        this.data = { text: dataProgressText(e), fraction: e.fraction };
         break;
       case 'interval':
         this.interval = { seq: e.seq, rep: e.rep, second: e.second, tps: e.tps, qps: e.qps, latencyMs: e.latencyMs };
