@@ -7,16 +7,18 @@ import { MAX_SF, MIN_SF } from '../../common/dbt3/scale.js';
 import { checkExperiment } from '../../common/experiment/validate.js';
 import { estimatePlan, formatDuration } from '../../common/plan.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
+import { SYSBENCH_TESTS, sysbenchTemplate, type SysbenchTest } from '../../common/templates/sysbench.js';
 import { saveExperimentFile } from '../../node/files.js';
 import { examplesDir } from '../../node/quickstart.js';
 import { numberOption, parse, UsageError, type Command } from '../io.js';
 
-const TEMPLATES = ['dbt3', 'quickstart'] as const;
+const TEMPLATES = ['dbt3', ...SYSBENCH_TESTS, 'quickstart'] as const;
 
 export const newCommand: Command = {
   name: 'new',
   usage:
-    'varlab new FILE --template dbt3|quickstart [--sf SF] [--target T] [--database NAME] [--seed N] [--tbl DIR] [--restarts N]\n\n' +
+    'varlab new FILE --template dbt3|oltp_read_only|oltp_point_select|quickstart [--sf SF] [--seed N] [--tbl DIR]\n' +
+    '                [--runs N] [--seconds S] [--tables N] [--table-size N] [--target T] [--database NAME] [--restarts N]\n\n' +
     'Writes a new experiment file from a template (never over an existing file), and says what to run next.\n' +
     '--template dbt3     the first field note: ASLR x AHI x preload on the 22 DBT-3 queries, 20 executions per\n' +
     '                    query per restart keeping the last 10; the DBT-3 data is made by the run itself\n' +
@@ -24,6 +26,10 @@ export const newCommand: Command = {
     '--seed N            the DBT-3 generator\'s seed (the same seed, the same rows)\n' +
     '--tbl DIR           load the .tbl files of DIR (made by dbgen) instead of generating rows\n' +
     '--database NAME     the database the data goes in (default dbt3)\n' +
+    '--template oltp_read_only     the second field note: sysbench oltp_read_only, --runs runs (default 5) of --seconds\n' +
+    '                    (default 300) per restart, the first a warm-up; the sbtest tables are the setup, made once\n' +
+    '--template oltp_point_select  the third field note: sysbench select by primary key, the baseline variance\n' +
+    '--tables N, --table-size N    sysbench\'s tables (default 1 of 10000 rows)\n' +
     '--template quickstart  the small quickstart experiment (ASLR x AHI x preload x NUMA on a TPC-H-like set)\n' +
     '--target T          where it runs (default local)     --restarts N   restarts per cell',
   async run(argv, io) {
@@ -35,6 +41,10 @@ export const newCommand: Command = {
       seed: { type: 'string' },
       tbl: { type: 'string' },
       restarts: { type: 'string' },
+      runs: { type: 'string' },
+      seconds: { type: 'string' },
+      tables: { type: 'string' },
+      'table-size': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('expected one FILE to write');
     const file = resolve(positionals[0]);
@@ -49,6 +59,17 @@ export const newCommand: Command = {
       const seed = numberOption('seed', values.seed, { min: 0, max: 4294967295, integer: true });
       if (values.tbl !== undefined && !existsSync(values.tbl)) throw new UsageError(`--tbl: no folder ${JSON.stringify(values.tbl)}`);
       doc = dbt3Template({ sf, target: values.target, database: values.database, seed, folder: values.tbl === undefined ? undefined : resolve(values.tbl), restartsPerCell });
+    } else if ((SYSBENCH_TESTS as readonly string[]).includes(template)) {
+      doc = sysbenchTemplate({
+        test: template as SysbenchTest,
+        runs: numberOption('runs', values.runs, { min: 1, max: 1000, integer: true }),
+        seconds: numberOption('seconds', values.seconds, { min: 1, max: 86400, integer: true }),
+        tables: numberOption('tables', values.tables, { min: 1, max: 64, integer: true }),
+        tableSize: numberOption('table-size', values['table-size'], { min: 1, max: 100_000_000, integer: true }),
+        target: values.target,
+        database: values.database,
+        restartsPerCell,
+      });
     } else {
       if (values.sf !== undefined || values.seed !== undefined || values.tbl !== undefined) throw new UsageError('--sf, --seed and --tbl are for --template dbt3');
       doc = JSON.parse(await readFile(resolve(examplesDir(), 'quickstart.varlab.json'), 'utf8')) as ExperimentDoc;

@@ -83,7 +83,7 @@ export interface DataSet {
 }
 
 export interface BenchmarkCommand {
-  /** The command run on the target per repetition; `{socket}`, `{port}`, `{database}` are substituted quoted. */
+  /** The command run on the target per repetition; `{socket}`, `{port}`, `{database}`, `{user}` are substituted quoted. */
   line: string;
   parser: 'sysbench' | 'regex';
   /** For `regex`: one capture group holding the figure. */

@@ -55,11 +55,12 @@ export async function runQueryLoop(conn: Connection, w: Workload, timer: ServerT
   }
 }
 
-/** The benchmark command line with `{socket}`, `{port}`, `{database}` substituted, each quoted. */
+/** The benchmark command line with `{socket}`, `{port}`, `{database}`, `{user}` (the profile's account) substituted, each quoted. */
 export function commandLine(w: Workload, profile: ServerProfile): string {
   const cmd = w.command;
   if (!cmd) throw new ApiError('invalid-file', 'design.workload.command: required when workload.kind is "command"');
-  return cmd.line.replace(/\{(socket|port|database)\}/g, (_, k: string) => shellQuote(k === 'socket' ? profile.socket : k === 'port' ? profile.port : w.database));
+  const value: Record<string, string | number> = { socket: profile.socket, port: profile.port, database: w.database, user: profile.user };
+  return cmd.line.replace(/\{(socket|port|database|user)\}/g, (_, k: string) => shellQuote(value[k]));
 }
 
 /** One run of the benchmark command as an execution: its figure read from the output (throws when the output has none). */
