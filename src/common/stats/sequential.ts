@@ -1,0 +1,248 @@
+// Stop when answered (issue 21): a group-sequential rule over the comparisons of a family, as a pure
+// function of restart means in run order, so a finished run can be replayed look by look and a live
+// run can call the same function after each complete round.
+// At each look (a planned round, complete for every cell), each comparison with the baseline that is not
+// yet decided is tested in pairs within rounds (paired.ts):
+//   efficacy   |Z| ≥ c_k, Z the paired t statistic carried to the normal scale through its p-value,
+//              c_k two-sided Lan–DeMets O'Brien–Fleming-type boundaries (boundaries.ts) at α/m for m
+//              comparisons (Bonferroni over the family), information fraction t = round / maximum;
+//              the family-wise error stays at α over all looks and comparisons → "differs";
+//   equivalence the repeated confidence interval at level 1 − 2α/m (spending 2α/m) lies inside ±E % →
+//              "equivalent" (two one-sided tests, each at α/m over all looks);
+//   futility   non-binding: the conditional power to show E % by the maximum, under E % in either
+//              direction and the current data (B-value form, Lan & Wittes 1988), is below FUTILITY_CP:
+//              the comparison stops "inconclusive" (or "equivalent" when its interval says so).
+// Non-binding: ignoring the futility stop never raises the error, so a run that goes on stays valid.
+// Intervals reported are repeated confidence intervals (Jennison & Turnbull 2000, ch. 9), valid at
+// whatever look the run stopped, never the naive fixed-sample ones.
+import { spendingBoundaries } from './boundaries.js';
+import { pnorm, qnorm } from './normal.js';
+import { tcdf, tq } from './tdist.js';
+import { MIN_RESTARTS } from './evidence.js';
+
+export const SEQUENTIAL_RULE = 'group-sequential, Lan–DeMets O’Brien–Fleming-type α spending at α/m per comparison (Bonferroni over the family), repeated confidence intervals, non-binding futility by conditional power';
+
+/** Conditional power below which a comparison stops for futility. */
+export const FUTILITY_CP = 0.2;
+/** At most this many looks, spread evenly over the maximum rounds. */
+export const MAX_LOOKS = 10;
+
+export interface StoppingSettings {
+  /** The target effect E, in percent. */
+  effectPct: number;
+  alpha: number;
+  /** The power the maximum was planned for (recorded; the rule itself needs only the maximum). */
+  power: number;
+  /** The maximum number of rounds (restarts per cell). */
+  maxRounds: number;
+}
+
+/** One cell and query: its restart means by round (index 0 is round 1); null where the round's restart failed. */
+export interface RoundSeries {
+  cell: string;
+  query: string;
+  means: readonly (number | null)[];
+}
+
+export type SequentialVerdict = 'differs' | 'equivalent' | 'inconclusive';
+
+export interface LookComparison {
+  cell: string;
+  query: string;
+  /** Rounds holding both cells up to this look. */
+  pairs: number;
+  effect_pct: number | null;
+  z: number | null;
+  /** The repeated confidence interval at 1 − α/m, in percent. */
+  rci_low_pct: number | null;
+  rci_high_pct: number | null;
+  conditional_power: number | null;
+  decision: SequentialVerdict | null;
+  because?: string;
+}
+
+export interface Look {
+  round: number;
+  /** Information fraction: round / maximum. */
+  fraction: number;
+  /** |Z| at or past this says "differs". */
+  boundary_z: number;
+  comparisons: LookComparison[];
+}
+
+export interface SequentialComparison {
+  cell: string;
+  baseline: string;
+  query: string;
+  verdict: SequentialVerdict;
+  /** The look's round at which it was decided; null when never (the data ended first). */
+  decided_round: number | null;
+  because: string;
+  effect_pct: number | null;
+  rci_low_pct: number | null;
+  rci_high_pct: number | null;
+}
+
+export interface SequentialResult {
+  rule: string;
+  effect_pct: number;
+  alpha: number;
+  power: number;
+  max_rounds: number;
+  /** The planned looks (rounds). */
+  schedule: number[];
+  /** The looks taken, in order, up to the stop. */
+  looks: Look[];
+  /** The round at which every comparison was decided or the maximum reached; null when the data ended before. */
+  stopped_round: number | null;
+  stopped_because: string;
+  comparisons: SequentialComparison[];
+}
+
+/** The planned looks: up to MAX_LOOKS rounds spread evenly, none before MIN_RESTARTS, the last at the maximum. */
+export function lookSchedule(maxRounds: number, maxLooks = MAX_LOOKS): number[] {
+  const K = Math.max(1, Math.min(maxLooks, maxRounds - MIN_RESTARTS + 1));
+  const out = new Set<number>();
+  for (let k = 1; k <= K; k++) out.add(Math.max(MIN_RESTARTS, Math.ceil((k * maxRounds) / K)));
+  return [...out].filter((r) => r <= Math.max(maxRounds, MIN_RESTARTS)).sort((a, b) => a - b);
+}
+
+const boundaryCache = new Map<string, number[]>();
+/** Spending boundaries for a schedule, memoized: a replay and a simulation ask for the same few. */
+export function scheduleBoundaries(schedule: readonly number[], maxRounds: number, alpha: number): number[] {
+  const key = `${schedule.join(',')}/${maxRounds}/${alpha}`;
+  let b = boundaryCache.get(key);
+  if (!b) {
+    b = spendingBoundaries(schedule.map((r) => Math.min(1, r / maxRounds)), alpha);
+    if (boundaryCache.size > 200) boundaryCache.clear();
+    boundaryCache.set(key, b);
+  }
+  return b;
+}
+
+/** The paired statistics of one comparison over rounds 1..n: estimate, se and df on the log scale. */
+function pairedUpTo(cell: readonly (number | null)[], base: readonly (number | null)[], n: number): { pairs: number; est: number; se: number; df: number } | null {
+  const d: number[] = [];
+  for (let r = 0; r < n; r++) {
+    const c = cell[r];
+    const b = base[r];
+    if (c !== null && b !== null && c > 0 && b > 0) d.push(Math.log(c) - Math.log(b));
+  }
+  if (d.length < 2) return null;
+  const est = d.reduce((a, x) => a + x, 0) / d.length;
+  const ss = d.reduce((a, x) => a + (x - est) ** 2, 0);
+  return { pairs: d.length, est, se: Math.sqrt(ss / (d.length - 1) / d.length), df: d.length - 1 };
+}
+
+const pct = (x: number) => 100 * Math.expm1(x);
+
+/**
+ * The rule replayed over the rounds the data hold: at each planned look whose round every series has
+ * reached, decide what can be decided; stop when everything is, or at the maximum.
+ */
+export function replaySequential(series: readonly RoundSeries[], baseline: string, s: StoppingSettings): SequentialResult {
+  const queries = [...new Set(series.map((x) => x.query))].sort();
+  const byKey = new Map(series.map((x) => [`${x.cell}\u0000${x.query}`, x]));
+  const pairs: { cell: string; query: string; c: RoundSeries; b: RoundSeries }[] = [];
+  for (const query of queries) {
+    const b = byKey.get(`${baseline}\u0000${query}`);
+    if (!b) continue;
+    for (const c of series) if (c.query === query && c.cell !== baseline) pairs.push({ cell: c.cell, query, c, b });
+  }
+  const m = Math.max(1, pairs.length);
+  const schedule = lookSchedule(s.maxRounds);
+  const efficacy = scheduleBoundaries(schedule, s.maxRounds, s.alpha / m);
+  const equivalence = scheduleBoundaries(schedule, s.maxRounds, Math.min(0.999, (2 * s.alpha) / m));
+  const final = efficacy[efficacy.length - 1];
+  const lower = Math.log1p(-s.effectPct / 100);
+  const upper = Math.log1p(s.effectPct / 100);
+  const eta = upper;
+  const available = series.length ? Math.min(...series.map((x) => x.means.length)) : 0;
+  const decided = new Map<number, SequentialComparison>();
+  const last = new Map<number, LookComparison>();
+  const looks: Look[] = [];
+  let stopped: number | null = null;
+  for (let k = 0; k < schedule.length && stopped === null; k++) {
+    const round = schedule[k];
+    if (round > available) break;
+    const t = Math.min(1, round / s.maxRounds);
+    const atMax = round >= s.maxRounds;
+    const look: Look = { round, fraction: t, boundary_z: efficacy[k], comparisons: [] };
+    pairs.forEach((p, i) => {
+      if (decided.has(i)) return;
+      const st = pairedUpTo(p.c.means, p.b.means, round);
+      const lc: LookComparison = { cell: p.cell, query: p.query, pairs: st?.pairs ?? 0, effect_pct: null, z: null, rci_low_pct: null, rci_high_pct: null, conditional_power: null, decision: null };
+      last.set(i, lc);
+      look.comparisons.push(lc);
+      if (!st) {
+        lc.because = 'fewer than two rounds hold both cells';
+        return;
+      }
+      lc.effect_pct = pct(st.est);
+      if (!(st.se > 0)) {
+        lc.because = 'the within-round differences are all equal';
+        return;
+      }
+      const T = st.est / st.se;
+      // |T| with df carried to |Z| with the same two-sided p-value.
+      const z = -qnorm(tcdf(-Math.abs(T), st.df));
+      lc.z = Math.sign(T) * z;
+      const half = tq(pnorm(efficacy[k]), st.df) * st.se;
+      lc.rci_low_pct = pct(st.est - half);
+      lc.rci_high_pct = pct(st.est + half);
+      const halfEq = tq(pnorm(equivalence[k]), st.df) * st.se;
+      const inside = st.est - halfEq > lower && st.est + halfEq < upper;
+      let because: string | null = null;
+      if (z >= efficacy[k]) {
+        lc.decision = 'differs';
+        because = `|Z| = ${z.toFixed(2)} crossed the boundary ${efficacy[k].toFixed(2)} at round ${round}`;
+      } else if (inside) {
+        lc.decision = 'equivalent';
+        because = `the repeated ${(100 * (1 - (2 * s.alpha) / m)).toFixed(1)}% interval lies inside ±${s.effectPct}% at round ${round}`;
+      } else if (!atMax) {
+        // Conditional power under ±E % from here to the maximum, with the se the maximum would have.
+        const theta = eta / (st.se * Math.sqrt(st.pairs / s.maxRounds));
+        const B = lc.z * Math.sqrt(t);
+        const rest = Math.sqrt(1 - t);
+        const up = 1 - pnorm((final - B - theta * (1 - t)) / rest);
+        const down = pnorm((-final - B + theta * (1 - t)) / rest);
+        lc.conditional_power = Math.max(up, down);
+        if (lc.conditional_power < FUTILITY_CP) {
+          lc.decision = 'inconclusive';
+          because = `futility at round ${round}: ${(100 * lc.conditional_power).toFixed(0)}% chance to show ${s.effectPct}% by round ${s.maxRounds}`;
+        }
+      } else {
+        lc.decision = 'inconclusive';
+        because = `the maximum of ${s.maxRounds} rounds was reached without crossing a boundary`;
+      }
+      if (lc.decision && because) {
+        lc.because = because;
+        decided.set(i, { cell: p.cell, baseline, query: p.query, verdict: lc.decision, decided_round: round, because, effect_pct: lc.effect_pct, rci_low_pct: lc.rci_low_pct, rci_high_pct: lc.rci_high_pct });
+      }
+    });
+    looks.push(look);
+    if (decided.size === pairs.length || atMax) stopped = round;
+  }
+  const comparisons = pairs.map((p, i) => {
+    const d = decided.get(i);
+    if (d) return d;
+    const l = last.get(i);
+    return {
+      cell: p.cell,
+      baseline,
+      query: p.query,
+      verdict: 'inconclusive' as const,
+      decided_round: null,
+      because: l ? `undecided at round ${looks[looks.length - 1].round}: the data end before the next look` : 'no look: the data end before the first',
+      effect_pct: l?.effect_pct ?? null,
+      rci_low_pct: l?.rci_low_pct ?? null,
+      rci_high_pct: l?.rci_high_pct ?? null,
+    };
+  });
+  let stoppedBecause: string;
+  if (!pairs.length) stoppedBecause = `no comparison: the baseline ${baseline} has no series beside other cells`;
+  else if (stopped === null) stoppedBecause = looks.length ? `not stopped: the data end at round ${available}, before the next look at round ${schedule[looks.length] ?? s.maxRounds}` : `not stopped: the data end at round ${available}, before the first look at round ${schedule[0]}`;
+  else if (decided.size === pairs.length && !looks[looks.length - 1].comparisons.every((c) => c.because?.startsWith('the maximum'))) stoppedBecause = `every comparison decided at round ${stopped}`;
+  else stoppedBecause = `the maximum of ${s.maxRounds} rounds was reached`;
+  return { rule: SEQUENTIAL_RULE, effect_pct: s.effectPct, alpha: s.alpha, power: s.power, max_rounds: s.maxRounds, schedule, looks, stopped_round: stopped, stopped_because: stoppedBecause, comparisons };
+}
