@@ -49,7 +49,9 @@ test('the Markdown report: effects in the shared format with their sign conventi
   const ctx = exportContext(doc, { targetEffectPct: 0.01 });
   const md = markdownReport(ctx);
   assert.match(md, /Sign: effect = \(cell − baseline\) \/ baseline: positive = slower/);
-  assert.match(md, /Effect is the ratio of restart means \(cell \/ baseline\); interval on the log scale with Welch–Satterthwaite degrees of freedom, at 95%/);
+  // The quickstart runs in rounds: the effect is paired within rounds where it can be, Welch otherwise.
+  assert.match(md, /Effect is the within-round paired difference of log restart means; paired t interval on the log scale, df = rounds − 1 when the restarts ran in rounds; else the ratio of restart means \(cell \/ baseline\); interval on the log scale with Welch–Satterthwaite degrees of freedom, at 95%/);
+  assert.match(md, /Paired within rounds: the restarts ran in rounds, each holding every cell once/);
   assert.match(md, /adjusted p is Holm-adjusted over the 75 comparisons below with a p-value/);
   assert.match(md, /^\*\*\d+ of 75 comparisons differ after Holm adjustment \(α = 0\.05\)\.\*\*$/m);
   assert.match(md, /\| Q1 pricing summary \| [−+]\d+\.\d\d % \| \[[−+]\d+\.\d\d, [−+]\d+\.\d\d\] % \| p (=|<) 0\.\d{3} \| p (=|<) [01]\.\d{3} \| (differs|inconclusive at this design: could have seen ±\d+\.\d\d %) \|/);

@@ -95,7 +95,7 @@ test('analyze --json and the text name the host factor; export CSVs have a host 
 
     const ctx = exportContext(twoHosts());
     const exec = executionsCsv(ctx).split('\n');
-    assert.equal(exec[0], 'aslr,ahi,host,cell,restart,restart_of_cell,query,rep,warmup,value,unit,source,client');
+    assert.equal(exec[0], 'aslr,ahi,host,cell,restart,restart_of_cell,query,rep,warmup,value,unit,source,client,round');
     assert.ok(exec.some((l) => l.startsWith(`off,on,${B},"aslr=off,ahi=on,host=${B}",`)), exec.slice(0, 3).join('\n'));
     const restarts = restartsCsv(ctx).split('\n');
     assert.ok(restarts[0].startsWith('aslr,ahi,host,'));

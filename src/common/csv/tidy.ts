@@ -6,7 +6,7 @@
 // - `varlab export`'s restarts.csv: one row per restart with a mean:QUERY column per query. Only
 //   restarts with status ok count (as in the experiment file); each mean is the restart's single value,
 //   its warm-up already dropped, so within-restart figures cannot be computed from it.
-import { TidyBuilder, TidyError, type TidyData } from '../stats/tidy.js';
+import { ROUNDS_WHY, TidyBuilder, TidyError, type TidyData } from '../stats/tidy.js';
 import { parseCount, parseDecimal } from './numbers.js';
 
 export const TIDY_HEADER = ['cell', 'restart', 'query', 'rep', 'value'];
@@ -29,6 +29,9 @@ export class TidyCsv {
   private warmup: number | null = null;
   private readonly units: Record<string, string> = {};
   private firstUnit: string | undefined;
+  /** `cell\0restart` → round, from a `round` column (varlab export writes one); 0 where it is empty. */
+  private readonly rounds = new Map<string, number>();
+  private roundColumn = false;
 
   /** `unit`: the unit of the values when the file does not say (analyze --unit). */
   constructor(private readonly unit?: string) {}
@@ -45,12 +48,28 @@ export class TidyCsv {
     const units = Object.keys(this.units).length ? this.units : undefined;
     if (units && this.unit !== undefined) for (const q of this.builder.queries()) units[q] ??= this.unit;
     const data = this.builder.build(unit, units ? { units } : {});
+    if (this.roundColumn) {
+      const known = [...this.rounds.values()].some((r) => r > 0);
+      if (known) for (const s of data.series) s.rounds = s.restarts.map((l) => this.rounds.get(`${s.cell}\u0000${l}`) ?? 0);
+      data.rounds = known ? { known, why: ROUNDS_WHY } : { known, why: 'the round column is empty: the restarts did not run in rounds (a blocked order)' };
+    }
     return { data, form: this.form, warmup: this.warmup };
+  }
+
+  /** A row's round, when the file has a `round` column: a whole number from 1, or empty. */
+  private round(row: string[], at: number, cell: string, restart: string, line: number): void {
+    if (at < 0) return;
+    const text = row[at];
+    const n = text === '' ? 0 : parseCount(text);
+    if (!(n >= 0 && n <= 0xffffffff)) throw new TidyError(line, `round ${JSON.stringify(text)} is not a whole number from 1`);
+    this.rounds.set(`${cell}\u0000${restart}`, n);
   }
 
   private header(fields: string[], line: number): void {
     const names = fields.map((f) => f.toLowerCase());
     const at = (name: string) => names.lastIndexOf(name);
+    const roundAt = at('round');
+    this.roundColumn = roundAt >= 0;
     const count = fields.length;
     const shape = `expected ${count} fields (${fields.join(',')})`;
     const check = (row: string[], l: number) => {
@@ -65,6 +84,7 @@ export class TidyCsv {
       this.take = (row, l) => {
         check(row, l);
         b.addFields(row[c], row[r], row[q], row[p], row[v], l);
+        this.round(row, roundAt, row[c], row[r], l);
         if (u >= 0 && row[u] !== '' && this.units[row[q]] === undefined) {
           this.units[row[q]] = row[u];
           this.firstUnit ??= row[u];
@@ -86,6 +106,7 @@ export class TidyCsv {
         if (s >= 0 && row[s] !== 'ok') return;
         if (row[c] === '') throw new TidyError(l, 'cell is empty');
         if (row[r] === '') throw new TidyError(l, 'restart is empty');
+        this.round(row, roundAt, row[c], row[r], l);
         means.forEach((i, k) => {
           if (row[i] === '') return;
           const value = parseDecimal(row[i]);

@@ -17,6 +17,7 @@ export function analysisJson(a: Analysis) {
     cells: a.cells,
     comparisons: a.comparisons,
     summary: a.summary,
+    pairing: a.pairing,
     mde: a.mde.map((m) => ({ query: m.query, ...m.mde })),
     ranking: a.ranking,
     bimodal: a.bimodal,
@@ -177,19 +178,23 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
     out.push(`  Effect: the ${a.methods.comparison}, at ${levelPct(s.alpha)}%; p adjusted by ${ADJUSTMENT_NAMES[s.adjustment]} over the ${familySize(a.comparisons)} comparisons with a p-value`);
     out.push(`  ${effectConvention(oneUnit)}`);
     if (a.summary) out.push(`  ${a.summary}.`);
+    out.push(`  ${pairingText(a)}`);
     const few = fewRestartsOf(a);
     if (few) out.push(`  Note: ${few}.`);
     const cellAt = new Map(a.cells.map((c, i) => [c.cell, i]));
     const queryAt = new Map(a.order.map((q, i) => [q, i]));
     const ordered = [...a.comparisons].sort((x, y) => (cellAt.get(x.cell) ?? 0) - (cellAt.get(y.cell) ?? 0) || (queryAt.get(x.query) ?? 0) - (queryAt.get(y.query) ?? 0));
+    // Paired comparisons show the unpaired (Welch) interval beside theirs, and what pairing removed.
+    const paired = a.pairing.paired > 0;
     indent(
       textTable(
-        ['cell', 'query', 'effect', `${levelPct(s.alpha)}% interval`, 'p', 'adjusted p', 'verdict'],
+        ['cell', 'query', 'effect', `${levelPct(s.alpha)}% interval`, ...(paired ? ['pairing', 'unpaired interval', 'variance ratio'] : []), 'p', 'adjusted p', 'verdict'],
         ordered.map((c) => {
           note(`${c.cell} vs ${c.baseline} / ${c.query}`, c.null_reasons);
-          return [c.cell, c.query, fmtEffect(c.effect_pct), fmtInterval(c.ci_low_pct, c.ci_high_pct), fmtP(c.p_value), fmtP(c.p_adjusted), fmtVerdict(c)];
+          const side = paired ? [c.pairing, fmtInterval(c.unpaired.ci_low_pct, c.unpaired.ci_high_pct), c.variance_ratio === null ? NA : c.variance_ratio.toFixed(2)] : [];
+          return [c.cell, c.query, fmtEffect(c.effect_pct), fmtInterval(c.ci_low_pct, c.ci_high_pct), ...side, fmtP(c.p_value), fmtP(c.p_adjusted), fmtVerdict(c)];
         }),
-        [false, false, true, true, true, true, false],
+        [false, false, true, true, ...(paired ? [false, true, true] : []), true, true, false],
       ),
     );
   } else if (a.cells.length > 1) out.push('', 'Comparisons: pass --baseline CELL to compare every cell with one of them');
@@ -202,6 +207,19 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
     }
   }
   return out;
+}
+
+/**
+ * Which interval the comparisons use and why, and for a design run in rounds the variance ratio
+ * paired/unpaired (issue 21): `Paired within rounds (…): variance paired/unpaired median 0.62 over 6 comparisons`.
+ */
+export function pairingText(a: Pick<Analysis, 'pairing'>): string {
+  const p = a.pairing;
+  if (!p.comparisons) return `Pairing: ${p.why}`;
+  if (!p.paired) return `Unpaired (Welch): ${p.why}`;
+  const ratio = p.variance_ratio_median === null ? '' : `; variance paired/unpaired: median ${p.variance_ratio_median.toFixed(2)} over ${p.paired} comparison${p.paired === 1 ? '' : 's'}`;
+  const some = p.paired < p.comparisons ? ` (${p.paired} of ${p.comparisons} comparisons; the others unpaired, with the reason in their pairing_reason)` : '';
+  return `Paired within rounds: ${p.why}, so the within-round difference removes the drift both cells share${some}${ratio}`;
 }
 
 /**

@@ -3,7 +3,7 @@
 // so the three never disagree about warm-up or baseline.
 import type { ExperimentDoc, RestartResult } from '../experiment/types.js';
 import { expandCells, factorKey, hostCell, levelsByCell, resultHosts, withHostFactor } from '../plan.js';
-import { ADJUSTMENTS, analyze, tidyFromExperiment, type Adjustment, type Analysis } from '../stats/index.js';
+import { ADJUSTMENTS, analyze, restartRounds, tidyFromExperiment, type Adjustment, type Analysis } from '../stats/index.js';
 import { effectConvention, fewRestartsNote } from './format.js';
 
 export interface ExportOptions {
@@ -36,7 +36,8 @@ export interface ExportContext {
   /** The unit of the values (`ms`, `tps`…), when one unit holds for all. */
   unit: string;
   /** Restarts sorted by host then seq, each with its position within its cell (from 1); `cell` holds the host when there are several. */
-  restarts: (RestartResult & { restartOfCell: number })[];
+  /** `round`: the restart's round when the design ran in rounds (tidy.ts restartRounds), else absent. */
+  restarts: (RestartResult & { restartOfCell: number; round?: number })[];
   /** `Experiment · CPU · mysqld version · date`: the line under every figure. */
   caption: string;
 }
@@ -98,11 +99,13 @@ export function contextAround(doc: ExperimentDoc, analysis: Analysis, unitFallba
   const hostAt = (r: RestartResult) => (r.host === undefined ? -1 : hosts.indexOf(r.host));
   const restarts = [...(doc.results?.restarts ?? [])].sort((a, b) => hostAt(a) - hostAt(b) || a.seq - b.seq);
   const seen = new Map<string, number>();
+  const rounds = restartRounds(doc);
   const numbered = restarts.map((r) => {
     const cell = hostCell(r.cell, hosts.length ? r.host : undefined);
     const n = (seen.get(cell) ?? 0) + 1;
     seen.set(cell, n);
-    return { ...r, cell, restartOfCell: n };
+    const round = rounds?.get(`${hosts.length ? (r.host ?? '') : ''}\u0000${r.seq}`);
+    return { ...r, cell, restartOfCell: n, ...(round !== undefined ? { round } : {}) };
   });
   const units = new Set(restarts.flatMap((r) => r.queries.map((q) => q.unit)));
   return {

@@ -31,15 +31,16 @@ const PIECE = 1 << 20;
  * What repeats on every row of a restart and query (levels, cell, query) is quoted once.
  */
 export function* executionsCsvPieces(ctx: ExportContext): Generator<string> {
-  let text = line([...ctx.factors, 'cell', 'restart', 'restart_of_cell', 'query', 'rep', 'warmup', 'value', 'unit', 'source', 'client']);
+  let text = line([...ctx.factors, 'cell', 'restart', 'restart_of_cell', 'query', 'rep', 'warmup', 'value', 'unit', 'source', 'client', 'round']);
   for (const r of ctx.restarts) {
     if (r.status !== 'ok') continue;
     const levels = levelsOf(ctx, r.cell);
     for (const q of r.queries) {
       const head = line([...levels, r.cell, r.seq, r.restartOfCell, q.query]).slice(0, -1);
       const tail = `,${csvField(q.unit)},${csvField(q.source)},`;
+      const round = r.round ?? '';
       for (let i = 0; i < q.values.length; i++) {
-        text += `${head},${i + 1},${i < ctx.warmup ? 'true' : 'false'},${num(q.values[i])}${tail}${num(q.client?.[i])}\n`;
+        text += `${head},${i + 1},${i < ctx.warmup ? 'true' : 'false'},${num(q.values[i])}${tail}${num(q.client?.[i])},${round}\n`;
         if (text.length >= PIECE) {
           yield text;
           text = '';
@@ -87,6 +88,7 @@ export function restartsCsv(ctx: ExportContext): string {
     'verified',
     ...tunables.map((t) => `observed:${t}`),
     ...ctx.queries.map((q) => `mean:${q}`),
+    'round',
   ];
   const rows = ctx.restarts.map((r): Row => {
     const check = (t: string) => r.checks.find((c) => c.tunable === t);
@@ -106,6 +108,7 @@ export function restartsCsv(ctx: ExportContext): string {
       verifiedWord(r),
       ...tunables.map((t) => check(t)?.observed ?? ''),
       ...ctx.queries.map(mean),
+      r.round ?? '',
     ];
   });
   return table(header, rows);

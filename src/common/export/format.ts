@@ -43,8 +43,9 @@ export function fmtP(p: number | null | undefined, na = NA): string {
 
 /** The parts of a comparison its verdict is read from (the analysis's and the experiments comparison's). */
 export interface VerdictLike {
-  verdict: 'differs' | 'inconclusive' | null;
+  verdict: 'differs' | 'equivalent' | 'inconclusive' | null;
   detectable_pct: number | null;
+  equivalence?: { margin_pct: number } | null;
   null_reasons?: { detectable_pct?: string; p_value?: string };
 }
 
@@ -55,6 +56,7 @@ export interface VerdictLike {
 export function fmtVerdict(c: VerdictLike, na = NA): string {
   if (c.verdict === null) return na;
   if (c.verdict === 'differs') return 'differs';
+  if (c.verdict === 'equivalent') return `equivalent within ±${c.equivalence?.margin_pct ?? '?'} %`;
   const seen = c.detectable_pct;
   if (seen !== null && Number.isFinite(seen)) return `inconclusive at this design: could have seen ±${seen.toFixed(2)} %`;
   return `inconclusive at this design (${c.null_reasons?.detectable_pct ?? 'no detectable effect computed'} to say what it could have seen)`;

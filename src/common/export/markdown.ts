@@ -6,7 +6,7 @@ import type { ExportContext } from './context.js';
 import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
 import { formatDuration } from '../plan.js';
-import { steadyOverview } from './analysis-output.js';
+import { pairingText, steadyOverview } from './analysis-output.js';
 import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
 import { outOfReachText, PLAN_LIMITS } from '../stats/evidence.js';
 import { MDE_LABELS } from '../stats/mde.js';
@@ -169,6 +169,7 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
     '',
   ];
   if (a.summary) lines.push(`**${a.summary}.**`, '');
+  lines.push(`${pairingText(a)}.`, '');
   const few = fewRestartsOf(a);
   if (few) lines.push(`> **Note:** ${few}.`, '');
   const all = ctx.cells.filter((c) => c !== ctx.baseline).flatMap((cell) => ctx.queries.map((q) => findComparison(a, cell, q)).filter((c) => c !== undefined));

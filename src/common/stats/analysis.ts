@@ -13,6 +13,7 @@ import { ADJUSTMENT_NAMES, adjustPValues, differSummary, type Adjustment } from 
 import { BIMODAL_MIN_RESTARTS, MIN_RESTARTS, moreRestartsNeeded, needsMoreText, outOfReachText } from './evidence.js';
 import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
 import { COMPARISON_METHOD, ratioOfMeans } from './ratio.js';
+import { EQUIVALENCE_METHOD, PAIRED_METHOD, pairedLogRatio, tost } from './paired.js';
 import { hostAnalysis, HOST_INTERACTION_METHOD, HOST_SPREAD_METHOD, type HostAnalysis } from './hosts.js';
 
 export interface AnalysisOptions {
@@ -83,11 +84,37 @@ export interface CellStats {
 
 export type ComparisonField = 'effect_pct' | 'ci_low_pct' | 'ci_high_pct' | 'p_value' | 'p_adjusted' | 'detectable_pct';
 
+/** One method's numbers for a comparison: the paired and the unpaired side by side. */
+export interface ComparisonEstimate {
+  effect_pct: number | null;
+  ci_low_pct: number | null;
+  ci_high_pct: number | null;
+  p_value: number | null;
+  df: number | null;
+  why?: string;
+}
+
+export type Verdict = 'differs' | 'equivalent' | 'inconclusive';
+
 export interface Comparison {
   cell: string;
   baseline: string;
   query: string;
-  /** 100 · (cell mean / baseline mean − 1), restart means. */
+  /**
+   * `paired` when the design ran in rounds and at least two rounds hold both cells: the within-round
+   * difference of log restart means (paired.ts); `unpaired` otherwise: Welch on restart means (ratio.ts).
+   * The fields below are the used method's; `paired` and `unpaired` hold both.
+   */
+  pairing: 'paired' | 'unpaired';
+  /** Why this pairing is used. */
+  pairing_reason: string;
+  paired: (ComparisonEstimate & { rounds: number }) | null;
+  unpaired: ComparisonEstimate;
+  /** Variance of the paired estimate over the unpaired one's (below 1: pairing removed drift); null without both. */
+  variance_ratio: number | null;
+  /** Two one-sided tests against ±target effect % on the used method, adjusted over the family like p_value. */
+  equivalence: { margin_pct: number; p_value: number; p_adjusted: number | null } | null;
+  /** 100 · (cell mean / baseline mean − 1), restart means (paired: 100 · (e^mean log difference − 1)). */
   effect_pct: number | null;
   /** The (1 − α) interval of the ratio, in percent: never below −100. */
   ci_low_pct: number | null;
@@ -97,11 +124,15 @@ export interface Comparison {
   /** Adjusted over every comparison shown with it (`adjustment`). */
   p_adjusted: number | null;
   adjustment: Adjustment;
-  /** `differs` when p_adjusted ≤ α, else `inconclusive` (at this design); null without a p-value. */
-  verdict: 'differs' | 'inconclusive' | null;
+  /**
+   * `differs` when p_adjusted ≤ α; else `equivalent` when the adjusted TOST p-value is ≤ α (the interval
+   * lies inside ±E %); else `inconclusive` (at this design, which could have seen detectable_pct); null
+   * without a p-value.
+   */
+  verdict: Verdict | null;
   /** The change (±%) this design could have seen in these two cells: the MDE pooled over the pair. */
   detectable_pct: number | null;
-  /** Welch–Satterthwaite degrees of freedom of the interval. */
+  /** Degrees of freedom of the interval: Welch–Satterthwaite, or rounds − 1 when paired. */
   df: number | null;
   null_reasons?: Partial<Record<ComparisonField, string>>;
 }
@@ -117,6 +148,8 @@ export interface RestartSummary {
   ss: number[];
   /** Σ y over all kept executions (the grand mean needs it). */
   total: number;
+  /** The round of each restart (parallel to means), when the design ran in rounds. */
+  rounds?: number[];
 }
 
 export interface BimodalFlag {
@@ -158,7 +191,7 @@ export interface Ranking {
 export interface Analysis {
   settings: { warmup: number; alpha: number; power: number; targetEffectPct: number; baseline: string | null; adjustment: Adjustment };
   /** The methods behind the numbers, named as the output names them. */
-  methods: { comparison: string; adjustment: string; mde: string; steady: string; host_spread?: string; host_interaction?: string };
+  methods: { comparison: string; equivalence: string; adjustment: string; mde: string; steady: string; host_spread?: string; host_interaction?: string };
   cells: CellStats[];
   comparisons: Comparison[];
   /** `k of m comparisons differ after Holm adjustment (α = 0.05)`; null without comparisons. */
@@ -176,6 +209,19 @@ export interface Analysis {
   order: string[];
   /** The host block factor, when the results come from several hosts: spread between hosts, host × factor interactions. */
   hosts?: HostAnalysis;
+  /** How comparisons pair restarts: whether the input has rounds, why, and what pairing removed. */
+  pairing: PairingSummary;
+}
+
+export interface PairingSummary {
+  /** The input says which restarts ran together (rounds). */
+  rounds: boolean;
+  why: string;
+  /** Comparisons that used the paired interval, of all comparisons. */
+  paired: number;
+  comparisons: number;
+  /** The median over comparisons of variance paired / unpaired (below 1: pairing removed shared drift); null without pairs. */
+  variance_ratio_median: number | null;
 }
 
 /** Restart means, counts and sums of squares after dropping the warm-up: one pass per restart. */
@@ -195,6 +241,7 @@ export function summarize(data: TidyData, s: Series, warmup: number): RestartSum
       ss += d * d;
     }
     out.labels.push(s.restarts[i]);
+    if (s.rounds) (out.rounds ??= []).push(s.rounds[i]);
     out.counts.push(m);
     out.means.push(mean);
     out.ss.push(ss);
@@ -306,11 +353,24 @@ export function queryStats(r: RestartSummary, opts: Claims): QueryStats {
  * and the effect this design could have seen. p_adjusted and the verdict come from adjustComparisons(),
  * which needs the whole family.
  */
-export function compare(cell: RestartSummary | undefined, base: RestartSummary | undefined, cellId: string, baselineId: string, query: string, opts: { alpha: number; power: number; adjustment?: Adjustment }): Comparison {
+export function compare(
+  cell: RestartSummary | undefined,
+  base: RestartSummary | undefined,
+  cellId: string,
+  baselineId: string,
+  query: string,
+  opts: { alpha: number; power: number; adjustment?: Adjustment; targetEffectPct?: number; rounds?: { known: boolean; why: string } },
+): Comparison {
   const c: Comparison = {
     cell: cellId,
     baseline: baselineId,
     query,
+    pairing: 'unpaired',
+    pairing_reason: opts.rounds?.why ?? 'the input does not say which restarts ran together',
+    paired: null,
+    unpaired: { effect_pct: null, ci_low_pct: null, ci_high_pct: null, p_value: null, df: null },
+    variance_ratio: null,
+    equivalence: null,
     effect_pct: null,
     ci_low_pct: null,
     ci_high_pct: null,
@@ -338,24 +398,61 @@ export function compare(cell: RestartSummary | undefined, base: RestartSummary |
     c.null_reasons.detectable_pct = short ?? mde?.reason;
   }
   const r = ratioOfMeans(cell.means, base.means, opts.alpha);
-  c.effect_pct = r.effect_pct;
-  c.ci_low_pct = r.ci_low_pct;
-  c.ci_high_pct = r.ci_high_pct;
-  c.p_value = r.p_value;
-  c.df = r.df;
-  return r.why ? give(r.why) : c;
+  c.unpaired = { effect_pct: r.effect_pct, ci_low_pct: r.ci_low_pct, ci_high_pct: r.ci_high_pct, p_value: r.p_value, df: r.df, ...(r.why ? { why: r.why } : {}) };
+  let used: { log: number; se: number; df: number } | null = r.log_effect !== undefined && r.se !== undefined && r.df !== null ? { log: r.log_effect, se: r.se, df: r.df } : null;
+  let why = r.why;
+  const pairs = opts.rounds?.known && cell.rounds && base.rounds ? roundPairs(cell, base) : null;
+  if (pairs) {
+    const p = pairedLogRatio(pairs, opts.alpha);
+    c.paired = { effect_pct: p.effect_pct, ci_low_pct: p.ci_low_pct, ci_high_pct: p.ci_high_pct, p_value: p.p_value, df: p.df, rounds: p.rounds, ...(p.why ? { why: p.why } : {}) };
+    if (p.p_value !== null && p.se !== null && p.log_effect !== null) {
+      c.pairing = 'paired';
+      const dropped = Math.max(cell.means.length, base.means.length) - p.rounds;
+      c.pairing_reason = `${opts.rounds!.why}: ${p.rounds} rounds hold both cells${dropped ? ` (${dropped} restart${dropped === 1 ? '' : 's'} without a partner left out)` : ''}, and the within-round difference removes the drift they share`;
+      if (used) c.variance_ratio = (p.se * p.se) / (used.se * used.se);
+      used = { log: p.log_effect, se: p.se, df: p.df! };
+      why = undefined;
+    } else c.pairing_reason = `${opts.rounds!.why}, but ${p.why ?? 'no paired interval'}: unpaired`;
+  }
+  const shown = c.pairing === 'paired' ? c.paired! : c.unpaired;
+  c.effect_pct = shown.effect_pct;
+  c.ci_low_pct = shown.ci_low_pct;
+  c.ci_high_pct = shown.ci_high_pct;
+  c.p_value = shown.p_value;
+  c.df = shown.df;
+  const margin = opts.targetEffectPct ?? DEFAULTS.targetEffectPct;
+  if (used && used.se > 0 && margin < 100) c.equivalence = { margin_pct: margin, p_value: tost(used.log, used.se, used.df, margin, opts.alpha).p_value, p_adjusted: null };
+  return why ? give(why) : c;
+}
+
+/** A cell's and the baseline's restart means of the same rounds, in round order. */
+function roundPairs(cell: RestartSummary, base: RestartSummary): [number, number][] {
+  const b = new Map<number, number>();
+  base.rounds!.forEach((r, i) => {
+    if (r > 0) b.set(r, base.means[i]);
+  });
+  const out: [number, number, number][] = [];
+  cell.rounds!.forEach((r, i) => {
+    const m = b.get(r);
+    if (r > 0 && m !== undefined) out.push([r, cell.means[i], m]);
+  });
+  return out.sort((x, y) => x[0] - y[0]).map(([, x, y]) => [x, y]);
 }
 
 /**
  * Adjust the p-values of comparisons shown together as one family, and give each its verdict. Works on
  * anything shaped like a Comparison (the experiments comparison too). Returns the summary line.
  */
-export function adjustComparisons<T extends Pick<Comparison, 'p_value' | 'p_adjusted' | 'adjustment' | 'verdict' | 'null_reasons'>>(list: T[], alpha: number, method: Adjustment): string {
+export function adjustComparisons<T extends Pick<Comparison, 'p_value' | 'p_adjusted' | 'adjustment' | 'verdict' | 'null_reasons'> & { equivalence?: Comparison['equivalence'] }>(list: T[], alpha: number, method: Adjustment): string {
   const adjusted = adjustPValues(list.map((c) => c.p_value), method);
+  // Equivalence is a second family of tests over the same comparisons, adjusted the same way.
+  const eqAdjusted = adjustPValues(list.map((c) => c.equivalence?.p_value ?? null), method);
   list.forEach((c, i) => {
     c.adjustment = method;
     c.p_adjusted = adjusted[i];
-    c.verdict = adjusted[i] === null ? null : (adjusted[i] as number) <= alpha ? 'differs' : 'inconclusive';
+    if (c.equivalence) c.equivalence.p_adjusted = eqAdjusted[i];
+    const eq = eqAdjusted[i];
+    c.verdict = adjusted[i] === null ? null : (adjusted[i] as number) <= alpha ? 'differs' : eq !== null && eq <= alpha ? 'equivalent' : 'inconclusive';
     if (adjusted[i] === null && c.null_reasons?.p_value) c.null_reasons.p_adjusted ??= c.null_reasons.p_value;
   });
   return differSummary(adjusted, alpha, method);
@@ -459,11 +556,19 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
       if (cell === baseline) continue;
       const queries = new Set([...(byCell.get(cell) ?? []), ...(byCell.get(baseline) ?? [])].map((r) => r.query));
       for (const query of [...queries].sort(byCodePoint)) {
-        comparisons.push(compare(find(cell, query), find(baseline, query), cell, baseline, query, { alpha, power, adjustment }));
+        comparisons.push(compare(find(cell, query), find(baseline, query), cell, baseline, query, { alpha, power, adjustment, targetEffectPct, rounds: data.rounds }));
       }
     }
     if (comparisons.length) summary = adjustComparisons(comparisons, alpha, adjustment);
   }
+  const ratios = comparisons.map((c) => c.variance_ratio).filter((x): x is number => x !== null).sort((x, y) => x - y);
+  const pairing: PairingSummary = {
+    rounds: data.rounds?.known ?? false,
+    why: data.rounds?.why ?? 'the input does not say which restarts ran together',
+    paired: comparisons.filter((c) => c.pairing === 'paired').length,
+    comparisons: comparisons.length,
+    variance_ratio_median: ratios.length ? (ratios.length % 2 ? ratios[(ratios.length - 1) / 2] : (ratios[ratios.length / 2 - 1] + ratios[ratios.length / 2]) / 2) : null,
+  };
 
   const mde: PooledMde[] = data.queries.map((query) => ({
     query,
@@ -477,7 +582,8 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
   return {
     settings,
     methods: {
-      comparison: COMPARISON_METHOD,
+      comparison: pairing.paired ? `${PAIRED_METHOD} when the restarts ran in rounds; else the ${COMPARISON_METHOD}` : COMPARISON_METHOD,
+      equivalence: EQUIVALENCE_METHOD,
       adjustment: `${ADJUSTMENT_NAMES[adjustment]} over every comparison shown together`,
       mde: `per cell in cells[].queries[].mde_pct, ${MDE_LABELS.pooled} in mde[]; two-sided log-ratio test at α with the given power, two cells of n restarts`,
       steady: STEADY_METHOD,
@@ -494,6 +600,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
     restarts,
     order: data.order ?? data.queries,
     ...(hosts ? { hosts } : {}),
+    pairing,
   };
 }
 

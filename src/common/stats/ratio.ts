@@ -17,6 +17,9 @@ export interface RatioComparison {
   p_value: number | null;
   /** Welch–Satterthwaite degrees of freedom. */
   df: number | null;
+  /** log(cell mean / baseline mean) and its standard error: what equivalence and the variance ratio use. */
+  log_effect?: number;
+  se?: number;
   /** Why the fields that are null are null. */
   why?: string;
 }
@@ -51,5 +54,7 @@ export function ratioOfMeans(cell: ArrayLike<number>, baseline: ArrayLike<number
   out.ci_high_pct = 100 * Math.expm1(logR + half);
   out.p_value = Math.min(1, 2 * tcdf(-Math.abs(logR / se), nu));
   out.df = nu;
+  out.log_effect = logR;
+  out.se = se;
   return out;
 }

@@ -13,6 +13,11 @@ export interface Series {
   restarts: string[];
   /** Restart i's executions are values[offsets[i] .. offsets[i + 1]). Length restarts.length + 1. */
   offsets: Uint32Array;
+  /**
+   * The round of each restart (from 1), when the design ran in rounds (interleaved or random order,
+   * every round holding each cell once): what pairs a cell's restart with the baseline's.
+   */
+  rounds?: number[];
 }
 
 export interface TidyData {
@@ -38,6 +43,8 @@ export interface TidyData {
   factors?: { key: string; levels: string[] }[];
   /** Each cell's levels by factor key (a cell id is a label, never parsed). */
   cellLevels?: Record<string, Record<string, string>>;
+  /** Whether the series carry rounds, and why (or why not): said beside every comparison. */
+  rounds?: { known: boolean; why: string };
 }
 
 /** A problem with one input row, located by line so the user can find it. */
@@ -233,9 +240,13 @@ export function tidyFromExperiment(doc: ExperimentDoc): TidyData {
   const units: Record<string, string> = {};
   // Results from several hosts: the host is a block factor, part of every cell.
   const hosts = resultHosts(doc.design, doc.results?.restarts);
+  const roundOf = restartRounds(doc);
+  const roundByLabel = new Map<string, number>();
   for (const r of doc.results?.restarts ?? []) {
     if (r.status !== 'ok') continue;
     const cell = hostCell(r.cell, hosts.length ? r.host : undefined);
+    const round = roundOf?.get(`${hosts.length ? (r.host ?? '') : ''}\u0000${r.seq}`);
+    if (round !== undefined) roundByLabel.set(`${cell}\u0000${r.seq}`, round);
     for (const q of r.queries) {
       unit ??= q.unit;
       units[q.query] ??= q.unit;
@@ -246,6 +257,46 @@ export function tidyFromExperiment(doc: ExperimentDoc): TidyData {
   const design = withHostFactor(doc.design, hosts);
   data.factors = design.factors.map((f) => ({ key: factorKey(f), levels: f.levels }));
   data.cellLevels = Object.fromEntries(levelsByCell(design));
+  if (roundOf) {
+    for (const s of data.series) s.rounds = s.restarts.map((label) => roundByLabel.get(`${s.cell}\u0000${label}`) ?? 0);
+    data.rounds = { known: true, why: ROUNDS_WHY };
+  } else data.rounds = { known: false, why: 'the blocked order runs each cell\'s restarts together, not in rounds: no restart has a partner in time' };
+  return data;
+}
+
+/** Why restarts are paired: the same words for an experiment file and the CSVs exported from it. */
+export const ROUNDS_WHY = 'the restarts ran in rounds, each holding every cell once';
+
+/**
+ * The round of every restart of an experiment's results, by host and seq (`host\0seq`, host '' on one
+ * host); null for the blocked order, which has no rounds. In a design run in rounds every round holds
+ * each cell once, so the k-th restart of a cell in run order (any status: a failed restart still took
+ * its place) is in round k, the round the plan gave it (plan.ts). Old files, which did not record
+ * rounds, derive them the same way.
+ */
+export function restartRounds(doc: ExperimentDoc): Map<string, number> | null {
+  if (doc.design.order === 'blocked') return null;
+  const hosts = resultHosts(doc.design, doc.results?.restarts);
+  const sorted = [...(doc.results?.restarts ?? [])].sort((a, b) => a.seq - b.seq);
+  const count = new Map<string, number>();
+  const out = new Map<string, number>();
+  for (const r of sorted) {
+    const host = hosts.length ? (r.host ?? '') : '';
+    const key = `${host}\u0000${r.cell}`;
+    const k = (count.get(key) ?? 0) + 1;
+    count.set(key, k);
+    out.set(`${host}\u0000${r.seq}`, k);
+  }
+  return out;
+}
+
+/**
+ * Rounds by rank, for a CSV (which does not say the run order): restart k of every cell is round k, as
+ * it is in any design run in rounds. `why` says where the pairing comes from.
+ */
+export function withRankRounds(data: TidyData, why: string): TidyData {
+  for (const s of data.series) s.rounds = s.restarts.map((_, i) => i + 1);
+  data.rounds = { known: true, why };
   return data;
 }
 

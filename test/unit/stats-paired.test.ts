@@ -1,0 +1,60 @@
+// Issue 21: a design run in rounds compares each cell with the baseline in pairs within rounds, shows
+// the unpaired (Welch) interval beside it with the variance ratio, and says one of three verdicts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { analyze, restartRounds, tidyFromExperiment } from '../../src/common/stats/index.js';
+import { analysisJson, analysisText } from '../../src/common/export/analysis-output.js';
+import { buildPlan } from '../../src/common/plan.js';
+import { BASELINE, CONTENDER, roundsExperiment } from '../fixtures/rounds-experiment.js';
+
+const analysed = (doc: ReturnType<typeof roundsExperiment>, targetEffectPct = 5) => analyze(tidyFromExperiment(doc), { baseline: BASELINE, warmup: 1, targetEffectPct });
+
+test('every restart knows its round, derived from the file as the plan gave it (old files too)', () => {
+  for (const order of ['interleaved', 'random'] as const) {
+    const doc = roundsExperiment({ rounds: 6, order, between: 0.03, shared: 0.5, effectPct: 0, cells: 3 });
+    const rounds = restartRounds(doc)!;
+    for (const p of buildPlan(doc.design)) assert.equal(rounds.get(`\u0000${p.seq}`), p.round, `${order} restart ${p.seq}`);
+  }
+  assert.equal(restartRounds(roundsExperiment({ rounds: 3, order: 'blocked', between: 0.03, shared: 0.5, effectPct: 0 })), null);
+});
+
+test('rounds complete: the comparison is paired, with the Welch interval beside it and the variance ratio', () => {
+  // Drift shared by the round is most of the spread: pairing removes it.
+  const a = analysed(roundsExperiment({ rounds: 10, between: 0.04, shared: 0.8, effectPct: 0, seed: 3 }));
+  const c = analysisJson(a).comparisons.find((x) => x.cell === CONTENDER)!;
+  assert.equal(c.pairing, 'paired');
+  assert.match(c.pairing_reason, /rounds, each holding every cell once: 10 rounds hold both cells/);
+  assert.equal(c.paired!.rounds, 10);
+  assert.equal(c.df, 9);
+  assert.equal(c.ci_low_pct, c.paired!.ci_low_pct);
+  assert.ok(c.unpaired.ci_low_pct !== null && c.unpaired.ci_high_pct !== null);
+  assert.ok(c.variance_ratio !== null && c.variance_ratio < 0.5, `variance ratio ${c.variance_ratio}`);
+  assert.ok(c.unpaired.ci_high_pct! - c.unpaired.ci_low_pct! > c.ci_high_pct! - c.ci_low_pct!);
+  assert.equal(a.pairing.paired, 1);
+  const text = analysisText(a, { name: 't', cells: 2, queries: 1, executions: 100 }).join('\n');
+  assert.match(text, /Paired within rounds: the restarts ran in rounds, each holding every cell once.*variance paired\/unpaired: median 0\.\d\d over 1 comparison/);
+  assert.match(text, /unpaired interval/);
+});
+
+test('a blocked design is compared unpaired, and says why', () => {
+  const c = analysed(roundsExperiment({ rounds: 6, order: 'blocked', between: 0.03, shared: 0.5, effectPct: 0 })).comparisons[0];
+  assert.equal(c.pairing, 'unpaired');
+  assert.match(c.pairing_reason, /blocked order/);
+  assert.equal(c.paired, null);
+  assert.equal(c.variance_ratio, null);
+});
+
+test('three verdicts: differs, equivalent within ±E %, inconclusive with what it could have seen', () => {
+  const differs = analysed(roundsExperiment({ rounds: 10, between: 0.01, shared: 0.5, effectPct: 8 })).comparisons[0];
+  assert.equal(differs.verdict, 'differs');
+  const same = analysed(roundsExperiment({ rounds: 10, between: 0.01, shared: 0.5, effectPct: 0 })).comparisons[0];
+  assert.equal(same.verdict, 'equivalent');
+  assert.equal(same.equivalence!.margin_pct, 5);
+  assert.ok(same.equivalence!.p_adjusted! <= 0.05);
+  const text = analysisText(analysed(roundsExperiment({ rounds: 10, between: 0.01, shared: 0.5, effectPct: 0 })), { name: 't', cells: 2, queries: 1, executions: 100 }).join('\n');
+  assert.match(text, /equivalent within ±5 %/);
+  // Noisy and short: neither.
+  const unsure = analysed(roundsExperiment({ rounds: 4, between: 0.2, shared: 0.2, effectPct: 0 })).comparisons[0];
+  assert.equal(unsure.verdict, 'inconclusive');
+  assert.ok(unsure.detectable_pct! > 5);
+});
