@@ -4,11 +4,12 @@
 // `varlab export` wrote; node/analysis-input.ts reads it, this module analyses, and
 // common/export/analysis-output.ts says what is printed.
 import { InputError, readAnalysisInput } from '../../node/analysis-input.js';
-import { analyze as runAnalysis, COMPARISON_METHOD, DEFAULTS, MIN_RESTARTS } from '../../common/stats/index.js';
+import { analyze as runAnalysis, COMPARISON_METHOD, DEFAULTS, MIN_RESTARTS, replayAnalysis, sequentialJson, sequentialText, withRankRounds } from '../../common/stats/index.js';
 import { analysisJson, analysisText } from '../../common/export/analysis-output.js';
 import { adjustmentOption, numberOption, parse, probabilityOption, UsageError, type Command } from '../io.js';
 
 const USAGE = `varlab analyze FILE [--json] [--warmup W] [--alpha A] [--power P] [--target-effect PCT] [--baseline CELL] [--unit U]
+                       [--until-answered --effect E [--max-restarts N]]
 
 FILE is an experiment file (*.varlab.json; only restarts with status ok count), a tidy CSV with the
 header cell,restart,query,rep,value (rep counts from 1 within a restart and query; other columns are
@@ -21,6 +22,11 @@ restarts.csv (restart means: within-restart figures need the executions). Number
   --baseline CELL     compare every other cell with CELL: the ${COMPARISON_METHOD}
   --adjust holm|bh    adjust the comparisons' p-values as one family: Holm (default) or Benjamini–Hochberg
   --unit U            the unit of a CSV's values (ms, tps…); an experiment file records its own
+  --until-answered    replay the stop-when-answered rule on the recorded rounds: at which look it would have
+                      stopped and with what verdict (a tidy CSV without a round column: restart k of every
+                      cell is round k); the baseline is --baseline, else the first cell
+  --effect E          the target effect of the rule, in percent (default: the file's design.stopping.effect)
+  --max-restarts N    the rule's maximum restarts per cell (default: design.stopping's, else the rounds recorded)
   --json              {"settings","methods","cells":[{"cell","spread_avg_pct","spread_max_pct","queries":[{"query","n_restarts",
                       "reps_per_restart","mean","within_cov_pct","between_cov_pct","sigma_within","sigma_between",
                       "icc","spread_pct","mde_pct","restarts_for_target","unit"}]}],"comparisons":[{"cell","baseline","query",
@@ -44,6 +50,9 @@ export const analyze: Command = {
       baseline: { type: 'string' },
       adjust: { type: 'string' },
       unit: { type: 'string' },
+      'until-answered': { type: 'boolean' },
+      effect: { type: 'string' },
+      'max-restarts': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     const file = positionals[0];
@@ -66,13 +75,30 @@ export const analyze: Command = {
       throw e;
     }
     const { data } = loaded;
+    const until = values['until-answered'] === true;
+    if (!until && (values.effect !== undefined || values['max-restarts'] !== undefined)) throw new UsageError(`--${values.effect !== undefined ? 'effect' : 'max-restarts'}: goes with --until-answered`);
+    const stopping = loaded.stopping;
+    const effect = numberOption('effect', values.effect, { min: 0, max: 99.99 }) ?? stopping?.effect;
+    const maxRestarts = numberOption('max-restarts', values['max-restarts'], { integer: true, min: 3, max: 10000 }) ?? stopping?.maxRestartsPerCell;
+    if (until) {
+      if (effect === undefined) throw new UsageError(`--until-answered: give the target effect with --effect E (${file} has no design.stopping)`);
+      if (!(effect > 0)) throw new UsageError('--effect: expected a percentage above 0');
+      if (data.rounds && !data.rounds.known && loaded.form === 'experiment') throw new UsageError(`--until-answered: ${file} did not run in rounds (${data.rounds.why}); the rule compares restarts of the same round`);
+      if (!data.rounds?.known) withRankRounds(data, 'restart k of every cell is taken as round k (the CSV does not say the run order)');
+    }
     if (loaded.form === 'restart-means' && warmupOpt) throw new UsageError(`--warmup: ${file} holds restart means, whose warm-up was dropped when they were written`);
     if (values.baseline !== undefined && !data.cells.includes(values.baseline)) {
       throw new UsageError(`--baseline: no cell ${JSON.stringify(values.baseline)} in ${file}; cells: ${data.cells.join(' | ')}`);
     }
-    const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target, baseline: values.baseline, adjustment });
-    if (values.json) io.out(JSON.stringify(analysisJson(a), null, 2));
-    else for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length })) io.out(line);
+    const baseline = values.baseline ?? (until ? data.cells[0] : undefined);
+    const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : undefined), baseline, adjustment });
+    const rounds = Math.max(0, ...a.restarts.flatMap((r) => r.rounds ?? []));
+    const seq = until ? replayAnalysis(a.restarts, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds) }) : null;
+    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(seq ? { sequential: sequentialJson(seq) } : {}) }, null, 2));
+    else {
+      for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length })) io.out(line);
+      if (seq) for (const line of ['', ...sequentialText(seq)]) io.out(line);
+    }
     return 0;
   },
 };

@@ -36,6 +36,19 @@ export interface Design {
    */
   targets?: string[];
   serverProfile?: ServerProfile;
+  /** Stop when answered (issue 21): the group-sequential rule of stats/sequential.ts. */
+  stopping?: Stopping;
+}
+
+export interface Stopping {
+  /** The target effect E, in percent: "differs", or "equivalent within ±E %". */
+  effect: number;
+  /** The family-wise error over all looks and comparisons. */
+  alpha: number;
+  /** The power the maximum is planned for. */
+  power: number;
+  /** The most restarts per cell (rounds) the run may take. */
+  maxRestartsPerCell: number;
 }
 
 export interface Factor {

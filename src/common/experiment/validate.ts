@@ -39,6 +39,10 @@ function describe(e: ErrorObject): string {
       return `${path}: expected at most ${String(p.limit)}`;
     case 'minimum':
       return `${path}: expected at least ${String(p.limit)}`;
+    case 'exclusiveMinimum':
+      return `${path}: expected more than ${String(p.limit)}`;
+    case 'exclusiveMaximum':
+      return `${path}: expected less than ${String(p.limit)}`;
     case 'pattern':
       return `${path}: not an accepted value (letters, digits and a few safe characters only)`;
     default:

@@ -13,3 +13,6 @@ export * from './mde.js';
 export * from './ratio.js';
 export * from './moments.js';
 export * from './hosts.js';
+export * from './sequential.js';
+export * from './replay.js';
+export * from './paired.js';

@@ -1,0 +1,58 @@
+// From an analysis to the stopping rule's input: each cell and query's restart means by round (after
+// the warm-up), so `analyze --until-answered` replays recorded data and a live run can check after
+// each complete round with the same function (sequential.ts).
+import type { RestartSummary } from './analysis.js';
+import { replaySequential, type RoundSeries, type SequentialResult, type StoppingSettings } from './sequential.js';
+
+/** Restart means by round (index 0 is round 1), null where a round has no restart with executions. */
+export function roundSeries(restarts: readonly RestartSummary[]): RoundSeries[] {
+  return restarts
+    .filter((r) => r.rounds?.length)
+    .map((r) => {
+      const last = Math.max(0, ...r.rounds!);
+      const means: (number | null)[] = Array.from({ length: last }, () => null);
+      r.rounds!.forEach((round, i) => {
+        if (round > 0) means[round - 1] = r.means[i];
+      });
+      return { cell: r.cell, query: r.query, means };
+    });
+}
+
+/** The rule replayed on an analysis's restarts, with the baseline's comparisons as the family. */
+export function replayAnalysis(restarts: readonly RestartSummary[], baseline: string, s: StoppingSettings): SequentialResult {
+  return replaySequential(roundSeries(restarts), baseline, s);
+}
+
+/** The `sequential` object of `analyze --json`. */
+export function sequentialJson(r: SequentialResult) {
+  return {
+    rule: r.rule,
+    effect_pct: r.effect_pct,
+    alpha: r.alpha,
+    power: r.power,
+    max_rounds: r.max_rounds,
+    schedule: r.schedule,
+    looks: r.looks,
+    stopped_round: r.stopped_round,
+    stopped_because: r.stopped_because,
+    comparisons: r.comparisons,
+  };
+}
+
+const pct = (x: number | null) => (x === null ? 'n/a' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)} %`);
+
+/** The replay in lines of text: the rule, where it stopped and why, and each comparison's verdict with its repeated interval. */
+export function sequentialText(r: SequentialResult): string[] {
+  const out = [
+    `Stop when answered (replayed on the recorded rounds): ${r.rule}`,
+    `  target ±${r.effect_pct} %, α ${r.alpha} over all looks, at most ${r.max_rounds} rounds; looks at rounds ${r.schedule.join(', ')}`,
+    `  ${r.stopped_round === null ? '' : `stopped at round ${r.stopped_round}: `}${r.stopped_because}`,
+    '  Intervals are repeated confidence intervals, valid at whatever look the run stopped.',
+  ];
+  for (const c of r.comparisons) {
+    const rci = c.rci_low_pct === null ? 'n/a' : `[${pct(c.rci_low_pct)}, ${pct(c.rci_high_pct)}]`;
+    const verdict = c.verdict === 'equivalent' ? `equivalent within ±${r.effect_pct} %` : c.verdict;
+    out.push(`  ${c.cell} / ${c.query}: ${verdict}, effect ${pct(c.effect_pct)}, repeated interval ${rci} (${c.because})`);
+  }
+  return out;
+}
