@@ -35,6 +35,8 @@ export interface StoppingSettings {
   power: number;
   /** The maximum number of rounds (restarts per cell). */
   maxRounds: number;
+  /** At most this many looks (default MAX_LOOKS). */
+  maxLooks?: number;
 }
 
 /** One cell and query: its restart means by round (index 0 is round 1); null where the round's restart failed. */
@@ -150,7 +152,7 @@ export function replaySequential(series: readonly RoundSeries[], baseline: strin
     for (const c of series) if (c.query === query && c.cell !== baseline) pairs.push({ cell: c.cell, query, c, b });
   }
   const m = Math.max(1, pairs.length);
-  const schedule = lookSchedule(s.maxRounds);
+  const schedule = lookSchedule(s.maxRounds, s.maxLooks);
   const efficacy = scheduleBoundaries(schedule, s.maxRounds, s.alpha / m);
   const equivalence = scheduleBoundaries(schedule, s.maxRounds, Math.min(0.999, (2 * s.alpha) / m));
   const final = efficacy[efficacy.length - 1];
