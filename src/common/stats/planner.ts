@@ -19,7 +19,7 @@ export function optimalRepetitions(restartSeconds: number, executionSeconds: num
 }
 
 export interface Costs {
-  /** Seconds for one restart beyond its executions (stop, start, verify, preload). */
+  /** Seconds for one restart beyond its executions and the idle time (stop, start, verify, preload). */
   restartSeconds: number;
   /** Seconds for one execution. */
   executionSeconds: number;
@@ -53,7 +53,9 @@ export function measuredCosts(doc: ExperimentDoc): Costs {
       if (per === undefined) continue;
       for (const v of q.values) restartExec += v * per;
     }
-    const wall = (r.finishedAt - r.startedAt) / 1000;
+    // The wall time holds the idle time the engine waits before measuring (engine/restart.ts), which
+    // estimatePlan adds on its own: taken out here, so it is counted once.
+    const wall = (r.finishedAt - r.startedAt) / 1000 - doc.design.idleSeconds;
     execTotal += restartExec;
     execCount += countInRestart;
     // When timings are not durations (tps), execution time is unknown: spread the wall time evenly later.
