@@ -30,9 +30,13 @@ restarts.csv (restart means: within-restart figures need the executions). Number
   --json              {"settings","methods","cells":[{"cell","spread_avg_pct","spread_max_pct","queries":[{"query","n_restarts",
                       "reps_per_restart","mean","within_cov_pct","between_cov_pct","sigma_within","sigma_between",
                       "icc","spread_pct","mde_pct","restarts_for_target","unit"}]}],"comparisons":[{"cell","baseline","query",
-                      "effect_pct","ci_low_pct","ci_high_pct","p_value","p_adjusted","adjustment","verdict","detectable_pct"}],
+                      "effect_pct","ci_low_pct","ci_high_pct","p_value","p_adjusted","adjustment","verdict","detectable_pct",
+                      "pairing","pairing_reason","paired","unpaired","variance_ratio","equivalence"}],"pairing":{…},
                       "summary","mde":[{"query","definition","pct","restarts","cov_pct"}],"ranking","bimodal":[…],
                       "bimodal_unjudged":[…],"warmup_suggestion":{…}}
+                      verdict: differs | equivalent (within ±target effect, two one-sided tests) | inconclusive;
+                      pairing: paired (within rounds, interleaved or random order) | unpaired (Welch);
+                      with --until-answered also "sequential":{"rule","effect_pct","looks","stopped_round","stopped_because",…}
                       A value that cannot be computed is null, with the reason in "null_reasons" (or "reason").
 With fewer than ${MIN_RESTARTS} restarts in a cell there is no ranking, MDE or restarts-needed: it says how many more.
 Exit 0 on success, 2 on bad options or input (each problem names the line or JSON path), 1 otherwise.`;

@@ -12,7 +12,7 @@ import { higherIsBetter } from './units.js';
 import { ADJUSTMENT_NAMES, adjustPValues, differSummary, type Adjustment } from './adjust.js';
 import { BIMODAL_MIN_RESTARTS, MIN_RESTARTS, moreRestartsNeeded, needsMoreText, outOfReachText } from './evidence.js';
 import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
-import { COMPARISON_METHOD, ratioOfMeans } from './ratio.js';
+import { COMPARISON_METHOD, ratioOfMeans, type ComparisonEstimate } from './ratio.js';
 import { EQUIVALENCE_METHOD, PAIRED_METHOD, pairedLogRatio, tost } from './paired.js';
 import { hostAnalysis, HOST_INTERACTION_METHOD, HOST_SPREAD_METHOD, type HostAnalysis } from './hosts.js';
 
@@ -84,15 +84,6 @@ export interface CellStats {
 
 export type ComparisonField = 'effect_pct' | 'ci_low_pct' | 'ci_high_pct' | 'p_value' | 'p_adjusted' | 'detectable_pct';
 
-/** One method's numbers for a comparison: the paired and the unpaired side by side. */
-export interface ComparisonEstimate {
-  effect_pct: number | null;
-  ci_low_pct: number | null;
-  ci_high_pct: number | null;
-  p_value: number | null;
-  df: number | null;
-  why?: string;
-}
 
 export type Verdict = 'differs' | 'equivalent' | 'inconclusive';
 

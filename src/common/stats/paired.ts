@@ -9,21 +9,16 @@
 // log(1 − E/100) and log(1 + E/100): equivalent when both reject, that is when the (1 − 2α) interval
 // lies inside (−E %, +E %).
 import { tcdf, tq } from './tdist.js';
+import type { ComparisonEstimate } from './ratio.js';
 
 export const PAIRED_METHOD = 'within-round paired difference of log restart means; paired t interval on the log scale, df = rounds − 1';
 export const EQUIVALENCE_METHOD = 'two one-sided tests (Schuirmann 1987) against ±E %, E the design’s target effect';
 
-export interface LogComparison {
+export interface LogComparison extends ComparisonEstimate {
   /** The estimate on the log scale: log(cell / baseline). */
   log_effect: number | null;
   /** Its standard error on the log scale. */
   se: number | null;
-  effect_pct: number | null;
-  ci_low_pct: number | null;
-  ci_high_pct: number | null;
-  p_value: number | null;
-  df: number | null;
-  why?: string;
 }
 
 /** Pairs (cell, baseline) of restart means of the same round, in round order. */

@@ -10,18 +10,22 @@ import { tcdf, tq } from './tdist.js';
 /** The method, named wherever a comparison is shown. */
 export const COMPARISON_METHOD = 'ratio of restart means (cell / baseline); interval on the log scale with Welch–Satterthwaite degrees of freedom';
 
-export interface RatioComparison {
+/** One method's numbers for a comparison (this Welch one, the paired one of paired.ts). */
+export interface ComparisonEstimate {
   effect_pct: number | null;
   ci_low_pct: number | null;
   ci_high_pct: number | null;
   p_value: number | null;
-  /** Welch–Satterthwaite degrees of freedom. */
+  /** Degrees of freedom of the interval (here Welch–Satterthwaite). */
   df: number | null;
+  /** Why the fields that are null are null. */
+  why?: string;
+}
+
+export interface RatioComparison extends ComparisonEstimate {
   /** log(cell mean / baseline mean) and its standard error: what equivalence and the variance ratio use. */
   log_effect?: number;
   se?: number;
-  /** Why the fields that are null are null. */
-  why?: string;
 }
 
 function meanVar(xs: ArrayLike<number>): { n: number; mean: number; variance: number } {
