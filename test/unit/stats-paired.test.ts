@@ -58,3 +58,25 @@ test('three verdicts: differs, equivalent within ±E %, inconclusive with what i
   assert.equal(unsure.verdict, 'inconclusive');
   assert.ok(unsure.detectable_pct! > 5);
 });
+
+test("a live run's check after each restart: the same rule, only on complete rounds, stopping where the replay does", async () => {
+  const { stopCheck } = await import('../../src/common/stats/replay.js');
+  const doc = roundsExperiment({ rounds: 30, between: 0.03, shared: 0.5, effectPct: 8, seed: 4 });
+  doc.design.stopping = { effect: 3, alpha: 0.05, power: 0.8, maxRestartsPerCell: 30 };
+  const all = doc.results!.restarts;
+  const whole = stopCheck(doc);
+  assert.equal(whole.stop, true);
+  const at = whole.result!.stopped_round!;
+  assert.ok(at < 30);
+  let first: number | null = null;
+  for (let n = 1; n <= all.length && first === null; n++) {
+    const check = stopCheck({ ...doc, results: { ...doc.results!, restarts: all.slice(0, n) } });
+    assert.equal(check.completeRounds, Math.floor(n / 2));
+    if (check.stop) first = n;
+  }
+  // Two cells a round: it stops after the restart that completes the round the replay stopped at.
+  assert.equal(first, 2 * at);
+  const blocked = stopCheck({ ...doc, design: { ...doc.design, order: 'blocked' } });
+  assert.equal(blocked.stop, false);
+  assert.match(blocked.why, /blocked order has no rounds/);
+});

@@ -1,7 +1,10 @@
 // From an analysis to the stopping rule's input: each cell and query's restart means by round (after
 // the warm-up), so `analyze --until-answered` replays recorded data and a live run can check after
 // each complete round with the same function (sequential.ts).
-import type { RestartSummary } from './analysis.js';
+import { analyze, type RestartSummary } from './analysis.js';
+import { restartRounds, tidyFromExperiment } from './tidy.js';
+import { expandCells } from '../plan.js';
+import type { ExperimentDoc } from '../experiment/types.js';
 import { replaySequential, type RoundSeries, type SequentialResult, type StoppingSettings } from './sequential.js';
 
 /** Restart means by round (index 0 is round 1), null where a round has no restart with executions. */
@@ -55,4 +58,47 @@ export function sequentialText(r: SequentialResult): string[] {
     out.push(`  ${c.cell} / ${c.query}: ${verdict}, effect ${pct(c.effect_pct)}, repeated interval ${rci} (${c.because})`);
   }
   return out;
+}
+
+/** What a live run asks after each restart: stop now? With the rule's result when it was asked. */
+export interface StopCheck {
+  stop: boolean;
+  /** The complete rounds so far (every included cell has a finished restart in each). */
+  completeRounds: number;
+  result: SequentialResult | null;
+  why: string;
+}
+
+/**
+ * The engine's check (issue 21, "Stop when answered"): the same pure rule as `analyze --until-answered`,
+ * on the results so far of a design with `design.stopping`, taken only when the last restart completed
+ * a round. `baseline`: the first included cell unless given. One host's results (a several-host run
+ * checks each host's own, the host being a block).
+ */
+export function stopCheck(doc: ExperimentDoc, baseline?: string): StopCheck {
+  const s = doc.design.stopping;
+  if (!s) return { stop: false, completeRounds: 0, result: null, why: 'the design has no stopping rule' };
+  if (doc.design.order === 'blocked') return { stop: false, completeRounds: 0, result: null, why: 'a blocked order has no rounds to look at' };
+  const cells = expandCells(doc.design).filter((c) => !c.excluded).map((c) => c.id);
+  const rounds = restartRounds(doc);
+  const perRound = new Map<number, Set<string>>();
+  for (const r of doc.results?.restarts ?? []) {
+    const k = rounds?.get(`${r.host ?? ''}\u0000${r.seq}`) ?? rounds?.get(`\u0000${r.seq}`);
+    if (k === undefined) continue;
+    let set = perRound.get(k);
+    if (!set) perRound.set(k, (set = new Set()));
+    set.add(r.cell);
+  }
+  let complete = 0;
+  while (perRound.get(complete + 1)?.size === cells.length) complete++;
+  const data = tidyFromExperiment(doc);
+  // Only the complete rounds: a look never sees half a round.
+  const a = analyze(data, { warmup: doc.design.workload.warmup });
+  const restarts = a.restarts.map((r) => {
+    const keep = (r.rounds ?? []).map((k) => k > 0 && k <= complete);
+    return { ...r, means: r.means.filter((_, i) => keep[i]), rounds: r.rounds?.filter((_, i) => keep[i]) };
+  });
+  const result = replayAnalysis(restarts, baseline ?? cells[0], { effectPct: s.effect, alpha: s.alpha, power: s.power, maxRounds: s.maxRestartsPerCell });
+  const stop = result.stopped_round !== null;
+  return { stop, completeRounds: complete, result, why: stop ? result.stopped_because : `going on: ${result.stopped_because}` };
 }
