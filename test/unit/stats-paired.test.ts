@@ -80,3 +80,17 @@ test("a live run's check after each restart: the same rule, only on complete rou
   assert.equal(blocked.stop, false);
   assert.match(blocked.why, /blocked order has no rounds/);
 });
+
+test('results from several hosts: a round pairs restarts of one host only', () => {
+  const doc = roundsExperiment({ rounds: 6, between: 0.03, shared: 0.5, effectPct: 0 });
+  const second = roundsExperiment({ rounds: 6, between: 0.03, shared: 0.5, effectPct: 0, seed: 9 });
+  doc.design.target = 'ssh://db1';
+  doc.design.targets = ['ssh://db1', 'ssh://db2'];
+  doc.results!.restarts = [...doc.results!.restarts.map((r) => ({ ...r, host: 'ssh://db1' })), ...second.results!.restarts.map((r) => ({ ...r, host: 'ssh://db2' }))];
+  const a = analyze(tidyFromExperiment(doc), { baseline: `${BASELINE},host=ssh://db1`, warmup: 1 });
+  const same = a.comparisons.find((c) => c.cell === `${CONTENDER},host=ssh://db1`)!;
+  assert.equal(same.pairing, 'paired');
+  const other = a.comparisons.find((c) => c.cell === `${BASELINE},host=ssh://db2`)!;
+  assert.equal(other.pairing, 'unpaired');
+  assert.match(other.pairing_reason, /ran on different hosts \(ssh:\/\/db2, ssh:\/\/db1\)/);
+});

@@ -89,6 +89,7 @@ export const analyze: Command = {
       if (!(effect > 0)) throw new UsageError('--effect: expected a percentage above 0');
       if (data.rounds && !data.rounds.known && loaded.form === 'experiment') throw new UsageError(`--until-answered: ${file} did not run in rounds (${data.rounds.why}); the rule compares restarts of the same round`);
       if (!data.rounds?.known) withRankRounds(data, 'restart k of every cell is taken as round k (the CSV does not say the run order)');
+      if (data.rounds?.blocks) throw new UsageError(`--until-answered: ${file} holds results from several hosts; the rule is replayed on one host's rounds (not yet on several hosts)`);
     }
     if (loaded.form === 'restart-means' && warmupOpt) throw new UsageError(`--warmup: ${file} holds restart means, whose warm-up was dropped when they were written`);
     if (values.baseline !== undefined && !data.cells.includes(values.baseline)) {

@@ -350,7 +350,7 @@ export function compare(
   cellId: string,
   baselineId: string,
   query: string,
-  opts: { alpha: number; power: number; adjustment?: Adjustment; targetEffectPct?: number; rounds?: { known: boolean; why: string } },
+  opts: { alpha: number; power: number; adjustment?: Adjustment; targetEffectPct?: number; rounds?: TidyData['rounds'] },
 ): Comparison {
   const c: Comparison = {
     cell: cellId,
@@ -392,7 +392,10 @@ export function compare(
   c.unpaired = { effect_pct: r.effect_pct, ci_low_pct: r.ci_low_pct, ci_high_pct: r.ci_high_pct, p_value: r.p_value, df: r.df, ...(r.why ? { why: r.why } : {}) };
   let used: { log: number; se: number; df: number } | null = r.log_effect !== undefined && r.se !== undefined && r.df !== null ? { log: r.log_effect, se: r.se, df: r.df } : null;
   let why = r.why;
-  const pairs = opts.rounds?.known && cell.rounds && base.rounds ? roundPairs(cell, base) : null;
+  const blocks = opts.rounds?.blocks;
+  const otherHost = blocks !== undefined && blocks[cellId] !== blocks[baselineId];
+  const pairs = opts.rounds?.known && cell.rounds && base.rounds && !otherHost ? roundPairs(cell, base) : null;
+  if (otherHost) c.pairing_reason = `the cell and the baseline ran on different hosts (${blocks[cellId]}, ${blocks[baselineId]}): their rounds are not the same time`;
   if (pairs) {
     const p = pairedLogRatio(pairs, opts.alpha);
     c.paired = { effect_pct: p.effect_pct, ci_low_pct: p.ci_low_pct, ci_high_pct: p.ci_high_pct, p_value: p.p_value, df: p.df, rounds: p.rounds, ...(p.why ? { why: p.why } : {}) };

@@ -43,8 +43,12 @@ export interface TidyData {
   factors?: { key: string; levels: string[] }[];
   /** Each cell's levels by factor key (a cell id is a label, never parsed). */
   cellLevels?: Record<string, Record<string, string>>;
-  /** Whether the series carry rounds, and why (or why not): said beside every comparison. */
-  rounds?: { known: boolean; why: string };
+  /**
+   * Whether the series carry rounds, and why (or why not): said beside every comparison. `blocks`: each
+   * cell's host when the results come from several hosts, whose rounds are separate timelines (a round
+   * pairs restarts of one host only).
+   */
+  rounds?: { known: boolean; why: string; blocks?: Record<string, string> };
 }
 
 /** A problem with one input row, located by line so the user can find it. */
@@ -260,6 +264,7 @@ export function tidyFromExperiment(doc: ExperimentDoc): TidyData {
   if (roundOf) {
     for (const s of data.series) s.rounds = s.restarts.map((label) => roundByLabel.get(`${s.cell}\u0000${label}`) ?? 0);
     data.rounds = { known: true, why: ROUNDS_WHY };
+    if (hosts.length) data.rounds.blocks = Object.fromEntries((doc.results?.restarts ?? []).map((r) => [hostCell(r.cell, r.host), r.host ?? '']));
   } else data.rounds = { known: false, why: 'the blocked order runs each cell\'s restarts together, not in rounds: no restart has a partner in time' };
   return data;
 }
