@@ -1,30 +1,12 @@
 // `varlab analyze FILE --until-answered` as a user runs it (issue 21): the stopping rule replayed on a
 // recorded run, from the experiment file and from a tidy CSV, and design.stopping validated.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cliFixture } from '../fixtures/cli.js';
 import { checkExperiment } from '../../src/common/experiment/validate.js';
 import { BASELINE, CONTENDER, roundsExperiment } from '../fixtures/rounds-experiment.js';
 
-let dir: string;
-before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'varlab-sequential-'));
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-function varlab(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'analyze', ...args], { encoding: 'utf8' });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-function write(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { varlab, write } = cliFixture('analyze');
 
 test('a real 8% effect: the replay stops "differs" before the maximum, and --json has verdict, pairing and sequential', () => {
   const file = write('effect.varlab.json', JSON.stringify(roundsExperiment({ rounds: 30, between: 0.03, shared: 0.5, effectPct: 8, seed: 4 })));

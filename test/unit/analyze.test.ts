@@ -1,29 +1,13 @@
 // `varlab analyze` as a user runs it: a real process on files written here, exit codes and messages.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cliFixture } from '../fixtures/cli.js';
 import { seededRandom } from '../../src/common/plan.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 
-let dir: string;
-before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'varlab-analyze-'));
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-function varlab(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'analyze', ...args], { encoding: 'utf8' });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-function write(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { dir, varlab, write } = cliFixture('analyze');
 
 const SYSBENCH = [
   [330.7, 332.44, 332.55, 332.79, 333.45],
@@ -141,7 +125,7 @@ test('bad options are usage errors (exit 2) that name the option', () => {
     assert.equal(r.code, 2, args.join(' '));
     assert.match(r.err, message);
   }
-  const missing = varlab(join(dir, 'missing.csv'));
+  const missing = varlab(join(dir(), 'missing.csv'));
   assert.equal(missing.code, 2);
   assert.match(missing.err, /missing\.csv: cannot read: no such file/);
 });

@@ -1,27 +1,17 @@
 // `varlab plan FILE --effect E [--from EARLIER]` as a user runs it (issue 21): restarts per cell,
 // repetitions, warm-up and time from the variance components and costs an earlier run measured.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cliFixture } from '../fixtures/cli.js';
 import { roundsExperiment } from '../fixtures/rounds-experiment.js';
 
-let dir: string;
-before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'varlab-plan-'));
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-const varlab = (...args: string[]) => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'plan', ...args], { encoding: 'utf8' });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-};
+const { dir, varlab } = cliFixture('plan');
 
 test('plan --effect from an earlier run says which run, and gives restarts, repetitions, warm-up and time', () => {
-  const earlier = join(dir, 'earlier.varlab.json');
-  // Each restart took 9 s of wall time, 2 s of it idle: 10 executions of ~100 ms leave ~6.5 s of restart cost.
+  const earlier = join(dir(), 'earlier.varlab.json');
+  // Each restart took 9 s of wall time, 2 s of it idle: 5 executions of ~100 ms leave ~6.5 s of restart cost.
   writeFileSync(earlier, JSON.stringify(roundsExperiment({ rounds: 10, between: 0.03, shared: 0.5, effectPct: 0 })));
   const r = varlab('examples/quickstart.varlab.json', '--effect', '5', '--from', earlier);
   assert.equal(r.code, 0, r.err);
