@@ -37,6 +37,8 @@ export interface StoppingSettings {
   maxRounds: number;
   /** At most this many looks (default MAX_LOOKS). */
   maxLooks?: number;
+  /** Conditional power below which a comparison stops for futility (default FUTILITY_CP). */
+  futility?: number;
 }
 
 /** One cell and query: its restart means by round (index 0 is round 1); null where the round's restart failed. */
@@ -209,7 +211,7 @@ export function replaySequential(series: readonly RoundSeries[], baseline: strin
         const up = 1 - pnorm((final - B - theta * (1 - t)) / rest);
         const down = pnorm((-final - B + theta * (1 - t)) / rest);
         lc.conditional_power = Math.max(up, down);
-        if (lc.conditional_power < FUTILITY_CP) {
+        if (lc.conditional_power < (s.futility ?? FUTILITY_CP)) {
           lc.decision = 'inconclusive';
           because = `futility at round ${round}: ${(100 * lc.conditional_power).toFixed(0)}% chance to show ${s.effectPct}% by round ${s.maxRounds}`;
         }
