@@ -27,6 +27,8 @@ export interface Sshd {
   useHostKeys(types: HostKeyType[]): Promise<void>;
   /** A host key of this sshd (made on first use): `type base64` as known_hosts writes it, and its fingerprint. */
   hostKey(type: HostKeyType): { publicKey: string; fingerprint: string };
+  /** What sshd has logged so far (-e: every connection, `Accepted publickey …` for each login). */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -127,6 +129,7 @@ export async function startSshd(): Promise<Sshd> {
     hostKeyFingerprint: keyInfo('ed25519').fingerprint,
     target: `ssh://root@127.0.0.1:${port}`,
     hostKey: keyInfo,
+    log: () => log,
     async useHostKeys(types) {
       writeConfig(types.map(hostKeyFile));
       process.kill(pid, 'SIGHUP');

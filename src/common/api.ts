@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'conflict' // experiment.save: the file changed on disk since the revision the save was based on
   | 'results-at-stake' // experiment.save: the design of a file with results would change; the user chooses (details.resultsAtStake)
   | 'design-changed' // run.start: the file's design differs from its unfinished journal's; start over or resume (details.designChanged)
+  | 'timeout' // the request did not answer within its deadline (the backend goes on answering others)
   | 'internal';
 
 /** What a refusal needs to offer the user a choice, beside its message. */

@@ -6,6 +6,7 @@ import { hostHandlers } from './api/host.js';
 import { runHandlers } from './api/run.js';
 import { exportHandlers } from './api/export.js';
 import { localHandlers } from './api/local.js';
+import { deadlineMs, withDeadline } from './api/deadline.js';
 import { EventHub } from './api/hub.js';
 import { createPathPolicy, type PathPolicy } from './api/paths.js';
 import { DocumentService } from './documents/service.js';
@@ -18,6 +19,8 @@ export interface BackendOptions {
   transport: 'electron' | 'websocket';
   /** Native dialogs, supplied by the Electron shell; browser mode has none. */
   dialogs?: Pick<Handlers, 'dialog.open' | 'dialog.save'>;
+  /** How long a request may take before it is answered `timeout` (tests shorten it); api/deadline.ts by default. */
+  deadlineMs?: (method: Method) => number;
 }
 
 export interface BackendContext {
@@ -78,7 +81,8 @@ export function createBackend(options: BackendOptions): DisposableBackend {
       const handler = handlers[method] as Handler<M> | undefined;
       if (!handler) return fail('unsupported', `${method} is not available in this mode`);
       try {
-        return ok(await handler(await paths.checkArgs(method, args ?? ({} as ArgsOf<M>)), origin));
+        const work = (async () => handler(await paths.checkArgs(method, args ?? ({} as ArgsOf<M>)), origin))();
+        return ok(await withDeadline(method, work, (options.deadlineMs ?? deadlineMs)(method)));
       } catch (e) {
         if (e instanceof ApiError) return fail(e.code, e.message, e.details);
         return fail('internal', e instanceof Error ? e.message : String(e));

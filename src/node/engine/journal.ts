@@ -7,7 +7,7 @@
 // Writes are synchronous `write(2)` calls on an append-mode descriptor: once `append` returns the
 // line is in the kernel, so killing the process loses nothing; `fsync` at the end of every restart
 // makes it survive a power cut too.
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
 import { canonicalJson } from '../../common/experiment/changes.js';
@@ -63,6 +63,8 @@ export function readJournal(path: string, fold?: JournalFold): JournalState | nu
   if (!existsSync(path)) return null;
   let text: string;
   try {
+    // A journal shipped beside a file may be a link to /dev/zero or a FIFO: read whole, it never ends.
+    if (!statSync(path).isFile()) throw new Error('not a regular file');
     text = readFileSync(path, 'utf8');
   } catch (e) {
     // Node's own message ("EISDIR: illegal operation on a directory, read") names no file.

@@ -1,5 +1,5 @@
 // Open an authenticated, host-key-checked ssh2 connection to an endpoint, through its ProxyJump hops.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -10,6 +10,7 @@ type Client = InstanceType<typeof Client>;
 import { ApiError, type TargetAuth } from '../../common/api.js';
 import { varlabHome } from '../files.js';
 import type { Prompter } from '../host/types.js';
+import { readSmallFile } from '../small-file.js';
 import { addKnownHost, checkHostKey, fingerprint, hostKeyAlgorithms, hostToken, keyType, recordedKeys } from './knownhosts.js';
 import type { SshEndpoint } from './target.js';
 
@@ -200,12 +201,7 @@ function makeAuthHandler(ep: SshEndpoint, opts: ConnectOptions, isTarget: boolea
 }
 
 async function keyMethod(file: string, ep: SshEndpoint, opts: ConnectOptions) {
-  let data: Buffer;
-  try {
-    data = readFileSync(file);
-  } catch (e) {
-    throw new ApiError('auth', `cannot read the key file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const data = await readSmallFile(file, 'the key file', 'auth');
   let parsed = utils.parseKey(data);
   if (parsed instanceof Error && /passphrase/i.test(parsed.message)) {
     const a = await opts.prompt({ kind: 'passphrase', title: `Passphrase for ${file}`, message: `The key ${file} is encrypted. Passphrase:` });

@@ -1,8 +1,9 @@
 // Host key checking against known_hosts files, as OpenSSH does it: plain names, `[host]:port`
 // for non-standard ports, hashed `|1|salt|hash` entries, simple `*`/`?` patterns and `!` negation.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { NotASmallFile, readSmallFileIfAny } from '../small-file.js';
 
 /** A key known_hosts records for a host: what an impostor's key is compared with. */
 export interface RecordedKey {
@@ -85,10 +86,15 @@ export function parseKnownHosts(text: string): Entry[] {
   return out;
 }
 
+/**
+ * A known_hosts file's text; '' when there is none yet (or it cannot be read, as ssh does). One that
+ * is not a regular file of at most 1 MB is refused by name: it would stall varlab, not check a key.
+ */
 async function readText(file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8');
-  } catch {
+    return (await readSmallFileIfAny(file, 'the known_hosts file', 'invalid-argument'))?.toString('utf8') ?? '';
+  } catch (e) {
+    if (e instanceof NotASmallFile) throw e;
     return '';
   }
 }
