@@ -10,6 +10,14 @@ import { DocumentService } from '../../node/documents/service.js';
 import { onInterrupt } from '../../node/shutdown.js';
 import { parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
+import { targetAuth } from './probe.js';
+
+/** --identity, --known-hosts, --accept-new: the user's own way to the target, before this machine's record and the Hosts list. */
+const AUTH_OPTIONS = { identity: { type: 'string' }, 'known-hosts': { type: 'string' }, 'accept-new': { type: 'boolean' } } as const;
+const AUTH_USAGE =
+  '--identity KEY, --known-hosts FILE, --accept-new: as for `varlab probe`. Without them, the key and known_hosts\n' +
+  '                    files are the ones this computer launched the run with (its own record), else the Hosts\n' +
+  '                    list\'s for the target, else ~/.ssh/config\'s; a journal made elsewhere never chooses them.\n';
 
 function oneFile(positionals: string[]): string {
   if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
@@ -98,7 +106,7 @@ function report(io: CliIO, o: AttachOutcome, ms: number, json: boolean): number 
 
 /** Follow (attach) or stop (cancel) the file's detached run; Ctrl-C stops following only. */
 async function follow(name: 'attach' | 'cancel', argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse(argv, { events: { type: 'string' } });
+  const { values, positionals } = parse(argv, { events: { type: 'string' }, ...AUTH_OPTIONS });
   const file = oneFile(positionals);
   if (values.events !== undefined && values.events !== 'json') throw new UsageError(`--events: the only format is json, got ${JSON.stringify(values.events)}`);
   const json = values.events === 'json';
@@ -115,7 +123,7 @@ async function follow(name: 'attach' | 'cancel', argv: string[], io: CliIO): Pro
   const keepAlive = setInterval(() => {}, 60_000);
   const startedAt = Date.now();
   try {
-    const opts = { prompt: terminalPrompter(), documents: new DocumentService(), onEvent: follower(io, json, () => target), signal: stop.signal };
+    const opts = { prompt: terminalPrompter(), documents: new DocumentService(), onEvent: follower(io, json, () => target), signal: stop.signal, auth: targetAuth(values), say: (m: string) => io.err(`varlab ${name}: ${m}`) };
     target = detachedRuns(file)
       .map((d) => d.target)
       .join(', ');
@@ -136,16 +144,17 @@ async function follow(name: 'attach' | 'cancel', argv: string[], io: CliIO): Pro
 export const attach: Command = {
   name: 'attach',
   usage:
-    'varlab attach FILE [--events json]\n\n' +
+    'varlab attach FILE [--identity KEY] [--known-hosts FILE] [--accept-new] [--events json]\n\n' +
     'Follows the run of FILE that `varlab run FILE --detach` left on its target: reads the target\'s journal from\n' +
     'where this computer stopped, brings every measurement into FILE.journal.jsonl (once, however often you\n' +
     'attach) and shows "detached on T, running restart k of n". When the run has ended, the results are saved\n' +
     'into FILE and the run\'s directory on the target is removed. It needs nothing but the file: the journal\n' +
-    'holds the target and the paths of the key and known-hosts files it was started with. A run detached on\n' +
+    'holds the target (and, when this computer launched the run, it finds the key files it used). A run detached on\n' +
     'several hosts: every host followed at once (each on its own connection, as recorded in its own journal),\n' +
     'every host\'s results saved into FILE, one line per host at the end.\n' +
     'Ctrl-C detaches this computer only: the run goes on.\n' +
     '--events json       print every event as one JSON line on stdout\n' +
+    AUTH_USAGE +
     'Exit status: 0 finished (results in the file), 1 failed, 130 detached by Ctrl-C or the run was cancelled.',
   run: (argv, io) => follow('attach', argv, io),
 };
@@ -153,10 +162,11 @@ export const attach: Command = {
 export const cancel: Command = {
   name: 'cancel',
   usage:
-    'varlab cancel FILE [--events json]\n\n' +
+    'varlab cancel FILE [--identity KEY] [--known-hosts FILE] [--accept-new] [--events json]\n\n' +
     'Stops the detached run of FILE on its target: the runner there discards the restart in progress, stops\n' +
     'mysqld and restores the host (kernel settings, files it changed). Then what it measured is brought into\n' +
     'FILE, as `varlab attach` does. `varlab run FILE` resumes it later. On several hosts: every host\'s runner.\n' +
+    AUTH_USAGE +
     'Exit status: 0 cancelled (or it had ended anyway: its results are in the file), 1 failed.',
   run: (argv, io) => follow('cancel', argv, io),
 };
@@ -164,15 +174,16 @@ export const cancel: Command = {
 export const status: Command = {
   name: 'status',
   usage:
-    'varlab status FILE [--json]\n\n' +
+    'varlab status FILE [--identity KEY] [--known-hosts FILE] [--accept-new] [--json]\n\n' +
     'One line: whether the detached run of FILE is running, finished, failed or cancelled, where, and which\n' +
     'restart it is at ("detached on T, running restart k of n"); a run on several hosts: one such line per host.\n' +
-    'It looks at the target(s) and changes nothing. Exit status 1 when a host could not be reached.',
+    'It looks at the target(s) and changes nothing. Exit status 1 when a host could not be reached.\n' +
+    AUTH_USAGE.trimEnd(),
   async run(argv, io) {
-    const { values, positionals } = parse(argv, { json: { type: 'boolean' } });
+    const { values, positionals } = parse(argv, { json: { type: 'boolean' }, ...AUTH_OPTIONS });
     const file = oneFile(positionals);
     try {
-      const s = await detachedStatus(file, { prompt: terminalPrompter() });
+      const s = await detachedStatus(file, { prompt: terminalPrompter(), auth: targetAuth(values), say: (m) => io.err(`varlab status: ${m}`) });
       if (values.json) io.out(JSON.stringify(s));
       else if (!s.hosts) io.out(describeDetached(s));
       else {

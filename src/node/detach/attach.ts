@@ -15,7 +15,7 @@
 // No printing here: the CLI and the app both use it, through its events and outcomes.
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ApiError, type DetachedStatus, type EventBatch, type RunStatus } from '../../common/api.js';
+import { ApiError, type DetachedStatus, type EventBatch, type RunStatus, type TargetAuth } from '../../common/api.js';
 
 export type { DetachedStatus };
 import { hostWhy, type RunEvent } from '../../common/events.js';
@@ -31,6 +31,7 @@ import { readExperimentFile } from '../files.js';
 import type { Prompter, TargetSession } from '../host/types.js';
 import { acquireRunLocks } from '../runs/locks.js';
 import type { ImportContext } from './import.js';
+import { detachedAuth } from './launched.js';
 import { checkJournalRunDir } from './runner.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
@@ -65,6 +66,10 @@ export interface DetachedRun {
 export interface AttachOptions {
   /** Who answers the questions of the connection (a host key, a key's passphrase). */
   prompt: Prompter;
+  /** The user's own key and known_hosts for the target (the command line's): before anything else (launched.ts). */
+  auth?: TargetAuth;
+  /** Told how the target is reached when the journal's own key and known_hosts are not used, and why. */
+  say?: (message: string) => void;
   documents: DocumentService;
   host?: HostLayer;
   /** Every event as it happens (after the local journal has it). */
@@ -229,9 +234,14 @@ function localRun(d: DetachedRun): { fold: JournalFold; state: JournalState; con
   return { fold, state, context };
 }
 
-async function connect(d: DetachedRun, o: Pick<AttachOptions, 'prompt' | 'host'>): Promise<TargetSession> {
+type ConnectVia = Pick<AttachOptions, 'prompt' | 'host' | 'auth' | 'say'>;
+
+/** A session on the run's target, with the user's own keys unless this machine launched the run with the journal's (launched.ts). */
+async function connect(d: DetachedRun, o: ConnectVia): Promise<TargetSession> {
   const host = o.host ?? defaultHostLayer();
-  return host.openTarget(d.target, { auth: d.auth, prompt: o.prompt });
+  const how = await detachedAuth(d, o.auth);
+  if (how.said) o.say?.(how.said);
+  return host.openTarget(d.target, { auth: how.auth, prompt: o.prompt });
 }
 
 const sudoOf = (state: JournalState) => state.header!.design.serverProfile?.sudo === true;
@@ -242,7 +252,7 @@ const sudoOf = (state: JournalState) => state.header!.design.serverProfile?.sudo
  * hosts: each host's in `hosts` (a host that cannot be reached in `unreachable`, the others still
  * said), the run as a whole in the top fields.
  */
-export async function detachedStatus(path: string, o: Pick<AttachOptions, 'prompt' | 'host'>): Promise<DetachedStatus> {
+export async function detachedStatus(path: string, o: ConnectVia): Promise<DetachedStatus> {
   const runs = requireDetachedRuns(path);
   const group = runs[0].group;
   if (!group) return statusOf(runs[0], o);
@@ -267,7 +277,7 @@ export async function detachedStatus(path: string, o: Pick<AttachOptions, 'promp
 }
 
 /** One host's detached run, looked at on its target. */
-async function statusOf(d: DetachedRun, o: Pick<AttachOptions, 'prompt' | 'host'>): Promise<DetachedStatus> {
+async function statusOf(d: DetachedRun, o: ConnectVia): Promise<DetachedStatus> {
   const base = { path: d.path, runId: d.runId, target: d.target, planned: d.planned };
   if (d.ended) return { ...base, state: d.lastState ?? 'failed', done: d.done, message: d.lastMessage, imported: true };
   const { fold, context } = localRun(d);
@@ -550,6 +560,11 @@ class Follower {
     this.wake.abort();
   }
 
+  /** How this follower connects: what it is told of the choice goes into its log, as the run's other lines do. */
+  private connectVia(): ConnectVia {
+    return { ...this.o, say: (message) => this.emit({ type: 'log', at: Date.now(), level: 'warn', message }) };
+  }
+
   private emit(e: RunEvent): void {
     const event = this.group ? { ...e, host: this.d.target } : e;
     this.o.onEvent?.(event);
@@ -599,7 +614,7 @@ class Follower {
     this.progress();
     try {
       if (d.ended) return await this.finish(null);
-      const session = await connect(d, this.o);
+      const session = await connect(d, this.connectVia());
       try {
         return await this.follow(session);
       } finally {
@@ -698,7 +713,7 @@ class Follower {
     let cleanedUp = false;
     let problem: string | undefined;
     try {
-      const own = session ?? (await connect(this.d, this.o));
+      const own = session ?? (await connect(this.d, this.connectVia()));
       try {
         const sudo = sudoOf(s);
         // The runner writes its last line just before it exits: give it a moment to be gone.

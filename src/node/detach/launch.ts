@@ -13,6 +13,7 @@ import { JournalFold, remainingRestarts, resultsFromJournal, type RecordOf } fro
 import { defaultHostLayer, type HostLayer } from '../engine/hostlayer.js';
 import { openRunJournal } from '../engine/journal.js';
 import type { Prompter } from '../host/types.js';
+import { rememberLaunch } from './launched.js';
 import { launchDetached } from './target.js';
 
 export interface DetachRequest {
@@ -114,6 +115,10 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
       write({ t: 'detached', at: Date.now(), runId: o.runId, target, ...(auth ? { auth } : {}), dir: launched.dir, supervisor: launched.supervisor, ...(launched.pid ? { pid: launched.pid } : {}), ...(o.group ? { group: o.group } : {}) });
       journal.writer.close();
       journal = null;
+      // This machine's own record: only with it are the journal's paths used again (a shipped journal's are not).
+      await rememberLaunch({ runId: o.runId, target, file: resolve(o.path), ...(auth ? { auth } : {}), at: Date.now() }).catch(() => {
+        /* The run goes on; without the record, attach says it does not use the journal's paths and uses the user's own. */
+      });
       await o.save(resultsFromJournal(fold.state(), 'interrupted before it finished; run again'));
       return { runId: o.runId, target, dir: launched.dir, supervisor: launched.supervisor, pid: launched.pid, planned: plan.length, done: fold.state().restarts.length, restarts: restarts.length };
     } catch (e) {
