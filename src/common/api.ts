@@ -44,6 +44,8 @@ export interface FailDetails {
   consent?: TrustCheck;
   /** start-failed: the failure will happen again the same way (no binary, a refused option, permissions). */
   repeats?: boolean;
+  /** needs-consent on run.attach or run.detachedStatus: a detached run this computer did not launch, its target(s) and the journal(s) that record it; the request names `target` once the user agreed. */
+  follow?: { target: string; journals: string[] };
 }
 
 /** A save that would leave measurements behind: how many, and where they would be kept. */
@@ -222,12 +224,19 @@ export interface DetachedStatus {
   notStarted?: string[];
 }
 
+/** An unfinished file's detached run, from its journal(s) alone: where, where it is recorded, and whether this computer launched it (then the app follows it by itself). */
+export interface DetachedHere {
+  target: string;
+  journals: string[];
+  launchedHere: boolean;
+}
+
 /** run.check: a finished run is not run again unless the user asks (fresh), and is told where its results stay. */
 export type RunCheck =
   | {
       finished: false;
       /** detached: the unfinished run is detached on that target, its end not brought in yet (it is followed, not resumed). */
-      unfinished?: { restartsDone: number; restartsPlanned: number; designChanges: string[]; detached?: { target: string } };
+      unfinished?: { restartsDone: number; restartsPlanned: number; designChanges: string[]; detached?: DetachedHere };
     }
   | { finished: true; restartsDone: number; restartsPlanned: number; keepResultsAs: string };
 
@@ -335,11 +344,11 @@ export interface Requests {
    */
   'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean; fresh?: boolean; /** Keep running when this computer sleeps: the run goes on on its target (issue 14); this process follows it while it can. */ detach?: boolean }; result: RunStatus };
   /** Follow the file's detached run (its events arrive as run.batch; its results reach the file when it has ended). */
-  'run.attach': { args: { path: string }; result: RunStatus };
+  'run.attach': { args: { path: string; /** The target the user agreed to connect to (a run this computer did not launch: see FailDetails.follow). */ target?: string }; result: RunStatus };
   /** Stop following a detached run: it goes on on its target. */
   'run.stopFollowing': { args: { runId: string }; result: RunStatus };
   /** Where the file's detached run is, looked at on its target (writes nothing); null when the file has none. */
-  'run.detachedStatus': { args: { path: string }; result: DetachedStatus | null };
+  'run.detachedStatus': { args: { path: string; /** As for run.attach. */ target?: string }; result: DetachedStatus | null };
   /** Has this file's run finished (and where its results are kept if it is run again from scratch), or is one unfinished? */
   'run.check': { args: { path: string; target?: string }; result: RunCheck };
   'run.pause': { args: { runId: string }; result: RunStatus };

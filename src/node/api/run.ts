@@ -5,6 +5,7 @@ import type { BackendContext, Handlers } from '../backend.js';
 import { consentNote } from '../runs/prepare.js';
 import { requireConsentFor } from '../trust.js';
 import { detachedRuns, detachedStatus } from '../detach/attach.js';
+import { notLaunchedHere, requireFollowConsent } from '../detach/launched.js';
 
 export function runHandlers(ctx: BackendContext): Handlers {
   const runs = ctx.runs;
@@ -44,17 +45,24 @@ export function runHandlers(ctx: BackendContext): Handlers {
         /* a journal refused here is refused, with its reason, by run.detachedStatus and run.attach */
       }
       // Several hosts: every host whose run goes on, joined.
-      return going.length ? { ...c, unfinished: { ...c.unfinished, detached: { target: going.map((d) => d.target).join(', ') } } } : c;
+      if (!going.length) return c;
+      const detached = { target: going.map((d) => d.target).join(', '), journals: going.map((d) => d.journal), launchedHere: !notLaunchedHere(going).length };
+      return { ...c, unfinished: { ...c.unfinished, detached } };
     },
     'run.status': async () => runs.status(),
-    'run.attach': async ({ path }) => {
+    'run.attach': async ({ path, target }) => {
       if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.attach: path must be an experiment file path');
+      // Following connects (an ended run too: its directory there is removed).
+      requireFollowConsent(path, detachedRuns(path), target);
       return runs.attach(path);
     },
     'run.stopFollowing': async ({ runId }) => runs.stopFollowing(runId),
-    'run.detachedStatus': async ({ path }) => {
+    'run.detachedStatus': async ({ path, target }) => {
       if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.detachedStatus: path must be an experiment file path');
-      return detachedRuns(path).length ? detachedStatus(path, { prompt: ctx.hub.prompt }) : null;
+      const all = detachedRuns(path);
+      // Looking connects only for a run whose end is not here yet.
+      requireFollowConsent(path, all.filter((d) => !d.ended), target);
+      return all.length ? detachedStatus(path, { prompt: ctx.hub.prompt }) : null;
     },
     'run.events': async ({ runId, afterSeq }) => {
       if (!Number.isInteger(afterSeq) || afterSeq < 0) throw new ApiError('invalid-argument', `afterSeq: expected a whole number of at least 0, got ${JSON.stringify(afterSeq)}`);

@@ -12,7 +12,7 @@
 // host keys are always checked against the user's known_hosts and varlab's own (ssh/connect.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TargetAuth } from '../../common/api.js';
+import { ApiError, type TargetAuth } from '../../common/api.js';
 import { varlabHome, writeAtomic } from '../files.js';
 import { hostAuths } from '../runs/auth.js';
 import { checkRunId } from './runner.js';
@@ -82,4 +82,28 @@ export async function detachedAuth(d: RecordedRun, given?: TargetAuth): Promise<
     auth,
     said: `this computer did not launch run ${d.runId} (no record of it in ${join(varlabHome(), 'launched')}): ${named(journal)} named by the journal ${d.journal} ${Object.keys(journal).length > 1 ? 'are' : 'is'} not used; connecting to ${d.target} with ${instead} (give --identity and --known-hosts to choose), host keys checked against your known_hosts and varlab's own`,
   };
+}
+
+/** The runs (of one file) this machine did not launch: following them connects to a target no one here chose. */
+export function notLaunchedHere<T extends { runId: string; target: string }>(runs: T[]): T[] {
+  return runs.filter((d) => !launchedHere(d));
+}
+
+/**
+ * Opening a file does nothing on the network (issue 24, item 2): before the app connects for a
+ * detached run this machine did not launch, the user agrees, shown the target; the request then names
+ * that target (`agreed`). Refused otherwise, with the target and the journals in the details, so the
+ * Run view can say where the run is recorded and offer to follow it.
+ */
+export function requireFollowConsent(path: string, runs: RecordedRun[], agreed: string | undefined): void {
+  const away = notLaunchedHere(runs);
+  if (!away.length) return;
+  const target = runs.map((d) => d.target).join(', ');
+  if (agreed === target) return;
+  const journals = runs.map((d) => d.journal);
+  throw new ApiError(
+    'needs-consent',
+    `${path}: a detached run is recorded beside it (${journals.join(', ')}), on ${target}, and this computer did not launch it. Following it connects to ${target} over SSH with your own key and known_hosts files (never the journal's): agree to that first`,
+    { follow: { target, journals } },
+  );
 }

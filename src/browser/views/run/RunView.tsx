@@ -11,7 +11,7 @@ import { endedWords, LiveRun, LiveRuns } from './live.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
-import { agreeAndStart, attachToRunning, checkUnfinished, control, followDetached, showHost, startRun, stopFollowing, useRunSession } from './session.js';
+import { agreeAndStart, agreeToFollow, attachToRunning, checkUnfinished, control, followDetached, showHost, startRun, stopFollowing, useRunSession } from './session.js';
 import { notFollowingMessage } from './follow.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { ConsentList } from '../export/ConsentList.js';
@@ -48,6 +48,9 @@ function StartPanel() {
   // The file's run goes on on its target by itself (or ended there, not brought in yet): it is followed, not run.
   const away = unfinished?.detached ?? (follow ? { target: follow.target ?? target } : null);
   if (away) {
+    // Recorded by a run this computer did not launch: nothing connects until the user asks (Follow) and agrees.
+    const recorded = follow?.state === 'recorded' || (!follow && unfinished?.detached?.launchedHere === false);
+    if (recorded) return <RecordedRun path={path} target={away.target} journals={follow?.journals ?? unfinished?.detached?.journals ?? []} />;
     return (
       <div className="run-box" style={{ display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap' }} data-testid="run-start">
         <span data-testid="run-detached-away">
@@ -541,6 +544,49 @@ export function RunView() {
           )}
           <Charts live={savedLive} frame={0} />
         </>
+      )}
+    </div>
+  );
+}
+
+/**
+ * A detached run recorded beside the file by a run this computer did not launch (a shipped file):
+ * where it is recorded and on which target; nothing has connected. Follow asks first, naming the
+ * target and what following does there.
+ */
+function RecordedRun({ path, target, journals }: { path: string; target: string; journals: string[] }) {
+  const generation = useApp((s) => s.generation);
+  const [asking, setAsking] = useState(false);
+  return (
+    <div className="run-box" style={{ display: 'grid', gap: 8 }} data-testid="run-start">
+      <span data-testid="run-detached-recorded">
+        A detached run is recorded beside this file, in {journals.map((j, i) => (
+          <span key={j}>
+            {i ? ', ' : ''}
+            <code>{j}</code>
+          </span>
+        ))}
+        : it runs, or ran, on <code>{target}</code>. This computer did not launch it, so nothing has connected there.
+      </span>
+      {!asking ? (
+        <div>
+          <button className="primary" onClick={() => setAsking(true)} data-testid="run-follow">
+            Follow
+          </button>
+        </div>
+      ) : (
+        <div className="warning" role="group" aria-label="Follow this run?" data-testid="run-follow-consent">
+          <p>
+            Following connects to <code>{target}</code> over SSH with your own key and known_hosts files (never the ones the journal names), reads the run&apos;s
+            journal there and brings its measurements into <code>{path}</code>. Once the run has ended, its directory there is removed.
+          </p>
+          <button className="primary" onClick={() => void agreeToFollow(path, target, generation)} data-testid="run-follow-agree">
+            Connect to {target} and follow
+          </button>{' '}
+          <button onClick={() => setAsking(false)} data-testid="run-follow-no">
+            Not now
+          </button>
+        </div>
       )}
     </div>
   );

@@ -2,12 +2,18 @@
 // and what it says when the user stopped following. Kept apart from the session store so it can be
 // tested without a browser.
 
-/** The open file's detached run: being looked at to follow it, why it could not be followed, or not followed because the user stopped following it. */
+/**
+ * The open file's detached run: being looked at to follow it, why it could not be followed, not
+ * followed because the user stopped following it, or recorded beside the file by a run this computer
+ * did not launch (nothing connects until the user agrees to follow it, shown its target).
+ */
 export interface FollowState {
   path: string;
   target?: string;
-  state: 'connecting' | 'failed' | 'stopped';
+  state: 'connecting' | 'failed' | 'stopped' | 'recorded';
   message?: string;
+  /** recorded: the journals beside the file that record it. */
+  journals?: string[];
   /** stopped: the app's open-file generation then (opening the file again bumps it). */
   opened?: number;
   /** stopped: when (ms since the epoch). */

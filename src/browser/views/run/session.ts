@@ -4,7 +4,7 @@
 // the backend no longer holds it in memory it sends the run rebuilt from its journal (a snapshot),
 // and the view starts afresh from that.
 import { create } from 'zustand';
-import type { DesignChanged, EventBatch, RunStatus, TargetAuth } from '../../../common/api.js';
+import type { DesignChanged, DetachedHere, EventBatch, RunStatus, TargetAuth } from '../../../common/api.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
 import type { RunEvent } from '../../../common/events.js';
@@ -27,7 +27,7 @@ interface RunSessionState {
   frame: number;
   error: string | null;
   /** A journal beside the open file with restarts still to run; designChanges: what the file's design changed since it started; detached: it runs on that target by itself. */
-  unfinished: { path: string; restartsDone: number; restartsPlanned: number; designChanges: string[]; detached?: { target: string } } | null;
+  unfinished: { path: string; restartsDone: number; restartsPlanned: number; designChanges: string[]; detached?: DetachedHere } | null;
   /** The open file's detached run: being looked at on its target to follow it, why it could not be followed, or not followed because the user stopped following it. */
   follow: FollowState | null;
   /** run.start refused: the design changed since the unfinished run started; the user chooses. */
@@ -167,6 +167,19 @@ export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 're
 let looking: string | null = null;
 
 /**
+ * Targets the user agreed to connect to, to follow a detached run this computer did not launch, per
+ * file, with the open-file generation then: opening the file again asks again (opening does nothing
+ * on the network by itself).
+ */
+const agreements = new Map<string, { target: string; opened: number }>();
+
+/** The user agreed to follow the file's recorded run on `target` (shown to them): follow it now. */
+export async function agreeToFollow(path: string, target: string, opened: number): Promise<void> {
+  agreements.set(path, { target, opened });
+  await followDetached(path);
+}
+
+/**
  * A file whose run goes on on its target by itself (detached), or ended there with its results not
  * brought in yet: follow it, so its measurements come in from where this computer stopped and the
  * view shows it live (or its end). Why it could not be followed is shown, never swallowed.
@@ -180,8 +193,12 @@ export async function followDetached(path: string, opened?: number): Promise<voi
   if (opened !== undefined && !followsByItself(now.follow, path, opened)) return;
   looking = path;
   const problem = (message: string, target?: string) => useRunSession.setState({ follow: { path, target, state: 'failed', message } });
+  const agreement = agreements.get(path);
+  const agreed = agreement && (opened === undefined || agreement.opened === opened) ? { target: agreement.target } : {};
   try {
-    const s = await getClient().call('run.detachedStatus', { path });
+    const s = await getClient().call('run.detachedStatus', { path, ...agreed });
+    // A run this computer did not launch: nothing connected; the view says where it is recorded and offers Follow.
+    if (!s.ok && s.code === 'needs-consent' && s.details?.follow) return void useRunSession.setState({ follow: { path, target: s.details.follow.target, state: 'recorded', journals: s.details.follow.journals } });
     if (!s.ok) return problem(s.message, useRunSession.getState().unfinished?.detached?.target);
     const d = s.value;
     if (!d || d.imported) {
@@ -194,7 +211,7 @@ export async function followDetached(path: string, opened?: number): Promise<voi
     if (later.runId && later.runs.active) return;
     useRunSession.setState({ follow: { path, target: d.target, state: 'connecting' } });
     // Running, or ended on the target while nobody followed: attaching brings every measurement in.
-    const r = await getClient().call('run.attach', { path });
+    const r = await getClient().call('run.attach', { path, ...agreed });
     if (!r.ok) return problem(r.message, d.target);
     useRunSession.setState({ unfinished: null });
     watch(r.value.runId, r.value.path, r.value.detached ?? { target: d.target, following: true }, d.current);
