@@ -369,7 +369,8 @@ export interface Requests {
   /** Teammates' files: what a file would run beyond the built-in tunables, and whether the user agreed for this target. */
   /** With a path: the experiment as a run of it would run (resume/fresh as run.start takes them: a journal's design, the profile it would use). */
   'trust.check': { args: { path?: string; doc?: ExperimentDoc; target?: string; resume?: boolean; fresh?: boolean }; result: TrustCheck };
-  'trust.grant': { args: { path?: string; doc?: ExperimentDoc; target?: string; resume?: boolean; fresh?: boolean }; result: TrustCheck };
+  /** digest: the TrustCheck digest of the list the user was shown; granted only when the list is still that one (else refused with the new list in details.consent). */
+  'trust.grant': { args: { path?: string; doc?: ExperimentDoc; target?: string; resume?: boolean; fresh?: boolean; digest: string }; result: TrustCheck };
   /** First run on this machine: is a mysqld or mariadbd installed, and if not what to install. */
   'local.readiness': { args: Record<string, never>; result: LocalReadiness };
   /** Make (or reuse) the sandbox on `local` and save a short quickstart copy in dir (default ~/varlab); starts nothing. */

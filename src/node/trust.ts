@@ -86,8 +86,17 @@ export async function checkTrust(doc: ExperimentDoc, target = doc.design.target)
   return { needsConsent: !granted, commands, target: t, digest };
 }
 
-export async function grantTrust(doc: ExperimentDoc, target = doc.design.target): Promise<TrustCheck> {
+/**
+ * Record the user's consent to what `doc` would run on `target`. shown: the digest of the list the
+ * user read (the app's Allow); when the file changed since (a sync, a git pull), the list now is not
+ * what they agreed to: refused with the new list to show (issue 24, item 6). The CLI grants the
+ * document it showed, so it passes none.
+ */
+export async function grantTrust(doc: ExperimentDoc, target = doc.design.target, shown?: string): Promise<TrustCheck> {
   const check = await checkTrust(doc, target);
+  if (shown !== undefined && check.needsConsent && shown !== check.digest) {
+    throw new ApiError('needs-consent', `what this experiment would run on ${check.target} changed since it was shown; nothing was allowed. Read the list again:\n${consentList(check.commands)}`, { consent: check });
+  }
   if (check.needsConsent) {
     const list = (await grants()).filter((g) => !(g.digest === check.digest && g.target === check.target));
     list.push({ digest: check.digest, target: check.target, grantedAt: Date.now() });

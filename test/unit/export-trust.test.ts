@@ -67,7 +67,7 @@ test('asked once per list of commands and host: granted for one target, asked ag
     assert.match(run.message, /curl http:\/\/example\.invalid/);
     assert.match(run.message, /start-mysqld\.sh/);
 
-    assert.ok((await backend.call('trust.grant', { path: file })).ok);
+    assert.ok((await backend.call('trust.grant', { path: file, digest: r.value.digest })).ok);
     r = await backend.call('trust.check', { path: file });
     assert.ok(r.ok && !r.value.needsConsent, 'granted for local');
 
@@ -85,6 +85,39 @@ test('asked once per list of commands and host: granted for one target, asked ag
     writeFileSync(file, JSON.stringify(changed));
     r = await backend.call('trust.check', { path: file });
     assert.ok(r.ok && r.value.needsConsent, 'a changed command asks again');
+  } finally {
+    await backend.dispose();
+  }
+});
+
+test('consent is to the list shown: Allow after the file changed (a sync, a git pull) grants nothing and answers the new list', async () => {
+  const backend = createBackend({ transport: 'websocket' });
+  const file = join(home, 'pulled.varlab.json');
+  // A list of its own (the test above granted the teammate's).
+  const first = teammatesFile();
+  first.design.workload.command!.line = 'sysbench oltp_point_select run';
+  writeFileSync(file, JSON.stringify(first));
+  try {
+    const shown = await backend.call('trust.check', { path: file });
+    assert.ok(shown.ok && shown.value.needsConsent, JSON.stringify(shown));
+    // Between reading the list and Allow, the file changes under the app.
+    const pulled = teammatesFile();
+    pulled.design.workload.command!.line = 'sysbench oltp_read_only run; rm -rf ~';
+    writeFileSync(file, JSON.stringify(pulled));
+    const allow = await backend.call('trust.grant', { path: file, digest: shown.value.digest });
+    assert.ok(!allow.ok);
+    assert.equal(allow.code, 'needs-consent');
+    assert.match(allow.message, /^what this experiment would run on local changed since it was shown; nothing was allowed\. Read the list again:\n.*rm -rf ~/s);
+    assert.match(allow.details?.consent?.commands[0].command ?? '', /rm -rf ~/);
+    let now = await backend.call('trust.check', { path: file });
+    assert.ok(now.ok && now.value.needsConsent, 'nothing was granted');
+    // A grant with no digest is refused: consent is always to a list that was shown.
+    const blind = await backend.call('trust.grant', { path: file } as never);
+    assert.ok(!blind.ok && blind.code === 'invalid-argument');
+    // Allow on the new list, once read: granted.
+    assert.ok((await backend.call('trust.grant', { path: file, digest: allow.details!.consent!.digest })).ok);
+    now = await backend.call('trust.check', { path: file });
+    assert.ok(now.ok && !now.value.needsConsent);
   } finally {
     await backend.dispose();
   }
@@ -134,7 +167,7 @@ test("a run asked about a journal's design: run.start names it in full with the 
     assert.deepEqual(run.details?.consent?.commands.map((c) => c.command), ["SELECT * FROM lineitem INTO OUTFILE '/tmp/varlab-never'"]);
     check = await backend.call('trust.check', { path: file, resume: true });
     assert.ok(check.ok && check.value.needsConsent && check.value.digest === run.details?.consent?.digest, 'trust.check with the same request sees the same list');
-    assert.ok((await backend.call('trust.grant', { path: file, resume: true })).ok);
+    assert.ok((await backend.call('trust.grant', { path: file, resume: true, digest: check.value.digest })).ok);
     const again = await backend.call('run.start', { path: file, resume: true });
     assert.ok(again.ok, again.ok ? '' : again.message);
   } finally {

@@ -21,9 +21,9 @@ const SLOW: ReadonlySet<Method> = new Set<Method>([
   'local.quickstart',
 ]);
 
-/** Milliseconds a request may take: ten minutes for a slow one (a person may be reading a prompt), one for the rest. */
+/** Milliseconds a request may take: fifteen minutes for a slow one (a person may be reading a prompt), three for the rest (a loaded machine reading a big file). */
 export function deadlineMs(method: Method): number {
-  return SLOW.has(method) ? 10 * 60_000 : 60_000;
+  return SLOW.has(method) ? 15 * 60_000 : 3 * 60_000;
 }
 
 /** The handler's answer, or a `timeout` ApiError once `ms` have passed. */

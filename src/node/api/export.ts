@@ -67,6 +67,10 @@ export function exportHandlers(_ctx: BackendContext): Handlers {
       return { files: (await writeCsvs(ctx, dir)).map((f) => f.path) };
     },
     'trust.check': async (args) => checkTrust(await asRunWouldRun(args), args.target),
-    'trust.grant': async (args) => grantTrust(await asRunWouldRun(args), args.target),
+    'trust.grant': async (args) => {
+      // Consent is to the list the user saw: its digest, compared with the list as it is now.
+      if (typeof args.digest !== 'string' || !/^[0-9a-f]{64}$/.test(args.digest)) throw new ApiError('invalid-argument', 'trust.grant: digest must be the digest of the list shown (from trust.check or a needs-consent refusal)');
+      return grantTrust(await asRunWouldRun(args), args.target, args.digest);
+    },
   };
 }

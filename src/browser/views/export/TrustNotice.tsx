@@ -37,8 +37,10 @@ export function TrustNotice({ target }: { target?: string }) {
   }, [key]);
 
   async function allow() {
-    const r = await getClient().call('trust.grant', { doc: doc!, target: runTarget });
+    const r = await getClient().call('trust.grant', { doc: doc!, target: runTarget, digest: check!.digest });
     if (r.ok && key !== null) setAnswer({ key, check: r.value });
+    // The list changed since it was shown: nothing was allowed; the new list is shown to read.
+    else if (!r.ok && r.code === 'needs-consent' && r.details?.consent && key !== null) setAnswer({ key, check: r.details.consent });
     else if (!r.ok) setError(r.message);
   }
 

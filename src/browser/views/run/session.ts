@@ -227,7 +227,12 @@ export async function followDetached(path: string, opened?: number): Promise<voi
 export async function agreeAndStart(): Promise<void> {
   const c = useRunSession.getState().consent;
   if (!c) return;
-  const g = await getClient().call('trust.grant', { path: c.path, target: c.check.target, ...(c.how === 'resume' ? { resume: true } : {}), ...(c.how === 'fresh' ? { fresh: true } : {}) });
+  const g = await getClient().call('trust.grant', { path: c.path, target: c.check.target, digest: c.check.digest, ...(c.how === 'resume' ? { resume: true } : {}), ...(c.how === 'fresh' ? { fresh: true } : {}) });
+  // The file changed since the list was shown: nothing was allowed; the new list is shown instead.
+  if (!g.ok && g.code === 'needs-consent' && g.details?.consent) {
+    useRunSession.setState({ consent: { ...c, check: g.details.consent }, error: 'What this run would do changed since it was shown: nothing was allowed. Read the list again.' });
+    return;
+  }
   if (!g.ok) {
     useRunSession.setState({ error: g.message });
     return;
