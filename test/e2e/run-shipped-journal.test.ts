@@ -61,6 +61,7 @@ test('a shipped file with a detached run beside it: opening it connects nowhere;
     // Follow asks first, naming the target and what following does there; "Not now" connects nowhere.
     await page.getByTestId('run-follow').click();
     const consent = page.getByTestId('run-follow-consent');
+    if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-shipped-follow-consent.png` });
     assert.match(await consent.innerText(), new RegExp(`^Following connects to ${re(sshd.target)} over SSH with your own key and known_hosts files \\(never the ones the journal names\\)`));
     await page.getByTestId('run-follow-no').click();
     assert.equal(await consent.count(), 0);
