@@ -59,12 +59,27 @@ function scheduleFrame(): void {
   else setTimeout(bump, 16);
 }
 
+/** A gap was seen while a catch-up was on its way: ask again once it is back. */
+let catchUpAgain = false;
+
 async function catchUp(runId: string): Promise<void> {
-  if (catchingUp) return;
+  // A batch that arrives with a gap while a catch-up is on its way is dropped by take(); without
+  // asking again, one that came after the catch-up's answer was made (a follower's last batch, its
+  // "stopped following" error) would never be seen: the view would wait for ever.
+  if (catchingUp) {
+    catchUpAgain = true;
+    return;
+  }
   catchingUp = true;
   try {
-    const r = await getClient().call('run.events', { runId, afterSeq: lastSeq });
-    if (r.ok) for (const b of r.value) take(b);
+    let id: string | null = runId;
+    do {
+      catchUpAgain = false;
+      const r = await getClient().call('run.events', { runId: id, afterSeq: lastSeq });
+      if (r.ok) for (const b of r.value) take(b);
+      // The run watched now (another may be watched since the first ask).
+      id = useRunSession.getState().runId;
+    } while (catchUpAgain && id);
   } finally {
     catchingUp = false;
   }
