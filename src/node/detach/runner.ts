@@ -86,6 +86,9 @@ export function checkJournalRunDir(dir: string, runId: string, where: string): s
   return dir;
 }
 
+/** The file in a run's directory that says varlab made it, for which run (its id, one line). */
+export const RUN_MARKER = 'varlab-run';
+
 /** The files a run's directory holds, runner.sh first. */
 export function compileRunner(input: RunnerInput): RunnerFile[] {
   const { design, dir } = input;
@@ -107,6 +110,8 @@ export function compileRunner(input: RunnerInput): RunnerFile[] {
     if (!p) throw new ApiError('internal', `no restart procedure for cell ${cell}`);
     return p;
   };
+  // varlab's marker: cleanup removes only a directory that carries it with this run's id.
+  data(RUN_MARKER, `${input.runId}\n`);
   data('plan', input.restarts.map((r) => `${r.seq} ${cells.indexOf(r.cell) + 1}\n`).join(''));
 
   if (w.kind === 'queries') {

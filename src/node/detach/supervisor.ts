@@ -9,7 +9,7 @@
 import { ApiError } from '../../common/api.js';
 import { HELPERS, OWNED_SAFE, RUNNER_ALIVE, type HostPaths, type Script } from '../host/script.js';
 import { shellQuote } from '../host/shell.js';
-import { checkRunId, type RunnerFile } from './runner.js';
+import { checkRunId, RUN_MARKER, type RunnerFile } from './runner.js';
 
 const q = shellQuote;
 
@@ -87,6 +87,32 @@ export function parseLaunch(stdout: string): Launched {
   return { supervisor: sup ?? 'setsid', pid: Number.isInteger(pid) && pid > 0 ? pid : null };
 }
 
+/**
+ * `run_dir_safe DIR`: DIR is a run directory as launch made it, not one someone else made or pointed
+ * at (issue 24, item 4): its real path is itself (no symlink anywhere on the way: a `runs` that links
+ * to another user's runs directory is refused), DIR, its `runs` and its profile directory are owned
+ * by this user and writable by no one else (launch's own check), and every directory above is owned
+ * by root or this user and writable by no one else unless sticky. Says why on stderr.
+ */
+const RUN_DIR_SAFE = String.raw`run_dir_safe() {
+  [ "$(readlink -f -- "$1" 2>/dev/null)" = "$1" ] || { echo "varlab: refusing $1: its real path is $(readlink -f -- "$1" 2>/dev/null) (a symbolic link on the way)" >&2; return 1; }
+  rp=$1; rn=0
+  while [ "$rp" != / ]; do
+    rn=$((rn + 1))
+    if [ $rn -le 3 ]; then
+      owned_safe "$rp" || { echo "varlab: refusing $1: $rp is not owned by uid $(id -u) or others can write it" >&2; return 1; }
+    else
+      set -- "$1" $(ls -ldn "$rp")
+      { [ "$4" = 0 ] || [ "$4" = "$(id -u)" ]; } || { echo "varlab: refusing $1: $rp is owned by uid $4" >&2; return 1; }
+      case "$2" in ?????????[tT]*) ;; ?????w*|????????w*) echo "varlab: refusing $1: others can write $rp" >&2; return 1 ;; esac
+    fi
+    rp=$(dirname "$rp")
+  done
+}`;
+
+/** A script's first lines on an existing run directory: what it holds is read or acted on only when launch's checks pass. */
+const runDirChecked = (dir: string) => [OWNED_SAFE, RUN_DIR_SAFE, RUNNER_ALIVE, `d=${q(dir)}`];
+
 /** The most of the journal one read brings back; the next read continues from where it stopped. */
 export const READ_CHUNK = 4 << 20;
 
@@ -97,8 +123,9 @@ export const READ_CHUNK = 4 << 20;
 export function readScript(dir: string, offset: number, sudo: boolean, max = READ_CHUNK): Script {
   if (!Number.isSafeInteger(offset) || offset < 0) throw new ApiError('invalid-argument', `journal offset ${offset}`);
   const text = [
-    RUNNER_ALIVE,
-    `d=${q(dir)}`,
+    ...runDirChecked(dir),
+    `if [ ! -e "$d" ]; then echo '@state missing'; exit 0; fi`,
+    `run_dir_safe "$d" || exit 1`,
     `if [ ! -f "$d/journal" ]; then echo '@state missing'; exit 0; fi`,
     `pid=$(cat "$d/pid" 2>/dev/null)`,
     `if runner_alive "$d" "$pid"; then echo "@state running $pid"; else echo "@state ended"; fi`,
@@ -131,12 +158,20 @@ export function parseRead(stdout: string): JournalRead {
 
 /** Ask the runner to stop (SIGTERM): it records the cancel, stops mysqld and restores the host itself. */
 export function cancelScript(dir: string, sudo: boolean): Script {
-  const text = [RUNNER_ALIVE, `d=${q(dir)}`, `pid=$(cat "$d/pid" 2>/dev/null)`, `if runner_alive "$d" "$pid"; then kill -TERM "$pid" && echo "@signalled $pid"; else echo '@gone'; fi`].join('\n');
+  const text = [...runDirChecked(dir), `[ -e "$d" ] || { echo '@gone'; exit 0; }`, `run_dir_safe "$d" || exit 1`, `pid=$(cat "$d/pid" 2>/dev/null)`, `if runner_alive "$d" "$pid"; then kill -TERM "$pid" && echo "@signalled $pid"; else echo '@gone'; fi`].join('\n');
   return { sections: [{ what: 'ask the runner to stop', text }], text: text + '\n', sudo };
 }
 
 /** Remove the run's directory once its journal is in the file and the runner has ended. */
 export function cleanupScript(dir: string, sudo: boolean): Script {
-  const text = [RUNNER_ALIVE, `d=${q(dir)}`, `pid=$(cat "$d/pid" 2>/dev/null)`, `runner_alive "$d" "$pid" && exit 0`, `[ -f "$d/runner.sh" ] && rm -rf "$d"; rmdir "$(dirname "$d")" 2>/dev/null; true`].join('\n');
+  const text = [
+    ...runDirChecked(dir),
+    `[ -e "$d" ] || exit 0`,
+    `run_dir_safe "$d" || exit 1`,
+    `pid=$(cat "$d/pid" 2>/dev/null)`,
+    `runner_alive "$d" "$pid" && exit 0`,
+    // Only a directory with varlab's marker naming this very run (its name is the run id).
+    `[ -f "$d/${RUN_MARKER}" ] && [ "$(cat "$d/${RUN_MARKER}")" = "$(basename "$d")" ] && rm -rf "$d"; rmdir "$(dirname "$d")" 2>/dev/null; true`,
+  ].join('\n');
   return { sections: [{ what: 'remove the finished run directory', text }], text: text + '\n', sudo };
 }
