@@ -53,7 +53,7 @@ export async function readSmallFileIfAny(path: string, what: string, code: 'auth
   }
 }
 
-function kindOf(st: { isDirectory(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
+export function kindOf(st: { isDirectory(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isCharacterDevice()) return 'a character device';
   if (st.isBlockDevice()) return 'a block device';

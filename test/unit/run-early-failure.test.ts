@@ -24,7 +24,7 @@ test('a journal that cannot be read: the run is refused naming the journal and w
 
   const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }) });
   // Refused before anything runs, naming the journal and why (the app shows the refusal in the Run view).
-  await assert.rejects(service.start({ file, consent: async () => {} }), (e: Error) => e.message === `cannot read the journal ${journalPath(file)}: EISDIR: illegal operation on a directory, read`);
+  await assert.rejects(service.start({ file, consent: async () => {} }), (e: Error) => e.message === `cannot read the journal ${journalPath(file)}: not a regular file (a directory)`);
   assert.deepEqual(service.status(), [], 'no run was registered');
   assert.equal(await service.busyWith(file), null, 'the file is free');
 });

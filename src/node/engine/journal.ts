@@ -14,6 +14,7 @@ import { canonicalJson } from '../../common/experiment/changes.js';
 import type { Design } from '../../common/experiment/types.js';
 import { buildPlan, designHosts, type ScheduledRestart } from '../../common/plan.js';
 import { isComplete, JOURNAL_FORMAT, restorePending, JournalFold, readJournalText, type JournalRecord, type JournalState, type RecordOf } from '../../common/records.js';
+import { kindOf } from '../small-file.js';
 
 export function journalPath(experimentPath: string): string {
   return experimentPath.replace(/\.json$/i, '') + '.journal.jsonl';
@@ -64,7 +65,8 @@ export function readJournal(path: string, fold?: JournalFold): JournalState | nu
   let text: string;
   try {
     // A journal shipped beside a file may be a link to /dev/zero or a FIFO: read whole, it never ends.
-    if (!statSync(path).isFile()) throw new Error('not a regular file');
+    const st = statSync(path);
+    if (!st.isFile()) throw new Error(`not a regular file (${kindOf(st)})`);
     text = readFileSync(path, 'utf8');
   } catch (e) {
     // Node's own message ("EISDIR: illegal operation on a directory, read") names no file.
