@@ -1,25 +1,46 @@
 // Lint, and the layer rules of ARCHITECTURE.md made executable: a wrong import fails `npm test`.
 import tseslint from 'typescript-eslint';
+import { layerPlugin } from './scripts/lint/layers.mjs';
 
-// A forbidden entry is a package name pattern (`react`, `node:*`) or a layer folder written `@layer/browser`,
-// which matches any relative import reaching into that folder (`../browser/x.js`, `../../src/browser/y.js`).
-const layer = (files, forbidden, why) => ({
-  files,
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        patterns: forbidden.map((f) =>
-          f.startsWith('@layer/')
-            ? { regex: `^(\\.\\.?/)+(src/)?${f.slice(7)}(/|$)`, message: why }
-            : { group: [f], message: why },
-        ),
-      },
-    ],
+// What each folder may import (an allow-list: anything not named is an error), besides itself.
+// `node:*` is Node's own modules, a `/`-ended entry a folder of the repository, anything else a package.
+const LAYERS = [
+  {
+    folder: 'src/common/',
+    may: ['ajv', 'simple-statistics', '@stdlib/*'],
+    why: 'src/common is pure TypeScript that runs anywhere (Node, the renderer, a worker): only its statistics and schema packages.',
   },
-});
-
-const NODE_BUILTINS = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'net', 'http', 'https', 'crypto', 'stream', 'url', 'util', 'events', 'readline', 'worker_threads', 'process'];
+  {
+    folder: 'src/browser/',
+    may: ['src/common/', 'react', 'react-dom', 'zustand', 'plotly.js'],
+    why: 'src/browser is the renderer: it reaches the backend only through the API contract in src/common.',
+  },
+  {
+    folder: 'src/node/',
+    may: ['src/common/', 'node:*', 'mysql2', 'ssh2', 'ssh-config', 'ws', 'playwright-core'],
+    why: 'src/node is the backend: Node, its packages and src/common, never the UI, the CLI or Electron.',
+  },
+  {
+    folder: 'src/cli/',
+    may: ['src/node/', 'src/common/', 'node:*'],
+    why: 'src/cli is headless: it reaches hosts, files and runs through src/node.',
+  },
+  {
+    folder: 'electron/',
+    may: ['electron', 'src/node/', 'src/common/', 'node:*'],
+    why: 'electron/ is the window around createBackend(): the UI is loaded as built files, never imported.',
+  },
+  {
+    folder: 'scripts/',
+    mayNot: ['src/browser/', 'electron', 'electron/'],
+    why: 'scripts/ run in Node: the browser bundle is named as data (an entry point), and the Electron binary cannot be downloaded on build machines.',
+  },
+  {
+    folder: 'test/',
+    mayNot: ['electron', 'electron/'],
+    why: 'The Electron binary cannot be downloaded on build machines: only electron/ may load electron.',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'public/dist/', '.varlab-test/', 'src/**/*.generated.js'] },
@@ -29,14 +50,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  layer(['src/common/**'], ['@layer/node', '@layer/browser', '@layer/cli', '@layer/electron', 'electron', ...NODE_BUILTINS, 'ssh2', 'mysql2', 'mysql2/*', 'react', 'react-dom', 'zustand', 'plotly.js', 'plotly.js/*'],
-    'src/common is pure TypeScript that runs anywhere: it may import only src/common and pure npm libraries.'),
-  layer(['src/node/**'], ['@layer/browser', '@layer/cli', '@layer/electron', 'electron', 'react', 'react-dom', 'zustand'],
-    'src/node is the backend: it may import src/common and Node libraries, never the UI, the CLI or Electron.'),
-  layer(['src/browser/**'], ['@layer/node', '@layer/cli', '@layer/electron', 'electron', ...NODE_BUILTINS, 'ssh2', 'mysql2', 'mysql2/*'],
-    'src/browser is the renderer: it reaches the backend only through the API contract, never by importing src/node.'),
-  layer(['src/cli/**'], ['@layer/browser', '@layer/electron', 'electron'],
-    'src/cli is headless: src/common and src/node only.'),
-  layer(['scripts/**', 'test/**'], ['electron', '@layer/electron'],
-    'The Electron binary cannot be downloaded on build machines: only electron/ may load electron.'),
+  {
+    plugins: { layers: layerPlugin(LAYERS) },
+    rules: { 'layers/imports': 'error' },
+  },
 );

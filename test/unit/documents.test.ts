@@ -19,7 +19,9 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), 'varlab-docs-'));
   process.env.VARLAB_HOME = join(dir, 'home');
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
+// A watcher's write can still be landing as the last test ends (seen once, two files at a time on a busy
+// machine: ENOTEMPTY): retry the removal instead of failing the file on its clean-up.
+after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
 
 const quickstart = (): ExperimentDoc => JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
 

@@ -41,6 +41,9 @@ test('a process killed but never reaped (a zombie) is gone', { skip: !existsSync
     const pid = Number(await new Promise<string>((r) => parent.stdout!.once('data', (d: Buffer) => r(d.toString()))));
     assert.ok(pid > 0);
     assert.equal(processRuns(pid), true, 'running before it is killed');
+    // The shell reaps its children until it has become that sleep (on a busy machine the echo can
+    // come well before the exec): kill the grandchild only once nothing will wait for it.
+    await until('the shell became the sleep that never waits', () => readFileSync(`/proc/${parent.pid}/cmdline`, 'utf8').split('\0')[0] === 'sleep');
     process.kill(pid, 'SIGKILL');
     await until('the killed grandchild became a zombie', () => state(pid) === 'Z');
     assert.doesNotThrow(() => process.kill(pid, 0), 'a zombie still answers signal 0');
