@@ -154,11 +154,11 @@ test("a file's own server profile (a script named mysqld, a datadir elsewhere, r
   neverTried(r.stderr);
   assert.equal(existsSync(marker), false);
 
-  // A datadir with .. is refused outright, consent or not.
+  // A datadir with .. is refused outright, consent or not: as a file that is not valid, naming the field (as validate does).
   const dotdot = experiment('dotdot-profile', (doc) => (doc.design.serverProfile = { ...hostile, mysqld: '/usr/sbin/mariadbd', datadir: `${dir}/sandbox/../../var/lib/mysql` }));
   const refused = await varlab(['run', dotdot, '--trust'], h);
   assert.equal(refused.code, 2, refused.stderr);
-  assert.match(refused.stderr, /server profile in the file: server profile datadir: expected an absolute path without control characters or \.\./);
+  assert.match(refused.stderr, /design\.serverProfile\.datadir: expected an absolute path without control characters or \.\./);
   assert.equal(existsSync(join(h, 'consent.json')), false);
 
   // With a profile registered for the target, the file's is never used, so it is not asked about.
