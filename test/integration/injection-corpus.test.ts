@@ -28,7 +28,9 @@ import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 
 // A short marker folder: the sandbox's socket path (≤ 107 bytes) holds it twice.
 const M = mkdtempSync('/tmp/v');
-chmodSync(M, 0o777); // mysqld (user mysql) could write here too: nothing may.
+// mysqld (user mysql) could write here too: nothing may. Sticky, like /tmp: a folder that anyone may
+// rename things in is refused as a place for a detached run's directory (run_dir_safe).
+chmodSync(M, 0o1777);
 const home = join(M, 'home');
 mkdirSync(home);
 let sshd: Sshd;

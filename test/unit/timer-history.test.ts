@@ -2,7 +2,7 @@
 // given to the execution it provably belongs to, or to none (that execution is measured again).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { matchBatch, sameStatement, type HistoryRow, type SentExecution } from '../../src/node/workloads/history.js';
+import { keptForm, matchBatch, sameStatement, type HistoryRow, type SentExecution } from '../../src/node/workloads/history.js';
 
 const SQL = 'SELECT COUNT(*) FROM t WHERE n < 1000';
 const READ = 'SELECT EVENT_ID AS id, TIMER_WAIT AS w FROM performance_schema.events_statements_history_long WHERE THREAD_ID = 42';
@@ -50,4 +50,11 @@ test('a statement text the server cut short matches only a long statement it beg
   assert.ok(sameStatement(long.slice(0, 300), long));
   assert.ok(!sameStatement('SELECT', 'SELECT 1'));
   assert.ok(!sameStatement('select 1', 'SELECT 1'));
+});
+
+test('the server keeps a statement without the whitespace around it and the semicolons after it: still the execution\'s own', () => {
+  assert.equal(keptForm('\n  SELECT COUNT(*) FROM t -- ;note\n'), 'SELECT COUNT(*) FROM t -- ;note');
+  assert.equal(keptForm('SELECT 1 ;  \n\t'), 'SELECT 1');
+  assert.ok(sameStatement('SELECT COUNT(*) FROM t -- ;note', 'SELECT COUNT(*) FROM t -- ;note\n'));
+  assert.ok(!sameStatement('SELECT COUNT(*) FROM t', 'SELECT COUNT(*) FROM u\n'));
 });

@@ -28,6 +28,7 @@ import { shellQuote } from '../host/shell.js';
 import { commandLine } from '../workloads/runners.js';
 import { splitStatements } from '../workloads/setup.js';
 import { MEASURE_USER, measureAccountSql } from '../workloads/account.js';
+import { keptForm } from '../workloads/history.js';
 
 /** Where the measurement account's password goes in its SQL: the runner puts in the one it made. */
 const PASSWORD_SLOT = '@@varlab_password@@';
@@ -162,7 +163,7 @@ function sessionSql(design: Design, timer: 'profiling' | 'performance_schema', m
     st(`SET @vl_e = (SELECT IFNULL(MAX(EVENT_ID), 0) ${since})`);
   }
   w.queries.forEach((qq, i) => {
-    const text = `CONVERT(X'${Buffer.from(qq.sql, 'utf8').toString('hex')}' USING utf8mb4)`;
+    const text = `CONVERT(X'${Buffer.from(keptForm(qq.sql), 'utf8').toString('hex')}' USING utf8mb4)`;
     for (let r0 = 1; r0 <= w.repetitions; r0 += DETACHED_BATCH) {
       const n = Math.min(DETACHED_BATCH, w.repetitions - r0 + 1);
       const head = `'${mark} ${timer === 'profiling' ? 'P' : 'h'} ${i + 1} ${r0} ${n} ', ${at}`;

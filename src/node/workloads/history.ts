@@ -45,7 +45,16 @@ export interface BatchMatch {
 const KEPT_AT_LEAST = 200;
 
 export function sameStatement(kept: string, sql: string): boolean {
-  return kept === sql || (kept.length >= KEPT_AT_LEAST && sql.startsWith(kept));
+  const sent = keptForm(sql);
+  return kept === sent || (kept.length >= KEPT_AT_LEAST && sent.startsWith(kept));
+}
+
+/**
+ * A statement as the server keeps its text: MariaDB and MySQL drop the whitespace before it and the
+ * whitespace and semicolons after it (`SELECT 1 -- note\n` is kept as `SELECT 1 -- note`).
+ */
+export function keptForm(sql: string): string {
+  return sql.replace(/^\s+/, '').replace(/[\s;]+$/, '');
 }
 
 /**
