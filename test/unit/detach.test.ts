@@ -208,6 +208,30 @@ test('launch refuses a records directory another user could write', () => {
   }
 });
 
+test('launch refuses a run directory below a folder others may rename things in, as status and attach would; a sticky one (like /tmp) is fine', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'varlab-launch-'));
+  try {
+    const files = [{ name: 'runner.sh', text: 'true\n', mode: 0o700 as const }];
+    const launch = (mode: number) => {
+      const open = join(tmp, `open-${mode.toString(8)}`);
+      mkdirSync(open);
+      chmodSync(open, mode);
+      const paths = { ...DEFAULT_HOST_PATHS, records: join(open, 'records') };
+      const rec = join(paths.records, 'p1');
+      const s = launchScript({ runId: RUN, dir: runDir(rec, RUN), recordDir: rec, paths, files, stopTimeoutS: 600, sudo: false, waitS: 0.1 });
+      return { r: spawnSync('/bin/sh', ['-c', s.text], { input: launchInput(files), encoding: 'utf8' }), open, dir: runDir(rec, RUN) };
+    };
+    const writable = launch(0o777);
+    assert.notEqual(writable.r.status, 0);
+    assert.match(writable.r.stdout, new RegExp(`@fail dir refusing ${writable.dir}: others can write ${writable.open}`));
+    assert.equal(existsSync(writable.dir), false, 'the run directory is not left behind');
+    const sticky = launch(0o1777);
+    assert.doesNotMatch(sticky.r.stdout, /@fail dir/, sticky.r.stdout);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
 // ---- import ----
 
 const b64 = (s: string) => (s ? Buffer.from(s, 'utf8').toString('base64') : '-');

@@ -51,11 +51,15 @@ export function launchScript(o: LaunchInput): Script {
   const text = [
     HELPERS,
     OWNED_SAFE,
+    RUN_DIR_SAFE,
     'umask 077',
     `recs=${q(o.paths.records)}; rec_dir=${q(o.recordDir)}; runs="$rec_dir/runs"; d=${q(o.dir)}`,
     `{ [ -d "$recs" ] || mkdir -p -m 755 "$recs"; } && { [ -d "$rec_dir" ] || mkdir -m 700 "$rec_dir"; } && { [ -d "$runs" ] || mkdir -m 700 "$runs"; } || fail dir "cannot make $runs"`,
     `for p in "$recs" "$rec_dir" "$runs"; do owned_safe "$p" || fail dir "refusing $p: it is not owned by uid $(id -u) or others can write it"; done`,
     `mkdir -m 700 "$d" || fail dir "cannot make $d"`,
+    // The checks status, attach and cancel make of it later, at once: a folder on the way that others
+    // may rename things in (writable, not sticky) is refused here, not only when the run is read.
+    `why=$(run_dir_safe "$d" 2>&1) || { rmdir "$d"; fail dir "\${why#varlab: }"; }`,
     ...writes,
     // systemd for a root runner on a host booted with systemd (sd_booted's test), else setsid nohup.
     `if [ "$(id -u)" = 0 ] && [ -d /run/systemd/system ] && command -v systemd-run >/dev/null 2>&1; then`,
