@@ -30,6 +30,19 @@ export function afterColon(o: { state: string; message?: string }): string {
 }
 
 /**
+ * The state of a run on several hosts, from its hosts' states, whatever their order: running while any
+ * host runs; else paused while any host waits to resume (a finished host does not hide a paused one,
+ * or a reloaded window would take the run for finished and Run would be refused as busy); else
+ * detached while any host goes on unfollowed; else failed, else cancelled; finished when all finished
+ * (or there is no host).
+ */
+export function groupState<S extends GroupableState>(states: readonly S[]): S | 'finished' {
+  return GROUP_PRECEDENCE.find((s): s is S => (states as readonly string[]).includes(s)) ?? 'finished';
+}
+const GROUP_PRECEDENCE = ['running', 'paused', 'detached', 'failed', 'cancelled', 'finished'] as const;
+type GroupableState = (typeof GROUP_PRECEDENCE)[number];
+
+/**
  * In a run of one design on several hosts every event also names its `host` (each host numbers its
  * own restarts from 1, so a restart is known by host and seq).
  */

@@ -18,7 +18,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { ApiError, type DetachedStatus, type EventBatch, type RunStatus, type TargetAuth } from '../../common/api.js';
 
 export type { DetachedStatus };
-import { hostWhy, type RunEvent } from '../../common/events.js';
+import { groupState, hostWhy, type RunEvent } from '../../common/events.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { buildPlan, estimatePlan, expandCells } from '../../common/plan.js';
 import { eventOf, JournalFold, recordsOfRestart, resultsFromJournal, severalHostsResults, type JournalRecord, type JournalState } from '../../common/records.js';
@@ -406,8 +406,7 @@ async function openGroup(runs: DetachedRun[], o: AttachOptions): Promise<Attache
     .finally(() => locks.release());
   const status = (): RunStatus => {
     const each = followers.map((f) => f.status());
-    const states = each.map((s) => s.state);
-    const state = states.includes('running') ? 'running' : states.includes('failed') ? 'failed' : states.includes('cancelled') ? 'cancelled' : 'finished';
+    const state = groupState(each.map((s) => s.state));
     return { runId: group.id, path, state, lastSeq: batcher.lastSeq, detached: { target, following: each.some((s) => s.detached?.following) } };
   };
   return {
@@ -425,8 +424,7 @@ async function openGroup(runs: DetachedRun[], o: AttachOptions): Promise<Attache
 
 /** Several hosts: finished when every host finished; detached while any goes on unfollowed; else failed, else cancelled. Each host's own in `hosts`. */
 function groupOutcome(path: string, runs: DetachedRun[], outs: (AttachOutcome & { signalled: boolean })[], notStarted: string[]): AttachOutcome & { signalled: boolean } {
-  const states = outs.map((h) => h.state);
-  const state: AttachOutcome['state'] = states.includes('detached') ? 'detached' : states.includes('failed') ? 'failed' : states.includes('cancelled') ? 'cancelled' : 'finished';
+  const state = groupState(outs.map((h) => h.state));
   const hosts = outs.map((outcome, i) => ({ target: runs[i].target, outcome }));
   const message = hosts
     .filter((h) => h.outcome.state !== 'finished' || state !== 'finished')
@@ -469,19 +467,15 @@ export async function cancelDetached(path: string, o: AttachOptions): Promise<At
   } catch (e) {
     if (!(e instanceof ApiError && e.code === 'busy')) throw e;
     // Another varlab follows it (the app, another terminal): ask each runner to stop; that one brings the end in.
-    const asked = await Promise.allSettled(
-      runs
-        .filter((d) => !d.ended)
-        .map(async (d) => {
-          const session = await connect(d, o);
-          try {
-            return await signalCancel(session, d.dir, sudoOf(readJournal(d.journal)!));
-          } finally {
-            await session.close().catch(() => {});
-          }
-        }),
-    );
-    const failed = asked.flatMap((r, i) => (r.status === 'rejected' ? [`${runs[i].target}: ${(r.reason as Error).message}`] : []));
+    const asked = await askEachToStop(runs, async (d) => {
+      const session = await connect(d, o);
+      try {
+        return await signalCancel(session, d.dir, sudoOf(readJournal(d.journal)!));
+      } finally {
+        await session.close().catch(() => {});
+      }
+    });
+    const failed = asked.notReached;
     const target = runs.map((d) => d.target).join(', ');
     return {
       state: 'detached',
@@ -491,11 +485,24 @@ export async function cancelDetached(path: string, o: AttachOptions): Promise<At
       planned: runs.reduce((n, d) => n + d.planned, 0),
       done: runs.reduce((n, d) => n + d.done, 0),
       cleanedUp: false,
-      signalled: asked.some((r) => r.status === 'fulfilled' && r.value),
+      signalled: asked.signalled,
     };
   }
   a.cancel();
   return a.done;
+}
+
+/**
+ * Ask the runner of every host that has not ended to stop, at once. A host not reached is named by its
+ * own target (the list asked is the unfinished hosts, not every host: R1, issue 26).
+ */
+export async function askEachToStop(runs: DetachedRun[], ask: (d: DetachedRun) => Promise<boolean>): Promise<{ signalled: boolean; notReached: string[] }> {
+  const unfinished = runs.filter((d) => !d.ended);
+  const asked = await Promise.allSettled(unfinished.map(ask));
+  return {
+    signalled: asked.some((r) => r.status === 'fulfilled' && r.value),
+    notReached: asked.flatMap((r, i) => (r.status === 'rejected' ? [`${unfinished[i].target}: ${(r.reason as Error).message}`] : [])),
+  };
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>

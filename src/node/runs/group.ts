@@ -6,7 +6,7 @@
 // A host that fails does not stop the others; cancel, pause and resume go to every host. The events
 // of all hosts go out in one numbered stream under the group's run id, each naming its host.
 import type { EventBatch, RunStatus } from '../../common/api.js';
-import { afterColon } from '../../common/events.js';
+import { afterColon, groupState } from '../../common/events.js';
 import type { Results } from '../../common/experiment/types.js';
 import { buildPlan } from '../../common/plan.js';
 import { resultsFromJournal, severalHostsResults } from '../../common/records.js';
@@ -45,8 +45,7 @@ export class HostGroup {
   }
 
   status(): RunStatus {
-    const states = this.running.map((r) => r.engine.status().state);
-    const state = this.ended ?? (states.includes('running') ? 'running' : (states[0] ?? 'finished'));
+    const state = this.ended ?? groupState(this.running.map((r) => r.engine.status().state));
     return { runId: this.opts.runId, path: this.opts.path, state, lastSeq: this.batcher.lastSeq };
   }
 
@@ -100,7 +99,7 @@ export function groupOutcome(opts: Pick<HostGroupOptions, 'path' | 'hosts'>, out
   const done = outcomes.reduce((n, h) => n + h.outcome.done, before);
   const failed = outcomes.filter((h) => h.outcome.state === 'failed');
   const cancelled = outcomes.filter((h) => h.outcome.state === 'cancelled');
-  const state: RunOutcome['state'] = failed.length ? 'failed' : cancelled.length ? 'cancelled' : 'finished';
+  const state = groupState(outcomes.map((h) => h.outcome.state));
   const said = (list: typeof outcomes) => list.map((h) => `${h.outcome.state} on ${h.target} after ${h.outcome.done} of ${h.outcome.planned} restarts${afterColon(h.outcome)}`);
   const others = outcomes.filter((h) => h.outcome.state === 'finished').map((h) => `finished on ${h.target}`);
   const message = state === 'finished' ? undefined : [...said(failed), ...said(cancelled), ...others, ...(state === 'cancelled' ? ['run again to resume'] : [])].join('; ');
