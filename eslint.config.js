@@ -17,7 +17,7 @@ const LAYERS = [
   },
   {
     folder: 'src/node/',
-    may: ['src/common/', 'node:*', 'mysql2', 'ssh2', 'ssh-config', 'ws', 'playwright-core'],
+    may: ['src/common/', 'node:*', 'mysql2', 'ssh2', 'ssh-config', 'ws', 'playwright-core', 'zod'],
     why: 'src/node is the backend: Node, its packages and src/common, never the UI, the CLI or Electron.',
   },
   {

@@ -6,6 +6,7 @@ import { hostHandlers } from './api/host.js';
 import { runHandlers } from './api/run.js';
 import { exportHandlers } from './api/export.js';
 import { localHandlers } from './api/local.js';
+import { checkedArgs } from './api/args.js';
 import { deadlineMs, withDeadline } from './api/deadline.js';
 import { EventHub } from './api/hub.js';
 import { createPathPolicy, type PathPolicy } from './api/paths.js';
@@ -81,7 +82,7 @@ export function createBackend(options: BackendOptions): DisposableBackend {
       const handler = handlers[method] as Handler<M> | undefined;
       if (!handler) return fail('unsupported', `${method} is not available in this mode`);
       try {
-        const work = (async () => handler(await paths.checkArgs(method, args ?? ({} as ArgsOf<M>)), origin))();
+        const work = (async () => handler(await paths.checkArgs(method, checkedArgs(method, args)), origin))();
         return ok(await withDeadline(method, work, (options.deadlineMs ?? deadlineMs)(method)));
       } catch (e) {
         if (e instanceof ApiError) return fail(e.code, e.message, e.details);

@@ -70,6 +70,31 @@ test('failures come back as values naming the problem, not as dropped connection
   ws.close();
 });
 
+test('every request\'s arguments are checked against the contract before anything runs, and the refusal names the field', async () => {
+  const ws = await connect({});
+  const cases: [string, unknown, RegExp][] = [
+    ['run.start', { path: 42 }, /^run\.start: path: .*string/],
+    // A misspelt flag is refused, not ignored: `detatch` would otherwise start an attached run.
+    ['run.start', { path: join(home, 'x.varlab.json'), detatch: true }, /^run\.start: .*"detatch"/],
+    ['run.start', { path: join(home, 'x.varlab.json'), auth: { identity: 7 } }, /^run\.start: auth\.identity: /],
+    ['run.events', { runId: 'r', afterSeq: -1 }, /^run\.events: afterSeq: /],
+    ['experiment.save', { path: join(home, 'y.varlab.json'), doc: 'not a document' }, /^experiment\.save: doc: expected an experiment document/],
+    ['experiment.save', { path: join(home, 'y.varlab.json'), doc: {}, choice: 'shred' }, /^experiment\.save: choice: /],
+    ['sandbox.create', { target: 'local', port: 70000 }, /^sandbox\.create: port: /],
+    ['export.plots', { dir: home, format: 'gif' }, /^export\.plots: format: /],
+    ['prompt.answer', { id: 'p' }, /^prompt\.answer: accept: /],
+  ];
+  for (const [method, args, message] of cases) {
+    const r = await call(ws, method, args);
+    assert.deepEqual([r.ok, r.code], [false, 'invalid-argument'], `${method} ${JSON.stringify(args)}`);
+    assert.match(r.message!, message, `${method} ${JSON.stringify(args)}`);
+  }
+  // Nothing ran: no file was written where the refused save and run pointed.
+  assert.equal(existsSync(join(home, 'y.varlab.json')), false);
+  assert.equal(existsSync(join(home, 'x.varlab.json.journal.jsonl')), false);
+  ws.close();
+});
+
 test('saving a document that holds a password is refused and nothing is written', async () => {
   const ws = await connect({});
   const example = await call(ws, 'experiment.example', { name: 'quickstart' });

@@ -35,7 +35,6 @@ export function experimentHandlers(ctx: BackendContext): Handlers {
     },
     // The document service reads the file with its revision and watches it from now on.
     'experiment.open': async ({ path }) => {
-      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'experiment.open: path must be a file path');
       return ctx.documents.open(path);
     },
     'experiment.close': async ({ path }) => {
@@ -44,8 +43,6 @@ export function experimentHandlers(ctx: BackendContext): Handlers {
     },
     'experiment.parse': async ({ name, text }) => opened(null, parseExperimentText(text), name),
     'experiment.save': async ({ path, doc, baseRevision, choice }) => {
-      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'experiment.save: path must be a file path');
-      if (choice !== undefined && choice !== 'keep-results-copy' && choice !== 'overwrite') throw new ApiError('invalid-argument', `experiment.save: unknown choice ${JSON.stringify(choice)}`);
       return ctx.documents.save({ path, doc, baseRevision, choice });
     },
     'experiment.recent': async () => recentFiles(),

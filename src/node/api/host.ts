@@ -59,7 +59,6 @@ export function hostHandlers(ctx: BackendContext): Handlers {
 
   return {
     'host.probe': async ({ target, auth }) => {
-      if (typeof target !== 'string') throw new ApiError('invalid-argument', 'host.probe: target must be a string');
       const f = await withTarget(target, auth, (s) => probeHost(s));
       // A host probed once is in the list with what it showed.
       await rememberHost(target, { auth, probe: f });
@@ -81,7 +80,6 @@ export function hostHandlers(ctx: BackendContext): Handlers {
     },
     'sandbox.create': async (req) => {
       const t = targetArg('sandbox.create', req.target);
-      if (req.builds !== undefined && (!Array.isArray(req.builds) || req.builds.some((b) => typeof b !== 'string'))) throw new ApiError('invalid-argument', 'sandbox.create: builds must be a list of NAME=PATH');
       const r = await withTarget(t, req.auth, (s) => createSandbox(s, { parent: req.parent, port: req.port, bufferPool: req.bufferPool, options: req.options, replace: req.replace === true, builds: req.builds }));
       await rememberHost(t, { auth: req.auth });
       return { entry: await hostEntry(t), reused: r.reused, replaced: r.replaced };

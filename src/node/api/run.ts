@@ -1,6 +1,6 @@
 // API handlers for running experiments: the run service does the work (the CLI uses the same);
-// these only carry its answers. Refusals come back from run.start; everything after, as events.
-import { ApiError } from '../../common/api.js';
+// these only carry its answers (their arguments are checked before: api/args.ts). Refusals come back
+// from run.start; everything after, as events.
 import type { BackendContext, Handlers } from '../backend.js';
 import { consentNote } from '../runs/prepare.js';
 import { requireConsentFor } from '../trust.js';
@@ -11,7 +11,6 @@ export function runHandlers(ctx: BackendContext): Handlers {
   const runs = ctx.runs;
   return {
     'run.start': async ({ path, target, auth, resume, fresh, detach }) => {
-      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.start: path must be an experiment file path');
       if (detach === true) {
         // The run goes on on its target; this process follows it while it can (the Run view stays live).
         const d = await runs.detach({ file: path, target, auth, resume: resume === true, fresh: fresh === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
@@ -34,7 +33,6 @@ export function runHandlers(ctx: BackendContext): Handlers {
     'run.resume': async ({ runId }) => runs.resume(runId),
     'run.cancel': async ({ runId }) => runs.cancel(runId),
     'run.check': async ({ path, target }) => {
-      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.check: path must be an experiment file path');
       const c = await runs.check(path, target);
       if (c.finished || !c.unfinished) return c;
       // Said from the local journal alone (no connection), so the Run view offers to follow it, never to resume it.
@@ -51,21 +49,18 @@ export function runHandlers(ctx: BackendContext): Handlers {
     },
     'run.status': async () => runs.status(),
     'run.attach': async ({ path, target }) => {
-      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.attach: path must be an experiment file path');
       // Following connects (an ended run too: its directory there is removed).
       requireFollowConsent(path, detachedRuns(path), target);
       return runs.attach(path);
     },
     'run.stopFollowing': async ({ runId }) => runs.stopFollowing(runId),
     'run.detachedStatus': async ({ path, target }) => {
-      if (typeof path !== 'string' || !path) throw new ApiError('invalid-argument', 'run.detachedStatus: path must be an experiment file path');
       const all = detachedRuns(path);
       // Looking connects only for a run whose end is not here yet.
       requireFollowConsent(path, all.filter((d) => !d.ended), target);
       return all.length ? detachedStatus(path, { prompt: ctx.hub.prompt }) : null;
     },
     'run.events': async ({ runId, afterSeq }) => {
-      if (!Number.isInteger(afterSeq) || afterSeq < 0) throw new ApiError('invalid-argument', `afterSeq: expected a whole number of at least 0, got ${JSON.stringify(afterSeq)}`);
       return runs.events(runId, afterSeq);
     },
   };
