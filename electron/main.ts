@@ -132,11 +132,14 @@ app.whenReady().then(() => {
   });
 
   const win = createWindow();
+  // The window's client id is its webContents id (as varlab:invoke names it): a question asked for its request goes to it.
+  const clientId = String(win.webContents.id);
   for (const event of EVENTS) {
-    backend.on(event, (payload) => {
-      if (!win.isDestroyed()) win.webContents.send('varlab:event', event, payload);
+    backend.on(event, (payload, to) => {
+      if (!win.isDestroyed() && (to === undefined || to === clientId)) win.webContents.send('varlab:event', event, payload);
     });
   }
+  win.webContents.on('destroyed', () => backend.clientGone(clientId));
 });
 
 // Closing the window (or quitting) cancels every run and restores its host before the app goes:

@@ -452,10 +452,11 @@ export function isEventName(name: unknown): name is EventName {
 /** What the backend implements and every transport carries. */
 export interface Backend {
   call<M extends Method>(method: M, args: ArgsOf<M>, origin?: CallOrigin): Promise<Result<ResultOf<M>>>;
-  on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void;
+  /** `to`: the one client an event is meant for (a question asked for its request); absent: every client. */
+  on<E extends EventName>(event: E, listener: (payload: Events[E], to?: string) => void): () => void;
 }
 
-/** Who asked: lets the backend route prompts back to the asking client. */
+/** Who asked: the backend sends the questions a request raises (host keys, passwords) to this client only. */
 export interface CallOrigin {
   clientId: string;
 }

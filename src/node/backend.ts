@@ -22,6 +22,8 @@ export interface BackendOptions {
   dialogs?: Pick<Handlers, 'dialog.open' | 'dialog.save'>;
   /** How long a request may take before it is answered `timeout` (tests shorten it); api/deadline.ts by default. */
   deadlineMs?: (method: Method) => number;
+  /** How long a question waits for its answer (tests shorten it); api/hub.ts PROMPT_MS by default. */
+  promptMs?: number;
 }
 
 export interface BackendContext {
@@ -57,12 +59,14 @@ function pickingDialogs(dialogs: BackendOptions['dialogs'], paths: PathPolicy): 
 }
 
 export interface DisposableBackend extends Backend {
+  /** A client disconnected: questions asked of it go to every client (api/hub.ts). */
+  clientGone(clientId: string): void;
   /** Cancel every run and restore every host (bounded), stop watching files; says what it did. */
   dispose(): Promise<string>;
 }
 
 export function createBackend(options: BackendOptions): DisposableBackend {
-  const hub = new EventHub();
+  const hub = new EventHub(options.promptMs);
   // The desktop app has native dialogs: there, only what they return (and varlab's own files) is picked.
   const paths = createPathPolicy({ pickedOnly: options.transport === 'electron' });
   let runs: RunService | null = null;
@@ -89,8 +93,11 @@ export function createBackend(options: BackendOptions): DisposableBackend {
         return fail('internal', e instanceof Error ? e.message : String(e));
       }
     },
-    on<E extends EventName>(event: E, listener: (payload: Events[E]) => void) {
+    on<E extends EventName>(event: E, listener: (payload: Events[E], to?: string) => void) {
       return hub.on(event, listener);
+    },
+    clientGone(clientId: string) {
+      hub.clientGone(clientId);
     },
     async dispose() {
       // Questions still open are answered "no" first, so a run waiting on one can end.

@@ -101,3 +101,65 @@ test('a wrong kept passphrase is removed and the person asked next time', { time
     await backend.dispose();
   }
 });
+
+/** A page of browser mode: its socket, the prompts it was sent, and a call. */
+async function page(server: { port: number; token: string }) {
+  const { WebSocket } = await import('ws');
+  const ws = new WebSocket(`ws://127.0.0.1:${server.port}/api?token=${server.token}`, { origin: `http://127.0.0.1:${server.port}` });
+  await new Promise((ok, fail) => (ws.once('open', ok), ws.once('error', fail)));
+  const prompts: Prompt[] = [];
+  const waiting = new Map<number, (r: { ok: boolean; code?: string; message?: string }) => void>();
+  ws.on('message', (data) => {
+    const msg = JSON.parse(String(data));
+    if (msg.event === 'prompt') prompts.push(msg.payload);
+    else if (typeof msg.id === 'number') waiting.get(msg.id)?.(msg.result);
+  });
+  let n = 0;
+  const call = (method: string, args: unknown) =>
+    new Promise<{ ok: boolean; code?: string; message?: string }>((resolve) => {
+      const id = ++n;
+      waiting.set(id, resolve);
+      ws.send(JSON.stringify({ id, method, args }));
+    });
+  return { ws, prompts, call };
+}
+
+const until = async (what: () => boolean, ms = 60_000) => {
+  for (const end = Date.now() + ms; !what(); ) {
+    if (Date.now() > end) throw new Error('waited too long');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+test('a question goes to the page that asked, is answered only by it, and one nobody answers ends with a message', { timeout: 120_000 }, async () => {
+  useSecretStore(null);
+  const { startServer } = await import('../../src/node/transport/websocket-server.js');
+  const server = await startServer({ backend: createBackend({ transport: 'websocket', promptMs: 3_000 }) });
+  const asker = await page(server);
+  const other = await page(server);
+  try {
+    const auth = { identity: key, knownHosts: sshd.knownHostsFile };
+    const probe = asker.call('host.probe', { target: sshd.target, auth });
+    await until(() => asker.prompts.length === 1);
+    const [asked] = asker.prompts;
+    assert.equal(asked.kind, 'passphrase');
+    // The other page is not told a passphrase is asked for, and cannot answer it.
+    const stolen = await other.call('prompt.answer', { id: asked.id, accept: true, secret: 'guess' });
+    assert.deepEqual([stolen.ok, stolen.code], [false, 'not-found']);
+    assert.deepEqual(other.prompts, []);
+    const answered = await asker.call('prompt.answer', { id: asked.id, accept: true, secret: PASSPHRASE });
+    assert.equal(answered.ok, true);
+    const done = await probe;
+    assert.equal(done.ok, true, done.message);
+
+    // Nobody answers: the probe ends with the reason after the prompt's time (3 s here), not never.
+    const unanswered = await asker.call('host.probe', { target: sshd.target, auth });
+    assert.equal(unanswered.ok, false);
+    assert.match(unanswered.message!, /nobody answered "Passphrase for .*" within 3 s/);
+    assert.equal(other.prompts.length, 0);
+  } finally {
+    asker.ws.close();
+    other.ws.close();
+    await server.close();
+  }
+});

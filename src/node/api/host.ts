@@ -1,6 +1,6 @@
 // API handlers for targets: the Hosts view's list, probe, sandboxes and registered servers, the dry
 // run, and prompts. (Owned by the host layer.)
-import { ApiError, type TargetAuth } from '../../common/api.js';
+import { ApiError, type CallOrigin, type TargetAuth } from '../../common/api.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { checkProfile } from '../../common/profile.js';
 import type { BackendContext, Handlers } from '../backend.js';
@@ -46,10 +46,10 @@ async function profileProblems(session: TargetSession, p: ServerProfile): Promis
 }
 
 export function hostHandlers(ctx: BackendContext): Handlers {
-  /** Open a target (questions go to the UI as `prompt` events), run fn, close it. */
-  async function withTarget<T>(target: string, auth: TargetAuth | undefined, fn: (s: TargetSession) => Promise<T>): Promise<T> {
+  /** Open a target (its questions go to the asking client as `prompt` events), run fn, close it. */
+  async function withTarget<T>(origin: CallOrigin, target: string, auth: TargetAuth | undefined, fn: (s: TargetSession) => Promise<T>): Promise<T> {
     const known = (await listHosts()).find((h) => h.target === target)?.auth;
-    const session = await openTarget(target, { auth: { ...known, ...auth }, prompt: ctx.hub.prompt });
+    const session = await openTarget(target, { auth: { ...known, ...auth }, prompt: ctx.hub.promptFor(origin.clientId) });
     try {
       return await fn(session);
     } finally {
@@ -58,16 +58,16 @@ export function hostHandlers(ctx: BackendContext): Handlers {
   }
 
   return {
-    'host.probe': async ({ target, auth }) => {
-      const f = await withTarget(target, auth, (s) => probeHost(s));
+    'host.probe': async ({ target, auth }, origin) => {
+      const f = await withTarget(origin, target, auth, (s) => probeHost(s));
       // A host probed once is in the list with what it showed.
       await rememberHost(target, { auth, probe: f });
       return f;
     },
     'host.list': async () => listHosts(),
-    'host.add': async ({ target, auth }) => {
+    'host.add': async ({ target, auth }, origin) => {
       const t = targetArg('host.add', target);
-      const f = await withTarget(t, auth, (s) => probeHost(s));
+      const f = await withTarget(origin, t, auth, (s) => probeHost(s));
       await rememberHost(t, { auth, probe: f });
       return hostEntry(t);
     },
@@ -78,30 +78,30 @@ export function hostHandlers(ctx: BackendContext): Handlers {
       await forgetHost(t);
       return null;
     },
-    'sandbox.create': async (req) => {
+    'sandbox.create': async (req, origin) => {
       const t = targetArg('sandbox.create', req.target);
-      const r = await withTarget(t, req.auth, (s) => createSandbox(s, { parent: req.parent, port: req.port, bufferPool: req.bufferPool, options: req.options, replace: req.replace === true, builds: req.builds }));
+      const r = await withTarget(origin, t, req.auth, (s) => createSandbox(s, { parent: req.parent, port: req.port, bufferPool: req.bufferPool, options: req.options, replace: req.replace === true, builds: req.builds }));
       await rememberHost(t, { auth: req.auth });
       return { entry: await hostEntry(t), reused: r.reused, replaced: r.replaced };
     },
-    'sandbox.remove': async ({ target, auth }) => {
+    'sandbox.remove': async ({ target, auth }, origin) => {
       const t = targetArg('sandbox.remove', target);
       const p = await sandboxProfile(t);
       if (!p?.sandboxDir) throw new ApiError('not-found', `${t} has no sandbox${p ? ' (it has a registered server: forget it instead)' : ''}`);
-      await withTarget(t, auth, async (s) => {
+      await withTarget(origin, t, auth, async (s) => {
         await createServerControl(s, p).restore();
         await removeSandbox(s, p);
       });
       return hostEntry(t);
     },
-    'profile.register': async ({ target, profile, replace, auth }) => {
+    'profile.register': async ({ target, profile, replace, auth }, origin) => {
       const t = targetArg('profile.register', target);
       const p = profileArg(profile);
       const existing = await sandboxProfile(t);
       if (existing && !replace) {
         throw new ApiError('busy', `${t} already has ${existing.sandboxDir ? `a sandbox at ${existing.sandboxDir}` : `a registered server (datadir ${existing.datadir})`}; replace it to register this one`);
       }
-      await withTarget(t, auth, async (s) => {
+      await withTarget(origin, t, auth, async (s) => {
         const problems = await profileProblems(s, p);
         if (problems.length) throw new ApiError('invalid-argument', `not registered: on ${t}, ${problems.join('; ')}`);
         if (existing?.sandboxDir) await removeSandbox(s, existing);
@@ -117,12 +117,12 @@ export function hostHandlers(ctx: BackendContext): Handlers {
       await unregisterProfile(t);
       return hostEntry(t);
     },
-    'server.check': async ({ target, auth }) => {
+    'server.check': async ({ target, auth }, origin) => {
       const t = targetArg('server.check', target);
       const p = await sandboxProfile(t);
       if (!p) throw new ApiError('not-found', `${t} has no sandbox or registered server to check`);
-      return withTarget(t, auth, async (s) => {
-        const control = createServerControl(s, p, { prompt: ctx.hub.prompt });
+      return withTarget(origin, t, auth, async (s) => {
+        const control = createServerControl(s, p, { prompt: ctx.hub.promptFor(origin.clientId) });
         try {
           const started = await control.restart([], {});
           return { pid: started.pid, readyMs: started.readyMs, options: started.options };
@@ -131,18 +131,19 @@ export function hostHandlers(ctx: BackendContext): Handlers {
         }
       });
     },
-    'host.dryRun': async ({ design, target, auth }) => {
+    'host.dryRun': async ({ design, target, auth }, origin) => {
       if (!design || !Array.isArray(design.factors)) throw new ApiError('invalid-argument', 'host.dryRun: design must be an experiment design');
       // The same dry run as `varlab run --dry-run`: the profile by the same precedence as a run, the target probed.
-      const { profile, problem, cells } = await dryRun(design, target ?? design.target, (fn) => withTarget(target ?? design.target, auth, fn));
+      const { profile, problem, cells } = await dryRun(design, target ?? design.target, (fn) => withTarget(origin, target ?? design.target, auth, fn));
       return { profile, cells, ...(problem ? { problem } : {}) };
     },
-    'prompt.answer': async (a) => {
+    'prompt.answer': async (a, origin) => {
       // Only the desktop app has a keychain to keep a password or passphrase in; the question stays open.
       if (a.remember && a.secret !== undefined && !secretStore()) {
         throw new ApiError('unsupported', 'cannot remember a password or passphrase here: only the desktop app keeps secrets (in the OS keychain); answer again without "remember"');
       }
-      if (!ctx.hub.answer(a)) throw new ApiError('not-found', `no open question with id ${a.id}`);
+      // A question is answered only by the client it was asked of.
+      if (!ctx.hub.answer(a, origin.clientId)) throw new ApiError('not-found', `no open question with id ${a.id} for this window`);
       return null;
     },
   };

@@ -10,11 +10,13 @@ import { notLaunchedHere, requireFollowConsent } from '../detach/launched.js';
 export function runHandlers(ctx: BackendContext): Handlers {
   const runs = ctx.runs;
   return {
-    'run.start': async ({ path, target, auth, resume, fresh, detach }) => {
+    'run.start': async ({ path, target, auth, resume, fresh, detach }, origin) => {
+      // The run's questions (a host key, a password) go to the window that started it.
+      const prompt = ctx.hub.promptFor(origin.clientId);
       if (detach === true) {
         // The run goes on on its target; this process follows it while it can (the Run view stays live).
-        const d = await runs.detach({ file: path, target, auth, resume: resume === true, fresh: fresh === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
-        const s = await runs.attach(path);
+        const d = await runs.detach({ file: path, target, auth, prompt, resume: resume === true, fresh: fresh === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
+        const s = await runs.attach(path, { prompt });
         // Several hosts: a host that did not start is said; the others go on.
         return d.failed.length && s.detached ? { ...s, detached: { ...s.detached, notStarted: d.failed } } : s;
       }
@@ -22,6 +24,7 @@ export function runHandlers(ctx: BackendContext): Handlers {
         file: path,
         target,
         auth,
+        prompt,
         resume: resume === true,
         fresh: fresh === true,
         // Teammates' files: their commands are confirmed once per host in the UI (trust.grant), then started again.
@@ -48,17 +51,17 @@ export function runHandlers(ctx: BackendContext): Handlers {
       return { ...c, unfinished: { ...c.unfinished, detached } };
     },
     'run.status': async () => runs.status(),
-    'run.attach': async ({ path, target }) => {
+    'run.attach': async ({ path, target }, origin) => {
       // Following connects (an ended run too: its directory there is removed).
       requireFollowConsent(path, detachedRuns(path), target);
-      return runs.attach(path);
+      return runs.attach(path, { prompt: ctx.hub.promptFor(origin.clientId) });
     },
     'run.stopFollowing': async ({ runId }) => runs.stopFollowing(runId),
-    'run.detachedStatus': async ({ path, target }) => {
+    'run.detachedStatus': async ({ path, target }, origin) => {
       const all = detachedRuns(path);
       // Looking connects only for a run whose end is not here yet.
       requireFollowConsent(path, all.filter((d) => !d.ended), target);
-      return all.length ? detachedStatus(path, { prompt: ctx.hub.prompt }) : null;
+      return all.length ? detachedStatus(path, { prompt: ctx.hub.promptFor(origin.clientId) }) : null;
     },
     'run.events': async ({ runId, afterSeq }) => {
       return runs.events(runId, afterSeq);

@@ -89,17 +89,24 @@ interface Entry {
   ended?: RunStatus;
 }
 
+const SHUTTING_DOWN = () => new ApiError('cancelled', 'varlab is shutting down: no new run starts');
+
+/** Ended runs kept for clients catching up (their status, their batches rebuilt from the journal); older ones are let go. */
+const KEEP_ENDED = 20;
+
 export class RunService {
   private readonly runs = new Map<string, Entry>();
   /** Detached runs followed from this process (issue 14), by run id. */
   private readonly attachments = new Map<string, Attached>();
+  /** Followings that ended, oldest first (pruned beyond KEEP_ENDED). */
+  private readonly followsEnded = new Set<Attached>();
   private disposing = false;
 
   constructor(private readonly opts: RunServiceOptions) {}
 
   /** What every run goes through before it starts: the finished-check, consent, the locks and the decisions on disk. */
   private async admit(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'>) {
-    if (this.disposing) throw new ApiError('cancelled', 'varlab is shutting down: no new run starts');
+    if (this.disposing) throw SHUTTING_DOWN();
     refuseWhileDetached(resolve(o.out ?? o.file));
     // A file whose last save was lost (a full disk) is made whole from its journal before anything is decided from it.
     const rebuilt = await this.opts.documents.rebuild(o.out ?? o.file).catch(() => null);
@@ -114,6 +121,7 @@ export class RunService {
     const target = hosts.map((h) => h.target).join(', ');
     // Consent is per target: what the file runs is agreed to on each host.
     for (const h of hosts) await o.consent(h.doc, h.target, prepared);
+    if (this.disposing) throw SHUTTING_DOWN();
     const runId = randomUUID();
     const locks = await acquireRunLocks({ runId, file: prepared.out, target, startedAt: Date.now() }, { targets: hosts.map((h) => h.target) });
     let said: string[];
@@ -141,6 +149,7 @@ export class RunService {
 
   async start(o: StartOptions): Promise<StartedRun> {
     const { prepared, target, runId, locks, said, out, run, auths } = await this.admit(o);
+    await this.refuseIfDisposing(locks);
     const engine = (more: Partial<EngineOptions> = {}) => new RunEngine({ ...run, onEvent: o.onEvent, onBatch: this.opts.onBatch, batchMs: o.batchMs, reconnect: o.reconnect, saveEveryMs: o.saveEveryMs, ...more });
     const runner = prepared.hosts
       ? new HostGroup({
@@ -159,6 +168,7 @@ export class RunService {
       await locks.release();
       entry.ended = { ...runner.status(), state: outcome.state };
       entry.engine = null;
+      this.prune();
       return outcome;
     };
     const entry: Entry = { runId, path: out, target, ...(prepared.hosts ? { hosts: prepared.hosts } : {}), engine: runner, done: runner.run().catch(failed).then(ended) };
@@ -178,6 +188,7 @@ export class RunService {
    */
   async detach(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number }): Promise<DetachedLaunch> {
     const { prepared, locks, said, run, auths } = await this.admit(o);
+    await this.refuseIfDisposing(locks);
     try {
       if (!prepared.hosts) {
         const one = await startDetached({ ...run, waitS: o.waitS });
@@ -243,6 +254,11 @@ export class RunService {
     for (const a of this.attachments.values()) if (a.path === abs && a.status().detached?.following) return a.status();
     const a = await openAttachment(abs, { prompt: o.prompt ?? this.opts.prompt, documents: this.opts.documents, host: this.opts.host, onBatch: this.opts.onBatch });
     this.attachments.set(a.runId, a);
+    const ended = () => {
+      this.followsEnded.add(a);
+      this.prune();
+    };
+    void a.done.then(ended, ended);
     return a.status();
   }
 
@@ -348,26 +364,50 @@ export class RunService {
    */
   async dispose(withinMs = 90_000): Promise<string> {
     this.disposing = true;
-    // Detached runs go on on their targets: this process only stops following them.
+    // Both at once (R4): runs of this process are cancelled while followed detached runs are let go
+    // (those go on on their targets: this process only stops following them), within the same wait.
     const followed = [...this.attachments.values()].filter((a) => a.status().detached?.following);
     for (const a of followed) a.detach();
-    await Promise.race([Promise.all(followed.map((a) => a.done)), new Promise((r) => setTimeout(r, 30_000).unref())]);
-    const detachedNote = followed.length ? `stopped following ${followed.length} detached run${followed.length === 1 ? '' : 's'}; ${followed.length === 1 ? 'it goes' : 'they go'} on on ${[...new Set(followed.map((a) => a.target))].join(', ')} (varlab attach FILE follows again)` : '';
     const active = [...this.runs.values()].filter((e) => e.engine && !e.ended);
-    if (!active.length) return detachedNote || 'no run was going on';
     for (const e of active) e.engine!.cancel();
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), withinMs)));
-    const lines = await Promise.all(
-      active.map(async (e) => {
-        const o = await Promise.race([e.done, late]);
-        if (o === 'late') return `${e.path}: did not stop within ${Math.round(withinMs / 1000)} s; mysqld may still run on ${e.target} and host settings may be changed (varlab offers to restore them when it next connects there)`;
-        const how = o.restoreProblem ?? (o.state === 'cancelled' ? 'mysqld stopped and the host restored' : (o.message ?? ''));
-        return `${e.path}: ${o.state} after ${o.done} of ${o.planned} restarts; ${how}`;
-      }),
-    );
+    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), withinMs)).unref());
+    const [, lines] = await Promise.all([
+      Promise.race([Promise.all(followed.map((a) => a.done)), late]),
+      Promise.all(
+        active.map(async (e) => {
+          const o = await Promise.race([e.done, late]);
+          if (o === 'late') return `${e.path}: did not stop within ${Math.round(withinMs / 1000)} s; mysqld may still run on ${e.target} and host settings may be changed (varlab offers to restore them when it next connects there)`;
+          const how = o.restoreProblem ?? (o.state === 'cancelled' ? 'mysqld stopped and the host restored' : (o.message ?? ''));
+          return `${e.path}: ${o.state} after ${o.done} of ${o.planned} restarts; ${how}`;
+        }),
+      ),
+    ]);
     clearTimeout(timer);
+    const detachedNote = followed.length ? `stopped following ${followed.length} detached run${followed.length === 1 ? '' : 's'}; ${followed.length === 1 ? 'it goes' : 'they go'} on on ${[...new Set(followed.map((a) => a.target))].join(', ')} (varlab attach FILE follows again)` : '';
+    if (!active.length) return detachedNote || 'no run was going on';
     return `cancelled ${active.length} run${active.length === 1 ? '' : 's'}:\n${lines.map((l) => `  ${l}`).join('\n')}${detachedNote ? `\n${detachedNote}` : ''}`;
+  }
+
+  /**
+   * A run admitted while dispose() began (its consent or locks took time) must not escape it (R5): its
+   * locks go and it is refused, before any engine starts.
+   */
+  private async refuseIfDisposing(locks: { release(): Promise<void> }): Promise<void> {
+    if (!this.disposing) return;
+    await locks.release();
+    throw SHUTTING_DOWN();
+  }
+
+  /** Lets go of ended runs and followed runs that ended beyond the last KEEP_ENDED of each (the maps grew for ever). */
+  private prune(): void {
+    const endedRuns = [...this.runs.values()].filter((e) => e.ended);
+    for (const e of endedRuns.slice(0, Math.max(0, endedRuns.length - KEEP_ENDED))) this.runs.delete(e.runId);
+    const endedFollows = [...this.followsEnded];
+    for (const a of endedFollows.slice(0, Math.max(0, endedFollows.length - KEEP_ENDED))) {
+      this.followsEnded.delete(a);
+      if (this.attachments.get(a.runId) === a) this.attachments.delete(a.runId);
+    }
   }
 
   private statusOf(e: Entry): RunStatus {

@@ -38,7 +38,7 @@ export interface BrowserModeServer {
 export interface ServerOptions {
   port?: number;
   publicDir?: string;
-  backend?: Backend & { dispose?(): Promise<string | void> };
+  backend?: Backend & { dispose?(): Promise<string | void>; clientGone?(clientId: string): void };
 }
 
 function sameToken(a: string, b: string): boolean {
@@ -121,6 +121,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<BrowserMode
     maxPayload: MAX_MESSAGE_BYTES,
   });
   const sockets = new Set<WebSocket>();
+  const clients = new WeakMap<WebSocket, string>();
 
   http.on('upgrade', (req, socket, head) => {
     // Node removes its own error handler from an upgraded socket: without one, a reset kills the process.
@@ -135,7 +136,11 @@ export async function startServer(opts: ServerOptions = {}): Promise<BrowserMode
     wss.handleUpgrade(req, socket, head, (ws) => {
       const clientId = randomUUID();
       sockets.add(ws);
-      ws.on('close', () => sockets.delete(ws));
+      clients.set(ws, clientId);
+      ws.on('close', () => {
+        sockets.delete(ws);
+        backend.clientGone?.(clientId);
+      });
       // A bad frame (a reserved bit, an oversize message, invalid UTF-8) is an 'error' on the socket:
       // ws has already closed it with the right status; without this listener it would end the process.
       ws.on('error', (e) => logError('websocket', e));
@@ -176,11 +181,12 @@ export async function startServer(opts: ServerOptions = {}): Promise<BrowserMode
   }
 
   const unsubscribe = EVENTS.map((event) =>
-    backend.on(event, (payload) => {
+    backend.on(event, (payload, to) => {
       // Events are emitted from inside a run: a payload that cannot be sent must not stop the run.
       try {
         const text = JSON.stringify({ event, payload });
-        for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+        // A question asked for one page's request goes to that page only.
+        for (const ws of sockets) if (ws.readyState === ws.OPEN && (to === undefined || clients.get(ws) === to)) ws.send(text);
       } catch (e) {
         logError(`event ${event}`, e);
       }
