@@ -83,3 +83,30 @@ test('on the target: a second run is refused naming the file; a lock whose proce
   await d.release();
   assert.equal(existsSync(targetLockPath(lockDir)), false);
 });
+
+test("on the target: a detached runner's lock names its pid, start time and boot; a pid that is gone or another process's now frees it at once, and says so", async () => {
+  const session = openLocalSession();
+  const lockDir = join(dir, 'target-runner');
+  spawnSync('mkdir', ['-p', lockDir]);
+  const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  const start = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[19];
+  const hold = (runId: string, runner: string) => {
+    const lock = targetLockPath(lockDir);
+    spawnSync('mkdir', ['-p', lock]);
+    writeFileSync(join(lock, 'owner'), JSON.stringify({ runId, file: `/data/${runId}.varlab.json`, host: 'db1 (detached run)', pid: Number(runner.split(' ')[0]), startedAt: Date.now() }) + '\n');
+    writeFileSync(join(lock, 'runner'), `${runner}\n`);
+  };
+  const other = (runId: string): LockOwner => ({ runId, file: `/data/${runId}.varlab.json`, host: 'laptop', pid: 1, startedAt: Date.now() });
+
+  // The runner runs (this very process stands in for it): the lock holds, fresh or not.
+  hold('live', `${process.pid} ${start(process.pid)} ${boot} /nowhere`);
+  await assert.rejects(acquireTargetLock(session, lockDir, other('x')), busy(/live\.varlab\.json is running there/));
+  // Its pid is another process's now (another start time), or it ran before a reboot: gone.
+  for (const runner of [`${process.pid} ${Number(start(process.pid)) + 1} ${boot} /nowhere`, `${process.pid} ${start(process.pid)} 00000000-0000-0000-0000-000000000000 /nowhere`, `${deadPid()} 1 ${boot} relative`]) {
+    hold('killed', runner);
+    const taken = await acquireTargetLock(session, lockDir, other('y'));
+    assert.match(taken.said ?? '', /^the detached run of \/data\/killed\.varlab\.json held local, but its runner \(pid \d+\) is gone and its directory was not used \((refusing \/nowhere: |no run directory)/, runner);
+    assert.match(readFileSync(join(targetLockPath(lockDir), 'owner'), 'utf8'), /"runId":"y"/);
+    await taken.release();
+  }
+});

@@ -12,6 +12,7 @@
 //   P AT SEQ T I ROWS MS    the preload                   D AT SEQ          restart SEQ finished
 //   Z AT SEQ REASON         restart SEQ thrown away (it is run again: the connection lost, or a figure of the timer not provably its execution's)
 //   E AT STATE [WHY…]       the run ended                 H AT ok|fail [WHAT]  the host was put back
+//   E AT failed gone PID LAST K   the runner died without its end (killed); written by whoever found it gone
 //
 // Judging happens here, with the functions an attached run uses: the facts of F with judgeStart,
 // the raw timer figures with serverMs, the command's output with commandExecution, the failures'
@@ -22,6 +23,7 @@ import type { HostFingerprint } from '../../common/host.js';
 import type { ScheduledRestart } from '../../common/plan.js';
 import type { JournalRecord, RecordOf } from '../../common/records.js';
 import { restartProcedure, verifyFailure } from '../../common/restart.js';
+import { runnerGone, RESTORED_AFTER_GONE } from '../host/lock.js';
 import { parseReply } from '../host/script.js';
 import { judgeStart, startFailure } from '../host/server.js';
 import { queryProblems } from '../workloads/check.js';
@@ -109,6 +111,8 @@ function endMessage(state: string, why: string[], ctx: ImportContext): string | 
       return `restart ${a[0]} (${cellOf(int(a[0]))}) was interrupted ${int(a[1])} times; last: ${(a[2] && text(a[2])) || 'the connection to mysqld was lost during this restart'}`;
     case 'msg':
       return a.map(text).filter(Boolean).join('. ') || 'the runner failed and said nothing';
+    case 'gone':
+      return runnerGone(int(a[0]), int(a[1]), int(a[2]));
     default:
       return `the runner ended: ${[state, ...why].join(' ')}`;
   }
@@ -126,7 +130,7 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
   let timer = ctx.timer;
   let consumed = 0;
   let ended = false;
-  let end: { at: number; state: RecordOf<'run-finished'>['state']; message?: string } | null = null;
+  let end: { at: number; state: RecordOf<'run-finished'>['state']; message?: string; gone?: boolean } | null = null;
   let endStart = 0;
   let endRecords = 0;
   const w = ctx.design.workload;
@@ -214,7 +218,7 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
       case 'E': {
         const state = f[2] === 'finished' || f[2] === 'cancelled' ? f[2] : 'failed';
         const message = endMessage(f[2], f.slice(3), ctx);
-        end = { at, state, ...(message ? { message } : {}) };
+        end = { at, state, ...(message ? { message } : {}), ...(f[3] === 'gone' ? { gone: true } : {}) };
         endStart = lineStart;
         endRecords = records.length;
         finishOpen(at, state === 'cancelled' ? 'cancelled during this restart' : (message ?? 'the run ended during this restart'));
@@ -228,7 +232,7 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
           log(at, 'error', problem);
           if (state === 'finished') state = 'failed';
           message = message ? `${message}; ${problem}` : problem;
-        }
+        } else if (end?.gone) message = `${message}; ${RESTORED_AFTER_GONE}`;
         records.push({ t: 'run-finished', at, state, ...(message ? { message } : {}) });
         ended = true;
         end = null;

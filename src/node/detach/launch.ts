@@ -45,6 +45,8 @@ export interface DetachedStart {
   done: number;
   /** The restarts the runner was given. */
   restarts: number;
+  /** What taking the target's lock did besides (a killed runner's run ended, the host put back). */
+  said?: string[];
 }
 
 const userName = () => {
@@ -120,7 +122,7 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
         /* The run goes on; without the record, attach says it does not use the journal's paths and uses the user's own. */
       });
       await o.save(resultsFromJournal(fold.state(), 'interrupted before it finished; run again'));
-      return { runId: o.runId, target, dir: launched.dir, supervisor: launched.supervisor, pid: launched.pid, planned: plan.length, done: fold.state().restarts.length, restarts: restarts.length };
+      return { runId: o.runId, target, dir: launched.dir, supervisor: launched.supervisor, pid: launched.pid, planned: plan.length, done: fold.state().restarts.length, restarts: restarts.length, ...(lock.said ? { said: [lock.said] } : {}) };
     } catch (e) {
       // Not started: the lock goes back. A runner that started holds it itself until it ends.
       if (!launchedRunner) await lock.release().catch(() => {});

@@ -22,7 +22,7 @@ import type { ScheduledRestart } from '../../common/plan.js';
 import { assertPath } from '../../common/profile.js';
 import type { RestartProcedure } from '../../common/restart.js';
 import { preloadListSql } from '../host/preload.js';
-import { HELPERS, restartScript, restoreAllScript, stopScript, type HostPaths } from '../host/script.js';
+import { HELPERS, restartScript, restoreAllScript, RUNNER_ALIVE, stopScript, type HostPaths } from '../host/script.js';
 import { verifyVariables } from '../host/server.js';
 import { shellQuote } from '../host/shell.js';
 import { commandLine } from '../workloads/runners.js';
@@ -341,6 +341,9 @@ check_queries() { true; }`;
 lock_take() {
   # The run lock beside the restore record passes from varlab (which took it) to this runner.
   mkdir -p "$LOCK" && printf '%s\n' ${q(lock.owner)} | sed "s/\"pid\":0/\"pid\":$$/" > "$LOCK/owner" || return 1
+  # Who holds it, for whoever finds it held: this runner (pid, start time, boot) and its directory, so a
+  # runner gone without its end (killed) is seen at once, and ended from its directory (REAP).
+  printf '%s %s %s\n' "$1" "$(cat "$DIR/started")" "$DIR" > "$LOCK/runner" || return 1
   # Kept fresh while this runner lives (a lock not refreshed for minutes counts as abandoned).
   ( while kill -0 "$1" 2>/dev/null; do touch "$LOCK/owner" 2>/dev/null; sleep 30; done ) < /dev/null > /dev/null 2>&1 &
 }
@@ -366,6 +369,7 @@ IDLE=${Math.max(0, Math.round(design.idleSeconds))}
 MEASURE_AWK=${q(MEASURE_AWK)}
 PRELOAD_AWK=${q(PRELOAD_AWK)}
 ${HELPERS}
+${RUNNER_ALIVE}
 ms() { t=$(date +%s%3N 2>/dev/null); case "$t" in *N*|'') t=$(date +%s)000 ;; esac; echo "$t"; }
 jr() { printf '%s\n' "$*" >> "$J"; }
 b64() { x=$(base64 | tr -d '\n'); [ -n "$x" ] || x=-; printf '%s' "$x"; }
@@ -401,7 +405,8 @@ case "$1" in step) shift; s=$1; shift; "step_$s" "$@"; exit $? ;; esac
 
 child=
 cancelled=
-bg() { setsid /bin/sh "$DIR/runner.sh" step "$@" & child=$!; wait "$child"; rc=$?; child=; return "$rc"; }
+# Its pid is kept on disk too: a runner killed mid-step leaves it running, and its end (gone) stops it.
+bg() { setsid /bin/sh "$DIR/runner.sh" step "$@" & child=$!; echo "$child" > "$DIR/step.pid"; wait "$child"; rc=$?; child=; return "$rc"; }
 on_term() { cancelled=1; [ -n "$child" ] && kill -TERM "-$child" 2>/dev/null; }
 ck() { [ -z "$cancelled" ] || finish cancelled; }
 
@@ -410,11 +415,34 @@ finish() {
   trap '' TERM INT HUP
   trap - EXIT
   jr "E $(ms) $*"
+  wind_up
+  exit 0
+}
+# Stop mysqld, put the host back from the record, journal how that went (H) and let the lock go.
+wind_up() {
   ( ${'\n'}${stop}) > "$DIR/stop.out" 2>&1; s1=$?
   ( ${'\n'}${restore}) > "$DIR/restore.out" 2>&1; s2=$?
-  if [ "$s1" = 0 ] && [ "$s2" = 0 ]; then jr "H $(ms) ok"; else jr "H $(ms) fail $(cat "$DIR/stop.out" "$DIR/restore.out" | b64)"; fi
+  if [ "$s1" = 0 ] && [ "$s2" = 0 ]; then H=ok; jr "H $(ms) ok"; else H=fail; jr "H $(ms) fail $(cat "$DIR/stop.out" "$DIR/restore.out" | b64)"; fi
   lock_release
-  exit 0
+}
+
+# The end of a runner that died without its own (SIGKILL, the OOM killer), made by whoever finds it
+# gone (status, attach, cancel, a new run on this host; REAP in host/script.ts), as the runner's user:
+# its step still running stopped, the end journaled (its pid, its last journal line's time, the last
+# restart it finished), then wind_up. One at a time (mkdir), and never twice (the H line).
+gone() {
+  # A dropped connection of whoever called it does not cut it short.
+  trap '' HUP PIPE
+  mkdir "$DIR/gone" 2>/dev/null || return 0
+  grep -q '^H ' "$J" && return 0
+  read -r pid < "$DIR/pid"
+  runner_alive "$DIR" "$pid" && { rmdir "$DIR/gone"; return 0; }
+  read -r sp < "$DIR/step.pid" 2>/dev/null
+  [ -n "$sp" ] && tr '\0' '\n' < "/proc/$sp/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh" && kill -KILL "-$sp" 2>/dev/null
+  last=$(($(stat -c %Y "$J") * 1000)); k=$(grep '^D ' "$J" | tail -n 1 | cut -d' ' -f3); [ -n "$k" ] || k=0
+  grep -q '^E ' "$J" || jr "E $(ms) failed gone $pid $last $k"
+  wind_up
+  say "gone $pid $last $k $H"
 }
 
 start_cell() { "cell_$1" > "$DIR/reply" 2> "$DIR/reply.err"; rc=$?; [ "$rc" = 0 ] && grep -q '^@pid ' "$DIR/reply"; }
@@ -490,6 +518,7 @@ run_restart() { # $1 seq, $2 cell
 main() {
   exec < /dev/null 2>> "$DIR/runner.log"
   echo $$ > "$DIR/pid"
+  proc_start $$ > "$DIR/started"
   trap on_term TERM INT HUP
   trap 'finish failed msg "$(printf "%s" "the runner stopped on an error of its own (see $DIR/runner.log)" | b64)"' EXIT
   jr "V 1 $RUN $(ms) $$"
@@ -498,6 +527,7 @@ main() {
   while read -r seq cell <&3; do run_restart "$seq" "$cell"; done 3< "$DIR/plan"
   finish finished
 }
+case "$1" in gone) gone; exit 0 ;; esac
 main
 `;
 }

@@ -7,7 +7,7 @@
 // where the target runs systemd and the runner runs as root, else `setsid nohup`. Which one is
 // decided on the target, in the same script, so the one text covers both.
 import { ApiError } from '../../common/api.js';
-import { HELPERS, OWNED_SAFE, RUNNER_ALIVE, type HostPaths, type Script } from '../host/script.js';
+import { HELPERS, OWNED_SAFE, REAP, RUN_DIR_SAFE, RUNNER_ALIVE, type HostPaths, type Script } from '../host/script.js';
 import { shellQuote } from '../host/shell.js';
 import { checkRunId, RUN_MARKER, type RunnerFile } from './runner.js';
 
@@ -91,31 +91,8 @@ export function parseLaunch(stdout: string): Launched {
   return { supervisor: sup ?? 'setsid', pid: Number.isInteger(pid) && pid > 0 ? pid : null };
 }
 
-/**
- * `run_dir_safe DIR`: DIR is a run directory as launch made it, not one someone else made or pointed
- * at (issue 24, item 4): its real path is itself (no symlink anywhere on the way: a `runs` that links
- * to another user's runs directory is refused), DIR, its `runs` and its profile directory are owned
- * by this user and writable by no one else (launch's own check), and every directory above is owned
- * by root or this user and writable by no one else unless sticky. Says why on stderr.
- */
-const RUN_DIR_SAFE = String.raw`run_dir_safe() {
-  [ "$(readlink -f -- "$1" 2>/dev/null)" = "$1" ] || { echo "varlab: refusing $1: its real path is $(readlink -f -- "$1" 2>/dev/null) (a symbolic link on the way)" >&2; return 1; }
-  rp=$1; rn=0
-  while [ "$rp" != / ]; do
-    rn=$((rn + 1))
-    if [ $rn -le 3 ]; then
-      owned_safe "$rp" || { echo "varlab: refusing $1: $rp is not owned by uid $(id -u) or others can write it" >&2; return 1; }
-    else
-      set -- "$1" $(ls -ldn "$rp")
-      { [ "$4" = 0 ] || [ "$4" = "$(id -u)" ]; } || { echo "varlab: refusing $1: $rp is owned by uid $4" >&2; return 1; }
-      case "$2" in ?????????[tT]*) ;; ?????w*|????????w*) echo "varlab: refusing $1: others can write $rp" >&2; return 1 ;; esac
-    fi
-    rp=$(dirname "$rp")
-  done
-}`;
-
 /** A script's first lines on an existing run directory: what it holds is read or acted on only when launch's checks pass. */
-const runDirChecked = (dir: string) => [OWNED_SAFE, RUN_DIR_SAFE, RUNNER_ALIVE, `d=${q(dir)}`];
+const runDirChecked = (dir: string) => [OWNED_SAFE, RUN_DIR_SAFE, RUNNER_ALIVE, REAP, `d=${q(dir)}`];
 
 /** The most of the journal one read brings back; the next read continues from where it stopped. */
 export const READ_CHUNK = 4 << 20;
@@ -132,7 +109,8 @@ export function readScript(dir: string, offset: number, sudo: boolean, max = REA
     `run_dir_safe "$d" || exit 1`,
     `if [ ! -f "$d/journal" ]; then echo '@state missing'; exit 0; fi`,
     `pid=$(cat "$d/pid" 2>/dev/null)`,
-    `if runner_alive "$d" "$pid"; then echo "@state running $pid"; else echo "@state ended"; fi`,
+    // A runner gone without its end (killed) is ended here and now: the host is not left changed for anyone to find later.
+    `if runner_alive "$d" "$pid"; then echo "@state running $pid"; else reap "$d"; echo "@state ended"; fi`,
     `echo "@size $(wc -c < "$d/journal")"`,
     `echo '@data'`,
     `tail -c +${offset + 1} "$d/journal" | head -c ${max}`,

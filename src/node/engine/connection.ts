@@ -115,6 +115,7 @@ export class ConnectionSupervisor {
     this.currentSession = session;
     // Before anything on the host is touched: a target another run holds is refused here.
     this.lock = await this.host.lockTarget(session, this.profile(), this.opts.owner);
+    if (this.lock.said) this.opts.emit({ type: 'log', at: Date.now(), level: 'warn', message: this.lock.said });
     this.everConnected = true;
     this.startHeartbeat();
     this.currentControl = await this.host.createServerControl(session, this.profile(), { prompt: this.opts.prompt });

@@ -5,14 +5,20 @@
 // and who runs it (user, machine, pid). With a sudo profile it is taken as root, like the record.
 //
 // A lock is stale, and taken over, when
-//   - its owner runs on the machine asking and that process is gone (the pid is dead), or
+//   - its owner runs on the machine asking and that process is gone (the pid is dead, or another
+//     process has it now: its start time differs), or
+//   - its owner is a detached runner on the target (the lock's `runner` file: pid, start time, boot
+//     id, run directory) and that process is gone: the runner was killed (SIGKILL, the OOM killer)
+//     without its end, which is then made at once from its directory (REAP: the host put back), and
+//     said (issue 24, item 7), or
 //   - its owner has not refreshed it for `staleAfterS` seconds (a run refreshes it every restart and
 //     at least every half minute; a laptop asleep longer than that loses its claim).
 import { hostname } from 'node:os';
 import { ApiError } from '../../common/api.js';
 import { asRoot, shellQuote } from './shell.js';
 import type { TargetSession } from './types.js';
-import { processRuns } from '../process.js';
+import { processRuns, processStart } from '../process.js';
+import { OWNED_SAFE, REAP, RUN_DIR_SAFE, RUNNER_ALIVE } from './script.js';
 
 export interface LockOwner {
   runId: string;
@@ -21,12 +27,16 @@ export interface LockOwner {
   /** The machine and process running it. */
   host: string;
   pid: number;
+  /** The process's start time (clock ticks since boot), on the machine `host`: a pid reused since is not it. */
+  pidStart?: number;
   user?: string;
   startedAt: number;
 }
 
 export interface TargetLock {
   readonly path: string;
+  /** What taking it did besides: a killed detached runner's run ended and the host put back. */
+  readonly said?: string;
   /** Show the run is alive; throws if another run took the lock over meanwhile. */
   refresh(): Promise<void>;
   release(): Promise<void>;
@@ -48,7 +58,19 @@ function parseOwner(text: string): LockOwner | null {
   }
 }
 
-/** The script that takes the lock: `acquired`, or `held AGE` and the owner's line. */
+/** What a run ended for a runner found gone says (its journal's end, and the lock's taker). */
+export function runnerGone(pid: number, lastMs: number, restart: number): string {
+  const upTo = restart > 0 ? `its measurements up to restart ${restart} are in the journal` : 'no restart of it had finished';
+  return `the runner (pid ${pid}) is gone since ${new Date(lastMs).toISOString()} (its last journal line; killed?); ${upTo}`;
+}
+
+export const RESTORED_AFTER_GONE = "its mysqld is stopped and the host's settings are restored from the record";
+
+/**
+ * The script that takes the lock: `acquired`, or `held AGE` and the owner's line. A detached runner
+ * holding it that is gone is ended first (`@was OWNER`, then the runner's `@gone` line, or
+ * `@unreaped WHY` when its directory is not one to use).
+ */
 export function acquireScript(path: string, owner: string, staleAfterS: number): string {
   const d = shellQuote(path);
   const dir = shellQuote(path.replace(/\/[^/]+$/, '') || '/');
@@ -59,6 +81,18 @@ export function acquireScript(path: string, owner: string, staleAfterS: number):
     `d=${d}`,
     `take() { mkdir "$d" 2>/dev/null && printf '%s\\n' ${shellQuote(owner)} > "$d/owner" && echo acquired; }`,
     `take && exit 0`,
+    OWNED_SAFE,
+    RUN_DIR_SAFE,
+    RUNNER_ALIVE,
+    REAP,
+    `if [ -f "$d/runner" ]; then`,
+    `  read -r rp rs rb rd < "$d/runner"`,
+    `  if ! proc_is "$rp" "$rs" "$rb"; then`,
+    `    printf '@was %s\n' "$(cat "$d/owner" 2>/dev/null)"`,
+    `    case "$rd" in /*) why=$(run_dir_safe "$rd" 2>&1) && reap "$rd" || printf '@unreaped %s\n' "$why" ;; *) echo '@unreaped no run directory' ;; esac`,
+    `    rm -rf "$d"; take && exit 0`,
+    `  fi`,
+    `fi`,
     `now=$(date +%s); m=$(stat -c %Y "$d/owner" 2>/dev/null || stat -c %Y "$d" 2>/dev/null || echo "$now")`,
     `age=$((now - m))`,
     `if [ "$age" -gt ${Math.floor(staleAfterS)} ]; then rm -rf "$d"; take && exit 0; fi`,
@@ -72,21 +106,26 @@ export function acquireScript(path: string, owner: string, staleAfterS: number):
  */
 export async function acquireTargetLock(session: TargetSession, dir: string, owner: LockOwner, opts: { staleAfterS?: number; sudo?: boolean } = {}): Promise<TargetLock> {
   const path = targetLockPath(dir);
-  const line = JSON.stringify(owner);
+  const mine = owner.host === hostname() && owner.pidStart === undefined ? { ...owner, pidStart: processStart(owner.pid) } : owner;
+  const line = JSON.stringify(mine);
   const staleAfterS = opts.staleAfterS ?? DEFAULT_STALE_AFTER_S;
   const sudo = opts.sudo === true;
   const exec = (script: string) => session.exec(asRoot(script, sudo), { timeoutMs: 30_000 });
+  let said: string | undefined;
   for (let attempt = 0; ; attempt++) {
     const r = await exec(acquireScript(path, line, staleAfterS));
     const out = r.stdout.trim();
     if (r.code !== 0) throw new ApiError('internal', `cannot take the run lock ${path} on ${session.target}: ${r.stderr.trim() || out}`);
-    if (out.startsWith('acquired')) break;
-    const held = parseOwner(out.split('\n').slice(1).join('\n'));
+    const lines = out.split('\n');
+    said = reaped(session.target, lines) ?? said;
+    if (lines.includes('acquired')) break;
+    const heldAt = lines.findIndex((l) => l.startsWith('held '));
+    const held = parseOwner(lines.slice(heldAt + 1).join('\n'));
     if (held?.runId === owner.runId) break;
-    // Its owner ran on this machine and is gone: nothing will release it.
-    const gone = held && held.host === hostname() && !processRuns(held.pid);
+    // Its owner ran on this machine and is gone (or its pid is another process's now): nothing will release it.
+    const gone = held && held.host === hostname() && (!processRuns(held.pid) || (held.pidStart !== undefined && processStart(held.pid) !== held.pidStart));
     if ((gone || !held) && attempt === 0) {
-      if (!held && Number(out.split(/\s+/)[1]) < 5) throw busy(session.target, path, null);
+      if (!held && Number(lines[heldAt]?.split(/\s+/)[1]) < 5) throw busy(session.target, path, null);
       await exec(`rm -rf ${shellQuote(path)}`);
       continue;
     }
@@ -94,6 +133,7 @@ export async function acquireTargetLock(session: TargetSession, dir: string, own
   }
   const lock: TargetLock = {
     path,
+    ...(said ? { said } : {}),
     async refresh() {
       const r = await exec(`grep -qF ${shellQuote(`"runId":"${owner.runId}"`)} ${shellQuote(`${path}/owner`)} && touch ${shellQuote(`${path}/owner`)} && echo ok`);
       if (!r.stdout.includes('ok')) {
@@ -106,6 +146,23 @@ export async function acquireTargetLock(session: TargetSession, dir: string, own
     },
   };
   return lock;
+}
+
+/** What the lock script said of a gone runner it found holding the lock, for the run taking it to say. */
+function reaped(target: string, lines: string[]): string | undefined {
+  const was = lines.find((l) => l.startsWith('@was '));
+  if (!was) return undefined;
+  const o = parseOwner(was.slice(5));
+  const file = o?.file ?? 'another file';
+  const g = /^@gone (\d+) (\d+) (\d+) (ok|fail)$/m.exec(lines.join('\n'));
+  if (g) {
+    const host = g[4] === 'ok' ? RESTORED_AFTER_GONE : 'stopping its mysqld or restoring the host failed (its journal there says why)';
+    return `the detached run of ${file} held ${target}, but ${runnerGone(Number(g[1]), Number(g[2]), Number(g[3]))}; its end is now in its journal there, ${host}; \`varlab attach ${file}\` brings it into the file`;
+  }
+  const unreaped = lines.find((l) => l.startsWith('@unreaped '));
+  if (!unreaped) return `the detached run of ${file} had ended on ${target}, but its runner (pid ${o?.pid ?? '?'}) was gone before it let go of its lock: taken over`;
+  const why = unreaped.slice(10).replace(/^varlab: /, '');
+  return `the detached run of ${file} held ${target}, but its runner (pid ${o?.pid ?? '?'}) is gone${why ? ` and its directory was not used (${why})` : ''}: its lock is taken over; the host settings it changed stay in the restore record`;
 }
 
 function busy(target: string, path: string, held: LockOwner | null, prefix = ''): ApiError {

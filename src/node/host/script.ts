@@ -80,8 +80,58 @@ now() { t=$(date +%s%N 2>/dev/null); case "$t" in *N*|'') t=$(date +%s)000000000
 /** A record another user could have written is never replayed: owner = this user, not a link, no group/other write. */
 export const OWNED_SAFE = String.raw`owned_safe() { [ -e "$1" ] && [ ! -h "$1" ] || return 1; set -- $(ls -ldn "$1"); [ "$3" = "$(id -u)" ] || return 1; case "$1" in ?????w*|????????w*) return 1 ;; esac; }`;
 
-/** `runner_alive DIR PID`: that pid is the detached runner of the run in DIR (its command line names DIR/runner.sh). */
-export const RUNNER_ALIVE = String.raw`runner_alive() { [ -n "$2" ] && tr '\0' '\n' < "/proc/$2/cmdline" 2>/dev/null | grep -qxF "$1/runner.sh"; }`;
+/**
+ * `proc_start PID`: the process's start time in clock ticks since boot (/proc/PID/stat field 22) and
+ * the boot's id. `proc_is PID START BOOT`: that very process still runs (not a zombie): a pid reused
+ * since, or a reboot, is not mistaken for it. The command name in /proc/PID/stat may hold spaces and
+ * parentheses, so the fields are counted after its last `) `.
+ */
+export const PROC_IS = String.raw`proc_start() { printf '%s %s\n' "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20)" "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)"; }
+proc_is() { [ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] || return 1; set -- "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null)" "$2" "$3"; case "$1" in ''|Z*) return 1 ;; esac; [ "$(printf '%s' "$1" | cut -d' ' -f20)" = "$2" ] && [ "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" = "$3" ]; }`;
+
+/**
+ * `runner_alive DIR PID`: that pid is the detached runner of the run in DIR: its command line names
+ * DIR/runner.sh, and when the runner wrote its start (DIR/started: start time and boot id), it is
+ * that very process.
+ */
+export const RUNNER_ALIVE = String.raw`${PROC_IS}
+runner_alive() { [ -n "$2" ] && tr '\0' '\n' < "/proc/$2/cmdline" 2>/dev/null | grep -qxF "$1/runner.sh" || return 1; [ -f "$1/started" ] || return 0; read -r ra_s ra_b < "$1/started"; proc_is "$2" "$ra_s" "$ra_b"; }`;
+
+/**
+ * `run_dir_safe DIR`: DIR is a run directory as launch made it, not one someone else made or pointed
+ * at (issue 24, item 4): its real path is itself (no symlink anywhere on the way: a `runs` that links
+ * to another user's runs directory is refused), DIR, its `runs` and its profile directory are owned
+ * by this user and writable by no one else (launch's own check), and every directory above is owned
+ * by root or this user and writable by no one else unless sticky. Says why on stderr. Needs OWNED_SAFE.
+ */
+export const RUN_DIR_SAFE = String.raw`run_dir_safe() {
+  [ "$(readlink -f -- "$1" 2>/dev/null)" = "$1" ] || { echo "varlab: refusing $1: its real path is $(readlink -f -- "$1" 2>/dev/null) (a symbolic link on the way)" >&2; return 1; }
+  rp=$1; rn=0
+  while [ "$rp" != / ]; do
+    rn=$((rn + 1))
+    if [ $rn -le 3 ]; then
+      owned_safe "$rp" || { echo "varlab: refusing $1: $rp is not owned by uid $(id -u) or others can write it" >&2; return 1; }
+    else
+      set -- "$1" $(ls -ldn "$rp")
+      { [ "$4" = 0 ] || [ "$4" = "$(id -u)" ]; } || { echo "varlab: refusing $1: $rp is owned by uid $4" >&2; return 1; }
+      case "$2" in ?????????[tT]*) ;; ?????w*|????????w*) echo "varlab: refusing $1: others can write $rp" >&2; return 1 ;; esac
+    fi
+    rp=$(dirname "$rp")
+  done
+}`;
+
+/**
+ * `reap DIR`: the detached run in DIR whose runner is gone without its end (SIGKILL, the OOM killer)
+ * is ended now by its own runner script's `gone` mode: its step stopped, its end journaled, mysqld
+ * stopped and the host put back from the record, its lock let go. Prints the runner's `@gone` line.
+ * Only a runner that has that mode, that is not running, and whose journal lacks its last line (H).
+ * Needs RUNNER_ALIVE; DIR is checked by run_dir_safe before.
+ */
+export const REAP = String.raw`reap() {
+  [ -f "$1/journal" ] && ! grep -q '^H ' "$1/journal" && grep -q '^gone() {' "$1/runner.sh" 2>/dev/null || return 0
+  runner_alive "$1" "$(cat "$1/pid" 2>/dev/null)" && return 0
+  /bin/sh "$1/runner.sh" gone < /dev/null 2>/dev/null | grep '^@gone '
+}`;
 
 /** Functions for the restore record: only a directory and file owned by this user and writable by no one else are used. */
 function recordFunctions(dir: string, paths: HostPaths): string {

@@ -192,7 +192,7 @@ export class RunService {
     try {
       if (!prepared.hosts) {
         const one = await startDetached({ ...run, waitS: o.waitS });
-        return { ...one, hosts: [one], failed: [], prepared, said };
+        return { ...one, hosts: [one], failed: [], prepared, said: [...said, ...(one.said ?? [])] };
       }
       const group = { id: run.runId, hosts: prepared.hosts.map((h) => h.target) };
       const launching = prepared.hosts.filter((h) => !h.done);
@@ -221,7 +221,7 @@ export class RunService {
         hosts: started,
         failed,
         prepared,
-        said,
+        said: [...said, ...started.flatMap((d) => d.said ?? [])],
       };
     } finally {
       await locks.release();

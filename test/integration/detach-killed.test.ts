@@ -1,0 +1,123 @@
+// A dead runner is seen at once (issue 24, item 7). A detached runner killed by SIGKILL (what the OOM
+// killer does) leaves no end in its journal, mysqld running, THP changed and the target's lock held.
+// `varlab status` right after, or a new run of another file on the same host, sees that the runner is
+// gone (its pid and start time in the lock and the run's directory), and ends its run there and then:
+// its step stopped, mysqld stopped, THP put back from the restore record, the lock let go, and says
+// so. The real sandbox sshd and mariadbd; the runner under setsid nohup (no systemd here); the host's
+// files in a temporary tree.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { readJournalText } from '../../src/common/records.js';
+import { DocumentService } from '../../src/node/documents/service.js';
+import { defaultHostLayer } from '../../src/node/engine/hostlayer.js';
+import { journalPath } from '../../src/node/engine/journal.js';
+import { RunService } from '../../src/node/runs/service.js';
+import { alive, exited, keepCells, quickstartCopy, runEnvForTests, varlabSync } from './run-env.js';
+
+const env = runEnvForTests({ varlabHome: true });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const auth = () => ({ identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile });
+
+/** The host's files as a tree of the test's own: THP as the kernel leaves it, full ASLR. */
+function hostTree(name: string) {
+  const tree = join(env.dir, name);
+  const paths = { sys: join(tree, 'sys'), procSys: join(tree, 'procsys'), records: join(tree, 'records') };
+  const thp = join(paths.sys, 'kernel/mm/transparent_hugepage/enabled');
+  mkdirSync(join(paths.sys, 'kernel/mm/transparent_hugepage'), { recursive: true });
+  mkdirSync(join(paths.procSys, 'kernel'), { recursive: true });
+  mkdirSync(paths.records, { mode: 0o755 });
+  writeFileSync(thp, 'always [madvise] never\n');
+  writeFileSync(join(paths.procSys, 'kernel/randomize_va_space'), '2\n');
+  return { paths, thp };
+}
+
+/** One cell that sets THP to never, then a long idle wait before its measurements: the runner sits in a step of its own. */
+function waiting(name: string): string {
+  return quickstartCopy(env, name, (d: ExperimentDoc) => {
+    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
+    d.design.factors = [{ tunable: 'thp', levels: ['never'] }];
+    d.design.excludedCells = [];
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = 3;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 1);
+    d.design.workload.repetitions = 2;
+    d.design.workload.warmup = 0;
+    d.design.idleSeconds = 600;
+  });
+}
+
+/** Start a detached run through a host layer on the tree, and wait until its first restart has set THP. */
+async function detachAndKill(service: RunService, file: string, thp: string) {
+  const started = await service.detach({ file, auth: auth(), consent: async () => {}, waitS: 120 });
+  assert.equal(started.supervisor, 'setsid');
+  for (let i = 0; i < 1200 && !readFileSync(join(started.dir, 'journal'), 'utf8').includes('\nF '); i++) await sleep(100);
+  assert.equal(readFileSync(thp, 'utf8').trim(), 'never', 'the first restart set THP');
+  const step = Number(readFileSync(join(started.dir, 'step.pid'), 'utf8'));
+  assert.ok(alive(step), 'the runner waits in a step of its own (the idle time)');
+  process.kill(started.pid!, 'SIGKILL');
+  assert.equal(await exited(started.pid!), true);
+  return { started, step };
+}
+
+const mysqldStopped = () => {
+  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
+  return !existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8')));
+};
+
+test('a detached runner killed by SIGKILL: status right after says it is gone, stops mysqld, puts THP back and frees the target', { timeout: 600_000 }, async () => {
+  const { paths, thp } = hostTree('tree-status');
+  const file = waiting('killed');
+  const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
+  const { started, step } = await detachAndKill(service, file, thp);
+  const lock = join(started.dir, '../../varlab-run.lock');
+  assert.ok(existsSync(lock), 'the killed runner left its lock');
+
+  // Right after: no waiting for the lock to go stale.
+  const status = varlabSync(['status', file], env.varlabHome);
+  assert.equal(status.code, 0, status.stderr);
+  assert.match(status.stdout, new RegExp(`^failed on \\S+: 0 of 3 restarts \\(the runner \\(pid ${started.pid}\\) is gone since \\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z \\(its last journal line; killed\\?\\); no restart of it had finished; its mysqld is stopped and the host's settings are restored from the record\\); varlab attach brings the results into the file\\n$`));
+  assert.equal(readFileSync(thp, 'utf8').trim(), 'madvise', 'THP put back from the record');
+  assert.ok(mysqldStopped(), 'mysqld stopped');
+  assert.equal(await exited(step), true, "the runner's step is stopped");
+  assert.equal(existsSync(lock), false, 'the lock is let go');
+
+  // attach brings the end in, with the same words, and removes the run's directory.
+  const attached = varlabSync(['attach', file], env.varlabHome);
+  assert.equal(attached.code, 1, attached.stderr);
+  assert.match(attached.stderr, /the run on .* failed after 0 of 3 restarts: the runner \(pid \d+\) is gone since .*restored from the record; results so far saved into/);
+  const state = readJournalText(readFileSync(journalPath(file), 'utf8'));
+  assert.equal(state.lastState, 'failed');
+  assert.equal(state.detached?.ended, true);
+  assert.equal(existsSync(started.dir), false, "the run's directory is removed once its end is in the file");
+});
+
+test('a detached runner killed by SIGKILL: a run of another file on that host goes ahead at once and says what it found and did', { timeout: 600_000 }, async () => {
+  const { paths, thp } = hostTree('tree-run');
+  const killed = waiting('killed-then-other');
+  const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
+  const { started } = await detachAndKill(service, killed, thp);
+
+  const other = quickstartCopy(env, 'other', (d) => {
+    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = 1;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 1);
+    d.design.workload.repetitions = 2;
+    d.design.workload.warmup = 0;
+  });
+  const logs: string[] = [];
+  const run = await service.start({ file: other, auth: auth(), consent: async () => {}, onEvent: (e) => e.type === 'log' && logs.push(e.message) });
+  const outcome = await run.done;
+  assert.equal(outcome.state, 'finished', outcome.message);
+  const said = logs.find((m) => m.startsWith('the detached run of '));
+  assert.ok(said, logs.join('\n'));
+  assert.match(said, new RegExp(`^the detached run of .*killed-then-other\\.varlab\\.json held \\S+, but the runner \\(pid ${started.pid}\\) is gone since .*; no restart of it had finished; its end is now in its journal there, its mysqld is stopped and the host's settings are restored from the record; \`varlab attach .*killed-then-other\\.varlab\\.json\` brings it into the file$`));
+  assert.equal(readFileSync(thp, 'utf8').trim(), 'madvise');
+  assert.ok(mysqldStopped());
+  const s = JSON.parse(varlabSync(['status', killed, '--json'], env.varlabHome).stdout) as { state: string; message: string };
+  assert.equal(s.state, 'failed');
+  assert.match(s.message, /is gone since/);
+});
