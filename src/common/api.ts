@@ -57,6 +57,11 @@ export interface ResultsAtStake {
   keepResultsAs: string;
   /** What the edit changes in the design, one line each. */
   changes: string[];
+  /**
+   * The edit removes some cells or queries only: `restarts` (whole) and `trimmed` (some queries' timings)
+   * move to the copy, `staying` stay in the file. Absent: every restart moves.
+   */
+  moving?: { restarts: number; trimmed: number; staying: number };
 }
 
 /** The file's design is not the one its unfinished journal was started with. */

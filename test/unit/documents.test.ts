@@ -12,6 +12,8 @@ import { ApiError, type DocumentChanged } from '../../src/common/api.js';
 import { measurementsIn } from '../../src/common/experiment/changes.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { expandCells } from '../../src/common/plan.js';
+import { isComplete, recordsOfRestart } from '../../src/common/records.js';
+import { headerRecord, journalPath, readJournal } from '../../src/node/engine/journal.js';
 import { DocumentService } from '../../src/node/documents/service.js';
 
 let dir: string;
@@ -85,7 +87,7 @@ test('a design edit to a file with results asks; keeping the old results puts th
   const path = file('design', withResults());
   writeFileSync(path.replace(/\.json$/, '.journal.jsonl'), '{"t":"host","at":1,"host":{}}\n');
   const opened = await docs.open(path);
-  const edited = { ...opened.doc, design: { ...opened.doc.design, restartsPerCell: 7 } };
+  const edited = { ...opened.doc, design: { ...opened.doc.design, workload: { ...opened.doc.design.workload, repetitions: 7 } } };
   let stake;
   try {
     await docs.save({ path, doc: edited, baseRevision: opened.revision });
@@ -96,12 +98,12 @@ test('a design edit to a file with results asks; keeping the old results puts th
   }
   assert.equal(stake.restarts, 3);
   assert.equal(stake.executions, 9);
-  assert.deepEqual(stake.changes, ['restarts per cell: 5 → 7']);
+  assert.deepEqual(stake.changes, [`repetitions: ${withResults().design.workload.repetitions} → 7`]);
   assert.match(stake.keepResultsAs, /design\.results-.*\.varlab\.json$/);
   assert.equal(measurementsIn(onDisk(path)).restarts, 3, 'nothing written before the user chose');
 
   const saved = await docs.save({ path, doc: edited, baseRevision: opened.revision, choice: 'keep-results-copy' });
-  assert.equal(onDisk(path).design.restartsPerCell, 7);
+  assert.equal(onDisk(path).design.workload.repetitions, 7);
   assert.equal(onDisk(path).results, undefined, 'the file starts afresh with the new design');
   assert.deepEqual(onDisk(stake.keepResultsAs).results, withResults().results, 'the copy holds every measurement');
   assert.match(saved.note ?? '', /kept in .*results-.*\.varlab\.json \(its journal in .*journal\..*\.jsonl\)/);
@@ -114,22 +116,93 @@ test('a design edit to a file with results asks; keeping the old results puts th
   docs.dispose();
 });
 
-test('a renamed query or a removed level of a finished file asks too (the old results no longer fit the design): Save never fails on a valid design', async () => {
+/** A finished run of the two cells A and B, one restart each, with the journal it wrote. */
+function finished(name: string): string {
+  const doc = quickstart();
+  doc.design = { ...doc.design, restartsPerCell: 1, excludedCells: expandCells(doc.design).slice(2).map((c) => c.id) };
+  doc.results = { startedAt: 1000, finishedAt: 3000, restarts: [restart(1, A), restart(2, B)] };
+  const path = file(`${name}-${Math.random().toString(16).slice(2, 8)}`, doc);
+  const records = [headerRecord(doc.design, 1), ...doc.results.restarts.flatMap((r) => recordsOfRestart(r, doc.design.workload.warmup)), { t: 'run-finished', at: 4000, state: 'finished' }, { t: 'host-left', at: 4001, ok: true }];
+  writeFileSync(journalPath(path), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return path;
+}
+
+const renameQ1 = (d: ExperimentDoc): ExperimentDoc => ({ ...d, design: { ...d.design, workload: { ...d.design.workload, queries: d.design.workload.queries.map((q, i) => (i === 0 ? { ...q, name: 'Q1 renamed' } : q)) } } });
+/** The quickstart's last factor (numa) without its second level: cell B (…,numa=interleave) goes. */
+const removeLevel = (d: ExperimentDoc): ExperimentDoc => ({ ...d, design: { ...d.design, factors: d.design.factors.map((f, i) => (i === 3 ? { ...f, levels: f.levels.slice(0, 1) } : f)), excludedCells: d.design.excludedCells.filter((c) => !c.endsWith('numa=interleave')) } });
+
+test('a renamed query of a finished file is renamed in its results and its journal: saved without asking, reopened under the new name', async () => {
   const docs = new DocumentService();
-  for (const edit of [
-    (d: ExperimentDoc) => ({ ...d, design: { ...d.design, workload: { ...d.design.workload, queries: d.design.workload.queries.map((q, i) => (i === 0 ? { ...q, name: 'Q1 renamed' } : q)) } } }),
-    (d: ExperimentDoc) => ({ ...d, design: { ...d.design, factors: d.design.factors.map((f, i) => (i === 0 ? { ...f, levels: f.levels.slice(0, 1) } : f)), excludedCells: [] } }),
-  ]) {
-    const path = file(`grown-${edit.length}-${Math.random().toString(16).slice(2, 8)}`, withResults());
-    const opened = await docs.open(path);
-    // The client's document still holds the old results, which name the old query and cells.
-    await assert.rejects(docs.save({ path, doc: edit(opened.doc), baseRevision: opened.revision }), (e: unknown) => {
-      assert.ok(e instanceof ApiError && e.code === 'results-at-stake', String(e));
-      return true;
-    });
-    await docs.save({ path, doc: edit(opened.doc), baseRevision: opened.revision, choice: 'keep-results-copy' });
-    assert.equal(onDisk(path).results, undefined);
+  const path = finished('renamed');
+  const journal = journalPath(path);
+  const opened = await docs.open(path);
+  // The client's document still holds the old results, which name the old query.
+  const saved = await docs.save({ path, doc: renameQ1(opened.doc), baseRevision: opened.revision });
+  assert.match(saved.note ?? '', /renamed in the results: query Q1 pricing summary → Q1 renamed/);
+  const reopened = await docs.open(path);
+  assert.deepEqual(measurementsIn(reopened.doc), { restarts: 2, executions: 6 }, 'every measurement is still in the file');
+  assert.deepEqual(
+    reopened.doc.results!.restarts.map((r) => r.queries.map((q) => q.query)),
+    [['Q1 renamed'], ['Q1 renamed']],
+  );
+  const records = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(records[0].design.workload.queries[0].name, 'Q1 renamed', 'the journal header names the new query');
+  assert.deepEqual([...new Set(records.filter((r) => r.t === 'execution').map((r) => r.query))], ['Q1 renamed'], 'and so do its executions');
+  // The journal still reads as this file's finished run: nothing to resume, nothing rebuilt.
+  assert.equal(reopened.unfinishedRun, undefined);
+  assert.equal(isComplete(readJournal(journal)!), true);
+  docs.dispose();
+});
+
+test('a removed level asks, naming the restarts it removes; the copy holds exactly those, the file the rest', async () => {
+  const docs = new DocumentService();
+  const path = finished('trimmed');
+  const before = onDisk(path);
+  const opened = await docs.open(path);
+  let stake;
+  try {
+    await docs.save({ path, doc: removeLevel(opened.doc), baseRevision: opened.revision });
+    assert.fail('saved without asking');
+  } catch (e) {
+    assert.ok(e instanceof ApiError && e.code === 'results-at-stake', String(e));
+    stake = e.details!.resultsAtStake!;
   }
+  assert.equal(stake.restarts, 1, 'one restart (of cell B) is removed');
+  assert.deepEqual(stake.moving, { restarts: 1, trimmed: 0, staying: 1 });
+  assert.match(stake.changes.join(), /factor numa: levels default, interleave → default/);
+  const saved = await docs.save({ path, doc: removeLevel(opened.doc), baseRevision: opened.revision, choice: 'keep-results-copy' });
+  assert.deepEqual(onDisk(path).results!.restarts.map((r) => [r.seq, r.cell]), [[1, A]], 'the file keeps the restarts of the cells that stay');
+  const copy = onDisk(stake.keepResultsAs);
+  assert.deepEqual(copy.results!.restarts.map((r) => [r.seq, r.cell]), [[2, B]], 'the copy holds exactly the removed restart');
+  assert.deepEqual(copy.design, before.design, 'with the design it was measured with');
+  assert.match(saved.note ?? '', /1 restart moved to .*results-.*; 1 stay here/);
+  assert.equal(existsSync(journalPath(path)), false, 'the journal of the old design is archived, not left to resume or rebuild');
+  docs.dispose();
+});
+
+test('Undo after the results went to a copy does not put them back into the file', async () => {
+  const docs = new DocumentService();
+  const path = file(`undo-${Math.random().toString(16).slice(2, 8)}`, withResults());
+  const opened = await docs.open(path);
+  const edited = { ...opened.doc, design: { ...opened.doc.design, workload: { ...opened.doc.design.workload, repetitions: 9 } } };
+  const saved = await docs.save({ path, doc: edited, baseRevision: opened.revision, choice: 'keep-results-copy' });
+  assert.equal(onDisk(path).results, undefined);
+  // Undo: the client holds the document as it was, results and all, and saves it.
+  await docs.save({ path, doc: opened.doc, baseRevision: saved.revision });
+  assert.equal(onDisk(path).design.workload.repetitions, opened.doc.design.workload.repetitions, 'the design is undone');
+  assert.equal(onDisk(path).results, undefined, 'the results stay in the copy only');
+  docs.dispose();
+});
+
+test('a level added to a finished file keeps its results and says what the new cells need', async () => {
+  const docs = new DocumentService();
+  const path = finished('grown');
+  const before = onDisk(path);
+  const opened = await docs.open(path);
+  const grown = { ...opened.doc, design: { ...opened.doc.design, factors: opened.doc.design.factors.map((f, i) => (i === 3 ? { ...f, levels: [...f.levels, 'bind:0'] } : f)) } };
+  const saved = await docs.save({ path, doc: grown, baseRevision: opened.revision });
+  assert.deepEqual(onDisk(path).results, before.results, 'every restart stays, under the same cells');
+  assert.match(saved.note ?? '', /8 cells need 1 restart each .*varlab run FILE --missing/);
   docs.dispose();
 });
 

@@ -172,16 +172,26 @@ export async function saveTo(path: string, opts: { choice?: SaveChoice; withoutR
   return true;
 }
 
-/** The design of a file with results changed: save as a new experiment, or keep the old results in a copy. */
+/**
+ * The design of a file with results changed: save as a new experiment, or keep the old results in a
+ * copy (all of them; or, when the edit only removes cells or queries, exactly what it removes).
+ */
 async function resultsAtStake(path: string, r: Fail): Promise<boolean> {
   const at = r.details!.resultsAtStake!;
-  const restarts = `${at.restarts} restart${at.restarts === 1 ? '' : 's'}`;
+  const plural = (n: number) => `${n} restart${n === 1 ? '' : 's'}`;
+  const restarts = plural(at.restarts);
+  const m = at.moving;
+  const trimmed = m?.trimmed ? ` and the timings of the removed queries in ${plural(m.trimmed)}` : '';
   const choice = await choose(
     'This file holds results',
-    `${baseName(path)} holds ${restarts} (${at.executions.toLocaleString('en')} executions) measured with its current design. Your edit changes that design:`,
+    m
+      ? `Your edit removes what ${restarts}${trimmed} of ${baseName(path)} measured (${at.executions.toLocaleString('en')} executions). The other ${plural(m.staying)} stay in the file, under the new design:`
+      : `${baseName(path)} holds ${restarts} (${at.executions.toLocaleString('en')} executions) measured with its current design. Your edit changes that design:`,
     [
-      { id: 'new', label: 'Save as a new experiment…', hint: `Your design goes to a new file, without results; ${baseName(path)} keeps its ${restarts}.`, style: 'primary' },
-      { id: 'keep', label: `Keep the ${restarts} in a copy and save here`, hint: `The file as it is now is copied to ${at.keepResultsAs}; ${baseName(path)} gets your design, without results.` },
+      { id: 'new', label: 'Save as a new experiment…', hint: `Your design goes to a new file, without results; ${baseName(path)} keeps its results.`, style: 'primary' },
+      m
+        ? { id: 'keep', label: `Move the ${restarts}${trimmed ? ' and timings' : ''} to a copy and save here`, hint: `They go to ${at.keepResultsAs} (with the design they were measured with); ${baseName(path)} gets your design and keeps the other ${plural(m.staying)}.` }
+        : { id: 'keep', label: `Keep the ${restarts} in a copy and save here`, hint: `The file as it is now is copied to ${at.keepResultsAs}; ${baseName(path)} gets your design, without results.` },
     ],
     at.changes,
     'results-at-stake',

@@ -6,9 +6,15 @@
 //   - Save is based on a revision: if the file changed since, it is refused (`conflict`) unless the
 //     user chose to overwrite it;
 //   - a file with results keeps them when only its labels or notes change (name, description: see
-//     common/experiment/changes.ts); any other design edit is refused (`results-at-stake`, saying how
-//     many restarts) until the user chooses: save as a new experiment (the client saves elsewhere),
-//     or keep the old results in the `…results-….varlab.json` copy (`keep-results-copy`);
+//     common/experiment/changes.ts), and when the edit renames a query, reorders factors or adds
+//     cells (common/experiment/carry.ts: the results and the journal take the new names);
+//   - an edit that removes a level, a cell or a query is refused (`results-at-stake`, naming how many
+//     restarts) until the user chooses to move exactly those to the `…results-….varlab.json` copy
+//     (`keep-results-copy`); the rest stay;
+//   - any other design edit (the workload, how restarts are measured) is refused the same way until
+//     the user chooses: save as a new experiment (the client saves elsewhere), or keep all the old
+//     results in the copy;
+//   - results written are always the file's, never a client's copy of them;
 //   - a design edit while a run writes into the file is refused (`busy`);
 //   - a run's saves keep the labels on disk and replace only the results.
 // Every write is atomic (a temporary file renamed over the original, removed on failure).
@@ -16,11 +22,13 @@ import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { ApiError, type DocumentChanged, type OpenedExperiment, type SaveChoice, type SaveResult } from '../../common/api.js';
+import { carryResults, missingSentence, type Carried } from '../../common/experiment/carry.js';
 import { designChanges, measurementsIn, sameDesign } from '../../common/experiment/changes.js';
 import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { unfinishedRun } from '../engine/journal.js';
 import { assertSavable, readExperimentFile, removeStaleTemporaries, rememberRecent, writeExperimentFile, type Revision } from '../files.js';
-import { keepResults, keptResultsNote, resultsCopyPath } from './results-copy.js';
+import { carryJournals } from './journal-carry.js';
+import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from './results-copy.js';
 import { rebuildFromJournal } from './rebuild.js';
 import { withWriteLock } from './write-lock.js';
 
@@ -86,7 +94,7 @@ export class DocumentService {
     const abs = resolve(args.path);
     // The design is checked alone first: results the client still holds may name a query or a level
     // this edit renamed or removed. Whether those results stay is decided below, and asked.
-    const { results: _held, ...design } = args.doc;
+    const { results: _client, ...design } = args.doc;
     assertSavable(design);
     return this.serial(abs, async () => {
       const disk = existsSync(abs) ? await readExperimentFile(abs) : null;
@@ -99,7 +107,9 @@ export class DocumentService {
       }
       const onDisk = disk?.doc ?? null;
       const held = measurementsIn(onDisk);
-      let doc = args.doc;
+      // Results come from the file, never from the client: a client's copy may be older (Undo after
+      // the results were moved to a copy must not put them back here).
+      let doc: ExperimentDoc = onDisk ? { ...design, ...(onDisk.results ? { results: onDisk.results } : {}) } : args.doc;
       let note: string | undefined;
       if (onDisk && held.restarts > 0) {
         if (sameDesign(onDisk, args.doc)) {
@@ -108,19 +118,24 @@ export class DocumentService {
         } else {
           const running = await this.opts.busy?.(abs);
           if (running) throw new ApiError('busy', `${abs}: ${running}; only its name and description can be changed until it ends (or save the design as a new experiment)`);
+          const carried = unfinishedRun(abs, onDisk.design) ? null : carryResults(onDisk, args.doc.design);
           const keepAs = resultsCopyPath(abs, onDisk.results?.finishedAt ?? onDisk.results?.startedAt ?? Date.now());
-          if (args.choice !== 'keep-results-copy') {
-            const changes = designChanges(onDisk.design, args.doc.design);
-            throw new ApiError(
-              'results-at-stake',
-              `${abs} holds ${held.restarts} restarts (${held.executions.toLocaleString('en')} executions) measured with the design this edit changes (${changes.join('; ')}). ` +
-                `Save it as a new experiment, or keep the old results in ${keepAs} and save the new design here without results.`,
-              { resultsAtStake: { path: abs, restarts: held.restarts, executions: held.executions, keepResultsAs: keepAs, changes } },
-            );
+          if (carried && !carried.blocking.length) {
+            ({ doc, note } = await this.carry(abs, onDisk, design, carried, keepAs, args.choice));
+          } else {
+            if (args.choice !== 'keep-results-copy') {
+              const changes = carried?.blocking.length ? carried.blocking : designChanges(onDisk.design, args.doc.design);
+              const why = carried ? '' : ' (its run is unfinished: resume it first to keep them here)';
+              throw new ApiError(
+                'results-at-stake',
+                `${abs} holds ${held.restarts} restarts (${held.executions.toLocaleString('en')} executions) measured with the design this edit changes (${changes.join('; ')})${why}. ` +
+                  `Save it as a new experiment, or keep the old results in ${keepAs} and save the new design here without results.`,
+                { resultsAtStake: { path: abs, restarts: held.restarts, executions: held.executions, keepResultsAs: keepAs, changes } },
+              );
+            }
+            note = keptResultsNote(await keepResults(abs, keepAs, onDisk.design));
+            doc = design;
           }
-          note = keptResultsNote(await keepResults(abs, keepAs, onDisk.design));
-          const { results: _dropped, ...rest } = args.doc;
-          doc = rest;
         }
       }
       // What is written is checked whole: the results kept are the disk's, with the design they were measured with.
@@ -132,6 +147,48 @@ export class DocumentService {
       await rememberRecent(abs);
       return { path: abs, savedAt: Date.now(), revision, doc, ...(note ? { note } : {}) };
     });
+  }
+
+  /**
+   * A design edit that the file's results survive (see common/experiment/carry.ts): renamed in the
+   * results and the journal; what it removes goes to the results copy once the user chose it (the
+   * dialog names how many restarts), the rest stays; cells it adds are said, to be run alone.
+   */
+  private async carry(abs: string, onDisk: ExperimentDoc, design: Omit<ExperimentDoc, 'results'>, carried: Carried, keepAs: string, choice?: SaveChoice): Promise<{ doc: ExperimentDoc; note?: string }> {
+    const moved = carried.removed.restarts;
+    const said: string[] = [];
+    if (moved.length) {
+      const staying = carried.kept.restarts.length;
+      const changes = designChanges(onDisk.design, design.design);
+      const what = `${carried.removedRestarts} restart${carried.removedRestarts === 1 ? '' : 's'}${carried.trimmedRestarts ? ` and the timings of removed queries in ${carried.trimmedRestarts} other${carried.trimmedRestarts === 1 ? '' : 's'}` : ''}`;
+      if (choice !== 'keep-results-copy') {
+        const executions = measurementsIn({ results: carried.removed }).executions;
+        throw new ApiError(
+          'results-at-stake',
+          `${abs}: this edit removes what ${what} measured (${changes.join('; ')}). They move to ${keepAs}; the other ${staying} restart${staying === 1 ? '' : 's'} stay here.`,
+          { resultsAtStake: { path: abs, restarts: carried.removedRestarts, executions, keepResultsAs: keepAs, changes, moving: { restarts: carried.removedRestarts, trimmed: carried.trimmedRestarts, staying } } },
+        );
+      }
+      // The copy is the old design with exactly what leaves the file: it reads as the experiment it was.
+      const copy = unusedPath(keepAs);
+      await this.writeCopy(copy, { ...onDisk, results: carried.removed });
+      said.push(`${what} moved to ${copy}; ${staying} stay here`);
+    }
+    if (carried.renamed.length) said.push(`renamed in the results: ${carried.renamed.join(', ')}`);
+    const journals = await carryJournals(abs, onDisk.design, design.design, carried);
+    if (journals) said.push(journals);
+    const grown = missingSentence(carried.missing);
+    if (grown) said.push(grown);
+    return { doc: { ...design, results: carried.kept }, ...(said.length ? { note: said.join('; ') } : {}) };
+  }
+
+  private async writeCopy(path: string, doc: ExperimentDoc): Promise<void> {
+    assertSavable(doc);
+    try {
+      await writeExperimentFile(path, doc);
+    } catch (e) {
+      throw new ApiError('io', `cannot write ${path}: ${(e as Error).message}`);
+    }
   }
 
   /**

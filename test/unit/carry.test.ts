@@ -1,0 +1,75 @@
+// What a design edit does to a file's results (common/experiment/carry.ts): names follow, removed
+// cells and queries leave whole, added cells are said missing, and a change of what a restart
+// measures keeps nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { carryResults, missingRestarts } from '../../src/common/experiment/carry.js';
+import type { Design, ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+
+const design = (): Design => {
+  const d = (JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc).design;
+  return {
+    ...d,
+    factors: [
+      { tunable: 'aslr', levels: ['on', 'off'] },
+      { tunable: 'ahi', levels: ['on', 'off'] },
+    ],
+    excludedCells: [],
+    restartsPerCell: 1,
+    workload: { ...d.workload, queries: [{ name: 'Q1', sql: 'SELECT 1' }, { name: 'Q2', sql: 'SELECT 2' }] },
+  };
+};
+const restart = (seq: number, cell: string): RestartResult => ({
+  seq,
+  cell,
+  status: 'ok',
+  startedAt: seq,
+  finishedAt: seq,
+  checks: [],
+  queries: ['Q1', 'Q2'].map((query) => ({ query, unit: 'ms', source: 'profiling' as const, values: [1, 2] })),
+});
+const doc = (): ExperimentDoc => ({
+  format: 'varlab-experiment',
+  version: 3,
+  name: 'x',
+  design: design(),
+  results: { restarts: [restart(1, 'aslr=on,ahi=on'), restart(2, 'aslr=on,ahi=off'), restart(3, 'aslr=off,ahi=on'), restart(4, 'aslr=off,ahi=off')] },
+});
+
+test('factors in another order: the same cells under their new ids, nothing removed or missing', () => {
+  const d = design();
+  const c = carryResults(doc(), { ...d, factors: [d.factors[1], d.factors[0]] });
+  assert.deepEqual(c.blocking, []);
+  assert.deepEqual(c.kept.restarts.map((r) => r.cell), ['ahi=on,aslr=on', 'ahi=off,aslr=on', 'ahi=on,aslr=off', 'ahi=off,aslr=off']);
+  assert.equal(c.removed.restarts.length, 0);
+  assert.deepEqual(c.missing, []);
+});
+
+test('a query removed: its timings leave every restart, into the removed results; a query renamed keeps its name in the results', () => {
+  const d = design();
+  const c = carryResults(doc(), { ...d, workload: { ...d.workload, queries: [{ name: 'first', sql: 'SELECT 1' }] } });
+  assert.deepEqual(c.blocking, []);
+  assert.deepEqual(c.renamed, ['query Q1 → first']);
+  assert.deepEqual(c.kept.restarts.map((r) => r.queries.map((q) => q.query)), [['first'], ['first'], ['first'], ['first']]);
+  assert.deepEqual(c.removed.restarts.map((r) => [r.seq, r.queries.map((q) => q.query)]), [[1, ['Q2']], [2, ['Q2']], [3, ['Q2']], [4, ['Q2']]]);
+  assert.equal(c.removedRestarts, 0);
+  assert.equal(c.trimmedRestarts, 4);
+});
+
+test('a cell left out and a level added: the cell leaves whole, the new cells are missing', () => {
+  const d = design();
+  const c = carryResults(doc(), { ...d, factors: [d.factors[0], { tunable: 'ahi', levels: ['on', 'off'] }], excludedCells: ['aslr=off,ahi=off'], restartsPerCell: 2 });
+  assert.deepEqual(c.removed.restarts.map((r) => r.cell), ['aslr=off,ahi=off']);
+  assert.deepEqual(c.missing.map((m) => [m.cell, m.need]), [['aslr=on,ahi=on', 1], ['aslr=on,ahi=off', 1], ['aslr=off,ahi=on', 1]]);
+  assert.deepEqual(missingRestarts({ ...d, restartsPerCell: 1 }, doc().results!.restarts), []);
+});
+
+test('what changes how a restart measures blocks carrying: SQL, a query added, repetitions, a factor added', () => {
+  const d = design();
+  const blocked = (after: Design) => carryResults(doc(), after).blocking;
+  assert.deepEqual(blocked({ ...d, workload: { ...d.workload, queries: [{ name: 'Q1', sql: 'SELECT 11' }, d.workload.queries[1]] } }), ['query Q1: SQL changed']);
+  assert.deepEqual(blocked({ ...d, workload: { ...d.workload, queries: [...d.workload.queries, { name: 'Q3', sql: 'SELECT 3' }] } }), ['query Q3 added: the old restarts did not run it']);
+  assert.deepEqual(blocked({ ...d, workload: { ...d.workload, repetitions: d.workload.repetitions + 1 } }), [`repetitions: ${d.workload.repetitions} → ${d.workload.repetitions + 1}`]);
+  assert.deepEqual(blocked({ ...d, factors: [...d.factors, { tunable: 'preload', levels: ['on'] }] }), ['factor preload added: every cell changes']);
+});
