@@ -23,6 +23,11 @@ export type JournalRecord =
       planned: number;
       /** The design as run (overrides applied), so a resume runs exactly the same thing. */
       design: Design;
+      /**
+       * The run measures only what the file's results miss (run --missing): its design is the file's
+       * with the complete cells left out, and its restarts join the file's as run `part` (2, 3…).
+       */
+      grows?: { part: number };
     }
   | { t: 'host'; at: number; host: HostFingerprint }
   | { t: 'timer'; at: number; source: TimingSource; note?: string }

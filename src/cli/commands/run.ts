@@ -70,7 +70,7 @@ export const run: Command = {
   name: 'run',
   usage:
     'varlab run FILE [--target T]... [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
-    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh | --resume]\n' +
+    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh | --resume | --missing]\n' +
     '                [--detach]\n\n' +
     'Runs every scheduled restart of the plan: tunables applied and verified, mysqld restarted, the queries\n' +
     'or the benchmark command measured. Every measurement goes to FILE.journal.jsonl first; if the run stops\n' +
@@ -91,6 +91,10 @@ export const run: Command = {
     '--fresh             start over: a finished or unfinished run of the file begins again from its first restart\n' +
     '                    (the file with its results so far is kept beside it as FILE.results-<date>.varlab.json,\n' +
     '                    the journal archived); without --fresh a finished file is left alone\n' +
+    '--missing           run only what the file\'s results miss, after the design of a finished file grew (a level or a\n' +
+    '                    cell added, more restarts per cell): those cells alone, in rounds of their own; the old\n' +
+    '                    restarts are not measured again and stay in the file, the new ones join them (marked as a\n' +
+    '                    later run: Analysis does not pair them with the old ones). One host; resumed like a run\n' +
     '--resume            go on with an unfinished run although the file\'s design changed since it started (the run\n' +
     '                    keeps the design it started with; your edited file is kept beside it)\n' +
     '--detach            put the whole run on the target and return within seconds, printing its id: it runs there\n' +
@@ -123,6 +127,7 @@ export const run: Command = {
       trust: { type: 'boolean' },
       fresh: { type: 'boolean' },
       resume: { type: 'boolean' },
+      missing: { type: 'boolean' },
       detach: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
@@ -133,8 +138,9 @@ export const run: Command = {
 
     const file = positionals[0];
     const targets = values.target ?? [];
-    const request = { file, out: values.out, target: targets.length === 1 ? targets[0] : undefined, targets: targets.length > 1 ? targets : undefined, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true };
+    const request = { file, out: values.out, target: targets.length === 1 ? targets[0] : undefined, targets: targets.length > 1 ? targets : undefined, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true, missing: values.missing === true };
     if (values.fresh && values.resume) throw new UsageError('--fresh starts over and --resume goes on: pass one of them');
+    if (values.missing && (values.fresh || values.resume)) throw new UsageError('--missing runs only what the results miss; --fresh starts over and --resume goes on with an edited design: pass one of them');
     // Repeated per host without --targets (resuming a file that names several): the file's hosts, in its order.
     const repeated = (values.identity?.length ?? 0) > 1 || (values['known-hosts']?.length ?? 0) > 1;
     const auth = runAuth(targets.length || !repeated ? targets : await fileHosts(file), values);

@@ -166,3 +166,32 @@ export function missingSentence(missing: readonly Missing[]): string {
   if (missing.length > named.length) named.push(`${missing.length - named.length} more`);
   return `${cells} cell${cells === 1 ? '' : 's'} need${cells === 1 ? 's' : ''} ${each} to reach the design's ${missing[0].have + missing[0].need} per cell (${named.join('; ')}): run only what is missing (varlab run FILE --missing)`;
 }
+
+/** The part a run that grows these results would be: one after the last (a first run's restarts are part 1). */
+export function nextPart(results: Results | undefined): number {
+  return Math.max(1, ...(results?.restarts ?? []).map((r) => r.part ?? 1)) + 1;
+}
+
+/**
+ * The file's results with a grown run's joined (run --missing): the file's restarts of other parts
+ * stay as they are; the run's restarts come after them in run order (their seq follows the file's
+ * last on their host) and are marked with their `part`. Called with the run's results so far at every
+ * save: what the file held of this part before is replaced by them.
+ */
+export function grownResults(file: Results | undefined, run: Results, part: number): Results {
+  const kept = (file?.restarts ?? []).filter((r) => (r.part ?? 1) !== part);
+  const offset = new Map<string, number>();
+  for (const r of kept) offset.set(r.host ?? '', Math.max(offset.get(r.host ?? '') ?? 0, r.seq));
+  const last = (host: string | undefined) => offset.get(host ?? '') ?? 0;
+  // Restarts the earlier runs threw away have their seqs; this run's come after them.
+  const discarded = [...(file?.discarded ?? []).filter((d) => d.seq <= last(d.host)), ...(run.discarded ?? []).map((d) => ({ ...d, seq: d.seq + last(d.host) }))];
+  const { discarded: _d, finishedAt: _f, restarts: _r, ...meta } = file ?? { restarts: [] };
+  return {
+    ...meta,
+    ...(run.host ? { host: run.host } : {}),
+    ...(meta.startedAt === undefined && run.startedAt !== undefined ? { startedAt: run.startedAt } : {}),
+    ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}),
+    ...(discarded.length ? { discarded } : {}),
+    restarts: [...kept, ...run.restarts.map((r) => ({ ...r, seq: r.seq + last(r.host), part }))],
+  };
+}

@@ -199,6 +199,11 @@ export interface RestartResult {
   cell: string;
   /** The target it ran on, when the design ran on several hosts (the `host` block factor). */
   host?: string;
+  /**
+   * The run it was measured in, when the design grew after its first run (run --missing): 2, 3…
+   * Absent: the first run. Restarts of different parts share no round (they ran at other times).
+   */
+  part?: number;
   status: 'ok' | 'verify-failed' | 'failed';
   reason?: string;
   startedAt: number;

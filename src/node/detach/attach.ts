@@ -592,7 +592,7 @@ class Follower {
     const state = this.fold.state();
     const results = resultsFromJournal(state, state.detached?.ended ? 'interrupted before it finished' : 'running on the target');
     if (this.group) await this.group.save(this.d.target, await fileDoc(this.d), results);
-    else await this.o.documents.writeRunResults(this.d.path, await savedDoc(this.d, state), results);
+    else await this.o.documents.writeRunResults(this.d.path, await savedDoc(this.d, state), results, state.header?.grows);
   }
 
   private outcome(state: AttachOutcome['state'], cleanedUp: boolean, message?: string): AttachOutcome {

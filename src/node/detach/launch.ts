@@ -32,6 +32,8 @@ export interface DetachRequest {
   /** A host of a several-host run: its own journal beside the file, and the run it belongs to (written into its `detached` record). */
   journalFile?: string;
   group?: { id: string; hosts: string[] };
+  /** The run measures only what the file misses (run --missing): said in its journal's header. */
+  grows?: { part: number };
 }
 
 export interface DetachedStart {
@@ -92,7 +94,7 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
     try {
       const control = await host.createServerControl(session, profile, { prompt: o.prompt });
       const fingerprint = await control.host();
-      journal = openRunJournal(o.path, design, fold, o.journalFile);
+      journal = openRunJournal(o.path, design, fold, o.journalFile, o.grows);
       const write = (r: Parameters<JournalFold['apply']>[0]) => {
         journal!.writer.append(r);
         fold.apply(r);

@@ -22,7 +22,7 @@ import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { ApiError, type DocumentChanged, type OpenedExperiment, type SaveChoice, type SaveResult } from '../../common/api.js';
-import { carryResults, missingSentence, type Carried } from '../../common/experiment/carry.js';
+import { carryResults, grownResults, missingSentence, type Carried } from '../../common/experiment/carry.js';
 import { designChanges, measurementsIn, sameDesign } from '../../common/experiment/changes.js';
 import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { unfinishedRun } from '../engine/journal.js';
@@ -195,9 +195,17 @@ export class DocumentService {
    * A run saves its results: the design it runs (`saved`) with the labels now on disk, and the
    * results rebuilt from its journal. The file is read again only when something else changed it.
    */
-  async writeRunResults(path: string, saved: ExperimentDoc, results: Results): Promise<void> {
+  async writeRunResults(path: string, saved: ExperimentDoc, results: Results, grows?: { part: number }): Promise<void> {
     const abs = resolve(path);
     await this.serial(abs, async () => {
+      if (grows) {
+        // A run of what the file misses (run --missing): the file keeps its design and its other
+        // runs' restarts; this run's join them.
+        const disk = await this.docOnDisk(abs);
+        if (!disk) throw new ApiError('io', `${abs} cannot be read to add this run's results to it (they are safe in its journal)`);
+        await this.write(abs, { ...disk, results: grownResults(disk.results, results, grows.part) }, 'run');
+        return;
+      }
       const labels = await this.labelsOnDisk(abs);
       await this.write(abs, { ...saved, ...labels, results }, 'run');
     });
@@ -219,11 +227,16 @@ export class DocumentService {
   }
 
   private async labelsOnDisk(abs: string): Promise<Partial<Pick<ExperimentDoc, 'name' | 'description'>>> {
+    const doc = await this.docOnDisk(abs);
+    return doc ? { name: doc.name, description: doc.description } : {};
+  }
+
+  /** The document on disk, read again only when something else changed it since this process wrote it. */
+  private async docOnDisk(abs: string): Promise<ExperimentDoc | null> {
     const k = this.entry(abs);
     const s = await stat(abs).catch(() => null);
-    if (!s) return {};
-    const doc = k.written && s.size === k.written.size && s.mtimeMs === k.written.mtimeMs ? k.written.doc : (await readExperimentFile(abs)).doc;
-    return doc ? { name: doc.name, description: doc.description } : {};
+    if (!s) return null;
+    return k.written && s.size === k.written.size && s.mtimeMs === k.written.mtimeMs ? k.written.doc : ((await readExperimentFile(abs)).doc ?? null);
   }
 
   private async write(abs: string, doc: ExperimentDoc, cause: DocumentChanged['cause']): Promise<Revision> {

@@ -55,9 +55,9 @@ export function designDigest(design: Design): string {
   return sha256(canonicalJson(design));
 }
 
-export function headerRecord(design: Design, at = Date.now()): RecordOf<'header'> {
+export function headerRecord(design: Design, at = Date.now(), grows?: { part: number }): RecordOf<'header'> {
   const plan = buildPlan(design);
-  return { t: 'header', format: JOURNAL_FORMAT, at, planHash: planHash(design, plan), seed: design.seed, designDigest: designDigest(design), planned: plan.length, design };
+  return { t: 'header', format: JOURNAL_FORMAT, at, planHash: planHash(design, plan), seed: design.seed, designDigest: designDigest(design), planned: plan.length, design, ...(grows ? { grows } : {}) };
 }
 
 export function readJournal(path: string, fold?: JournalFold): JournalState | null {
@@ -170,7 +170,7 @@ export interface OpenedJournal {
  * Open the journal beside an experiment for a run of this design (attached or detached): a new one
  * (a finished one is archived first), or the unfinished run of the same plan read into `fold`.
  */
-export function openRunJournal(experimentPath: string, design: Design, fold: JournalFold, path = journalPath(experimentPath)): OpenedJournal {
+export function openRunJournal(experimentPath: string, design: Design, fold: JournalFold, path = journalPath(experimentPath), grows?: { part: number }): OpenedJournal {
   const verdict = inspectJournal(experimentPath, design, path);
   if (verdict.kind === 'other-plan') {
     throw new ApiError(
@@ -180,7 +180,7 @@ export function openRunJournal(experimentPath: string, design: Design, fold: Jou
   }
   if (verdict.kind === 'complete') archiveJournal(path);
   const writer = new JournalWriter(path);
-  if (verdict.kind !== 'resume') return { writer, resumed: false, records: [headerRecord(design)] };
+  if (verdict.kind !== 'resume') return { writer, resumed: false, records: [headerRecord(design, Date.now(), grows)] };
   readJournal(path, fold);
   // Restarts the previous process started and never finished: thrown away, run again.
   const records: JournalRecord[] = verdict.state.interrupted.map((i) => ({ t: 'restart-discarded', at: Date.now(), seq: i.seq, cell: i.cell, reason: 'interrupted: the previous run stopped during this restart' }));

@@ -48,6 +48,8 @@ export interface EngineOptions {
   journalFile?: string;
   /** A host of a several-host run: every event names it, and goes into the run's one batcher. */
   hostOfGroup?: { target: string; batcher: EventBatcher };
+  /** The run measures only what the file misses (run --missing): said in its journal's header. */
+  grows?: { part: number };
 }
 
 export interface RunOutcome {
@@ -326,7 +328,7 @@ export class RunEngine {
   private openJournal(): void {
     const problems = problemsBeforeSave(this.opts.doc);
     if (problems.length) throw new ApiError('invalid-file', problems.join('\n'));
-    const opened = openRunJournal(this.opts.path, this.design, this.fold, this.journalFile);
+    const opened = openRunJournal(this.opts.path, this.design, this.fold, this.journalFile, this.opts.grows);
     this.journal = opened.writer;
     this.resumed = opened.resumed;
     for (const r of opened.records) this.record(r, true);

@@ -8,9 +8,10 @@ import { copyFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ApiError } from '../../common/api.js';
+import { missingRestarts, missingSentence, nextPart, type Missing } from '../../common/experiment/carry.js';
 import { designChanges } from '../../common/experiment/changes.js';
 import type { Design, ExperimentDoc } from '../../common/experiment/types.js';
-import { buildPlan, designHosts, hostDesign } from '../../common/plan.js';
+import { buildPlan, designHosts, expandCells, hostDesign } from '../../common/plan.js';
 import { checkProfile } from '../../common/profile.js';
 import { isComplete, restorePending, type JournalState } from '../../common/records.js';
 import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from '../documents/results-copy.js';
@@ -31,6 +32,8 @@ export interface RunRequest {
   fresh?: boolean;
   /** Go on with the unfinished journal's design although the file's design changed. */
   resume?: boolean;
+  /** Run only what the file's results miss (cells added to a finished design, or more restarts per cell), keeping them. */
+  missing?: boolean;
 }
 
 export interface PreparedRun {
@@ -50,6 +53,8 @@ export interface PreparedRun {
   commit(): Promise<string[]>;
   /** Set when the design runs on several hosts: each host's own run. */
   hosts?: HostRun[];
+  /** A run of what the file misses (run --missing): its restarts join the file's as this part. */
+  grows?: { part: number };
 }
 
 /** One host of a design run on several hosts. */
@@ -101,7 +106,8 @@ export function consentNote(p: Pick<PreparedRun, 'designFrom' | 'out'>): string 
 }
 
 /** What the user is told when a finished file is run again without --fresh. */
-export function finishedMessage(file: string, f: FinishedRun): string {
+export function finishedMessage(file: string, f: FinishedRun, missing: Missing[] = []): string {
+  if (missing.length) return `${file}: its run finished, and the design grew since: ${missingSentence(missing).replace('FILE', file)}. To run it all again from scratch, pass --fresh (the current results are kept in ${f.keepResultsAs})`;
   return `${file}: already finished (${f.done} of ${f.planned} restarts); nothing to run. To run it again from scratch, pass --fresh (the current results are kept in ${f.keepResultsAs})`;
 }
 
@@ -131,7 +137,7 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   chooseHosts(d, req);
   // Never throw away a finished run's results by running it again unasked.
   const finished = await finishedRun(req.file, req.out, d);
-  if (finished && !req.fresh) throw new ApiError('already-finished', finishedMessage(req.file, finished));
+  if (finished && !req.fresh && !req.missing) throw new ApiError('already-finished', finishedMessage(req.file, finished, missingRestarts(d, r.doc.results?.restarts ?? [])));
   if (req.restarts !== undefined) d.restartsPerCell = req.restarts;
   if (req.repetitions !== undefined) d.workload.repetitions = req.repetitions;
   if (req.warmup !== undefined) d.workload.warmup = req.warmup;
@@ -140,10 +146,22 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   }
   // This run's results replace any in the file (earlier ones are kept in a copy first, or are this run's own on resume).
   delete doc.results;
-  if (designHosts(d).length > 1) return prepareHosts(req, r.doc, doc, out, finished);
+  if (designHosts(d).length > 1) {
+    if (req.missing) throw new ApiError('unsupported', `${req.file}: --missing runs a design on one host for now; this one runs on ${designHosts(d).join(', ')}`);
+    return prepareHosts(req, r.doc, doc, out, finished);
+  }
+  const notes: string[] = [];
+  let grows: PreparedRun['grows'];
+  if (req.missing) {
+    const g = missingRun(req.file, r.doc, d, out);
+    // The run's design: the file's with the complete cells left out, each new one in its own rounds.
+    d.excludedCells = g.excludedCells;
+    d.restartsPerCell = g.restartsPerCell;
+    grows = { part: g.part };
+    notes.push(g.note);
+  }
 
   const verdict = inspectJournal(out, d);
-  const notes: string[] = [];
   const steps: (() => Promise<string | null>)[] = [];
   let journalProfile: ExperimentDoc['design']['serverProfile'];
   let designFrom: PreparedRun['designFrom'] = 'file';
@@ -191,7 +209,43 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   refuseUnsafeProfile(req.file, doc.design.target, resolved);
   const saved = savedDoc(doc, fileProfile);
   doc.design.serverProfile = resolved.profile;
-  return { doc, saved, out, profileFrom: resolved.from, designFrom, verdict: req.fresh ? 'fresh' : verdict.kind, notes, commit: () => commitSteps(steps) };
+  return { doc, saved, out, profileFrom: resolved.from, designFrom, verdict: req.fresh ? 'fresh' : verdict.kind, notes, commit: () => commitSteps(steps), ...(grows ? { grows } : {}) };
+}
+
+/**
+ * What `run --missing` runs: the cells the file's results miss, each the restarts it lacks, in rounds
+ * of their own (the design's order and seed); or the unfinished run of them that its journal holds.
+ * Refused, saying why, when there is nothing to add to or nothing missing.
+ */
+function missingRun(file: string, fileDoc: ExperimentDoc, d: Design, out: string): { excludedCells: string[]; restartsPerCell: number; part: number; note: string } {
+  const state = readJournal(journalPath(out));
+  const header = state?.header;
+  if (header && state && !isComplete(state)) {
+    if (!header.grows) throw new ApiError('busy', `${file}: its journal ${journalPath(out)} holds an unfinished run (${state.restarts.length} of ${header.planned} restarts): resume it first (varlab run ${file}), then run what is missing`);
+    const have = state.restarts.length;
+    return { excludedCells: header.design.excludedCells, restartsPerCell: header.design.restartsPerCell, part: header.grows.part, note: `resuming the run of what ${out} missed: ${have} of its ${header.planned} restarts done (journal ${journalPath(out)})` };
+  }
+  const restarts = fileDoc.results?.restarts ?? [];
+  if (!restarts.length) throw new ApiError('invalid-argument', `${file} holds no results yet: run it without --missing`);
+  const missing = missingRestarts(d, restarts);
+  if (!missing.length) throw new ApiError('already-finished', `${file}: nothing is missing: every cell has its ${d.restartsPerCell} restart${d.restartsPerCell === 1 ? '' : 's'}`);
+  const needs = [...new Set(missing.map((m) => m.need))];
+  if (needs.length > 1) {
+    throw new ApiError(
+      'invalid-argument',
+      `${file}: the cells miss different numbers of restarts (${missing.map((m) => `${m.cell}: ${m.need}`).join('; ')}), and a run of what is missing gives each the same; ` +
+        `make them equal first (for instance set the restarts per cell to what the new cells need, run --missing, then raise it again)`,
+    );
+  }
+  const wanted = new Set(missing.map((m) => m.cell));
+  const complete = expandCells(d).filter((c) => !c.excluded && !wanted.has(c.id)).map((c) => c.id);
+  const part = nextPart(fileDoc.results);
+  return {
+    excludedCells: [...d.excludedCells, ...complete],
+    restartsPerCell: needs[0],
+    part,
+    note: `running only what ${out} misses: ${missingSentence(missing).replace(/: run only what is missing.*$/, '')}; its ${restarts.length} restarts stay, and these join them as run ${part}`,
+  };
 }
 
 function refuseUnsafeProfile(file: string, target: string, resolved: ResolvedProfile): void {

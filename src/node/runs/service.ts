@@ -142,7 +142,8 @@ export class RunService {
       auth: auths.get(hosts[0].target),
       prompt: o.prompt ?? this.opts.prompt,
       host: this.opts.host,
-      save: (results: Results) => this.opts.documents.writeRunResults(out, prepared.saved, results),
+      save: (results: Results) => this.opts.documents.writeRunResults(out, prepared.saved, results, prepared.grows),
+      ...(prepared.grows ? { grows: prepared.grows } : {}),
     };
     return { prepared, target, runId, locks, said, out, run, auths };
   }
