@@ -243,7 +243,14 @@ export type RunCheck =
       /** detached: the unfinished run is detached on that target, its end not brought in yet (it is followed, not resumed). */
       unfinished?: { restartsDone: number; restartsPlanned: number; designChanges: string[]; detached?: DetachedHere };
     }
-  | { finished: true; restartsDone: number; restartsPlanned: number; keepResultsAs: string };
+  | {
+      finished: true;
+      restartsDone: number;
+      restartsPlanned: number;
+      keepResultsAs: string;
+      /** The design grew since (cells added, more restarts per cell): what a run of only the missing restarts would do (run.start with missing). */
+      missing?: { cells: number; restarts: number; sentence: string };
+    };
 
 /** What `local.readiness` finds on the machine varlab runs on. */
 export interface LocalReadiness {
@@ -347,7 +354,7 @@ export interface Requests {
    * fresh: start over (a finished or unfinished run's results are kept in a copy, its journal archived);
    * resume: go on with the unfinished journal's design although the file's design changed.
    */
-  'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean; fresh?: boolean; /** Keep running when this computer sleeps: the run goes on on its target (issue 14); this process follows it while it can. */ detach?: boolean }; result: RunStatus };
+  'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean; fresh?: boolean; /** Run only what the file's results miss (a grown design): run --missing. */ missing?: boolean; /** Keep running when this computer sleeps: the run goes on on its target (issue 14); this process follows it while it can. */ detach?: boolean }; result: RunStatus };
   /** Follow the file's detached run (its events arrive as run.batch; its results reach the file when it has ended). */
   'run.attach': { args: { path: string; /** The target the user agreed to connect to (a run this computer did not launch: see FailDetails.follow). */ target?: string }; result: RunStatus };
   /** Stop following a detached run: it goes on on its target. */

@@ -7,8 +7,8 @@
 //     closed and reopened still holds them all;
 //   - a failing query: the Run view says why at its top; fixed and saved, the run says what changed and
 //     starts over with the new SQL;
-//   - a design edit to a file with results goes through the dialog (save as new, or keep the results
-//     in a copy);
+//   - a design edit to a file with results that changes what a restart measures goes through the
+//     dialog (save as new, or keep the results in a copy);
 //   - the WebSocket cut mid-run: the UI says it is reconnecting, and ends showing the finished run;
 //   - SIGTERM to the browser-mode server mid-run stops the sandbox mysqld and empties the restore record.
 import { after, before, test } from 'node:test';
@@ -111,14 +111,14 @@ test('a run from the UI: Analysis shows it without reopening, Save keeps every m
   // A design edit to a file with results goes through the dialog, which says how many restarts are at stake.
   const before = readFileSync(file, 'utf8');
   await again.getByTestId('nav-design').click();
-  const restartsField = again.getByLabel('Restarts per cell');
-  await restartsField.fill('3');
+  // Repetitions change what each restart measures: the old results cannot stay with the new design.
+  await again.getByLabel('Repetitions').fill('6');
   await again.getByTestId('save').click();
   const dialog = again.getByTestId('results-at-stake');
   await dialog.waitFor();
   const text = await dialog.innerText();
   assert.match(text, /holds 4 restarts \(80 executions\)/);
-  assert.match(text, /restarts per cell: 2 → 3/);
+  assert.match(text, /repetitions: 4 → 6/);
   const copy = /copied to (\S+\.results-\S+\.varlab\.json)/.exec(text)?.[1];
   assert.ok(copy, text);
   assert.deepEqual(pageProblems(again), [], 'the dialog');
@@ -130,25 +130,25 @@ test('a run from the UI: Analysis shows it without reopening, Save keeps every m
   await again.getByTestId('save').click();
   await dialog.waitFor();
   await again.getByTestId('choice-new').click();
-  const newPath = join(env.dir, 'journey-3-restarts.varlab.json');
+  const newPath = join(env.dir, 'journey-6-repetitions.varlab.json');
   await again.getByTestId('save-path').fill(newPath);
   await again.getByTestId('save-path-submit').click();
   await again.getByTestId('status-text').filter({ hasText: `Saved ${newPath}` }).waitFor();
   assert.equal(readFileSync(file, 'utf8'), before, 'the original is untouched');
   const fresh = JSON.parse(readFileSync(newPath, 'utf8')) as ExperimentDoc;
-  assert.equal(fresh.design.restartsPerCell, 3);
+  assert.equal(fresh.design.workload.repetitions, 6);
   assert.equal(fresh.results, undefined);
   assert.deepEqual(pageProblems(again), [], 'saved as new');
 
   // Or keep the old results in the copy and save the new design in the file itself.
   await openFile(again, file);
   await again.getByTestId('nav-design').click();
-  await again.getByLabel('Restarts per cell').fill('3');
+  await again.getByLabel('Repetitions').fill('6');
   await again.getByTestId('save').click();
   await dialog.waitFor();
   await again.getByTestId('choice-keep').click();
   await again.getByTestId('status-text').filter({ hasText: /kept in/ }).waitFor();
-  assert.equal((JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc).design.restartsPerCell, 3);
+  assert.equal((JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc).design.workload.repetitions, 6);
   assert.equal(executionsOnDisk(file), 0);
   assert.equal(executionsOnDisk(copy!), executions, 'the copy holds every measurement');
   assert.deepEqual(pageProblems(again), []);

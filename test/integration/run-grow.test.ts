@@ -69,7 +69,8 @@ test('a level added to a finished design: --missing runs only the new cells, int
   assert.deepEqual(added.map((r) => [r.seq, r.part]), [[5, 2], [6, 2], [7, 2], [8, 2]], 'the new ones follow in run order, marked as run 2');
   assert.ok(added.every((r) => r.status === 'ok' && r.checks.some((c) => c.tunable === 'numa' && c.ok)), JSON.stringify(added.map((r) => r.checks)));
 
-  // Nothing is missing any more.
+  // Nothing is missing any more; a plain run counts the file's restarts, both runs.
+  assert.match(varlabPlain([file, ...target]).stdout, /already finished \(8 of 8 restarts\)/);
   const none = varlabPlain([file, ...target, '--missing']);
   assert.notEqual(none.code, 1);
   assert.match(none.stdout + none.stderr, /nothing is missing/);

@@ -4,7 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { carryResults, missingRestarts } from '../../src/common/experiment/carry.js';
+import { carryResults, grownResults, missingRestarts, nextPart } from '../../src/common/experiment/carry.js';
+import { analyze } from '../../src/common/stats/analysis.js';
+import { restartRounds, tidyFromExperiment } from '../../src/common/stats/tidy.js';
 import type { Design, ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 
 const design = (): Design => {
@@ -72,4 +74,39 @@ test('what changes how a restart measures blocks carrying: SQL, a query added, r
   assert.deepEqual(blocked({ ...d, workload: { ...d.workload, queries: [...d.workload.queries, { name: 'Q3', sql: 'SELECT 3' }] } }), ['query Q3 added: the old restarts did not run it']);
   assert.deepEqual(blocked({ ...d, workload: { ...d.workload, repetitions: d.workload.repetitions + 1 } }), [`repetitions: ${d.workload.repetitions} → ${d.workload.repetitions + 1}`]);
   assert.deepEqual(blocked({ ...d, factors: [...d.factors, { tunable: 'preload', levels: ['on'] }] }), ['factor preload added: every cell changes']);
+});
+
+test('a grown run joins the file: its restarts after the old ones, marked with their part, in rounds of their own; Analysis says why it does not pair them', () => {
+  const d = design();
+  const old = doc().results!;
+  const run = { startedAt: 50, finishedAt: 60, restarts: [restart(1, 'aslr=on,ahi=on'), restart(2, 'aslr=off,ahi=off')] };
+  assert.equal(nextPart(old), 2);
+  const joined = grownResults(old, run, 2);
+  assert.deepEqual(joined.restarts.map((r) => [r.seq, r.cell, r.part]), [
+    [1, 'aslr=on,ahi=on', undefined],
+    [2, 'aslr=on,ahi=off', undefined],
+    [3, 'aslr=off,ahi=on', undefined],
+    [4, 'aslr=off,ahi=off', undefined],
+    [5, 'aslr=on,ahi=on', 2],
+    [6, 'aslr=off,ahi=off', 2],
+  ]);
+  assert.equal(joined.finishedAt, 60);
+  // Saved again with the same run's results: replaced, not added twice.
+  assert.equal(grownResults(joined, run, 2).restarts.length, 6);
+
+  // A cell measured only in the later run is never paired with an older one.
+  const twoRuns: ExperimentDoc = { ...doc(), design: { ...d, restartsPerCell: 5 }, results: { restarts: [] } };
+  const values = (base: number, i: number) => [base + i, base + i + 0.5];
+  let seq = 0;
+  for (let i = 0; i < 5; i++) for (const [cell, base] of [['aslr=on,ahi=on', 10], ['aslr=on,ahi=off', 11 + (i % 2) * 0.3]] as const) twoRuns.results!.restarts.push({ ...restart(++seq, cell), queries: [{ query: 'Q1', unit: 'ms', source: 'profiling', values: values(base, i) }] });
+  for (let i = 0; i < 5; i++) twoRuns.results!.restarts.push({ ...restart(++seq, 'aslr=off,ahi=on'), part: 2, queries: [{ query: 'Q1', unit: 'ms', source: 'profiling', values: values(12, i) }] });
+  const rounds = restartRounds(twoRuns)!;
+  assert.deepEqual([1, 2, 11, 15].map((s) => rounds.get(`\u0000${s}`)), [1, 1, 6, 10], 'the later run has rounds 6 to 10');
+  const a = analyze(tidyFromExperiment(twoRuns), { baseline: 'aslr=on,ahi=on', warmup: 0 });
+  const byCell = new Map(a.comparisons.filter((c) => c.query === 'Q1').map((c) => [c.cell, c]));
+  assert.equal(byCell.get('aslr=on,ahi=off')!.pairing, 'paired', 'two cells of the same run pair by round');
+  const later = byCell.get('aslr=off,ahi=on')!;
+  assert.equal(later.pairing, 'unpaired');
+  assert.match(later.pairing_reason, /aslr=off,ahi=on was measured in a later run than the other \(the design grew: run --missing\)/);
+  assert.ok(later.effect_pct !== null && later.effect_pct > 0, 'still compared, unpaired');
 });

@@ -164,7 +164,7 @@ export function missingSentence(missing: readonly Missing[]): string {
   const each = needs.length === 1 ? `${needs[0]} restart${needs[0] === 1 ? '' : 's'} each` : `${total} restarts in all`;
   const named = missing.slice(0, 4).map((m) => `${m.cell}${m.host ? ` on ${m.host}` : ''}: ${m.need}`);
   if (missing.length > named.length) named.push(`${missing.length - named.length} more`);
-  return `${cells} cell${cells === 1 ? '' : 's'} need${cells === 1 ? 's' : ''} ${each} to reach the design's ${missing[0].have + missing[0].need} per cell (${named.join('; ')}): run only what is missing (varlab run FILE --missing)`;
+  return `${cells} cell${cells === 1 ? '' : 's'} need${cells === 1 ? 's' : ''} ${each} to reach the design's ${missing[0].have + missing[0].need} per cell (${named.join('; ')}): run only what is missing (the Run view's button, or varlab run FILE --missing)`;
 }
 
 /** The part a run that grows these results would be: one after the last (a first run's restarts are part 1). */

@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -2506,7 +2506,7 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}};
+const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}};
 const schema28 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema29 = {"type":"number","minimum":0,"maximum":1000000000000000};
 const schema39 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}};
@@ -3255,10 +3255,10 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data20.status !== undefined){
-let data24 = data20.status;
-if(!(((data24 === "ok") || (data24 === "verify-failed")) || (data24 === "failed"))){
-const err62 = {instancePath:instancePath+"/restarts/" + i2+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(data20.part !== undefined){
+let data24 = data20.part;
+if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+const err62 = {instancePath:instancePath+"/restarts/" + i2+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3267,12 +3267,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-if(data20.reason !== undefined){
-let data25 = data20.reason;
-if(typeof data25 === "string"){
-if(func2(data25) > 10000){
-const err63 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(typeof data24 == "number"){
+if(data24 > 1000 || isNaN(data24)){
+const err63 = {instancePath:instancePath+"/restarts/" + i2+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3281,9 +3278,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-else {
-const err64 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data24 < 2 || isNaN(data24)){
+const err64 = {instancePath:instancePath+"/restarts/" + i2+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3293,11 +3289,11 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(data20.startedAt !== undefined){
-let data26 = data20.startedAt;
-if(typeof data26 == "number"){
-if(data26 > 100000000000000 || isNaN(data26)){
-const err65 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+}
+if(data20.status !== undefined){
+let data25 = data20.status;
+if(!(((data25 === "ok") || (data25 === "verify-failed")) || (data25 === "failed"))){
+const err65 = {instancePath:instancePath+"/restarts/" + i2+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3306,8 +3302,12 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data26 < 0 || isNaN(data26)){
-const err66 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data20.reason !== undefined){
+let data26 = data20.reason;
+if(typeof data26 === "string"){
+if(func2(data26) > 10000){
+const err66 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3318,7 +3318,7 @@ errors++;
 }
 }
 else {
-const err67 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err67 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3328,11 +3328,11 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data20.finishedAt !== undefined){
-let data27 = data20.finishedAt;
+if(data20.startedAt !== undefined){
+let data27 = data20.startedAt;
 if(typeof data27 == "number"){
 if(data27 > 100000000000000 || isNaN(data27)){
-const err68 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+const err68 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3342,7 +3342,7 @@ vErrors.push(err68);
 errors++;
 }
 if(data27 < 0 || isNaN(data27)){
-const err69 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err69 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -3353,7 +3353,7 @@ errors++;
 }
 }
 else {
-const err70 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err70 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -3363,15 +3363,11 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(data20.checks !== undefined){
-let data28 = data20.checks;
-if(Array.isArray(data28)){
-const len3 = data28.length;
-for(let i3=0; i3<len3; i3++){
-let data29 = data28[i3];
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-if(data29.tunable === undefined){
-const err71 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data20.finishedAt !== undefined){
+let data28 = data20.finishedAt;
+if(typeof data28 == "number"){
+if(data28 > 100000000000000 || isNaN(data28)){
+const err71 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -3380,8 +3376,8 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(data29.level === undefined){
-const err72 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data28 < 0 || isNaN(data28)){
+const err72 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -3390,8 +3386,9 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(data29.ok === undefined){
-const err73 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+else {
+const err73 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -3400,8 +3397,16 @@ vErrors.push(err73);
 }
 errors++;
 }
-if(data29.observed === undefined){
-const err74 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+}
+if(data20.checks !== undefined){
+let data29 = data20.checks;
+if(Array.isArray(data29)){
+const len3 = data29.length;
+for(let i3=0; i3<len3; i3++){
+let data30 = data29[i3];
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+if(data30.tunable === undefined){
+const err74 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -3410,11 +3415,8 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(data29.tunable !== undefined){
-let data30 = data29.tunable;
-if(typeof data30 === "string"){
-if(func2(data30) > 200){
-const err75 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data30.level === undefined){
+const err75 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -3423,9 +3425,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-else {
-const err76 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data30.ok === undefined){
+const err76 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -3434,12 +3435,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-}
-if(data29.level !== undefined){
-let data31 = data29.level;
-if(typeof data31 === "string"){
-if(func2(data31) > 300){
-const err77 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data30.observed === undefined){
+const err77 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3448,9 +3445,11 @@ vErrors.push(err77);
 }
 errors++;
 }
-}
-else {
-const err78 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data30.tunable !== undefined){
+let data31 = data30.tunable;
+if(typeof data31 === "string"){
+if(func2(data31) > 200){
+const err78 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3460,9 +3459,8 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data29.ok !== undefined){
-if(typeof data29.ok !== "boolean"){
-const err79 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err79 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3472,11 +3470,11 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(data29.observed !== undefined){
-let data33 = data29.observed;
-if(typeof data33 === "string"){
-if(func2(data33) > 10000){
-const err80 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data30.level !== undefined){
+let data32 = data30.level;
+if(typeof data32 === "string"){
+if(func2(data32) > 300){
+const err80 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -3487,7 +3485,7 @@ errors++;
 }
 }
 else {
-const err81 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err81 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -3497,9 +3495,9 @@ vErrors.push(err81);
 errors++;
 }
 }
-}
-else {
-const err82 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data30.ok !== undefined){
+if(typeof data30.ok !== "boolean"){
+const err82 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -3509,9 +3507,11 @@ vErrors.push(err82);
 errors++;
 }
 }
-}
-else {
-const err83 = {instancePath:instancePath+"/restarts/" + i2+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data30.observed !== undefined){
+let data34 = data30.observed;
+if(typeof data34 === "string"){
+if(func2(data34) > 10000){
+const err83 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -3521,15 +3521,8 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data20.options !== undefined){
-let data34 = data20.options;
-if(Array.isArray(data34)){
-const len4 = data34.length;
-for(let i4=0; i4<len4; i4++){
-let data35 = data34[i4];
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-if(data35.tunable === undefined){
-const err84 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+else {
+const err84 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -3538,8 +3531,10 @@ vErrors.push(err84);
 }
 errors++;
 }
-if(data35.level === undefined){
-const err85 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+}
+else {
+const err85 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -3548,8 +3543,10 @@ vErrors.push(err85);
 }
 errors++;
 }
-if(data35.ok === undefined){
-const err86 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/restarts/" + i2+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3558,8 +3555,16 @@ vErrors.push(err86);
 }
 errors++;
 }
-if(data35.observed === undefined){
-const err87 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+}
+if(data20.options !== undefined){
+let data35 = data20.options;
+if(Array.isArray(data35)){
+const len4 = data35.length;
+for(let i4=0; i4<len4; i4++){
+let data36 = data35[i4];
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.tunable === undefined){
+const err87 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -3568,11 +3573,8 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data35.tunable !== undefined){
-let data36 = data35.tunable;
-if(typeof data36 === "string"){
-if(func2(data36) > 200){
-const err88 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data36.level === undefined){
+const err88 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -3581,9 +3583,8 @@ vErrors.push(err88);
 }
 errors++;
 }
-}
-else {
-const err89 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.ok === undefined){
+const err89 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -3592,12 +3593,8 @@ vErrors.push(err89);
 }
 errors++;
 }
-}
-if(data35.level !== undefined){
-let data37 = data35.level;
-if(typeof data37 === "string"){
-if(func2(data37) > 300){
-const err90 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data36.observed === undefined){
+const err90 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -3606,9 +3603,11 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-else {
-const err91 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.tunable !== undefined){
+let data37 = data36.tunable;
+if(typeof data37 === "string"){
+if(func2(data37) > 200){
+const err91 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -3618,9 +3617,8 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data35.ok !== undefined){
-if(typeof data35.ok !== "boolean"){
-const err92 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err92 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -3630,11 +3628,11 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data35.observed !== undefined){
-let data39 = data35.observed;
-if(typeof data39 === "string"){
-if(func2(data39) > 10000){
-const err93 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data36.level !== undefined){
+let data38 = data36.level;
+if(typeof data38 === "string"){
+if(func2(data38) > 300){
+const err93 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -3645,7 +3643,7 @@ errors++;
 }
 }
 else {
-const err94 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err94 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -3655,9 +3653,9 @@ vErrors.push(err94);
 errors++;
 }
 }
-}
-else {
-const err95 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data36.ok !== undefined){
+if(typeof data36.ok !== "boolean"){
+const err95 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -3667,9 +3665,11 @@ vErrors.push(err95);
 errors++;
 }
 }
-}
-else {
-const err96 = {instancePath:instancePath+"/restarts/" + i2+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data36.observed !== undefined){
+let data40 = data36.observed;
+if(typeof data40 === "string"){
+if(func2(data40) > 10000){
+const err96 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -3679,14 +3679,8 @@ vErrors.push(err96);
 errors++;
 }
 }
-if(data20.preload !== undefined){
-let data40 = data20.preload;
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-if(data40.tables !== undefined){
-let data41 = data40.tables;
-if(typeof data41 == "number"){
-if(data41 > 1000000000000000 || isNaN(data41)){
-const err97 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err97 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -3695,8 +3689,10 @@ vErrors.push(err97);
 }
 errors++;
 }
-if(data41 < 0 || isNaN(data41)){
-const err98 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err98 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -3706,8 +3702,9 @@ vErrors.push(err98);
 errors++;
 }
 }
+}
 else {
-const err99 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err99 = {instancePath:instancePath+"/restarts/" + i2+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -3717,11 +3714,14 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data40.indexes !== undefined){
-let data42 = data40.indexes;
+if(data20.preload !== undefined){
+let data41 = data20.preload;
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+if(data41.tables !== undefined){
+let data42 = data41.tables;
 if(typeof data42 == "number"){
 if(data42 > 1000000000000000 || isNaN(data42)){
-const err100 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err100 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -3731,7 +3731,7 @@ vErrors.push(err100);
 errors++;
 }
 if(data42 < 0 || isNaN(data42)){
-const err101 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err101 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -3742,7 +3742,7 @@ errors++;
 }
 }
 else {
-const err102 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err102 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -3752,11 +3752,11 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data40.rows !== undefined){
-let data43 = data40.rows;
+if(data41.indexes !== undefined){
+let data43 = data41.indexes;
 if(typeof data43 == "number"){
 if(data43 > 1000000000000000 || isNaN(data43)){
-const err103 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err103 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -3766,7 +3766,7 @@ vErrors.push(err103);
 errors++;
 }
 if(data43 < 0 || isNaN(data43)){
-const err104 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err104 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -3777,7 +3777,7 @@ errors++;
 }
 }
 else {
-const err105 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err105 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -3787,11 +3787,11 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data40.ms !== undefined){
-let data44 = data40.ms;
+if(data41.rows !== undefined){
+let data44 = data41.rows;
 if(typeof data44 == "number"){
 if(data44 > 1000000000000000 || isNaN(data44)){
-const err106 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err106 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -3801,7 +3801,7 @@ vErrors.push(err106);
 errors++;
 }
 if(data44 < 0 || isNaN(data44)){
-const err107 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err107 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -3812,7 +3812,7 @@ errors++;
 }
 }
 else {
-const err108 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err108 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -3822,9 +3822,11 @@ vErrors.push(err108);
 errors++;
 }
 }
-}
-else {
-const err109 = {instancePath:instancePath+"/restarts/" + i2+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data41.ms !== undefined){
+let data45 = data41.ms;
+if(typeof data45 == "number"){
+if(data45 > 1000000000000000 || isNaN(data45)){
+const err109 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -3833,16 +3835,8 @@ vErrors.push(err109);
 }
 errors++;
 }
-}
-if(data20.queries !== undefined){
-let data45 = data20.queries;
-if(Array.isArray(data45)){
-const len5 = data45.length;
-for(let i5=0; i5<len5; i5++){
-let data46 = data45[i5];
-if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
-if(data46.query === undefined){
-const err110 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(data45 < 0 || isNaN(data45)){
+const err110 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -3851,8 +3845,9 @@ vErrors.push(err110);
 }
 errors++;
 }
-if(data46.unit === undefined){
-const err111 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+}
+else {
+const err111 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -3861,8 +3856,10 @@ vErrors.push(err111);
 }
 errors++;
 }
-if(data46.source === undefined){
-const err112 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+}
+else {
+const err112 = {instancePath:instancePath+"/restarts/" + i2+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -3871,8 +3868,16 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(data46.values === undefined){
-const err113 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+}
+if(data20.queries !== undefined){
+let data46 = data20.queries;
+if(Array.isArray(data46)){
+const len5 = data46.length;
+for(let i5=0; i5<len5; i5++){
+let data47 = data46[i5];
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+if(data47.query === undefined){
+const err113 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -3881,11 +3886,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-if(data46.query !== undefined){
-let data47 = data46.query;
-if(typeof data47 === "string"){
-if(func2(data47) > 200){
-const err114 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data47.unit === undefined){
+const err114 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -3894,9 +3896,8 @@ vErrors.push(err114);
 }
 errors++;
 }
-}
-else {
-const err115 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data47.source === undefined){
+const err115 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -3905,12 +3906,8 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-if(data46.unit !== undefined){
-let data48 = data46.unit;
-if(typeof data48 === "string"){
-if(func2(data48) > 40){
-const err116 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+if(data47.values === undefined){
+const err116 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -3919,9 +3916,11 @@ vErrors.push(err116);
 }
 errors++;
 }
-}
-else {
-const err117 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data47.query !== undefined){
+let data48 = data47.query;
+if(typeof data48 === "string"){
+if(func2(data48) > 200){
+const err117 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -3931,10 +3930,8 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data46.source !== undefined){
-let data49 = data46.source;
-if(!(((((data49 === "performance_schema") || (data49 === "profiling")) || (data49 === "client")) || (data49 === "sysbench")) || (data49 === "regex"))){
-const err118 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+else {
+const err118 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -3944,15 +3941,11 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data46.values !== undefined){
-let data50 = data46.values;
-if(Array.isArray(data50)){
-const len6 = data50.length;
-for(let i6=0; i6<len6; i6++){
-let data51 = data50[i6];
-if(typeof data51 == "number"){
-if(data51 > 1000000000000000 || isNaN(data51)){
-const err119 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data47.unit !== undefined){
+let data49 = data47.unit;
+if(typeof data49 === "string"){
+if(func2(data49) > 40){
+const err119 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -3961,8 +3954,9 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(data51 < -1000000000000000 || isNaN(data51)){
-const err120 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+else {
+const err120 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -3972,8 +3966,10 @@ vErrors.push(err120);
 errors++;
 }
 }
-else {
-const err121 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data47.source !== undefined){
+let data50 = data47.source;
+if(!(((((data50 === "performance_schema") || (data50 === "profiling")) || (data50 === "client")) || (data50 === "sysbench")) || (data50 === "regex"))){
+const err121 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -3983,9 +3979,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-}
-else {
-const err122 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data47.values !== undefined){
+let data51 = data47.values;
+if(Array.isArray(data51)){
+const len6 = data51.length;
+for(let i6=0; i6<len6; i6++){
+let data52 = data51[i6];
+if(typeof data52 == "number"){
+if(data52 > 1000000000000000 || isNaN(data52)){
+const err122 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -3994,16 +3996,8 @@ vErrors.push(err122);
 }
 errors++;
 }
-}
-if(data46.client !== undefined){
-let data52 = data46.client;
-if(Array.isArray(data52)){
-const len7 = data52.length;
-for(let i7=0; i7<len7; i7++){
-let data53 = data52[i7];
-if(typeof data53 == "number"){
-if(data53 > 1000000000000000 || isNaN(data53)){
-const err123 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data52 < -1000000000000000 || isNaN(data52)){
+const err123 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -4012,8 +4006,9 @@ vErrors.push(err123);
 }
 errors++;
 }
-if(data53 < -1000000000000000 || isNaN(data53)){
-const err124 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+else {
+const err124 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -4023,8 +4018,9 @@ vErrors.push(err124);
 errors++;
 }
 }
+}
 else {
-const err125 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err125 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -4034,9 +4030,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-}
-else {
-const err126 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data47.client !== undefined){
+let data53 = data47.client;
+if(Array.isArray(data53)){
+const len7 = data53.length;
+for(let i7=0; i7<len7; i7++){
+let data54 = data53[i7];
+if(typeof data54 == "number"){
+if(data54 > 1000000000000000 || isNaN(data54)){
+const err126 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -4045,10 +4047,8 @@ vErrors.push(err126);
 }
 errors++;
 }
-}
-}
-else {
-const err127 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data54 < -1000000000000000 || isNaN(data54)){
+const err127 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -4058,9 +4058,8 @@ vErrors.push(err127);
 errors++;
 }
 }
-}
 else {
-const err128 = {instancePath:instancePath+"/restarts/" + i2+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err128 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -4072,7 +4071,7 @@ errors++;
 }
 }
 else {
-const err129 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err129 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -4084,7 +4083,7 @@ errors++;
 }
 }
 else {
-const err130 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err130 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -4096,12 +4095,48 @@ errors++;
 }
 }
 else {
-const err131 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err131 = {instancePath:instancePath+"/restarts/" + i2+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err131];
 }
 else {
 vErrors.push(err131);
+}
+errors++;
+}
+}
+}
+else {
+const err132 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+}
+}
+else {
+const err133 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err133];
+}
+else {
+vErrors.push(err133);
+}
+errors++;
+}
+}
+}
+else {
+const err134 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err134];
+}
+else {
+vErrors.push(err134);
 }
 errors++;
 }

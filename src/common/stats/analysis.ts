@@ -394,8 +394,13 @@ export function compare(
   let why = r.why;
   const blocks = opts.rounds?.blocks;
   const otherHost = blocks !== undefined && blocks[cellId] !== blocks[baselineId];
-  const pairs = opts.rounds?.known && cell.rounds && base.rounds && !otherHost ? roundPairs(cell, base) : null;
+  let pairs = opts.rounds?.known && cell.rounds && base.rounds && !otherHost ? roundPairs(cell, base) : null;
   if (otherHost) c.pairing_reason = `the cell and the baseline ran on different hosts (${blocks[cellId]}, ${blocks[baselineId]}): their rounds are not the same time`;
+  const later = opts.rounds?.later?.filter((x) => x === cellId || x === baselineId) ?? [];
+  if (pairs && !pairs.length && later.length) {
+    pairs = null;
+    c.pairing_reason = `${later.join(' and ')} ${later.length > 1 ? 'were' : 'was'} measured in a later run than the other (the design grew: run --missing): no round holds both, so they are compared unpaired and the drift between the two runs is part of the difference`;
+  }
   if (pairs) {
     const p = pairedLogRatio(pairs, opts.alpha);
     c.paired = { effect_pct: p.effect_pct, ci_low_pct: p.ci_low_pct, ci_high_pct: p.ci_high_pct, p_value: p.p_value, df: p.df, rounds: p.rounds, ...(p.why ? { why: p.why } : {}) };

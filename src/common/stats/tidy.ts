@@ -48,7 +48,13 @@ export interface TidyData {
    * cell's host when the results come from several hosts, whose rounds are separate timelines (a round
    * pairs restarts of one host only).
    */
-  rounds?: { known: boolean; why: string; blocks?: Record<string, string> };
+  rounds?: {
+    known: boolean;
+    why: string;
+    blocks?: Record<string, string>;
+    /** Cells measured only in a later run of a grown design (run --missing): no round holds them and an older cell. */
+    later?: string[];
+  };
 }
 
 /** A problem with one input row, located by line so the user can find it. */
@@ -265,6 +271,9 @@ export function tidyFromExperiment(doc: ExperimentDoc): TidyData {
     for (const s of data.series) s.rounds = s.restarts.map((label) => roundByLabel.get(`${s.cell}\u0000${label}`) ?? 0);
     data.rounds = { known: true, why: ROUNDS_WHY };
     if (hosts.length) data.rounds.blocks = Object.fromEntries((doc.results?.restarts ?? []).map((r) => [hostCell(r.cell, r.host), r.host ?? '']));
+    const first = new Set((doc.results?.restarts ?? []).filter((r) => (r.part ?? 1) === 1).map((r) => hostCell(r.cell, hosts.length ? r.host : undefined)));
+    const later = [...new Set((doc.results?.restarts ?? []).filter((r) => (r.part ?? 1) > 1).map((r) => hostCell(r.cell, hosts.length ? r.host : undefined)))].filter((c) => !first.has(c));
+    if (later.length) data.rounds.later = later;
   } else data.rounds = { known: false, why: 'the blocked order runs each cell\'s restarts together, not in rounds: no restart has a partner in time' };
   return data;
 }
@@ -283,15 +292,26 @@ export function restartRounds(doc: ExperimentDoc): Map<string, number> | null {
   if (doc.design.order === 'blocked') return null;
   const hosts = resultHosts(doc.design, doc.results?.restarts);
   const sorted = [...(doc.results?.restarts ?? [])].sort((a, b) => a.seq - b.seq);
+  const hostOf = (r: { host?: string }) => (hosts.length ? (r.host ?? '') : '');
+  // A grown design's later run (part 2, 3…) has rounds of its own, numbered after the earlier runs'.
   const count = new Map<string, number>();
-  const out = new Map<string, number>();
+  const rank = new Map<string, number>();
+  const last = new Map<string, number>();
   for (const r of sorted) {
-    const host = hosts.length ? (r.host ?? '') : '';
-    const key = `${host}\u0000${r.cell}`;
+    const key = `${hostOf(r)}\u0000${r.part ?? 1}\u0000${r.cell}`;
     const k = (count.get(key) ?? 0) + 1;
     count.set(key, k);
-    out.set(`${host}\u0000${r.seq}`, k);
+    rank.set(`${hostOf(r)}\u0000${r.seq}`, k);
+    const partKey = `${hostOf(r)}\u0000${r.part ?? 1}`;
+    last.set(partKey, Math.max(last.get(partKey) ?? 0, k));
   }
+  const before = (host: string, part: number) => {
+    let n = 0;
+    for (let p = 1; p < part; p++) n += last.get(`${host}\u0000${p}`) ?? 0;
+    return n;
+  };
+  const out = new Map<string, number>();
+  for (const r of sorted) out.set(`${hostOf(r)}\u0000${r.seq}`, rank.get(`${hostOf(r)}\u0000${r.seq}`)! + before(hostOf(r), r.part ?? 1));
   return out;
 }
 

@@ -64,7 +64,7 @@ export const ARGS = {
   'profile.unregister': z.strictObject({ target: nonEmpty }),
   'server.check': z.strictObject({ target: nonEmpty, auth: auth.optional() }),
   'prompt.answer': z.strictObject({ id: nonEmpty, accept: z.boolean(), secret: text.optional(), remember: z.boolean().optional() }),
-  'run.start': z.strictObject({ path: nonEmpty, target: text.optional(), auth: auth.optional(), resume: z.boolean().optional(), fresh: z.boolean().optional(), detach: z.boolean().optional() }),
+  'run.start': z.strictObject({ path: nonEmpty, target: text.optional(), auth: auth.optional(), resume: z.boolean().optional(), fresh: z.boolean().optional(), missing: z.boolean().optional(), detach: z.boolean().optional() }),
   'run.attach': z.strictObject({ path: nonEmpty, target: text.optional() }),
   'run.stopFollowing': runId,
   'run.detachedStatus': z.strictObject({ path: nonEmpty, target: text.optional() }),

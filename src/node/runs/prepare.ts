@@ -90,6 +90,12 @@ export async function finishedRun(file: string, out?: string, hosts?: Pick<Desig
     if (!states.every((s) => s?.header && isComplete(s) && !restorePending(s))) return null;
     const sum = (f: (s: JournalState) => number) => states.reduce((n, s) => n + f(s!), 0);
     const at = Math.max(...states.map((s) => s!.finishedAt ?? s!.startedAt ?? 0)) || Date.now();
+    // The journal of a run of what the file missed (run --missing) holds that run alone: the file counts them all.
+    const grown = states.some((s) => s!.header!.grows) ? await readExperimentFile(target).catch(() => null) : null;
+    if (grown?.doc?.results) {
+      const planned = buildPlan(grown.doc.design).length * designHosts(grown.doc.design).length;
+      return { done: grown.doc.results.restarts.length, planned, keepResultsAs: resultsCopyPath(target, at), journal: journals.join(', ') };
+    }
     return { done: sum((s) => s.restarts.length), planned: sum((s) => s.header!.planned), keepResultsAs: resultsCopyPath(target, at), journal: journals.join(', ') };
   }
   if (!existsSync(target)) return null;
@@ -152,7 +158,8 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   }
   const notes: string[] = [];
   let grows: PreparedRun['grows'];
-  if (req.missing) {
+  // An unfinished run of what the file missed goes on as one, asked or not.
+  if (req.missing || (!req.fresh && unfinishedGrowth(out))) {
     const g = missingRun(req.file, r.doc, d, out);
     // The run's design: the file's with the complete cells left out, each new one in its own rounds.
     d.excludedCells = g.excludedCells;
@@ -210,6 +217,12 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   const saved = savedDoc(doc, fileProfile);
   doc.design.serverProfile = resolved.profile;
   return { doc, saved, out, profileFrom: resolved.from, designFrom, verdict: req.fresh ? 'fresh' : verdict.kind, notes, commit: () => commitSteps(steps), ...(grows ? { grows } : {}) };
+}
+
+/** The journal beside the file holds an unfinished run of what the file missed (run --missing). */
+function unfinishedGrowth(out: string): boolean {
+  const state = readJournal(journalPath(out));
+  return !!state?.header?.grows && !isComplete(state);
 }
 
 /**

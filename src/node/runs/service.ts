@@ -14,12 +14,13 @@ import { resolve } from 'node:path';
 import type { EventBatch, RunCheck, RunStatus, TargetAuth } from '../../common/api.js';
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
-import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
-import { isComplete, restorePending, resultsFromJournal, severalHostsResults } from '../../common/records.js';
+import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
+import { isComplete, restorePending, resultsFromJournal, severalHostsResults, type JournalState } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
 import type { HostLayer } from '../engine/hostlayer.js';
 import { journalPath, readJournal, runJournals } from '../engine/journal.js';
-import { hostDesign } from '../../common/plan.js';
+import { designHosts, hostDesign } from '../../common/plan.js';
+import { missingRestarts, missingSentence } from '../../common/experiment/carry.js';
 import { hostAuths } from './auth.js';
 import { RunEngine, type EngineOptions, type ReconnectPolicy, type RunOutcome } from '../engine/run.js';
 import { HostGroup } from './group.js';
@@ -234,13 +235,20 @@ export class RunService {
     const file = await readExperimentFile(path);
     const design = file.doc ? { ...file.doc.design, ...(target ? { target, targets: undefined } : {}) } : null;
     const f = await finishedRun(path, undefined, design ?? undefined);
-    if (f) return { finished: true, restartsDone: f.done, restartsPlanned: f.planned, keepResultsAs: f.keepResultsAs };
+    if (f) {
+      // A design that grew since its run: how much a run of only the missing restarts would measure.
+      const missing = design && designHosts(design).length === 1 ? missingRestarts(design, file.doc?.results?.restarts ?? []) : [];
+      const grew = file.doc?.results?.restarts.length && missing.length ? { missing: { cells: new Set(missing.map((m) => m.cell)).size, restarts: missing.reduce((n, m) => n + m.need, 0), sentence: missingSentence(missing) } } : {};
+      return { finished: true, restartsDone: f.done, restartsPlanned: f.planned, keepResultsAs: f.keepResultsAs, ...grew };
+    }
     // Each host's journal (one for one host): unfinished when any is, its design compared on its own host.
     const journals = design ? runJournals(resolve(path), design) : [{ host: '', path: journalPath(resolve(path)) }];
     const states = journals.map((j) => ({ host: j.host, state: readJournal(j.path) })).filter((j) => j.state?.header);
     if (!states.length || states.every((j) => isComplete(j.state!) && !restorePending(j.state!))) return { finished: false };
     const several = journals.length > 1;
-    const designChanges = design ? [...new Set(states.flatMap((j) => journalDesignChanges(j.state!.header!.design, several ? hostDesign(design, j.host) : design)))] : [];
+    // A run of what the file missed (run --missing) runs the file's design with the complete cells left out: not a change.
+    const asRun = (d: Design, h: NonNullable<JournalState['header']>) => (h.grows ? { ...d, excludedCells: h.design.excludedCells, restartsPerCell: h.design.restartsPerCell } : d);
+    const designChanges = design ? [...new Set(states.flatMap((j) => journalDesignChanges(j.state!.header!.design, asRun(several ? hostDesign(design, j.host) : design, j.state!.header!))))] : [];
     const header = states[0].state!.header!;
     const restartsDone = states.reduce((n, j) => n + j.state!.restarts.length, 0);
     return { finished: false, unfinished: { restartsDone, restartsPlanned: header.planned * journals.length, designChanges } };

@@ -432,7 +432,7 @@ function Log() {
 }
 
 /** A finished run of the open file: what it holds, and running it again only when the user confirms. */
-function FinishedPanel({ path, done, planned, keepResultsAs, summary }: { path: string; done: number; planned: number; keepResultsAs: string; summary: string | null }) {
+function FinishedPanel({ path, done, planned, keepResultsAs, summary, missing }: { path: string; done: number; planned: number; keepResultsAs: string; summary: string | null; missing?: { cells: number; restarts: number } }) {
   const error = useRunSession((s) => s.error);
   const ask = () =>
     useApp.getState().setDialog({
@@ -455,6 +455,16 @@ function FinishedPanel({ path, done, planned, keepResultsAs, summary }: { path: 
         {summary ? ` (${summary})` : ''}; the Analysis tab compares the cells.
       </span>
       <span style={{ flex: 1 }} />
+      {missing && (
+        <span data-testid="run-missing-note">
+          The design grew since: {missing.cells} cell{missing.cells === 1 ? '' : 's'} need{missing.cells === 1 ? 's' : ''} {missing.restarts} restart{missing.restarts === 1 ? '' : 's'} in all. The old cells are not measured again.
+        </span>
+      )}
+      {missing && (
+        <button className="primary" onClick={() => void startRun(path, {}, 'missing')} title="Run the new cells alone, in rounds of their own; their results join the file's" data-testid="run-missing">
+          Run only what is missing
+        </button>
+      )}
       <button onClick={ask} data-testid="run-again">
         Run again from scratch
       </button>
@@ -530,7 +540,7 @@ export function RunView() {
   }, [path, active, generation]);
   return (
     <div className="run" data-testid="run-view">
-      {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [])} /> : <StartPanel />)}
+      {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} missing={finished.missing} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [])} /> : <StartPanel />)}
       {showSession && <Progress />}
       {showSession && <Charts live={live} frame={frame} />}
       {showSession && <Log />}

@@ -33,14 +33,17 @@ interface RunSessionState {
   /** run.start refused: the design changed since the unfinished run started; the user chooses. */
   designChanged: DesignChanged | null;
   /** run.start refused: the run would do things on the target the user has not agreed to (the list, and how the run was asked for). */
-  consent: { path: string; check: TrustCheck; how: 'auto' | 'resume' | 'fresh'; auth: TargetAuth; detach: boolean } | null;
+  consent: { path: string; check: TrustCheck; how: RunHow; auth: TargetAuth; detach: boolean } | null;
   /** The open file's run finished: it is not run again unless the user asks, and is told where its results stay. */
-  finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string } | null;
+  finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string; missing?: { cells: number; restarts: number; sentence: string } } | null;
   /** The key file and known_hosts the file's last run was started with (paths, in memory only): Resume after a cancel or a failure offers them again. */
   lastAuth: { path: string; auth: TargetAuth } | null;
 }
 
 const emptyRuns = new LiveRuns();
+/** How a run starts: as the file says, resuming an edited design, from scratch, or only what a grown design misses. */
+export type RunHow = 'auto' | 'resume' | 'fresh' | 'missing';
+
 export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, detached: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, follow: null, designChanged: null, consent: null, finished: null, lastAuth: null }));
 
 let lastSeq = 0;
@@ -162,9 +165,9 @@ function watch(runId: string, path: string, detached?: RunStatus['detached'], cu
  * changed; 'fresh' starts over (earlier results kept in a copy). Refusals are shown beside the buttons;
  * a changed design is offered as a choice.
  */
-export async function startRun(path: string, auth: TargetAuth, how: 'auto' | 'resume' | 'fresh' = 'auto', detach = false): Promise<void> {
+export async function startRun(path: string, auth: TargetAuth, how: RunHow = 'auto', detach = false): Promise<void> {
   useRunSession.setState({ error: null, designChanged: null, consent: null, lastAuth: { path, auth } });
-  const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}), ...(detach ? { detach: true } : {}) });
+  const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}), ...(how === 'missing' ? { missing: true } : {}), ...(detach ? { detach: true } : {}) });
   if (!r.ok) {
     if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
     else if (r.code === 'needs-consent' && r.details?.consent) useRunSession.setState({ consent: { path, check: r.details.consent, how, auth, detach } });
@@ -262,7 +265,7 @@ export async function checkUnfinished(path: string): Promise<void> {
   const v = c.value;
   useRunSession.setState({
     unfinished: !v.finished && v.unfinished ? { path, ...v.unfinished } : null,
-    finished: v.finished ? { path, restartsDone: v.restartsDone, restartsPlanned: v.restartsPlanned, keepResultsAs: v.keepResultsAs } : null,
+    finished: v.finished ? { path, restartsDone: v.restartsDone, restartsPlanned: v.restartsPlanned, keepResultsAs: v.keepResultsAs, ...(v.missing ? { missing: v.missing } : {}) } : null,
   });
 }
 
