@@ -17,6 +17,7 @@ import { defaultHostLayer } from '../../src/node/engine/hostlayer.js';
 import { journalPath } from '../../src/node/engine/journal.js';
 import { RunService } from '../../src/node/runs/service.js';
 import { alive, exited, keepCells, quickstartCopy, runEnvForTests, sshdSessions, varlabSync } from './run-env.js';
+import { CLI } from '../fixtures/cli.js';
 
 const env = runEnvForTests({ varlabHome: true });
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=off,numa=default'];
@@ -92,7 +93,7 @@ test('a detached run goes on with no varlab process on this side; attach, killed
 
   // Attach, then kill it and its ssh session once some executions are in the local journal.
   const sessions = sshdSessions(env.sshd.pid);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'attach', file, '--events', 'json'], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI, 'attach', file, '--events', 'json'], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
   const closed = new Promise((r) => child.on('close', r));
@@ -225,7 +226,7 @@ test('Ctrl-C on varlab attach detaches this computer only: the run goes on, and 
   const file = small('ctrlc', (d) => keepCells(d, CELLS.slice(0, 1)));
   const started = varlabSync(['run', file, '--detach', ...env.authArgs], env.varlabHome);
   assert.equal(started.code, 0, started.stderr);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'attach', file, '--events', 'json'], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI, 'attach', file, '--events', 'json'], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));

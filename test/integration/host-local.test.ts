@@ -10,6 +10,7 @@ import { createSandbox, createServerControl, openTarget, removeSandbox, type Tar
 import { profileDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
 import { processRuns } from '../../src/node/process.js';
+import { CLI } from '../fixtures/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-host-local-'));
 chmodSync(dir, 0o755);
@@ -76,7 +77,7 @@ test('a local sandbox restarts with CPU binding and ASLR off, verified, then sto
 
 /** `varlab …` as a child process with its own VARLAB_HOME. */
 function cli(args: string[], home: string): { code: number; out: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', env: { ...process.env, VARLAB_HOME: home }, timeout: 240_000 });
+  const r = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, VARLAB_HOME: home }, timeout: 240_000 });
   return { code: r.status ?? 1, out: `${r.stdout}${r.stderr}` };
 }
 

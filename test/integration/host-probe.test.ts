@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 import type { HostFingerprint } from '../../src/common/host.js';
 import { openTarget } from '../../src/node/host/index.js';
+import { CLI } from '../fixtures/cli.js';
 
 let sshd: Sshd;
 let dir: string;
@@ -26,7 +27,7 @@ after(async () => {
 function varlab(args: string[], env: Record<string, string> = {}) {
   const home = join(dir, 'home');
   mkdirSync(join(home, '.ssh'), { recursive: true });
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const r = spawnSync(process.execPath, [...CLI, ...args], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, HOME: home, VARLAB_HOME: join(dir, 'varlab'), SSH_AUTH_SOCK: '', ...env },

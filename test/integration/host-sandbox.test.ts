@@ -12,6 +12,7 @@ import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 import type { Factor } from '../../src/common/experiment/types.js';
 import type { RegisteredProfile } from '../../src/node/host/index.js';
 import { processRuns } from '../../src/node/process.js';
+import { CLI } from '../fixtures/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-host-sandbox-'));
 // mariadbd runs as `mysql`, which must be able to reach the sandbox inside this folder.
@@ -170,7 +171,7 @@ test('a level such as `on; touch /tmp/x` is refused before anything runs', () =>
   const marker = join(dir, 'x');
   const r = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'sandbox', 'start', sshd.target, '--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile, '--set', `aslr=on; touch ${marker}`],
+    [...CLI, 'sandbox', 'start', sshd.target, '--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile, '--set', `aslr=on; touch ${marker}`],
     { encoding: 'utf8', env: process.env, timeout: 60000 },
   );
   assert.notEqual(r.status, 0);

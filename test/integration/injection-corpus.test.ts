@@ -25,6 +25,7 @@ import { hostPaths, type HostPaths } from '../../src/node/host/script.js';
 import { checkRunId } from '../../src/node/detach/runner.js';
 import { unitName } from '../../src/node/detach/supervisor.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+import { CLI } from '../fixtures/cli.js';
 
 // A short marker folder: the sandbox's socket path (≤ 107 bytes) holds it twice.
 const M = mkdtempSync('/tmp/v');
@@ -53,7 +54,7 @@ function markers(): string[] {
 
 function varlab(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, VARLAB_HOME: home }, maxBuffer: 64 << 20, timeout: 600_000 }, (e, stdout, stderr) => {
+    execFile(process.execPath, [...CLI, ...args], { env: { ...process.env, VARLAB_HOME: home }, maxBuffer: 64 << 20, timeout: 600_000 }, (e, stdout, stderr) => {
       resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

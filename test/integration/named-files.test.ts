@@ -13,6 +13,7 @@ import { WebSocket } from 'ws';
 import type { Result } from '../../src/common/api.js';
 import { createBackend } from '../../src/node/backend.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+import { CLI } from '../fixtures/cli.js';
 
 let sshd: Sshd;
 let dir: string;
@@ -28,7 +29,7 @@ after(async () => {
 
 /** `varlab ARGS` with its own VARLAB_HOME; the timeout only ends a stalled varlab so that the test can say so. */
 function varlab(args: string[]): { code: number | null; stderr: string; signal: string | null } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, VARLAB_HOME: join(dir, 'home'), SSH_AUTH_SOCK: '' }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [...CLI, ...args], { env: { ...process.env, VARLAB_HOME: join(dir, 'home'), SSH_AUTH_SOCK: '' }, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, stderr: r.stderr ?? '', signal: r.signal };
 }
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
 import { headerRecord } from '../../src/node/engine/journal.js';
+import { CLI } from '../fixtures/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-consent-'));
 const home = join(dir, 'home');
@@ -21,7 +22,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 function varlab(args: string[], varlabHome = home): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
     // stdin is not a terminal: nobody can answer a question.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, VARLAB_HOME: varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI, ...args], { env: { ...process.env, VARLAB_HOME: varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));

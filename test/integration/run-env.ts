@@ -10,6 +10,7 @@ import type { RunEvent } from '../../src/common/events.js';
 import type { ExperimentDoc, Factor, ServerProfile } from '../../src/common/experiment/types.js';
 import { processRuns } from '../../src/node/process.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+import { CLI } from '../fixtures/cli.js';
 
 export interface RunEnv {
   sshd: Sshd;
@@ -21,8 +22,6 @@ export interface RunEnv {
   authArgs: string[];
   stop(): Promise<void>;
 }
-
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 
 /** A data directory owned by the mysql user (mariadbd runs as it), and a direct-launch profile for it. */
 function handMadeProfile(dir: string): ServerProfile {

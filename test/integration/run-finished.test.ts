@@ -11,6 +11,7 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { createBackend } from '../../src/node/backend.js';
 import { assertComplete } from './run-journal-check.js';
 import { keepCells, quickstartCopy, runEnvForTests, varlabRun } from './run-env.js';
+import { CLI } from '../fixtures/cli.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=on,numa=interleave'];
 
@@ -18,7 +19,7 @@ const env = runEnvForTests({ varlabHome: true });
 
 /** `varlab run` without --events, the way a user runs it: both streams and the exit status. */
 function varlabPlain(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', ...args], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [...CLI, 'run', ...args], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, encoding: 'utf8', maxBuffer: 64 << 20 });
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 

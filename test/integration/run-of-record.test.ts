@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { assertComplete } from './run-journal-check.js';
 import { keepCells, quickstartCopy, runEnvForTests, varlabRun } from './run-env.js';
+import { CLI } from '../fixtures/cli.js';
 
 const CELL = 'aslr=on,ahi=on,preload=off,numa=default';
 const OTHER = 'aslr=off,ahi=off,preload=off,numa=default';
@@ -18,7 +19,7 @@ const OTHER = 'aslr=off,ahi=off,preload=off,numa=default';
 const env = runEnvForTests();
 
 function varlabPlain(args: string[], home = env.varlabHome): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', ...args], { env: { ...process.env, VARLAB_HOME: home }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [...CLI, 'run', ...args], { env: { ...process.env, VARLAB_HOME: home }, encoding: 'utf8', maxBuffer: 64 << 20 });
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keepCells, quickstartCopy, runEnvForTests, running, varlabRun } from './run-env.js';
+import { CLI } from '../fixtures/cli.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=off,numa=default'];
 
@@ -14,7 +15,7 @@ const env = runEnvForTests();
 
 
 function plainRun(args: string[]): Promise<{ code: number; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', ...args], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI, 'run', ...args], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   child.stdout.resume();

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBackend } from '../../src/node/backend.js';
+import { CLI } from '../fixtures/cli.js';
 
 let dir: string;
 let spaced: string;
@@ -23,7 +24,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const said = (what: string) => new RegExp(`${what} "${spaced.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" has a space in it: a sandbox cannot be made there \\(mariadb-install-db cannot use`);
 
 test('varlab sandbox create --dir with a space: exit 2, the path named, nothing made', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sandbox', 'create', 'local', '--dir', spaced], { env: { ...process.env, VARLAB_HOME: join(dir, 'home') }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [...CLI, 'sandbox', 'create', 'local', '--dir', spaced], { env: { ...process.env, VARLAB_HOME: join(dir, 'home') }, encoding: 'utf8' });
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, said('--dir'));
   assert.match(r.stderr, /Choose a folder whose path has no spaces, such as \/var\/tmp\./);

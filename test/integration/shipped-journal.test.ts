@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { HostFingerprint } from '../../src/common/host.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 import { shipDetachedRun } from '../fixtures/shipped-run.js';
+import { CLI } from '../fixtures/cli.js';
 
 let sshd: Sshd;
 let dir: string;
@@ -21,7 +22,7 @@ let varlabHome: string;
 let host: HostFingerprint;
 
 function varlab(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, HOME: home, VARLAB_HOME: varlabHome, SSH_AUTH_SOCK: '' }, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [...CLI, ...args], { env: { ...process.env, HOME: home, VARLAB_HOME: varlabHome, SSH_AUTH_SOCK: '' }, encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 

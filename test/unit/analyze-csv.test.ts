@@ -11,6 +11,7 @@ import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
 import { finishedQuickstart, QUOTED_QUERY } from '../fixtures/export-experiment.js';
 import { experimentText } from '../../src/common/experiment/text.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { CLI } from '../fixtures/cli.js';
 
 let dir: string;
 before(() => {
@@ -19,7 +20,7 @@ before(() => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function varlab(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', env: { ...process.env, VARLAB_HOME: join(dir, 'home') } });
+  const r = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, VARLAB_HOME: join(dir, 'home') } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CLI } from '../fixtures/cli.js';
 
 let dir: string;
 before(() => {
@@ -14,7 +15,7 @@ before(() => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 export function varlab(...args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8' });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

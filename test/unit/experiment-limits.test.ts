@@ -11,6 +11,7 @@ import { checkExperiment, problemsBeforeSave } from '../../src/common/experiment
 import { cellCount, nestingProblem } from '../../src/common/experiment/limits.js';
 import { saveExperimentFile } from '../../src/node/files.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+import { CLI } from '../fixtures/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-limits-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +20,7 @@ const quickstart = (): ExperimentDoc => JSON.parse(readFileSync('examples/quicks
 
 /** `varlab ARGS` as a user runs it. */
 function varlab(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', env: { ...process.env, VARLAB_HOME: join(dir, 'home'), ...env } });
+  const r = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, VARLAB_HOME: join(dir, 'home'), ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

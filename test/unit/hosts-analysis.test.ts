@@ -16,6 +16,7 @@ import { markdownReport } from '../../src/common/export/markdown.js';
 import { configurationsFigure, covLevelsFigure, executionsFigure } from '../../src/common/figures/build.js';
 import { analyze, tidyFromExperiment } from '../../src/common/stats/index.js';
 import { HOST } from '../fixtures/export-experiment.js';
+import { CLI } from '../fixtures/cli.js';
 
 const A = 'ssh://db1';
 const B = 'ssh://db2';
@@ -82,7 +83,7 @@ test('analyze --json and the text name the host factor; export CSVs have a host 
   try {
     const file = join(dir, 'two.varlab.json');
     writeFileSync(file, JSON.stringify(twoHosts()));
-    const cli = (args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8' });
+    const cli = (args: string[]) => execFileSync(process.execPath, [...CLI, ...args], { encoding: 'utf8' });
     const json = JSON.parse(cli(['analyze', file, '--json']));
     assert.ok(json.cells.some((c: { cell: string }) => c.cell === `aslr=on,ahi=off,host=${A}`));
     assert.equal(json.hosts.factor, 'host');
