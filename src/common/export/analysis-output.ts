@@ -90,6 +90,7 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
     ),
   );
   if (stable === null && a.cells.length > 1 && a.ranking.reason) out.push(`  Note: ${a.ranking.reason}.`);
+  if (stable !== null && a.ranking.test) out.push(`  ${stable}: ${a.ranking.test}.`);
 
   out.push('', 'Per query (restart means are the unit of evidence)');
   // People read queries in the workload's order (Q1, Q3, Q6, Q12), not sorted as text; the JSON stays sorted.

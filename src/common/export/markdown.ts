@@ -136,6 +136,7 @@ function configurationsSection(ctx: ExportContext): string[] {
   };
   const lines = ['## Configurations', '', 'The spread is the difference between the best and the worst restart mean, in percent of the worst; per cell, its average and largest value over the queries. CoV is the coefficient of variation, averaged over the queries.', ''];
   if (best === null && a.ranking.reason && rows.length > 1) lines.push(`> **Note:** ${a.ranking.reason}.`, '');
+  if (best !== null && a.ranking.test) lines.push(`★ ${best}: ${a.ranking.test}.`, '');
   lines.push(
     tableMd(
       ['cell', ...ctx.factors, 'restarts', 'spread avg %', 'spread max %', 'between-restart CoV %', 'within-restart CoV %', ''],

@@ -37,13 +37,15 @@ export function configurationsFigure(ctx: ExportContext): FigureSpec {
   const best = ranking.most_stable === null ? -1 : ctx.cells.indexOf(ranking.most_stable);
   const title = 'Spread between restarts per configuration';
   const unranked = best < 0 && ctx.cells.length > 1 && ranking.reason;
-  const layout = baseLayout(unranked ? `${title}<br><sub>${ranking.reason!.replace(/</g, '&lt;')}</sub>` : title, ctx.caption, { l: labelMargin(ctx.cells), t: unranked ? 90 : 70 });
+  // A figure has room for one line: the test's short verdict (the report and the views say it in full).
+  const unrankedText = ranking.reason?.startsWith('no ranking: ') ? ranking.reason : (ranking.brief ?? ranking.reason ?? '');
+  const layout = baseLayout(unranked ? `${title}<br><sub>${unrankedText.replace(/</g, '&lt;')}</sub>` : title, ctx.caption, { l: labelMargin(ctx.cells), t: unranked ? 90 : 70 });
   layout.barmode = 'group';
   layout.xaxis = axis('Spread between best and worst restart mean (%)', { rangemode: 'tozero' });
   layout.yaxis = cellAxis(ctx.cells);
   if (best >= 0) {
     (layout.annotations as unknown[]).push({
-      text: '★ most stable',
+      text: `★ most stable${ranking.brief ? ` (${ranking.brief})` : ''}`,
       x: max[best] ?? avg[best],
       y: ctx.cells[best],
       xanchor: 'left',

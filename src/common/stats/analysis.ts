@@ -15,6 +15,7 @@ import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from
 import { COMPARISON_METHOD, ratioOfMeans, type ComparisonEstimate } from './ratio.js';
 import { EQUIVALENCE_METHOD, PAIRED_METHOD, pairedLogRatio, tost } from './paired.js';
 import { hostAnalysis, HOST_INTERACTION_METHOD, HOST_SPREAD_METHOD, type HostAnalysis } from './hosts.js';
+import { stabilityTest } from './stability.js';
 
 export interface AnalysisOptions {
   /** Repetitions 1..warmup of every restart are dropped. Default 0. */
@@ -174,9 +175,17 @@ export interface PooledMde {
 }
 
 export interface Ranking {
-  /** The cell with the smallest average spread, when every cell has restarts enough to rank it. */
+  /**
+   * The cell with the smallest average spread, when every cell has restarts enough to rank it and a
+   * test says its restart means scatter less than every other cell's (stability.ts).
+   */
   most_stable: string | null;
+  /** Why no cell is named, and what would settle it. */
   reason?: string;
+  /** The test that named it, in words. */
+  test?: string;
+  /** One short line for a figure or a table's mark: `(Brown–Forsythe, adjusted p = 0.012)`, or why none. */
+  brief?: string;
 }
 
 export interface Analysis {
@@ -470,7 +479,7 @@ function fewestRestarts(c: CellStats): number {
 }
 
 /** "Most stable" only when every cell has restarts enough to be ranked; otherwise why not. */
-export function rankCells(cells: CellStats[]): Ranking {
+export function rankCells(cells: CellStats[], restarts: readonly RestartSummary[] = [], alpha: number = DEFAULTS.alpha, adjustment: Adjustment = DEFAULTS.adjustment): Ranking {
   if (cells.length < 2) return { most_stable: null, reason: 'a single cell: nothing to rank' };
   const byMore = new Map<number, string[]>();
   for (const c of cells) {
@@ -486,7 +495,18 @@ export function rankCells(cells: CellStats[]): Ranking {
   }
   let best: CellStats | null = null;
   for (const c of cells) if (c.spread_avg_pct !== null && (best === null || c.spread_avg_pct < best.spread_avg_pct!)) best = c;
-  return best ? { most_stable: best.cell } : { most_stable: null, reason: 'no cell has a spread' };
+  if (!best) return { most_stable: null, reason: 'no cell has a spread' };
+  // The smallest spread is only a candidate: named when the test says it scatters less than every other cell.
+  const byCell = new Map<string, Map<string, number[]>>();
+  for (const r of restarts) {
+    if (!byCell.has(r.cell)) byCell.set(r.cell, new Map());
+    byCell.get(r.cell)!.set(r.query, r.means);
+  }
+  const v = stabilityTest(best.cell, cells.map((c) => c.cell), (c) => byCell.get(c) ?? new Map(), alpha, adjustment);
+  const p = v.weakest?.p_adjusted;
+  const pText = p === null || p === undefined ? '' : `, adjusted p ${p < 0.001 ? '< 0.001' : `= ${p.toFixed(3)}`}`;
+  if (v.cell) return { most_stable: v.cell, test: v.said, brief: `Brown–Forsythe${pText}` };
+  return { most_stable: null, reason: v.said, brief: `no cell shown more stable yet (Brown–Forsythe${pText})` };
 }
 
 /** Everything the CLI and the views show, from tidy data. */
@@ -592,7 +612,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
     comparisons,
     summary,
     mde,
-    ranking: rankCells(cells),
+    ranking: rankCells(cells, restarts, alpha, adjustment),
     bimodal,
     bimodal_unjudged: bimodalUnjudged,
     warmup: warmupSuggestion,

@@ -82,16 +82,21 @@ export function ConfigurationsTable({ analysis, cells }: { analysis: Analysis; c
                 <td style={{ textAlign: 'right' }}>
                   <V value={r.within} reason="no restart kept two executions" fmt={fmtPct} notes={notes} where={r.cell.cell} />
                 </td>
-                <td>{best ? '★ most stable' : ''}</td>
+                <td title={best ? analysis.ranking.test : undefined}>{best ? '★ most stable' : ''}</td>
               </tr>
             );
           })}
         </tbody>
       </table>
       <NullNotes notes={notes} />
+      {stable !== null && analysis.ranking.test ? (
+        <p className="muted small" data-testid="most-stable-test">
+          ★ {stable}: {analysis.ranking.test}.
+        </p>
+      ) : null}
       {stable === null && analysis.cells.length > 1 && analysis.ranking.reason ? (
         <p className="notice" data-testid="no-ranking">
-          No “most stable” cell: {analysis.ranking.reason.replace(/^no ranking: /, '')}.
+          {analysis.ranking.reason.startsWith('no ranking: ') ? `No “most stable” cell: ${analysis.ranking.reason.replace(/^no ranking: /, '')}` : analysis.ranking.reason.replace(/^no cell/, 'No cell')}.
         </p>
       ) : null}
     </div>
