@@ -104,9 +104,10 @@ test('the Markdown report holds the design, the host, every cell, comparisons, t
   assert.match(md, /Restarts per cell: 3/);
   assert.match(md, /Repetitions per restart: 3, warm-up: the first 1 dropped/);
   for (const cell of ctx.cells) assert.ok(md.includes(`| ${cell} |`) || md.includes(`| **${cell}** |`), `mentions ${cell}`);
-  // The most stable configuration is one with ASLR off, marked in the table.
-  const star = md.split('\n').find((l) => l.includes('★ most stable'))!;
-  assert.match(star, /\*\*aslr=off/);
+  // The smallest spread is a configuration with ASLR off; at 3 restarts per cell no test shows it more
+  // stable than the 15 others, so it is named as the candidate, not marked (issue 25).
+  assert.doesNotMatch(md, /★ most stable/);
+  assert.match(md, /> \*\*Note:\*\* no cell is shown to be more stable yet: aslr=off,\S+ has the smallest spread/);
   // The query name's pipe-free but quoted text appears in the comparisons table.
   assert.ok(md.includes(QUOTED_QUERY));
   assert.match(md, /!\[Spread per configuration\]\(plots\/01-configurations\.png\)/);
