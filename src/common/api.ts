@@ -37,6 +37,14 @@ export type ErrorCode =
   | 'internal';
 
 /** What a refusal needs to offer the user a choice, beside its message. */
+/** Stop when answered, asked for when a run starts: what it leaves out comes from the file's design.stopping. */
+export interface UntilAnswered {
+  /** The target effect E, in percent. */
+  effect?: number;
+  /** The most restarts per cell. */
+  maxRestarts?: number;
+}
+
 export interface FailDetails {
   resultsAtStake?: ResultsAtStake;
   designChanged?: DesignChanged;
@@ -354,7 +362,7 @@ export interface Requests {
    * fresh: start over (a finished or unfinished run's results are kept in a copy, its journal archived);
    * resume: go on with the unfinished journal's design although the file's design changed.
    */
-  'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean; fresh?: boolean; /** Run only what the file's results miss (a grown design): run --missing. */ missing?: boolean; /** Keep running when this computer sleeps: the run goes on on its target (issue 14); this process follows it while it can. */ detach?: boolean }; result: RunStatus };
+  'run.start': { args: { path: string; target?: string; auth?: TargetAuth; resume?: boolean; fresh?: boolean; /** Run only what the file's results miss (a grown design): run --missing. */ missing?: boolean; /** Keep running when this computer sleeps: the run goes on on its target (issue 14); this process follows it while it can. */ detach?: boolean; /** Stop when answered (the Run view's control): the rule's target effect and maximum, else the file's design.stopping; false: run the file's fixed design although it has a rule. */ untilAnswered?: UntilAnswered | false }; result: RunStatus };
   /** Follow the file's detached run (its events arrive as run.batch; its results reach the file when it has ended). */
   'run.attach': { args: { path: string; /** The target the user agreed to connect to (a run this computer did not launch: see FailDetails.follow). */ target?: string }; result: RunStatus };
   /** Stop following a detached run: it goes on on its target. */

@@ -1,7 +1,7 @@
 // Events the run engine emits, carried to every front end in numbered batches. The events about a
 // restart are its journal records under another name (see `eventOf` in records.ts): their fields are
 // the record's, so an event never says something its record does not.
-import type { RestartResult } from './experiment/types.js';
+import type { RestartResult, Stopping } from './experiment/types.js';
 import type { RecordKind, RecordOf } from './records.js';
 
 /** An event made of record K's fields (without its `t`), named Type, with Extra fields. */
@@ -57,13 +57,17 @@ type RunEventOfOneHost =
   | FromRecord<'restart-finished', 'restart-finished'>
   | FromRecord<'restart-discarded', 'restart-discarded'>
   | FromRecord<'run-finished', 'run-finished'>
+  /** Stop when answered: the run stops at this look, every comparison decided. */
+  | FromRecord<'stopped-answered', 'stopped-answered'>
+  /** Stop when answered: a look of the rule (running intervals against the boundary). */
+  | FromRecord<'look', 'look'>
   /** Where execution times come from on this server; `note` when they are client round trips. */
   | FromRecord<'timer', 'timer'>
   /** The data step's outcome (DBT-3 loaded, resumed or recognised). */
   | FromRecord<'data', 'data'>
   // Events that are not records:
   /** `warmup`: the first executions of each restart flagged warm-up (out of the means). */
-  | { type: 'run-started'; at: number; planned: number; done: number; cells: string[]; queries: string[]; warmup: number }
+  | { type: 'run-started'; at: number; planned: number; done: number; cells: string[]; queries: string[]; warmup: number; /** Stop when answered: the rule (planned is then a maximum). */ stopping?: Stopping }
   | { type: 'progress'; at: number; done: number; planned: number; remainingMs: number }
   | { type: 'log'; at: number; level: 'info' | 'warn' | 'error'; message: string }
   /** The data step under way: its phase, the rows' fraction done and the time left for them (null until known). */

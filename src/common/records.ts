@@ -8,6 +8,7 @@ import type { RunEvent } from './events.js';
 import type { Design, QueryTimings, RestartResult, Results, TimingSource, TunableCheck } from './experiment/types.js';
 import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
+import type { Look, SequentialComparison } from './stats/sequential.js';
 
 export const JOURNAL_FORMAT = 'varlab-journal';
 
@@ -49,6 +50,25 @@ export type JournalRecord =
   | { t: 'restart-finished'; at: number; seq: number; cell: string; status: RestartResult['status']; reason?: string }
   | { t: 'restart-discarded'; at: number; seq: number; cell: string; reason: string }
   | { t: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string }
+  /**
+   * Stop when answered (design.stopping): at the look after this round every comparison was decided,
+   * so the restarts planned after it are not run. The journal is complete with it.
+   */
+  | { t: 'stopped-answered'; at: number; round: number; because: string }
+  /** A look of the stopping rule: each comparison's running interval against the boundary, and what is left. */
+  | {
+      t: 'look';
+      at: number;
+      /** The look: its round, boundary and the comparisons still open at it. */
+      look: Look;
+      /** Every comparison's verdict so far (decided at this look or an earlier one, else inconclusive for now). */
+      comparisons: SequentialComparison[];
+      max_rounds: number;
+      effect_pct: number;
+      rounds_left: number;
+      /** Set when the rule stops at this look. */
+      stopped_because: string | null;
+    }
   /** The end of a run on its host: mysqld stopped and host settings restored (ok), or why not (a later run finishes it). */
   | { t: 'host-left'; at: number; ok: boolean; problem?: string }
   /**
@@ -101,6 +121,8 @@ const EVENT_TYPE = {
   'restart-finished': 'restart-finished',
   'restart-discarded': 'restart-discarded',
   'run-finished': 'run-finished',
+  'stopped-answered': 'stopped-answered',
+  look: 'look',
   data: 'data',
 } as const satisfies Partial<Record<RecordKind, RunEvent['type']>>;
 
@@ -168,6 +190,10 @@ export interface JournalState {
   detached?: Omit<RecordOf<'detached'>, 't'> & { offset: number; ended: boolean };
   /** Lines that did not parse (a crash mid-write leaves at most the last one torn). */
   skippedLines: number;
+  /** The run stopped at a look of its stopping rule: the restarts planned after it are not run. */
+  stopped?: { at: number; round: number; because: string };
+  /** The stopping rule's last look. */
+  lastLook?: Omit<RecordOf<'look'>, 't'>;
 }
 
 /** A restart started and not yet finished nor discarded. */
@@ -264,6 +290,14 @@ export class JournalFold {
       case 'imported':
         if (state.detached) state.detached = { ...state.detached, offset: r.offset };
         break;
+      case 'stopped-answered':
+        state.stopped = { at: r.at, round: r.round, because: r.because };
+        break;
+      case 'look': {
+        const { t: _t, ...look } = r;
+        state.lastLook = look;
+        break;
+      }
       case 'host-left':
         state.hostLeft = { ok: r.ok, ...(r.problem ? { problem: r.problem } : {}) };
         break;
@@ -321,13 +355,15 @@ export function readJournalText(text: string, fold = new JournalFold()): Journal
 
 /** The planned restarts the journal has no finished record for, in plan order: where a resume starts. */
 export function remainingRestarts(plan: ScheduledRestart[], state: JournalState | null): ScheduledRestart[] {
+  if (state?.stopped) return [];
   const done = new Set(state?.restarts.map((r) => r.seq));
   return plan.filter((p) => !done.has(p.seq));
 }
 
-/** Did this journal's run end with every planned restart finished? */
+/** Did this journal's run end with every planned restart finished, or stop because its question was answered? */
 export function isComplete(state: JournalState): boolean {
   if (!state.header) return false;
+  if (state.stopped) return true;
   const done = new Set(state.restarts.map((r) => r.seq));
   for (let s = 1; s <= state.header.planned; s++) if (!done.has(s)) return false;
   return true;
@@ -354,6 +390,7 @@ export function resultsFromJournal(state: JournalState, interruptedReason = 'int
     ...(state.finishedAt !== undefined && state.lastState ? { finishedAt: state.finishedAt } : {}),
     ...(state.timer?.note ? { timerNote: state.timer.note } : {}),
     ...(discarded.length ? { discarded } : {}),
+    ...(state.stopped ? { stopped: [state.stopped] } : {}),
     restarts: [...state.restarts].sort((a, b) => a.seq - b.seq),
   };
 }
@@ -370,11 +407,13 @@ export function severalHostsResults(byHost: { host: string; results: Results }[]
   const finished = all.map((r) => r.finishedAt);
   const notes = [...new Set(byHost.filter((h) => h.results.timerNote).map((h) => `${h.host}: ${h.results.timerNote}`))];
   const discarded = byHost.flatMap((h) => (h.results.discarded ?? []).map((d) => ({ ...d, host: h.host })));
+  const stopped = byHost.flatMap((h) => (h.results.stopped ?? []).map((s) => ({ ...s, host: h.host })));
   return {
     ...(started.length ? { startedAt: Math.min(...started) } : {}),
     ...(finished.length && finished.every((t) => t !== undefined) ? { finishedAt: Math.max(...(finished as number[])) } : {}),
     ...(notes.length ? { timerNote: notes.join('; ') } : {}),
     ...(discarded.length ? { discarded } : {}),
+    ...(stopped.length ? { stopped } : {}),
     restarts: byHost.flatMap((h) => [...h.results.restarts].sort((a, b) => a.seq - b.seq).map((r) => ({ ...r, host: h.host }))),
   };
 }

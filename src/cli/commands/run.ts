@@ -20,6 +20,7 @@ import { terminalPrompter } from '../prompter.js';
 import { confirmConsent } from '../consent.js';
 import { TARGET_OPTIONS, targetAuth } from './probe.js';
 import { visible } from '../../common/printable.js';
+import { lookSchedule } from '../../common/stats/sequential.js';
 
 /** The user did not agree to the file's commands: nothing ran; leave with this status. */
 class NotAgreed extends Error {
@@ -71,7 +72,7 @@ export const run: Command = {
   usage:
     'varlab run FILE [--target T]... [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
     '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh | --resume | --missing]\n' +
-    '                [--detach]\n\n' +
+    '                [--detach] [--until-answered [--effect E] [--max-restarts N]]\n\n' +
     'Runs every scheduled restart of the plan: tunables applied and verified, mysqld restarted, the queries\n' +
     'or the benchmark command measured. Every measurement goes to FILE.journal.jsonl first; if the run stops\n' +
     '(Ctrl-C, a dropped connection, a crash) running the same command again resumes it; if the design was\n' +
@@ -103,6 +104,14 @@ export const run: Command = {
     '                    Then: varlab attach FILE (follow it, bring the results into the file), varlab status FILE,\n' +
     '                    varlab cancel FILE. With several --targets: one runner per host, each its own order and journal;\n' +
     '                    a host that does not start is said (exit 1) and the others go on\n' +
+    '--until-answered    stop when answered: run in rounds (each round holds every cell once) up to --max-restarts N per\n' +
+    '                    cell, and after each look compare every cell with the first in pairs within rounds against\n' +
+    '                    group-sequential boundaries (Lan–DeMets, O\'Brien–Fleming type, α over all looks); stop when every\n' +
+    '                    comparison is decided (differs / equivalent within ±E % / inconclusive) or at the maximum.\n' +
+    '                    Each look is printed; the file keeps the look it stopped at and why. A file with design.stopping\n' +
+    '                    runs this way without the flag. --effect E: the target effect in percent (default: the file\'s\n' +
+    '                    design.stopping.effect); --max-restarts N (default: design.stopping\'s, else --restarts / the\n' +
+    '                    file\'s restarts per cell). Several hosts: each host stops on its own rounds. Not with --detach\n' +
     '--trust             agree to what this file runs beyond the built-in tunables (a command, the setup script,\n' +
     '                    the queries, server options, a server profile carried in the file) on this target\n' +
     '                    without being asked (the list is printed in full)\n' +
@@ -129,6 +138,9 @@ export const run: Command = {
       resume: { type: 'boolean' },
       missing: { type: 'boolean' },
       detach: { type: 'boolean' },
+      'until-answered': { type: 'boolean' },
+      effect: { type: 'string' },
+      'max-restarts': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     if (values.events !== undefined && values.events !== 'json') throw new UsageError(`--events: the only format is json, got ${JSON.stringify(values.events)}`);
@@ -136,9 +148,16 @@ export const run: Command = {
     const repetitions = numberOption('repetitions', values.repetitions, { min: 1, max: 1_000_000, integer: true });
     const warmup = numberOption('warmup', values.warmup, { min: 0, max: 1_000_000, integer: true });
 
+    const until = values['until-answered'] === true;
+    if (!until && (values.effect !== undefined || values['max-restarts'] !== undefined)) throw new UsageError(`--${values.effect !== undefined ? 'effect' : 'max-restarts'}: goes with --until-answered`);
+    const effect = numberOption('effect', values.effect, { min: 0, max: 99.99 });
+    if (effect !== undefined && !(effect > 0)) throw new UsageError('--effect: expected a percentage above 0');
+    const maxRestarts = numberOption('max-restarts', values['max-restarts'], { integer: true, min: 3, max: 10_000 });
+    const untilAnswered = until ? { effect, maxRestarts: maxRestarts ?? restarts } : undefined;
+
     const file = positionals[0];
     const targets = values.target ?? [];
-    const request = { file, out: values.out, target: targets.length === 1 ? targets[0] : undefined, targets: targets.length > 1 ? targets : undefined, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true, missing: values.missing === true };
+    const request = { untilAnswered, file, out: values.out, target: targets.length === 1 ? targets[0] : undefined, targets: targets.length > 1 ? targets : undefined, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true, missing: values.missing === true };
     if (values.fresh && values.resume) throw new UsageError('--fresh starts over and --resume goes on: pass one of them');
     if (values.missing && (values.fresh || values.resume)) throw new UsageError('--missing runs only what the results miss; --fresh starts over and --resume goes on with an edited design: pass one of them');
     // Repeated per host without --targets (resuming a file that names several): the file's hosts, in its order.
@@ -258,8 +277,10 @@ export const run: Command = {
       const plan = buildPlan(prepared.doc.design);
       const about = formatDuration(estimatePlan(prepared.doc.design, plan.length).seconds);
       const hosts = prepared.hosts?.map((h) => h.target);
-      if (hosts) io.err(`running ${plan.length} restarts on each of ${hosts.length} hosts at once (${hosts.join(', ')}), each in its own order, about ${about}; results into ${prepared.out}`);
-      else io.err(`running ${plan.length} restarts on ${prepared.doc.design.target}, about ${about}; results into ${prepared.out}`);
+      const s = prepared.doc.design.stopping;
+      if (s) io.err(`stop when answered: at most ${s.maxRestartsPerCell} rounds (restarts per cell), looks at rounds ${lookSchedule(s.maxRestartsPerCell).join(', ')}, target ±${s.effect} %, α ${s.alpha}`);
+      if (hosts) io.err(`running ${s ? 'at most ' : ''}${plan.length} restarts on each of ${hosts.length} hosts at once (${hosts.join(', ')}), each in its own order, about ${about}; results into ${prepared.out}`);
+      else io.err(`running ${s ? 'at most ' : ''}${plan.length} restarts on ${prepared.doc.design.target}, about ${about}; results into ${prepared.out}`);
     }
 
     // Ctrl-C or SIGTERM: the run service cancels, stops mysqld and restores the host, and says so.
@@ -376,11 +397,18 @@ function refused(io: CliIO, file: string, e: unknown, json = false): number {
   return e.code === 'busy' ? 1 : 2;
 }
 
+/** Where the rule stopped, and why (every comparison decided, or its maximum). */
+function stopText(s: NonNullable<RunOutcome['stopped']>, file: string): string {
+  return `stopped when answered at round ${s.round}: ${s.because}; \`varlab analyze ${file} --until-answered\` gives each verdict with its repeated interval`;
+}
+
 function report(io: CliIO, file: string, o: RunOutcome, ms: number): number {
   // Several hosts: how each ended, one line per host, before the line for the whole run.
   if (o.hosts && o.state !== 'finished') {
     for (const h of o.hosts) io.err(`  ${visible(h.target)}: ${h.outcome.state} after ${h.outcome.done} of ${h.outcome.planned} restarts${afterColon(h.outcome)}`);
   }
+  const stopped = o.hosts ? o.hosts.flatMap((h) => (h.outcome.stopped ? [`${visible(h.target)}: ${stopText(h.outcome.stopped, o.path)}`] : [])) : o.stopped ? [stopText(o.stopped, o.path)] : [];
+  for (const s of stopped) io.err(s);
   if (o.state === 'finished') {
     io.err(`finished: ${o.done} of ${o.planned} restarts in ${formatDuration(ms / 1000)}; results saved into ${o.path}`);
     return 0;

@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -2506,11 +2506,11 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}};
+const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}}}}}}};
 const schema28 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema29 = {"type":"number","minimum":0,"maximum":1000000000000000};
-const schema39 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}};
-const schema45 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
+const schema40 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}};
+const schema46 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3093,15 +3093,11 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.restarts !== undefined){
-let data19 = data.restarts;
+if(data.stopped !== undefined){
+let data19 = data.stopped;
 if(Array.isArray(data19)){
-const len2 = data19.length;
-for(let i2=0; i2<len2; i2++){
-let data20 = data19[i2];
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.seq === undefined){
-const err48 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+if(data19.length > 100){
+const err48 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3110,8 +3106,12 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(data20.cell === undefined){
-const err49 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+const len2 = data19.length;
+for(let i2=0; i2<len2; i2++){
+let data20 = data19[i2];
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.round === undefined){
+const err49 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "round"},message:"must have required property '"+"round"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3120,8 +3120,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data20.status === undefined){
-const err50 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(data20.because === undefined){
+const err50 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "because"},message:"must have required property '"+"because"+"'"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3130,8 +3130,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(data20.startedAt === undefined){
-const err51 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
+if(data20.at === undefined){
+const err51 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3140,8 +3140,10 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(data20.finishedAt === undefined){
-const err52 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
+if(data20.round !== undefined){
+let data21 = data20.round;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err52 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3150,8 +3152,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(data20.checks === undefined){
-const err53 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
+if(typeof data21 == "number"){
+if(data21 > 1000000000 || isNaN(data21)){
+const err53 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3160,8 +3163,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(data20.queries === undefined){
-const err54 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data21 < 1 || isNaN(data21)){
+const err54 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3170,10 +3173,13 @@ vErrors.push(err54);
 }
 errors++;
 }
-if(data20.seq !== undefined){
-let data21 = data20.seq;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-const err55 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+if(data20.because !== undefined){
+let data22 = data20.because;
+if(typeof data22 === "string"){
+if(func2(data22) > 10000){
+const err55 = {instancePath:instancePath+"/stopped/" + i2+"/because",schemaPath:"#/properties/stopped/items/properties/because/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3182,9 +3188,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(typeof data21 == "number"){
-if(data21 > 1000000000 || isNaN(data21)){
-const err56 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+}
+else {
+const err56 = {instancePath:instancePath+"/stopped/" + i2+"/because",schemaPath:"#/properties/stopped/items/properties/because/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3193,8 +3199,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data21 < 1 || isNaN(data21)){
-const err57 = {instancePath:instancePath+"/restarts/" + i2+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data20.at !== undefined){
+let data23 = data20.at;
+if(typeof data23 == "number"){
+if(data23 > 100000000000000 || isNaN(data23)){
+const err57 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3203,13 +3213,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-}
-if(data20.cell !== undefined){
-let data22 = data20.cell;
-if(typeof data22 === "string"){
-if(func2(data22) > 2000){
-const err58 = {instancePath:instancePath+"/restarts/" + i2+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data23 < 0 || isNaN(data23)){
+const err58 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3220,7 +3225,7 @@ errors++;
 }
 }
 else {
-const err59 = {instancePath:instancePath+"/restarts/" + i2+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err59 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3231,10 +3236,10 @@ errors++;
 }
 }
 if(data20.host !== undefined){
-let data23 = data20.host;
-if(typeof data23 === "string"){
-if(func2(data23) > 500){
-const err60 = {instancePath:instancePath+"/restarts/" + i2+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+let data24 = data20.host;
+if(typeof data24 === "string"){
+if(func2(data24) > 500){
+const err60 = {instancePath:instancePath+"/stopped/" + i2+"/host",schemaPath:"#/properties/stopped/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3245,7 +3250,7 @@ errors++;
 }
 }
 else {
-const err61 = {instancePath:instancePath+"/restarts/" + i2+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err61 = {instancePath:instancePath+"/stopped/" + i2+"/host",schemaPath:"#/properties/stopped/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3255,10 +3260,9 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data20.part !== undefined){
-let data24 = data20.part;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
-const err62 = {instancePath:instancePath+"/restarts/" + i2+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err62 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3267,9 +3271,10 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(typeof data24 == "number"){
-if(data24 > 1000 || isNaN(data24)){
-const err63 = {instancePath:instancePath+"/restarts/" + i2+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3278,8 +3283,16 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data24 < 2 || isNaN(data24)){
-const err64 = {instancePath:instancePath+"/restarts/" + i2+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
+}
+if(data.restarts !== undefined){
+let data25 = data.restarts;
+if(Array.isArray(data25)){
+const len3 = data25.length;
+for(let i3=0; i3<len3; i3++){
+let data26 = data25[i3];
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+if(data26.seq === undefined){
+const err64 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3288,12 +3301,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-if(data20.status !== undefined){
-let data25 = data20.status;
-if(!(((data25 === "ok") || (data25 === "verify-failed")) || (data25 === "failed"))){
-const err65 = {instancePath:instancePath+"/restarts/" + i2+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(data26.cell === undefined){
+const err65 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3302,12 +3311,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-if(data20.reason !== undefined){
-let data26 = data20.reason;
-if(typeof data26 === "string"){
-if(func2(data26) > 10000){
-const err66 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data26.status === undefined){
+const err66 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3316,9 +3321,8 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/restarts/" + i2+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data26.startedAt === undefined){
+const err67 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3327,12 +3331,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-if(data20.startedAt !== undefined){
-let data27 = data20.startedAt;
-if(typeof data27 == "number"){
-if(data27 > 100000000000000 || isNaN(data27)){
-const err68 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data26.finishedAt === undefined){
+const err68 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3341,8 +3341,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(data27 < 0 || isNaN(data27)){
-const err69 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data26.checks === undefined){
+const err69 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -3351,9 +3351,8 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-else {
-const err70 = {instancePath:instancePath+"/restarts/" + i2+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data26.queries === undefined){
+const err70 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -3362,12 +3361,10 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-if(data20.finishedAt !== undefined){
-let data28 = data20.finishedAt;
-if(typeof data28 == "number"){
-if(data28 > 100000000000000 || isNaN(data28)){
-const err71 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data26.seq !== undefined){
+let data27 = data26.seq;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+const err71 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -3376,8 +3373,9 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(data28 < 0 || isNaN(data28)){
-const err72 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data27 == "number"){
+if(data27 > 1000000000 || isNaN(data27)){
+const err72 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -3386,9 +3384,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-else {
-const err73 = {instancePath:instancePath+"/restarts/" + i2+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data27 < 1 || isNaN(data27)){
+const err73 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -3398,15 +3395,12 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(data20.checks !== undefined){
-let data29 = data20.checks;
-if(Array.isArray(data29)){
-const len3 = data29.length;
-for(let i3=0; i3<len3; i3++){
-let data30 = data29[i3];
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-if(data30.tunable === undefined){
-const err74 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+}
+if(data26.cell !== undefined){
+let data28 = data26.cell;
+if(typeof data28 === "string"){
+if(func2(data28) > 2000){
+const err74 = {instancePath:instancePath+"/restarts/" + i3+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -3415,8 +3409,9 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(data30.level === undefined){
-const err75 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+else {
+const err75 = {instancePath:instancePath+"/restarts/" + i3+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -3425,8 +3420,12 @@ vErrors.push(err75);
 }
 errors++;
 }
-if(data30.ok === undefined){
-const err76 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+if(data26.host !== undefined){
+let data29 = data26.host;
+if(typeof data29 === "string"){
+if(func2(data29) > 500){
+const err76 = {instancePath:instancePath+"/restarts/" + i3+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -3435,8 +3434,9 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(data30.observed === undefined){
-const err77 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+}
+else {
+const err77 = {instancePath:instancePath+"/restarts/" + i3+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3445,11 +3445,11 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data30.tunable !== undefined){
-let data31 = data30.tunable;
-if(typeof data31 === "string"){
-if(func2(data31) > 200){
-const err78 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+if(data26.part !== undefined){
+let data30 = data26.part;
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+const err78 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3458,9 +3458,9 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-else {
-const err79 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data30 == "number"){
+if(data30 > 1000 || isNaN(data30)){
+const err79 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3469,12 +3469,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-if(data30.level !== undefined){
-let data32 = data30.level;
-if(typeof data32 === "string"){
-if(func2(data32) > 300){
-const err80 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data30 < 2 || isNaN(data30)){
+const err80 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -3484,8 +3480,11 @@ vErrors.push(err80);
 errors++;
 }
 }
-else {
-const err81 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data26.status !== undefined){
+let data31 = data26.status;
+if(!(((data31 === "ok") || (data31 === "verify-failed")) || (data31 === "failed"))){
+const err81 = {instancePath:instancePath+"/restarts/" + i3+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -3495,9 +3494,11 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data30.ok !== undefined){
-if(typeof data30.ok !== "boolean"){
-const err82 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data26.reason !== undefined){
+let data32 = data26.reason;
+if(typeof data32 === "string"){
+if(func2(data32) > 10000){
+const err82 = {instancePath:instancePath+"/restarts/" + i3+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -3507,11 +3508,8 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(data30.observed !== undefined){
-let data34 = data30.observed;
-if(typeof data34 === "string"){
-if(func2(data34) > 10000){
-const err83 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err83 = {instancePath:instancePath+"/restarts/" + i3+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -3521,8 +3519,11 @@ vErrors.push(err83);
 errors++;
 }
 }
-else {
-const err84 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data26.startedAt !== undefined){
+let data33 = data26.startedAt;
+if(typeof data33 == "number"){
+if(data33 > 100000000000000 || isNaN(data33)){
+const err84 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -3531,10 +3532,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-}
-else {
-const err85 = {instancePath:instancePath+"/restarts/" + i2+"/checks/" + i3,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33 < 0 || isNaN(data33)){
+const err85 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -3544,9 +3543,8 @@ vErrors.push(err85);
 errors++;
 }
 }
-}
 else {
-const err86 = {instancePath:instancePath+"/restarts/" + i2+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err86 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3556,15 +3554,11 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data20.options !== undefined){
-let data35 = data20.options;
-if(Array.isArray(data35)){
-const len4 = data35.length;
-for(let i4=0; i4<len4; i4++){
-let data36 = data35[i4];
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.tunable === undefined){
-const err87 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data26.finishedAt !== undefined){
+let data34 = data26.finishedAt;
+if(typeof data34 == "number"){
+if(data34 > 100000000000000 || isNaN(data34)){
+const err87 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -3573,8 +3567,8 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data36.level === undefined){
-const err88 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data34 < 0 || isNaN(data34)){
+const err88 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -3583,8 +3577,9 @@ vErrors.push(err88);
 }
 errors++;
 }
-if(data36.ok === undefined){
-const err89 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+else {
+const err89 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -3593,8 +3588,16 @@ vErrors.push(err89);
 }
 errors++;
 }
-if(data36.observed === undefined){
-const err90 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+}
+if(data26.checks !== undefined){
+let data35 = data26.checks;
+if(Array.isArray(data35)){
+const len4 = data35.length;
+for(let i4=0; i4<len4; i4++){
+let data36 = data35[i4];
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+if(data36.tunable === undefined){
+const err90 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -3603,11 +3606,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-if(data36.tunable !== undefined){
-let data37 = data36.tunable;
-if(typeof data37 === "string"){
-if(func2(data37) > 200){
-const err91 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data36.level === undefined){
+const err91 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -3616,9 +3616,8 @@ vErrors.push(err91);
 }
 errors++;
 }
-}
-else {
-const err92 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.ok === undefined){
+const err92 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -3627,12 +3626,8 @@ vErrors.push(err92);
 }
 errors++;
 }
-}
-if(data36.level !== undefined){
-let data38 = data36.level;
-if(typeof data38 === "string"){
-if(func2(data38) > 300){
-const err93 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data36.observed === undefined){
+const err93 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -3641,9 +3636,11 @@ vErrors.push(err93);
 }
 errors++;
 }
-}
-else {
-const err94 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.tunable !== undefined){
+let data37 = data36.tunable;
+if(typeof data37 === "string"){
+if(func2(data37) > 200){
+const err94 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -3653,9 +3650,8 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(data36.ok !== undefined){
-if(typeof data36.ok !== "boolean"){
-const err95 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err95 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -3665,11 +3661,11 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data36.observed !== undefined){
-let data40 = data36.observed;
-if(typeof data40 === "string"){
-if(func2(data40) > 10000){
-const err96 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data36.level !== undefined){
+let data38 = data36.level;
+if(typeof data38 === "string"){
+if(func2(data38) > 300){
+const err96 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -3680,7 +3676,7 @@ errors++;
 }
 }
 else {
-const err97 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err97 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -3690,9 +3686,9 @@ vErrors.push(err97);
 errors++;
 }
 }
-}
-else {
-const err98 = {instancePath:instancePath+"/restarts/" + i2+"/options/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data36.ok !== undefined){
+if(typeof data36.ok !== "boolean"){
+const err98 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -3702,9 +3698,11 @@ vErrors.push(err98);
 errors++;
 }
 }
-}
-else {
-const err99 = {instancePath:instancePath+"/restarts/" + i2+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data36.observed !== undefined){
+let data40 = data36.observed;
+if(typeof data40 === "string"){
+if(func2(data40) > 10000){
+const err99 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -3714,14 +3712,8 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data20.preload !== undefined){
-let data41 = data20.preload;
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.tables !== undefined){
-let data42 = data41.tables;
-if(typeof data42 == "number"){
-if(data42 > 1000000000000000 || isNaN(data42)){
-const err100 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err100 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -3730,8 +3722,10 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(data42 < 0 || isNaN(data42)){
-const err101 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err101 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -3741,8 +3735,9 @@ vErrors.push(err101);
 errors++;
 }
 }
+}
 else {
-const err102 = {instancePath:instancePath+"/restarts/" + i2+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err102 = {instancePath:instancePath+"/restarts/" + i3+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -3752,11 +3747,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data41.indexes !== undefined){
-let data43 = data41.indexes;
-if(typeof data43 == "number"){
-if(data43 > 1000000000000000 || isNaN(data43)){
-const err103 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data26.options !== undefined){
+let data41 = data26.options;
+if(Array.isArray(data41)){
+const len5 = data41.length;
+for(let i5=0; i5<len5; i5++){
+let data42 = data41[i5];
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+if(data42.tunable === undefined){
+const err103 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -3765,8 +3764,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(data43 < 0 || isNaN(data43)){
-const err104 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data42.level === undefined){
+const err104 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -3775,9 +3774,8 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-else {
-const err105 = {instancePath:instancePath+"/restarts/" + i2+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data42.ok === undefined){
+const err105 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -3786,12 +3784,8 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-if(data41.rows !== undefined){
-let data44 = data41.rows;
-if(typeof data44 == "number"){
-if(data44 > 1000000000000000 || isNaN(data44)){
-const err106 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data42.observed === undefined){
+const err106 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -3800,8 +3794,11 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(data44 < 0 || isNaN(data44)){
-const err107 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data42.tunable !== undefined){
+let data43 = data42.tunable;
+if(typeof data43 === "string"){
+if(func2(data43) > 200){
+const err107 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -3812,7 +3809,7 @@ errors++;
 }
 }
 else {
-const err108 = {instancePath:instancePath+"/restarts/" + i2+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err108 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -3822,11 +3819,11 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data41.ms !== undefined){
-let data45 = data41.ms;
-if(typeof data45 == "number"){
-if(data45 > 1000000000000000 || isNaN(data45)){
-const err109 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data42.level !== undefined){
+let data44 = data42.level;
+if(typeof data44 === "string"){
+if(func2(data44) > 300){
+const err109 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -3835,8 +3832,9 @@ vErrors.push(err109);
 }
 errors++;
 }
-if(data45 < 0 || isNaN(data45)){
-const err110 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err110 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -3846,8 +3844,9 @@ vErrors.push(err110);
 errors++;
 }
 }
-else {
-const err111 = {instancePath:instancePath+"/restarts/" + i2+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data42.ok !== undefined){
+if(typeof data42.ok !== "boolean"){
+const err111 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -3857,9 +3856,11 @@ vErrors.push(err111);
 errors++;
 }
 }
-}
-else {
-const err112 = {instancePath:instancePath+"/restarts/" + i2+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data42.observed !== undefined){
+let data46 = data42.observed;
+if(typeof data46 === "string"){
+if(func2(data46) > 10000){
+const err112 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -3869,15 +3870,8 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(data20.queries !== undefined){
-let data46 = data20.queries;
-if(Array.isArray(data46)){
-const len5 = data46.length;
-for(let i5=0; i5<len5; i5++){
-let data47 = data46[i5];
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-if(data47.query === undefined){
-const err113 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+else {
+const err113 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -3886,8 +3880,10 @@ vErrors.push(err113);
 }
 errors++;
 }
-if(data47.unit === undefined){
-const err114 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+}
+}
+else {
+const err114 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -3896,8 +3892,10 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(data47.source === undefined){
-const err115 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+}
+else {
+const err115 = {instancePath:instancePath+"/restarts/" + i3+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -3906,8 +3904,15 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(data47.values === undefined){
-const err116 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+}
+if(data26.preload !== undefined){
+let data47 = data26.preload;
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+if(data47.tables !== undefined){
+let data48 = data47.tables;
+if(typeof data48 == "number"){
+if(data48 > 1000000000000000 || isNaN(data48)){
+const err116 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -3916,11 +3921,8 @@ vErrors.push(err116);
 }
 errors++;
 }
-if(data47.query !== undefined){
-let data48 = data47.query;
-if(typeof data48 === "string"){
-if(func2(data48) > 200){
-const err117 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data48 < 0 || isNaN(data48)){
+const err117 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -3931,7 +3933,7 @@ errors++;
 }
 }
 else {
-const err118 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err118 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -3941,11 +3943,11 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data47.unit !== undefined){
-let data49 = data47.unit;
-if(typeof data49 === "string"){
-if(func2(data49) > 40){
-const err119 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+if(data47.indexes !== undefined){
+let data49 = data47.indexes;
+if(typeof data49 == "number"){
+if(data49 > 1000000000000000 || isNaN(data49)){
+const err119 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -3954,9 +3956,8 @@ vErrors.push(err119);
 }
 errors++;
 }
-}
-else {
-const err120 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data49 < 0 || isNaN(data49)){
+const err120 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -3966,10 +3967,8 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data47.source !== undefined){
-let data50 = data47.source;
-if(!(((((data50 === "performance_schema") || (data50 === "profiling")) || (data50 === "client")) || (data50 === "sysbench")) || (data50 === "regex"))){
-const err121 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+else {
+const err121 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -3979,15 +3978,11 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data47.values !== undefined){
-let data51 = data47.values;
-if(Array.isArray(data51)){
-const len6 = data51.length;
-for(let i6=0; i6<len6; i6++){
-let data52 = data51[i6];
-if(typeof data52 == "number"){
-if(data52 > 1000000000000000 || isNaN(data52)){
-const err122 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data47.rows !== undefined){
+let data50 = data47.rows;
+if(typeof data50 == "number"){
+if(data50 > 1000000000000000 || isNaN(data50)){
+const err122 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -3996,8 +3991,8 @@ vErrors.push(err122);
 }
 errors++;
 }
-if(data52 < -1000000000000000 || isNaN(data52)){
-const err123 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+if(data50 < 0 || isNaN(data50)){
+const err123 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -4008,7 +4003,7 @@ errors++;
 }
 }
 else {
-const err124 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values/" + i6,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err124 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -4018,9 +4013,11 @@ vErrors.push(err124);
 errors++;
 }
 }
-}
-else {
-const err125 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data47.ms !== undefined){
+let data51 = data47.ms;
+if(typeof data51 == "number"){
+if(data51 > 1000000000000000 || isNaN(data51)){
+const err125 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -4029,16 +4026,8 @@ vErrors.push(err125);
 }
 errors++;
 }
-}
-if(data47.client !== undefined){
-let data53 = data47.client;
-if(Array.isArray(data53)){
-const len7 = data53.length;
-for(let i7=0; i7<len7; i7++){
-let data54 = data53[i7];
-if(typeof data54 == "number"){
-if(data54 > 1000000000000000 || isNaN(data54)){
-const err126 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data51 < 0 || isNaN(data51)){
+const err126 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -4047,8 +4036,9 @@ vErrors.push(err126);
 }
 errors++;
 }
-if(data54 < -1000000000000000 || isNaN(data54)){
-const err127 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+else {
+const err127 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -4058,8 +4048,9 @@ vErrors.push(err127);
 errors++;
 }
 }
+}
 else {
-const err128 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err128 = {instancePath:instancePath+"/restarts/" + i3+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -4069,9 +4060,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-}
-else {
-const err129 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data26.queries !== undefined){
+let data52 = data26.queries;
+if(Array.isArray(data52)){
+const len6 = data52.length;
+for(let i6=0; i6<len6; i6++){
+let data53 = data52[i6];
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+if(data53.query === undefined){
+const err129 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -4080,10 +4077,8 @@ vErrors.push(err129);
 }
 errors++;
 }
-}
-}
-else {
-const err130 = {instancePath:instancePath+"/restarts/" + i2+"/queries/" + i5,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data53.unit === undefined){
+const err130 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -4092,10 +4087,8 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-}
-else {
-const err131 = {instancePath:instancePath+"/restarts/" + i2+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data53.source === undefined){
+const err131 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -4104,10 +4097,8 @@ vErrors.push(err131);
 }
 errors++;
 }
-}
-}
-else {
-const err132 = {instancePath:instancePath+"/restarts/" + i2,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data53.values === undefined){
+const err132 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -4116,10 +4107,11 @@ vErrors.push(err132);
 }
 errors++;
 }
-}
-}
-else {
-const err133 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data53.query !== undefined){
+let data54 = data53.query;
+if(typeof data54 === "string"){
+if(func2(data54) > 200){
+const err133 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -4129,14 +4121,213 @@ vErrors.push(err133);
 errors++;
 }
 }
-}
 else {
-const err134 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err134 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err134];
 }
 else {
 vErrors.push(err134);
+}
+errors++;
+}
+}
+if(data53.unit !== undefined){
+let data55 = data53.unit;
+if(typeof data55 === "string"){
+if(func2(data55) > 40){
+const err135 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+if(vErrors === null){
+vErrors = [err135];
+}
+else {
+vErrors.push(err135);
+}
+errors++;
+}
+}
+else {
+const err136 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err136];
+}
+else {
+vErrors.push(err136);
+}
+errors++;
+}
+}
+if(data53.source !== undefined){
+let data56 = data53.source;
+if(!(((((data56 === "performance_schema") || (data56 === "profiling")) || (data56 === "client")) || (data56 === "sysbench")) || (data56 === "regex"))){
+const err137 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err137];
+}
+else {
+vErrors.push(err137);
+}
+errors++;
+}
+}
+if(data53.values !== undefined){
+let data57 = data53.values;
+if(Array.isArray(data57)){
+const len7 = data57.length;
+for(let i7=0; i7<len7; i7++){
+let data58 = data57[i7];
+if(typeof data58 == "number"){
+if(data58 > 1000000000000000 || isNaN(data58)){
+const err138 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+if(data58 < -1000000000000000 || isNaN(data58)){
+const err139 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+}
+else {
+const err140 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+}
+}
+}
+else {
+const err141 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err141];
+}
+else {
+vErrors.push(err141);
+}
+errors++;
+}
+}
+if(data53.client !== undefined){
+let data59 = data53.client;
+if(Array.isArray(data59)){
+const len8 = data59.length;
+for(let i8=0; i8<len8; i8++){
+let data60 = data59[i8];
+if(typeof data60 == "number"){
+if(data60 > 1000000000000000 || isNaN(data60)){
+const err142 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err142];
+}
+else {
+vErrors.push(err142);
+}
+errors++;
+}
+if(data60 < -1000000000000000 || isNaN(data60)){
+const err143 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+if(vErrors === null){
+vErrors = [err143];
+}
+else {
+vErrors.push(err143);
+}
+errors++;
+}
+}
+else {
+const err144 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err144];
+}
+else {
+vErrors.push(err144);
+}
+errors++;
+}
+}
+}
+else {
+const err145 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err145];
+}
+else {
+vErrors.push(err145);
+}
+errors++;
+}
+}
+}
+else {
+const err146 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err146];
+}
+else {
+vErrors.push(err146);
+}
+errors++;
+}
+}
+}
+else {
+const err147 = {instancePath:instancePath+"/restarts/" + i3+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err147];
+}
+else {
+vErrors.push(err147);
+}
+errors++;
+}
+}
+}
+else {
+const err148 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err148];
+}
+else {
+vErrors.push(err148);
+}
+errors++;
+}
+}
+}
+else {
+const err149 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err149];
+}
+else {
+vErrors.push(err149);
+}
+errors++;
+}
+}
+}
+else {
+const err150 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err150];
+}
+else {
+vErrors.push(err150);
 }
 errors++;
 }

@@ -223,5 +223,16 @@ export interface Results {
   timerNote?: string;
   /** Restarts thrown away and run again (interrupted mid-way), kept for the record. */
   discarded?: { seq: number; cell: string; reason: string; at: number; host?: string }[];
+  /** Stop when answered (design.stopping): the look at which the run stopped before its maximum, and why; one per host that did. */
+  stopped?: StoppedAnswered[];
   restarts: RestartResult[];
+}
+
+/** A run that stopped at a look of its stopping rule because every comparison was decided. */
+export interface StoppedAnswered {
+  /** The round (restarts per cell) of the look. */
+  round: number;
+  because: string;
+  at: number;
+  host?: string;
 }

@@ -5,7 +5,7 @@ import { analyze, type RestartSummary } from './analysis.js';
 import { restartRounds, tidyFromExperiment } from './tidy.js';
 import { expandCells } from '../plan.js';
 import type { ExperimentDoc } from '../experiment/types.js';
-import { replaySequential, type RoundSeries, type SequentialResult, type StoppingSettings } from './sequential.js';
+import { replaySequential, type Look, type RoundSeries, type SequentialResult, type StoppingSettings } from './sequential.js';
 
 /** Restart means by round (index 0 is round 1), null where a round has no restart with executions. */
 export function roundSeries(restarts: readonly RestartSummary[]): RoundSeries[] {
@@ -58,6 +58,33 @@ export function sequentialText(r: SequentialResult): string[] {
     out.push(`  ${c.cell} / ${c.query}: ${verdict}, effect ${pct(c.effect_pct)}, repeated interval ${rci} (${c.because})`);
   }
   return out;
+}
+
+/** A look's figure for one comparison: its effect and repeated interval against the boundary, and what the look decided. */
+export function lookComparisonText(c: Look['comparisons'][number], effectPct: number): string {
+  const rci = c.rci_low_pct === null ? 'no interval yet' : `repeated interval [${pct(c.rci_low_pct)}, ${pct(c.rci_high_pct)}]`;
+  const z = c.z === null ? '' : `, |Z| ${Math.abs(c.z).toFixed(2)}`;
+  const decision = c.decision === null ? 'undecided' : c.decision === 'equivalent' ? `equivalent within ±${effectPct} %` : c.decision;
+  return `${c.cell} / ${c.query}: ${pct(c.effect_pct)}, ${rci}${z}: ${decision}`;
+}
+
+/**
+ * The last look of a live run in lines: the look, its boundary, each comparison still open at it, and
+ * either the stop or "at most k more rounds". What `varlab run` prints at each look.
+ */
+export function lookText(r: SequentialResult): string[] {
+  const look = r.looks[r.looks.length - 1];
+  if (!look) return [];
+  const head = `look at round ${look.round} of at most ${r.max_rounds} (stop when answered, target ±${r.effect_pct} %): boundary |Z| ≥ ${look.boundary_z.toFixed(2)}`;
+  const tail = r.stopped_round !== null ? `  stopping: ${r.stopped_because}` : `  going on: at most ${roundsLeft(r)} more round${roundsLeft(r) === 1 ? '' : 's'}`;
+  return [head, ...look.comparisons.map((c) => `  ${lookComparisonText(c, r.effect_pct)}`), tail];
+}
+
+/** Rounds the rule may still take after its last look. */
+export function roundsLeft(r: SequentialResult): number {
+  if (r.stopped_round !== null) return 0;
+  const last = r.looks[r.looks.length - 1]?.round ?? 0;
+  return Math.max(0, r.max_rounds - last);
 }
 
 /** What a live run asks after each restart: stop now? With the rule's result when it was asked. */

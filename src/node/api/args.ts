@@ -30,6 +30,8 @@ const exportArgs = {
   alpha: z.number().gt(0).lt(1).optional(),
   adjustment: z.enum(['holm', 'bh']).optional(),
 };
+// Stop when answered from the Run view: the same bounds as --effect and --max-restarts (and design.stopping's schema).
+const untilAnswered = z.union([z.literal(false), z.strictObject({ effect: z.number().gt(0).lt(100).optional(), maxRestarts: z.number().int().min(3).max(10_000).optional() })]);
 const runOf = { path: text.optional(), doc: doc.optional(), target: text.optional(), resume: z.boolean().optional(), fresh: z.boolean().optional() };
 
 export const ARGS = {
@@ -64,7 +66,7 @@ export const ARGS = {
   'profile.unregister': z.strictObject({ target: nonEmpty }),
   'server.check': z.strictObject({ target: nonEmpty, auth: auth.optional() }),
   'prompt.answer': z.strictObject({ id: nonEmpty, accept: z.boolean(), secret: text.optional(), remember: z.boolean().optional() }),
-  'run.start': z.strictObject({ path: nonEmpty, target: text.optional(), auth: auth.optional(), resume: z.boolean().optional(), fresh: z.boolean().optional(), missing: z.boolean().optional(), detach: z.boolean().optional() }),
+  'run.start': z.strictObject({ path: nonEmpty, target: text.optional(), auth: auth.optional(), resume: z.boolean().optional(), fresh: z.boolean().optional(), missing: z.boolean().optional(), detach: z.boolean().optional(), untilAnswered: untilAnswered.optional() }),
   'run.attach': z.strictObject({ path: nonEmpty, target: text.optional() }),
   'run.stopFollowing': runId,
   'run.detachedStatus': z.strictObject({ path: nonEmpty, target: text.optional() }),

@@ -10,12 +10,12 @@ import { notLaunchedHere, requireFollowConsent } from '../detach/launched.js';
 export function runHandlers(ctx: BackendContext): Handlers {
   const runs = ctx.runs;
   return {
-    'run.start': async ({ path, target, auth, resume, fresh, missing, detach }, origin) => {
+    'run.start': async ({ path, target, auth, resume, fresh, missing, detach, untilAnswered }, origin) => {
       // The run's questions (a host key, a password) go to the window that started it.
       const prompt = ctx.hub.promptFor(origin.clientId);
       if (detach === true) {
         // The run goes on on its target; this process follows it while it can (the Run view stays live).
-        const d = await runs.detach({ file: path, target, auth, prompt, resume: resume === true, fresh: fresh === true, missing: missing === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
+        const d = await runs.detach({ file: path, target, auth, prompt, untilAnswered, resume: resume === true, fresh: fresh === true, missing: missing === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
         const s = await runs.attach(path, { prompt });
         // Several hosts: a host that did not start is said; the others go on.
         return d.failed.length && s.detached ? { ...s, detached: { ...s.detached, notStarted: d.failed } } : s;
@@ -23,6 +23,7 @@ export function runHandlers(ctx: BackendContext): Handlers {
       const started = await runs.start({
         file: path,
         target,
+        untilAnswered,
         auth,
         prompt,
         resume: resume === true,
@@ -69,3 +70,4 @@ export function runHandlers(ctx: BackendContext): Handlers {
     },
   };
 }
+

@@ -20,6 +20,7 @@ import type { HostLayer } from './hostlayer.js';
 import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
+import { lookText, roundsLeft, stopCheck } from '../../common/stats/replay.js';
 
 export type { ReconnectPolicy };
 
@@ -62,6 +63,8 @@ export interface RunOutcome {
   planned: number;
   done: number;
   resumed: boolean;
+  /** Stop when answered: the look at which the run stopped, and why. */
+  stopped?: { round: number; because: string };
   path: string;
   journal: string;
   /** A run on several hosts: how each host's run ended. */
@@ -114,6 +117,8 @@ export class RunEngine {
   /** Durations of restarts finished in this process, for the time remaining. */
   private restartMs: number[] = [];
   private restartStartedAt = 0;
+  /** Stop when answered: the round of the last look told, so each look is told once. */
+  private lastLook = 0;
 
   constructor(private readonly opts: EngineOptions) {
     this.runId = opts.runId ?? randomUUID();
@@ -266,6 +271,7 @@ export class RunEngine {
       planned,
       done: this.fold.state().restarts.length,
       resumed: this.resumed,
+      ...(this.fold.state().stopped ? { stopped: { round: this.fold.state().stopped!.round, because: this.fold.state().stopped!.because } } : {}),
       path: this.opts.path,
       journal: this.journalFile,
     });
@@ -339,7 +345,7 @@ export class RunEngine {
     const prior = this.fold.state();
     const w = this.design.workload;
     const queries = this.plan[0]?.queries ?? [];
-    this.emit({ type: 'run-started', at: Date.now(), planned: this.plan.length, done: prior.restarts.length, cells: expandCells(this.design).filter((c) => !c.excluded).map((c) => c.id), queries, warmup: w.warmup });
+    this.emit({ type: 'run-started', at: Date.now(), planned: this.plan.length, done: prior.restarts.length, cells: expandCells(this.design).filter((c) => !c.excluded).map((c) => c.id), queries, warmup: w.warmup, ...(this.design.stopping ? { stopping: this.design.stopping } : {}) });
     if (this.resumed) {
       this.emit({ type: 'log', at: Date.now(), level: 'info', message: `resuming: ${prior.restarts.length} of ${this.plan.length} restarts were already done` });
       if (prior.restarts.length) this.emit({ type: 'history', at: Date.now(), warmup: w.warmup, restarts: [...prior.restarts].sort((a, b) => a.seq - b.seq) });
@@ -352,12 +358,42 @@ export class RunEngine {
     const fingerprint = await Promise.race([this.link.control.host(), this.cancelSignal]);
     this.record({ t: 'host', at: Date.now(), host: fingerprint });
 
+    // A process that died between a round's last restart and its look takes the look now.
+    if (this.answered()) return;
     for (const restart of remainingRestarts(this.plan, this.fold.state())) {
       await this.waitWhilePaused();
       this.checkCancel();
       await this.runWithRetries(restart);
+      if (this.answered()) return;
       await this.save();
     }
+  }
+
+  /**
+   * Stop when answered (design.stopping): after a restart, the rule (stats/replay.ts stopCheck, the
+   * same pure function `analyze --until-answered` replays) looks at the complete rounds. Each look is
+   * told; when every comparison is decided, or at the maximum, the stop is journaled and the run ends
+   * (mysqld stopped and the host restored as after any run). A host of a several-host run looks at its
+   * own rounds only: its engine's results are its own (the host is a block).
+   */
+  private answered(): boolean {
+    if (!this.design.stopping || this.design.order === 'blocked') return false;
+    const state = this.fold.state();
+    if (state.stopped) return true;
+    // A resumed run does not journal again the looks its journal has.
+    this.lastLook = Math.max(this.lastLook, state.lastLook?.look.round ?? 0);
+    const check = stopCheck({ ...this.opts.doc, results: resultsFromJournal(state) });
+    const look = check.result?.looks[check.result.looks.length - 1];
+    if (!check.result || !look || look.round <= this.lastLook) return false;
+    this.lastLook = look.round;
+    const r = check.result;
+    // Journaled, so the file's journal keeps every look the run took; its event is the Run view's.
+    this.record({ t: 'look', at: Date.now(), look, max_rounds: r.max_rounds, effect_pct: r.effect_pct, comparisons: r.comparisons, rounds_left: roundsLeft(r), stopped_because: r.stopped_round === null ? null : r.stopped_because });
+    this.emit({ type: 'log', at: Date.now(), level: 'info', message: lookText(r).join('\n') });
+    if (!check.stop) return false;
+    this.record({ t: 'stopped-answered', at: Date.now(), round: check.result.stopped_round!, because: check.result.stopped_because });
+    this.journal!.sync();
+    return true;
   }
 
   /** One scheduled restart; an attempt the connection dropped under is discarded and run again. */

@@ -7,7 +7,7 @@
 import { copyFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ApiError } from '../../common/api.js';
+import { ApiError, type UntilAnswered } from '../../common/api.js';
 import { missingRestarts, missingSentence, nextPart, type Missing } from '../../common/experiment/carry.js';
 import { designChanges } from '../../common/experiment/changes.js';
 import type { Design, ExperimentDoc } from '../../common/experiment/types.js';
@@ -34,6 +34,10 @@ export interface RunRequest {
   resume?: boolean;
   /** Run only what the file's results miss (cells added to a finished design, or more restarts per cell), keeping them. */
   missing?: boolean;
+  /** Stop when answered (`--until-answered`): written into the design as its `stopping`, with what the file's stopping leaves unsaid. */
+  untilAnswered?: UntilAnswered | false;
+  /** The run is to go on on its target by itself (`--detach`): refused with a stopping rule (see applyStopping). */
+  detach?: boolean;
 }
 
 export interface PreparedRun {
@@ -75,6 +79,8 @@ export interface FinishedRun {
   keepResultsAs: string;
   /** The finished journal, archived on a fresh run. */
   journal: string | null;
+  /** Stop when answered: the round each host's run stopped at (the plan's count is then a maximum). */
+  stoppedAt?: number[];
 }
 
 /**
@@ -96,7 +102,8 @@ export async function finishedRun(file: string, out?: string, hosts?: Pick<Desig
       const planned = buildPlan(grown.doc.design).length * designHosts(grown.doc.design).length;
       return { done: grown.doc.results.restarts.length, planned, keepResultsAs: resultsCopyPath(target, at), journal: journals.join(', ') };
     }
-    return { done: sum((s) => s.restarts.length), planned: sum((s) => s.header!.planned), keepResultsAs: resultsCopyPath(target, at), journal: journals.join(', ') };
+    const stoppedAt = states.flatMap((s) => (s!.stopped ? [s!.stopped.round] : []));
+    return { done: sum((s) => s.restarts.length), planned: sum((s) => s.header!.planned), keepResultsAs: resultsCopyPath(target, at), journal: journals.join(', '), ...(stoppedAt.length ? { stoppedAt } : {}) };
   }
   if (!existsSync(target)) return null;
   const r = await readExperimentFile(target).catch(() => null);
@@ -114,7 +121,8 @@ export function consentNote(p: Pick<PreparedRun, 'designFrom' | 'out'>): string 
 /** What the user is told when a finished file is run again without --fresh. */
 export function finishedMessage(file: string, f: FinishedRun, missing: Missing[] = []): string {
   if (missing.length) return `${file}: its run finished, and the design grew since: ${missingSentence(missing).replace('FILE', file)}. To run it all again from scratch, pass --fresh (the current results are kept in ${f.keepResultsAs})`;
-  return `${file}: already finished (${f.done} of ${f.planned} restarts); nothing to run. To run it again from scratch, pass --fresh (the current results are kept in ${f.keepResultsAs})`;
+  const stopped = f.stoppedAt ? `stopped when answered at round ${f.stoppedAt.join(', ')}: ${f.done} of at most ${f.planned} restarts` : `${f.done} of ${f.planned} restarts`;
+  return `${file}: already finished (${stopped}); nothing to run. To run it again from scratch, pass --fresh (the current results are kept in ${f.keepResultsAs})`;
 }
 
 /** What differs between an unfinished journal's design and the file's, in what decides the plan (the target, idle time and profile may change on resume). */
@@ -143,8 +151,9 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   chooseHosts(d, req);
   // Never throw away a finished run's results by running it again unasked.
   const finished = await finishedRun(req.file, req.out, d);
-  if (finished && !req.fresh && !req.missing) throw new ApiError('already-finished', finishedMessage(req.file, finished, missingRestarts(d, r.doc.results?.restarts ?? [])));
+  if (finished && !req.fresh && !req.missing) throw new ApiError('already-finished', finishedMessage(req.file, finished, r.doc.results?.stopped?.length ? [] : missingRestarts(d, r.doc.results?.restarts ?? [])));
   if (req.restarts !== undefined) d.restartsPerCell = req.restarts;
+  applyStopping(req, d);
   if (req.repetitions !== undefined) d.workload.repetitions = req.repetitions;
   if (req.warmup !== undefined) d.workload.warmup = req.warmup;
   if (d.workload.warmup >= d.workload.repetitions) {
@@ -240,6 +249,8 @@ function missingRun(file: string, fileDoc: ExperimentDoc, d: Design, out: string
   }
   const restarts = fileDoc.results?.restarts ?? [];
   if (!restarts.length) throw new ApiError('invalid-argument', `${file} holds no results yet: run it without --missing`);
+  // A run stopped when answered has the restarts its rule needed: none is missing.
+  if (fileDoc.results?.stopped?.length) throw new ApiError('already-finished', `${file}: its run stopped when answered (round ${fileDoc.results.stopped.map((s) => s.round).join(', ')}): nothing is missing; pass --fresh to run it again from scratch`);
   const missing = missingRestarts(d, restarts);
   if (!missing.length) throw new ApiError('already-finished', `${file}: nothing is missing: every cell has its ${d.restartsPerCell} restart${d.restartsPerCell === 1 ? '' : 's'}`);
   const needs = [...new Set(missing.map((m) => m.need))];
@@ -259,6 +270,43 @@ function missingRun(file: string, fileDoc: ExperimentDoc, d: Design, out: string
     part,
     note: `running only what ${out} misses: ${missingSentence(missing).replace(/: run only what is missing.*$/, '')}; its ${restarts.length} restarts stay, and these join them as run ${part}`,
   };
+}
+
+/** What `--until-answered` takes when neither it nor the file's design.stopping says. */
+export const STOPPING_DEFAULTS = { alpha: 0.05, power: 0.8 };
+
+/**
+ * Stop when answered: `--until-answered` (with --effect, --max-restarts) writes the rule into the
+ * design; a design with a rule plans up to its maximum restarts per cell, and the engine stops at the
+ * look that answers (engine/run.ts). Refused where the rule cannot look: a blocked order has no
+ * rounds, one cell nothing to compare, and a detached runner (plain shell on the target) cannot take
+ * the looks, so it would silently run to the maximum.
+ */
+function applyStopping(req: RunRequest, d: Design): void {
+  const asked = req.untilAnswered;
+  if (asked === false) delete d.stopping;
+  if (asked) {
+    const effect = asked.effect ?? d.stopping?.effect;
+    if (effect === undefined) throw new ApiError('invalid-argument', `--until-answered: give the target effect with --effect E (${req.file} has no design.stopping)`);
+    const max = asked.maxRestarts ?? d.stopping?.maxRestartsPerCell ?? Math.max(3, d.restartsPerCell);
+    d.stopping = { effect, alpha: d.stopping?.alpha ?? STOPPING_DEFAULTS.alpha, power: d.stopping?.power ?? STOPPING_DEFAULTS.power, maxRestartsPerCell: max };
+  }
+  const s = d.stopping;
+  if (!s) return;
+  const where = asked ? '--until-answered' : `${req.file}: design.stopping`;
+  if (d.order === 'blocked') throw new ApiError('invalid-argument', `${where}: the run order is blocked, so no round holds every cell to compare; use an interleaved or random order`);
+  if (expandCells(d).filter((c) => !c.excluded).length < 2) throw new ApiError('invalid-argument', `${where}: the design has one cell, so there is nothing to compare; add a factor with two levels (a server build, a setting)`);
+  if (req.restarts !== undefined && req.restarts !== s.maxRestartsPerCell) {
+    throw new ApiError('invalid-argument', `--restarts ${req.restarts}: with stop when answered the run takes at most ${s.maxRestartsPerCell} restarts per cell (design.stopping.maxRestartsPerCell); set that instead (--max-restarts N)`);
+  }
+  if (req.detach) {
+    throw new ApiError(
+      'invalid-argument',
+      `${where}: stop when answered is not offered for detached runs yet: the runner on the target is plain shell and cannot take the rule's looks, so it would run all ${s.maxRestartsPerCell} restarts per cell without stopping. ` +
+        `Run it attached (leave out --detach), or run the fixed design detached without the rule.`,
+    );
+  }
+  d.restartsPerCell = s.maxRestartsPerCell;
 }
 
 function refuseUnsafeProfile(file: string, target: string, resolved: ResolvedProfile): void {

@@ -189,7 +189,7 @@ export class RunService {
    * Refused only when no host started.
    */
   async detach(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number }): Promise<DetachedLaunch> {
-    const { prepared, locks, said, run, auths } = await this.admit(o);
+    const { prepared, locks, said, run, auths } = await this.admit({ ...o, detach: true });
     await this.refuseIfDisposing(locks);
     try {
       if (!prepared.hosts) {
@@ -237,7 +237,8 @@ export class RunService {
     const f = await finishedRun(path, undefined, design ?? undefined);
     if (f) {
       // A design that grew since its run: how much a run of only the missing restarts would measure.
-      const missing = design && designHosts(design).length === 1 ? missingRestarts(design, file.doc?.results?.restarts ?? []) : [];
+      // A run stopped when answered has the restarts its rule needed: none is missing.
+      const missing = design && designHosts(design).length === 1 && !file.doc?.results?.stopped?.length ? missingRestarts(design, file.doc?.results?.restarts ?? []) : [];
       const grew = file.doc?.results?.restarts.length && missing.length ? { missing: { cells: new Set(missing.map((m) => m.cell)).size, restarts: missing.reduce((n, m) => n + m.need, 0), sentence: missingSentence(missing) } } : {};
       return { finished: true, restartsDone: f.done, restartsPlanned: f.planned, keepResultsAs: f.keepResultsAs, ...grew };
     }

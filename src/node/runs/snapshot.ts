@@ -19,10 +19,12 @@ export function snapshotBatch(runId: string, seq: number, journal: string | Jour
   const warmup = design.workload.warmup;
   const at = Date.now();
   const done = s.restarts.length;
-  events.push({ type: 'run-started', at: header.at, planned: plan.length, done, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: plan[0]?.queries ?? [], warmup });
+  events.push({ type: 'run-started', at: header.at, planned: plan.length, done, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: plan[0]?.queries ?? [], warmup, ...(design.stopping ? { stopping: design.stopping } : {}) });
   if (s.timer) events.push({ type: 'timer', at: header.at, ...s.timer });
   if (done) events.push({ type: 'history', at, warmup, restarts: [...s.restarts].sort((a, b) => a.seq - b.seq) });
   for (const d of s.discarded) events.push({ type: 'restart-discarded', ...d });
+  if (s.lastLook) events.push({ type: 'look', ...s.lastLook });
+  if (s.stopped) events.push({ type: 'stopped-answered', ...s.stopped });
   const open = state === 'running' || state === 'paused' ? fold.current() : undefined;
   if (open) {
     for (const r of recordsOfRestart({ ...open, queries: [...open.queries.values()] }, warmup)) {

@@ -4,7 +4,7 @@
 // the backend no longer holds it in memory it sends the run rebuilt from its journal (a snapshot),
 // and the view starts afresh from that.
 import { create } from 'zustand';
-import type { DesignChanged, DetachedHere, EventBatch, RunStatus, TargetAuth } from '../../../common/api.js';
+import type { DesignChanged, DetachedHere, EventBatch, RunStatus, TargetAuth, UntilAnswered } from '../../../common/api.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
 import type { RunEvent } from '../../../common/events.js';
@@ -33,7 +33,7 @@ interface RunSessionState {
   /** run.start refused: the design changed since the unfinished run started; the user chooses. */
   designChanged: DesignChanged | null;
   /** run.start refused: the run would do things on the target the user has not agreed to (the list, and how the run was asked for). */
-  consent: { path: string; check: TrustCheck; how: RunHow; auth: TargetAuth; detach: boolean } | null;
+  consent: { path: string; check: TrustCheck; how: RunHow; auth: TargetAuth; detach: boolean; untilAnswered?: UntilAnswered | false } | null;
   /** The open file's run finished: it is not run again unless the user asks, and is told where its results stay. */
   finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string; missing?: { cells: number; restarts: number; sentence: string } } | null;
   /** The key file and known_hosts the file's last run was started with (paths, in memory only): Resume after a cancel or a failure offers them again. */
@@ -165,12 +165,12 @@ function watch(runId: string, path: string, detached?: RunStatus['detached'], cu
  * changed; 'fresh' starts over (earlier results kept in a copy). Refusals are shown beside the buttons;
  * a changed design is offered as a choice.
  */
-export async function startRun(path: string, auth: TargetAuth, how: RunHow = 'auto', detach = false): Promise<void> {
+export async function startRun(path: string, auth: TargetAuth, how: RunHow = 'auto', detach = false, untilAnswered?: UntilAnswered | false): Promise<void> {
   useRunSession.setState({ error: null, designChanged: null, consent: null, lastAuth: { path, auth } });
-  const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}), ...(how === 'missing' ? { missing: true } : {}), ...(detach ? { detach: true } : {}) });
+  const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}), ...(how === 'missing' ? { missing: true } : {}), ...(detach ? { detach: true } : {}), ...(untilAnswered !== undefined ? { untilAnswered } : {}) });
   if (!r.ok) {
     if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
-    else if (r.code === 'needs-consent' && r.details?.consent) useRunSession.setState({ consent: { path, check: r.details.consent, how, auth, detach } });
+    else if (r.code === 'needs-consent' && r.details?.consent) useRunSession.setState({ consent: { path, check: r.details.consent, how, auth, detach, untilAnswered } });
     else useRunSession.setState({ error: r.message });
     return;
   }
@@ -255,7 +255,7 @@ export async function agreeAndStart(): Promise<void> {
     useRunSession.setState({ error: g.message });
     return;
   }
-  await startRun(c.path, c.auth, c.how, c.detach);
+  await startRun(c.path, c.auth, c.how, c.detach, c.untilAnswered);
 }
 
 /** Has the file's run finished, or does an unfinished one wait (and did the design change since)? */

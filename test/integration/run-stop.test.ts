@@ -1,0 +1,129 @@
+// Stop when answered (issue 21), with real parts: a sandbox mariadbd over the sandbox sshd, with three
+// builds registered by `varlab sandbox create --build`: two copies of the same mariadbd at two paths
+// (A and B, an A/A comparison) and a wrapper H that execs the same binary with in-memory temporary
+// tables and sort buffers at their minimum (a real handicap: the GROUP BY below spills to disk).
+// `varlab run --until-answered` runs in rounds, takes the rule's looks, prints each, and stops: the A/A
+// design never says "differs"; the handicapped one stops "differs" before its maximum. The file on
+// disk, read again, says at which look and why, and running it again finds it finished.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+import { shortQuickstartCopy, varlabSync, type RunEnv } from './run-env.js';
+
+const MARIADBD = '/usr/sbin/mariadbd';
+let sshd: Sshd;
+let dir: string;
+let home: string;
+let authArgs: string[];
+
+before(async () => {
+  sshd = await startSshd();
+  dir = mkdtempSync(join(tmpdir(), 'varlab-stop-'));
+  chmodSync(dir, 0o755);
+  home = join(dir, 'home');
+  mkdirSync(home);
+  for (const b of ['a', 'b', 'h']) mkdirSync(join(dir, b), { mode: 0o755 });
+  copyFileSync(MARIADBD, join(dir, 'a', 'mariadbd'));
+  copyFileSync(MARIADBD, join(dir, 'b', 'mariadbd'));
+  chmodSync(join(dir, 'a', 'mariadbd'), 0o755);
+  chmodSync(join(dir, 'b', 'mariadbd'), 0o755);
+  // The handicap comes after the profile's own options, so it wins.
+  writeFileSync(join(dir, 'h', 'slow'), `#!/bin/sh\nexec ${join(dir, 'b', 'mariadbd')} "$@" --tmp-memory-table-size=1024 --max-heap-table-size=16384 --sort-buffer-size=16384\n`, { mode: 0o755 });
+  authArgs = ['--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile];
+  const r = varlabSync(['sandbox', 'create', sshd.target, ...authArgs, '--dir', dir, '--build', `A=${join(dir, 'a', 'mariadbd')}`, '--build', `B=${join(dir, 'b', 'mariadbd')}`, '--build', `H=${join(dir, 'h', 'slow')}`, '--json'], home);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+});
+
+after(async () => {
+  if (sshd) varlabSync(['sandbox', 'remove', sshd.target, ...authArgs], home);
+  await sshd?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const env = (): RunEnv => ({ sshd, dir, varlabHome: home, profile: {} as RunEnv['profile'], registered: true, authArgs, stop: async () => {} });
+
+/** One short query whose GROUP BY needs a temporary table of tens of thousands of groups: in memory for A and B, on disk for H. */
+function stopFile(name: string, levels: string[]): string {
+  return shortQuickstartCopy(env(), name, { factors: [{ tunable: 'build', levels }], restartsPerCell: 2, repetitions: 3, warmup: 1 }, (d) => {
+    d.design.order = 'interleaved';
+    d.design.workload.queries = [{ name: 'groups', sql: 'SELECT l_extendedprice, COUNT(*) AS c FROM lineitem GROUP BY l_extendedprice ORDER BY NULL' }];
+  });
+}
+
+const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+
+test('a handicapped build stops "differs" at a look before its maximum; the file says where and why', { timeout: 900_000 }, async () => {
+  const file = stopFile('handicap', ['A', 'H']);
+  const r = varlabSync(['run', file, ...authArgs, '--trust', '--until-answered', '--effect', '5', '--max-restarts', '8'], home);
+  assert.equal(r.code, 0, r.stderr);
+  // Every look is told, with the boundary and what is left.
+  assert.match(r.stderr, /stop when answered: at most 8 rounds \(restarts per cell\), looks at rounds 3, 4, 6, 7, 8, target ±5 %/);
+  assert.match(r.stderr, /look at round 3 of at most 8 \(stop when answered, target ±5 %\): boundary \|Z\| ≥ \d+\.\d\d/);
+  assert.match(r.stderr, /build=H \/ groups: \+\d+\.\d\d %, repeated interval \[/);
+  assert.match(r.stderr, /stopped when answered at round (3|4|6|7): every comparison decided at round \1/);
+
+  // Reopened from disk: the design as run carries the rule, the results the stop, and no restart after it.
+  const doc = read(file);
+  assert.deepEqual(doc.design.stopping, { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 8 });
+  const stopped = doc.results!.stopped!;
+  assert.equal(stopped.length, 1);
+  assert.ok(stopped[0].round < 8, JSON.stringify(stopped));
+  assert.equal(stopped[0].because, `every comparison decided at round ${stopped[0].round}`);
+  assert.equal(doc.results!.restarts.length, 2 * stopped[0].round);
+  for (const x of doc.results!.restarts) assert.equal(x.status, 'ok', x.reason);
+
+  // The replay on the file gives the same stop, with the verdict "differs" for H and H slower.
+  const a = varlabSync(['analyze', file, '--until-answered', '--json'], home);
+  assert.equal(a.code, 0, a.stderr);
+  const seq = JSON.parse(a.stdout).sequential;
+  assert.equal(seq.stopped_round, stopped[0].round);
+  assert.equal(seq.comparisons[0].cell, 'build=H');
+  assert.equal(seq.comparisons[0].verdict, 'differs');
+  assert.ok(seq.comparisons[0].effect_pct > 5, JSON.stringify(seq.comparisons[0]));
+
+  // Stopped counts as finished: nothing is resumed.
+  const again = varlabSync(['run', file, ...authArgs], home);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, new RegExp(`already finished \\(stopped when answered at round ${stopped[0].round}: ${2 * stopped[0].round} of at most 16 restarts\\); nothing to run`));
+});
+
+test('an A/A design (the same binary at two paths) with stopping never says "differs", and a file with design.stopping stops without the flag', { timeout: 900_000 }, async () => {
+  const file = stopFile('aa', ['A', 'B']);
+  const doc0 = read(file);
+  doc0.design.stopping = { effect: 10, alpha: 0.05, power: 0.8, maxRestartsPerCell: 5 };
+  writeFileSync(file, JSON.stringify(doc0, null, 2));
+  const r = varlabSync(['run', file, ...authArgs, '--trust'], home);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /running at most 10 restarts/);
+  assert.match(r.stderr, /stopped when answered at round [345]: (every comparison decided|the maximum of 5 rounds was reached)/);
+  const doc = read(file);
+  const stopped = doc.results!.stopped!;
+  assert.equal(stopped.length, 1);
+  assert.equal(doc.results!.restarts.length, 2 * stopped[0].round);
+  const a = varlabSync(['analyze', file, '--until-answered', '--json'], home);
+  assert.equal(a.code, 0, a.stderr);
+  const verdict = JSON.parse(a.stdout).sequential.comparisons[0].verdict;
+  assert.notEqual(verdict, 'differs', a.stdout);
+  assert.match(verdict, /^(equivalent|inconclusive)$/);
+});
+
+test('stop when answered is refused detached, on a blocked order and without a target effect, before anything runs', () => {
+  const file = stopFile('refused', ['A', 'B']);
+  const detached = varlabSync(['run', file, ...authArgs, '--detach', '--until-answered', '--effect', '5'], home);
+  assert.equal(detached.code, 2, detached.stderr);
+  assert.match(detached.stderr, /--until-answered: stop when answered is not offered for detached runs yet: the runner on the target is plain shell and cannot take the rule's looks/);
+  const noEffect = varlabSync(['run', file, ...authArgs, '--until-answered'], home);
+  assert.equal(noEffect.code, 2);
+  assert.match(noEffect.stderr, /--until-answered: give the target effect with --effect E \(.*refused\.varlab\.json has no design\.stopping\)/);
+  const doc = read(file);
+  doc.design.order = 'blocked';
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const blocked = varlabSync(['run', file, ...authArgs, '--until-answered', '--effect', '5'], home);
+  assert.equal(blocked.code, 2);
+  assert.match(blocked.stderr, /the run order is blocked, so no round holds every cell to compare/);
+  assert.equal(read(file).results, undefined, 'nothing ran');
+});

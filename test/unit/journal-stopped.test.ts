@@ -1,0 +1,85 @@
+// Stop when answered in the journal (issue 21): the engine journals `stopped-answered` at the look that
+// answers; a journal with it is complete (a finished run, never one to resume), its results say at
+// which round and why, and the Run view's fold and the several-host file carry it too.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildPlan } from '../../src/common/plan.js';
+import { eventOf, isComplete, readJournalText, recordOf, recordsOfRestart, remainingRestarts, restorePending, resultsFromJournal, severalHostsResults, type JournalRecord } from '../../src/common/records.js';
+import { stopCheck, lookText } from '../../src/common/stats/replay.js';
+import { problemsBeforeSave } from '../../src/common/experiment/validate.js';
+import { headerRecord, inspectJournal } from '../../src/node/engine/journal.js';
+import { roundsExperiment } from '../fixtures/rounds-experiment.js';
+
+/** A run of a large effect with a rule of at most 10 rounds, journaled as the engine does up to its stop. */
+function stoppedJournal() {
+  const doc = roundsExperiment({ rounds: 10, between: 0.02, shared: 0.25, effectPct: 20 });
+  doc.design.stopping = { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 10 };
+  const all = doc.results!.restarts;
+  // What the engine does: after each restart, the check; the first that says stop ends the run.
+  let upTo = 0;
+  let check = stopCheck({ ...doc, results: { restarts: [] } });
+  while (upTo < all.length && !check.stop) check = stopCheck({ ...doc, results: { restarts: all.slice(0, ++upTo) } });
+  assert.ok(check.stop, 'a 20 % effect at 2 % noise is answered within 10 rounds');
+  const records: JournalRecord[] = [headerRecord(doc.design), ...all.slice(0, upTo).flatMap((r) => recordsOfRestart(r, doc.design.workload.warmup))];
+  const stop: JournalRecord = { t: 'stopped-answered', at: 5, round: check.result!.stopped_round!, because: check.result!.stopped_because };
+  return { doc, records, stop, upTo, check };
+}
+
+test('a journal stopped when answered is complete: nothing left to run, its results say the round and why', () => {
+  const { doc, records, stop, upTo, check } = stoppedJournal();
+  const plan = buildPlan(doc.design);
+  assert.ok(upTo < plan.length, `stopped after ${upTo} of ${plan.length} restarts`);
+  assert.equal(upTo, 2 * check.result!.stopped_round!, 'it stops on the restart that completes the look round');
+  assert.match(check.result!.stopped_because, /^every comparison decided at round \d+$/);
+  assert.equal(check.result!.comparisons[0].verdict, 'differs');
+
+  const before = readJournalText(records.map((r) => JSON.stringify(r)).join('\n'));
+  assert.equal(isComplete(before), false, 'without the stop record the journal is one to resume');
+  const state = readJournalText([...records, stop, { t: 'host-left', at: 6, ok: true }, { t: 'run-finished', at: 7, state: 'finished' }].map((r) => JSON.stringify(r)).join('\n'));
+  assert.equal(isComplete(state), true);
+  assert.equal(restorePending(state), false);
+  assert.deepEqual(remainingRestarts(plan, state), []);
+  const results = resultsFromJournal(state);
+  assert.deepEqual(results.stopped, [{ at: 5, round: check.result!.stopped_round!, because: check.result!.stopped_because }]);
+  // The file with it is a valid experiment file.
+  assert.deepEqual(problemsBeforeSave({ ...doc, results }), []);
+
+  // Beside the file, it reads as a finished run (a run of it again is "already finished", not a resume).
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-stopped-'));
+  try {
+    const file = join(dir, 'x.varlab.json');
+    writeFileSync(join(dir, 'x.varlab.journal.jsonl'), [...records, stop].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    assert.equal(inspectJournal(file, doc.design).kind, 'resume', 'the host is not restored yet: a run finishes that');
+    writeFileSync(join(dir, 'x.varlab.journal.jsonl'), [...records, stop, { t: 'host-left', at: 6, ok: true }].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    assert.equal(inspectJournal(file, doc.design).kind, 'complete');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the stop is an event the Run view folds, and a several-host file keeps each host\'s stop', () => {
+  const { stop } = stoppedJournal();
+  const e = eventOf(stop, () => undefined)!;
+  assert.equal(e.type, 'stopped-answered');
+  assert.deepEqual(recordOf(e), stop);
+  const one = { restarts: [], stopped: [{ at: 5, round: 4, because: 'every comparison decided at round 4' }] };
+  const merged = severalHostsResults([
+    { host: 'ssh://a', results: one },
+    { host: 'ssh://b', results: { restarts: [] } },
+  ]);
+  assert.deepEqual(merged.stopped, [{ ...one.stopped[0], host: 'ssh://a' }]);
+});
+
+test('each look is told with its boundary, every comparison against it, and the rounds left at most', () => {
+  const doc = roundsExperiment({ rounds: 10, between: 0.05, shared: 0.25, effectPct: 0, seed: 3 });
+  doc.design.stopping = { effect: 1, alpha: 0.05, power: 0.8, maxRestartsPerCell: 10 };
+  const check = stopCheck({ ...doc, results: { restarts: doc.results!.restarts.slice(0, 6) } });
+  assert.equal(check.stop, false);
+  const lines = lookText(check.result!);
+  assert.match(lines[0], /^look at round 3 of at most 10 \(stop when answered, target ±1 %\): boundary \|Z\| ≥ \d+\.\d\d$/);
+  assert.match(lines[1], /^ {2}aslr=off \/ Q1 pricing summary: [+−]\d+\.\d\d %, repeated interval \[[+−]\d+\.\d\d %, [+−]\d+\.\d\d %\], \|Z\| \d+\.\d\d: undecided$/);
+  assert.equal(lines[2], '  going on: at most 7 more rounds');
+});
