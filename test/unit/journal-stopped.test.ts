@@ -12,6 +12,8 @@ import { stopCheck, lookText } from '../../src/common/stats/replay.js';
 import { problemsBeforeSave } from '../../src/common/experiment/validate.js';
 import { headerRecord, inspectJournal } from '../../src/node/engine/journal.js';
 import { roundsExperiment } from '../fixtures/rounds-experiment.js';
+import { LiveRun } from '../../src/browser/views/run/live.js';
+import { roundsLeft } from '../../src/common/stats/replay.js';
 
 /** A run of a large effect with a rule of at most 10 rounds, journaled as the engine does up to its stop. */
 function stoppedJournal() {
@@ -82,4 +84,19 @@ test('each look is told with its boundary, every comparison against it, and the 
   assert.match(lines[0], /^look at round 3 of at most 10 \(stop when answered, target ±1 %\): boundary \|Z\| ≥ \d+\.\d\d$/);
   assert.match(lines[1], /^ {2}aslr=off \/ Q1 pricing summary: [+−]\d+\.\d\d %, repeated interval \[[+−]\d+\.\d\d %, [+−]\d+\.\d\d %\], \|Z\| \d+\.\d\d: undecided$/);
   assert.equal(lines[2], '  going on: at most 7 more rounds');
+});
+
+test('the Run view folds the rule, each look and the stop from the events a run sends', () => {
+  const { doc, check } = stoppedJournal();
+  const r = check.result!;
+  const live = new LiveRun();
+  live.apply([
+    { type: 'run-started', at: 1, planned: 20, done: 0, cells: ['aslr=on', 'aslr=off'], queries: ['Q1 pricing summary'], warmup: 1, stopping: doc.design.stopping },
+    { type: 'look', at: 2, look: r.looks[r.looks.length - 1], comparisons: r.comparisons, max_rounds: r.max_rounds, effect_pct: r.effect_pct, rounds_left: roundsLeft(r), stopped_because: r.stopped_because },
+    { type: 'stopped-answered', at: 3, round: r.stopped_round!, because: r.stopped_because },
+  ]);
+  assert.deepEqual(live.stopping, doc.design.stopping);
+  assert.equal(live.look?.look.round, r.stopped_round);
+  assert.deepEqual(live.stopped, { round: r.stopped_round, because: r.stopped_because });
+  assert.match(live.log.at(-1)!.message, /^stopped when answered at round \d+: every comparison decided at round \d+$/);
 });

@@ -3,7 +3,7 @@
 // between-restart spread of each cell as restarts accumulate, and the current minimum detectable
 // effect. Pause, resume, cancel. Redrawn at most once per animation frame, whatever the event rate.
 import { useEffect, useMemo, useState } from 'react';
-import { checkWord, type ExperimentDoc } from '../../../common/experiment/types.js';
+import { checkWord, type ExperimentDoc, type RestartResult } from '../../../common/experiment/types.js';
 import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
@@ -15,6 +15,10 @@ import { agreeAndStart, agreeToFollow, attachToRunning, checkUnfinished, control
 import { notFollowingMessage } from './follow.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { ConsentList } from '../export/ConsentList.js';
+import { StopPanel } from './StopPanel.js';
+import { roundsLeft, stopCheck } from '../../../common/stats/replay.js';
+import type { RunEvent } from '../../../common/events.js';
+import type { UntilAnswered } from '../../../common/api.js';
 import './run.css';
 
 function StartPanel() {
@@ -31,13 +35,19 @@ function StartPanel() {
   const [knownHosts, setKnownHosts] = useState(lastAuth?.knownHosts ?? '');
   const [startOver, setStartOver] = useState(false);
   const [detach, setDetach] = useState(false);
+  // Stop when answered: on when the file's design has a rule, with its target effect and maximum.
+  const [untilAnswered, setUntilAnswered] = useState(Boolean(design?.stopping));
+  const [effect, setEffect] = useState(String(design?.stopping?.effect ?? 1));
+  const [maxRestarts, setMaxRestarts] = useState(String(design?.stopping?.maxRestartsPerCell ?? Math.max(10, design?.restartsPerCell ?? 10)));
+  const stop = stopChoice(untilAnswered, effect, maxRestarts, Boolean(design?.stopping));
   const error = useRunSession((s) => s.error);
   const unfinished = useRunSession((s) => (s.unfinished?.path === path ? s.unfinished : null));
   const designChanged = useRunSession((s) => (s.designChanged?.path === path ? s.designChanged : null));
   const consent = useRunSession((s) => (s.consent?.path === path ? s.consent : null));
   const follow = useRunSession((s) => (s.follow?.path === path ? s.follow : null));
   // What pressing Run starts, before it is pressed.
-  const estimate = useMemo(() => (design ? estimatePlan(design, buildPlan(design).length) : null), [design]);
+  const asRun = design && untilAnswered && stop.problem === null && stop.ask ? { ...design, restartsPerCell: stop.ask.maxRestarts ?? design.restartsPerCell } : design;
+  const estimate = useMemo(() => (asRun ? estimatePlan(asRun, buildPlan(asRun).length) : null), [asRun]);
   if (!path) {
     return (
       <p data-testid="run-needs-save">
@@ -91,6 +101,7 @@ function StartPanel() {
       </span>
       {estimate && !unfinished && (
         <span className="muted" data-testid="run-estimate">
+          {untilAnswered ? 'at most ' : ''}
           {estimate.restarts} restarts{hosts.length > 1 ? ` on each of ${hosts.length} hosts` : ''} · {estimate.executions.toLocaleString('en')} executions{hosts.length > 1 ? ' each' : ''} · about {formatDuration(estimate.seconds)}
         </span>
       )}
@@ -118,10 +129,33 @@ function StartPanel() {
               <input type="checkbox" checked={startOver} onChange={(e) => setStartOver(e.target.checked)} /> start over
             </label>
           )}
-          <label title={`The whole run goes to ${hosts.length > 1 ? 'each host and runs there by itself, each host its own' : 'the target and runs there by itself'} (systemd-run, else setsid nohup); this computer follows it while it can, and brings every measurement in when the file is opened again`}>
-            <input type="checkbox" checked={detach} onChange={(e) => setDetach(e.target.checked)} data-testid="run-detach" /> Keep running when this computer sleeps
+          <label title={detach ? 'Not with a detached run yet: its runner on the target cannot take the looks' : 'Run in rounds and stop as soon as every cell is shown to differ from the first, or to be equivalent within ±E %, or cannot be shown either way (group-sequential, α over all looks)'}>
+            <input type="checkbox" checked={untilAnswered} disabled={detach} onChange={(e) => setUntilAnswered(e.target.checked)} data-testid="run-until-answered" /> Stop when answered
           </label>
-          <button className="primary" disabled={dirty} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, auth, startOver ? 'fresh' : 'auto', detach)} data-testid="run-start-button">
+          {untilAnswered && (
+            <>
+              <label>
+                target ± <input style={{ width: 56 }} value={effect} onChange={(e) => setEffect(e.target.value)} data-testid="run-stop-effect" /> %
+              </label>
+              <label>
+                at most <input style={{ width: 56 }} value={maxRestarts} onChange={(e) => setMaxRestarts(e.target.value)} data-testid="run-stop-max" /> restarts per cell
+              </label>
+              {stop.problem ? (
+                <span className="problem" data-testid="run-stop-problem">
+                  {stop.problem}
+                </span>
+              ) : (
+                <span className="muted small" style={{ flexBasis: '100%' }} data-testid="run-stop-hint">
+                  Runs in rounds (every cell once per round) and, from round 3, looks at the rounds so far: it stops as soon as each cell is shown to differ from{' '}
+                  <code>{design ? (expandCells(design).find((c) => !c.excluded)?.id ?? 'the first cell') : 'the first cell'}</code>, or to be within ±{effect} % of it, or cannot be shown either way; never more than {maxRestarts} restarts per cell.
+                </span>
+              )}
+            </>
+          )}
+          <label title={untilAnswered ? 'Not with Stop when answered yet: the runner on the target cannot take the looks' : `The whole run goes to ${hosts.length > 1 ? 'each host and runs there by itself, each host its own' : 'the target and runs there by itself'} (systemd-run, else setsid nohup); this computer follows it while it can, and brings every measurement in when the file is opened again`}>
+            <input type="checkbox" checked={detach} disabled={untilAnswered} onChange={(e) => setDetach(e.target.checked)} data-testid="run-detach" /> Keep running when this computer sleeps
+          </label>
+          <button className="primary" disabled={dirty || stop.problem !== null} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, auth, startOver ? 'fresh' : 'auto', detach, stop.ask)} data-testid="run-start-button">
             {unfinished && !startOver ? 'Resume' : 'Run'}
           </button>
         </>
@@ -130,6 +164,17 @@ function StartPanel() {
       <RunError error={consent ? null : error} />
     </div>
   );
+}
+
+/** The Run view's "Stop when answered" as run.start asks it, or what is wrong with its numbers. */
+function stopChoice(on: boolean, effect: string, maxRestarts: string, fileHasRule: boolean): { ask: UntilAnswered | false | undefined; problem: string | null } {
+  // Off for a file with a rule: its fixed design runs (the rule's maximum restarts per cell are not taken).
+  if (!on) return { ask: fileHasRule ? false : undefined, problem: null };
+  const e = Number(effect);
+  const m = Number(maxRestarts);
+  if (!(e > 0 && e < 100)) return { ask: undefined, problem: 'the target effect is a percentage above 0 and below 100' };
+  if (!(Number.isInteger(m) && m >= 3 && m <= 10_000)) return { ask: undefined, problem: 'at most … restarts per cell: a whole number from 3 to 10000 (the first look is at 3)' };
+  return { ask: { effect: e, maxRestarts: m }, problem: null };
 }
 
 /** The run would do things on the target the user has not agreed to: the whole list, and Allow. */
@@ -432,7 +477,7 @@ function Log() {
 }
 
 /** A finished run of the open file: what it holds, and running it again only when the user confirms. */
-function FinishedPanel({ path, done, planned, keepResultsAs, summary, missing }: { path: string; done: number; planned: number; keepResultsAs: string; summary: string | null; missing?: { cells: number; restarts: number } }) {
+function FinishedPanel({ path, done, planned, keepResultsAs, summary, missing, stopped }: { path: string; done: number; planned: number; keepResultsAs: string; summary: string | null; missing?: { cells: number; restarts: number }; stopped: { round: number }[] }) {
   const error = useRunSession((s) => s.error);
   const ask = () =>
     useApp.getState().setDialog({
@@ -448,7 +493,7 @@ function FinishedPanel({ path, done, planned, keepResultsAs, summary, missing }:
   return (
     <div className="run-box" style={{ display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap' }} data-testid="run-finished">
       <strong data-testid="run-finished-count">
-        Finished: {done} of {planned} restarts
+        {stopped.length ? `Stopped when answered at round ${stopped.map((s) => s.round).join(', ')}: ${done} of at most ${planned} restarts` : `Finished: ${done} of ${planned} restarts`}
       </strong>
       <span>
         The results are in <code>{path}</code>
@@ -496,17 +541,32 @@ function liveFromResults(doc: ExperimentDoc): LiveRuns {
   const cells = expandCells(doc.design)
     .filter((c) => !c.excluded)
     .map((c) => c.id);
+  const stopping = doc.design.stopping;
   for (const [host, restarts] of groups) {
     const live = new LiveRun();
     live.apply([
-      { type: 'run-started', at, planned, done: restarts.length, cells, queries, warmup: doc.design.workload.warmup },
+      { type: 'run-started', at, planned, done: restarts.length, cells, queries, warmup: doc.design.workload.warmup, ...(stopping ? { stopping } : {}) },
       { type: 'history', at, warmup: doc.design.workload.warmup, restarts },
+      ...stopEvents(doc, host, restarts, at),
       { type: 'run-finished', at, state: 'finished' },
     ]);
     live.log.length = 0;
     runs.byHost.set(host, live);
   }
   return runs;
+}
+
+/** A saved run with a stopping rule: its last look, replayed on this host's results by the same rule, and where it stopped. */
+function stopEvents(doc: ExperimentDoc, host: string, restarts: RestartResult[], at: number): RunEvent[] {
+  if (!doc.design.stopping) return [];
+  const check = stopCheck({ ...doc, results: { restarts } });
+  const r = check.result;
+  const look = r?.looks[r.looks.length - 1];
+  const out: RunEvent[] = [];
+  if (r && look) out.push({ type: 'look', at, look, comparisons: r.comparisons, max_rounds: r.max_rounds, effect_pct: r.effect_pct, rounds_left: roundsLeft(r), stopped_because: r.stopped_round === null ? null : r.stopped_because });
+  const stopped = doc.results?.stopped?.find((s) => (s.host ?? '') === host);
+  if (stopped) out.push({ type: 'stopped-answered', at: stopped.at, round: stopped.round, because: stopped.because });
+  return out;
 }
 
 export function RunView() {
@@ -540,8 +600,9 @@ export function RunView() {
   }, [path, active, generation]);
   return (
     <div className="run" data-testid="run-view">
-      {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} missing={finished.missing} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [])} /> : <StartPanel />)}
+      {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} missing={finished.missing} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [])} stopped={doc?.results?.stopped ?? []} /> : <StartPanel />)}
       {showSession && <Progress />}
+      {showSession && <StopPanel live={live} />}
       {showSession && <Charts live={live} frame={frame} />}
       {showSession && <Log />}
       {saved && savedLive && (
@@ -552,6 +613,7 @@ export function RunView() {
               <Verified live={savedLive} />
             </div>
           )}
+          <StopPanel live={savedLive} />
           <Charts live={savedLive} frame={0} />
         </>
       )}

@@ -3,8 +3,8 @@
 // from src/common/stats, so the numbers here are the analysis's numbers for the same restarts.
 import { dataOutcomeText, dataProgressText } from '../../../common/dbt3/words.js';
 import type { RunEvent } from '../../../common/events.js';
-import type { RestartResult } from '../../../common/experiment/types.js';
-import { JournalFold, recordOf, recordsOfRestart, type JournalRecord, type OpenRestart } from '../../../common/records.js';
+import type { RestartResult, Stopping } from '../../../common/experiment/types.js';
+import { JournalFold, recordOf, recordsOfRestart, type JournalRecord, type OpenRestart, type RecordOf } from '../../../common/records.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MIN_RESTARTS } from '../../../common/stats/evidence.js';
 import { minimumDetectableEffect, type MdeDefinition } from '../../../common/stats/mde.js';
@@ -83,6 +83,12 @@ export class LiveRun {
   /** The latest `--report-interval` line of a benchmark command, while it runs. */
   interval?: { seq: number; rep: number; second: number; tps: number; qps: number; latencyMs?: number };
   source?: string;
+  /** Stop when answered: the rule the run follows (its planned restarts are then a maximum). */
+  stopping?: Stopping;
+  /** The rule's last look: each comparison's running interval against the boundary, and the rounds left. */
+  look?: Omit<RecordOf<'look'>, 't'>;
+  /** The run stopped at a look, every comparison decided (or at the maximum). */
+  stopped?: { round: number; because: string };
   /** The data step (DBT-3) under way, in words, with its fraction; gone when it ends. */
   data?: { text: string; fraction: number };
   readonly fold = new JournalFold();
@@ -162,6 +168,15 @@ export class LiveRun {
         this.source = r.source;
         this.timerNote = r.note;
         break;
+      case 'look': {
+        const { t: _t, ...look } = r;
+        this.look = look;
+        break;
+      }
+      case 'stopped-answered':
+        this.stopped = { round: r.round, because: r.because };
+        this.say({ at: r.at, level: 'info', message: `stopped when answered at round ${r.round}: ${r.because}` });
+        break;
       case 'data':
         this.data = undefined;
         this.say({ at: r.at, level: 'info', message: dataOutcomeText({ type: 'data', ...r }) });
@@ -188,6 +203,7 @@ export class LiveRun {
         this.cells = e.cells;
         this.queries = e.queries;
         this.warmup = e.warmup;
+        this.stopping = e.stopping;
         this.state = 'running';
         break;
       case 'progress':

@@ -1,0 +1,82 @@
+// Stop when answered in the Run view (issue 21), in Chromium: a file with design.stopping offers "Stop
+// when answered" already on, with its target effect and maximum ("at most N restarts"), says what is
+// wrong with a bad number before anything runs; and the Run view of a run that stopped at a look shows
+// why it stopped, at which round, and each comparison's repeated interval against the ±E band.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { stopCheck } from '../../src/common/stats/replay.js';
+import { roundsExperiment } from '../fixtures/rounds-experiment.js';
+import { appForTests, openFile, pageProblems } from './support.js';
+
+const env = appForTests();
+const shot = async (page: import('playwright-core').Page, name: string) => {
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, name), fullPage: true });
+};
+
+/** A two-cell run with a rule of at most 12 rounds, its results as the engine leaves them when the rule stops it. */
+function stoppedRun(): { doc: ExperimentDoc; round: number } {
+  const doc = roundsExperiment({ rounds: 12, between: 0.02, shared: 0.25, effectPct: 15 });
+  doc.design.target = 'local';
+  doc.design.stopping = { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 12 };
+  const all = doc.results!.restarts;
+  let n = 0;
+  let check = stopCheck({ ...doc, results: { restarts: [] } });
+  while (!check.stop) check = stopCheck({ ...doc, results: { restarts: all.slice(0, ++n) } });
+  const round = check.result!.stopped_round!;
+  doc.results = { ...doc.results!, restarts: all.slice(0, n), stopped: [{ at: all[n - 1].finishedAt, round, because: check.result!.stopped_because }] };
+  return { doc, round };
+}
+
+test('the Run view of a run stopped when answered says at which look and why, with each interval against the ±E band', async () => {
+  const { doc, round } = stoppedRun();
+  assert.ok(round < 12);
+  const file = join(env.app.dir, 'stopped.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-finished-count').filter({ hasText: `Stopped when answered at round ${round}: ${2 * round} of at most 24 restarts` }).waitFor();
+  const panel = page.getByTestId('run-stop');
+  assert.match(await panel.innerText(), /Stop when answered: each cell against aslr=on in pairs within rounds, target ±5 %, α 0.05 over all looks/);
+  assert.match(await page.getByTestId('run-stop-look').innerText(), new RegExp(`^Look at round ${round} of at most 12: a comparison differs when \\|Z\\| ≥ \\d+\\.\\d\\d`));
+  const row = page.getByTestId('run-stop-row');
+  assert.equal(await row.count(), 1);
+  assert.equal(await row.getAttribute('data-verdict'), 'differs');
+  assert.match(await row.innerText(), new RegExp(`aslr=off / Q1 pricing summary\\s+\\+1\\d\\.\\d\\d %\\s+\\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\]\\s+\\d+\\.\\d\\d / \\d+\\.\\d\\d\\s+differs at round ${round}`));
+  assert.equal(await page.getByTestId('run-stop-end').innerText(), `Stopped at round ${round}: every comparison decided at round ${round}. The intervals above are repeated confidence intervals, valid at the look the run stopped.`);
+  await shot(page, 'run-stopped.png');
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
+
+test('a file with design.stopping offers "Stop when answered" on, with its effect and maximum, and refuses a bad number before anything runs', async () => {
+  const { doc } = stoppedRun();
+  delete doc.results;
+  doc.design.restartsPerCell = 3;
+  const file = join(env.app.dir, 'to-run.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  const on = page.getByTestId('run-until-answered');
+  await on.waitFor();
+  assert.equal(await on.isChecked(), true);
+  assert.equal(await page.getByTestId('run-stop-effect').inputValue(), '5');
+  assert.equal(await page.getByTestId('run-stop-max').inputValue(), '12');
+  assert.match(await page.getByTestId('run-estimate').innerText(), /^at most 24 restarts/);
+  // A detached run cannot take the looks: the two are not offered together.
+  assert.equal(await page.getByTestId('run-detach').isDisabled(), true);
+  await shot(page, 'run-stop-start.png');
+  await page.getByTestId('run-stop-max').fill('2');
+  assert.match(await page.getByTestId('run-stop-problem').innerText(), /a whole number from 3 to 10000/);
+  assert.equal(await page.getByTestId('run-start-button').isDisabled(), true);
+  // Off: the file's fixed design (3 restarts per cell) is what would run.
+  await on.uncheck();
+  assert.match(await page.getByTestId('run-estimate').innerText(), /^6 restarts/);
+  assert.equal(await page.getByTestId('run-detach').isDisabled(), false);
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
