@@ -80,3 +80,26 @@ test('a file with design.stopping offers "Stop when answered" on, with its effec
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });
+
+test('Analysis shows the pairing within rounds beside Welch with the variance ratio, and the rule\'s verdict at the look the run stopped', async () => {
+  const { doc, round } = stoppedRun();
+  const file = join(env.app.dir, 'stopped-analysis.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-analysis').click();
+  await page.getByTestId('section-comparisons').waitFor();
+  assert.match(await page.getByTestId('comparison-pairing').innerText(), /^Paired within rounds: .*variance paired\/unpaired: median \d\.\d\d over 1 comparison\.$/);
+  const row = page.locator('[data-testid=comparisons-table] tbody tr');
+  // effect, interval, p, adjusted p, verdict, then pairing, the unpaired (Welch) interval and the variance ratio.
+  assert.match(await row.innerText(), /aslr=off\s+Q1 pricing summary\s+\+1\d\.\d\d %\s+\[.*\] %\s+.*differs\s+paired\s+\[[+−]\d+\.\d\d, \+\d+\.\d\d\] %\s+\d\.\d\d$/);
+  await page.getByTestId('section-sequential').waitFor();
+  assert.equal(await page.getByTestId('sequential-stop').innerText(), `The run stopped at round ${round}: every comparison decided at round ${round}. Intervals here are repeated confidence intervals, valid at whatever look the run stopped.`);
+  const seq = page.locator('[data-testid=sequential-table] tbody tr');
+  assert.equal(await seq.getAttribute('data-verdict'), 'differs');
+  assert.match(await seq.innerText(), new RegExp(`aslr=off\\s+Q1 pricing summary\\s+differs\\s+${round}\\s+\\+1\\d\\.\\d\\d %\\s+\\[\\+\\d+\\.\\d\\d, \\+\\d+\\.\\d\\d\\] %\\s+\\|Z\\| = \\d\\.\\d\\d crossed the boundary \\d\\.\\d\\d at round ${round}`));
+  await page.getByTestId('section-sequential').scrollIntoViewIfNeeded();
+  await shot(page, 'analysis-stopped.png');
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});

@@ -13,6 +13,8 @@ import { problemsBeforeSave } from '../../src/common/experiment/validate.js';
 import { headerRecord, inspectJournal } from '../../src/node/engine/journal.js';
 import { roundsExperiment } from '../fixtures/rounds-experiment.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
+import { exportContext } from '../../src/common/export/context.js';
+import { markdownReport } from '../../src/common/export/markdown.js';
 import { roundsLeft } from '../../src/common/stats/replay.js';
 
 /** A run of a large effect with a rule of at most 10 rounds, journaled as the engine does up to its stop. */
@@ -99,4 +101,18 @@ test('the Run view folds the rule, each look and the stop from the events a run 
   assert.equal(live.look?.look.round, r.stopped_round);
   assert.deepEqual(live.stopped, { round: r.stopped_round, because: r.stopped_because });
   assert.match(live.log.at(-1)!.message, /^stopped when answered at round \d+: every comparison decided at round \d+$/);
+});
+
+test('the Markdown report of a run stopped when answered names the rule, the look it stopped at and each verdict with its repeated interval', () => {
+  const { doc, records, stop } = stoppedJournal();
+  const state = readJournalText([...records, stop].map((r) => JSON.stringify(r)).join('\n'));
+  const saved = { ...doc, results: resultsFromJournal(state) };
+  const md = markdownReport(exportContext(saved));
+  const round = (stop as { round: number }).round;
+  assert.match(md, /## Stop when answered\n\nRule: group-sequential, Lan–DeMets O’Brien–Fleming-type α spending .*; target ±5 %, α 0.05 over all looks, at most 10 rounds, looks at rounds 3, 4, 5, 7, 8, 9, 10\./);
+  assert.ok(md.includes(`**The run stopped at round ${round}: every comparison decided at round ${round}.**`), md);
+  assert.match(md, new RegExp(`\\| aslr=off \\| Q1 pricing summary \\| differs \\| ${round} \\| \\+\\d+\\.\\d+ % \\| \\[\\+\\d+\\.\\d+, \\+\\d+\\.\\d+\\] % \\|`));
+  assert.ok(md.includes('these fixed-sample intervals do not allow for the looks'), 'the naive intervals are flagged');
+  // A design without a rule has no such section.
+  assert.ok(!markdownReport(exportContext({ ...saved, design: { ...saved.design, stopping: undefined } })).includes('## Stop when answered'));
 });

@@ -6,6 +6,7 @@ import type { ExportContext } from './context.js';
 import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
 import { formatDuration } from '../plan.js';
+import { stopsOf } from '../stats/replay.js';
 import { pairingText, steadyOverview } from './analysis-output.js';
 import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
 import { outOfReachText, PLAN_LIMITS } from '../stats/evidence.js';
@@ -173,6 +174,7 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
   lines.push(`${pairingText(a)}.`, '');
   const few = fewRestartsOf(a);
   if (few) lines.push(`> **Note:** ${few}.`, '');
+  if (ctx.doc.design.stopping) lines.push(`> **Note:** the run looked at its results as they came (stop when answered): these fixed-sample intervals do not allow for the looks; the rule's verdicts and repeated intervals, which do, are in *Stop when answered* below.`, '');
   const all = ctx.cells.filter((c) => c !== ctx.baseline).flatMap((cell) => ctx.queries.map((q) => findComparison(a, cell, q)).filter((c) => c !== undefined));
   const shown = all.slice(0, maxRows);
   lines.push(
@@ -186,6 +188,40 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
     ),
   );
   if (all.length > shown.length) lines.push('', `… and ${all.length - shown.length} more rows in summary.csv.`);
+  return lines;
+}
+
+/**
+ * Stop when answered (design.stopping): the rule, the look at which the run stopped and why, and each
+ * comparison's verdict with its repeated interval: the same rule replayed on the results (stats/replay.ts),
+ * host by host when the design ran on several (each host stopped on its own rounds).
+ */
+function stoppingSection(ctx: ExportContext): string[] {
+  const stops = stopsOf(ctx.doc);
+  if (!stops.length) return [];
+  const lines = ['## Stop when answered', ''];
+  for (const { host, check, stopped } of stops) {
+    if (host) lines.push(`### ${mdCell(host)}`, '');
+    const r = check.result;
+    if (!r) {
+      lines.push(`${check.why}.`, '');
+      continue;
+    }
+    lines.push(
+      `Rule: ${mdCell(r.rule)}; target ±${r.effect_pct} %, α ${r.alpha} over all looks, at most ${r.max_rounds} rounds, looks at rounds ${r.schedule.join(', ')}.`,
+      '',
+      stopped ? `**The run stopped at round ${stopped.round}: ${mdCell(stopped.because)}.**` : `The rule did not stop the run: ${mdCell(r.stopped_because)}.`,
+      '',
+      'Intervals are repeated confidence intervals, valid at whatever look the run stopped.',
+      '',
+      tableMd(
+        ['cell', 'query', 'verdict', 'decided at round', 'effect', 'repeated interval', 'why'],
+        r.comparisons.map((c) => [c.cell, c.query, c.verdict === 'equivalent' ? `equivalent within ±${r.effect_pct} %` : c.verdict, c.decided_round === null ? '—' : String(c.decided_round), fmtEffect(c.effect_pct, '—'), fmtInterval(c.rci_low_pct, c.rci_high_pct, '—'), c.because]),
+        ['l', 'l', 'l', 'r', 'r', 'r', 'l'],
+      ),
+      '',
+    );
+  }
   return lines;
 }
 
@@ -285,6 +321,7 @@ export function markdownReport(ctx: ExportContext, opts: MarkdownOptions = {}): 
   out.push(...configurationsSection(ctx), '');
   if (ctx.analysis.hosts) out.push(...hostsSection(ctx), '');
   out.push(...comparisonsSection(ctx, opts.maxComparisonRows ?? 200), '');
+  out.push(...stoppingSection(ctx));
   out.push(...mdeSection(ctx), '');
   out.push(...bimodalSection(ctx), '');
   out.push(...steadySection(ctx), '');

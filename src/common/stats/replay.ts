@@ -3,8 +3,8 @@
 // each complete round with the same function (sequential.ts).
 import { analyze, type RestartSummary } from './analysis.js';
 import { restartRounds, tidyFromExperiment } from './tidy.js';
-import { expandCells } from '../plan.js';
-import type { ExperimentDoc } from '../experiment/types.js';
+import { expandCells, resultHosts } from '../plan.js';
+import type { ExperimentDoc, StoppedAnswered } from '../experiment/types.js';
 import { replaySequential, type Look, type RoundSeries, type SequentialResult, type StoppingSettings } from './sequential.js';
 
 /** Restart means by round (index 0 is round 1), null where a round has no restart with executions. */
@@ -128,4 +128,24 @@ export function stopCheck(doc: ExperimentDoc, baseline?: string): StopCheck {
   const result = replayAnalysis(restarts, baseline ?? cells[0], { effectPct: s.effect, alpha: s.alpha, power: s.power, maxRounds: s.maxRestartsPerCell });
   const stop = result.stopped_round !== null;
   return { stop, completeRounds: complete, result, why: stop ? result.stopped_because : `going on: ${result.stopped_because}` };
+}
+
+/** The rule on a saved run, host by host (each host of a several-host run stops on its own rounds): its result and where the run stopped. */
+export interface HostStop {
+  /** '' for a run on one host. */
+  host: string;
+  check: StopCheck;
+  stopped?: StoppedAnswered;
+}
+
+/** What the Analysis view and the Markdown report say of a run with design.stopping: the rule replayed on each host's results. */
+export function stopsOf(doc: ExperimentDoc): HostStop[] {
+  const results = doc.results;
+  if (!doc.design.stopping || !results) return [];
+  const hosts = resultHosts(doc.design, results.restarts);
+  return (hosts.length ? hosts : ['']).map((host) => {
+    const restarts = host ? results.restarts.filter((r) => r.host === host) : results.restarts;
+    const stopped = results.stopped?.find((x) => (x.host ?? '') === host);
+    return { host, check: stopCheck({ ...doc, results: { restarts } }), ...(stopped ? { stopped } : {}) };
+  });
 }

@@ -10,6 +10,7 @@ import { NumberField } from '../../components/NumberField.js';
 import { AdjustmentField } from '../../components/AdjustmentField.js';
 import { useApp } from '../../store/index.js';
 import { BimodalPanel } from './BimodalPanel.js';
+import { SequentialPanel } from './SequentialPanel.js';
 import { ComparisonsPanel } from './ComparisonsPanel.js';
 import { ConfigurationsTable } from './ConfigurationsTable.js';
 import { HostsPanel } from './HostsPanel.js';
@@ -173,6 +174,11 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           {below >= 2 ? (
             <Section title={`Comparisons with ${baseline ?? 'a baseline'}`} testid="section-comparisons">
               <ComparisonsPanel ctx={ctx} analysis={analysis} />
+            </Section>
+          ) : null}
+          {below >= 2 && ctx.doc.design.stopping && ctx.doc.results ? (
+            <Section title={`Stop when answered: the rule's verdicts against ${ctx.cells[0] ?? 'the first cell'}`} testid="section-sequential">
+              <SequentialPanel doc={ctx.doc} />
             </Section>
           ) : null}
           {below >= 3 ? (

@@ -9,6 +9,7 @@ import { FigurePlot } from '../export/FigurePlot.js';
 import { fewRestartsOf } from '../../../common/export/context.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from '../../../common/export/format.js';
 import { NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
+import { pairingText } from '../../../common/export/analysis-output.js';
 
 export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analysis: Analysis }) {
   const figure = useMemo(() => comparisonsFigure(ctx), [ctx]);
@@ -22,6 +23,8 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
   const few = fewRestartsOf(analysis);
   const { alpha, adjustment } = analysis.settings;
   const level = levelPct(alpha);
+  // The paired columns only when some comparison is paired (an unpaired-only table stays as it was).
+  const paired = analysis.comparisons.some((c) => c.pairing === 'paired');
   return (
     <div data-testid="comparisons">
       <p className="small" data-testid="effect-convention">
@@ -33,6 +36,15 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
       {analysis.summary ? (
         <p data-testid="comparison-summary">
           <strong>{analysis.summary}.</strong>
+        </p>
+      ) : null}
+      <p className="small" data-testid="comparison-pairing">
+        {pairingText(analysis)}.
+      </p>
+      {ctx.doc.design.stopping ? (
+        <p className="notice" data-testid="comparison-looks">
+          The run looked at its results as they came (stop when answered): the intervals in this table are fixed-sample ones and do not allow for the looks; the rule&apos;s verdicts and
+          repeated intervals, which do, are under <em>Stop when answered</em> below.
         </p>
       ) : null}
       {few ? (
@@ -51,6 +63,17 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
             <th style={{ textAlign: 'right' }}>p</th>
             <th style={{ textAlign: 'right' }}>adjusted p</th>
             <th style={{ textAlign: 'left' }}>verdict</th>
+            {paired ? (
+              <>
+                <th style={{ textAlign: 'left' }} title="paired: within-round differences of log restart means (paired t); unpaired: Welch on restart means">
+                  pairing
+                </th>
+                <th style={{ textAlign: 'right' }}>unpaired (Welch) {level}% interval</th>
+                <th style={{ textAlign: 'right' }} title="variance of the paired estimate over the unpaired one's: below 1, pairing removed drift both cells shared">
+                  variance paired/unpaired
+                </th>
+              </>
+            ) : null}
           </tr>
         </thead>
         <tbody>
@@ -68,6 +91,15 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
                 <td style={{ textAlign: 'right' }}><V value={c.p_value} reason={r.p_value} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
                 <td style={{ textAlign: 'right' }}><V value={c.p_adjusted} reason={r.p_adjusted} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
                 <td className="small">{c.verdict === 'differs' ? <strong>differs</strong> : c.verdict ? <span className="muted">{fmtVerdict(c)}</span> : ''}</td>
+                {paired ? (
+                  <>
+                    <td className="small" title={c.pairing_reason} data-testid="comparison-pairing-cell">
+                      {c.pairing}
+                    </td>
+                    <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>{fmtInterval(c.unpaired.ci_low_pct, c.unpaired.ci_high_pct, '—')}</td>
+                    <td style={{ textAlign: 'right' }}>{c.variance_ratio === null ? '—' : c.variance_ratio.toFixed(2)}</td>
+                  </>
+                ) : null}
               </tr>
             );
           })}
