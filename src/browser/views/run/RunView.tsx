@@ -260,7 +260,8 @@ function Progress() {
           </span>
         )}
         <span data-testid="run-count">
-          {live.done} of {live.planned} restarts
+          {live.done} of {live.stopping ? 'at most ' : ''}
+          {live.planned} restarts
         </span>
         {active && <span>{formatDuration(live.remainingMs / 1000)} left</span>}
         <span data-testid="run-executions">{live.executions.toLocaleString('en')} executions</span>

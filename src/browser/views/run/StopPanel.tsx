@@ -17,7 +17,10 @@ export function StopPanel({ live }: { live: LiveRun }) {
   // At the look: the comparisons it looked at, then those decided at an earlier one.
   const open = look?.look.comparisons ?? [];
   const earlier = (look?.comparisons ?? []).filter((c) => c.decided_round !== null && !open.some((o) => o.cell === c.cell && o.query === c.query));
-  const span = Math.max(2 * s.effect, ...[...open, ...earlier].flatMap((c) => [Math.abs(c.rci_low_pct ?? 0), Math.abs(c.rci_high_pct ?? 0)])) * 1.15;
+  // The axis shows the ±E band at a readable size: an interval wider than 6 E (early looks, a noisy
+  // host) runs off its ends, and its figures beside it say how far.
+  const widest = Math.max(0, ...[...open, ...earlier].flatMap((c) => [Math.abs(c.rci_low_pct ?? 0), Math.abs(c.rci_high_pct ?? 0)]));
+  const span = Math.max(2 * s.effect, Math.min(widest, 6 * s.effect)) * 1.15;
   return (
     <div className="run-box run-stop" data-testid="run-stop">
       <div>

@@ -1,0 +1,92 @@
+// Stop when answered, the whole journey in Chromium with a real run on `local` (a sandbox mariadbd of
+// its own): the user turns on "Stop when answered" in the Run view, runs, watches the first look (each
+// comparison's interval against the ±E band and "at most k more rounds"), sees the run stop by itself
+// before its maximum and why; the file on disk keeps the rule and the stop, and Analysis gives the
+// rule's verdict.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { keepCells, quickstartCopy, startRunEnv, type RunEnv } from '../integration/run-env.js';
+import { launchBrowser, openApp, openFile, pageProblems, startApp, type TestApp } from './support.js';
+
+// Two cells that differ only in the adaptive hash index: within ±50 % of each other for sure.
+const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=on,ahi=off,preload=off,numa=default'];
+
+let env: RunEnv;
+let app: TestApp;
+let browser: Browser;
+
+before(async () => {
+  env = await startRunEnv();
+  app = await startApp();
+  const registry = JSON.parse(readFileSync(join(env.varlabHome, 'profiles.json'), 'utf8'));
+  writeFileSync(join(app.home, 'profiles.json'), JSON.stringify({ local: registry[env.sshd.target] }, null, 2));
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  if (app) {
+    for (let i = 0; i < 600; i++) {
+      const st = await app.backend.call('run.status', {});
+      const active = st.ok ? st.value.filter((r) => r.state === 'running' || r.state === 'paused') : [];
+      if (!active.length) break;
+      for (const r of active) await app.backend.call('run.cancel', { runId: r.runId });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  await app?.stop();
+  await env?.stop();
+});
+
+test('"Stop when answered" in the Run view: the looks are shown as they come, the run stops by itself, the file and Analysis say where and why', { timeout: 900_000 }, async () => {
+  const file = quickstartCopy(env, 'live-stop', (d: ExperimentDoc) => {
+    keepCells(d, CELLS);
+    d.design.target = 'local';
+    delete d.design.serverProfile;
+    d.design.order = 'interleaved';
+    d.design.restartsPerCell = 2;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 1);
+    d.design.workload.repetitions = 4;
+    d.design.workload.warmup = 1;
+  });
+  const shots = process.env.VARLAB_SCREENSHOTS;
+  const page = await openApp(browser, app);
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-until-answered').check();
+  await page.getByTestId('run-stop-effect').fill('50');
+  await page.getByTestId('run-stop-max').fill('6');
+  assert.match(await page.getByTestId('run-estimate').innerText(), /^at most 12 restarts/);
+  await page.getByTestId('run-start-button').click();
+
+  // Before the first look, then the first look (round 3 of at most 6), while the run goes on.
+  await page.getByTestId('run-stop-waiting').filter({ hasText: 'First look at round 3, when every cell has 3 restarts.' }).waitFor({ timeout: 60_000 });
+  await page.getByTestId('run-stop-look').filter({ hasText: /^Look at round 3 of at most 6/ }).waitFor({ timeout: 600_000 });
+  const first = await page.getByTestId('run-stop').innerText();
+  if (shots) await page.screenshot({ path: join(shots, 'run-stop-live-look.png'), fullPage: true });
+  // With 3 pairs the repeated interval is too wide for ±50 %: the run goes on to the next look.
+  assert.match(first, /Going on: at most 3 more rounds \(6 restarts\)|Stopping at round 3/, first);
+
+  await page.getByTestId('run-state').filter({ hasText: 'finished' }).waitFor({ timeout: 600_000 });
+  const end = await page.getByTestId('run-stop-end').innerText();
+  const round = Number(/^Stopped at round (\d+): /.exec(end)?.[1]);
+  assert.ok(round >= 3 && round <= 6, end);
+  if (shots) await page.screenshot({ path: join(shots, 'run-stop-live-end.png'), fullPage: true });
+  const row = page.getByTestId('run-stop-row').first();
+  assert.notEqual(await row.getAttribute('data-verdict'), 'differs');
+
+  // On disk: the rule as run and where it stopped; no restart after it.
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.deepEqual(doc.design.stopping, { effect: 50, alpha: 0.05, power: 0.8, maxRestartsPerCell: 6 });
+  assert.equal(doc.results!.stopped![0].round, round);
+  assert.equal(doc.results!.restarts.length, 2 * round);
+
+  await page.getByTestId('nav-analysis').click();
+  await page.getByTestId('section-sequential').waitFor({ timeout: 60_000 });
+  assert.match(await page.getByTestId('sequential-stop').innerText(), new RegExp(`^The run stopped at round ${round}: `));
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
