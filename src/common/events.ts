@@ -54,6 +54,8 @@ type RunEventOfOneHost =
   | FromRecord<'checks', 'tunables-verified', { cell: string }>
   | FromRecord<'preload', 'preload'>
   | FromRecord<'execution', 'execution', { cell: string }>
+  /** One `--report-interval` line of a benchmark command (sysbench), journaled as it is printed. */
+  | FromRecord<'interval', 'interval', { cell: string }>
   | FromRecord<'restart-finished', 'restart-finished'>
   | FromRecord<'restart-discarded', 'restart-discarded'>
   | FromRecord<'run-finished', 'run-finished'>
@@ -72,8 +74,6 @@ type RunEventOfOneHost =
   | { type: 'log'; at: number; level: 'info' | 'warn' | 'error'; message: string }
   /** The data step under way: its phase, the rows' fraction done and the time left for them (null until known). */
   | { type: 'data-progress'; at: number; phase: 'rows' | 'indexes' | 'analyze' | 'check'; table?: string; fraction: number; remainingMs: number | null }
-  /** One `--report-interval` line of a benchmark command (sysbench), live. */
-  | { type: 'interval'; at: number; seq: number; cell: string; rep: number; second: number; tps: number; qps: number; latencyMs?: number }
   /** Paused (takes effect between restarts, so no restart is measured across a pause) or running again. */
   | { type: 'state'; at: number; state: 'running' | 'paused' }
   /** On resume: the restarts an earlier process finished (from the journal), so a live view starts complete. */

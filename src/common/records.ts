@@ -5,7 +5,7 @@
 // Run view (through `recordOf`). The experiment file's results and the analysis's tidy table are
 // built from the fold's restarts.
 import type { RunEvent } from './events.js';
-import type { Design, QueryTimings, RestartResult, Results, TimingSource, TunableCheck } from './experiment/types.js';
+import type { Design, IntervalRow, QueryTimings, RestartResult, Results, TimingSource, TunableCheck } from './experiment/types.js';
 import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
 import type { Look, SequentialComparison } from './stats/sequential.js';
@@ -47,6 +47,8 @@ export type JournalRecord =
       unit: string;
       source: TimingSource;
     }
+  /** One interval line of the benchmark command (sysbench --report-interval), journaled as it is printed. */
+  | ({ t: 'interval'; at: number; seq: number } & IntervalRow)
   | { t: 'restart-finished'; at: number; seq: number; cell: string; status: RestartResult['status']; reason?: string }
   | { t: 'restart-discarded'; at: number; seq: number; cell: string; reason: string }
   | { t: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string }
@@ -118,6 +120,7 @@ const EVENT_TYPE = {
   checks: 'tunables-verified',
   preload: 'preload',
   execution: 'execution',
+  interval: 'interval',
   'restart-finished': 'restart-finished',
   'restart-discarded': 'restart-discarded',
   'run-finished': 'run-finished',
@@ -130,7 +133,7 @@ type Evented = keyof typeof EVENT_TYPE;
 const RECORD_KIND = Object.fromEntries(Object.entries(EVENT_TYPE).map(([k, v]) => [v, k])) as Record<string, Evented>;
 
 /** The records whose events name their cell although the record does not repeat it (the restart's record has it). */
-const ADDS_CELL = new Set<RecordKind>(['checks', 'execution']);
+const ADDS_CELL = new Set<RecordKind>(['checks', 'execution', 'interval']);
 
 /**
  * A record's event: the record's fields under the event's name, plus the cell of the restart it
@@ -159,6 +162,7 @@ export function recordOf(e: RunEvent): JournalRecord | null {
 export function recordsOfRestart(r: RestartResult | (Omit<RestartResult, 'status' | 'finishedAt'> & { status?: undefined; finishedAt?: number }), warmup: number): JournalRecord[] {
   const out: JournalRecord[] = [{ t: 'restart-started', at: r.startedAt, seq: r.seq, cell: r.cell }, { t: 'checks', at: r.startedAt, seq: r.seq, checks: r.checks, ...(r.options ? { options: r.options } : {}) }];
   if (r.preload) out.push({ t: 'preload', at: r.startedAt, seq: r.seq, ...r.preload });
+  for (const iv of r.intervals ?? []) out.push({ t: 'interval', at: r.finishedAt ?? r.startedAt, seq: r.seq, ...iv });
   for (const q of r.queries) {
     q.values.forEach((value, i) =>
       out.push({ t: 'execution', at: r.finishedAt ?? r.startedAt, seq: r.seq, query: q.query, rep: i + 1, warmup: i < warmup, value, ...(q.client ? { client: q.client[i] } : {}), unit: q.unit, source: q.source }),
@@ -205,6 +209,7 @@ export interface OpenRestart {
   options?: TunableCheck[];
   preload?: RestartResult['preload'];
   queries: Map<string, QueryTimings>;
+  intervals: IntervalRow[];
 }
 
 /** Folds records, one at a time, into what the journal says. */
@@ -231,7 +236,7 @@ export class JournalFold {
         break;
       case 'restart-started':
         if (this.finished.has(r.seq)) break;
-        this.open.set(r.seq, { seq: r.seq, cell: r.cell, startedAt: r.at, checks: [], queries: new Map() });
+        this.open.set(r.seq, { seq: r.seq, cell: r.cell, startedAt: r.at, checks: [], queries: new Map(), intervals: [] });
         break;
       case 'checks': {
         const o = this.open.get(r.seq);
@@ -258,6 +263,15 @@ export class JournalFold {
         if (r.client !== undefined) (q.client ??= []).push(r.client);
         break;
       }
+      case 'interval': {
+        // The row's own fields only (a record rebuilt from an event also carries its cell).
+        const row: IntervalRow = { rep: r.rep, second: r.second, threads: r.threads, tps: r.tps, qps: r.qps };
+        if (r.latencyMs !== undefined) row.latencyMs = r.latencyMs;
+        if (r.percentile !== undefined) row.percentile = r.percentile;
+        if (r.errPerSec !== undefined) row.errPerSec = r.errPerSec;
+        this.open.get(r.seq)?.intervals.push(row);
+        break;
+      }
       case 'restart-finished': {
         const o = this.open.get(r.seq);
         if (!o || this.finished.has(r.seq)) break;
@@ -274,6 +288,7 @@ export class JournalFold {
           ...(o.options ? { options: o.options } : {}),
           ...(o.preload ? { preload: o.preload } : {}),
           queries: [...o.queries.values()],
+          ...(o.intervals.length ? { intervals: o.intervals } : {}),
         });
         break;
       }

@@ -8,7 +8,7 @@ import { CsvError, CsvReader } from '../common/csv/reader.js';
 import { TIDY_HEADER, TidyCsv, type CsvForm } from '../common/csv/tidy.js';
 import { TidyError, tidyFromExperiment, type TidyData } from '../common/stats/index.js';
 import { finishExperimentRead, whyCannotRead } from './files.js';
-import type { Stopping } from '../common/experiment/types.js';
+import type { RestartResult, Stopping } from '../common/experiment/types.js';
 
 /** Bad input: the message names the file and the line or JSON path. */
 export class InputError extends Error {}
@@ -22,6 +22,8 @@ export interface AnalysisInput {
   form: 'experiment' | CsvForm;
   /** An experiment's design.stopping, for analyze --until-answered. */
   stopping?: Stopping;
+  /** An experiment's restarts that have a benchmark command's interval lines (sysbench), for their steady state. */
+  intervalRestarts?: RestartResult[];
 }
 
 const cannotRead = (file: string, e: unknown) => new InputError(`${file}: cannot read: ${whyCannotRead(e)}`);
@@ -71,5 +73,13 @@ async function experiment(file: string, reader: ExperimentJsonReader | null): Pr
   const r = await finishExperimentRead(file, reader);
   if (!r.doc) throw new InputError(r.problems.map((p) => `${file}: ${p}`).join('\n'));
   if (!r.doc.results?.restarts.length) throw new InputError(`${file}: no results yet: run the experiment first (varlab run ${file})`);
-  return { data: tidyFromExperiment(r.doc), warmup: r.doc.design.workload.warmup, name: r.doc.name, form: 'experiment', ...(r.doc.design.stopping ? { stopping: r.doc.design.stopping } : {}) };
+  const intervalRestarts = r.doc.results.restarts.filter((x) => x.intervals?.length);
+  return {
+    data: tidyFromExperiment(r.doc),
+    warmup: r.doc.design.workload.warmup,
+    name: r.doc.name,
+    form: 'experiment',
+    ...(r.doc.design.stopping ? { stopping: r.doc.design.stopping } : {}),
+    ...(intervalRestarts.length ? { intervalRestarts } : {}),
+  };
 }

@@ -1,11 +1,15 @@
 // The sysbench point-select template from the command line to a finished run on the sandbox sshd's
 // mariadbd: `varlab new --template oltp_point_select`, then `varlab run`. The sbtest tables are made
-// by the setup once; every run's tps and interval lines are journaled; a second run skips the setup.
+// by the setup once; every run's tps and interval lines are journaled (records in the journal, kept in
+// the file), the CSV export has them as intervals.csv and analyze judges the steady state on them; a
+// second run skips the setup.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import type { JournalRecord } from '../../src/common/records.js';
+import { journalPath } from '../../src/node/engine/journal.js';
 import { runEnvForTests, varlabRun, varlabSync } from './run-env.js';
 
 const env = runEnvForTests();
@@ -29,6 +33,33 @@ test('new --template oltp_point_select, then run: tps per run and its intervals 
   assert.ok(run.events.some((e) => e.type === 'log' && /setup script ran/.test(e.message)));
   const saved = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
   assert.deepEqual(saved.results!.restarts[0].queries.map((q) => [q.query, q.values.length]), [['tps', 2]]);
+
+  // Every interval line sysbench printed is a journal record, and the file keeps them with the restart.
+  const journal = readFileSync(journalPath(file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalRecord);
+  const lines = journal.filter((r) => r.t === 'interval');
+  assert.ok(lines.length >= 2, `interval records: ${lines.length}`);
+  assert.deepEqual([...new Set(lines.map((r) => r.t === 'interval' && r.rep))], [1, 2]);
+  for (const r of lines) if (r.t === 'interval') assert.ok(r.tps > 0 && r.qps > 0 && r.percentile === 95 && r.latencyMs! > 0 && r.threads === 1, JSON.stringify(r));
+  const kept = saved.results!.restarts[0].intervals!;
+  assert.deepEqual(kept, lines.map((r) => (r.t === 'interval' ? (({ t: _t, at: _at, seq: _seq, ...row }) => row)(r) : null)));
+
+  // The CSV export's intervals table holds the same lines.
+  const out = mkdtempSync(join(env.dir, 'csv-'));
+  const exported = varlabSync(['export', file, '--csv', out], env.varlabHome);
+  assert.equal(exported.code, 0, exported.stderr);
+  const csv = readFileSync(join(out, 'intervals.csv'), 'utf8').trim().split('\n');
+  assert.equal(csv[0], 'aslr,cell,restart,restart_of_cell,run,warmup,second,threads,tps,qps,latency_ms,percentile,err_per_sec,round');
+  assert.equal(csv.length - 1, kept.length);
+  assert.equal(csv[1].split(',')[8], String(kept[0].tps));
+
+  // analyze reads tps per restart and judges the steady state on the intervals.
+  const analysed = varlabSync(['analyze', file], env.varlabHome);
+  assert.equal(analysed.code, 0, analysed.stderr);
+  assert.match(analysed.stdout, /Intervals \(1 s each\): steady state per restart, on the interval tps/);
+  assert.match(analysed.stdout, /restart\s+cell\s+intervals\s+class\s+skipped\s+steady tps\s+run tps/);
+  const json = JSON.parse(varlabSync(['analyze', file, '--json'], env.varlabHome).stdout) as { intervals: { restarts: { seq: number; intervals: number; runTps: number }[] } };
+  assert.equal(json.intervals.restarts[0].intervals, kept.length);
+  assert.ok(Math.abs(json.intervals.restarts[0].runTps - (saved.results!.restarts[0].queries[0].values[0] + saved.results!.restarts[0].queries[0].values[1]) / 2) < 1e-6);
 
   const again = varlabRun([file, ...env.authArgs, '--trust', '--fresh'], env.varlabHome);
   assert.equal(await again.exit, 0, again.stderr());

@@ -4,8 +4,8 @@
 // `varlab export` wrote; node/analysis-input.ts reads it, this module analyses, and
 // common/export/analysis-output.ts says what is printed.
 import { InputError, readAnalysisInput } from '../../node/analysis-input.js';
-import { analyze as runAnalysis, COMPARISON_METHOD, DEFAULTS, MIN_RESTARTS, replayAnalysis, sequentialJson, sequentialText, withRankRounds } from '../../common/stats/index.js';
-import { analysisJson, analysisText } from '../../common/export/analysis-output.js';
+import { analyze as runAnalysis, COMPARISON_METHOD, DEFAULTS, intervalSteady, MIN_RESTARTS, replayAnalysis, sequentialJson, sequentialText, withRankRounds } from '../../common/stats/index.js';
+import { analysisJson, analysisText, intervalsText } from '../../common/export/analysis-output.js';
 import { adjustmentOption, numberOption, parse, probabilityOption, UsageError, type Command } from '../io.js';
 
 const USAGE = `varlab analyze FILE [--json] [--warmup W] [--alpha A] [--power P] [--target-effect PCT] [--baseline CELL] [--unit U]
@@ -36,6 +36,9 @@ restarts.csv (restart means: within-restart figures need the executions). Number
                       "bimodal_unjudged":[…],"warmup_suggestion":{…}}
                       verdict: differs | equivalent (within ±target effect, two one-sided tests) | inconclusive;
                       pairing: paired (within rounds, interleaved or random order) | unpaired (Welch);
+                      an experiment with sysbench interval lines also has "intervals":{"method","intervalSeconds",
+                      "cells":[{"cell","steady","suggested","suggestedSeconds",…}],"restarts":[{"seq","cell","kind","discard",
+                      "discardSeconds","steadyTps","runTps"}]}: the steady state judged on the interval tps
                       with --until-answered also "sequential":{"rule","effect_pct","looks","stopped_round","stopped_because",…}
                       A value that cannot be computed is null, with the reason in "null_reasons" (or "reason").
 With fewer than ${MIN_RESTARTS} restarts in a cell there is no ranking, MDE or restarts-needed: it says how many more.
@@ -99,9 +102,11 @@ export const analyze: Command = {
     const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : undefined), baseline, adjustment });
     const rounds = Math.max(0, ...a.restarts.flatMap((r) => r.rounds ?? []));
     const seq = until ? replayAnalysis(a.restarts, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds) }) : null;
-    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(seq ? { sequential: sequentialJson(seq) } : {}) }, null, 2));
+    const intervals = loaded.intervalRestarts ? intervalSteady(loaded.intervalRestarts, a.settings.warmup) : null;
+    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialJson(seq) } : {}) }, null, 2));
     else {
       for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length })) io.out(line);
+      if (intervals) for (const line of intervalsText(intervals)) io.out(line);
       if (seq) for (const line of ['', ...sequentialText(seq)]) io.out(line);
     }
     return 0;

@@ -11,7 +11,8 @@ export const exportCommand: Command = {
   usage: `varlab export FILE [--csv DIR] [--png DIR] [--svg DIR] [--markdown FILE.md] [--scale 1|2|3] [--baseline CELL] [--warmup W] [--alpha A] [--adjust holm|bh]
 
   --csv DIR        executions.csv (one row per execution), restarts.csv (one row per restart),
-                   summary.csv (the statistics per cell and query, comparisons with the baseline)
+                   summary.csv (the statistics per cell and query, comparisons with the baseline), and for
+                   sysbench runs intervals.csv (one row per --report-interval line: tps, qps, latency)
   --png DIR        one PNG per plot, rendered by headless Chromium (CHROMIUM_PATH or /usr/bin/chromium)
   --svg DIR        the same plots as SVG
   --markdown FILE  a report to paste into a bug report: design, host, configurations, comparisons,

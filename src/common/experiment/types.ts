@@ -193,6 +193,23 @@ export interface QueryTimings {
   client?: number[];
 }
 
+/**
+ * One `--report-interval` line of a benchmark command (sysbench) as it printed it: the run of the
+ * command it belongs to, the seconds since that run began, and the interval's figures.
+ */
+export interface IntervalRow {
+  /** The run (repetition) of the command, from 1; the first `warmup` runs are warm-up. */
+  rep: number;
+  second: number;
+  threads: number;
+  tps: number;
+  qps: number;
+  /** The latency percentile sysbench prints per interval (`--percentile`, 95 by default), in ms. */
+  latencyMs?: number;
+  percentile?: number;
+  errPerSec?: number;
+}
+
 export interface RestartResult {
   /** Position in the run plan, from 1 (each host of a run on several hosts has its own plan). */
   seq: number;
@@ -213,6 +230,8 @@ export interface RestartResult {
   options?: TunableCheck[];
   preload?: { tables: number; indexes: number; rows: number; ms: number };
   queries: QueryTimings[];
+  /** A benchmark command's interval lines, in the order printed (sysbench with --report-interval). */
+  intervals?: IntervalRow[];
 }
 
 export interface Results {

@@ -5,6 +5,7 @@ import type { Analysis } from '../stats/analysis.js';
 import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
 import { MIN_RESTARTS, outOfReachText } from '../stats/evidence.js';
 import { MDE_LABELS } from '../stats/mde.js';
+import type { IntervalSteady, RestartIntervals } from '../stats/intervals.js';
 import { steadyText, type SteadyCounts } from '../stats/steady.js';
 import { fewRestartsOf } from './context.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtPctValue, fmtVerdict, inOrder, levelPct, NA, textTable } from './format.js';
@@ -256,5 +257,31 @@ export function hostsText(a: Analysis, note: (where: string, reasons: Record<str
       ).map((l) => '    ' + l),
     );
   }
+  return out;
+}
+
+/** Restarts listed under the intervals' steady state; the rest are counted. */
+const INTERVAL_ROWS = 40;
+
+/**
+ * The benchmark's interval lines (sysbench --report-interval) per restart: its steady-state class, the
+ * intervals before its steady state, its steady tps beside its run tps; per cell, the intervals to skip.
+ */
+export function intervalsText(s: IntervalSteady): string[] {
+  const secs = (x: number | null) => (x === null ? NA : `${num(x)} s`);
+  const out = ['', `Intervals (${num(s.intervalSeconds)} s each): steady state per restart, on the interval tps`, `  (${s.method})`];
+  for (const c of s.cells) {
+    const skip = c.suggested === null ? `no suggestion: ${c.reason}` : c.suggested === 0 ? 'steady from the first interval' : `steady after ${c.suggested} interval${c.suggested === 1 ? '' : 's'} (${secs(c.suggestedSeconds)}): skip them`;
+    out.push(`  ${c.cell}: ${steadyText(c.steady)}${c.unclassified ? `, ${c.unclassified} too short to classify` : ''}; ${skip}`);
+  }
+  const kind = (k: RestartIntervals['kind']) => (k === null ? 'too short' : k === 'warmup' ? 'warm-up' : k === 'none' ? 'no steady state' : k);
+  out.push(
+    ...textTable(
+      ['restart', 'cell', 'intervals', 'class', 'skipped', 'steady tps', 'run tps'],
+      s.restarts.slice(0, INTERVAL_ROWS).map((r) => [String(r.seq), r.cell, String(r.intervals), kind(r.kind), secs(r.discardSeconds), num(r.steadyTps), num(r.runTps)]),
+      [true, false, true, false, true, true, true],
+    ).map((l) => '  ' + l),
+  );
+  if (s.restarts.length > INTERVAL_ROWS) out.push(`    … and ${s.restarts.length - INTERVAL_ROWS} more restarts (analyze --json has every one)`);
   return out;
 }

@@ -168,9 +168,35 @@ export function summaryCsv(ctx: ExportContext): string {
   return table(header, rows);
 }
 
-/** The files of a CSV export, each as its text in pieces. */
-export const CSV_FILES: Record<string, (ctx: ExportContext) => Iterable<string>> = {
+/**
+ * `intervals.csv` in pieces, or null when no restart has interval lines: every `--report-interval`
+ * line of a benchmark command (sysbench) in the restarts the analysis uses, its run flagged warm-up as
+ * the runs' own figures are. The latency is the percentile sysbench printed (its column says which).
+ */
+export function intervalsCsvPieces(ctx: ExportContext): Iterable<string> | null {
+  const restarts = ctx.restarts.filter((r) => r.status === 'ok' && r.intervals?.length);
+  if (!restarts.length) return null;
+  return (function* () {
+    let text = line([...ctx.factors, 'cell', 'restart', 'restart_of_cell', 'run', 'warmup', 'second', 'threads', 'tps', 'qps', 'latency_ms', 'percentile', 'err_per_sec', 'round']);
+    for (const r of restarts) {
+      const head = line([...levelsOf(ctx, r.cell), r.cell, r.seq, r.restartOfCell]).slice(0, -1);
+      const round = r.round ?? '';
+      for (const iv of r.intervals!) {
+        text += `${head},${iv.rep},${iv.rep <= ctx.warmup ? 'true' : 'false'},${num(iv.second)},${num(iv.threads)},${num(iv.tps)},${num(iv.qps)},${num(iv.latencyMs)},${num(iv.percentile)},${num(iv.errPerSec)},${round}\n`;
+        if (text.length >= PIECE) {
+          yield text;
+          text = '';
+        }
+      }
+    }
+    yield text;
+  })();
+}
+
+/** The files of a CSV export, each as its text in pieces; null for a file this experiment has nothing for. */
+export const CSV_FILES: Record<string, (ctx: ExportContext) => Iterable<string> | null> = {
   'executions.csv': executionsCsvPieces,
   'restarts.csv': (ctx) => [restartsCsv(ctx)],
   'summary.csv': (ctx) => [summaryCsv(ctx)],
+  'intervals.csv': intervalsCsvPieces,
 };

@@ -6,6 +6,7 @@ export * from './planner.js';
 export * from './bimodal.js';
 export * from './changepoint.js';
 export * from './steady.js';
+export * from './intervals.js';
 export * from './units.js';
 export * from './adjust.js';
 export * from './evidence.js';

@@ -37,7 +37,7 @@ export interface RestartContext {
   profile(): ServerProfile;
   /** To the journal, then to everyone else (the event is derived from the record). */
   record(r: JournalRecord): void;
-  /** An event that is not a record (log lines, sysbench intervals). */
+  /** An event that is not a record (log lines, data progress). */
   emit(e: RunEvent): void;
   /** Sleeps, ending early on cancel. */
   sleep(ms: number): Promise<void>;
@@ -143,7 +143,8 @@ export class RestartProcedure {
       else
         await runBenchmarkCommand(ctx.session(), w, ctx.profile(), {
           ...hooks,
-          onInterval: (rep, iv) => ctx.emit({ type: 'interval', at: Date.now(), seq: r.seq, cell: r.cell, rep, second: iv.second, tps: iv.tps, qps: iv.qps, ...(iv.latencyMs !== undefined ? { latencyMs: iv.latencyMs } : {}) }),
+          // Each interval line is a measurement: journaled as it is printed (the command runs in its own process on the target).
+          onInterval: (rep, iv) => ctx.record({ t: 'interval', at: Date.now(), seq: r.seq, rep, ...iv }),
         });
     } finally {
       await ctx.release(conn);

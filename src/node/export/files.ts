@@ -47,8 +47,10 @@ export function contextFor(doc: ExperimentDoc, opts: ExportOptions): ExportConte
 export async function writeCsvs(ctx: ExportContext, dir: string): Promise<WrittenFile[]> {
   const out: WrittenFile[] = [];
   for (const [name, make] of Object.entries(CSV_FILES)) {
+    const pieces = make(ctx);
+    if (!pieces) continue;
     const path = resolve(dir, name);
-    await writeWhole(path, make(ctx));
+    await writeWhole(path, pieces);
     out.push({ path, kind: 'csv' });
   }
   return out;

@@ -1,17 +1,9 @@
 // Reading the figures out of a benchmark command's output: sysbench built in, anything else by a
 // user-given regular expression with one capture group.
+import type { IntervalRow } from '../../common/experiment/types.js';
 
-export interface SysbenchInterval {
-  /** Seconds since the run began, from `[ 5s ]`. */
-  second: number;
-  threads: number;
-  tps: number;
-  qps: number;
-  /** The percentile latency of the interval (`lat (ms,95%)`), when printed. */
-  latencyMs?: number;
-  percentile?: number;
-  errPerSec?: number;
-}
+/** One `--report-interval` line: an interval row without the run it belongs to. */
+export type SysbenchInterval = Omit<IntervalRow, 'rep'>;
 
 export interface SysbenchSummary {
   tps: number;
