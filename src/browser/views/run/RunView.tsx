@@ -7,7 +7,7 @@ import { checkWord, type ExperimentDoc, type RestartResult } from '../../../comm
 import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
-import { endedWords, LiveRun, LiveRuns } from './live.js';
+import { endedWords, LiveRun, LiveRuns, type IntervalTrace } from './live.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
@@ -409,7 +409,7 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
   const whys = mdes.map(({ q, m }) => (m ? null : live.mdeWhy(q)));
   const sameWhy = whys.length && whys.every((w) => w !== null && w === whys[0]) ? whys[0] : null;
 
-  if (!query) return <p>Waiting for the first execution…</p>;
+  if (!query) return <p>{live.intervalCount ? "Waiting for the first run of the benchmark to end: its figure is the restart's measurement." : 'Waiting for the first execution…'}</p>;
   return (
     <>
       <div style={{ display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap' }}>
@@ -458,6 +458,74 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
         </div>
       </div>
     </>
+  );
+}
+
+/** Restart boundaries drawn on the interval plots: labelled while there are few enough to read. */
+const LABELLED_BOUNDARIES = 24;
+
+/**
+ * A benchmark command's interval lines (sysbench --report-interval), live: throughput and the latency
+ * percentile sysbench prints, over the run's measured seconds (restarts and their runs end to end),
+ * one line per restart in its cell's colour, a dashed line where each restart begins.
+ */
+function IntervalPlots({ live }: { live: LiveRun }) {
+  const count = live.intervalCount;
+  const cellColour = useMemo(() => new Map(live.cells.map((c, i) => [c, PALETTE[i % PALETTE.length]])), [live.cells]);
+  const figures = useMemo(() => {
+    const traces = live.intervalTraces;
+    const legend = new Set<string>();
+    const few = live.cells.length <= 4;
+    const line = (t: IntervalTrace, y: number[], what: string) => {
+      const first = !legend.has(t.cell);
+      legend.add(t.cell);
+      return {
+        type: 'scatter',
+        mode: 'lines',
+        name: t.cell,
+        legendgroup: t.cell,
+        showlegend: few && first,
+        x: t.x,
+        y,
+        customdata: t.rep,
+        line: { color: cellColour.get(t.cell) ?? PALETTE[0], width: 1.5 },
+        connectgaps: false,
+        hovertemplate: `restart ${t.seq} · ${t.cell}<br>run %{customdata}: %{y:.4~f} ${what}<extra></extra>`,
+      };
+    };
+    const boundaries = traces.map((t) => ({ type: 'line', xref: 'x', yref: 'paper', x0: t.start, x1: t.start, y0: 0, y1: 1, line: { color: '#8c959f', width: 1, dash: 'dot' } }));
+    const labels = traces.length <= LABELLED_BOUNDARIES ? traces.map((t) => ({ xref: 'x', yref: 'paper', x: t.start, y: 1, xanchor: 'left', yanchor: 'bottom', text: `restart ${t.seq}`, showarrow: false, font: { size: 10, color: '#57606a' } })) : [];
+    const percentile = traces.find((t) => t.percentile !== undefined)?.percentile;
+    const layout = (title: string, subtitle: string, y: string) => ({
+      margin: SMALL.margin,
+      title: smallTitle(title, subtitle),
+      xaxis: { title: { text: 'measured seconds (runs and restarts end to end)' }, rangemode: 'tozero' },
+      yaxis: { title: { text: y }, rangemode: 'tozero' },
+      shapes: boundaries,
+      annotations: labels,
+      showlegend: few,
+      legend: { orientation: 'h', y: -0.3 },
+      datarevision: count,
+      uirevision: 'intervals',
+    });
+    return {
+      tps: { data: traces.map((t) => line(t, t.tps, 'tps')), layout: layout('throughput over time', 'transactions per second, per interval', 'tps') },
+      latency: {
+        data: traces.map((t) => line(t, t.latencyMs, 'ms')),
+        layout: layout('latency over time', percentile !== undefined ? `${percentile}th percentile per interval, as sysbench reports it` : 'the percentile sysbench reports per interval', 'ms'),
+      },
+      hasLatency: traces.some((t) => t.latencyMs.some((v) => !Number.isNaN(v))),
+    };
+    // count: the lines changed in place (the view is drawn at most once per animation frame).
+  }, [live, count, cellColour]);
+  if (!count) return null;
+  return (
+    <div className="run-pair" data-testid="run-intervals">
+      <div>
+        <Plot data={figures.tps.data} layout={figures.tps.layout} className="run-plot" testId="run-throughput" />
+      </div>
+      <div>{figures.hasLatency ? <Plot data={figures.latency.data} layout={figures.latency.layout} className="run-plot" testId="run-latency" /> : <p className="run-plot">sysbench printed no latency percentile per interval.</p>}</div>
+    </div>
   );
 }
 
@@ -604,6 +672,7 @@ export function RunView() {
       {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} missing={finished.missing} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [])} stopped={doc?.results?.stopped ?? []} /> : <StartPanel />)}
       {showSession && <Progress />}
       {showSession && <StopPanel live={live} />}
+      {showSession && <IntervalPlots live={live} />}
       {showSession && <Charts live={live} frame={frame} />}
       {showSession && <Log />}
       {saved && savedLive && (
@@ -615,6 +684,7 @@ export function RunView() {
             </div>
           )}
           <StopPanel live={savedLive} />
+          <IntervalPlots live={savedLive} />
           <Charts live={savedLive} frame={0} />
         </>
       )}

@@ -57,6 +57,26 @@ export interface SpreadPoint {
   cvPct: number;
 }
 
+/**
+ * One restart's interval lines (sysbench --report-interval) on the run's clock of measured seconds:
+ * restarts follow one another, and so do the runs of the command within a restart, so the plot has no
+ * gaps for server starts and idle time; `start` is where the restart's first run begins.
+ */
+export interface IntervalTrace {
+  seq: number;
+  cell: string;
+  start: number;
+  /** Where the run of the latest line began. */
+  runStart: number;
+  x: number[];
+  tps: number[];
+  qps: number[];
+  /** The latency percentile sysbench printed for each interval (NaN where it printed none). */
+  latencyMs: number[];
+  percentile?: number;
+  rep: number[];
+}
+
 /** Mean and spread of one query's measured executions (warm-ups excluded) in one finished restart. */
 interface RestartStats {
   n: number;
@@ -94,6 +114,12 @@ export class LiveRun {
   readonly fold = new JournalFold();
   readonly series = new Map<string, Series>();
   readonly log: LogLine[] = [];
+  /** Per restart, its interval lines in arrival order (a discarded restart's are taken off again). */
+  readonly intervalTraces: IntervalTrace[] = [];
+  /** Interval lines seen, for the plots' redraw. */
+  intervalCount = 0;
+  /** Where the next restart's intervals begin on the clock of measured seconds. */
+  private intervalClock = 0;
   /** Executions seen, for the header and the timeline's x. */
   executions = 0;
   /** Bumped on every change, so a view can tell whether to redraw. */
@@ -160,6 +186,10 @@ export class LiveRun {
         this.added.delete(r.seq);
         if (r.status !== 'ok') this.say({ at: r.at, level: 'warn', message: `restart ${r.seq} ${r.cell}: ${r.status}${r.reason ? ` (${r.reason})` : ''}` });
         break;
+      case 'interval':
+        this.addInterval(r, cell ?? this.fold.cellOf(r.seq) ?? '');
+        this.interval = { seq: r.seq, rep: r.rep, second: r.second, tps: r.tps, qps: r.qps, latencyMs: r.latencyMs };
+        break;
       case 'restart-discarded':
         this.takeOff(r.seq);
         this.say({ at: r.at, level: 'warn', message: `restart ${r.seq} discarded: ${r.reason}` });
@@ -217,9 +247,6 @@ export class LiveRun {
       case 'data-progress':
         this.data = { text: dataProgressText(e), fraction: e.fraction };
         break;
-      case 'interval':
-        this.interval = { seq: e.seq, rep: e.rep, second: e.second, tps: e.tps, qps: e.qps, latencyMs: e.latencyMs };
-        break;
       case 'history':
         this.warmup = e.warmup;
         for (const restart of e.restarts) for (const rec of recordsOfRestart(restart, e.warmup)) this.take(rec, restart.cell);
@@ -246,8 +273,34 @@ export class LiveRun {
     this.executions++;
   }
 
+  /** One interval line onto its restart's trace: a run's lines count from its own start, which is where the run before it ended. */
+  private addInterval(r: Extract<JournalRecord, { t: 'interval' }>, cell: string): void {
+    let t = this.intervalTraces[this.intervalTraces.length - 1];
+    if (!t || t.seq !== r.seq) {
+      t = { seq: r.seq, cell, start: this.intervalClock, runStart: this.intervalClock, x: [], tps: [], qps: [], latencyMs: [], rep: [] };
+      this.intervalTraces.push(t);
+    }
+    const n = t.x.length;
+    if (n && t.rep[n - 1] !== r.rep) t.runStart = t.x[n - 1];
+    const x = t.runStart + r.second;
+    t.x.push(x);
+    t.tps.push(r.tps);
+    t.qps.push(r.qps);
+    t.latencyMs.push(r.latencyMs ?? Number.NaN);
+    t.rep.push(r.rep);
+    if (r.percentile !== undefined) t.percentile = r.percentile;
+    this.intervalClock = x;
+    this.intervalCount++;
+  }
+
   /** A discarded restart's executions leave the timeline and the count (they are the newest of their restart). */
   private takeOff(seq: number): void {
+    const at = this.intervalTraces.findIndex((t) => t.seq === seq);
+    if (at >= 0) {
+      const [t] = this.intervalTraces.splice(at, 1);
+      this.intervalCount -= t.x.length;
+      if (at === this.intervalTraces.length) this.intervalClock = t.start;
+    }
     for (const [query, n] of this.added.get(seq) ?? []) {
       const s = this.series.get(query);
       if (!s) continue;
