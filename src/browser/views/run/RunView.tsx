@@ -494,7 +494,7 @@ function IntervalPlots({ live }: { live: LiveRun }) {
       };
     };
     const boundaries = traces.map((t) => ({ type: 'line', xref: 'x', yref: 'paper', x0: t.start, x1: t.start, y0: 0, y1: 1, line: { color: '#8c959f', width: 1, dash: 'dot' } }));
-    const labels = traces.length <= LABELLED_BOUNDARIES ? traces.map((t) => ({ xref: 'x', yref: 'paper', x: t.start, y: 1, xanchor: 'left', yanchor: 'bottom', text: `restart ${t.seq}`, showarrow: false, font: { size: 10, color: '#57606a' } })) : [];
+    const labels = traces.length <= LABELLED_BOUNDARIES ? traces.map((t) => ({ xref: 'x', yref: 'paper', x: t.start, y: 1, xanchor: 'left', yanchor: 'top', xshift: 2, text: `restart ${t.seq}`, showarrow: false, font: { size: 10, color: '#57606a' } })) : [];
     const percentile = traces.find((t) => t.percentile !== undefined)?.percentile;
     const layout = (title: string, subtitle: string, y: string) => ({
       margin: SMALL.margin,
