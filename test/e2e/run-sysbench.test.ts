@@ -1,41 +1,16 @@
 // The sysbench point-select template run from the app on `local` (a sandbox mariadbd of its own and
 // the real sysbench): the throughput and latency plots are drawn while the run goes on, from the
 // interval lines as they arrive, and the saved file draws the same again once the run has ended.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { sysbenchTemplate } from '../../src/common/templates/sysbench.js';
-import { startRunEnv, type RunEnv } from '../integration/run-env.js';
-import { launchBrowser, openApp, openFile, pageProblems, startApp, type TestApp } from './support.js';
+import { openApp, openFile, pageProblems, runAppForTests, waitInPage } from './support.js';
 
-let env: RunEnv;
-let app: TestApp;
-let browser: Browser;
-
-before(async () => {
-  env = await startRunEnv();
-  app = await startApp();
-  const registry = JSON.parse(readFileSync(join(env.varlabHome, 'profiles.json'), 'utf8'));
-  writeFileSync(join(app.home, 'profiles.json'), JSON.stringify({ local: registry[env.sshd.target] }, null, 2));
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  if (app) {
-    for (let i = 0; i < 600; i++) {
-      const st = await app.backend.call('run.status', {});
-      const active = st.ok ? st.value.filter((r) => r.state === 'running' || r.state === 'paused') : [];
-      if (!active.length) break;
-      for (const r of active) await app.backend.call('run.cancel', { runId: r.runId });
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  await app?.stop();
-  await env?.stop();
-});
+const t = runAppForTests();
 
 /** Points drawn in a plot's traces (Plotly keeps the figure's data on its element), as a page expression. */
 const points = (testId: string) => `[...document.querySelectorAll('[data-testid="${testId}"]')].reduce((n, el) => n + (el.data ?? []).reduce((k, t) => k + t.x.length, 0), 0)`;
@@ -44,10 +19,10 @@ const pointsIn = (page: Page, testId: string) => page.evaluate(points(testId)) a
 test('a sysbench template run from the app: throughput and latency over time drawn live, and again from the saved file', { timeout: 600_000 }, async () => {
   const doc: ExperimentDoc = sysbenchTemplate({ test: 'oltp_point_select', runs: 2, seconds: 4, tableSize: 1000, restartsPerCell: 1 });
   doc.design.idleSeconds = 0;
-  const file = join(env.dir, 'point-select.varlab.json');
+  const file = join(t.env.dir, 'point-select.varlab.json');
   writeFileSync(file, JSON.stringify(doc, null, 2));
 
-  const page = await openApp(browser, app);
+  const page = await openApp(t.browser, t.app);
   const problems = pageProblems(page);
   await openFile(page, file);
   await page.getByTestId('nav-run').click();
@@ -58,10 +33,10 @@ test('a sysbench template run from the app: throughput and latency over time dra
 
   // Live: drawn while the run goes on, before the run of the benchmark has ended (no execution yet).
   await page.getByTestId('run-throughput').waitFor({ timeout: 240_000 });
-  await page.waitForFunction(`${points('run-throughput')} >= 2`, undefined, { timeout: 60_000 });
+  await waitInPage(page, `${points('run-throughput')} >= 2`, 'two interval lines on the throughput plot', 60_000);
   assert.equal(await page.getByTestId('run-state').innerText(), 'running');
   const growing = await pointsIn(page, 'run-throughput');
-  await page.waitForFunction(`${points('run-throughput')} > ${growing}`, undefined, { timeout: 60_000 });
+  await waitInPage(page, `${points('run-throughput')} > ${growing}`, 'more lines on the throughput plot', 60_000);
   assert.ok((await pointsIn(page, 'run-latency')) >= 2, 'the latency percentile per interval is drawn too');
   assert.match(await page.getByTestId('run-intervals').innerText(), /throughput over time[\s\S]*latency over time[\s\S]*95th percentile per interval/);
 
@@ -74,7 +49,7 @@ test('a sysbench template run from the app: throughput and latency over time dra
   await openFile(page, file);
   await page.getByTestId('nav-run').click();
   await page.getByTestId('run-throughput').waitFor({ timeout: 30_000 });
-  await page.waitForFunction(`${points('run-throughput')} === ${lines}`, undefined, { timeout: 30_000 });
+  await waitInPage(page, `${points('run-throughput')} === ${lines}`, 'every kept line on the throughput plot');
   if (process.env.VARLAB_SCREENSHOT) await page.screenshot({ path: process.env.VARLAB_SCREENSHOT, fullPage: true });
   assert.deepEqual(problems, []);
 });

@@ -2,53 +2,27 @@
 // a finished file shows its results and is run again only after a confirmation that names where the
 // current results are kept; a second tab opened mid-run attaches to the run and cancels it; after
 // the cancel the discarded restart's executions are gone from the count.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
-import { alive, keepCells, quickstartCopy, startRunEnv, varlabRun, type RunEnv } from '../integration/run-env.js';
-import { launchBrowser, openApp, openFile, pageProblems, startApp, type TestApp } from './support.js';
+import { alive, keepCells, quickstartCopy, varlabRun } from '../integration/run-env.js';
+import { openApp, openFile, pageProblems, runAppForTests } from './support.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=on,ahi=off,preload=off,numa=default'];
 const QUERIES = 5;
 const REPS = 40;
 
-let env: RunEnv;
-let app: TestApp;
-let browser: Browser;
-
-before(async () => {
-  env = await startRunEnv();
-  app = await startApp();
-  // The sandbox is the user's own profile for `local` in the app's home: no consent needed, nothing else touched.
-  const registry = JSON.parse(readFileSync(join(env.varlabHome, 'profiles.json'), 'utf8'));
-  writeFileSync(join(app.home, 'profiles.json'), JSON.stringify({ local: registry[env.sshd.target] }, null, 2));
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  // A failed assertion may leave the run going in this process: cancel it so its mysqld is stopped.
-  if (app) {
-    for (let i = 0; i < 600; i++) {
-      const st = await app.backend.call('run.status', {});
-      const active = st.ok ? st.value.filter((r) => r.state === 'running' || r.state === 'paused') : [];
-      if (!active.length) break;
-      for (const r of active) await app.backend.call('run.cancel', { runId: r.runId });
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  await app?.stop();
-  await env?.stop();
-});
+const t = runAppForTests();
 
 async function executions(page: Page): Promise<number> {
   return Number((await page.getByTestId('run-executions').innerText()).replace(/[^\d]/g, ''));
 }
 
 test('a finished file shows its results and runs again only when confirmed; a new tab cancels the run; discarded executions leave the count', { timeout: 600_000 }, async () => {
-  const file = quickstartCopy(env, 'view', (d: ExperimentDoc) => {
+  const file = quickstartCopy(t.env, 'view', (d: ExperimentDoc) => {
     keepCells(d, CELLS);
     d.design.target = 'local';
     delete d.design.serverProfile;
@@ -56,11 +30,11 @@ test('a finished file shows its results and runs again only when confirmed; a ne
     d.design.workload.repetitions = REPS;
     d.design.workload.warmup = 0;
   });
-  const first = varlabRun([file], app.home);
+  const first = varlabRun([file], t.app.home);
   assert.equal(await first.exit, 0, first.stderr());
   const finishedText = readFileSync(file, 'utf8');
 
-  const page = await openApp(browser, app);
+  const page = await openApp(t.browser, t.app);
   await openFile(page, file);
   await page.getByTestId('nav-run').click();
 
@@ -95,7 +69,7 @@ test('a finished file shows its results and runs again only when confirmed; a ne
   assert.match(await page.getByTestId('run-mde').innerText(), /needs (3 restarts of a cell|\d more restarts? \(3 per cell\))/);
 
   // A second tab, nothing open in it: it attaches to the run and can cancel it, mid-restart.
-  const other = await openApp(browser, app);
+  const other = await openApp(t.browser, t.app);
   await other.getByTestId('nav-run').click();
   await other.getByTestId('run-state').filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
   const perRestart = QUERIES * REPS;
@@ -113,7 +87,7 @@ test('a finished file shows its results and runs again only when confirmed; a ne
     assert.equal(await executions(p), done * perRestart, `executions shown after the cancel: ${await p.getByTestId('run-progress').innerText()}`);
     assert.match(await p.getByTestId('run-log').innerText(), /discarded/);
   }
-  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
+  const pidFile = t.env.profile.pidFile ?? join(t.env.profile.datadir, 'mysqld.pid');
   const left = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim() || 0) : 0;
   // alive(): a zombie waiting for its parent to reap it has stopped running.
   assert.equal(left > 0 && alive(left), false, 'mysqld was stopped');

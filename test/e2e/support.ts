@@ -1,13 +1,14 @@
 // End-to-end helpers: a browser-mode server with its own varlab home, and Debian's Chromium
 // driven by playwright-core (never a downloaded browser).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type BrowserModeServer } from '../../src/node/transport/websocket-server.js';
 import { CHROMIUM_ARGS, chromiumPath } from '../../src/node/export/render.js';
+import { startRunEnv, type RunEnv } from '../integration/run-env.js';
 
 export interface TestApp extends BrowserModeServer {
   /** A temporary VARLAB_HOME (recent files, profiles), removed by stop(). */
@@ -79,6 +80,50 @@ export function appForTests(): { readonly app: TestApp; readonly browser: Browse
       return browser!;
     },
     open: () => openApp(browser!, app!),
+  };
+}
+
+/**
+ * A sandbox mariadbd (behind the test sshd) that is the app's own profile for `local`, the app and a
+ * browser, for every test of a file. After the last test a run still going (a failed assertion leaves
+ * it) is cancelled, so its mysqld is stopped, before the app and the sandbox are.
+ */
+export function runAppForTests(): { readonly env: RunEnv; readonly app: TestApp; readonly browser: Browser } {
+  let env: RunEnv | undefined;
+  let app: TestApp | undefined;
+  let browser: Browser | undefined;
+  before(async () => {
+    env = await startRunEnv();
+    app = await startApp();
+    // The sandbox is the user's own profile for `local` in the app's home: no consent needed for it, nothing else touched.
+    const registry = JSON.parse(readFileSync(join(env.varlabHome, 'profiles.json'), 'utf8'));
+    writeFileSync(join(app.home, 'profiles.json'), JSON.stringify({ local: registry[env.sshd.target] }, null, 2));
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    if (app) {
+      for (let i = 0; i < 600; i++) {
+        const st = await app.backend.call('run.status', {});
+        const active = st.ok ? st.value.filter((r) => r.state === 'running' || r.state === 'paused') : [];
+        if (!active.length) break;
+        for (const r of active) await app.backend.call('run.cancel', { runId: r.runId });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    await app?.stop();
+    await env?.stop();
+  });
+  return {
+    get env() {
+      return env!;
+    },
+    get app() {
+      return app!;
+    },
+    get browser() {
+      return browser!;
+    },
   };
 }
 
