@@ -1,6 +1,6 @@
-// New from the DBT-3 template in headless Chromium against the real browser-mode backend: the
-// welcome screen offers it with a scale factor; the design is the first field note's, and what the
-// run would do on the host (the data step first) is listed for the user to read.
+// New from the templates in headless Chromium against the real browser-mode backend: the welcome
+// screen offers DBT-3 with a scale factor, and sysbench read-only and point select; each design is its
+// field note's, and what the run would do on the host (the data step first) is listed for the user to read.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appForTests, pageProblems } from './support.js';
@@ -21,4 +21,26 @@ test('DBT-3 at scale factor 0.1 from the welcome screen: 8 cells, 22 queries, th
   assert.match(body, /DBT-3 tables region, nation, part, supplier, partsupp, customer, orders, lineitem at scale factor 0\.1 \(about 600,000 lineitem rows\)/);
   assert.deepEqual(pageProblems(page), []);
   await page.close();
+});
+
+test('sysbench read-only and point select from the welcome screen: the field notes\' designs, the command and its login said', async () => {
+  const page = await env.open();
+  // How the template logs in is said before it is chosen: no password, and what to do for an account that has one.
+  assert.match(await page.getByTestId('sysbench-login').innerText(), /no password[\s\S]*socket authentication/);
+  await page.getByTestId('new-oltp_read_only').click();
+  await page.getByTestId('cell-count').waitFor();
+  assert.equal(await page.getByTestId('cell-count').innerText(), '2 cells');
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'sysbench oltp_read_only across restarts');
+  const body = await page.locator('body').innerText();
+  assert.match(body, /sysbench oltp_read_only --mysql-socket=\{socket\} --mysql-user=\{user\}/);
+  assert.match(body, /Save it, then run it: the run makes its tables first/);
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+
+  const other = await env.open();
+  await other.getByTestId('new-oltp_point_select').click();
+  await other.getByTestId('cell-count').waitFor();
+  assert.equal(await other.getByTestId('experiment-name').inputValue(), 'sysbench point select: baseline variance');
+  assert.match(await other.locator('body').innerText(), /sysbench oltp_point_select --mysql-socket/);
+  await other.close();
 });

@@ -2,6 +2,7 @@
 // recent one.
 import { useState } from 'react';
 import { dbt3Template } from '../../common/dbt3/template.js';
+import { SYSBENCH_LOGIN, sysbenchTemplate } from '../../common/templates/sysbench.js';
 import { newExperiment, newFromTemplate, openCommand, openExample, openPath } from '../store/actions.js';
 import { baseName } from '../store/doc.js';
 import { useApp } from '../store/index.js';
@@ -46,11 +47,22 @@ export function Welcome() {
             </select>
           </label>
         </div>
+        <button className="big" onClick={() => void newFromTemplate(sysbenchTemplate({ test: 'oltp_read_only' }))} title={SYSBENCH_LOGIN} data-testid="new-oltp_read_only">
+          sysbench read-only
+          <small>The second field note: 5 runs of 5 min per restart, the first a warm-up; tps and latency drawn live</small>
+        </button>
+        <button className="big" onClick={() => void newFromTemplate(sysbenchTemplate({ test: 'oltp_point_select' }))} title={SYSBENCH_LOGIN} data-testid="new-oltp_point_select">
+          sysbench point select
+          <small>The third field note: your baseline variance, select by primary key across restarts</small>
+        </button>
         <button className="big" onClick={() => void openCommand()} title={withShortcut('Open', 'open')} data-testid="welcome-open">
           Open a file…
           <small>A .varlab.json file, or drop one onto this window</small>
         </button>
       </div>
+      <p className="muted small" data-testid="sysbench-login">
+        {SYSBENCH_LOGIN}
+      </p>
       <FirstRun />
       {recent.length > 0 && (
         <section>

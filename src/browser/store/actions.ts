@@ -87,9 +87,11 @@ export async function newExperiment(): Promise<void> {
   await startNew(blankExperiment(), 'Start a new experiment', 'New experiment: choose factors, then save it.');
 }
 
-/** A new, unsaved experiment from a template (the DBT-3 one at a scale factor). */
+/** A new, unsaved experiment from a template (DBT-3 at a scale factor, sysbench read-only or point select). */
 export async function newFromTemplate(doc: ExperimentDoc): Promise<void> {
-  await startNew(doc, `Start ${doc.name}`, `New experiment: ${doc.name}. Save it, then run it: the run loads the data first.`);
+  const w = doc.design.workload;
+  const first = w.data ? 'the run loads the data first' : w.setupSql.trim() ? 'the run makes its tables first' : 'it measures from the first restart';
+  await startNew(doc, `Start ${doc.name}`, `New experiment: ${doc.name}. Save it, then run it: ${first}.`);
 }
 
 /** Replace what is open (after asking about unsaved edits: `action` names the action) with a new, unsaved doc. */

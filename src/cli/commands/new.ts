@@ -7,7 +7,7 @@ import { MAX_SF, MIN_SF } from '../../common/dbt3/scale.js';
 import { checkExperiment } from '../../common/experiment/validate.js';
 import { estimatePlan, formatDuration } from '../../common/plan.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
-import { SYSBENCH_TESTS, sysbenchTemplate, type SysbenchTest } from '../../common/templates/sysbench.js';
+import { SYSBENCH_LOGIN, SYSBENCH_TESTS, sysbenchTemplate, type SysbenchTest } from '../../common/templates/sysbench.js';
 import { saveExperimentFile } from '../../node/files.js';
 import { examplesDir } from '../../node/quickstart.js';
 import { numberOption, parse, UsageError, type Command } from '../io.js';
@@ -88,6 +88,7 @@ export const newCommand: Command = {
       const pool = sizeOption(bufferPoolMb(d.workload.data.sf));
       io.out(`next: varlab sandbox create ${d.target} --buffer-pool ${pool}   (a throwaway mysqld whose buffer pool holds the data)`);
     }
+    if (d.workload.command?.parser === 'sysbench') io.out(`login: ${SYSBENCH_LOGIN}`);
     io.out(`then: varlab plan ${positionals[0]}   and   varlab run ${positionals[0]}`);
     return 0;
   },

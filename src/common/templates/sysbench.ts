@@ -44,6 +44,14 @@ export function sbtestSetupSql(tables: number, tableSize: number): string {
   return out.join('\n') + '\n';
 }
 
+/**
+ * How the template's sysbench logs in, said wherever a template is offered: over the socket as the server
+ * profile's account with no password, as a sandbox's root does. varlab puts no password in a command
+ * line, a file or the target, so an account that has one is given socket authentication instead.
+ */
+export const SYSBENCH_LOGIN =
+  "sysbench logs in over the socket as the server profile's account, with no password (a sandbox's root has none). For an account with a password, let the system user that runs sysbench in by socket authentication instead (MariaDB: ALTER USER … IDENTIFIED VIA unix_socket; MySQL: IDENTIFIED WITH auth_socket): varlab keeps no password in the file, the command line or on the target.";
+
 export function sysbenchTemplate(o: SysbenchTemplateOptions): ExperimentDoc {
   const runs = o.runs ?? 5;
   const seconds = o.seconds ?? 300;
@@ -55,8 +63,8 @@ export function sysbenchTemplate(o: SysbenchTemplateOptions): ExperimentDoc {
     version: CURRENT_VERSION,
     name: readOnly ? 'sysbench oltp_read_only across restarts' : 'sysbench point select: baseline variance',
     description: readOnly
-      ? `The second field note: ${runs} runs of ${seconds} s of sysbench oltp_read_only (1 thread) per server start; the runs within a start agree, the starts may not. The first run of each start is warm-up.`
-      : `The third field note: know your baseline variance. ${runs} runs of ${seconds} s of sysbench select by primary key (1 thread) per server start, in interleaved order with equal idle time.`,
+      ? `The second field note: ${runs} runs of ${seconds} s of sysbench oltp_read_only (1 thread) per server start; the runs within a start agree, the starts may not. The first run of each start is warm-up. ${SYSBENCH_LOGIN}`
+      : `The third field note: know your baseline variance. ${runs} runs of ${seconds} s of sysbench select by primary key (1 thread) per server start, in interleaved order with equal idle time. ${SYSBENCH_LOGIN}`,
     design: {
       factors: [{ tunable: 'aslr', levels: ['on', 'off'] }],
       excludedCells: [],
