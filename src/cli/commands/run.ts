@@ -3,8 +3,13 @@
 import { dataOutcomeText, dataProgressText } from '../../common/dbt3/words.js';
 import { ApiError } from '../../common/api.js';
 import { afterColon, type RunEvent } from '../../common/events.js';
-import { buildPlan, designHosts, estimatePlan, formatDuration } from '../../common/plan.js';
-import { readExperimentFile } from '../../node/files.js';
+import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration } from '../../common/plan.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { readExperimentFile, saveExperimentFile } from '../../node/files.js';
+import { checkExperiment } from '../../common/experiment/validate.js';
+import { oneLinerDoc, oneLinerFileName, oneLinerSummary } from '../../common/templates/oneliner.js';
+import { analyze, tidyFromExperiment } from '../../common/stats/index.js';
 import { DocumentService } from '../../node/documents/service.js';
 import { journalPath } from '../../node/engine/journal.js';
 import type { RunOutcome } from '../../node/engine/run.js';
@@ -72,7 +77,15 @@ export const run: Command = {
   usage:
     'varlab run FILE [--target T]... [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
     '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh | --resume | --missing]\n' +
-    '                [--detach] [--until-answered [--effect E] [--max-restarts N]]\n\n' +
+    '                [--detach] [--until-answered [--effect E] [--max-restarts N]]\n' +
+    'varlab run --query SQL [--query SQL]... --factor TUNABLE=L1,L2[,…]... [--restarts N] [--repetitions N] [--warmup N]\n' +
+    '                [--database NAME] [--target T] [--out FILE]\n\n' +
+    'The second form is a one-liner, as with hyperfine: the command line becomes an experiment (Q1, Q2… × the\n' +
+    'factors\' cells, N restarts per cell, default 5, in interleaved rounds), written first to --out FILE, else to\n' +
+    './varlab-run-DATE-TIME.varlab.json (named in the output; `varlab run FILE` resumes it, `varlab analyze FILE`\n' +
+    'and the app read it), run, and summed up: each cell\'s mean ± sd of its restart means, and each cell against\n' +
+    'the first ("ahi=off is 1.04 ± 0.01 times faster than ahi=on") with the analysis\'s verdict. The database\n' +
+    '(--database, default varlab_bench) is made when missing; the queries run as a read-only account.\n\n' +
     'Runs every scheduled restart of the plan: tunables applied and verified, mysqld restarted, the queries\n' +
     'or the benchmark command measured. Every measurement goes to FILE.journal.jsonl first; if the run stops\n' +
     '(Ctrl-C, a dropped connection, a crash) running the same command again resumes it; if the design was\n' +
@@ -141,8 +154,17 @@ export const run: Command = {
       'until-answered': { type: 'boolean' },
       effect: { type: 'string' },
       'max-restarts': { type: 'string' },
+      query: { type: 'string', multiple: true },
+      factor: { type: 'string', multiple: true },
+      database: { type: 'string' },
     });
-    if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
+    const oneLiner = values.query !== undefined || values.factor !== undefined;
+    if (!oneLiner && values.database !== undefined) throw new UsageError('--database: goes with --query (a one-liner); a file names its own database');
+    if (oneLiner) {
+      if (positionals.length) throw new UsageError(`--query and --factor make the experiment: leave out FILE (${positionals[0]}), or name the file to write with --out`);
+      for (const o of ['fresh', 'resume', 'missing', 'detach', 'dry-run'] as const) if (values[o]) throw new UsageError(`--${o}: not with a one-liner (run the file it writes with \`varlab run FILE --${o}\`)`);
+      if ((values.target?.length ?? 0) > 1) throw new UsageError('--target: a one-liner runs on one target');
+    } else if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     if (values.events !== undefined && values.events !== 'json') throw new UsageError(`--events: the only format is json, got ${JSON.stringify(values.events)}`);
     const restarts = numberOption('restarts', values.restarts, { min: 1, max: 10_000, integer: true });
     const repetitions = numberOption('repetitions', values.repetitions, { min: 1, max: 1_000_000, integer: true });
@@ -155,9 +177,10 @@ export const run: Command = {
     const maxRestarts = numberOption('max-restarts', values['max-restarts'], { integer: true, min: 3, max: 10_000 });
     const untilAnswered = until ? { effect, maxRestarts: maxRestarts ?? restarts } : undefined;
 
-    const file = positionals[0];
+    const file = oneLiner ? await writeOneLiner(io, values, { restarts, repetitions, warmup }) : positionals[0];
+    if (file === null) return 2;
     const targets = values.target ?? [];
-    const request = { untilAnswered, file, out: values.out, target: targets.length === 1 ? targets[0] : undefined, targets: targets.length > 1 ? targets : undefined, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true, missing: values.missing === true };
+    const request = { untilAnswered, file, out: oneLiner ? undefined : values.out, target: targets.length === 1 ? targets[0] : undefined, targets: targets.length > 1 ? targets : undefined, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true, missing: values.missing === true };
     if (values.fresh && values.resume) throw new UsageError('--fresh starts over and --resume goes on: pass one of them');
     if (values.missing && (values.fresh || values.resume)) throw new UsageError('--missing runs only what the results miss; --fresh starts over and --resume goes on with an edited design: pass one of them');
     // Repeated per host without --targets (resuming a file that names several): the file's hosts, in its order.
@@ -262,7 +285,8 @@ export const run: Command = {
         ...auth,
         prompt,
         onEvent,
-        consent: askConsent(io, file, values.trust === true, prompt),
+        // A one-liner's queries and factors are what the user typed in this very command: nothing to agree to.
+        consent: askConsent(io, file, values.trust === true || oneLiner, prompt),
       });
     } catch (e) {
       if (e instanceof NotAgreed) return e.status;
@@ -308,9 +332,44 @@ export const run: Command = {
       stopListening();
       clearBar();
     }
-    return report(io, file, outcome, Date.now() - startedAt);
+    const status = report(io, file, outcome, Date.now() - startedAt);
+    if (oneLiner && outcome.state === 'finished' && !json) await summarise(io, outcome.path);
+    return status;
   },
 };
+
+/** A one-liner's experiment, written to --out or a new name in this folder; null (said why) when it cannot be. */
+async function writeOneLiner(io: CliIO, values: { query?: string[]; factor?: string[]; database?: string; target?: string[]; out?: string }, o: { restarts?: number; repetitions?: number; warmup?: number }): Promise<string | null> {
+  if (!values.query?.length) throw new UsageError('--query: give the SQL to measure, e.g. --query "SELECT COUNT(*) FROM t"');
+  let doc;
+  try {
+    doc = oneLinerDoc({ queries: values.query, factors: values.factor ?? [], ...o, database: values.database, target: values.target?.[0] });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  // The tunables, levels and names checked as any file is: a bad level is named here, before anything is written.
+  const checked = checkExperiment(doc);
+  if (!checked.doc) throw new UsageError(checked.problems.join('; '));
+  const file = values.out ?? oneLinerFileName(new Date());
+  if (existsSync(file)) {
+    io.err(`varlab run: ${file} exists already: name another with --out (a one-liner never writes over a file; \`varlab run ${file}\` runs that one)`);
+    return null;
+  }
+  await saveExperimentFile(resolve(file), checked.doc);
+  io.err(`wrote ${file}: the experiment this command runs (\`varlab run ${file}\` resumes it, \`varlab analyze ${file}\` reads it)`);
+  return file;
+}
+
+/** The hyperfine-style summary of a one-liner's finished file, on stdout, the first cell the baseline. */
+async function summarise(io: CliIO, path: string): Promise<void> {
+  const r = await readExperimentFile(path);
+  if (!r.doc?.results) return;
+  const data = tidyFromExperiment(r.doc);
+  // The first cell of the design (its factors' first levels), as hyperfine compares with its first command.
+  const first = expandCells(r.doc.design).find((c) => !c.excluded && data.cells.includes(c.id))?.id ?? data.cells[0];
+  const a = analyze(data, { warmup: r.doc.design.workload.warmup, baseline: first });
+  for (const line of oneLinerSummary(a, r.doc.design.workload.queries, Object.fromEntries(r.doc.results.restarts.flatMap((x) => x.queries.map((q) => [q.query, q.unit]))))) io.out(line);
+}
 
 /**
  * How each host connects: --identity and --known-hosts given once are for every host; given once per
