@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { readJournalText, type JournalRecord } from '../../src/common/records.js';
 import { journalPath } from '../../src/node/engine/journal.js';
-import { profileDir } from '../../src/node/host/restore.js';
+import { hostDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
 import { exited, keepCells, quickstartCopy, running, sshdSessions, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
 import { launchBrowser, openApp, openFile, pageProblems, startWebServer, type WebServer } from './support.js';
@@ -65,7 +65,7 @@ async function mysqldPid(): Promise<number> {
 /** The host as it was found once a detached run ended: mysqld stopped, nothing left to put back, the run's directory gone. */
 async function hostAsFound(dir: string): Promise<void> {
   assert.equal(running(await mysqldPid()), false, 'no mysqld is left running');
-  const record = join(profileDir(env.profile, hostPaths()), 'restore.tsv');
+  const record = join(hostDir(hostPaths()), 'restore.tsv');
   assert.ok(!existsSync(record) || readFileSync(record, 'utf8').trim() === '', 'the restore record is empty');
   // Removed once the runner has exited, a moment after its end reached the view.
   for (let i = 0; i < 600 && existsSync(dir); i++) await sleep(100);

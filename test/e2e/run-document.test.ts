@@ -19,7 +19,7 @@ import type { Browser, Page, WebSocketRoute } from 'playwright-core';
 import { measurementsIn } from '../../src/common/experiment/changes.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { quickstartCopy, running, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
-import { profileDir } from '../../src/node/host/restore.js';
+import { hostDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
 import { launchBrowser, openApp, openFile, pageProblems, startApp, startWebServer, type TestApp } from './support.js';
 
@@ -331,8 +331,8 @@ test('SIGTERM to the browser-mode server mid-run stops the sandbox mysqld and em
   const home = join(env.dir, 'home-sigterm');
   mkdirSync(home, { recursive: true });
   registerLocal(home);
-  // The restore record of the sandbox's profile on the target (this machine), where the run keeps what it changed.
-  const record = join(profileDir(env.profile, hostPaths()), 'restore.tsv');
+  // The host's restore record on the target (this machine), where the run keeps what it changed.
+  const record = join(hostDir(hostPaths()), 'restore.tsv');
   const server = await startWebServer(home);
   try {
     const page = await openApp(browser, server);

@@ -11,6 +11,7 @@ import type { Design, ExperimentDoc } from '../../src/common/experiment/types.js
 import { buildPlan } from '../../src/common/plan.js';
 import { JournalFold } from '../../src/common/records.js';
 import { createServerControl, openTarget, profileId, type TargetSession } from '../../src/node/host/index.js';
+import { hostDir } from '../../src/node/host/restore.js';
 import type { HostPaths } from '../../src/node/host/script.js';
 import { launchDetached, pullTargetJournal, signalCancel, cleanupTargetRun } from '../../src/node/detach/target.js';
 import { alive, exited, startRunEnv, type RunEnv } from './run-env.js';
@@ -118,7 +119,7 @@ for (const [timer, args] of [
     assert.deepEqual(new Set(s.restarts.map((r) => r.seq)), new Set([1, 2, 3, 4]));
     // The target put THP back itself and stopped mysqld; no record is left.
     assert.equal(readFileSync(THP(), 'utf8').trim(), 'madvise');
-    assert.equal(existsSync(join(paths.records, profileId(profile), 'restore.tsv')), false);
+    assert.equal(existsSync(join(hostDir(paths), 'restore.tsv')), false);
     const pidFile = profile.pidFile ?? join(profile.datadir, 'mysqld.pid');
     assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8'))), 'mysqld stopped');
 

@@ -9,7 +9,8 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Factor } from '../../src/common/experiment/types.js';
-import { createSandbox, createServerControl, openTarget, profileId, removeSandbox, type RegisteredProfile, type TargetSession } from '../../src/node/host/index.js';
+import { createSandbox, createServerControl, openTarget, removeSandbox, type RegisteredProfile, type TargetSession } from '../../src/node/host/index.js';
+import { hostDir } from '../../src/node/host/restore.js';
 import type { HostPaths } from '../../src/node/host/script.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-host-restore-'));
@@ -48,7 +49,7 @@ before(async () => {
   session = await openTarget('local', { prompt: async () => ({ accept: false }), paths });
   profile = (await createSandbox(session, { parent: dir })).profile;
   control = createServerControl(session, profile, { paths });
-  record = join(paths.records, profileId(profile), 'restore.tsv');
+  record = join(hostDir(paths), 'restore.tsv');
 });
 
 after(async () => {
@@ -118,9 +119,9 @@ const asNobody = (script: string) => execFileSync('setpriv', ['--reuid=nobody', 
 
 test('a record another user planted in advance is never replayed, and never offered', async () => {
   freshTree();
-  // The record's parent is writable by everyone (as /var/tmp was): nobody plants a record for this profile.
+  // The record's parent is writable by everyone (as /var/tmp was): nobody plants a record for this host.
   chmodSync(paths.records, 0o1777);
-  asNobody(`mkdir -m 700 ${join(paths.records, profileId(profile))} && printf '%s\\talways\\n' ${THP} > ${record}`);
+  asNobody(`mkdir -m 700 ${hostDir(paths)} && printf '%s\\talways\\n' ${THP} > ${record}`);
   assert.equal(statSync(record).uid, NOBODY);
   await assert.rejects(control.restore(), /refusing the restore record: .* is not owned by uid 0 or is writable by others/);
   assert.equal(read(THP), 'always [madvise] never', 'the planted value was not written');

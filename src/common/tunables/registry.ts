@@ -152,7 +152,7 @@ function startupVariable(base: Omit<Tunable, 'kind' | 'contribute' | 'facts' | '
 }
 
 const onOff = (level: string) => (level === 'on' ? 'ON' : 'OFF');
-const HOST_WIDE_OFF = 'off-host';
+export const HOST_WIDE_OFF = 'off-host';
 
 export const aslr: Tunable = {
   kind: 'tunable',
@@ -427,6 +427,20 @@ export const REGISTRY: FactorKind[] = [build, aslr, ahi, preload, numa, cpubind,
 
 export function factorKind(id: string): FactorKind | undefined {
   return REGISTRY.find((t) => t.id === id);
+}
+
+/**
+ * The factors of a design that change the host itself, by label: a tunable of host scope (governor,
+ * turbo, THP, the page cache) or ASLR at off-host (kernel.randomize_va_space). A run with any holds
+ * the host's own lock and record (issue 24, item 8); one without changes only its mysqld.
+ */
+export function hostWideFactors(factors: readonly { tunable: string; levels: readonly string[] }[]): string[] {
+  const out = new Set<string>();
+  for (const f of factors) {
+    const k = factorKind(f.tunable);
+    if (k?.kind === 'tunable' && (k.scope === 'host' || (k.id === 'aslr' && f.levels.includes(HOST_WIDE_OFF)))) out.add(k.label);
+  }
+  return [...out];
 }
 
 export type { Contribution, Fact, Facts, HostFile, LevelContext, Tunable, StepFactor, Verdict };

@@ -9,6 +9,7 @@ import { ApiError, type TargetAuth } from '../../common/api.js';
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
 import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { buildPlan } from '../../common/plan.js';
+import { hostWideFactors } from '../../common/tunables/registry.js';
 import { JournalFold, remainingRestarts, resultsFromJournal, type RecordOf } from '../../common/records.js';
 import { defaultHostLayer, type HostLayer } from '../engine/hostlayer.js';
 import { openRunJournal } from '../engine/journal.js';
@@ -88,7 +89,7 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
     // over (its pid for the 0), keeps it fresh while it runs and lets it go when it ends. Its owner
     // names the target, so no machine judges the runner's pid as one of its own processes.
     const owner = { runId: o.runId, file: o.path, host: `${target} (detached run)`, pid: process.pid, user: userName(), startedAt: Date.now() };
-    const lock = await host.lockTarget(session, profile, owner);
+    const lock = await host.lockTarget(session, profile, owner, hostWideFactors(design.factors));
     let journal: ReturnType<typeof openRunJournal> | null = null;
     let launchedRunner = false;
     try {
@@ -111,7 +112,7 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
         control,
         paths: host.paths ?? defaultHostLayer().paths!,
         restarts,
-        lock: { path: lock.path, owner: JSON.stringify({ ...owner, pid: 0 }) },
+        lock: { paths: lock.paths, owner: JSON.stringify({ ...owner, pid: 0 }) },
         waitS: o.waitS,
       });
       launchedRunner = true;

@@ -43,7 +43,7 @@ export interface RunnerInput {
   profile: ServerProfile;
   host: HostFingerprint;
   paths: HostPaths;
-  /** The profile's own directory on the target (restore record, run lock). */
+  /** The host's directory on the target (hostDir): the restore record of host-wide settings. */
   recordDir: string;
   /** The restarts to run, in order (a resumed run: what its journal still lacks). */
   restarts: ScheduledRestart[];
@@ -51,8 +51,8 @@ export interface RunnerInput {
   procedures: Map<string, RestartProcedure>;
   /** Random hex: the runner's markers in the client's output and the statement delimiter. */
   nonce: string;
-  /** The run lock beside the restore record, which the runner keeps fresh while it runs. */
-  lock?: { path: string; owner: string };
+  /** The run's locks on the target (its profile's, and the host's when it changes host-wide settings), which the runner keeps fresh while it runs. */
+  lock?: { paths: string[]; owner: string };
 }
 
 export interface RunnerFile {
@@ -337,17 +337,19 @@ check_queries() { true; }`;
 
   const lock = input.lock;
   const lockText = lock
-    ? String.raw`LOCK=${q(lock.path)}
+    ? String.raw`LOCKS=${q(lock.paths.join('\n'))}
 lock_take() {
-  # The run lock beside the restore record passes from varlab (which took it) to this runner.
-  mkdir -p "$LOCK" && printf '%s\n' ${q(lock.owner)} | sed "s/\"pid\":0/\"pid\":$$/" > "$LOCK/owner" || return 1
-  # Who holds it, for whoever finds it held: this runner (pid, start time, boot) and its directory, so a
-  # runner gone without its end (killed) is seen at once, and ended from its directory (REAP).
-  printf '%s %s %s\n' "$1" "$(cat "$DIR/started")" "$DIR" > "$LOCK/runner" || return 1
+  # The run's locks pass from varlab (which took them) to this runner.
+  printf '%s\n' "$LOCKS" | while IFS= read -r L; do
+    mkdir -p "$L" && printf '%s\n' ${q(lock.owner)} | sed "s/\"pid\":0/\"pid\":$$/" > "$L/owner" || exit 1
+    # Who holds it, for whoever finds it held: this runner (pid, start time, boot) and its directory, so a
+    # runner gone without its end (killed) is seen at once, and ended from its directory (REAP).
+    printf '%s %s %s\n' "$1" "$(cat "$DIR/started")" "$DIR" > "$L/runner" || exit 1
+  done || return 1
   # Kept fresh while this runner lives (a lock not refreshed for minutes counts as abandoned).
-  ( while kill -0 "$1" 2>/dev/null; do touch "$LOCK/owner" 2>/dev/null; sleep 30; done ) < /dev/null > /dev/null 2>&1 &
+  ( while kill -0 "$1" 2>/dev/null; do printf '%s\n' "$LOCKS" | while IFS= read -r L; do touch "$L/owner" 2>/dev/null; done; sleep 30; done ) < /dev/null > /dev/null 2>&1 &
 }
-lock_release() { grep -qF ${q(`"runId":"${input.runId}"`)} "$LOCK/owner" 2>/dev/null && rm -rf "$LOCK"; true; }`
+lock_release() { printf '%s\n' "$LOCKS" | while IFS= read -r L; do grep -qF ${q(`"runId":"${input.runId}"`)} "$L/owner" 2>/dev/null && rm -rf "$L"; done; true; }`
     : String.raw`lock_take() { true; }
 lock_release() { true; }`;
 
@@ -523,7 +525,7 @@ main() {
   trap 'finish failed msg "$(printf "%s" "the runner stopped on an error of its own (see $DIR/runner.log)" | b64)"' EXIT
   jr "V 1 $RUN $(ms) $$"
   [ -n "$CLIENT" ] || finish failed msg "$(printf '%s' "there is no mysql or mariadb client on $TARGET: a detached run needs one" | b64)"
-  lock_take $$ || finish failed msg "$(printf '%s' "cannot take the run lock $LOCK" | b64)"
+  lock_take $$ || finish failed msg "$(printf '%s' "cannot take the run locks $(printf "%s " $LOCKS)" | b64)"
   while read -r seq cell <&3; do run_restart "$seq" "$cell"; done 3< "$DIR/plan"
   finish finished
 }

@@ -20,6 +20,7 @@ export const unitName = (runId: string) => `varlab-${checkRunId(runId)}`;
 export interface LaunchInput {
   runId: string;
   dir: string;
+  /** The profile's directory on the target: the run's directory is made in its runs/. */
   recordDir: string;
   paths: HostPaths;
   files: RunnerFile[];

@@ -6,7 +6,7 @@ import { ApiError } from '../../common/api.js';
 import type { Design, ServerProfile } from '../../common/experiment/types.js';
 import type { ScheduledRestart } from '../../common/plan.js';
 import type { RestartProcedure } from '../../common/restart.js';
-import { profileDir, runScript } from '../host/restore.js';
+import { hostDir, profileDir, runScript } from '../host/restore.js';
 import { parseReply, type HostPaths } from '../host/script.js';
 import { asRoot, sudoRefused, sudoWantsPassword } from '../host/shell.js';
 import type { ServerControl, TargetSession } from '../host/types.js';
@@ -23,7 +23,7 @@ export interface LaunchOptions {
   paths: HostPaths;
   /** The restarts to run, in order. */
   restarts: ScheduledRestart[];
-  lock?: { path: string; owner: string };
+  lock?: { paths: string[]; owner: string };
   stopTimeoutS?: number;
   /** How long to wait for the runner's first login to the server it started. */
   waitS?: number;
@@ -48,10 +48,11 @@ export async function launchDetached(o: LaunchOptions): Promise<LaunchedRun> {
   for (const r of o.restarts) {
     if (!procedures.has(r.cell)) procedures.set(r.cell, await o.control.procedure(design.factors, r.levels, { schemas: [design.workload.database], workload: true }));
   }
-  const recordDir = profileDir(profile, o.paths);
-  const dir = runDir(recordDir, o.runId);
-  const files = compileRunner({ runId: o.runId, dir, design, profile, host, paths: o.paths, recordDir, restarts: o.restarts, procedures, nonce: randomBytes(12).toString('hex'), lock: o.lock });
-  const script = launchScript({ runId: o.runId, dir, recordDir, paths: o.paths, files, stopTimeoutS: o.stopTimeoutS ?? 600, sudo: profile.sudo, waitS: o.waitS });
+  // The run's directory is its profile's; the restore record it writes is the host's.
+  const runsIn = profileDir(profile, o.paths);
+  const dir = runDir(runsIn, o.runId);
+  const files = compileRunner({ runId: o.runId, dir, design, profile, host, paths: o.paths, recordDir: hostDir(o.paths), restarts: o.restarts, procedures, nonce: randomBytes(12).toString('hex'), lock: o.lock });
+  const script = launchScript({ runId: o.runId, dir, recordDir: runsIn, paths: o.paths, files, stopTimeoutS: o.stopTimeoutS ?? 600, sudo: profile.sudo, waitS: o.waitS });
   const r = await session.exec(asRoot(script.text, script.sudo), { input: launchInput(files), timeoutMs: ((o.waitS ?? 15) + 60) * 1000 });
   if (r.code !== 0) {
     if (script.sudo && sudoWantsPassword(r.stderr)) throw sudoRefused(session.target, 'starting the detached run');

@@ -42,6 +42,8 @@ export interface SupervisorOptions {
   checkCancel: () => void;
   /** Who holds the target's run lock. */
   owner: LockOwner;
+  /** The design's factors that change host-wide settings (their labels): the run then holds the host's lock too. */
+  hostWide?: string[];
   /** How often the lock is refreshed while the run goes on. */
   lockRefreshMs?: number;
 }
@@ -114,7 +116,7 @@ export class ConnectionSupervisor {
     this.dropSignal.catch(() => {});
     this.currentSession = session;
     // Before anything on the host is touched: a target another run holds is refused here.
-    this.lock = await this.host.lockTarget(session, this.profile(), this.opts.owner);
+    this.lock = await this.host.lockTarget(session, this.profile(), this.opts.owner, this.opts.hostWide ?? []);
     if (this.lock.said) this.opts.emit({ type: 'log', at: Date.now(), level: 'warn', message: this.lock.said });
     this.everConnected = true;
     this.startHeartbeat();

@@ -3,8 +3,8 @@
 import type { Connection } from 'mysql2/promise';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { createServerControl, openTarget, preloadSchemas, type PreloadReport } from '../host/index.js';
-import { acquireTargetLock, type LockOwner, type TargetLock } from '../host/lock.js';
-import { profileDir } from '../host/restore.js';
+import { acquireRunLock, type LockOwner, type TargetLock } from '../host/lock.js';
+import { hostDir, profileDir } from '../host/restore.js';
 import { hostPaths, type HostPaths } from '../host/script.js';
 import type { OpenTargetOptions, Prompter, ServerControl, TargetSession } from '../host/types.js';
 
@@ -14,8 +14,11 @@ export interface HostLayer {
   openTarget(target: string, opts: OpenTargetOptions): Promise<TargetSession>;
   createServerControl(session: TargetSession, profile: ServerProfile, opts?: { prompt?: Prompter }): ServerControl | Promise<ServerControl>;
   preloadSchemas(conn: Connection, schemas: string[]): Promise<PreloadReport>;
-  /** One run at a time on the target: the lock beside the profile's restore record (refused with `busy`, naming the running file). */
-  lockTarget(session: TargetSession, profile: ServerProfile, owner: LockOwner): Promise<TargetLock>;
+  /**
+   * The run's locks on the target: its profile's, and the host's when it changes host-wide settings
+   * (`hostWide`: those factors' labels); refused with `busy`, naming the running file (host/lock.ts).
+   */
+  lockTarget(session: TargetSession, profile: ServerProfile, owner: LockOwner, hostWide: string[]): Promise<TargetLock>;
   /** Where host files and restore records are on the target (a detached run's runner is compiled with them); default: the real ones. */
   paths?: HostPaths;
 }
@@ -27,7 +30,7 @@ export const defaultHostLayer = (p?: Partial<HostPaths>): HostLayer => {
     openTarget: (target, o) => openTarget(target, { ...o, paths }),
     createServerControl: (session, profile, o) => createServerControl(session, profile, { ...o, paths }),
     preloadSchemas,
-    lockTarget: (session, profile, owner) => acquireTargetLock(session, profileDir(profile, paths), owner, { sudo: profile.sudo }),
+    lockTarget: (session, profile, owner, hostWide) => acquireRunLock(session, { profile: profileDir(profile, paths), host: hostDir(paths), records: paths.records }, owner, { sudo: profile.sudo, hostWide }),
     paths,
   };
 };

@@ -11,6 +11,7 @@ import { CANCELLED_MESSAGE, type RunEvent } from '../../common/events.js';
 import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
 import { buildPlan, estimatePlan, expandCells, type ScheduledRestart } from '../../common/plan.js';
+import { hostWideFactors } from '../../common/tunables/registry.js';
 import { eventOf, JournalFold, remainingRestarts, resultsFromJournal, type JournalRecord } from '../../common/records.js';
 import { writeExperimentFile } from '../files.js';
 import type { Prompter } from '../host/types.js';
@@ -132,7 +133,7 @@ export class RunEngine {
     this.cancelSignal = new Promise<never>((_, reject) => this.abort.signal.addEventListener('abort', () => reject(new Cancelled()), { once: true }));
     this.cancelSignal.catch(() => {});
     const owner = { runId: this.runId, file: opts.path, host: hostname(), pid: process.pid, user: userName(), startedAt: Date.now() };
-    this.link = new ConnectionSupervisor({ target: this.design.target, profile: this.design.serverProfile, auth: opts.auth, prompt: opts.prompt, host: opts.host, reconnect: opts.reconnect, emit, sleep, checkCancel, owner });
+    this.link = new ConnectionSupervisor({ target: this.design.target, profile: this.design.serverProfile, auth: opts.auth, prompt: opts.prompt, host: opts.host, reconnect: opts.reconnect, emit, sleep, checkCancel, owner, hostWide: hostWideFactors(this.design.factors) });
     const link = this.link;
     this.procedure = new RestartProcedure({
       design: this.design,

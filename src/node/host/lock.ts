@@ -1,8 +1,10 @@
-// The run lock on the target itself: one run at a time restarts a server profile's mysqld and writes
-// its restore record, whichever machine, process or app started it. It is a directory (mkdir is atomic
-// on every POSIX file system) named `varlab-run.lock` in the folder given (the profile's own
-// directory, beside its restore record), holding an `owner` file: the run's id, the experiment file,
-// and who runs it (user, machine, pid). With a sudo profile it is taken as root, like the record.
+// The run locks on the target itself, whichever machine, process or app started the run: one run at a
+// time restarts a server profile's mysqld (the profile's lock, in its own directory), and a run that
+// changes host-wide settings (THP, governor, turbo, ASLR host-wide, the page cache) has the host to
+// itself (the host's lock, beside the host's restore record: one per host, whatever the profile or
+// the name the host is reached by; acquireRunLock). A lock is a directory (mkdir is atomic on every
+// POSIX file system) named `varlab-run.lock`, holding an `owner` file: the run's id, the experiment
+// file, and who runs it (user, machine, pid). With a sudo profile it is taken as root, like the record.
 //
 // A lock is stale, and taken over, when
 //   - its owner runs on the machine asking and that process is gone (the pid is dead, or another
@@ -35,6 +37,10 @@ export interface LockOwner {
 
 export interface TargetLock {
   readonly path: string;
+  /** Every lock directory held (the profile's, and the host's when the run changes host-wide settings). */
+  readonly paths: string[];
+  /** Other runs on the host, holding locks of `also` (runs that change only their own mysqld). */
+  readonly also?: LockOwner[];
   /** What taking it did besides: a killed detached runner's run ended and the host put back. */
   readonly said?: string;
   /** Show the run is alive; throws if another run took the lock over meanwhile. */
@@ -66,45 +72,76 @@ export function runnerGone(pid: number, lastMs: number, restart: number): string
 
 export const RESTORED_AFTER_GONE = "its mysqld is stopped and the host's settings are restored from the record";
 
+/** Locks that must not be held by another run while this one holds its own: shell words (globs allowed), and the rule said when one is. */
+export interface LockConflicts {
+  words: string[];
+  rule: string;
+}
+
 /**
  * The script that takes the lock: `acquired`, or `held AGE` and the owner's line. A detached runner
- * holding it that is gone is ended first (`@was OWNER`, then the runner's `@gone` line, or
- * `@unreaped WHY` when its directory is not one to use).
+ * holding it, or a lock in `conflicts`, that is gone is ended first (`@was OWNER`, then the runner's
+ * `@gone` line, or `@unreaped WHY` when its directory is not one to use). Once taken, a lock of
+ * `conflicts` held by another run gives it back: `@conflict PATH` and that owner's line. Each lock of
+ * `also` held by another run is named: `@also` and its owner's line.
  */
-export function acquireScript(path: string, owner: string, staleAfterS: number): string {
+export function acquireScript(path: string, owner: string, staleAfterS: number, opts: { runId?: string; conflicts?: string[]; also?: string[] } = {}): string {
   const d = shellQuote(path);
   const dir = shellQuote(path.replace(/\/[^/]+$/, '') || '/');
   const parent = shellQuote(path.replace(/\/[^/]+\/[^/]+$/, '') || '/');
+  const mine = shellQuote(`"runId":"${opts.runId ?? (parseOwner(owner)?.runId ?? '')}"`);
+  const each = (words: string[] | undefined, then: string) =>
+    words?.length ? [`for o in ${words.join(' ')}; do`, `  [ "$o" != "$d" ] && [ -d "$o" ] || continue; grep -qF ${mine} "$o/owner" 2>/dev/null && continue`, `  if lock_held "$o"; then ${then}; fi`, 'done'] : [];
   return [
     // The folder is the restore record's: made as the record's own code makes it (parent 755, folder 700).
     `{ [ -d ${parent} ] || mkdir -p -m 755 ${parent}; } && { [ -d ${dir} ] || mkdir -m 700 ${dir}; } || { echo "cannot make ${dir.replace(/"/g, '')}" >&2; exit 1; }`,
     `d=${d}`,
-    `take() { mkdir "$d" 2>/dev/null && printf '%s\\n' ${shellQuote(owner)} > "$d/owner" && echo acquired; }`,
-    `take && exit 0`,
     OWNED_SAFE,
     RUN_DIR_SAFE,
     RUNNER_ALIVE,
     REAP,
-    `if [ -f "$d/runner" ]; then`,
-    `  read -r rp rs rb rd < "$d/runner"`,
-    `  if ! proc_is "$rp" "$rs" "$rb"; then`,
-    `    printf '@was %s\n' "$(cat "$d/owner" 2>/dev/null)"`,
-    `    case "$rd" in /*) why=$(run_dir_safe "$rd" 2>&1) && reap "$rd" || printf '@unreaped %s\n' "$why" ;; *) echo '@unreaped no run directory' ;; esac`,
-    `    rm -rf "$d"; take && exit 0`,
-    `  fi`,
-    `fi`,
-    `now=$(date +%s); m=$(stat -c %Y "$d/owner" 2>/dev/null || stat -c %Y "$d" 2>/dev/null || echo "$now")`,
-    `age=$((now - m))`,
-    `if [ "$age" -gt ${Math.floor(staleAfterS)} ]; then rm -rf "$d"; take && exit 0; fi`,
+    // Held by a live owner: refreshed lately, and its detached runner (if one) still that process. A
+    // gone runner's run is ended from its directory and its lock removed; a stale lock is just not held.
+    'lock_held() {',
+    '  [ -d "$1" ] || return 1',
+    '  if [ -f "$1/runner" ]; then',
+    '    read -r rp rs rb rd < "$1/runner"',
+    '    if ! proc_is "$rp" "$rs" "$rb"; then',
+    `      printf '@was %s\\n' "$(cat "$1/owner" 2>/dev/null)"`,
+    `      case "$rd" in /*) why=$(run_dir_safe "$rd" 2>&1) && reap "$rd" || printf '@unreaped %s\\n' "$why" ;; *) echo '@unreaped no run directory' ;; esac`,
+    '      rm -rf "$1"; return 1',
+    '    fi',
+    '  fi',
+    '  now=$(date +%s); m=$(stat -c %Y "$1/owner" 2>/dev/null || stat -c %Y "$1" 2>/dev/null || echo "$now"); age=$((now - m))',
+    `  [ "$age" -le ${Math.floor(staleAfterS)} ]`,
+    '}',
+    'others() {',
+    ...each(opts.conflicts, `rm -rf "$d"; echo "@conflict $o"; cat "$o/owner" 2>/dev/null; echo; exit 0`),
+    ...each(opts.also, `echo '@also'; cat "$o/owner" 2>/dev/null; echo`),
+    '  true',
+    '}',
+    `take() { mkdir "$d" 2>/dev/null && printf '%s\\n' ${shellQuote(owner)} > "$d/owner"; }`,
+    'if take; then others; echo acquired; exit 0; fi',
+    'if ! lock_held "$d"; then rm -rf "$d"; if take; then others; echo acquired; exit 0; fi; fi',
     `echo "held $age"; cat "$d/owner" 2>/dev/null; exit 0`,
   ].join('\n');
 }
 
+export interface TargetLockOptions {
+  staleAfterS?: number;
+  sudo?: boolean;
+  /** Said when another run holds this lock (default: one run at a time per target). */
+  rule?: string;
+  conflicts?: LockConflicts;
+  /** Locks whose other holders are named in `TargetLock.also`. */
+  also?: string[];
+}
+
 /**
- * Take the lock on the target, or refuse with a message naming the run that holds it. A lock this
- * run already holds (after a reconnect) is kept.
+ * Take the lock on the target, or refuse with a message naming the run that holds it (or holds one
+ * of `conflicts`). A lock this run already holds (after a reconnect) is kept.
  */
-export async function acquireTargetLock(session: TargetSession, dir: string, owner: LockOwner, opts: { staleAfterS?: number; sudo?: boolean } = {}): Promise<TargetLock> {
+export async function acquireTargetLock(session: TargetSession, dir: string, owner: LockOwner, opts: TargetLockOptions = {}): Promise<TargetLock> {
   const path = targetLockPath(dir);
   const mine = owner.host === hostname() && owner.pidStart === undefined ? { ...owner, pidStart: processStart(owner.pid) } : owner;
   const line = JSON.stringify(mine);
@@ -112,12 +149,16 @@ export async function acquireTargetLock(session: TargetSession, dir: string, own
   const sudo = opts.sudo === true;
   const exec = (script: string) => session.exec(asRoot(script, sudo), { timeoutMs: 30_000 });
   let said: string | undefined;
+  let also: LockOwner[] = [];
   for (let attempt = 0; ; attempt++) {
-    const r = await exec(acquireScript(path, line, staleAfterS));
+    const r = await exec(acquireScript(path, line, staleAfterS, { runId: owner.runId, conflicts: opts.conflicts?.words, also: opts.also }));
     const out = r.stdout.trim();
     if (r.code !== 0) throw new ApiError('internal', `cannot take the run lock ${path} on ${session.target}: ${r.stderr.trim() || out}`);
     const lines = out.split('\n');
     said = reaped(session.target, lines) ?? said;
+    const conflict = lines.findIndex((l) => l.startsWith('@conflict '));
+    if (conflict >= 0) throw busy(session.target, lines[conflict].slice(10), parseOwner(lines[conflict + 1] ?? ''), '', opts.conflicts!.rule);
+    also = lines.flatMap((l, i) => (l === '@also' ? [parseOwner(lines[i + 1] ?? '')].filter((o): o is LockOwner => o !== null) : []));
     if (lines.includes('acquired')) break;
     const heldAt = lines.findIndex((l) => l.startsWith('held '));
     const held = parseOwner(lines.slice(heldAt + 1).join('\n'));
@@ -129,11 +170,13 @@ export async function acquireTargetLock(session: TargetSession, dir: string, own
       await exec(`rm -rf ${shellQuote(path)}`);
       continue;
     }
-    throw busy(session.target, path, held);
+    throw busy(session.target, path, held, '', opts.rule);
   }
   const lock: TargetLock = {
     path,
+    paths: [path],
     ...(said ? { said } : {}),
+    ...(also.length ? { also } : {}),
     async refresh() {
       const r = await exec(`grep -qF ${shellQuote(`"runId":"${owner.runId}"`)} ${shellQuote(`${path}/owner`)} && touch ${shellQuote(`${path}/owner`)} && echo ok`);
       if (!r.stdout.includes('ok')) {
@@ -146,6 +189,63 @@ export async function acquireTargetLock(session: TargetSession, dir: string, own
     },
   };
   return lock;
+}
+
+/** Where a run's locks are on the target: its profile's directory, the host's, and the parent of every profile's. */
+export interface RunLockDirs {
+  profile: string;
+  host: string;
+  records: string;
+}
+
+/**
+ * A run's locks on its target (issue 24, item 8). Every run holds its server profile's lock (it
+ * restarts that mysqld). A run that changes host-wide settings (`hostWide`: the factors' labels) also
+ * holds the host's, and has the host to itself: it is refused while any other run goes on there, on
+ * any profile, and they are refused while it does. Runs that change only their own mysqld's settings
+ * may go on at once on two profiles, and say so.
+ */
+export async function acquireRunLock(session: TargetSession, dirs: RunLockDirs, owner: LockOwner, opts: { sudo?: boolean; staleAfterS?: number; hostWide: string[] }): Promise<TargetLock> {
+  const everyProfile = `${shellQuote(dirs.records.replace(/\/+$/, ''))}/*/${LOCK_NAME}`;
+  const hostLock = targetLockPath(dirs.host);
+  const base = { sudo: opts.sudo, staleAfterS: opts.staleAfterS };
+  if (!opts.hostWide.length) {
+    const p = await acquireTargetLock(session, dirs.profile, owner, {
+      ...base,
+      conflicts: { words: [shellQuote(hostLock)], rule: 'it changes host-wide settings there, which no other run may measure under' },
+      also: [everyProfile],
+    });
+    if (!p.also?.length) return p;
+    const files = [...new Set(p.also.map((o) => o.file))].join(', ');
+    const both = `${files} ${p.also.length > 1 ? 'run' : 'runs'} on ${session.target} too, on another server profile; it and this run change only their own mysqld's settings, so both go on at once (each may disturb the other's numbers)`;
+    return { ...p, said: [p.said, both].filter(Boolean).join('; ') };
+  }
+  const p = await acquireTargetLock(session, dirs.profile, owner, base);
+  try {
+    const changes = `this run changes host-wide settings (${opts.hostWide.join(', ')})`;
+    const h = await acquireTargetLock(session, dirs.host, owner, {
+      ...base,
+      rule: `${changes}, and one run at a time changes them per host`,
+      conflicts: { words: [everyProfile], rule: `${changes}, which would change them under it; a run that changes them has the host to itself` },
+    });
+    const said = [p.said, h.said].filter(Boolean).join('; ');
+    return {
+      path: p.path,
+      paths: [p.path, h.path],
+      ...(said ? { said } : {}),
+      refresh: async () => {
+        await p.refresh();
+        await h.refresh();
+      },
+      release: async () => {
+        await h.release();
+        await p.release();
+      },
+    };
+  } catch (e) {
+    await p.release().catch(() => {});
+    throw e;
+  }
 }
 
 /** What the lock script said of a gone runner it found holding the lock, for the run taking it to say. */
@@ -165,8 +265,8 @@ function reaped(target: string, lines: string[]): string | undefined {
   return `the detached run of ${file} held ${target}, but its runner (pid ${o?.pid ?? '?'}) is gone${why ? ` and its directory was not used (${why})` : ''}: its lock is taken over; the host settings it changed stay in the restore record`;
 }
 
-function busy(target: string, path: string, held: LockOwner | null, prefix = ''): ApiError {
+function busy(target: string, path: string, held: LockOwner | null, prefix = '', rule = 'one run at a time per target'): ApiError {
   if (!held) return new ApiError('busy', `${prefix}${target} is busy: another varlab run holds ${path} (being set up just now)`);
   const where = held.host === hostname() ? `pid ${held.pid}` : `pid ${held.pid} on ${held.host}`;
-  return new ApiError('busy', `${prefix}${target} is busy: ${held.file} is running there (${where}, since ${new Date(held.startedAt).toISOString()}); one run at a time per target. Wait for it to end or cancel it.`);
+  return new ApiError('busy', `${prefix}${target} is busy: ${held.file} is running there (${where}, since ${new Date(held.startedAt).toISOString()}); ${rule}. Wait for it to end or cancel it.`);
 }

@@ -7,6 +7,7 @@
 // is refused; and only files of known tunables are written back, never a path taken on trust.
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
+import { DEFAULT_STALE_AFTER_S, LOCK_NAME } from './lock.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { OWNED_SAFE, recordDir, restoreAllScript, RUNNER_ALIVE, type HostPaths, type Script } from './script.js';
 import { asRoot, shellQuote, sudoRefused, sudoWantsPassword } from './shell.js';
@@ -18,9 +19,18 @@ export function profileId(p: Pick<ServerProfile, 'kind' | 'datadir' | 'port' | '
   return `mysqld-${p.port}-${digest.slice(0, 10)}`;
 }
 
-/** The profile's own directory on the target (root's, 0700): the restore record, and beside it the run lock. */
+/** The profile's own directory on the target (root's, 0700): its run lock, and its detached runs (runs/). */
 export function profileDir(profile: Pick<ServerProfile, 'kind' | 'datadir' | 'port' | 'service'>, paths: HostPaths): string {
   return recordDir(paths, profileId(profile));
+}
+
+/**
+ * The host's own directory (root's, 0700): the restore record of host-wide settings, and beside it the
+ * host's lock (issue 24, item 8). One per host, whatever the server profile or the name the host is
+ * reached by: it lives on the host, beside the profiles' directories.
+ */
+export function hostDir(paths: HostPaths): string {
+  return recordDir(paths, 'host');
 }
 
 /** Run a script, as root through sudo -n when it says so, turning sudo's password demand into one clear error. */
@@ -35,7 +45,7 @@ export async function runScript(session: TargetSession, s: Script, what: string,
 }
 
 export async function restoreHost(session: TargetSession, profile: ServerProfile, paths: HostPaths): Promise<void> {
-  await runScript(session, restoreAllScript(profile, paths, profileDir(profile, paths), profile.sudo), 'restoring host settings from the restore record');
+  await runScript(session, restoreAllScript(profile, paths, hostDir(paths), profile.sudo), 'restoring host settings from the restore record');
 }
 
 export interface RecordEntry {
@@ -53,6 +63,10 @@ export async function readRestoreRecords(session: TargetSession, paths: HostPath
     `  owned_safe ${shellQuote(paths.records)} && owned_safe "$d" && owned_safe "$f" || continue`,
     // A detached run is going on there: its settings are in use, not left behind.
     `  live=; for p in "$d"/runs/*/pid; do [ -f "$p" ] && runner_alive "\${p%/pid}" "$(cat "$p")" && live=1; done; [ -n "$live" ] && continue`,
+    // A run holds the record's lock (the host's): its settings are in use. Refreshed lately, and its runner (if detached) is still that process.
+    `  l="$d/${LOCK_NAME}"; if [ -d "$l" ] && [ $(($(date +%s) - $(stat -c %Y "$l/owner" 2>/dev/null || echo 0))) -le ${DEFAULT_STALE_AFTER_S} ]; then`,
+    `    if [ -f "$l/runner" ]; then read -r rp rs rb rd < "$l/runner"; proc_is "$rp" "$rs" "$rb" && continue; else continue; fi`,
+    `  fi`,
     `  printf '@record %s\\n' "$d"; sed 's/^/@entry /' "$f"`,
     'done',
   ].join('\n');

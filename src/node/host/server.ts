@@ -10,7 +10,7 @@ import { checkProfile } from '../../common/profile.js';
 import { restartProcedure, verifyCell, type RestartProcedure } from '../../common/restart.js';
 import { sameValue } from '../../common/tunables/registry.js';
 import { probeHost } from './probe.js';
-import { profileDir, restoreHost, runScript } from './restore.js';
+import { hostDir, restoreHost, runScript } from './restore.js';
 import { hostPaths, parseReply, restartScript, stopScript, type HostPaths, type Reply, type Script } from './script.js';
 import { asRoot, sudoRefused, sudoWantsPassword } from './shell.js';
 import type { Prompter, ServerControl, StartedServer, TargetSession } from './types.js';
@@ -117,7 +117,7 @@ export function judgeStart(proc: RestartProcedure, targetFacts: Record<string, s
 export function createServerControl(session: TargetSession, profile: ServerProfile, opts: ServerControlOptions = {}): ServerControl & { readonly pid: number | null } {
   checkProfile(profile);
   const paths = hostPaths(opts.paths);
-  const dir = profileDir(profile, paths);
+  const dir = hostDir(paths);
   let host: HostFingerprint | undefined = opts.host;
   let password = opts.password;
   let pid: number | null = null;
