@@ -73,7 +73,8 @@ test('a detached runner killed by SIGKILL: status right after says it is gone, s
   const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
   const { started, step } = await detachAndKill(service, file, thp);
   const lock = join(started.dir, '../../varlab-run.lock');
-  assert.ok(existsSync(lock), 'the killed runner left its lock');
+  const hostLock = join(paths.records, 'host', 'varlab-run.lock');
+  assert.ok(existsSync(lock) && existsSync(hostLock), 'the killed runner left its locks (THP: the host\'s too)');
 
   // Right after: no waiting for the lock to go stale.
   const status = varlabSync(['status', file], env.varlabHome);
@@ -82,9 +83,12 @@ test('a detached runner killed by SIGKILL: status right after says it is gone, s
   assert.equal(readFileSync(thp, 'utf8').trim(), 'madvise', 'THP put back from the record');
   assert.ok(mysqldStopped(), 'mysqld stopped');
   assert.equal(await exited(step), true, "the runner's step is stopped");
-  assert.equal(existsSync(lock), false, 'the lock is let go');
+  assert.equal(existsSync(lock) || existsSync(hostLock), false, 'the locks are let go');
 
-  // attach brings the end in, with the same words, and removes the run's directory.
+  // attach brings the end in, with the same words, and removes the run's directory, and then this
+  // computer's record of launching it (nothing is left to reach).
+  const launched = join(env.varlabHome, 'launched', `${started.runId}.json`);
+  assert.ok(existsSync(launched), 'launch keeps its record');
   const attached = varlabSync(['attach', file], env.varlabHome);
   assert.equal(attached.code, 1, attached.stderr);
   assert.match(attached.stderr, /the run on .* failed after 0 of 3 restarts: the runner \(pid \d+\) is gone since .*restored from the record; results so far saved into/);
@@ -92,6 +96,7 @@ test('a detached runner killed by SIGKILL: status right after says it is gone, s
   assert.equal(state.lastState, 'failed');
   assert.equal(state.detached?.ended, true);
   assert.equal(existsSync(started.dir), false, "the run's directory is removed once its end is in the file");
+  assert.equal(existsSync(launched), false, 'the launch record is removed with it');
 });
 
 test('a detached runner killed by SIGKILL: a run of another file on that host goes ahead at once and says what it found and did', { timeout: 600_000 }, async () => {

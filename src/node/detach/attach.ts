@@ -31,7 +31,7 @@ import { readExperimentFile } from '../files.js';
 import type { Prompter, TargetSession } from '../host/types.js';
 import { acquireRunLocks } from '../runs/locks.js';
 import type { ImportContext } from './import.js';
-import { detachedAuth } from './launched.js';
+import { detachedAuth, forgetLaunch } from './launched.js';
 import { checkJournalRunDir } from './runner.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
@@ -656,6 +656,7 @@ class Follower {
           journal.appendAll([end]);
           this.apply(end);
           await this.save(true);
+          forgetLaunch(d.runId);
           return this.outcome('failed', true, message);
         }
         const records: JournalRecord[] = [...got.records];
@@ -727,6 +728,7 @@ class Follower {
         for (let i = 0; i < 40 && (await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state === 'running'; i++) await sleep(250);
         await cleanupTargetRun(own, this.d.dir, sudo);
         cleanedUp = (await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state === 'missing';
+        if (cleanedUp) forgetLaunch(this.d.runId);
       } finally {
         if (!session) await own.close().catch(() => {});
       }

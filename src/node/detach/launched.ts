@@ -10,7 +10,7 @@
 // Otherwise a detached run is reached as any target is: the command line's --identity and
 // --known-hosts, then the Hosts list's entry for the target, then ~/.ssh/config and the default keys;
 // host keys are always checked against the user's known_hosts and varlab's own (ssh/connect.ts).
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError, type TargetAuth } from '../../common/api.js';
 import { varlabHome, writeAtomic } from '../files.js';
@@ -34,6 +34,11 @@ const launchPath = (runId: string) => join(varlabHome(), 'launched', `${checkRun
 /** Written by launch once the runner is started (0600: it names the user's key files). */
 export async function rememberLaunch(r: LaunchRecord): Promise<void> {
   await writeAtomic(launchPath(r.runId), JSON.stringify(r, null, 2) + '\n', { mode: 0o600, dirMode: 0o700 });
+}
+
+/** The record goes once the run's end is in its file and its directory is removed from the target: nothing is left to reach. */
+export function forgetLaunch(runId: string): void {
+  rmSync(launchPath(runId), { force: true });
 }
 
 /** This machine's record of launching run `runId` on `target`, or null (none, another target, unreadable). */
