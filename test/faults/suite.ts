@@ -8,9 +8,9 @@
 // experiment files sit on a small tmpfs (a loop-mounted image where tmpfs may not be mounted) that
 // the disk-full fault fills. `npm run test:faults` runs the long form; test/integration/faults.test.ts
 // the short one. Every process started here is stopped by its pid.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync, ftruncateSync, fstatSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync, ftruncateSync, fstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { RunEvent } from '../../src/common/events.js';
@@ -19,9 +19,32 @@ import { buildPlan, seededRandom } from '../../src/common/plan.js';
 import { readJournalText, resultsFromJournal } from '../../src/common/records.js';
 import type { HostPaths } from '../../src/node/host/script.js';
 import { processRuns as running } from '../../src/node/process.js';
-import { startRunEnv, type RunEnv } from '../integration/run-env.js';
+import { startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
+import { DocumentService } from '../../src/node/documents/service.js';
+import { defaultHostLayer } from '../../src/node/engine/hostlayer.js';
+import { RunService } from '../../src/node/runs/service.js';
+import { attachDetached, detachedStatus } from '../../src/node/detach/attach.js';
+import type { HostFingerprint } from '../../src/common/host.js';
+import { startSshd } from '../../scripts/testenv/sshd.js';
+import { shipDetachedRun } from '../fixtures/shipped-run.js';
 
-export const FAULTS = ['ssh-session-killed', 'mysqld-killed-mid-query', 'mysqld-killed-mid-verify', 'server-fails-to-start', 'varlab-killed-and-restarted', 'drop-during-final-restore', 'journal-disk-full', 'disk-full-at-final-save', 'ssh-drop-during-setup'] as const;
+export const FAULTS = [
+  'ssh-session-killed',
+  'mysqld-killed-mid-query',
+  'mysqld-killed-mid-verify',
+  'server-fails-to-start',
+  'varlab-killed-and-restarted',
+  'drop-during-final-restore',
+  'journal-disk-full',
+  'disk-full-at-final-save',
+  'ssh-drop-during-setup',
+  'two-process-save',
+  'detached-runner-killed',
+  'two-profiles-one-host',
+  'shipped-journal-symlinked-run-dir',
+  'shipped-journal-dev-zero',
+  'shipped-journal-impostor-host-key',
+] as const;
 export type Fault = (typeof FAULTS)[number];
 
 export interface FaultRow {
@@ -54,6 +77,7 @@ const RUN_LIMIT_MS = 240_000;
 const PER_TRIAL = 3;
 
 interface Child {
+  file: string;
   proc: ChildProcess;
   events: RunEvent[];
   outcome: () => { state: string; code?: string; message?: string } | null;
@@ -229,6 +253,7 @@ class Lab {
       for (const w of waiters.splice(0)) w.resolve(null);
     });
     return {
+      file,
       proc,
       events,
       outcome: () => outcome,
@@ -339,6 +364,34 @@ class Lab {
   close(): void {
     for (const s of this.servers) s.close();
   }
+
+  get auth() {
+    return { identity: this.env.sshd.keyFile, knownHosts: this.env.sshd.knownHostsFile };
+  }
+
+  /** The run service in this process, on the suite's host files (detached runs, the second profile's runs). */
+  service(): RunService {
+    return new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(this.paths) });
+  }
+
+  /**
+   * The same sshd under a second name (ssh://root@localhost:PORT, as an ssh-config alias would be) with
+   * a second server profile registered for it: another port and data directory on the same host. It
+   * is never started: a run on it is refused before anything touches the host, or it fails.
+   */
+  secondProfile(): { target: string; auth: { identity: string; knownHosts: string } } {
+    const port = /:(\d+)$/.exec(this.env.sshd.target)![1];
+    const target = `ssh://root@localhost:${port}`;
+    const knownHosts = join(this.env.dir, 'known_hosts_localhost');
+    writeFileSync(knownHosts, readFileSync(this.env.sshd.knownHostsFile, 'utf8').replace(`[127.0.0.1]:${port}`, `[localhost]:${port}`));
+    const registry = join(this.env.varlabHome, 'profiles.json');
+    const profiles = JSON.parse(readFileSync(registry, 'utf8'));
+    const p = this.env.profile;
+    const other = join(this.env.dir, 'second-profile');
+    profiles[target] = { ...p, target, port: p.port + 1, datadir: join(other, 'data'), socket: join(other, 'mysqld.sock'), pidFile: join(other, 'mysqld.pid'), errorLog: join(other, 'error.log') };
+    writeFileSync(registry, JSON.stringify(profiles, null, 2));
+    return { target, auth: { identity: this.env.sshd.keyFile, knownHosts } };
+  }
 }
 
 function killPid(pid: number): void {
@@ -423,6 +476,19 @@ interface TrialPlan {
   workload?: (w: ExperimentDoc['design']['workload'], trial: string) => void;
   /** Injections this trial tries; returns how many it made. Called for each run of the trial in turn. */
   inject(run: Child, nth: number, rand: () => number, want: number): Promise<number>;
+  /** Before the trial's runs: faults injected outside them (a detached run), with what went wrong at once. The runs then finish the file. */
+  prelude?(file: string, rand: () => number): Promise<{ injected: number; problems: string[] }>;
+  /** After the trial, what it must also show (checked besides the file, journal and host). */
+  after?(file: string): string[];
+}
+
+/**
+ * A fault that is an attack, not an interruption (a shipped file and journal): `each` attempts, each
+ * survived when it did nothing it should not and said so; `setup` and `teardown` once per row.
+ */
+interface AttackPlan {
+  attacks: true;
+  setup(): Promise<{ attack(rand: () => number): Promise<string[]>; teardown(): Promise<string[]> }>;
 }
 
 const between = (rand: () => number, lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
@@ -445,7 +511,36 @@ async function atExecutions(run: Child, rand: () => number, want: number, maxDel
 /** Waits for the run's nth execution (counted in this run), or null when it ended first. */
 const nthExecution = (run: Child, n: number) => run.waitFor((_e, all) => executionsIn(all) >= n);
 
-function plans(lab: Lab): Record<Fault, TrialPlan> {
+/** Another process saves the file (edit.ts): resolves with its answer. */
+function editInAnotherProcess(file: string, description: string): Promise<{ saved: boolean; tries: number; message: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', 'test/faults/edit.ts', file, description], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    p.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    p.on('close', () => {
+      try {
+        resolve(JSON.parse(out.trim().split('\n').at(-1)!));
+      } catch {
+        resolve({ saved: false, tries: 0, message: `edit.ts said nothing readable: ${err.slice(-300)}` });
+      }
+    });
+  });
+}
+
+const textOf = (p: string) => {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+function plans(lab: Lab): Record<Fault, TrialPlan | AttackPlan> {
+  // two-process-save: the description the other process saved last, per file.
+  const edited = new Map<string, string>();
+  let second: ReturnType<Lab['secondProfile']> | null = null;
   return {
     'ssh-session-killed': {
       restartsPerCell: 1,
@@ -576,6 +671,210 @@ function plans(lab: Lab): Record<Fault, TrialPlan> {
         return 1;
       },
     },
+    'two-process-save': {
+      restartsPerCell: 1,
+      cells: 2,
+      // While the run saves its results into the file, another process saves the file (its description,
+      // on the revision it opened) at random executions. Both must be in the file at the end: every
+      // result (the check) and the other process's last description.
+      async inject(run, nth, rand, want) {
+        if (nth > 0) return 0;
+        let made = 0;
+        const points = Array.from({ length: Math.min(PER_TRIAL, want) }, () => between(rand, 1, 14)).sort((a, b) => a - b);
+        for (const [i, p] of points.entries()) {
+          if (!(await nthExecution(run, p))) break;
+          const description = `saved by another process, ${i + 1} of ${points.length}`;
+          const r = await editInAnotherProcess(run.file, description);
+          if (!r.saved) throw new Error(`the other process could not save ${run.file}: ${r.message}`);
+          edited.set(run.file, description);
+          made++;
+        }
+        return made;
+      },
+      after(file) {
+        const want = edited.get(file);
+        const got = (JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc).description;
+        return want === undefined || got === want ? [] : [`the other process's save is lost: the description is ${JSON.stringify(got)}, not ${JSON.stringify(want)}`];
+      },
+    },
+    'detached-runner-killed': {
+      restartsPerCell: 1,
+      cells: 2,
+      // The file is first run detached; its runner is SIGKILLed at a random point (what the OOM killer
+      // does). Right after, status or attach must say it is gone, and attach brings its end in and
+      // removes its directory (THP and the governor back, mysqld stopped, the locks free: the check
+      // after the runs sees the host files, and the runs that finish the file would be refused on a
+      // held lock). Then the file is run again, attached, to its end.
+      async prelude(file, rand) {
+        const service = lab.service();
+        const started = await service.detach({ file, auth: lab.auth, consent: async () => {}, waitS: 120 });
+        const journal = join(started.dir, 'journal');
+        const k = between(rand, 0, 14);
+        for (const end = Date.now() + 120_000; Date.now() < end; await sleep(20)) {
+          const t = textOf(journal);
+          if ((t.match(/^X /gm) ?? []).length >= k || /^E /m.test(t)) break;
+        }
+        await sleep(between(rand, 0, 300));
+        const wasEnding = /^E /m.test(textOf(journal));
+        const o = { prompt: async () => ({ accept: false }), documents: new DocumentService() };
+        if (!started.pid || !running(started.pid)) {
+          // It ended first: brought in, so the trial's runs find the file's run over.
+          await attachDetached(file, o);
+          return { injected: 0, problems: [] };
+        }
+        killPid(started.pid);
+        const problems: string[] = [];
+        const gone = /^the runner \(pid \d+\) is gone since .*; its mysqld is stopped and the host's settings are restored from the record$/;
+        if (rand() < 0.5) {
+          const st = await detachedStatus(file, o);
+          if (!wasEnding && (st.state !== 'failed' || !gone.test(st.message ?? ''))) problems.push(`status right after the kill: ${st.state}: ${st.message}`);
+        }
+        const a = await attachDetached(file, o);
+        if (!wasEnding && (a.state !== 'failed' || !gone.test(a.message ?? ''))) problems.push(`attach after the kill: ${a.state}: ${a.message}`);
+        if (!a.cleanedUp) problems.push(`attach did not remove the run's directory ${started.dir}`);
+        return { injected: 1, problems };
+      },
+      inject: () => Promise.resolve(0),
+    },
+    'two-profiles-one-host': {
+      restartsPerCell: 1,
+      cells: 2,
+      // While the run changes THP and the governor, a run of another file on a second server profile of
+      // the same host, reached by another name, starts at a random execution: whether it changes
+      // host-wide settings or only its mysqld's, it is refused naming the running file, and the record
+      // keeps the host's originals (the check: host files as before).
+      async inject(run, nth, rand, want) {
+        if (nth > 0) return 0;
+        second ??= lab.secondProfile();
+        let made = 0;
+        const points = Array.from({ length: Math.min(PER_TRIAL, want) }, () => between(rand, 1, 14)).sort((a, b) => a - b);
+        for (const [i, p] of points.entries()) {
+          if (!(await nthExecution(run, p))) break;
+          const hostWide = rand() < 0.5;
+          const other = lab.experiment(`${run.file.replace(/^.*\/|\.varlab\.json$/g, '')}-other-${i + 1}`, 1, 1, (w) => w);
+          const doc = JSON.parse(readFileSync(other, 'utf8')) as ExperimentDoc;
+          doc.design.target = second.target;
+          doc.design.factors = hostWide ? [{ tunable: 'thp', levels: ['never'] }] : [{ tunable: 'ahi', levels: ['off'] }];
+          doc.design.excludedCells = [];
+          writeFileSync(other, JSON.stringify(doc, null, 2));
+          if (run.proc.exitCode !== null) break;
+          const started = await lab.service().start({ file: other, auth: second.auth, consent: async () => {} });
+          const o = await started.done;
+          const name = run.file.replace(/^.*\//, '').replace(/[.]/g, '\\.');
+          const refused = o.state === 'failed' && new RegExp(`is busy: \\S*${name} is running there`).test(o.message ?? '');
+          // The run may have ended meanwhile: then the other run goes ahead (and fails: its server is not there).
+          if (!refused && run.proc.exitCode === null) throw new Error(`a ${hostWide ? 'THP' : 'mysqld-only'} run on the second profile was not refused: ${o.state}: ${o.message}`);
+          if (refused) made++;
+        }
+        return made;
+      },
+    },
+    'shipped-journal-symlinked-run-dir': {
+      attacks: true,
+      // A live detached run (the victim); a folder owned by another user of the target (mysql) whose
+      // runs/ links to the victim's runs directory; a shipped file and journal naming the victim's run
+      // id under it. Each attack is status, attach or cancel on the shipped file: refused by name, the
+      // victim's runner still running, its directory still there. At the end the victim is cancelled
+      // from its own file and the host is as before.
+      async setup() {
+        lab.freshHost();
+        const before = lab.hostFiles();
+        const victim = lab.experiment('victim', 3, 2, (w) => w);
+        const vd = JSON.parse(readFileSync(victim, 'utf8')) as ExperimentDoc;
+        vd.design.idleSeconds = 600;
+        writeFileSync(victim, JSON.stringify(vd, null, 2));
+        const started = await lab.service().detach({ file: victim, auth: lab.auth, consent: async () => {}, waitS: 120 });
+        const runs = join(started.dir, '..');
+        const planted = join(lab.env.dir, 'planted', 'mysqld-3306-0123456789');
+        mkdirSync(planted, { recursive: true });
+        execFileSync('chown', ['-R', 'mysql:mysql', join(lab.env.dir, 'planted')]);
+        execFileSync('ln', ['-s', runs, join(planted, 'runs')]);
+        execFileSync('chown', ['-h', 'mysql:mysql', join(planted, 'runs')]);
+        const host = JSON.parse(readFileSync(victim.replace(/\.json$/, '.journal.jsonl'), 'utf8').split('\n').find((l) => l.includes('"t":"host"'))!).host as HostFingerprint;
+        const shipped = shipDetachedRun({ dir: join(lab.env.dir, 'shipped-planted'), name: 'planted', target: lab.env.sshd.target, host, runId: started.runId, runDir: (id) => join(planted, 'runs', id) });
+        return {
+          async attack(rand) {
+            const command = ['status', 'attach', 'cancel'][between(rand, 0, 2)];
+            const r = varlabSync([command, shipped.file, '--identity', lab.env.sshd.keyFile, '--known-hosts', lab.env.sshd.knownHostsFile], lab.env.varlabHome);
+            const problems: string[] = [];
+            if (r.code === 0 || !/refusing .*: its real path is .* \(a symbolic link on the way\)/.test(r.stderr)) problems.push(`${command} was not refused by name (exit ${r.code}): ${r.stderr.slice(-300)}`);
+            if (!started.pid || !running(started.pid)) problems.push(`${command}: the victim's runner is gone`);
+            if (!existsSync(started.dir)) problems.push(`${command}: the victim's directory is gone`);
+            return problems;
+          },
+          async teardown() {
+            const problems: string[] = [];
+            const c = varlabSync(['cancel', victim], lab.env.varlabHome);
+            if (c.code !== 0) problems.push(`cancelling the victim from its own file: exit ${c.code}: ${c.stderr.slice(-300)}`);
+            lab.settleHost();
+            if (!isDeepStrictEqual(lab.hostFiles(), before)) problems.push('the host files differ from before the victim ran');
+            return problems;
+          },
+        };
+      },
+    },
+    'shipped-journal-dev-zero': {
+      attacks: true,
+      // A shipped journal naming /dev/zero as its key, its known_hosts or both; status, attach or cancel
+      // on it: the journal's files are not read (said), and the command ends at once, with no memory grown.
+      async setup() {
+        const host = JSON.parse(varlabSync(['probe', lab.env.sshd.target, '--identity', lab.env.sshd.keyFile, '--known-hosts', lab.env.sshd.knownHostsFile, '--json'], lab.env.varlabHome).stdout) as HostFingerprint;
+        // A user of this machine with no key of their own: nothing the journal names is read instead.
+        const home = join(lab.env.dir, 'zero-home');
+        mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
+        let n = 0;
+        return {
+          async attack(rand) {
+            const which = between(rand, 0, 2);
+            const auth = { ...(which !== 1 ? { identity: '/dev/zero' } : {}), ...(which !== 0 ? { knownHosts: '/dev/zero' } : {}) };
+            const shipped = shipDetachedRun({ dir: join(lab.env.dir, 'shipped-zero', String(++n)), name: 'zero', target: lab.env.sshd.target, host, auth });
+            const command = ['status', 'attach', 'cancel'][between(rand, 0, 2)];
+            const t0 = Date.now();
+            const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', command, shipped.file], { env: { ...process.env, HOME: home, VARLAB_HOME: join(home, 'varlab'), SSH_AUTH_SOCK: '' }, encoding: 'utf8', timeout: 60_000 });
+            const problems: string[] = [];
+            if (r.error || r.status === null) problems.push(`${command} did not end within 60 s (${r.error?.message ?? r.signal})`);
+            else if (!/named by the journal .* (is|are) not used/.test(r.stderr) || /not a regular file/.test(r.stderr)) problems.push(`${command} read the journal's /dev/zero or did not say it was not used (exit ${r.status}, ${Date.now() - t0} ms): ${r.stderr.slice(-300)}`);
+            return problems;
+          },
+          teardown: async () => [],
+        };
+      },
+    },
+    'shipped-journal-impostor-host-key': {
+      attacks: true,
+      // An sshd of its own, whose real host key the user's ~/.ssh/known_hosts holds, then switched to
+      // another key (an impostor at the same address); a shipped journal naming the client key and a
+      // known_hosts holding the impostor's key. status, attach or cancel: refused (the host key changed),
+      // and nothing logs in to the impostor.
+      async setup() {
+        const sshd = await startSshd();
+        const home = join(lab.env.dir, 'impostor-home');
+        mkdirSync(join(home, '.ssh'), { recursive: true, mode: 0o700 });
+        writeFileSync(join(home, '.ssh', 'known_hosts'), `[127.0.0.1]:${sshd.port} ${sshd.hostKey('ed25519').publicKey}\n`);
+        const host = JSON.parse(varlabSync(['probe', lab.env.sshd.target, '--identity', lab.env.sshd.keyFile, '--known-hosts', lab.env.sshd.knownHostsFile, '--json'], lab.env.varlabHome).stdout) as HostFingerprint;
+        await sshd.useHostKeys(['rsa']);
+        const impostorKnownHosts = join(lab.env.dir, 'impostor_known_hosts');
+        writeFileSync(impostorKnownHosts, `[127.0.0.1]:${sshd.port} ${sshd.hostKey('rsa').publicKey}\n`);
+        const logins = () => (sshd.log().match(/Accepted publickey/g) ?? []).length;
+        let n = 0;
+        return {
+          async attack(rand) {
+            const shipped = shipDetachedRun({ dir: join(lab.env.dir, 'shipped-impostor', String(++n)), name: 'teammate', target: sshd.target, host, auth: { identity: sshd.keyFile, knownHosts: impostorKnownHosts } });
+            const command = ['status', 'attach', 'cancel'][between(rand, 0, 2)];
+            const before = logins();
+            const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', command, shipped.file], { env: { ...process.env, HOME: home, VARLAB_HOME: join(home, 'varlab'), SSH_AUTH_SOCK: '' }, encoding: 'utf8', timeout: 120_000 });
+            const problems: string[] = [];
+            if (r.status !== 1 || !/REMOTE HOST IDENTIFICATION HAS CHANGED/.test(r.stderr)) problems.push(`${command} was not refused for the changed host key (exit ${r.status}): ${r.stderr.slice(-300)}`);
+            if (logins() !== before) problems.push(`${command} logged in to the impostor`);
+            return problems;
+          },
+          teardown: async () => {
+            await sshd.stop();
+            return [];
+          },
+        };
+      },
+    },
   };
 }
 
@@ -586,6 +885,9 @@ export async function runFaultSuite(opts: SuiteOptions): Promise<{ rows: FaultRo
   const env = await startRunEnv();
   const lab = new Lab(env);
   const rows: FaultRow[] = [];
+  // The runs made in this process (detached, on the second profile) find the sandbox's profile and keep their records where the children do.
+  const home = process.env.VARLAB_HOME;
+  process.env.VARLAB_HOME = env.varlabHome;
   try {
     lab.mountDisk();
     if (lab.diskProblem) log(`note: ${lab.diskProblem}`);
@@ -598,7 +900,30 @@ export async function runFaultSuite(opts: SuiteOptions): Promise<{ rows: FaultRo
         row.notInjected = lab.diskProblem;
         continue;
       }
-      const plan = all[fault];
+      const planned = all[fault];
+      if ('attacks' in planned) {
+        const a = await planned.setup();
+        try {
+          for (let i = 1; i <= opts.each && !opts.signal?.aborted; i++) {
+            const problems = await a.attack(rand);
+            row.trials++;
+            row.injected++;
+            if (!problems.length) row.survived++;
+            else row.problems.push(...problems.map((p) => `${fault} #${i}: ${p}`));
+            log(`  ${fault} #${i}: ${problems.length ? `NOT survived:\n    ${problems.join('\n    ')}` : 'survived'}`);
+          }
+        } finally {
+          const left = await a.teardown();
+          // What the row left behind undoes its last attack's survival.
+          if (left.length) {
+            if (row.survived === row.injected && row.survived > 0) row.survived--;
+            row.problems.push(...left.map((p) => `${fault}: ${p}`));
+            log(`  ${fault}: after the attacks: ${left.join('; ')}`);
+          }
+        }
+        continue;
+      }
+      const plan = planned;
       let fruitless = 0;
       while (row.injected < opts.each && fruitless < 8 && !opts.signal?.aborted) {
         const name = `t${++trialNo}-${fault}`;
@@ -608,6 +933,11 @@ export async function runFaultSuite(opts: SuiteOptions): Promise<{ rows: FaultRo
         let injected = 0;
         const hangs: string[] = [];
         let last: Child | null = null;
+        if (plan.prelude) {
+          const pre = await plan.prelude(file, rand).catch((e: Error) => ({ injected: 0, problems: [`the detached part failed: ${e.message}`] }));
+          injected += pre.injected;
+          hangs.push(...pre.problems);
+        }
         for (let nth = 0; nth < MAX_RUNS; nth++) {
           const run = lab.run(file);
           last = run;
@@ -638,7 +968,7 @@ export async function runFaultSuite(opts: SuiteOptions): Promise<{ rows: FaultRo
           continue;
         }
         fruitless = 0;
-        const problems = [...hangs, ...check(lab, file, before, last!)];
+        const problems = [...hangs, ...check(lab, file, before, last!), ...(plan.after?.(file) ?? [])];
         row.injected += injected;
         if (!problems.length) row.survived += injected;
         else row.problems.push(...problems.map((p) => `${name}: ${p}`));
@@ -649,6 +979,8 @@ export async function runFaultSuite(opts: SuiteOptions): Promise<{ rows: FaultRo
     }
     return { rows, disk: lab.diskKind };
   } finally {
+    if (home === undefined) delete process.env.VARLAB_HOME;
+    else process.env.VARLAB_HOME = home;
     lab.close();
     for (const pid of lab.serversRunning()) killPid(pid);
     try {

@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Design, ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
 import { buildPlan } from '../../src/common/plan.js';
@@ -403,3 +403,37 @@ test("a journal shipped beside a file names another folder as its detached run's
   assert.deepEqual(markers(), []);
 });
 
+
+test("a shipped journal whose run directory goes through a symlink and whose key and known_hosts are /dev/zero and a payload: status, attach and cancel refuse it, read nothing it names, run nothing there", { timeout: 300_000 }, async () => {
+  // The run's directory is a planted folder's runs/RUN_ID, runs/ a link to a folder of runs whose
+  // runner.sh would leave a marker if anything ran it (the end of a runner found gone runs it).
+  const runId = randomUUID();
+  const runs = join(M, 'linked-runs');
+  mkdirSync(join(runs, runId), { recursive: true });
+  writeFileSync(join(runs, runId, 'runner.sh'), `#!/bin/sh\ntouch ${M}/hit-runner-$1\ngone() {\n:\n}\n`);
+  writeFileSync(join(runs, runId, 'journal'), 'V 1 x 0 1\n');
+  writeFileSync(join(runs, runId, 'pid'), '1\n');
+  const planted = join(M, 'planted', 'mysqld-3306-0123456789');
+  mkdirSync(planted, { recursive: true });
+  symlinkSync(runs, join(planted, 'runs'));
+  const doc = quickstart();
+  doc.design.target = sshd.target;
+  doc.design.serverProfile = { ...fileProfile(), target: sshd.target };
+  const file = join(M, 'linked.varlab.json');
+  writeFileSync(file, JSON.stringify(doc));
+  const probed = await varlab(['probe', sshd.target, ...authArgs, '--json']);
+  assert.equal(probed.code, 0, probed.stderr);
+  const records = [
+    headerRecord(doc.design),
+    { t: 'host', at: Date.now(), host: JSON.parse(probed.stdout) },
+    { t: 'detached', at: Date.now(), runId, target: sshd.target, auth: { identity: '/dev/zero', knownHosts: `$(touch ${M}/hit-known-hosts)` }, dir: join(planted, 'runs', runId), supervisor: 'setsid' },
+  ];
+  writeFileSync(journalPath(file), records.map((r) => JSON.stringify(r) + '\n').join(''));
+  for (const command of ['status', 'attach', 'cancel']) {
+    const r = await varlab([command, file, ...authArgs]);
+    assert.equal(r.code, 1, `${command}: exit ${r.code}\n${r.stderr}`);
+    assert.match(r.stderr, /refusing .*linked-runs|refusing .*: its real path is .* \(a symbolic link on the way\)/, `${command}: ${r.stderr}`);
+  }
+  assert.ok(existsSync(join(runs, runId, 'runner.sh')), 'the folder is still there');
+  assert.deepEqual(markers(), []);
+});
