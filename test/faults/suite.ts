@@ -937,6 +937,8 @@ export async function runFaultSuite(opts: SuiteOptions): Promise<{ rows: FaultRo
           const pre = await plan.prelude(file, rand).catch((e: Error) => ({ injected: 0, problems: [`the detached part failed: ${e.message}`] }));
           injected += pre.injected;
           hangs.push(...pre.problems);
+          // As after every run: THP reads back as the kernel shows it (the next run records the original from it).
+          lab.settleHost();
         }
         for (let nth = 0; nth < MAX_RUNS; nth++) {
           const run = lab.run(file);
