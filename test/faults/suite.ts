@@ -754,7 +754,9 @@ function plans(lab: Lab): Record<Fault, TrialPlan | AttackPlan> {
           const other = lab.experiment(`${run.file.replace(/^.*\/|\.varlab\.json$/g, '')}-other-${i + 1}`, 1, 1, (w) => w);
           const doc = JSON.parse(readFileSync(other, 'utf8')) as ExperimentDoc;
           doc.design.target = second.target;
-          doc.design.factors = hostWide ? [{ tunable: 'thp', levels: ['never'] }] : [{ tunable: 'ahi', levels: ['off'] }];
+          // Host-wide through the governor: when the first run has just ended and this one goes ahead, the
+          // suite's plain THP file (not sysfs: it reads back unbracketed until settled) would be recorded wrong.
+          doc.design.factors = hostWide ? [{ tunable: 'governor', levels: ['performance'] }] : [{ tunable: 'ahi', levels: ['off'] }];
           doc.design.excludedCells = [];
           writeFileSync(other, JSON.stringify(doc, null, 2));
           if (run.proc.exitCode !== null) break;
@@ -763,7 +765,7 @@ function plans(lab: Lab): Record<Fault, TrialPlan | AttackPlan> {
           const name = run.file.replace(/^.*\//, '').replace(/[.]/g, '\\.');
           const refused = o.state === 'failed' && new RegExp(`is busy: \\S*${name} is running there`).test(o.message ?? '');
           // The run may have ended meanwhile: then the other run goes ahead (and fails: its server is not there).
-          if (!refused && run.proc.exitCode === null) throw new Error(`a ${hostWide ? 'THP' : 'mysqld-only'} run on the second profile was not refused: ${o.state}: ${o.message}`);
+          if (!refused && run.proc.exitCode === null) throw new Error(`a ${hostWide ? 'governor' : 'mysqld-only'} run on the second profile was not refused: ${o.state}: ${o.message}`);
           if (refused) made++;
         }
         return made;
