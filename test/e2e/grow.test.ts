@@ -7,39 +7,24 @@
 //     and the new ones after them;
 //   - that level removed again: the dialog names the restarts it removes, and the copy holds exactly
 //     those; the file keeps the rest.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { expandCells } from '../../src/common/plan.js';
-import { keepCells, quickstartCopy, startRunEnv, type RunEnv } from '../integration/run-env.js';
-import { launchBrowser, openApp, openFile, pageProblems, startApp, type TestApp } from './support.js';
+import { keepCells, quickstartCopy } from '../integration/run-env.js';
+import { openApp, openFile, pageProblems, runAppForTests } from './support.js';
 
 const OLD = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=on,ahi=off,preload=off,numa=default'];
 const NEW = ['aslr=on,ahi=on,preload=off,numa=bind:0', 'aslr=on,ahi=off,preload=off,numa=bind:0'];
 
-let env: RunEnv;
-let app: TestApp;
-let browser: Browser;
-
-before(async () => {
-  env = await startRunEnv();
-  app = await startApp();
-  const registry = JSON.parse(readFileSync(join(env.varlabHome, 'profiles.json'), 'utf8'));
-  writeFileSync(join(app.home, 'profiles.json'), JSON.stringify({ local: registry[env.sshd.target] }, null, 2));
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.stop();
-  await env?.stop();
-});
+const setup = runAppForTests();
 
 const onDisk = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
 
 test('rename a query, grow by a level and run only what is missing, trim it again: every measurement kept, no cell measured twice', { timeout: 600_000 }, async () => {
+  const { env, app, browser } = setup;
   const file = quickstartCopy(env, 'grow-ui', (d) => {
     keepCells(d, OLD);
     d.design.target = 'local';

@@ -3,45 +3,21 @@
 // comparison's interval against the ±E band and "at most k more rounds"), sees the run stop by itself
 // before its maximum and why; the file on disk keeps the rule and the stop, and Analysis gives the
 // rule's verdict.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
-import { keepCells, quickstartCopy, startRunEnv, type RunEnv } from '../integration/run-env.js';
-import { launchBrowser, openApp, openFile, pageProblems, startApp, type TestApp } from './support.js';
+import { keepCells, quickstartCopy } from '../integration/run-env.js';
+import { openApp, openFile, pageProblems, runAppForTests } from './support.js';
 
 // Two cells that differ only in the adaptive hash index: within ±50 % of each other for sure.
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=on,ahi=off,preload=off,numa=default'];
 
-let env: RunEnv;
-let app: TestApp;
-let browser: Browser;
-
-before(async () => {
-  env = await startRunEnv();
-  app = await startApp();
-  const registry = JSON.parse(readFileSync(join(env.varlabHome, 'profiles.json'), 'utf8'));
-  writeFileSync(join(app.home, 'profiles.json'), JSON.stringify({ local: registry[env.sshd.target] }, null, 2));
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  if (app) {
-    for (let i = 0; i < 600; i++) {
-      const st = await app.backend.call('run.status', {});
-      const active = st.ok ? st.value.filter((r) => r.state === 'running' || r.state === 'paused') : [];
-      if (!active.length) break;
-      for (const r of active) await app.backend.call('run.cancel', { runId: r.runId });
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  await app?.stop();
-  await env?.stop();
-});
+const setup = runAppForTests();
 
 test('"Stop when answered" in the Run view: the looks are shown as they come, the run stops by itself, the file and Analysis say where and why', { timeout: 900_000 }, async () => {
+  const { env, app, browser } = setup;
   const file = quickstartCopy(env, 'live-stop', (d: ExperimentDoc) => {
     keepCells(d, CELLS);
     d.design.target = 'local';

@@ -17,8 +17,9 @@ const none = z.strictObject({});
 const auth = z.strictObject({ identity: text.optional(), knownHosts: text.optional(), acceptNewHostKey: z.boolean().optional() });
 // The document's own rules are the experiment validator's (every handler that takes one runs it);
 // here only its shape as an object is checked, so a string or an array is refused by name.
-const doc = z.custom<ExperimentDoc>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected an experiment document (an object)');
-const design = z.custom<ExperimentDoc['design']>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected a design (an object)');
+const anObject = <T>(what: string) => z.custom<T>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), `expected ${what} (an object)`);
+const doc = anObject<ExperimentDoc>('an experiment document');
+const design = anObject<ExperimentDoc['design']>('a design');
 const port = z.number().int().min(1).max(65535);
 const runId = z.strictObject({ runId: nonEmpty });
 const exportArgs = {
@@ -62,7 +63,7 @@ export const ARGS = {
   }),
   'sandbox.remove': z.strictObject({ target: nonEmpty, auth: auth.optional() }),
   // A server profile is checked field by field by its own validator (profile.ts) in the handler.
-  'profile.register': z.strictObject({ target: nonEmpty, profile: z.custom<ArgsOf<'profile.register'>['profile']>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected a server profile (an object)'), replace: z.boolean().optional(), auth: auth.optional() }),
+  'profile.register': z.strictObject({ target: nonEmpty, profile: anObject<ArgsOf<'profile.register'>['profile']>('a server profile'), replace: z.boolean().optional(), auth: auth.optional() }),
   'profile.unregister': z.strictObject({ target: nonEmpty }),
   'server.check': z.strictObject({ target: nonEmpty, auth: auth.optional() }),
   'prompt.answer': z.strictObject({ id: nonEmpty, accept: z.boolean(), secret: text.optional(), remember: z.boolean().optional() }),
