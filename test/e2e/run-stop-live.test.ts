@@ -43,8 +43,9 @@ test('"Stop when answered" in the Run view: the looks are shown as they come, th
   await page.getByTestId('run-stop-look').filter({ hasText: /^Look at round 3 of at most 6/ }).waitFor({ timeout: 600_000 });
   const first = await page.getByTestId('run-stop').innerText();
   if (shots) await page.screenshot({ path: join(shots, 'run-stop-live-look.png'), fullPage: true });
-  // With 3 pairs the repeated interval is too wide for ±50 %: the run goes on to the next look.
-  assert.match(first, /Going on: at most 3 more rounds \(6 restarts\)|Stopping at round 3/, first);
+  // The look says what follows: the next look, or the stop. On a quiet host the first look can already
+  // decide (the run then stops at round 3 and the panel may show its end by the time it is read).
+  assert.match(first, /Going on: at most 3 more rounds \(6 restarts\)|Stopping at round 3|Stopped at round 3: /, first);
 
   await page.getByTestId('run-state').filter({ hasText: 'finished' }).waitFor({ timeout: 600_000 });
   const end = await page.getByTestId('run-stop-end').innerText();
