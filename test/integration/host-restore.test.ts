@@ -81,6 +81,18 @@ test('THP, the governor of every CPU and turbo are set, verified, saved first, a
   assert.equal(existsSync(record), false, 'the record is gone once everything is back');
 });
 
+test('a THP file that holds one word, not the kernel\'s bracketed list, is saved as that word and put back', async () => {
+  // What a container's stand-in or a test's private host file holds after a plain write (`madvise`).
+  freshTree();
+  put(THP, 'madvise');
+  await control.restart([f('thp')], { thp: 'never' });
+  assert.equal(read(THP), 'never');
+  assert.equal(read(record), `${THP}\tmadvise`, 'the original is the word itself, not an empty value');
+  await control.restore();
+  assert.equal(read(THP), 'madvise');
+  assert.equal(existsSync(record), false);
+});
+
 test('a neutral level puts the host setting back between restarts', async () => {
   freshTree();
   await control.restart([f('thp')], { thp: 'never' });

@@ -150,7 +150,8 @@ set_file() {
   [ -w "$1" ] || fail set "cannot write $1 (root needed)"
   rec_ready || fail record "cannot keep the restore record in $rec_dir"
   if ! { [ -f "$rec" ] && cut -f1 "$rec" | grep -qxF "$1"; }; then
-    if [ "$3" = bracketed ]; then cur=$(sed -n 's/.*\[\([a-z_]*\)\].*/\1/p' "$1"); else cur=$(cat "$1"); fi || fail set "cannot read $1"
+    # The kernel's list marks the current word ([madvise]); a file holding one word is that word (as the verify reads it).
+    if [ "$3" = bracketed ]; then cur=$(sed 's/.*\[\([a-z_]*\)\].*/\1/' "$1"); else cur=$(cat "$1"); fi || fail set "cannot read $1"
     ( umask 077; printf '%s\t%s\n' "$1" "$cur" >> "$rec" ) || fail record "cannot write $rec"
   fi
   printf '%s\n' "$2" > "$1" 2>/dev/null || fail set "cannot write $1 (root needed)"
