@@ -21,6 +21,7 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { quickstartCopy, running, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
 import { hostDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
+import { hostFileValue, THP_FILE } from '../../src/common/tunables/registry.js';
 import { launchBrowser, openApp, openFile, pageProblems, startApp, startWebServer, type TestApp } from './support.js';
 
 const QUERIES = 5;
@@ -319,8 +320,9 @@ test('the WebSocket cut mid-run: the UI says it is reconnecting, and ends showin
 });
 
 test('SIGTERM to the browser-mode server mid-run stops the sandbox mysqld and empties the restore record', { timeout: 600_000 }, async () => {
-  const thp = '/sys/kernel/mm/transparent_hugepage/enabled';
-  const original = /\[(\w+)\]/.exec(readFileSync(thp, 'utf8'))?.[1];
+  const thp = `${hostPaths().sys}/${THP_FILE.path}`;
+  const thpNow = () => hostFileValue(THP_FILE, readFileSync(thp, 'utf8'));
+  const original = thpNow();
   assert.ok(original, 'THP is readable here');
   const other = original === 'never' ? 'madvise' : 'never';
   // A host-wide setting, so the restore record has something to put back.
@@ -342,7 +344,7 @@ test('SIGTERM to the browser-mode server mid-run stops the sandbox mysqld and em
     await page.getByTestId('run-executions').filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 120_000 });
     const mysqld = await mysqldPid();
     assert.ok(running(mysqld), 'the sandbox mysqld runs');
-    assert.match(readFileSync(thp, 'utf8'), new RegExp(`\\[${other}\\]`), 'the run changed THP');
+    assert.equal(thpNow(), other, 'the run changed THP');
     assert.match(readFileSync(record, 'utf8'), new RegExp(`${thp}\\t${original}`), 'and saved the original in the restore record');
 
     assert.equal(await server.stop('SIGTERM'), 0, server.output());
@@ -350,7 +352,7 @@ test('SIGTERM to the browser-mode server mid-run stops the sandbox mysqld and em
     assert.equal(running(mysqld), false, `mysqld ${mysqld} was stopped`);
     assert.equal(running(await mysqldPid()), false, 'no mysqld is left running');
     assert.ok(!existsSync(record) || readFileSync(record, 'utf8').trim() === '', 'the restore record is empty');
-    assert.match(readFileSync(thp, 'utf8'), new RegExp(`\\[${original}\\]`), 'THP is back as it was');
+    assert.equal(thpNow(), original, 'THP is back as it was');
     await page.close();
   } finally {
     await server.stop('SIGKILL');

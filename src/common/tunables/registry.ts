@@ -39,6 +39,15 @@ export function turboFile(host: HostFingerprint): HostFile | null {
 
 // ---- verification helpers ----
 
+/**
+ * The value a host file holds: the kernel's list marks the current word (`always [madvise] never`);
+ * a file holding one word (a container's stand-in) is that word, as the restore record's script reads it.
+ */
+export function hostFileValue(file: Pick<HostFile, 'read'>, text: string): string {
+  const line = text.trim();
+  return file.read === 'bracketed' ? (/\[(\w+)\]/.exec(line)?.[1] ?? line) : line;
+}
+
 /** ADDR_NO_RANDOMIZE in <linux/personality.h>. */
 export const ADDR_NO_RANDOMIZE = 0x0040000;
 
@@ -128,7 +137,7 @@ function hostFileTunable(
       const file = fileOf(host);
       if (!file) return verdict(level === neutral, missing);
       const raw = lines(facts[`file:${file.id}`]);
-      const values = [...new Set(raw.map((l) => (file.read === 'bracketed' ? (/\[(\w+)\]/.exec(l)?.[1] ?? l) : l)))];
+      const values = [...new Set(raw.map((l) => hostFileValue(file, l)))];
       const observed = values.length ? `${file.path}: ${values.join(', ')}` : `${file.path}: not present on this host`;
       if (level === neutral) return verdict(true, observed);
       return verdict(values.length === 1 && values[0] === value(level, file), observed);
