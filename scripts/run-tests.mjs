@@ -1,41 +1,34 @@
 // Runs the test suites with Node's own test runner (TypeScript through tsx), each file in its own
-// process, in two lanes at the same time:
-//   - the host lane, one file at a time: the integration and end-to-end files that run experiments on
-//     this machine through the sandbox sshd. Their runs set and verify the machine's own ASLR, THP and
-//     governor (/proc/sys, /sys), which are global: two at once would verify each other's settings.
-//   - the side lane, as many files at a time as there are cores: the unit files, and the integration and
-//     end-to-end files that neither change nor read those settings (BESIDE below).
-// A file not named in BESIDE runs in the host lane, so a new test file is safe by default.
-// Each lane's report is Node's spec reporter, printed whole when the lane ends, with its own closing
-// summary; then the slowest tests and files, and one combined closing line `N passed, N failed`.
+// process:
+//   - the unit files: one runner, as many files at a time as there are cores.
+//   - the integration and end-to-end files: a pool, several at a time, each in a private host of its
+//     own (scripts/testenv/private-host.ts: a mount namespace in which ASLR, THP, the governor, turbo
+//     and /var/lib/varlab are the file's own copies). A run sets and verifies those host-wide settings,
+//     so two files on the machine's real ones would verify each other's; in private hosts they are
+//     like files run on separate machines. The few files in REAL_HOST run on the machine's real files
+//     instead, one at a time among themselves, so the kernel's own files stay tested.
+//   - where a private host cannot be made (no root, no mount namespaces), every integration and
+//     end-to-end file runs on the real host, one at a time, and the first line says why.
+// Each file's report is Node's spec reporter, printed whole when everything has ended; live, one line
+// per finished file; then the slowest tests and files, and one closing line `N passed, N failed`.
 //
-// Usage: node scripts/run-tests.mjs [--quick] [unit|integration|e2e ...]
-//   --quick: the unit files and the fast integration files (QUICK below), the side lane only.
-//   VARLAB_TEST_CONCURRENCY: files at a time in the side lane (default: the number of cores).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+// Usage: node scripts/run-tests.mjs [--quick] [unit|integration|e2e|FILE ...]
+//   --quick: the unit files and the fast integration files (QUICK below).
+//   VARLAB_TEST_CONCURRENCY: unit files at a time (default: the number of cores).
+//   VARLAB_TEST_FILES_AT_ONCE: integration and end-to-end files at a time (default: cores + 1: most of
+//     their time is spent waiting for a server to start or a query loop over SSH).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 
-// Integration and end-to-end files that can run beside the host lane: no run on this machine's real
-// /proc/sys or /sys (host-restore and faults inject their host paths), no assertion on what they hold.
-const BESIDE = new Set([
-  'test/integration/browser-mode.test.ts',
-  'test/integration/browser-mode-hostile.test.ts',
-  'test/integration/detach-runner.test.ts',
-  'test/integration/faults.test.ts',
-  'test/integration/host-restore.test.ts',
-  'test/integration/keychain.test.ts',
-  'test/integration/sandbox-space.test.ts',
-  'test/integration/ssh-shell.test.ts',
-  'test/e2e/analysis-view.test.ts',
-  'test/e2e/designer.test.ts',
-  'test/e2e/export.test.ts',
-  'test/e2e/files.test.ts',
-  'test/e2e/hosts-run-on.test.ts',
-  'test/e2e/run-view-no-webgl.test.ts',
-  'test/e2e/start.test.ts',
+// Files that run on this machine's real host files: the probe read against the kernel's own files, and
+// one whole run that sets, verifies and restores them where the kernel parses every write.
+const REAL_HOST = new Set([
+  'test/integration/host-probe.test.ts',
+  'test/integration/host-local.test.ts',
+  'test/integration/run-quickstart.test.ts',
 ]);
 
 // `npm run test:quick`: the integration files that take seconds (no experiment run, no Chromium).
@@ -53,6 +46,7 @@ const quick = args.includes('--quick');
 const named = args.filter((a) => a !== '--quick');
 const suites = named.length ? named : ['unit', 'integration', 'e2e'];
 let files = suites.flatMap((s) => {
+  if (s.endsWith('.test.ts')) return existsSync(s) ? [s] : [];
   const dir = join('test', s);
   return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join(dir, f)) : [];
 });
@@ -62,14 +56,23 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const beside = (f) => f.startsWith('test/unit/') || BESIDE.has(f);
-const cores = Number(process.env.VARLAB_TEST_CONCURRENCY) || availableParallelism();
-const lanes = [
-  // The files of the side lane that are not unit files go first: they are the longest (faults), so the
-  // unit files fill in around them.
-  { name: 'side', concurrency: cores, files: [...files.filter((f) => beside(f) && !f.startsWith('test/unit/')), ...files.filter((f) => f.startsWith('test/unit/'))] },
-  { name: 'host', concurrency: 1, files: files.filter((f) => !beside(f)) },
-].filter((l) => l.files.length > 0);
+const cores = availableParallelism();
+const unitFiles = files.filter((f) => f.startsWith('test/unit/'));
+const hostFiles = files.filter((f) => !f.startsWith('test/unit/'));
+
+// A private host needs mount namespaces (root): tried once, for real, before any file relies on it.
+const privateScript = hostFiles.length ? spawnSync(process.execPath, ['--import', 'tsx', 'scripts/testenv/private-host.ts'], { encoding: 'utf8' }).stdout : '';
+const out = mkdtempSync(join(tmpdir(), 'varlab-tests-'));
+function privateHostReason() {
+  if (!privateScript) return 'scripts/testenv/private-host.ts printed no script';
+  const d = join(out, 'probe');
+  mkdirSync(d);
+  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', privateScript, 'private-host', d, 'true'], { encoding: 'utf8' });
+  if (r.error) return `unshare: ${r.error.message}`;
+  return r.status === 0 ? null : `unshare --mount failed: ${(r.stderr || '').trim().split('\n')[0]}`;
+}
+const noPrivate = hostFiles.length ? privateHostReason() : null;
+const atOnce = noPrivate ? 1 : Number(process.env.VARLAB_TEST_FILES_AT_ONCE) || cores + 1;
 
 // The bundled command line (dist/cli.js, what `npm test` has just built) starts in a third of the time
 // tsx takes to compile src/ at every spawn; the tests use it when it is newer than every source file
@@ -85,20 +88,35 @@ function newestUnder(dir) {
 const built = existsSync('dist/cli.js') && statSync('dist/cli.js').mtimeMs >= newestUnder('src');
 if (built) process.env.VARLAB_TEST_CLI = 'built';
 
-const out = mkdtempSync(join(tmpdir(), 'varlab-tests-'));
 const started = Date.now();
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
-console.log(`${built ? 'varlab as built in dist/' : 'varlab compiled from src/ (dist/ is older)'}; ${files.length} test files: ${lanes.map((l) => `${l.files.length} in the ${l.name} lane (${l.concurrency} at a time)`).join(', ')}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+console.log(`${built ? 'varlab as built in dist/' : 'varlab compiled from src/ (dist/ is older)'}; ${files.length} test files: `
+  + `${unitFiles.length} unit files (${Number(process.env.VARLAB_TEST_CONCURRENCY) || cores} at a time), `
+  + `${hostFiles.length} integration and end-to-end files (${noPrivate ? `1 at a time on the real host: no private hosts here, ${noPrivate}` : `${atOnce} at a time, each in a private host; ${hostFiles.filter((f) => REAL_HOST.has(f)).length} on the real host`}); load average ${load()}`);
 
-/** One runner process: spec report to a file, the times reporter's JSON lines read as they come. */
-function runLane(lane) {
-  const specFile = join(out, `${lane.name}.spec.txt`);
-  const argv = ['--import', 'tsx', '--test', `--test-concurrency=${lane.concurrency}`,
+// Stop the runners with us (Ctrl-C, or CI's timeout): they stop their files' processes in turn.
+const children = [];
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    for (const c of children) if (c.exitCode === null) c.kill(sig);
+    process.exitCode = 130;
+  });
+}
+
+/**
+ * One Node test runner process over `list`: spec report to a file, the times reporter's JSON lines read
+ * as they come. `wrap` puts words before the node command (the private host's unshare).
+ */
+function runner(name, list, concurrency, wrap = []) {
+  const specFile = join(out, `${name.replace(/[^\w.-]/g, '_')}.spec.txt`);
+  const argv = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`,
     '--test-reporter=spec', `--test-reporter-destination=${specFile}`,
-    '--test-reporter=./scripts/test-times.mjs', '--test-reporter-destination=stdout', ...lane.files];
-  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    '--test-reporter=./scripts/test-times.mjs', '--test-reporter-destination=stdout', ...list];
+  const [cmd, ...cmdArgs] = [...wrap, process.execPath, ...argv];
+  const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
-  const result = { lane, specFile, tests: [], fileTimes: [], summary: {}, code: 1 };
+  const result = { name, specFile, tests: [], fileTimes: [], summary: {}, code: 1 };
   createInterface({ input: child.stdout }).on('line', (line) => {
     let e;
     try {
@@ -110,7 +128,7 @@ function runLane(lane) {
     if (e.kind === 'file') {
       const file = relative(process.cwd(), e.file);
       result.fileTimes.push({ file, ms: e.ms });
-      console.log(`${e.ok ? '✔' : '✖'} ${file} (${secs(e.ms)}, ${lane.name} lane, ${secs(Date.now() - started)} in)`);
+      console.log(`${e.ok ? '✔' : '✖'} ${file} (${secs(e.ms)}, ${secs(Date.now() - started)} in)`);
     } else if (e.kind === 'test') result.tests.push({ ...e, file: relative(process.cwd(), e.file) });
     else if (e.kind === 'summary') result.summary[e.key] = e.value;
   });
@@ -122,21 +140,46 @@ function runLane(lane) {
   });
 }
 
-// Stop the runners with us (Ctrl-C, or CI's timeout): they stop their files' processes in turn.
-const children = [];
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => {
-    for (const c of children) if (c.exitCode === null) c.kill(sig);
-    process.exitCode = 130;
-  });
+/** One integration or end-to-end file, in a private host of its own unless it is a real-host file. */
+function runHostFile(file) {
+  if (noPrivate || REAL_HOST.has(file)) return runner(file, [file], 1);
+  const d = mkdtempSync(join(out, 'host-'));
+  return runner(file, [file], 1, ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', privateScript, 'private-host', d]).finally(() => rmSync(d, { recursive: true, force: true }));
 }
 
-const results = await Promise.all(lanes.map(async (lane) => {
-  const r = await runLane(lane);
-  console.log(`\n── ${lane.name} lane: ${lane.files.length} files in ${secs(Date.now() - started)} ──`);
-  process.stdout.write(existsSync(r.specFile) ? readFileSync(r.specFile, 'utf8') : '(no report)\n');
-  return r;
-}));
+/** The pool: `atOnce` files at a time, and never two on the real host at once. */
+async function runHostFiles() {
+  const queue = [...hostFiles];
+  const results = [];
+  let realBusy = false;
+  const realHost = (f) => noPrivate || REAL_HOST.has(f);
+  const waiting = [];
+  const wake = () => waiting.splice(0).forEach((r) => r());
+  const worker = async () => {
+    for (;;) {
+      const i = queue.findIndex((f) => !(realHost(f) && realBusy));
+      if (i < 0) {
+        if (queue.length === 0) return;
+        await new Promise((r) => waiting.push(r));
+        continue;
+      }
+      const [file] = queue.splice(i, 1);
+      if (realHost(file)) realBusy = true;
+      results.push(await runHostFile(file));
+      if (realHost(file)) realBusy = false;
+      wake();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, hostFiles.length) }, worker));
+  return results;
+}
+
+const [unit, hosts] = await Promise.all([
+  unitFiles.length ? runner('unit', unitFiles, Number(process.env.VARLAB_TEST_CONCURRENCY) || cores).then((r) => [r]) : [],
+  runHostFiles(),
+]);
+const results = [...unit, ...hosts.sort((a, b) => a.name.localeCompare(b.name))];
+for (const r of results) process.stdout.write(existsSync(r.specFile) ? readFileSync(r.specFile, 'utf8') : `(no report from ${r.name})\n`);
 rmSync(out, { recursive: true, force: true });
 
 const top = (rows, n) => rows.sort((a, b) => b.ms - a.ms).slice(0, n);
@@ -147,8 +190,9 @@ for (const f of top(results.flatMap((r) => r.fileTimes), 10)) console.log(`  ${s
 
 const sum = (key) => results.reduce((s, r) => s + (r.summary[key] ?? 0), 0);
 // A runner that ended without its summary (killed, crashed) counts as one failure, so it cannot pass.
-const lost = results.filter((r) => r.summary.pass === undefined).length;
-const failed = sum('fail') + sum('cancelled') + lost;
-console.log(`\n${files.length} files in ${secs(Date.now() - started)}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+const lost = results.filter((r) => r.summary.pass === undefined);
+for (const r of lost) console.log(`✖ ${r.name}: its runner ended (exit ${r.code}) without a summary`);
+const failed = sum('fail') + sum('cancelled') + lost.length;
+console.log(`\n${files.length} files in ${secs(Date.now() - started)}, load average ${load()}`);
 console.log(`${sum('pass')} passed, ${failed} failed`);
 process.exit(failed > 0 || results.some((r) => r.code !== 0) ? 1 : 0);
