@@ -141,7 +141,9 @@ export function restartProcedure(input: ProcedureInput): RestartProcedure {
   const facts = new Map<string, Fact>();
   for (const c of tunables) for (const f of c.kind.facts(c.level, ctxOf(c, host, builds))) facts.set(factKey(f), f);
   const factorVariables = new Set([...facts.values()].filter((f) => f.kind === 'variable').map((f) => (f as { name: string }).name));
-  const options = profileOptions(profile).filter((o) => !factorVariables.has(o.variable));
+  // An option given twice is mysqld's last one: only that one is judged (the earlier one is not in effect by design).
+  const all = profileOptions(profile);
+  const options = all.filter((o, i) => !factorVariables.has(o.variable) && !all.slice(i + 1).some((later) => later.variable === o.variable));
   steps.push({ kind: 'verify', facts: [...facts.values()], options });
   if (cell.some((c) => c.kind.kind === 'step' && c.kind.step(c.level) === 'preload')) steps.push({ kind: 'preload', schemas: input.schemas ?? [] });
   if (input.workload) steps.push({ kind: 'workload' });

@@ -16,6 +16,7 @@ import type { HostPaths } from '../../src/node/host/script.js';
 import { launchDetached, pullTargetJournal, signalCancel, cleanupTargetRun } from '../../src/node/detach/target.js';
 import { alive, exited, startRunEnv, type RunEnv } from './run-env.js';
 import { EXACT_TIMER_OPTIONS } from '../../src/node/workloads/queries.js';
+import { profileOptions } from '../../src/common/profile.js';
 
 let env: RunEnv;
 let session: TargetSession;
@@ -60,13 +61,15 @@ function design(edit: (d: Design) => void = () => {}): Design {
 
 /** Read and import the target journal until the run ended (as attach does), from the offset held. */
 async function follow(d: Design, dir: string, fold: JournalFold, untilMs = 240_000): Promise<{ offset: number; message?: string }> {
-  const control = createServerControl(session, env.profile, { paths });
+  // The design's own profile: the run's options are judged against it when its journal is imported.
+  const profile = d.serverProfile ?? env.profile;
+  const control = createServerControl(session, profile, { paths });
   const host = await control.host();
   const plan = buildPlan(d);
   let offset = 0;
   for (const until = Date.now() + untilMs; Date.now() < until; ) {
     const state = fold.state();
-    const got = await pullTargetJournal(session, dir, false, offset, { design: d, plan, profile: env.profile, host, target: env.sshd.target, open: state.interrupted.map((i) => i.seq), timer: state.timer?.source });
+    const got = await pullTargetJournal(session, dir, false, offset, { design: d, plan, profile, host, target: env.sshd.target, open: state.interrupted.map((i) => i.seq), timer: state.timer?.source });
     let message: string | undefined;
     for (const rec of got.records) {
       fold.apply(rec);
@@ -112,6 +115,18 @@ for (const [timer, args] of [
       assert.equal(r.status, 'ok', `${r.cell}: ${r.reason}`);
       assert.ok(r.checks.length === 2 && r.checks.every((c) => c.ok), JSON.stringify(r.checks));
       assert.equal(r.checks.find((c) => c.tunable === 'aslr')?.level, r.cell.includes('aslr=off') ? 'off' : 'on');
+      // Every server option of the profile is read back on the target, performance_schema's consumers from
+      // setup_consumers as the attached run reads them; with performance_schema off there is nothing to
+      // read them from, and they say so.
+      const options = r.options ?? [];
+      assert.deepEqual(new Set(options.map((o) => o.tunable)), new Set(profileOptions(profile).map((o) => o.variable)));
+      const consumers = options.filter((o) => o.tunable.startsWith('performance_schema_consumer_'));
+      assert.equal(consumers.length, 3);
+      for (const o of options) {
+        if (timer === 'profiling' && consumers.includes(o)) assert.deepEqual([o.ok, o.verifiable], [true, false], JSON.stringify(o));
+        else assert.deepEqual([o.ok, o.verifiable], [true, undefined], JSON.stringify(o));
+      }
+      if (timer === 'performance_schema') assert.deepEqual(consumers.map((o) => o.observed), consumers.map((o) => `performance_schema.setup_consumers ${o.tunable.slice('performance_schema_consumer_'.length)} ENABLED = YES`));
       assert.deepEqual(r.queries.map((q) => [q.query, q.values.length, q.source]), d.workload.queries.map((q) => [q.name, 3, timer]));
       for (const q of r.queries) assert.ok(q.values.every((v) => v > 0 && v < 60_000), `${q.values}`);
     }

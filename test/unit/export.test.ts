@@ -6,6 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { executionsCsv, exportContext, markdownReport, restartsCsv, summaryCsv, ExportError } from '../../src/common/export/index.js';
 import { buildFigures } from '../../src/common/figures/index.js';
 import { finishedQuickstart, QUOTED_QUERY } from '../fixtures/export-experiment.js';
+import { checkExperiment } from '../../src/common/experiment/validate.js';
 
 const rowsOf = (csv: string) => parse(csv, { columns: true }) as Record<string, string>[];
 
@@ -179,4 +180,17 @@ test('an option nothing reads back is "set, not verifiable" in the report and in
   const rows = rowsOf(restartsCsv(ctx));
   assert.equal(rows.find((x) => x.restart === String(restarts[0].seq))!.verified, 'set, not verifiable');
   assert.equal(rows.find((x) => x.restart === String(restarts[1].seq))!.verified, 'false', 'a check not in effect still says false');
+});
+
+test('the file keeps "set, not verifiable" as the schema\'s own field: false, or nothing; anything else is refused', () => {
+  const doc = finishedQuickstart();
+  const r = doc.results!.restarts[0];
+  r.options = [{ tunable: 'varlab_no_such_option', level: '1', ok: true, verifiable: false, observed: 'set, not verifiable' }];
+  assert.deepEqual(checkExperiment(JSON.parse(JSON.stringify(doc))).problems, []);
+  for (const bad of [true, 'no']) {
+    (r.options[0] as { verifiable: unknown }).verifiable = bad;
+    const { problems } = checkExperiment(JSON.parse(JSON.stringify(doc)));
+    assert.equal(problems.length, 1, JSON.stringify(problems));
+    assert.match(problems[0], /results\.restarts\[0\]\.options\[0\]\.verifiable/);
+  }
 });

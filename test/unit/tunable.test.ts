@@ -165,6 +165,12 @@ test('verification: each level judged from the facts the script and the server s
   assert.deepEqual(wrong.filter((c) => !c.ok).map((c) => `${c.tunable}: ${c.observed}`), ['cpubind: Cpus_allowed_list 0-7', 'ahi: @@innodb_adaptive_hash_index = unknown variable']);
 });
 
+test('an option given twice is judged as mysqld takes it, by its last value: the earlier one is not "not in effect"', () => {
+  const p = { ...profile, extraArgs: ['--performance-schema=ON', '--innodb-buffer-pool-size=512M', '--performance-schema=OFF'] };
+  const verify = proc({ aslr: 'off' }, undefined, p).steps.find((s) => s.kind === 'verify')!;
+  assert.deepEqual(verify.kind === 'verify' && verify.options.map((o) => `${o.variable}=${o.value}`), ['innodb_buffer_pool_size=512M', 'performance_schema=OFF']);
+});
+
 const restartProcedureChecks = (pr: RestartProcedure, facts: Record<string, string | null>) => verifyCell(pr, facts, host);
 
 test('a start failure: the cause in one line, and whether it would repeat', () => {

@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -2509,7 +2509,7 @@ return errors === 0;
 const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
 const schema28 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema29 = {"type":"number","minimum":0,"maximum":1000000000000000};
-const schema40 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"observed":{"type":"string","maxLength":10000}}}};
+const schema40 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
 const schema46 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3698,11 +3698,9 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data36.observed !== undefined){
-let data40 = data36.observed;
-if(typeof data40 === "string"){
-if(func2(data40) > 10000){
-const err99 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data36.verifiable !== undefined){
+if(false !== data36.verifiable){
+const err99 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -3712,8 +3710,11 @@ vErrors.push(err99);
 errors++;
 }
 }
-else {
-const err100 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data36.observed !== undefined){
+let data41 = data36.observed;
+if(typeof data41 === "string"){
+if(func2(data41) > 10000){
+const err100 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -3723,9 +3724,8 @@ vErrors.push(err100);
 errors++;
 }
 }
-}
 else {
-const err101 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err101 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -3737,7 +3737,7 @@ errors++;
 }
 }
 else {
-const err102 = {instancePath:instancePath+"/restarts/" + i3+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err102 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -3747,15 +3747,9 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data26.options !== undefined){
-let data41 = data26.options;
-if(Array.isArray(data41)){
-const len5 = data41.length;
-for(let i5=0; i5<len5; i5++){
-let data42 = data41[i5];
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-if(data42.tunable === undefined){
-const err103 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+}
+else {
+const err103 = {instancePath:instancePath+"/restarts/" + i3+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -3764,8 +3758,16 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(data42.level === undefined){
-const err104 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+if(data26.options !== undefined){
+let data42 = data26.options;
+if(Array.isArray(data42)){
+const len5 = data42.length;
+for(let i5=0; i5<len5; i5++){
+let data43 = data42[i5];
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(data43.tunable === undefined){
+const err104 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -3774,8 +3776,8 @@ vErrors.push(err104);
 }
 errors++;
 }
-if(data42.ok === undefined){
-const err105 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+if(data43.level === undefined){
+const err105 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -3784,8 +3786,8 @@ vErrors.push(err105);
 }
 errors++;
 }
-if(data42.observed === undefined){
-const err106 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+if(data43.ok === undefined){
+const err106 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -3794,11 +3796,8 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(data42.tunable !== undefined){
-let data43 = data42.tunable;
-if(typeof data43 === "string"){
-if(func2(data43) > 200){
-const err107 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data43.observed === undefined){
+const err107 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -3807,9 +3806,11 @@ vErrors.push(err107);
 }
 errors++;
 }
-}
-else {
-const err108 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.tunable !== undefined){
+let data44 = data43.tunable;
+if(typeof data44 === "string"){
+if(func2(data44) > 200){
+const err108 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -3819,11 +3820,8 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data42.level !== undefined){
-let data44 = data42.level;
-if(typeof data44 === "string"){
-if(func2(data44) > 300){
-const err109 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+else {
+const err109 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -3833,8 +3831,11 @@ vErrors.push(err109);
 errors++;
 }
 }
-else {
-const err110 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.level !== undefined){
+let data45 = data43.level;
+if(typeof data45 === "string"){
+if(func2(data45) > 300){
+const err110 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -3844,9 +3845,8 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data42.ok !== undefined){
-if(typeof data42.ok !== "boolean"){
-const err111 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err111 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -3856,11 +3856,9 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data42.observed !== undefined){
-let data46 = data42.observed;
-if(typeof data46 === "string"){
-if(func2(data46) > 10000){
-const err112 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data43.ok !== undefined){
+if(typeof data43.ok !== "boolean"){
+const err112 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -3870,8 +3868,9 @@ vErrors.push(err112);
 errors++;
 }
 }
-else {
-const err113 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.verifiable !== undefined){
+if(false !== data43.verifiable){
+const err113 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -3881,9 +3880,11 @@ vErrors.push(err113);
 errors++;
 }
 }
-}
-else {
-const err114 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data43.observed !== undefined){
+let data48 = data43.observed;
+if(typeof data48 === "string"){
+if(func2(data48) > 10000){
+const err114 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -3893,9 +3894,8 @@ vErrors.push(err114);
 errors++;
 }
 }
-}
 else {
-const err115 = {instancePath:instancePath+"/restarts/" + i3+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err115 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -3905,14 +3905,9 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(data26.preload !== undefined){
-let data47 = data26.preload;
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-if(data47.tables !== undefined){
-let data48 = data47.tables;
-if(typeof data48 == "number"){
-if(data48 > 1000000000000000 || isNaN(data48)){
-const err116 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err116 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -3921,8 +3916,10 @@ vErrors.push(err116);
 }
 errors++;
 }
-if(data48 < 0 || isNaN(data48)){
-const err117 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err117 = {instancePath:instancePath+"/restarts/" + i3+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -3932,8 +3929,14 @@ vErrors.push(err117);
 errors++;
 }
 }
-else {
-const err118 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data26.preload !== undefined){
+let data49 = data26.preload;
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.tables !== undefined){
+let data50 = data49.tables;
+if(typeof data50 == "number"){
+if(data50 > 1000000000000000 || isNaN(data50)){
+const err118 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -3942,12 +3945,8 @@ vErrors.push(err118);
 }
 errors++;
 }
-}
-if(data47.indexes !== undefined){
-let data49 = data47.indexes;
-if(typeof data49 == "number"){
-if(data49 > 1000000000000000 || isNaN(data49)){
-const err119 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data50 < 0 || isNaN(data50)){
+const err119 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -3956,8 +3955,9 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(data49 < 0 || isNaN(data49)){
-const err120 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err120 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -3967,8 +3967,11 @@ vErrors.push(err120);
 errors++;
 }
 }
-else {
-const err121 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data49.indexes !== undefined){
+let data51 = data49.indexes;
+if(typeof data51 == "number"){
+if(data51 > 1000000000000000 || isNaN(data51)){
+const err121 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -3977,12 +3980,8 @@ vErrors.push(err121);
 }
 errors++;
 }
-}
-if(data47.rows !== undefined){
-let data50 = data47.rows;
-if(typeof data50 == "number"){
-if(data50 > 1000000000000000 || isNaN(data50)){
-const err122 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data51 < 0 || isNaN(data51)){
+const err122 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -3991,8 +3990,9 @@ vErrors.push(err122);
 }
 errors++;
 }
-if(data50 < 0 || isNaN(data50)){
-const err123 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err123 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -4002,8 +4002,11 @@ vErrors.push(err123);
 errors++;
 }
 }
-else {
-const err124 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data49.rows !== undefined){
+let data52 = data49.rows;
+if(typeof data52 == "number"){
+if(data52 > 1000000000000000 || isNaN(data52)){
+const err124 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -4012,12 +4015,8 @@ vErrors.push(err124);
 }
 errors++;
 }
-}
-if(data47.ms !== undefined){
-let data51 = data47.ms;
-if(typeof data51 == "number"){
-if(data51 > 1000000000000000 || isNaN(data51)){
-const err125 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data52 < 0 || isNaN(data52)){
+const err125 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -4026,8 +4025,9 @@ vErrors.push(err125);
 }
 errors++;
 }
-if(data51 < 0 || isNaN(data51)){
-const err126 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err126 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -4037,8 +4037,11 @@ vErrors.push(err126);
 errors++;
 }
 }
-else {
-const err127 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data49.ms !== undefined){
+let data53 = data49.ms;
+if(typeof data53 == "number"){
+if(data53 > 1000000000000000 || isNaN(data53)){
+const err127 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -4047,10 +4050,8 @@ vErrors.push(err127);
 }
 errors++;
 }
-}
-}
-else {
-const err128 = {instancePath:instancePath+"/restarts/" + i3+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data53 < 0 || isNaN(data53)){
+const err128 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -4060,15 +4061,8 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(data26.queries !== undefined){
-let data52 = data26.queries;
-if(Array.isArray(data52)){
-const len6 = data52.length;
-for(let i6=0; i6<len6; i6++){
-let data53 = data52[i6];
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-if(data53.query === undefined){
-const err129 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+else {
+const err129 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -4077,8 +4071,10 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data53.unit === undefined){
-const err130 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+}
+}
+else {
+const err130 = {instancePath:instancePath+"/restarts/" + i3+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -4087,8 +4083,16 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(data53.source === undefined){
-const err131 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+if(data26.queries !== undefined){
+let data54 = data26.queries;
+if(Array.isArray(data54)){
+const len6 = data54.length;
+for(let i6=0; i6<len6; i6++){
+let data55 = data54[i6];
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+if(data55.query === undefined){
+const err131 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -4097,8 +4101,8 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data53.values === undefined){
-const err132 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+if(data55.unit === undefined){
+const err132 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -4107,11 +4111,8 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(data53.query !== undefined){
-let data54 = data53.query;
-if(typeof data54 === "string"){
-if(func2(data54) > 200){
-const err133 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data55.source === undefined){
+const err133 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -4120,9 +4121,8 @@ vErrors.push(err133);
 }
 errors++;
 }
-}
-else {
-const err134 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data55.values === undefined){
+const err134 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -4131,12 +4131,11 @@ vErrors.push(err134);
 }
 errors++;
 }
-}
-if(data53.unit !== undefined){
-let data55 = data53.unit;
-if(typeof data55 === "string"){
-if(func2(data55) > 40){
-const err135 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+if(data55.query !== undefined){
+let data56 = data55.query;
+if(typeof data56 === "string"){
+if(func2(data56) > 200){
+const err135 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -4147,7 +4146,7 @@ errors++;
 }
 }
 else {
-const err136 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err136 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -4157,10 +4156,11 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data53.source !== undefined){
-let data56 = data53.source;
-if(!(((((data56 === "performance_schema") || (data56 === "profiling")) || (data56 === "client")) || (data56 === "sysbench")) || (data56 === "regex"))){
-const err137 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(data55.unit !== undefined){
+let data57 = data55.unit;
+if(typeof data57 === "string"){
+if(func2(data57) > 40){
+const err137 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -4170,15 +4170,8 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(data53.values !== undefined){
-let data57 = data53.values;
-if(Array.isArray(data57)){
-const len7 = data57.length;
-for(let i7=0; i7<len7; i7++){
-let data58 = data57[i7];
-if(typeof data58 == "number"){
-if(data58 > 1000000000000000 || isNaN(data58)){
-const err138 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err138 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -4187,8 +4180,11 @@ vErrors.push(err138);
 }
 errors++;
 }
-if(data58 < -1000000000000000 || isNaN(data58)){
-const err139 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+if(data55.source !== undefined){
+let data58 = data55.source;
+if(!(((((data58 === "performance_schema") || (data58 === "profiling")) || (data58 === "client")) || (data58 === "sysbench")) || (data58 === "regex"))){
+const err139 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -4198,8 +4194,15 @@ vErrors.push(err139);
 errors++;
 }
 }
-else {
-const err140 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data55.values !== undefined){
+let data59 = data55.values;
+if(Array.isArray(data59)){
+const len7 = data59.length;
+for(let i7=0; i7<len7; i7++){
+let data60 = data59[i7];
+if(typeof data60 == "number"){
+if(data60 > 1000000000000000 || isNaN(data60)){
+const err140 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -4208,10 +4211,8 @@ vErrors.push(err140);
 }
 errors++;
 }
-}
-}
-else {
-const err141 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data60 < -1000000000000000 || isNaN(data60)){
+const err141 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -4221,15 +4222,8 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(data53.client !== undefined){
-let data59 = data53.client;
-if(Array.isArray(data59)){
-const len8 = data59.length;
-for(let i8=0; i8<len8; i8++){
-let data60 = data59[i8];
-if(typeof data60 == "number"){
-if(data60 > 1000000000000000 || isNaN(data60)){
-const err142 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err142 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -4238,8 +4232,10 @@ vErrors.push(err142);
 }
 errors++;
 }
-if(data60 < -1000000000000000 || isNaN(data60)){
-const err143 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+}
+else {
+const err143 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -4249,8 +4245,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-else {
-const err144 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data55.client !== undefined){
+let data61 = data55.client;
+if(Array.isArray(data61)){
+const len8 = data61.length;
+for(let i8=0; i8<len8; i8++){
+let data62 = data61[i8];
+if(typeof data62 == "number"){
+if(data62 > 1000000000000000 || isNaN(data62)){
+const err144 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -4259,10 +4262,8 @@ vErrors.push(err144);
 }
 errors++;
 }
-}
-}
-else {
-const err145 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data62 < -1000000000000000 || isNaN(data62)){
+const err145 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -4272,9 +4273,8 @@ vErrors.push(err145);
 errors++;
 }
 }
-}
 else {
-const err146 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err146 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -4286,7 +4286,7 @@ errors++;
 }
 }
 else {
-const err147 = {instancePath:instancePath+"/restarts/" + i3+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err147 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -4296,15 +4296,9 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(data26.intervals !== undefined){
-let data61 = data26.intervals;
-if(Array.isArray(data61)){
-const len9 = data61.length;
-for(let i9=0; i9<len9; i9++){
-let data62 = data61[i9];
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
-if(data62.rep === undefined){
-const err148 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
+}
+else {
+const err148 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -4313,8 +4307,10 @@ vErrors.push(err148);
 }
 errors++;
 }
-if(data62.second === undefined){
-const err149 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
+}
+}
+else {
+const err149 = {instancePath:instancePath+"/restarts/" + i3+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -4323,8 +4319,16 @@ vErrors.push(err149);
 }
 errors++;
 }
-if(data62.threads === undefined){
-const err150 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
+}
+if(data26.intervals !== undefined){
+let data63 = data26.intervals;
+if(Array.isArray(data63)){
+const len9 = data63.length;
+for(let i9=0; i9<len9; i9++){
+let data64 = data63[i9];
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.rep === undefined){
+const err150 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -4333,8 +4337,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(data62.tps === undefined){
-const err151 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
+if(data64.second === undefined){
+const err151 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -4343,8 +4347,8 @@ vErrors.push(err151);
 }
 errors++;
 }
-if(data62.qps === undefined){
-const err152 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
+if(data64.threads === undefined){
+const err152 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -4353,10 +4357,8 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(data62.rep !== undefined){
-let data63 = data62.rep;
-if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
-const err153 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data64.tps === undefined){
+const err153 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -4365,9 +4367,8 @@ vErrors.push(err153);
 }
 errors++;
 }
-if(typeof data63 == "number"){
-if(data63 > 1000000000 || isNaN(data63)){
-const err154 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data64.qps === undefined){
+const err154 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -4376,8 +4377,10 @@ vErrors.push(err154);
 }
 errors++;
 }
-if(data63 < 1 || isNaN(data63)){
-const err155 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data64.rep !== undefined){
+let data65 = data64.rep;
+if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
+const err155 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -4386,13 +4389,9 @@ vErrors.push(err155);
 }
 errors++;
 }
-}
-}
-if(data62.second !== undefined){
-let data64 = data62.second;
-if(typeof data64 == "number"){
-if(data64 > 1000000000000000 || isNaN(data64)){
-const err156 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(typeof data65 == "number"){
+if(data65 > 1000000000 || isNaN(data65)){
+const err156 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -4401,8 +4400,8 @@ vErrors.push(err156);
 }
 errors++;
 }
-if(data64 < 0 || isNaN(data64)){
-const err157 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data65 < 1 || isNaN(data65)){
+const err157 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -4412,8 +4411,12 @@ vErrors.push(err157);
 errors++;
 }
 }
-else {
-const err158 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data64.second !== undefined){
+let data66 = data64.second;
+if(typeof data66 == "number"){
+if(data66 > 1000000000000000 || isNaN(data66)){
+const err158 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -4422,12 +4425,8 @@ vErrors.push(err158);
 }
 errors++;
 }
-}
-if(data62.threads !== undefined){
-let data65 = data62.threads;
-if(typeof data65 == "number"){
-if(data65 > 1000000000000000 || isNaN(data65)){
-const err159 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data66 < 0 || isNaN(data66)){
+const err159 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -4436,8 +4435,9 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(data65 < 0 || isNaN(data65)){
-const err160 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err160 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -4447,8 +4447,11 @@ vErrors.push(err160);
 errors++;
 }
 }
-else {
-const err161 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data64.threads !== undefined){
+let data67 = data64.threads;
+if(typeof data67 == "number"){
+if(data67 > 1000000000000000 || isNaN(data67)){
+const err161 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -4457,12 +4460,8 @@ vErrors.push(err161);
 }
 errors++;
 }
-}
-if(data62.tps !== undefined){
-let data66 = data62.tps;
-if(typeof data66 == "number"){
-if(data66 > 1000000000000000 || isNaN(data66)){
-const err162 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data67 < 0 || isNaN(data67)){
+const err162 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -4471,8 +4470,9 @@ vErrors.push(err162);
 }
 errors++;
 }
-if(data66 < 0 || isNaN(data66)){
-const err163 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err163 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -4482,8 +4482,11 @@ vErrors.push(err163);
 errors++;
 }
 }
-else {
-const err164 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data64.tps !== undefined){
+let data68 = data64.tps;
+if(typeof data68 == "number"){
+if(data68 > 1000000000000000 || isNaN(data68)){
+const err164 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -4492,12 +4495,8 @@ vErrors.push(err164);
 }
 errors++;
 }
-}
-if(data62.qps !== undefined){
-let data67 = data62.qps;
-if(typeof data67 == "number"){
-if(data67 > 1000000000000000 || isNaN(data67)){
-const err165 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data68 < 0 || isNaN(data68)){
+const err165 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -4506,8 +4505,9 @@ vErrors.push(err165);
 }
 errors++;
 }
-if(data67 < 0 || isNaN(data67)){
-const err166 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err166 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -4517,8 +4517,11 @@ vErrors.push(err166);
 errors++;
 }
 }
-else {
-const err167 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data64.qps !== undefined){
+let data69 = data64.qps;
+if(typeof data69 == "number"){
+if(data69 > 1000000000000000 || isNaN(data69)){
+const err167 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -4527,12 +4530,8 @@ vErrors.push(err167);
 }
 errors++;
 }
-}
-if(data62.latencyMs !== undefined){
-let data68 = data62.latencyMs;
-if(typeof data68 == "number"){
-if(data68 > 1000000000000000 || isNaN(data68)){
-const err168 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data69 < 0 || isNaN(data69)){
+const err168 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -4541,8 +4540,9 @@ vErrors.push(err168);
 }
 errors++;
 }
-if(data68 < 0 || isNaN(data68)){
-const err169 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err169 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -4552,8 +4552,11 @@ vErrors.push(err169);
 errors++;
 }
 }
-else {
-const err170 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data64.latencyMs !== undefined){
+let data70 = data64.latencyMs;
+if(typeof data70 == "number"){
+if(data70 > 1000000000000000 || isNaN(data70)){
+const err170 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -4562,12 +4565,8 @@ vErrors.push(err170);
 }
 errors++;
 }
-}
-if(data62.percentile !== undefined){
-let data69 = data62.percentile;
-if(typeof data69 == "number"){
-if(data69 > 100 || isNaN(data69)){
-const err171 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data70 < 0 || isNaN(data70)){
+const err171 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -4576,8 +4575,9 @@ vErrors.push(err171);
 }
 errors++;
 }
-if(data69 < 0 || isNaN(data69)){
-const err172 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err172 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -4587,8 +4587,11 @@ vErrors.push(err172);
 errors++;
 }
 }
-else {
-const err173 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data64.percentile !== undefined){
+let data71 = data64.percentile;
+if(typeof data71 == "number"){
+if(data71 > 100 || isNaN(data71)){
+const err173 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -4597,12 +4600,8 @@ vErrors.push(err173);
 }
 errors++;
 }
-}
-if(data62.errPerSec !== undefined){
-let data70 = data62.errPerSec;
-if(typeof data70 == "number"){
-if(data70 > 1000000000000000 || isNaN(data70)){
-const err174 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data71 < 0 || isNaN(data71)){
+const err174 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -4611,8 +4610,9 @@ vErrors.push(err174);
 }
 errors++;
 }
-if(data70 < 0 || isNaN(data70)){
-const err175 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err175 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -4622,8 +4622,11 @@ vErrors.push(err175);
 errors++;
 }
 }
-else {
-const err176 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data64.errPerSec !== undefined){
+let data72 = data64.errPerSec;
+if(typeof data72 == "number"){
+if(data72 > 1000000000000000 || isNaN(data72)){
+const err176 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -4632,10 +4635,8 @@ vErrors.push(err176);
 }
 errors++;
 }
-}
-}
-else {
-const err177 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data72 < 0 || isNaN(data72)){
+const err177 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -4645,9 +4646,8 @@ vErrors.push(err177);
 errors++;
 }
 }
-}
 else {
-const err178 = {instancePath:instancePath+"/restarts/" + i3+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err178 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -4659,7 +4659,7 @@ errors++;
 }
 }
 else {
-const err179 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err179 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -4671,7 +4671,7 @@ errors++;
 }
 }
 else {
-const err180 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err180 = {instancePath:instancePath+"/restarts/" + i3+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -4683,12 +4683,36 @@ errors++;
 }
 }
 else {
-const err181 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err181 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err181];
 }
 else {
 vErrors.push(err181);
+}
+errors++;
+}
+}
+}
+else {
+const err182 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err182];
+}
+else {
+vErrors.push(err182);
+}
+errors++;
+}
+}
+}
+else {
+const err183 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err183];
+}
+else {
+vErrors.push(err183);
 }
 errors++;
 }

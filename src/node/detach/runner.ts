@@ -23,7 +23,7 @@ import { assertPath } from '../../common/profile.js';
 import type { RestartProcedure } from '../../common/restart.js';
 import { preloadListSql } from '../host/preload.js';
 import { HELPERS, restartScript, restoreAllScript, RUNNER_ALIVE, stopScript, type HostPaths } from '../host/script.js';
-import { verifyVariables } from '../host/server.js';
+import { CONSUMER, CONSUMERS_SQL, verifyVariables } from '../host/server.js';
 import { shellQuote } from '../host/shell.js';
 import { commandLine } from '../workloads/runners.js';
 import { splitStatements } from '../workloads/setup.js';
@@ -242,6 +242,8 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
       `# cell ${n}: ${proc.cell.map((c) => `${c.key}=${c.level}`).join(', ').replace(/[^\x20-\x7e]/g, '?') || '(no factors)'}`,
       `cell_${n}() { (\n${script}) }`,
       `vars_${n}() { printf '%s' ${q(varsSql)}; }`,
+      // performance_schema consumers are read back from setup_consumers, as the attached run reads them.
+      `cons_${n}() { printf '%s' ${q(vars.some((v) => v.startsWith(CONSUMER)) ? CONSUMERS_SQL : '')}; }`,
       `preload_${n}=${preload ? 1 : ''}`,
       // Which data directory the cell's server runs on (its build's, or 0 for the profile's): each is set up once.
       `data_${n}=${procs.findIndex((p) => dataName(p) === dataName(proc)) + 1}`,
@@ -492,6 +494,10 @@ run_restart() { # $1 seq, $2 cell
     if [ -n "$q" ] && ! v=$(sql -e "$q" 2> "$DIR/vars.err"); then
       lost "$DIR/vars.err" && r=2 || finish failed msg "$(errline "$DIR/vars.err" | b64)"
     fi
+    # A consumer that cannot be read (performance_schema unreadable) stays "set, not verifiable", as attached.
+    q=$("cons_$2")
+    if [ "$r" = 0 ] && [ -n "$q" ] && c=$(sql -e "$q" 2> /dev/null); then v="$v
+$c"; fi
     [ "$r" = 0 ] && jr "F $(ms) $1 $(b64 < "$DIR/reply") $(printf '%s' "$v" | b64)"
     ck
     if [ "$r" = 0 ] && eval "[ -n \"\$preload_$2\" ]"; then

@@ -74,14 +74,20 @@ export function startFailure(target: string, profile: ServerProfile, sudo: boole
 export const CONSUMER = 'performance_schema_consumer_';
 
 /**
+ * Every performance_schema consumer under the name its option reads as (`performance_schema_consumer_<name>`)
+ * and YES or NO: two columns, as SHOW GLOBAL VARIABLES gives them (the detached runner reads it with the client).
+ */
+export const CONSUMERS_SQL = `SELECT CONCAT('${CONSUMER}', REPLACE(LOWER(NAME), '-', '_')) AS n, ENABLED AS e FROM performance_schema.setup_consumers`;
+
+/**
  * The performance_schema consumers the profile's options set, as judgeStart reads them
  * (`performance_schema_consumer_<name>` → YES or NO); none where performance_schema cannot be read.
  */
 export async function consumerStates(conn: Connection, names: string[]): Promise<Record<string, string>> {
   if (!names.some((n) => n.startsWith(CONSUMER))) return {};
   try {
-    const [rows] = await conn.query<RowDataPacket[]>('SELECT NAME AS n, ENABLED AS e FROM performance_schema.setup_consumers');
-    return Object.fromEntries(rows.map((r) => [CONSUMER + String(r.n).toLowerCase().replace(/-/g, '_'), String(r.e)]));
+    const [rows] = await conn.query<RowDataPacket[]>(CONSUMERS_SQL);
+    return Object.fromEntries(rows.map((r) => [String(r.n), String(r.e)]));
   } catch {
     return {};
   }
