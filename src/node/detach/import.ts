@@ -23,6 +23,7 @@ import type { HostFingerprint } from '../../common/host.js';
 import type { ScheduledRestart } from '../../common/plan.js';
 import type { JournalRecord, RecordOf } from '../../common/records.js';
 import { restartProcedure, verifyFailure } from '../../common/restart.js';
+import { interruptedMessage, startFailuresMessage } from '../../common/restart-policy.js';
 import { runnerGone, RESTORED_AFTER_GONE } from '../host/lock.js';
 import { parseReply } from '../host/script.js';
 import { judgeStart, startFailure } from '../host/server.js';
@@ -89,8 +90,12 @@ function endMessage(state: string, why: string[], ctx: ImportContext): string | 
   if (state === 'cancelled') return CANCELLED_MESSAGE;
   const [kind, ...a] = why;
   switch (kind) {
-    case 'start':
-      return startFailure(ctx.target, ctx.profile, false, { code: int(a[1]), stderr: text(a[3]) }, parseReply(text(a[2]))).message;
+    case 'start': {
+      // The count of starts that failed in a row, last (a runner of before it gave none: one).
+      const last = startFailure(ctx.target, ctx.profile, false, { code: int(a[1]), stderr: text(a[3]) }, parseReply(text(a[2]))).message;
+      const inARow = a[4] ? int(a[4]) : 1;
+      return inARow > 1 ? startFailuresMessage(inARow, last) : last;
+    }
     case 'query':
       return clientError(text(a[1]));
     case 'setup':
@@ -108,7 +113,7 @@ function endMessage(state: string, why: string[], ctx: ImportContext): string | 
     case 'command':
       return `the benchmark command exited with ${int(a[1])}: ${text(a[2]).trim().split('\n').join(' | ')}`;
     case 'lost':
-      return `restart ${a[0]} (${cellOf(int(a[0]))}) was interrupted ${int(a[1])} times; last: ${(a[2] && text(a[2])) || 'the connection to mysqld was lost during this restart'}`;
+      return interruptedMessage(int(a[0]), cellOf(int(a[0])), int(a[1]), (a[2] && text(a[2])) || 'the connection to mysqld was lost during this restart');
     case 'msg':
       return a.map(text).filter(Boolean).join('. ') || 'the runner failed and said nothing';
     case 'gone':
@@ -179,6 +184,16 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
           records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'verify-failed', reason });
           open.delete(seq);
         }
+        break;
+      }
+      case 'S': {
+        // A start that failed: the restart's result, as an attached run records it (common/restart-policy.ts).
+        if (!open.has(seq)) break;
+        const e = startFailure(ctx.target, ctx.profile, false, { code: int(f[3]), stderr: text(f[5]) }, parseReply(text(f[4])));
+        const [why, ...more] = e.message.split('\n');
+        if (more.length) log(at, 'error', e.message);
+        records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'failed', reason: why });
+        open.delete(seq);
         break;
       }
       case 'T':

@@ -23,7 +23,8 @@ import { assertPath } from '../../common/profile.js';
 import type { RestartProcedure } from '../../common/restart.js';
 import { preloadListSql } from '../host/preload.js';
 import { HELPERS, restartScript, restoreAllScript, RUNNER_ALIVE, stopScript, type HostPaths } from '../host/script.js';
-import { CONSUMER, CONSUMERS_SQL, verifyVariables } from '../host/server.js';
+import { CONSUMER, CONSUMERS_SQL, REPEATING_START_FAILURES, verifyVariables } from '../host/server.js';
+import { RESTART_POLICY } from '../../common/restart-policy.js';
 import { shellQuote } from '../host/shell.js';
 import { commandLine } from '../workloads/runners.js';
 import { splitStatements } from '../workloads/setup.js';
@@ -450,6 +451,17 @@ gone() {
 }
 
 start_cell() { "cell_$1" > "$DIR/reply" 2> "$DIR/reply.err"; rc=$?; [ "$rc" = 0 ] && grep -q '^@pid ' "$DIR/reply"; }
+# A start that fails is the restart's result (S) and the run goes on, as in an attached run
+# (common/restart-policy.ts): one that will fail the same way again ends it at once, and so do
+# ${RESTART_POLICY.startFailuresInARow} in a row (the count goes last on the E line).
+START_FAILS=0
+start_repeats() { grep -Eq ${q(`^@fail (${REPEATING_START_FAILURES.kinds.join('|')})( |$)`)} "$DIR/reply" || grep '^@log ' "$DIR/reply" | grep -Eiq ${q(REPEATING_START_FAILURES.log)}; }
+start_failed() { # $1 seq
+  START_FAILS=$((START_FAILS + 1))
+  start_repeats && finish failed start "$1" "$rc" "$(b64 < "$DIR/reply")" "$(b64 < "$DIR/reply.err")" 1
+  [ "$START_FAILS" -lt ${RESTART_POLICY.startFailuresInARow} ] || finish failed start "$1" "$rc" "$(b64 < "$DIR/reply")" "$(b64 < "$DIR/reply.err")" "$START_FAILS"
+  jr "S $(ms) $1 $rc $(b64 < "$DIR/reply") $(b64 < "$DIR/reply.err")"
+}
 # The script says mysqld listens; the login may still wait a moment for the accept loop.
 login() {
   i=0
@@ -473,7 +485,8 @@ run_restart() { # $1 seq, $2 cell
     ck
     WHY='the connection to mysqld was lost during this restart'
     jr "R $(ms) $1"
-    start_cell "$2" || finish failed start "$1" "$rc" "$(b64 < "$DIR/reply")" "$(b64 < "$DIR/reply.err")"
+    start_cell "$2" || { start_failed "$1"; return; }
+    START_FAILS=0
     ck
     login
     eval "dk=\$data_$2"
@@ -484,7 +497,7 @@ run_restart() { # $1 seq, $2 cell
       SETUP_DONE="$SETUP_DONE $dk"
       if [ "$AGAIN" = 1 ]; then
         # Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
-        start_cell "$2" || finish failed start "$1" "$rc" "$(b64 < "$DIR/reply")" "$(b64 < "$DIR/reply.err")"
+        start_cell "$2" || { start_failed "$1"; return; }
         login
       fi
     fi
@@ -519,7 +532,7 @@ $c"; fi
     if [ "$r" = 0 ]; then jr "D $(ms) $1"; return; fi
     tries=$((tries + 1))
     jr "Z $(ms) $1 $(printf '%s' "$WHY" | b64)"
-    [ "$tries" -lt 3 ] || finish failed lost "$1" "$tries" "$(printf '%s' "$WHY" | b64)"
+    [ "$tries" -lt ${RESTART_POLICY.triesPerRestart} ] || finish failed lost "$1" "$tries" "$(printf '%s' "$WHY" | b64)"
   done
 }
 

@@ -11,6 +11,7 @@
 //
 // It reaches the host only through the HostLayer and ServerControl interfaces, so the host layer
 // can change how a restart is carried out without touching the engine.
+import { RESTART_POLICY, startFailuresMessage } from '../../common/restart-policy.js';
 import type { Connection } from 'mysql2/promise';
 import type { RunEvent } from '../../common/events.js';
 import type { Design, ServerProfile } from '../../common/experiment/types.js';
@@ -47,8 +48,6 @@ export interface RestartContext {
   release(conn: Connection): Promise<void>;
 }
 
-/** Restarts whose mysqld failed to start, one after another, before the run gives up. */
-const START_FAILURES_IN_A_ROW = 3;
 
 /** Which data directory a restart's server runs on: its build's ('' for the profile's own). */
 const datadirKey = (proc: { steps: { kind: string; server?: { name: string } }[] }) => proc.steps.find((s) => s.kind === 'start')?.server?.name ?? '';
@@ -166,8 +165,8 @@ export class RestartProcedure {
       if (!(e instanceof ApiError) || e.code !== 'start-failed') throw e;
       // No binary, an option the server refuses, a permission error: every restart would fail the same way.
       if (e.details?.repeats) throw e;
-      if (++this.startFailures >= START_FAILURES_IN_A_ROW) {
-        throw new ApiError('start-failed', `mysqld failed to start for ${this.startFailures} restarts in a row; the last: ${e.message}`);
+      if (++this.startFailures >= RESTART_POLICY.startFailuresInARow) {
+        throw new ApiError('start-failed', startFailuresMessage(this.startFailures, e.message));
       }
       const [why, ...log] = e.message.split('\n');
       if (log.length) this.ctx.emit({ type: 'log', at: Date.now(), level: 'error', message: e.message });

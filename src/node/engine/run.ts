@@ -4,6 +4,7 @@
 // Every record goes to the journal before its event (derived from it) leaves the engine. A dropped
 // SSH connection discards the restart it interrupted, reconnects (connection.ts) and runs that
 // restart again; a killed process resumes from the journal the same way.
+import { interruptedMessage, RESTART_POLICY } from '../../common/restart-policy.js';
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { ApiError, type EventBatch, type RunStatus, type TargetAuth } from '../../common/api.js';
@@ -81,7 +82,6 @@ class Cancelled extends Error {
   }
 }
 
-const DISCARDS_PER_RESTART = 3;
 /** After a cancel, how long the abandoned restart may take to let go before the host is restored anyway. */
 const SETTLE_AFTER_CANCEL_MS = 10_000;
 
@@ -417,7 +417,7 @@ export class RunEngine {
         this.journal!.sync();
         if (e instanceof Cancelled || this.cancelled) throw new Cancelled();
         if (!(dropped || isConnectionLoss(e))) throw e;
-        if (++discards >= DISCARDS_PER_RESTART) throw new Error(`restart ${restart.seq} (${restart.cell}) was interrupted ${discards} times; last: ${reason}`);
+        if (++discards >= RESTART_POLICY.triesPerRestart) throw new Error(interruptedMessage(restart.seq, restart.cell, discards, reason));
         // Reconnect only when the way to the target is gone; a lost mysqld connection alone just reruns the restart.
         if (this.link.dropped || !(await this.link.alive())) await this.link.reconnect(reason);
       }

@@ -52,10 +52,21 @@ export function startCause(reply: Pick<Reply, 'fail' | 'log'>): string {
   return (error ?? reply.fail?.message ?? 'no reason given').replace(/^.*?\[ERROR\]\s+(\[[^\]]*\]\s+){0,2}/, '').trim();
 }
 
-/** Failures that will happen again the same way: retrying them only repeats the message. */
+/**
+ * Failures that will happen again the same way, so retrying them only repeats the message: the restart
+ * script's failures of these kinds, or a server log line like these (case aside). Data, so the
+ * detached runner's script tests the very same (detach/runner.ts).
+ */
+export const REPEATING_START_FAILURES = {
+  kinds: ['no-binary', 'no-datadir', 'no-tool', 'no-allocator', 'set', 'record', 'systemd', 'drop-caches'],
+  /** A POSIX extended regular expression, matched without case. */
+  log: String.raw`unknown (variable|option)|Permission denied|failed to run command|No such file or directory|Can't (create|open)|errno: 13|Incorrect .* value|Could not open required defaults file`,
+} as const;
+const REPEATING_LOG = new RegExp(REPEATING_START_FAILURES.log, 'i');
+
 export function startFailureRepeats(reply: Pick<Reply, 'fail' | 'log'>): boolean {
-  if (reply.fail && ['no-binary', 'no-datadir', 'no-tool', 'no-allocator', 'set', 'record', 'systemd', 'drop-caches'].includes(reply.fail.kind)) return true;
-  return reply.log.some((l) => /unknown (variable|option)|Permission denied|failed to run command|No such file or directory|Can't (create|open)|errno: 13|Incorrect .* value|Could not open required defaults file/i.test(l));
+  if (reply.fail && (REPEATING_START_FAILURES.kinds as readonly string[]).includes(reply.fail.kind)) return true;
+  return reply.log.some((l) => REPEATING_LOG.test(l));
 }
 
 /** Why a restart script failed, as the one error the run reports (the cause first, then the new log lines). */
