@@ -131,6 +131,9 @@ for (const [timer, args] of [
       for (const q of r.queries) assert.ok(q.values.every((v) => v > 0 && v < 60_000), `${q.values}`);
     }
     assert.equal(s.timer?.source, timer);
+    // Which timer and why, as an attached run says it: profiling names what the exact timer lacks on this server.
+    if (timer === 'profiling') assert.match(s.timer?.note ?? '', /^times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off; for performance_schema's exact timer .*--performance-schema=ON/);
+    else assert.equal(s.timer?.note, undefined);
     assert.deepEqual(new Set(s.restarts.map((r) => r.seq)), new Set([1, 2, 3, 4]));
     // The target put THP back itself and stopped mysqld; no record is left.
     assert.equal(readFileSync(THP(), 'utf8').trim(), 'madvise');

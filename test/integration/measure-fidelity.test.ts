@@ -131,3 +131,29 @@ test('an option nothing reads back is "set, not verifiable", never verified', { 
     await control.stop();
   }
 });
+
+test('sandbox create turns the exact timer on for a sandbox made without it: the reused sandbox gets the options, its next start takes TIMER_WAIT', { timeout: 300_000 }, async () => {
+  const { EXACT_TIMER_OPTIONS } = await import('../../src/node/workloads/queries.js');
+  const made = profile;
+  // As a sandbox made before the exact timer was on by default is registered.
+  await host.registerProfile('local', { ...made, extraArgs: made.extraArgs.filter((a) => !EXACT_TIMER_OPTIONS.includes(a)) });
+  try {
+    const r = await host.createSandbox(session, { parent: dir });
+    assert.equal(r.reused, true);
+    assert.deepEqual(r.added, EXACT_TIMER_OPTIONS);
+    assert.deepEqual((await host.sandboxProfile('local'))?.extraArgs, r.profile.extraArgs, 'registered');
+    profile = r.profile;
+    const { control, s, conn } = await started();
+    try {
+      for (const o of EXACT_TIMER_OPTIONS) assert.equal(s.options.find((x) => `--${x.tunable.replace(/_/g, '-')}=${x.level}` === o)?.ok, true, o);
+      assert.equal((await detectTimer(conn)).source, 'performance_schema');
+    } finally {
+      await conn.end();
+      await control.stop();
+    }
+    // Reused again: nothing more to add.
+    assert.equal((await host.createSandbox(session, { parent: dir })).added, undefined);
+  } finally {
+    profile = made;
+  }
+});

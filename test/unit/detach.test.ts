@@ -17,6 +17,7 @@ import { restartProcedure } from '../../src/common/restart.js';
 import { DEFAULT_HOST_PATHS, restartScript } from '../../src/node/host/script.js';
 import { compileRunner, DETACHED_BATCH, runDir } from '../../src/node/detach/runner.js';
 import { importLines, parseVariables, type ImportContext } from '../../src/node/detach/import.js';
+import { profilingNote } from '../../src/node/workloads/queries.js';
 import { launchInput, launchScript, parseLaunch, parseRead, readScript } from '../../src/node/detach/supervisor.js';
 
 const profile: ServerProfile = {
@@ -266,7 +267,7 @@ test('import: the runner lines become the records an attached run writes, whatev
     'R 1001 1',
     'U 1002 0 20 5300',
     `F 1003 1 ${b64('@pid 77\n@ready 812\n')} ${b64(`innodb_adaptive_hash_index\t${ahi1}\ninnodb_buffer_pool_size\t536870912\n`)}`,
-    'T 1004 profiling',
+    'T 1004 profiling events_statements_current,events_statements_history_long',
     'X 1005 1 1 1 0.00250000',
     'X 1006 1 1 2 0.00125000',
     'D 1007 1',
@@ -290,7 +291,16 @@ test('import: the runner lines become the records an attached run writes, whatev
   assert.equal(bad.status, plan[1].levels.ahi === 'off' ? 'verify-failed' : 'ok');
   if (bad.status === 'verify-failed') assert.deepEqual(bad.queries, []);
   assert.equal(got.records.filter((r) => r.t === 'execution' && r.warmup).length, 1);
-  assert.deepEqual(got.logs.map((l) => l.message), ['the runner started on ssh://db (pid 4242)', 'setup script ran (20 statements, 5.3 s)']);
+  // Which timer and why, once: in the file's timer note and as a warning in the run's log.
+  const note = s.timer?.note ?? '';
+  assert.match(note, /^times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema's consumers events_statements_current, events_statements_history_long are off; for performance_schema's exact timer/);
+  assert.deepEqual(got.logs.map((l) => l.message), ['the runner started on ssh://db (pid 4242)', 'setup script ran (20 statements, 5.3 s)', note]);
+  assert.equal(got.logs[2].level, 'warn');
+  // The runner's other words: performance_schema off, none off; a word it could not have written reads as none off.
+  for (const [word, why] of [['off', 'performance_schema is off'], ['-', "performance_schema does not time this connection's statements"], ['x;rm', "performance_schema does not time this connection's statements"]]) {
+    const t = importLines(`T 1 profiling ${word}\n`, ctx(d, new JournalFold())).records.find((r) => r.t === 'timer');
+    assert.equal(t?.t === 'timer' && t.note, profilingNote(why), word);
+  }
 });
 
 test("import: the run's end waits for the host's restore; a failure's text comes back whole from base64", () => {

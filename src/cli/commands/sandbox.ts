@@ -113,12 +113,13 @@ export const sandbox: Command = {
             io.out(plan.script);
             return 0;
           }
-          const { profile, reused, replaced } = await createSandbox(s, opts);
+          const { profile, reused, replaced, added } = await createSandbox(s, opts);
           if (values.json) io.out(JSON.stringify(profile, null, 2));
           else {
             if (replaced) io.out(replaced.sandboxDir ? `removed the old sandbox ${replaced.sandboxDir}` : `forgot the registered server (datadir ${replaced.datadir}; its data is left alone)`);
             io.out(`${reused ? 'reusing the sandbox' : 'sandbox'} on ${target}: ${profile.sandboxDir} (${profile.mysqld}, port ${profile.port}, socket ${profile.socket})`);
             io.out(`server options: ${profile.extraArgs.join(' ')}`);
+            if (added?.length) io.out(`added for performance_schema's exact statement timer (the sandbox was made without it), in effect from its next start: ${added.join(' ')}`);
             for (const line of describeBuilds(profile.builds ?? [])) io.out(line);
             io.out(`${reused ? 'already registered' : 'registered'} as the server profile for ${target}`);
           }

@@ -28,7 +28,7 @@ import { runnerGone, RESTORED_AFTER_GONE } from '../host/lock.js';
 import { parseReply } from '../host/script.js';
 import { judgeStart, startFailure } from '../host/server.js';
 import { queryProblems } from '../workloads/check.js';
-import { serverMs } from '../workloads/queries.js';
+import { profilingNote, serverMs, whyNotExact } from '../workloads/queries.js';
 import { commandExecution } from '../workloads/runners.js';
 import { setupFailure, splitStatements } from '../workloads/setup.js';
 
@@ -75,6 +75,15 @@ export function parseVariables(out: string): Record<string, string> {
     if (tab > 0) live[line.slice(0, tab).toLowerCase()] = unescapeBatch(line.slice(tab + 1));
   }
   return live;
+}
+
+/**
+ * The runner's word for what the exact timer lacks (timer_off): off, the consumers that are off, or -;
+ * a journal of a runner that did not say (or said something else) reads as "none off".
+ */
+export function whyNotExactWord(word: string | undefined): string {
+  if (word === 'off') return whyNotExact(null);
+  return whyNotExact(word && /^[a-z_]{1,64}(,[a-z_]{1,64}){0,7}$/.test(word) ? word.split(',') : []);
 }
 
 /** The server's words from the client's error line (`ERROR 1146 (42S02) at line 3: Table … doesn't exist`). */
@@ -198,7 +207,12 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
       }
       case 'T':
         if (f[2] === 'performance_schema' || f[2] === 'profiling') {
-          if (timer !== f[2]) records.push({ t: 'timer', at, source: f[2] });
+          if (timer !== f[2]) {
+            // Which timer, and why not the exact one: said once, as an attached run says it (a warning in its log).
+            const note = f[2] === 'profiling' ? profilingNote(whyNotExactWord(f[3])) : undefined;
+            records.push({ t: 'timer', at, source: f[2], ...(note ? { note } : {}) });
+            if (note) log(at, 'warn', note);
+          }
           timer = f[2];
         }
         break;

@@ -30,6 +30,7 @@ import { commandLine } from '../workloads/runners.js';
 import { splitStatements } from '../workloads/setup.js';
 import { MEASURE_USER, measureAccountSql } from '../workloads/account.js';
 import { keptForm } from '../workloads/history.js';
+import { TIMER_CONSUMERS } from '../workloads/queries.js';
 
 /** Where the measurement account's password goes in its SQL: the runner puts in the one it made. */
 const PASSWORD_SLOT = '@@varlab_password@@';
@@ -259,7 +260,8 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
     performance_schema|profiling) ;;
     *) finish failed msg "$(printf '%s' "mysqld on $TARGET offers no server-side statement timer (performance_schema statement history is off and query profiling is unavailable): a detached run measures with the server's own timer only" | b64)" ;;
   esac
-  [ "$timer" = "$LAST_TIMER" ] || { jr "T $(ms) $timer"; LAST_TIMER=$timer; }
+  # Profiling says why the exact timer is not the one (timer_off), for the run's timer note.
+  [ "$timer" = "$LAST_TIMER" ] || { why=; [ "$timer" = profiling ] && why=" $(timer_off)"; jr "T $(ms) $timer$why"; LAST_TIMER=$timer; }
   bg measure "$1" "$timer"; rc=$?
   ck
   if [ "$rc" != 0 ]; then
@@ -393,6 +395,13 @@ detect_timer() {
   v=$(msql -e 'SET profiling = 1; SELECT @@profiling' 2>/dev/null)
   [ "$v" = 1 ] && { echo profiling; return; }
   echo none
+}
+# What the exact timer lacks, as one word: off (performance_schema is off), the consumers it needs that
+# are off (comma-separated), or - (none off: it does not time the connection's statements).
+timer_off() {
+  [ "$(msql -e 'SELECT @@performance_schema' 2>/dev/null)" = 1 ] || { echo off; return; }
+  v=$(msql -e "SELECT GROUP_CONCAT(NAME) FROM performance_schema.setup_consumers WHERE ENABLED <> 'YES' AND NAME IN (${TIMER_CONSUMERS.map((c) => `'${c}'`).join(', ')})" 2>/dev/null)
+  case "$v" in ''|NULL) echo - ;; *) echo "$v" ;; esac
 }
 step_preload() {
   msql -r < "$DIR/preload-list.sql" > "$DIR/preload.sql" 2> "$DIR/preload.err" || return 1

@@ -39,6 +39,11 @@ export interface SandboxResult {
   profile: RegisteredProfile;
   /** The target's sandbox already existed and fits: nothing was made. */
   reused: boolean;
+  /**
+   * A reused sandbox made before the exact timer was on by default: the options added to its profile
+   * (EXACT_TIMER_OPTIONS it lacked), in effect from its next start, as every run restarts it.
+   */
+  added?: string[];
   /** What --replace removed (a sandbox) or forgot (a registered server). */
   replaced: RegisteredProfile | null;
 }
@@ -180,6 +185,21 @@ function fits(existing: RegisteredProfile, opts: SandboxOptions): boolean {
 }
 
 /**
+ * A reused sandbox gets the exact timer's options it lacks (one made before they were the default), so
+ * that `sandbox create` always leaves a sandbox whose runs take performance_schema's TIMER_WAIT. An option
+ * of the same variable that the sandbox has (the user's own `--performance-schema=OFF`) is left alone.
+ */
+async function withExactTimer(target: string, existing: RegisteredProfile): Promise<SandboxResult> {
+  const have = new Set(profileOptions(existing).map((o) => o.variable));
+  const added = EXACT_TIMER_OPTIONS.filter((a) => !have.has(profileOptions({ extraArgs: [a] })[0].variable));
+  if (!added.length) return { profile: existing, reused: true, replaced: null };
+  const profile: RegisteredProfile = { ...existing, extraArgs: [...existing.extraArgs, ...added] };
+  checkProfile(profile);
+  await registerProfile(target, profile);
+  return { profile, reused: true, replaced: null, added };
+}
+
+/**
  * Make the sandbox on the target and register its profile for the target. A target that has one:
  * the same is reused; a different one is refused by name unless `replace` removes it first.
  */
@@ -188,7 +208,7 @@ export async function createSandbox(session: TargetSession, opts: SandboxOptions
   let replaced: RegisteredProfile | null = null;
   if (existing && (await stillThere(session, existing))) {
     if (!opts.replace) {
-      if (fits(existing, opts)) return { profile: existing, reused: true, replaced: null };
+      if (fits(existing, opts)) return await withExactTimer(session.target, existing);
       throw new ApiError('busy', `${session.target} already has ${describe(existing)}. Use it as it is, or replace it (--replace, or "Replace" in the Hosts view) to ${existing.sandboxDir ? 'remove it and make a new one' : 'forget it (its data is left alone) and make a sandbox'}`);
     }
     if (existing.sandboxDir) await removeSandbox(session, existing);

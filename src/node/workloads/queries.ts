@@ -49,6 +49,23 @@ export const EXACT_TIMER_HELP = `for performance_schema's exact timer (TIMER_WAI
 
 const PROBE = 'SELECT 1 AS varlab_timer_probe';
 
+/** The consumers performance_schema's statement timer needs, as setup_consumers names them. */
+export const TIMER_CONSUMERS = ['global_instrumentation', 'thread_instrumentation', 'events_statements_current', 'events_statements_history_long'];
+
+/**
+ * Why the exact timer is not the one, in words: performance_schema off (null), the consumers it needs
+ * that are off, or (none off) that it does not time this connection's statements.
+ */
+export function whyNotExact(off: string[] | null): string {
+  if (off === null) return 'performance_schema is off';
+  return off.length ? `performance_schema's consumer${off.length > 1 ? 's' : ''} ${off.join(', ')} ${off.length > 1 ? 'are' : 'is'} off` : "performance_schema does not time this connection's statements";
+}
+
+/** The timer note of a server measured with query profiling: which timer, why, and how to turn on the exact one. */
+export function profilingNote(why: string): string {
+  return `times from query profiling (SHOW PROFILES), not the exact timer: ${why}; ${EXACT_TIMER_HELP}`;
+}
+
 /**
  * Which server-side timer this connection offers, proved by timing a probe statement and finding it
  * in the history: performance_schema's statement history (exact), else query profiling (rounded to
@@ -56,7 +73,7 @@ const PROBE = 'SELECT 1 AS varlab_timer_probe';
  * once per connection (once per restart), never between measured executions.
  */
 export async function detectTimer(conn: Connection): Promise<ServerTimer> {
-  let why = 'performance_schema is off';
+  let why = whyNotExact(null);
   try {
     const [ps] = await rows(conn, 'SELECT @@performance_schema AS ps');
     if (Number(ps?.ps) === 1) {
@@ -66,8 +83,8 @@ export async function detectTimer(conn: Connection): Promise<ServerTimer> {
         await conn.query(PROBE);
         if ((await history(conn, timer, 0)).some((r) => r.text === PROBE && r.ms > 0)) return timer;
       }
-      const off = await rows(conn, "SELECT NAME AS n FROM performance_schema.setup_consumers WHERE ENABLED <> 'YES' AND NAME IN ('global_instrumentation', 'thread_instrumentation', 'events_statements_current', 'events_statements_history_long')");
-      why = off.length ? `performance_schema's consumer${off.length > 1 ? 's' : ''} ${off.map((r) => String(r.n)).join(', ')} ${off.length > 1 ? 'are' : 'is'} off` : 'performance_schema does not time this connection\'s statements';
+      const off = await rows(conn, `SELECT NAME AS n FROM performance_schema.setup_consumers WHERE ENABLED <> 'YES' AND NAME IN (${TIMER_CONSUMERS.map((c) => `'${c}'`).join(', ')})`);
+      why = whyNotExact(off.map((r) => String(r.n)));
     }
   } catch (e) {
     why = `performance_schema cannot be read (${(e as Error).message})`;
@@ -77,7 +94,7 @@ export async function detectTimer(conn: Connection): Promise<ServerTimer> {
     // SHOW PROFILES keeps at most 100 statements: a batch is never longer.
     await conn.query(`SET profiling_history_size = ${BATCH}`);
     await conn.query(PROBE);
-    const timer: ServerTimer = { source: 'profiling', note: `times from query profiling (SHOW PROFILES), not the exact timer: ${why}; ${EXACT_TIMER_HELP}` };
+    const timer: ServerTimer = { source: 'profiling', note: profilingNote(why) };
     if ((await history(conn, timer, 0)).some((r) => r.text === PROBE)) return timer;
   } catch {
     /* profiling compiled out (MySQL builds without it) */
