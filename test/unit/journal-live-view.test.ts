@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/common/events.js';
-import { endedWords, LiveRun, restartColour } from '../../src/browser/views/run/live.js';
+import { LiveRun, restartColour } from '../../src/browser/views/run/live.js';
+import { endedWords } from '../../src/common/event-line.js';
 
 const A = 'aslr=on';
 const B = 'aslr=off';
@@ -28,7 +29,7 @@ test('restart means exclude warm-ups and discarded attempts; a rerun counts once
   assert.deepEqual(s.y, [100, 10, 12, 60, 21, 23], "a discarded restart's executions leave the timeline");
   assert.equal(live.executions, 6, 'and the count of executions');
   assert.equal(s.seq.length, 6, 'execution numbers 1..6 of the query, without gaps');
-  assert.match(live.log.at(-1)!.message, /restart 2 discarded: SSH connection dropped/);
+  assert.match(live.log.at(-1)!.message, /restart 2 aslr=off discarded: SSH connection dropped/);
   assert.equal(live.mde('Q1'), null, 'no MDE before a cell has 2 restarts');
 });
 

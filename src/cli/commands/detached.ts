@@ -3,6 +3,7 @@
 // (node/detach/attach.ts) does the work, as it does for the app; this prints.
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
+import { eventLine } from '../../common/event-line.js';
 import { formatDuration } from '../../common/plan.js';
 import { attachDetached, cancelDetached, describeDetached, detachedRuns, detachedStatus, type AttachOutcome } from '../../node/detach/attach.js';
 import { visible } from '../../common/printable.js';
@@ -41,7 +42,6 @@ function follower(io: CliIO, json: boolean, target: () => string): (e: RunEvent)
       return;
     }
     const key = e.host ?? '';
-    const at = e.host !== undefined ? `${visible(e.host)}: ` : '';
     const c = counts.get(key) ?? { done: 0, planned: 0 };
     counts.set(key, c);
     switch (e.type) {
@@ -56,15 +56,13 @@ function follower(io: CliIO, json: boolean, target: () => string): (e: RunEvent)
       case 'restart-started':
         io.err(`${describeDetached({ state: 'running', target: e.host ?? target(), planned: c.planned, done: c.done, current: c.done + 1, imported: false })}: ${e.cell}`);
         break;
-      case 'restart-finished':
-        if (e.status !== 'ok') io.err(`${at}restart ${e.seq} ${e.cell}: ${e.status}${e.reason ? ` (${e.reason})` : ''}`);
+      case 'run-finished':
+        // How it ended is this command's own report (report below).
         break;
-      case 'restart-discarded':
-        io.err(`${at}restart ${e.seq} ${e.cell} discarded: ${e.reason}`);
-        break;
-      case 'log':
-        io.err(`${at}${e.level === 'info' ? '' : `${e.level}: `}${e.message}`);
-        break;
+      default: {
+        const line = eventLine(e);
+        if (line && !line.routine) io.err(line.text);
+      }
     }
   };
 }

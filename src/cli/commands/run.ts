@@ -1,6 +1,7 @@
 // `varlab run FILE`: execute an experiment on its target and save the results into the file. The run
 // service does the work (the app uses the same); this prints its progress and answers its questions.
-import { dataOutcomeText, dataProgressText } from '../../common/dbt3/words.js';
+import { dataProgressText } from '../../common/dbt3/words.js';
+import { eventLine } from '../../common/event-line.js';
 import { ApiError } from '../../common/api.js';
 import { afterColon, type RunEvent } from '../../common/events.js';
 import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration } from '../../common/plan.js';
@@ -47,29 +48,6 @@ function dataProgressLine(e: Extract<RunEvent, { type: 'data-progress' }>): stri
   const width = 24;
   const filled = Math.round(e.fraction * width);
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${dataProgressText(e)}`;
-}
-
-/** An event as one line; in a run on several hosts, each line starts with its host. */
-function describe(e: RunEvent): string | null {
-  const line = describeOne(e);
-  return line && e.host !== undefined ? `${visible(e.host)}: ${line}` : line;
-}
-
-function describeOne(e: RunEvent): string | null {
-  switch (e.type) {
-    case 'restart-finished':
-      return `restart ${e.seq} ${e.cell}: ${e.status}${e.reason ? ` (${e.reason})` : ''}`;
-    case 'restart-discarded':
-      return `restart ${e.seq} ${e.cell} discarded: ${e.reason}`;
-    case 'log':
-      return `${e.level === 'info' ? '' : `${e.level}: `}${e.message}`;
-    case 'data':
-      return dataOutcomeText(e);
-    case 'preload':
-      return `restart ${e.seq}: preloaded ${e.tables} tables, ${e.indexes} indexes, ${e.rows} rows in ${(e.ms / 1000).toFixed(1)} s`;
-    default:
-      return null;
-  }
 }
 
 export const run: Command = {
@@ -245,12 +223,12 @@ export const run: Command = {
       // The engine's own resume line and last time's discards are for live views: the note above said it once.
       if (e.type === 'log' && resumeNote && e.message.startsWith('resuming:')) return;
       if (e.type === 'restart-discarded' && e.at < startedAt) return;
-      const line = describe(e);
+      // The run's end is this command's own summary, below.
+      const line = e.type === 'run-finished' ? null : eventLine(e);
       // With a bar, routine lines (a restart done, a preload) would only push it around.
-      const routine = (e.type === 'restart-finished' && e.status === 'ok') || e.type === 'preload';
-      if (line && !(bar && routine)) {
+      if (line && !(bar && line.routine)) {
         clearBar();
-        io.err(line);
+        io.err(line.text);
       }
       if (e.type === 'data-progress') {
         // A bar on a terminal; otherwise one line per phase and per quarter of the rows.
@@ -269,7 +247,7 @@ export const run: Command = {
         last = { ...e, done: all.reduce((n, p) => n + p.done, 0), planned: all.reduce((n, p) => n + p.planned, 0), remainingMs: Math.max(...all.map((p) => p.remainingMs)) };
       }
       if (e.type === 'restart-started') lastCell = `${e.host !== undefined ? `${e.host} ` : ''}restart ${e.seq}: ${e.cell}`;
-      if (bar && last && (e.type === 'progress' || e.type === 'restart-started' || (line && !routine))) {
+      if (bar && last && (e.type === 'progress' || e.type === 'restart-started' || (line && !line.routine))) {
         clearBar();
         process.stderr.write(progressLine(last.done, last.planned, last.remainingMs, lastCell));
         barShown = true;

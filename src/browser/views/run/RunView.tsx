@@ -7,7 +7,8 @@ import { checkWord, type ExperimentDoc, type RestartResult } from '../../../comm
 import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
-import { endedWords, LiveRun, LiveRuns, type IntervalTrace } from './live.js';
+import { LiveRun, LiveRuns, type IntervalTrace } from './live.js';
+import { endedWords } from '../../../common/event-line.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';

@@ -1,10 +1,11 @@
 // What the Run view shows, folded from the engine's events as they arrive (through the journal's fold). Plain data
 // (no React, no DOM), so it can be fed 100,000 executions and tested under Node. Every statistic comes
 // from src/common/stats, so the numbers here are the analysis's numbers for the same restarts.
-import { dataOutcomeText, dataProgressText } from '../../../common/dbt3/words.js';
+import { dataProgressText } from '../../../common/dbt3/words.js';
+import { eventLine } from '../../../common/event-line.js';
 import type { RunEvent } from '../../../common/events.js';
 import type { RestartResult, Stopping } from '../../../common/experiment/types.js';
-import { JournalFold, recordOf, recordsOfRestart, type JournalRecord, type OpenRestart, type RecordOf } from '../../../common/records.js';
+import { eventOf, JournalFold, recordOf, recordsOfRestart, type JournalRecord, type OpenRestart, type RecordOf } from '../../../common/records.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MIN_RESTARTS } from '../../../common/stats/evidence.js';
 import { minimumDetectableEffect, type MdeDefinition } from '../../../common/stats/mde.js';
@@ -32,11 +33,6 @@ export interface Series {
  * "cancelled; run again to resume" and a run on several hosts says "cancelled on HOST after …": they
  * already begin with the state, so it is said once ("Run cancelled; run again to resume"), not twice.
  */
-export function endedWords(state: string, message?: string): string {
-  if (!message) return state;
-  return new RegExp(`^${state}\\b`).test(message) ? message : `${state}: ${message}`;
-}
-
 export interface LogLine {
   at: number;
   level: 'info' | 'warn' | 'error';
@@ -171,6 +167,9 @@ export class LiveRun {
 
   /** A record into the fold, and what the timeline and log make of it. */
   private take(r: JournalRecord, cell?: string): void {
+    const e = eventOf(r, (seq) => cell ?? this.fold.cellOf(seq));
+    const line = e && eventLine(e);
+    if (line && !line.routine) this.say({ at: r.at, level: line.level, message: line.text });
     switch (r.t) {
       case 'restart-started':
         this.added.set(r.seq, new Map());
@@ -184,7 +183,6 @@ export class LiveRun {
       }
       case 'restart-finished':
         this.added.delete(r.seq);
-        if (r.status !== 'ok') this.say({ at: r.at, level: 'warn', message: `restart ${r.seq} ${r.cell}: ${r.status}${r.reason ? ` (${r.reason})` : ''}` });
         break;
       case 'interval':
         this.addInterval(r, cell ?? this.fold.cellOf(r.seq) ?? '');
@@ -192,7 +190,6 @@ export class LiveRun {
         break;
       case 'restart-discarded':
         this.takeOff(r.seq);
-        this.say({ at: r.at, level: 'warn', message: `restart ${r.seq} discarded: ${r.reason}` });
         break;
       case 'timer':
         this.source = r.source;
@@ -205,17 +202,14 @@ export class LiveRun {
       }
       case 'stopped-answered':
         this.stopped = { round: r.round, because: r.because };
-        this.say({ at: r.at, level: 'info', message: `stopped when answered at round ${r.round}: ${r.because}` });
         break;
       case 'data':
         this.data = undefined;
-        this.say({ at: r.at, level: 'info', message: dataOutcomeText({ type: 'data', ...r }) });
         break;
       case 'run-finished':
         this.data = undefined;
         this.state = r.state;
         this.finishMessage = r.message;
-        this.say({ at: r.at, level: r.state === 'finished' ? 'info' : r.state === 'cancelled' ? 'warn' : 'error', message: `run ${endedWords(r.state, r.message)}` });
         break;
       default:
         break;
@@ -251,9 +245,11 @@ export class LiveRun {
         this.warmup = e.warmup;
         for (const restart of e.restarts) for (const rec of recordsOfRestart(restart, e.warmup)) this.take(rec, restart.cell);
         break;
-      case 'log':
-        this.say({ at: e.at, level: e.level, message: e.message });
+      case 'log': {
+        const line = eventLine(e)!;
+        this.say({ at: e.at, level: line.level, message: line.text });
         break;
+      }
       default:
         break;
     }
