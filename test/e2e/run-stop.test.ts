@@ -1,14 +1,15 @@
 // Stop when answered in the Run view (issue 21), in Chromium: a file with design.stopping offers "Stop
 // when answered" already on, with its target effect and maximum ("at most N restarts"), says what is
 // wrong with a bad number before anything runs; and the Run view of a run that stopped at a look shows
-// why it stopped, at which round, and each comparison's repeated interval against the ±E band.
+// why it stopped, at which round, and each comparison's two repeated intervals, each named with what it
+// decides: the 95 % one leaves out 0 for "differs", the 90 % one lies inside the ±E band for "equivalent".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { stopCheck } from '../../src/common/stats/replay.js';
-import { roundsExperiment } from '../fixtures/rounds-experiment.js';
+import { BASELINE, roundsExperiment } from '../fixtures/rounds-experiment.js';
 import { appForTests, openFile, pageProblems } from './support.js';
 
 const env = appForTests();
@@ -41,11 +42,14 @@ test('the Run view of a run stopped when answered says at which look and why, wi
   await page.getByTestId('run-finished-count').filter({ hasText: `Stopped when answered at round ${round}: ${2 * round} of at most 24 restarts` }).waitFor();
   const panel = page.getByTestId('run-stop');
   assert.match(await panel.innerText(), /Stop when answered: each cell against aslr=on in pairs within rounds, target ±5 %, α 0.05 over all looks/);
-  assert.match(await page.getByTestId('run-stop-look').innerText(), new RegExp(`^Look at round ${round} of at most 12: a comparison differs when \\|Z\\| ≥ \\d+\\.\\d\\d`));
+  assert.match(
+    await page.getByTestId('run-stop-look').innerText(),
+    new RegExp(`^Look at round ${round} of at most 12: a comparison differs when \\|Z\\| ≥ \\d+\\.\\d\\d, that is when its repeated 95 % interval \\(thin line\\) leaves out 0; it is equivalent when its repeated 90 % interval \\(thick line, the equivalence test's: two one-sided tests\\) lies inside the green band \\(±5 %\\)\\.$`),
+  );
   const row = page.getByTestId('run-stop-row');
   assert.equal(await row.count(), 1);
   assert.equal(await row.getAttribute('data-verdict'), 'differs');
-  assert.match(await row.innerText(), new RegExp(`aslr=off / Q1 pricing summary\\s+\\+1\\d\\.\\d\\d %\\s+\\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\]\\s+\\d+\\.\\d\\d / \\d+\\.\\d\\d\\s+differs at round ${round}`));
+  assert.match(await row.innerText(), new RegExp(`aslr=off / Q1 pricing summary\\s+\\+1\\d\\.\\d\\d %\\s+90 % \\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\]; 95 % \\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\]\\s+\\d+\\.\\d\\d / \\d+\\.\\d\\d\\s+differs at round ${round}`));
   assert.equal(await page.getByTestId('run-stop-end').innerText(), `Stopped at round ${round}: every comparison decided at round ${round}. The intervals above are repeated confidence intervals, valid at the look the run stopped.`);
   await shot(page, 'run-stopped.png');
   assert.deepEqual(pageProblems(page), []);
@@ -94,12 +98,55 @@ test('Analysis shows the pairing within rounds beside Welch with the variance ra
   // effect, interval, p, adjusted p, verdict, then pairing, the unpaired (Welch) interval and the variance ratio.
   assert.match(await row.innerText(), /aslr=off\s+Q1 pricing summary\s+\+1\d\.\d\d %\s+\[.*\] %\s+.*differs\s+paired\s+\[[+−]\d+\.\d\d, \+\d+\.\d\d\] %\s+\d\.\d\d$/);
   await page.getByTestId('section-sequential').waitFor();
-  assert.equal(await page.getByTestId('sequential-stop').innerText(), `The run stopped at round ${round}: every comparison decided at round ${round}. Intervals here are repeated confidence intervals, valid at whatever look the run stopped.`);
+  assert.equal(
+    await page.getByTestId('sequential-stop').innerText(),
+    `The run stopped at round ${round}: every comparison decided at round ${round}. A comparison differs when the repeated 95 % interval leaves out 0 (|Z| at or past the boundary); equivalent within ±5 % when the repeated 90 % interval lies inside ±5 % (two one-sided tests, the equivalence test's interval). Both are repeated confidence intervals, valid at whatever look the run stopped.`,
+  );
   const seq = page.locator('[data-testid=sequential-table] tbody tr');
   assert.equal(await seq.getAttribute('data-verdict'), 'differs');
-  assert.match(await seq.innerText(), new RegExp(`aslr=off\\s+Q1 pricing summary\\s+differs\\s+${round}\\s+\\+1\\d\\.\\d\\d %\\s+\\[\\+\\d+\\.\\d\\d, \\+\\d+\\.\\d\\d\\] %\\s+\\|Z\\| = \\d\\.\\d\\d crossed the boundary \\d\\.\\d\\d at round ${round}`));
+  assert.match(await seq.innerText(), new RegExp(`aslr=off\\s+Q1 pricing summary\\s+differs\\s+${round}\\s+\\+1\\d\\.\\d\\d %\\s+\\[\\+\\d+\\.\\d\\d, \\+\\d+\\.\\d\\d\\] %\\s+\\[\\+\\d+\\.\\d\\d, \\+\\d+\\.\\d\\d\\] %\\s+\\|Z\\| = \\d\\.\\d\\d crossed the boundary \\d\\.\\d\\d at round ${round}: the repeated 95 % interval`));
   await page.getByTestId('section-sequential').scrollIntoViewIfNeeded();
   await shot(page, 'analysis-stopped.png');
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
+
+test('a run stopped "equivalent" shows, in the Run view and Analysis, the 90 % interval the verdict was read from, inside the ±E band', async () => {
+  // The restart means of a run whose 95 % interval reaches past +50 % while its 90 % one lies inside ±50 %.
+  const BASE = [109.9, 91.2, 97.7, 90.6, 91.4, 103.5];
+  const CELL = [145, 116.2, 121.8, 88.4, 109.4, 118.9];
+  const doc = roundsExperiment({ rounds: 6, between: 0.05, shared: 0.25, effectPct: 0 });
+  doc.design.target = 'local';
+  doc.design.stopping = { effect: 50, alpha: 0.05, power: 0.8, maxRestartsPerCell: 6 };
+  const k = new Map<string, number>();
+  for (const r of doc.results!.restarts) {
+    const i = k.get(r.cell) ?? 0;
+    k.set(r.cell, i + 1);
+    const mean = (r.cell === BASELINE ? BASE : CELL)[i];
+    r.queries[0].values = [1.2, 1.001, 0.999, 1.0005, 0.9995].map((f) => mean * f);
+  }
+  const check = stopCheck({ ...doc, results: { restarts: doc.results!.restarts.slice(0, 6) } });
+  assert.equal(check.result?.stopped_round, 3);
+  doc.results = { ...doc.results!, restarts: doc.results!.restarts.slice(0, 6), stopped: [{ at: doc.results!.restarts[5].finishedAt, round: 3, because: check.result!.stopped_because }] };
+  const file = join(env.app.dir, 'equivalent.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  const row = page.getByTestId('run-stop-row');
+  await row.waitFor();
+  assert.equal(await row.getAttribute('data-verdict'), 'equivalent');
+  assert.equal(await row.getByTestId('run-stop-eq').innerText(), '90 % [+9.59 %, +49.43 %]');
+  assert.equal(await row.getByTestId('run-stop-rci').innerText(), '95 % [−5.03 %, +72.43 %]');
+  assert.match(await row.innerText(), /equivalent within ±50 % at round 3$/);
+  await shot(page, 'run-stopped-equivalent.png');
+  await page.getByTestId('nav-analysis').click();
+  await page.getByTestId('section-sequential').waitFor();
+  const seq = page.locator('[data-testid=sequential-table] tbody tr');
+  assert.equal(await seq.getAttribute('data-verdict'), 'equivalent');
+  assert.match(await seq.innerText(), /equivalent within ±50 %\s+3\s+\+27\.97 %\s+\[−5\.03, \+72\.43\] %\s+\[\+9\.59, \+49\.43\] %\s+the repeated 90 % interval \[\+9\.59, \+49\.43\] % lies inside ±50 % at round 3/);
+  await page.getByTestId('section-sequential').scrollIntoViewIfNeeded();
+  await shot(page, 'analysis-stopped-equivalent.png');
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });

@@ -25,7 +25,7 @@ test('a real 8% effect: the replay stops "differs" before the maximum, and --jso
   assert.equal(s.comparisons[0].verdict, 'differs');
   const text = varlab(file, '--until-answered', '--effect', '3', '--baseline', BASELINE).out;
   assert.match(text, /Stop when answered \(replayed on the recorded rounds\)/);
-  assert.match(text, new RegExp(`${CONTENDER} / .*: differs, effect \\+\\d\\.\\d\\d %, repeated interval \\[\\+`));
+  assert.match(text, new RegExp(`${CONTENDER} / .*: differs, effect \\+\\d\\.\\d\\d %, repeated 95 % interval \\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\], repeated 90 % interval \\[\\+`));
 });
 
 test('design.stopping gives the rule its effect; a tidy CSV replays with restart k of every cell as round k', () => {

@@ -84,7 +84,7 @@ test('each look is told with its boundary, every comparison against it, and the 
   assert.equal(check.stop, false);
   const lines = lookText(check.result!);
   assert.match(lines[0], /^look at round 3 of at most 10 \(stop when answered, target ±1 %\): boundary \|Z\| ≥ \d+\.\d\d$/);
-  assert.match(lines[1], /^ {2}aslr=off \/ Q1 pricing summary: [+−]\d+\.\d\d %, repeated interval \[[+−]\d+\.\d\d %, [+−]\d+\.\d\d %\], \|Z\| \d+\.\d\d: undecided$/);
+  assert.match(lines[1], /^ {2}aslr=off \/ Q1 pricing summary: [+−]\d+\.\d\d %, repeated 95 % interval \[[+−]\d+\.\d\d %, [+−]\d+\.\d\d %\], repeated 90 % interval \[[+−]\d+\.\d\d %, [+−]\d+\.\d\d %\], \|Z\| \d+\.\d\d: undecided$/);
   assert.equal(lines[2], '  going on: at most 7 more rounds');
 });
 
@@ -111,7 +111,7 @@ test('the Markdown report of a run stopped when answered names the rule, the loo
   const round = (stop as { round: number }).round;
   assert.match(md, /## Stop when answered\n\nRule: group-sequential, Lan–DeMets O’Brien–Fleming-type α spending .*; target ±5 %, α 0.05 over all looks, at most 10 rounds, looks at rounds 3, 4, 5, 7, 8, 9, 10\./);
   assert.ok(md.includes(`**The run stopped at round ${round}: every comparison decided at round ${round}.**`), md);
-  assert.match(md, new RegExp(`\\| aslr=off \\| Q1 pricing summary \\| differs \\| ${round} \\| \\+\\d+\\.\\d+ % \\| \\[\\+\\d+\\.\\d+, \\+\\d+\\.\\d+\\] % \\|`));
+  assert.match(md, new RegExp(`\\| aslr=off \\| Q1 pricing summary \\| differs \\| ${round} \\| \\+\\d+\\.\\d+ % \\| \\[\\+\\d+\\.\\d+, \\+\\d+\\.\\d+\\] % \\| \\[\\+\\d+\\.\\d+, \\+\\d+\\.\\d+\\] % \\|`));
   assert.ok(md.includes('these fixed-sample intervals do not allow for the looks'), 'the naive intervals are flagged');
   // A design without a rule has no such section.
   assert.ok(!markdownReport(exportContext({ ...saved, design: { ...saved.design, stopping: undefined } })).includes('## Stop when answered'));

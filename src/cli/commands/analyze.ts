@@ -39,7 +39,9 @@ restarts.csv (restart means: within-restart figures need the executions). Number
                       an experiment with sysbench interval lines also has "intervals":{"method","intervalSeconds",
                       "cells":[{"cell","steady","suggested","suggestedSeconds",…}],"restarts":[{"seq","cell","kind","discard",
                       "discardSeconds","steadyTps","runTps"}]}: the steady state judged on the interval tps
-                      with --until-answered also "sequential":{"rule","effect_pct","looks","stopped_round","stopped_because",…}
+                      with --until-answered also "sequential":{"rule","effect_pct","levels","looks","stopped_round","stopped_because",
+                      "comparisons":[{"verdict","rci_low_pct","rci_high_pct" (differs when it leaves out 0),
+                      "eq_low_pct","eq_high_pct" (equivalent when inside ±effect),…}]}
                       A value that cannot be computed is null, with the reason in "null_reasons" (or "reason").
 With fewer than ${MIN_RESTARTS} restarts in a cell there is no ranking, MDE or restarts-needed: it says how many more.
 Exit 0 on success, 2 on bad options or input (each problem names the line or JSON path), 1 otherwise.`;

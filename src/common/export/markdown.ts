@@ -7,6 +7,7 @@ import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } f
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
 import { formatDuration } from '../plan.js';
 import { stopsOf } from '../stats/replay.js';
+import { intervalNames, sequentialVerdictText } from '../stats/sequential.js';
 import { pairingText, steadyOverview } from './analysis-output.js';
 import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
 import { outOfReachText, PLAN_LIMITS } from '../stats/evidence.js';
@@ -207,17 +208,18 @@ function stoppingSection(ctx: ExportContext): string[] {
       lines.push(`${check.why}.`, '');
       continue;
     }
+    const names = intervalNames(r.levels, r.effect_pct);
     lines.push(
       `Rule: ${mdCell(r.rule)}; target ±${r.effect_pct} %, α ${r.alpha} over all looks, at most ${r.max_rounds} rounds, looks at rounds ${r.schedule.join(', ')}.`,
       '',
       stopped ? `**The run stopped at round ${stopped.round}: ${mdCell(stopped.because)}.**` : `The rule did not stop the run: ${mdCell(r.stopped_because)}.`,
       '',
-      'Intervals are repeated confidence intervals, valid at whatever look the run stopped.',
+      `A comparison ${names.rule}. Both are repeated confidence intervals, valid at whatever look the run stopped.`,
       '',
       tableMd(
-        ['cell', 'query', 'verdict', 'decided at round', 'effect', 'repeated interval', 'why'],
-        r.comparisons.map((c) => [c.cell, c.query, c.verdict === 'equivalent' ? `equivalent within ±${r.effect_pct} %` : c.verdict, c.decided_round === null ? '—' : String(c.decided_round), fmtEffect(c.effect_pct, '—'), fmtInterval(c.rci_low_pct, c.rci_high_pct, '—'), c.because]),
-        ['l', 'l', 'l', 'r', 'r', 'r', 'l'],
+        ['cell', 'query', 'verdict', 'decided at round', 'effect', names.differs, names.equivalent, 'why'],
+        r.comparisons.map((c) => [c.cell, c.query, sequentialVerdictText(c.verdict, r.effect_pct), c.decided_round === null ? '—' : String(c.decided_round), fmtEffect(c.effect_pct, '—'), fmtInterval(c.rci_low_pct, c.rci_high_pct, '—'), fmtInterval(c.eq_low_pct, c.eq_high_pct, '—'), c.because]),
+        ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'l'],
       ),
       '',
     );

@@ -5,7 +5,7 @@ import { analyze, type RestartSummary } from './analysis.js';
 import { restartRounds, tidyFromExperiment } from './tidy.js';
 import { expandCells, resultHosts } from '../plan.js';
 import type { ExperimentDoc, StoppedAnswered } from '../experiment/types.js';
-import { replaySequential, type Look, type RoundSeries, type SequentialResult, type StoppingSettings } from './sequential.js';
+import { intervalLevels, intervalNames, replaySequential, sequentialVerdictText, type IntervalLevels, type Look, type RoundSeries, type SequentialResult, type StoppingSettings } from './sequential.js';
 
 /** Restart means by round (index 0 is round 1), null where a round has no restart with executions. */
 export function roundSeries(restarts: readonly RestartSummary[]): RoundSeries[] {
@@ -34,6 +34,7 @@ export function sequentialJson(r: SequentialResult) {
     alpha: r.alpha,
     power: r.power,
     max_rounds: r.max_rounds,
+    levels: r.levels,
     schedule: r.schedule,
     looks: r.looks,
     stopped_round: r.stopped_round,
@@ -42,30 +43,35 @@ export function sequentialJson(r: SequentialResult) {
   };
 }
 
-const pct = (x: number | null) => (x === null ? 'n/a' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)} %`);
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)} %`);
+const interval = (lo: number | null | undefined, hi: number | null | undefined) => (lo === null || lo === undefined ? 'n/a' : `[${pct(lo)}, ${pct(hi)}]`);
 
-/** The replay in lines of text: the rule, where it stopped and why, and each comparison's verdict with its repeated interval. */
+/** The replay in lines of text: the rule, where it stopped and why, and each comparison's verdict with the two repeated intervals it is read from. */
 export function sequentialText(r: SequentialResult): string[] {
+  const names = intervalNames(r.levels, r.effect_pct);
   const out = [
     `Stop when answered (replayed on the recorded rounds): ${r.rule}`,
     `  target ±${r.effect_pct} %, α ${r.alpha} over all looks, at most ${r.max_rounds} rounds; looks at rounds ${r.schedule.join(', ')}`,
     `  ${r.stopped_round === null ? '' : `stopped at round ${r.stopped_round}: `}${r.stopped_because}`,
-    '  Intervals are repeated confidence intervals, valid at whatever look the run stopped.',
+    `  A comparison ${names.rule}. Both are repeated confidence intervals, valid at whatever look the run stopped.`,
   ];
   for (const c of r.comparisons) {
-    const rci = c.rci_low_pct === null ? 'n/a' : `[${pct(c.rci_low_pct)}, ${pct(c.rci_high_pct)}]`;
-    const verdict = c.verdict === 'equivalent' ? `equivalent within ±${r.effect_pct} %` : c.verdict;
-    out.push(`  ${c.cell} / ${c.query}: ${verdict}, effect ${pct(c.effect_pct)}, repeated interval ${rci} (${c.because})`);
+    out.push(`  ${c.cell} / ${c.query}: ${sequentialVerdictText(c.verdict, r.effect_pct)}, effect ${pct(c.effect_pct)}, ${names.differs} ${interval(c.rci_low_pct, c.rci_high_pct)}, ${names.equivalent} ${interval(c.eq_low_pct, c.eq_high_pct)} (${c.because})`);
   }
   return out;
 }
 
-/** A look's figure for one comparison: its effect and repeated interval against the boundary, and what the look decided. */
-export function lookComparisonText(c: Look['comparisons'][number], effectPct: number): string {
-  const rci = c.rci_low_pct === null ? 'no interval yet' : `repeated interval [${pct(c.rci_low_pct)}, ${pct(c.rci_high_pct)}]`;
+/** The levels of a look, or for a look journaled before they were, those of α over the look's comparisons. */
+export function lookLevels(look: Pick<Look, 'levels' | 'comparisons'>, alpha: number): IntervalLevels {
+  return look.levels ?? intervalLevels(alpha, Math.max(1, look.comparisons.length));
+}
+
+/** A look's figure for one comparison: its effect and the two repeated intervals, |Z|, and what the look decided. */
+export function lookComparisonText(c: Look['comparisons'][number], effectPct: number, levels: IntervalLevels): string {
+  const names = intervalNames(levels, effectPct);
+  const rci = c.rci_low_pct === null ? 'no interval yet' : `${names.differs} ${interval(c.rci_low_pct, c.rci_high_pct)}, ${names.equivalent} ${interval(c.eq_low_pct, c.eq_high_pct)}`;
   const z = c.z === null ? '' : `, |Z| ${Math.abs(c.z).toFixed(2)}`;
-  const decision = c.decision === null ? 'undecided' : c.decision === 'equivalent' ? `equivalent within ±${effectPct} %` : c.decision;
-  return `${c.cell} / ${c.query}: ${pct(c.effect_pct)}, ${rci}${z}: ${decision}`;
+  return `${c.cell} / ${c.query}: ${pct(c.effect_pct)}, ${rci}${z}: ${sequentialVerdictText(c.decision, effectPct)}`;
 }
 
 /**
@@ -77,7 +83,7 @@ export function lookText(r: SequentialResult): string[] {
   if (!look) return [];
   const head = `look at round ${look.round} of at most ${r.max_rounds} (stop when answered, target ±${r.effect_pct} %): boundary |Z| ≥ ${look.boundary_z.toFixed(2)}`;
   const tail = r.stopped_round !== null ? `  stopping: ${r.stopped_because}` : `  going on: at most ${roundsLeft(r)} more round${roundsLeft(r) === 1 ? '' : 's'}`;
-  return [head, ...look.comparisons.map((c) => `  ${lookComparisonText(c, r.effect_pct)}`), tail];
+  return [head, ...look.comparisons.map((c) => `  ${lookComparisonText(c, r.effect_pct, r.levels)}`), tail];
 }
 
 /** Rounds the rule may still take after its last look. */

@@ -57,9 +57,15 @@ export interface LookComparison {
   pairs: number;
   effect_pct: number | null;
   z: number | null;
-  /** The repeated confidence interval at 1 − α/m, in percent. */
+  /** The repeated confidence interval at 1 − α/m, in percent: "differs" exactly when it leaves out 0 (|Z| ≥ the boundary). */
   rci_low_pct: number | null;
   rci_high_pct: number | null;
+  /**
+   * The repeated interval at 1 − 2α/m, in percent, the equivalence test's (two one-sided tests, each at
+   * α/m over all looks): "equivalent" exactly when it lies inside ±E %. Absent in looks journaled before it.
+   */
+  eq_low_pct?: number | null;
+  eq_high_pct?: number | null;
   conditional_power: number | null;
   decision: SequentialVerdict | null;
   because?: string;
@@ -71,6 +77,8 @@ export interface Look {
   fraction: number;
   /** |Z| at or past this says "differs". */
   boundary_z: number;
+  /** The levels of the two repeated intervals, in percent (absent in looks journaled before them). */
+  levels?: IntervalLevels;
   comparisons: LookComparison[];
 }
 
@@ -83,8 +91,20 @@ export interface SequentialComparison {
   decided_round: number | null;
   because: string;
   effect_pct: number | null;
+  /** The repeated 1 − α/m interval ("differs" when it leaves out 0) at the look it was decided (or the last). */
   rci_low_pct: number | null;
   rci_high_pct: number | null;
+  /** The repeated 1 − 2α/m interval ("equivalent" when inside ±E %) at the same look. */
+  eq_low_pct?: number | null;
+  eq_high_pct?: number | null;
+}
+
+/** The levels of a look's two repeated intervals, in percent: 95 and 90 for α = 0.05 and one comparison. */
+export interface IntervalLevels {
+  /** 100 · (1 − α/m): the interval that says "differs" when it leaves out 0. */
+  differs_pct: number;
+  /** 100 · (1 − 2α/m): the interval that says "equivalent" when it lies inside ±E %. */
+  equivalent_pct: number;
 }
 
 export interface SequentialResult {
@@ -93,6 +113,8 @@ export interface SequentialResult {
   alpha: number;
   power: number;
   max_rounds: number;
+  /** The levels of the two repeated intervals every look and comparison carries. */
+  levels: IntervalLevels;
   /** The planned looks (rounds). */
   schedule: number[];
   /** The looks taken, in order, up to the stop. */
@@ -140,6 +162,101 @@ function pairedUpTo(cell: readonly (number | null)[], base: readonly (number | n
 
 const pct = (x: number) => 100 * Math.expm1(x);
 
+/** The levels of the two repeated intervals for α over m comparisons. */
+export function intervalLevels(alpha: number, m: number): IntervalLevels {
+  return { differs_pct: 100 * (1 - alpha / m), equivalent_pct: 100 * (1 - Math.min(0.999, (2 * alpha) / m)) };
+}
+
+/** What one look knows to decide a comparison: its round, boundaries and levels. */
+export interface LookFrame {
+  round: number;
+  fraction: number;
+  atMax: boolean;
+  /** |Z| at or past this: "differs" (two-sided, α/m spent so far). */
+  efficacyZ: number;
+  /** The boundary of the equivalence test's repeated interval (2α/m spent so far, two-sided: α/m a side). */
+  equivalenceZ: number;
+  /** The efficacy boundary of the last look (for the conditional power). */
+  finalZ: number;
+  levels: IntervalLevels;
+}
+
+/**
+ * The one place a comparison is decided at a look (issue 21): it fills the two repeated intervals the
+ * verdicts are read from and the decision, so the words, the intervals shown and the verdict cannot
+ * part. "differs" when |Z| ≥ the boundary, which is when the repeated (1 − α/m) interval leaves out 0;
+ * else "equivalent" when the repeated (1 − 2α/m) interval (two one-sided tests) lies inside ±E %; else
+ * "inconclusive" at the maximum or by futility. Returns why, or null while undecided.
+ * `st`: the paired estimate on the log scale with its se (> 0) and df.
+ */
+export function decideAtLook(lc: LookComparison, st: { pairs: number; est: number; se: number; df: number }, f: LookFrame, s: StoppingSettings): string | null {
+  const lower = Math.log1p(-s.effectPct / 100);
+  const upper = Math.log1p(s.effectPct / 100);
+  const T = st.est / st.se;
+  // |T| with df carried to |Z| with the same two-sided p-value.
+  const z = -qnorm(tcdf(-Math.abs(T), st.df));
+  lc.z = Math.sign(T) * z;
+  const half = tq(pnorm(f.efficacyZ), st.df) * st.se;
+  lc.rci_low_pct = pct(st.est - half);
+  lc.rci_high_pct = pct(st.est + half);
+  const halfEq = tq(pnorm(f.equivalenceZ), st.df) * st.se;
+  lc.eq_low_pct = pct(st.est - halfEq);
+  lc.eq_high_pct = pct(st.est + halfEq);
+  const inside = st.est - halfEq > lower && st.est + halfEq < upper;
+  const eqName = `repeated ${fmtLevel(f.levels.equivalent_pct)} % interval`;
+  const interval = (lo: number, hi: number) => `[${signedPct(lo)}, ${signedPct(hi)}] %`;
+  if (z >= f.efficacyZ) {
+    lc.decision = 'differs';
+    return `|Z| = ${z.toFixed(2)} crossed the boundary ${f.efficacyZ.toFixed(2)} at round ${f.round}: the repeated ${fmtLevel(f.levels.differs_pct)} % interval ${interval(lc.rci_low_pct, lc.rci_high_pct)} leaves out 0`;
+  }
+  if (inside) {
+    lc.decision = 'equivalent';
+    return `the ${eqName} ${interval(lc.eq_low_pct, lc.eq_high_pct)} lies inside ±${s.effectPct} % at round ${f.round} (two one-sided tests)`;
+  }
+  if (f.atMax) {
+    lc.decision = 'inconclusive';
+    return `the maximum of ${s.maxRounds} rounds was reached without crossing a boundary`;
+  }
+  // Conditional power under ±E % from here to the maximum, with the se the maximum would have.
+  const theta = upper / (st.se * Math.sqrt(st.pairs / s.maxRounds));
+  const B = lc.z * Math.sqrt(f.fraction);
+  const rest = Math.sqrt(1 - f.fraction);
+  const up = 1 - pnorm((f.finalZ - B - theta * (1 - f.fraction)) / rest);
+  const down = pnorm((-f.finalZ - B + theta * (1 - f.fraction)) / rest);
+  lc.conditional_power = Math.max(up, down);
+  if (lc.conditional_power < (s.futility ?? FUTILITY_CP)) {
+    lc.decision = 'inconclusive';
+    return `futility at round ${f.round}: ${(100 * lc.conditional_power).toFixed(0)}% chance to show ${s.effectPct}% by round ${s.maxRounds}`;
+  }
+  return null;
+}
+
+/** A level in percent as people write it: 95, 97.5, 98.33. */
+export function fmtLevel(levelPct: number): string {
+  return String(Number(levelPct.toFixed(2)));
+}
+
+const signedPct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
+
+/** A verdict of the rule in words, the same everywhere it is shown. */
+export function sequentialVerdictText(v: SequentialVerdict | null, effectPct: number): string {
+  return v === null ? 'undecided' : v === 'equivalent' ? `equivalent within ±${effectPct} %` : v;
+}
+
+/**
+ * The names of the two repeated intervals and what each decides, for headings and legends:
+ * `{ differs: 'repeated 95 % interval', equivalent: 'repeated 90 % interval', rule: '…' }`.
+ */
+export function intervalNames(levels: IntervalLevels, effectPct: number): { differs: string; equivalent: string; rule: string } {
+  const differs = `repeated ${fmtLevel(levels.differs_pct)} % interval`;
+  const equivalent = `repeated ${fmtLevel(levels.equivalent_pct)} % interval`;
+  return {
+    differs,
+    equivalent,
+    rule: `differs when the ${differs} leaves out 0 (|Z| at or past the boundary); equivalent within ±${effectPct} % when the ${equivalent} lies inside ±${effectPct} % (two one-sided tests, the equivalence test's interval)`,
+  };
+}
+
 /**
  * The rule replayed over the rounds the data hold: at each planned look whose round every series has
  * reached, decide what can be decided; stop when everything is, or at the maximum.
@@ -158,9 +275,7 @@ export function replaySequential(series: readonly RoundSeries[], baseline: strin
   const efficacy = scheduleBoundaries(schedule, s.maxRounds, s.alpha / m);
   const equivalence = scheduleBoundaries(schedule, s.maxRounds, Math.min(0.999, (2 * s.alpha) / m));
   const final = efficacy[efficacy.length - 1];
-  const lower = Math.log1p(-s.effectPct / 100);
-  const upper = Math.log1p(s.effectPct / 100);
-  const eta = upper;
+  const levels = intervalLevels(s.alpha, m);
   const available = series.length ? Math.min(...series.map((x) => x.means.length)) : 0;
   const decided = new Map<number, SequentialComparison>();
   const last = new Map<number, LookComparison>();
@@ -171,11 +286,11 @@ export function replaySequential(series: readonly RoundSeries[], baseline: strin
     if (round > available) break;
     const t = Math.min(1, round / s.maxRounds);
     const atMax = round >= s.maxRounds;
-    const look: Look = { round, fraction: t, boundary_z: efficacy[k], comparisons: [] };
+    const look: Look = { round, fraction: t, boundary_z: efficacy[k], levels, comparisons: [] };
     pairs.forEach((p, i) => {
       if (decided.has(i)) return;
       const st = pairedUpTo(p.c.means, p.b.means, round);
-      const lc: LookComparison = { cell: p.cell, query: p.query, pairs: st?.pairs ?? 0, effect_pct: null, z: null, rci_low_pct: null, rci_high_pct: null, conditional_power: null, decision: null };
+      const lc: LookComparison = { cell: p.cell, query: p.query, pairs: st?.pairs ?? 0, effect_pct: null, z: null, rci_low_pct: null, rci_high_pct: null, eq_low_pct: null, eq_high_pct: null, conditional_power: null, decision: null };
       last.set(i, lc);
       look.comparisons.push(lc);
       if (!st) {
@@ -187,41 +302,10 @@ export function replaySequential(series: readonly RoundSeries[], baseline: strin
         lc.because = 'the within-round differences are all equal';
         return;
       }
-      const T = st.est / st.se;
-      // |T| with df carried to |Z| with the same two-sided p-value.
-      const z = -qnorm(tcdf(-Math.abs(T), st.df));
-      lc.z = Math.sign(T) * z;
-      const half = tq(pnorm(efficacy[k]), st.df) * st.se;
-      lc.rci_low_pct = pct(st.est - half);
-      lc.rci_high_pct = pct(st.est + half);
-      const halfEq = tq(pnorm(equivalence[k]), st.df) * st.se;
-      const inside = st.est - halfEq > lower && st.est + halfEq < upper;
-      let because: string | null = null;
-      if (z >= efficacy[k]) {
-        lc.decision = 'differs';
-        because = `|Z| = ${z.toFixed(2)} crossed the boundary ${efficacy[k].toFixed(2)} at round ${round}`;
-      } else if (inside) {
-        lc.decision = 'equivalent';
-        because = `the repeated ${(100 * (1 - (2 * s.alpha) / m)).toFixed(1)}% interval lies inside ±${s.effectPct}% at round ${round}`;
-      } else if (!atMax) {
-        // Conditional power under ±E % from here to the maximum, with the se the maximum would have.
-        const theta = eta / (st.se * Math.sqrt(st.pairs / s.maxRounds));
-        const B = lc.z * Math.sqrt(t);
-        const rest = Math.sqrt(1 - t);
-        const up = 1 - pnorm((final - B - theta * (1 - t)) / rest);
-        const down = pnorm((-final - B + theta * (1 - t)) / rest);
-        lc.conditional_power = Math.max(up, down);
-        if (lc.conditional_power < (s.futility ?? FUTILITY_CP)) {
-          lc.decision = 'inconclusive';
-          because = `futility at round ${round}: ${(100 * lc.conditional_power).toFixed(0)}% chance to show ${s.effectPct}% by round ${s.maxRounds}`;
-        }
-      } else {
-        lc.decision = 'inconclusive';
-        because = `the maximum of ${s.maxRounds} rounds was reached without crossing a boundary`;
-      }
+      const because = decideAtLook(lc, st, { round, fraction: t, atMax, efficacyZ: efficacy[k], equivalenceZ: equivalence[k], finalZ: final, levels }, s);
       if (lc.decision && because) {
         lc.because = because;
-        decided.set(i, { cell: p.cell, baseline, query: p.query, verdict: lc.decision, decided_round: round, because, effect_pct: lc.effect_pct, rci_low_pct: lc.rci_low_pct, rci_high_pct: lc.rci_high_pct });
+        decided.set(i, { cell: p.cell, baseline, query: p.query, verdict: lc.decision, decided_round: round, because, effect_pct: lc.effect_pct, rci_low_pct: lc.rci_low_pct, rci_high_pct: lc.rci_high_pct, eq_low_pct: lc.eq_low_pct, eq_high_pct: lc.eq_high_pct });
       }
     });
     looks.push(look);
@@ -241,6 +325,8 @@ export function replaySequential(series: readonly RoundSeries[], baseline: strin
       effect_pct: l?.effect_pct ?? null,
       rci_low_pct: l?.rci_low_pct ?? null,
       rci_high_pct: l?.rci_high_pct ?? null,
+      eq_low_pct: l?.eq_low_pct ?? null,
+      eq_high_pct: l?.eq_high_pct ?? null,
     };
   });
   let stoppedBecause: string;
@@ -248,5 +334,5 @@ export function replaySequential(series: readonly RoundSeries[], baseline: strin
   else if (stopped === null) stoppedBecause = looks.length ? `not stopped: the data end at round ${available}, before the next look at round ${schedule[looks.length] ?? s.maxRounds}` : `not stopped: the data end at round ${available}, before the first look at round ${schedule[0]}`;
   else if (decided.size === pairs.length && !looks[looks.length - 1].comparisons.every((c) => c.because?.startsWith('the maximum'))) stoppedBecause = `every comparison decided at round ${stopped}`;
   else stoppedBecause = `the maximum of ${s.maxRounds} rounds was reached`;
-  return { rule: SEQUENTIAL_RULE, effect_pct: s.effectPct, alpha: s.alpha, power: s.power, max_rounds: s.maxRounds, schedule, looks, stopped_round: stopped, stopped_because: stoppedBecause, comparisons };
+  return { rule: SEQUENTIAL_RULE, effect_pct: s.effectPct, alpha: s.alpha, power: s.power, max_rounds: s.maxRounds, levels, schedule, looks, stopped_round: stopped, stopped_because: stoppedBecause, comparisons };
 }

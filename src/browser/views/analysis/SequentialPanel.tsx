@@ -1,11 +1,13 @@
 // Stop when answered in the Analysis view (issue 21): for a run with design.stopping, the rule, the look
-// at which it stopped and why, and each comparison's verdict with its repeated interval (valid at the
-// look it stopped, unlike the fixed-sample interval above). The rule replayed on the file's results,
+// at which it stopped and why, and each comparison's verdict with the two repeated intervals it is read
+// from (valid at the look it stopped, unlike the fixed-sample interval above), each named with what it
+// decides. The rule replayed on the file's results,
 // host by host (stats/replay.ts stopsOf), as the Markdown report gives it.
 import { useMemo } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { fmtEffect, fmtInterval } from '../../../common/export/format.js';
 import { stopsOf } from '../../../common/stats/replay.js';
+import { intervalNames, sequentialVerdictText } from '../../../common/stats/sequential.js';
 import { TABLE_STYLE } from './format.js';
 
 export function SequentialPanel({ doc }: { doc: ExperimentDoc }) {
@@ -15,6 +17,7 @@ export function SequentialPanel({ doc }: { doc: ExperimentDoc }) {
     <div data-testid="sequential">
       {stops.map(({ host, check, stopped }) => {
         const r = check.result;
+        const names = r ? intervalNames(r.levels, r.effect_pct) : null;
         return (
           <div key={host} data-testid="sequential-host">
             {host ? <h4>{host}</h4> : null}
@@ -26,8 +29,8 @@ export function SequentialPanel({ doc }: { doc: ExperimentDoc }) {
                   {r.rule}; target ±{r.effect_pct} %, α {r.alpha} over all looks, at most {r.max_rounds} rounds, looks at rounds {r.schedule.join(', ')}.
                 </p>
                 <p data-testid="sequential-stop">
-                  <strong>{stopped ? `The run stopped at round ${stopped.round}: ${stopped.because}.` : `The rule did not stop the run: ${r.stopped_because}.`}</strong> Intervals here are repeated
-                  confidence intervals, valid at whatever look the run stopped.
+                  <strong>{stopped ? `The run stopped at round ${stopped.round}: ${stopped.because}.` : `The rule did not stop the run: ${r.stopped_because}.`}</strong> A comparison {names!.rule}.
+                  Both are repeated confidence intervals, valid at whatever look the run stopped.
                 </p>
                 <table className="plan-table" style={TABLE_STYLE} data-testid="sequential-table">
                   <thead>
@@ -37,7 +40,12 @@ export function SequentialPanel({ doc }: { doc: ExperimentDoc }) {
                       <th style={{ textAlign: 'left' }}>verdict</th>
                       <th style={{ textAlign: 'right' }}>decided at round</th>
                       <th style={{ textAlign: 'right' }}>effect</th>
-                      <th style={{ textAlign: 'right' }}>repeated interval</th>
+                      <th style={{ textAlign: 'right' }} title="differs when it leaves out 0">
+                        {names!.differs}
+                      </th>
+                      <th style={{ textAlign: 'right' }} title={`equivalent when it lies inside ±${r.effect_pct} %`}>
+                        {names!.equivalent}
+                      </th>
                       <th style={{ textAlign: 'left' }}>why</th>
                     </tr>
                   </thead>
@@ -46,10 +54,11 @@ export function SequentialPanel({ doc }: { doc: ExperimentDoc }) {
                       <tr key={`${c.cell}/${c.query}`} data-verdict={c.verdict}>
                         <td>{c.cell}</td>
                         <td>{c.query}</td>
-                        <td>{c.verdict === 'differs' ? <strong>differs</strong> : c.verdict === 'equivalent' ? `equivalent within ±${r.effect_pct} %` : c.verdict}</td>
+                        <td>{c.verdict === 'differs' ? <strong>differs</strong> : sequentialVerdictText(c.verdict, r.effect_pct)}</td>
                         <td style={{ textAlign: 'right' }}>{c.decided_round ?? '—'}</td>
-                        <td style={{ textAlign: 'right' }}>{fmtEffect(c.effect_pct, '—')}</td>
+                        <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>{fmtEffect(c.effect_pct, '—')}</td>
                         <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>{fmtInterval(c.rci_low_pct, c.rci_high_pct, '—')}</td>
+                        <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>{fmtInterval(c.eq_low_pct, c.eq_high_pct, '—')}</td>
                         <td className="small">{c.because}</td>
                       </tr>
                     ))}
