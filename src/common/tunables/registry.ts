@@ -161,6 +161,11 @@ function startupVariable(base: Omit<Tunable, 'kind' | 'contribute' | 'facts' | '
 }
 
 const onOff = (level: string) => (level === 'on' ? 'ON' : 'OFF');
+
+/** A boolean server variable set at start-up, levels on and off. */
+function onOffVariable(id: string, label: string, help: string, name: string): Tunable {
+  return startupVariable({ id, label, help, levels: ['on', 'off'], defaultLevels: ['on', 'off'], scope: 'mysqld', syntax: 'on or off', valid: oneOf('on', 'off') }, () => name, onOff);
+}
 export const HOST_WIDE_OFF = 'off-host';
 
 export const aslr: Tunable = {
@@ -192,20 +197,7 @@ export const aslr: Tunable = {
   },
 };
 
-export const ahi = startupVariable(
-  {
-    id: 'ahi',
-    label: 'Adaptive hash index',
-    help: 'innodb_adaptive_hash_index at start-up; verified with SHOW GLOBAL VARIABLES.',
-    levels: ['on', 'off'],
-    defaultLevels: ['on', 'off'],
-    scope: 'mysqld',
-    syntax: 'on or off',
-    valid: oneOf('on', 'off'),
-  },
-  () => 'innodb_adaptive_hash_index',
-  onOff,
-);
+export const ahi = onOffVariable('ahi', 'Adaptive hash index', 'innodb_adaptive_hash_index at start-up; verified with SHOW GLOBAL VARIABLES.', 'innodb_adaptive_hash_index');
 
 /** Preload is not applied to the server: its level puts the preload step into the restart. */
 export const preload: StepFactor = {
@@ -374,20 +366,7 @@ export const oldBlocksTime = startupVariable(
   (l) => l,
 );
 
-export const bpLoad = startupVariable(
-  {
-    id: 'bp_load',
-    label: 'Buffer pool load at start-up',
-    help: 'innodb_buffer_pool_load_at_startup.',
-    levels: ['on', 'off'],
-    defaultLevels: ['on', 'off'],
-    scope: 'mysqld',
-    syntax: 'on or off',
-    valid: oneOf('on', 'off'),
-  },
-  () => 'innodb_buffer_pool_load_at_startup',
-  onOff,
-);
+export const bpLoad = onOffVariable('bp_load', 'Buffer pool load at start-up', 'innodb_buffer_pool_load_at_startup.', 'innodb_buffer_pool_load_at_startup');
 
 export const dropcaches: Tunable = {
   kind: 'tunable',

@@ -185,32 +185,29 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
           testid="warmup"
           help="The first executions of each query per restart, kept but left out of the analysis."
         />
-        <NumberField
-          label="Restart estimate"
-          unit="s"
-          integer={false}
-          value={design.estimates.restartSeconds}
-          min={0}
-          max={86400}
-          onChange={(n) => useApp.getState().edit((doc) => ({ ...doc, design: { ...doc.design, estimates: { ...doc.design.estimates, restartSeconds: n } } }), 'restartSeconds')}
-          testid="restart-seconds"
-          help="One stop, start, verify and preload."
-        />
-        <NumberField
-          label="Execution estimate"
-          unit="ms"
-          integer={false}
-          value={design.estimates.executionMs}
-          min={0}
-          max={86400000}
-          onChange={(n) => useApp.getState().edit((doc) => ({ ...doc, design: { ...doc.design, estimates: { ...doc.design.estimates, executionMs: n } } }), 'executionMs')}
-          testid="execution-ms"
-          help="One execution of a query, used until a run measures it."
-        />
+        <EstimateField value={design.estimates.restartSeconds} label="Restart estimate" unit="s" field="restartSeconds" max={86400} testid="restart-seconds" help="One stop, start, verify and preload." />
+        <EstimateField value={design.estimates.executionMs} label="Execution estimate" unit="ms" field="executionMs" max={86400000} testid="execution-ms" help="One execution of a query, used until a run measures it." />
       </div>
       <p className="muted small" data-testid="workload-estimate">
         {w.repetitions * w.queries.length} executions per restart ({w.warmup * w.queries.length} warm-up) · about {formatDuration(estimate.perRestartSeconds)} per restart with the idle time
       </p>
     </section>
+  );
+}
+
+/** One of the design's cost estimates (what the plan's time is worked out from until a run measures it). */
+function EstimateField(p: { value: number; label: string; unit: string; field: 'restartSeconds' | 'executionMs'; max: number; testid: string; help: string }) {
+  return (
+    <NumberField
+      label={p.label}
+      unit={p.unit}
+      integer={false}
+      value={p.value}
+      min={0}
+      max={p.max}
+      onChange={(n) => useApp.getState().edit((doc) => ({ ...doc, design: { ...doc.design, estimates: { ...doc.design.estimates, [p.field]: n } } }), p.field)}
+      testid={p.testid}
+      help={p.help}
+    />
   );
 }
