@@ -31,6 +31,19 @@ const REAL_HOST = new Set([
   'test/integration/run-quickstart.test.ts',
 ]);
 
+// The longest files (a few minutes each on a loaded machine) start first, so none of them is the last
+// to start and the run's tail stays short; the rest in name order.
+const LONGEST = [
+  'test/integration/faults.test.ts',
+  'test/e2e/run-detached.test.ts',
+  'test/e2e/run-document.test.ts',
+  'test/integration/host-key-type.test.ts',
+  'test/e2e/run-view.test.ts',
+  'test/integration/detach-cli.test.ts',
+  'test/e2e/grow.test.ts',
+  'test/integration/run-stop.test.ts',
+];
+
 // `npm run test:quick`: the integration files that take seconds (no experiment run, no Chromium).
 const QUICK = new Set([
   'test/integration/browser-mode.test.ts',
@@ -58,7 +71,8 @@ if (files.length === 0) {
 
 const cores = availableParallelism();
 const unitFiles = files.filter((f) => f.startsWith('test/unit/'));
-const hostFiles = files.filter((f) => !f.startsWith('test/unit/'));
+const rank = (f) => (LONGEST.includes(f) ? LONGEST.indexOf(f) : LONGEST.length);
+const hostFiles = files.filter((f) => !f.startsWith('test/unit/')).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 
 // A private host needs mount namespaces (root): tried once, for real, before any file relies on it.
 const privateScript = hostFiles.length ? spawnSync(process.execPath, ['--import', 'tsx', 'scripts/testenv/private-host.ts'], { encoding: 'utf8' }).stdout : '';
