@@ -71,7 +71,7 @@ export function createBackend(options: BackendOptions): DisposableBackend {
   const paths = createPathPolicy({ pickedOnly: options.transport === 'electron' });
   let runs: RunService | null = null;
   const documents = new DocumentService({ emit: (change) => hub.emit('document.changed', change), busy: (path) => runs!.busyWith(path) });
-  runs = new RunService({ documents, prompt: hub.prompt, onBatch: (batch) => hub.emit('run.batch', batch) });
+  runs = new RunService({ documents, prompt: hub.prompt, onBatch: (batch) => hub.toFollowers('run.batch', batch, runs!.pathOf(batch.runId)) });
   const ctx: BackendContext = { options, hub, paths, documents, runs };
   const handlers: Handlers = {
     ...experimentHandlers(ctx),

@@ -64,3 +64,62 @@ test('run.start streams numbered batches; pause holds between restarts; run.even
   assert.ok(opened.ok && opened.value.doc.results?.restarts.length === 4 && opened.value.unfinishedRun === undefined);
   await backend.dispose();
 });
+
+/** A browser-mode page: its socket, the run batches it was sent, and a call. */
+async function page(server: { port: number; token: string }) {
+  const { WebSocket } = await import('ws');
+  const ws = new WebSocket(`ws://127.0.0.1:${server.port}/api?token=${server.token}`, { origin: `http://127.0.0.1:${server.port}` });
+  await new Promise((ok, fail) => (ws.once('open', ok), ws.once('error', fail)));
+  const batches: EventBatch[] = [];
+  const waiting = new Map<number, (r: { ok: boolean; value?: unknown; message?: string }) => void>();
+  ws.on('message', (data) => {
+    const msg = JSON.parse(String(data));
+    if (msg.event === 'run.batch') batches.push(msg.payload);
+    else if (typeof msg.id === 'number') waiting.get(msg.id)?.(msg.result);
+  });
+  let n = 0;
+  const call = <T>(method: string, args: unknown) =>
+    new Promise<{ ok: boolean; value?: T; message?: string }>((resolve) => {
+      const id = ++n;
+      waiting.set(id, resolve as never);
+      ws.send(JSON.stringify({ id, method, args }));
+    });
+  return { ws, batches, call };
+}
+
+test("a run's batches go to the page that started it, and to another only once it follows the run", { timeout: 300_000 }, async () => {
+  const file = quickstartCopy(env, 'follow', (d) => {
+    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
+    d.design.restartsPerCell = 3;
+    d.design.workload.repetitions = 2;
+    d.design.workload.warmup = 0;
+    d.design.target = env.sshd.target;
+  });
+  const { startServer } = await import('../../src/node/transport/websocket-server.js');
+  const server = await startServer({ backend: createBackend({ transport: 'websocket' }) });
+  const starter = await page(server);
+  const other = await page(server);
+  const ended = (p: { batches: EventBatch[] }) => p.batches.some((b) => b.events.some((e) => e.type === 'run-finished'));
+  try {
+    const started = await starter.call<{ runId: string }>('run.start', { path: file, auth: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile } });
+    assert.ok(started.ok, started.message);
+    const runId = started.value!.runId;
+    // Until the other page asks for the run's events, it is sent none of them.
+    for (const end = Date.now() + 120_000; !starter.batches.some((b) => b.events.some((e) => e.type === 'restart-finished')); ) {
+      assert.ok(Date.now() < end, 'a restart finished');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.deepEqual(other.batches, [], 'a page that does not follow the run is sent none of its batches');
+    const caught = await other.call<EventBatch[]>('run.events', { runId, afterSeq: 0 });
+    assert.ok(caught.ok && caught.value!.length > 0, caught.message);
+    for (const end = Date.now() + 240_000; !ended(starter) || !ended(other); ) {
+      assert.ok(Date.now() < end, 'both pages saw the run end');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.deepEqual(starter.batches.map((b) => b.seq), starter.batches.map((_, i) => i + 1), 'the starter saw every batch');
+  } finally {
+    starter.ws.close();
+    other.ws.close();
+    await server.close();
+  }
+});

@@ -3,7 +3,9 @@
 // A question (a host key, a password, a key's passphrase) goes to the client whose request needs the
 // answer, not to every window or browser tab: another page has no business seeing that a passphrase is
 // asked for, nor answering it (issue 26). A question nobody answers ends after `promptMs` with a
-// message saying so, instead of holding its request (and a run's connection) for ever.
+// message saying so, instead of holding its request (and a run's connection) for ever. A run's event
+// batches go to the clients that follow its file (that started it, attached to it or asked for its
+// events), not to every window.
 import { randomUUID } from 'node:crypto';
 import { ApiError, type EventName, type Events, type Prompt, type PromptAnswer } from '../../common/api.js';
 import type { Prompter } from '../host/types.js';
@@ -27,6 +29,8 @@ interface Pending {
 export class EventHub {
   private listeners = new Map<EventName, Set<Listener>>();
   private pending = new Map<string, Pending>();
+  /** The clients that follow each experiment file's runs, by the file's absolute path. */
+  private followers = new Map<string, Set<string>>();
 
   constructor(private readonly promptMs = PROMPT_MS) {}
 
@@ -40,6 +44,18 @@ export class EventHub {
   /** To every client, or to the one named by `to`. */
   emit<E extends EventName>(event: E, payload: Events[E], to?: string): void {
     for (const l of this.listeners.get(event) ?? []) (l as HubListener<E>)(payload, to);
+  }
+
+  /** The client follows the runs of this file from now on (it started one, attached to one, or asked for one's events). */
+  follow(clientId: string, path: string): void {
+    const set = this.followers.get(path) ?? new Set();
+    set.add(clientId);
+    this.followers.set(path, set);
+  }
+
+  /** An event of a run of this file, to the clients that follow it (none: nobody gets it; a client catches up with run.events). */
+  toFollowers<E extends EventName>(event: E, payload: Events[E], path: string | undefined): void {
+    for (const c of (path && this.followers.get(path)) || []) this.emit(event, payload, c);
   }
 
   /** A Prompter asking the client `clientId` (null: any client) through the UI, waiting for its `prompt.answer`. */
@@ -83,6 +99,7 @@ export class EventHub {
    * a run it started can still be answered from the window that follows it now.
    */
   clientGone(clientId: string): void {
+    for (const [path, set] of this.followers) if (set.delete(clientId) && set.size === 0) this.followers.delete(path);
     for (const p of this.pending.values()) {
       if (p.client !== clientId) continue;
       p.client = null;
@@ -93,6 +110,7 @@ export class EventHub {
   async dispose(): Promise<void> {
     for (const [id, p] of this.pending) p.settle({ id, accept: false });
     this.pending.clear();
+    this.followers.clear();
     this.listeners.clear();
   }
 }

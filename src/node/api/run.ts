@@ -1,6 +1,7 @@
 // API handlers for running experiments: the run service does the work (the CLI uses the same);
 // these only carry its answers (their arguments are checked before: api/args.ts). Refusals come back
 // from run.start; everything after, as events.
+import { resolve } from 'node:path';
 import type { BackendContext, Handlers } from '../backend.js';
 import { consentNote } from '../runs/prepare.js';
 import { requireConsentFor } from '../trust.js';
@@ -13,6 +14,8 @@ export function runHandlers(ctx: BackendContext): Handlers {
     'run.start': async ({ path, target, auth, resume, fresh, missing, detach, untilAnswered }, origin) => {
       // The run's questions (a host key, a password) go to the window that started it.
       const prompt = ctx.hub.promptFor(origin.clientId);
+      // Its batches go to this client from the first (a run may send some before this call returns).
+      ctx.hub.follow(origin.clientId, resolve(path));
       if (detach === true) {
         // The run goes on on its target; this process follows it while it can (the Run view stays live).
         const d = await runs.detach({ file: path, target, auth, prompt, untilAnswered, resume: resume === true, fresh: fresh === true, missing: missing === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
@@ -56,6 +59,7 @@ export function runHandlers(ctx: BackendContext): Handlers {
     'run.attach': async ({ path, target }, origin) => {
       // Following connects (an ended run too: its directory there is removed).
       requireFollowConsent(path, detachedRuns(path), target);
+      ctx.hub.follow(origin.clientId, resolve(path));
       return runs.attach(path, { prompt: ctx.hub.promptFor(origin.clientId) });
     },
     'run.stopFollowing': async ({ runId }) => runs.stopFollowing(runId),
@@ -65,7 +69,10 @@ export function runHandlers(ctx: BackendContext): Handlers {
       requireFollowConsent(path, all.filter((d) => !d.ended), target);
       return all.length ? detachedStatus(path, { prompt: ctx.hub.promptFor(origin.clientId) }) : null;
     },
-    'run.events': async ({ runId, afterSeq }) => {
+    'run.events': async ({ runId, afterSeq }, origin) => {
+      // Asking for a run's events is following it: its next batches come to this client too.
+      const path = runs.pathOf(runId);
+      if (path) ctx.hub.follow(origin.clientId, path);
       return runs.events(runId, afterSeq);
     },
   };

@@ -319,6 +319,11 @@ export class RunService {
     return [...[...this.runs.values()].map((e) => this.statusOf(e)), ...[...this.attachments.values()].map((a) => a.status())];
   }
 
+  /** The experiment file a run (attached or followed) belongs to; undefined for a run let go. */
+  pathOf(runId: string): string | undefined {
+    return this.attachments.get(runId)?.path ?? this.runs.get(runId)?.path;
+  }
+
   /**
    * What a client missed: the batches kept in memory, or else the run as one snapshot: from the
    * engine's fold while it runs (no re-reading of the journal, however long the run), from the
