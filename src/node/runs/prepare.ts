@@ -15,7 +15,7 @@ import { buildPlan, designHosts, expandCells, hostDesign } from '../../common/pl
 import { checkProfile } from '../../common/profile.js';
 import { isComplete, restorePending, type JournalState } from '../../common/records.js';
 import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from '../documents/results-copy.js';
-import { hostJournalPath, inspectJournal, journalPath, readJournal, runJournals, type JournalVerdict } from '../engine/journal.js';
+import { archiveJournal, hostJournalPath, inspectJournal, journalPath, readJournal, runJournals, type JournalVerdict } from '../engine/journal.js';
 import { noProfileMessage, resolveProfile, type ResolvedProfile } from '../engine/profiles.js';
 import { readExperimentFile } from '../files.js';
 
@@ -184,11 +184,16 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   if (req.fresh && (finished || verdict.kind === 'resume' || verdict.kind === 'other-plan' || existsSync(out))) {
     const at = finished ? null : verdict.kind === 'resume' || verdict.kind === 'other-plan' ? (verdict.state.startedAt ?? Date.now()) : null;
     const keepAs = finished?.keepResultsAs ?? resultsCopyPath(out, at ?? Date.now());
-    const hasResults = finished || verdict.kind !== 'fresh' || (r.doc.results?.restarts.length ?? 0) > 0;
+    const doneBefore = verdict.kind === 'resume' || verdict.kind === 'other-plan' ? verdict.state.restarts.length : 0;
+    const hasResults = finished || doneBefore > 0 || (r.doc.results?.restarts.length ?? 0) > 0;
     if (hasResults) {
       const which = finished ? 'the finished run' : 'the unfinished run';
       notes.push(`would start from scratch; the results of ${which} would be kept in ${keepAs}`);
       steps.push(async () => `starting from scratch; ${keptResultsNote(await keepResults(out, keepAs), which)}`);
+    } else if (verdict.kind !== 'fresh') {
+      // An unfinished run that finished no restart has no results to keep: no copy, its journal archived.
+      notes.push(`would start from scratch; the unfinished run finished no restart, so there are no results to keep (its journal would be archived)`);
+      steps.push(async () => `starting from scratch; ${noRestartNote(archiveJournals([journalPath(out)]))}`);
     }
   } else if (verdict.kind === 'other-plan') {
     const header = verdict.state.header!;
@@ -325,6 +330,15 @@ function savedDoc(doc: ExperimentDoc, fileProfile: Design['serverProfile']): Exp
   return saved;
 }
 
+/** Archive the journals that exist of these; the archived paths. */
+function archiveJournals(paths: string[]): string[] {
+  return [...new Set(paths)].filter((j) => existsSync(j)).map((j) => archiveJournal(j));
+}
+
+function noRestartNote(archived: string[]): string {
+  return `the unfinished run finished no restart, so no results copy was made${archived.length ? ` (its journal is archived in ${archived.join(', ')})` : ''}`;
+}
+
 async function commitSteps(steps: (() => Promise<string | null>)[]): Promise<string[]> {
   const said: string[] = [];
   for (const step of steps) {
@@ -354,7 +368,12 @@ async function prepareHosts(req: RunRequest, fileDoc: ExperimentDoc, doc: Experi
   const started = hosts.filter((h) => h.verdict.kind !== 'fresh');
   const fresh = req.fresh === true;
   if (fresh && (finished || started.length || existsSync(out))) {
-    if (finished || started.length || (fileDoc.results?.restarts.length ?? 0) > 0) {
+    const doneBefore = started.reduce((n, h) => n + (h.verdict.kind === 'fresh' ? 0 : h.verdict.state.restarts.length), 0);
+    if (!finished && !doneBefore && started.length && !(fileDoc.results?.restarts.length ?? 0)) {
+      // Unfinished on every host it started on, with no restart finished: no copy, the journals archived.
+      notes.push(`would start from scratch; the unfinished run finished no restart, so there are no results to keep (its journals would be archived)`);
+      steps.push(async () => `starting from scratch; ${noRestartNote(archiveJournals(started.map((h) => h.journal)))}`);
+    } else if (finished || started.length || (fileDoc.results?.restarts.length ?? 0) > 0) {
       const at = Math.min(...started.map((h) => (h.verdict.kind === 'fresh' ? Date.now() : (h.verdict.state.startedAt ?? Date.now()))), Date.now());
       const keepAs = finished?.keepResultsAs ?? resultsCopyPath(out, at);
       const which = finished ? 'the finished run' : 'the unfinished run';
