@@ -55,6 +55,8 @@ interface TargetFacts {
   installDb: string | null;
   hasMysqlUser: boolean;
   portInUse: boolean;
+  /** The sandbox folder: what it is there, and who this login is. */
+  parent: { exists: boolean; folder: boolean; writable: boolean; user: string };
 }
 
 const DEFAULT_BUFFER_POOL = '128M';
@@ -63,10 +65,15 @@ const DEFAULT_BUFFER_POOL = '128M';
 const EXACT_TIMER_VARIABLES = new Set(profileOptions({ extraArgs: EXACT_TIMER_OPTIONS }).map((o) => o.variable));
 const SANDBOX_DIR = /\/varlab-sandbox-[0-9a-f]{8}$/;
 
-async function facts(session: TargetSession, mysqld: string | undefined, port: number): Promise<TargetFacts> {
+async function facts(session: TargetSession, mysqld: string | undefined, port: number, parent: string): Promise<TargetFacts> {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  const p = shellQuote(parent);
   const script = [
     'echo "uid=$(id -u)"',
+    'echo "user=$(id -un 2>/dev/null)"',
+    `[ -e ${p} ] && echo parentexists=yes`,
+    `[ -d ${p} ] && echo parentfolder=yes`,
+    `[ -d ${p} ] && [ -w ${p} ] && [ -x ${p} ] && echo parentwritable=yes`,
     mysqld ? `[ -x ${shellQuote(mysqld)} ] && echo bin=${shellQuote(mysqld)}` : 'for b in $(command -v mariadbd mysqld 2>/dev/null) /usr/sbin/mariadbd /usr/sbin/mysqld /usr/local/mysql/bin/mysqld; do if [ -x "$b" ]; then echo "bin=$b"; break; fi; done',
     'for i in $(command -v mariadb-install-db mysql_install_db 2>/dev/null); do echo "installdb=$i"; break; done',
     'id mysql >/dev/null 2>&1 && echo "mysqluser=yes"',
@@ -84,7 +91,16 @@ async function facts(session: TargetSession, mysqld: string | undefined, port: n
     installDb: get('installdb') ?? null,
     hasMysqlUser: get('mysqluser') === 'yes',
     portInUse: get('portinuse') === 'yes',
+    parent: { exists: get('parentexists') === 'yes', folder: get('parentfolder') === 'yes', writable: get('parentwritable') === 'yes', user: get('user') || `uid ${get('uid') ?? '?'}` },
   };
+}
+
+/** The sandbox folder must be a folder this login can make a folder in: said in words before anything is made. */
+function assertParentUsable(target: string, parent: string, f: TargetFacts['parent']): void {
+  const choose = 'or choose another with --dir (in the Hosts view: "Folder on the target")';
+  if (!f.exists) throw new ApiError('not-found', `the sandbox folder ${parent} does not exist on ${target}: make it first (mkdir -p ${parent}), ${choose}`);
+  if (!f.folder) throw new ApiError('invalid-argument', `the sandbox folder ${parent} on ${target} is not a folder: make one there, ${choose}`);
+  if (!f.writable) throw new ApiError('path-refused', `the sandbox folder ${parent} on ${target} is not writable by ${f.user}: make it writable for ${f.user}, ${choose}`);
 }
 
 /** The server options of a sandbox: ours, then the user's; a later one replaces an earlier one of the same variable. */
@@ -106,7 +122,8 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
   const parent = (opts.parent ?? '/var/tmp').replace(/\/$/, '');
   assertSandboxParent('the sandbox folder', parent);
   if (opts.mysqld !== undefined) assertProfilePath('--mysqld', opts.mysqld);
-  const f = await facts(session, opts.mysqld, port);
+  const f = await facts(session, opts.mysqld, port, parent);
+  assertParentUsable(session.target, parent, f.parent);
   if (f.portInUse) throw new ApiError('busy', `port ${port} is already in use on ${session.target}: choose another with --port`);
   const dir = `${parent}/varlab-sandbox-${randomBytes(4).toString('hex')}`;
   // As root, mysqld refuses to run as root: it runs as `mysql`, which must own the directory.
