@@ -64,3 +64,27 @@ test('mysqld that cannot start: attached and detached runs record each failed st
   assert.deepEqual(d.restarts, a.restarts, 'the detached run recorded the same restarts, the same way');
   assert.equal(a.measured + d.measured, 0);
 });
+
+test('a run whose every restart failed to start says "0 measured, 2 failed", not "finished … results saved", and exits 1', { timeout: 300_000 }, async () => {
+  if (!held) {
+    held = createServer();
+    await new Promise<void>((resolve, reject) => {
+      held!.once('error', reject);
+      held!.listen({ port: env.profile.port, host: '127.0.0.1', exclusive: true }, resolve);
+    });
+  }
+  // Two restarts: fewer than the failures in a row that end a run, so the plan runs to its end.
+  const file = quickstartCopy(env, 'none-measured', (d) => {
+    keepCells(d, [CELL]);
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = RESTART_POLICY.startFailuresInARow - 1;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 1);
+    d.design.workload.repetitions = 2;
+    d.design.workload.warmup = 0;
+  });
+  const r = varlabSync(['run', file, ...env.authArgs], env.varlabHome);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /varlab run: finished 2 of 2 restarts in [^(]+ \(0 measured, 2 failed\): no restart measured anything/);
+  assert.doesNotMatch(r.stderr, /^finished: /m);
+  assert.equal(outcome(file).measured, 0);
+});

@@ -110,7 +110,7 @@ export const run: Command = {
     '                    and --known-hosts once (for every host) or once per --target, in the same order (each host\n' +
     '                    its own; with no --target, in the order of the file\'s hosts). A host given none uses\n' +
     '                    its Hosts-list entry, else ~/.ssh/config, never another host\'s\n' +
-    'Exit status: 0 finished, 1 failed, 2 bad input, 130 cancelled.',
+    'Exit status: 0 finished, 1 failed (or finished with no restart measuring anything), 2 bad input, 130 cancelled.',
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
       ...TARGET_OPTIONS,
@@ -439,6 +439,12 @@ function stopText(s: NonNullable<RunOutcome['stopped']>, file: string): string {
   return `stopped when answered at round ${s.round}: ${s.because}; \`varlab analyze ${file} --until-answered\` gives each verdict with its repeated interval`;
 }
 
+/** ` (1 measured, 2 failed)` when some restart done measured nothing (mysqld did not start, a tunable did not take effect); else nothing. */
+function measuredIn(o: RunOutcome): string {
+  if (o.measured === undefined || o.measured === o.done) return '';
+  return ` (${o.measured} measured, ${o.done - o.measured} failed)`;
+}
+
 function report(io: CliIO, file: string, o: RunOutcome, ms: number): number {
   // Several hosts: how each ended, one line per host, before the line for the whole run.
   if (o.hosts && o.state !== 'finished') {
@@ -447,14 +453,19 @@ function report(io: CliIO, file: string, o: RunOutcome, ms: number): number {
   const stopped = o.hosts ? o.hosts.flatMap((h) => (h.outcome.stopped ? [`${visible(h.target)}: ${stopText(h.outcome.stopped, o.path)}`] : [])) : o.stopped ? [stopText(o.stopped, o.path)] : [];
   for (const s of stopped) io.err(s);
   if (o.state === 'finished') {
-    io.err(`finished: ${o.done} of ${o.planned} restarts in ${formatDuration(ms / 1000)}; results saved into ${o.path}`);
+    // Every restart done failed to start or to verify: the run ended, but nothing was measured.
+    if (o.measured === 0 && o.done > 0) {
+      io.err(`varlab run: finished ${o.done} of ${o.planned} restarts in ${formatDuration(ms / 1000)}${measuredIn(o)}: no restart measured anything (each one's reason is above); the file holds no measurement. Fix the cause, then \`varlab run ${file} --fresh\``);
+      return 1;
+    }
+    io.err(`finished: ${o.done} of ${o.planned} restarts in ${formatDuration(ms / 1000)}${measuredIn(o)}; results saved into ${o.path}`);
     return 0;
   }
   if (o.state === 'cancelled') {
-    io.err(`cancelled after ${o.done} of ${o.planned} restarts; run the same command again to resume.${o.restoreProblem ? ` ${o.restoreProblem}` : ''}`);
+    io.err(`cancelled after ${o.done} of ${o.planned} restarts${measuredIn(o)}; run the same command again to resume.${o.restoreProblem ? ` ${o.restoreProblem}` : ''}`);
     return 130;
   }
-  io.err(`varlab run: failed after ${o.done} of ${o.planned} restarts: ${o.message}`);
+  io.err(`varlab run: failed after ${o.done} of ${o.planned} restarts${measuredIn(o)}: ${o.message}`);
   if (o.transient) io.err(`measurements so far are kept in ${o.journal}; run the same command again to resume`);
   else
     io.err(

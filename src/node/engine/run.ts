@@ -64,6 +64,8 @@ export interface RunOutcome {
   transient: boolean;
   planned: number;
   done: number;
+  /** Of the restarts done, those that measured anything (the others failed to start or to verify). */
+  measured?: number;
   resumed: boolean;
   /** Stop when answered: the look at which the run stopped, and why. */
   stopped?: { round: number; because: string };
@@ -271,6 +273,7 @@ export class RunEngine {
       transient,
       planned,
       done: this.fold.state().restarts.length,
+      measured: this.fold.state().restarts.filter((r) => r.status === 'ok').length,
       resumed: this.resumed,
       ...(this.fold.state().stopped ? { stopped: { round: this.fold.state().stopped!.round, because: this.fold.state().stopped!.because } } : {}),
       path: this.opts.path,

@@ -97,6 +97,8 @@ export function groupOutcome(opts: Pick<HostGroupOptions, 'path' | 'hosts'>, out
   const before = opts.hosts.filter((h) => h.done).reduce((n, h) => n + buildPlan(h.doc.design).length, 0);
   const planned = outcomes.reduce((n, h) => n + h.outcome.planned, before);
   const done = outcomes.reduce((n, h) => n + h.outcome.done, before);
+  // How many measured anything: known when every host's run here says (none finished in an earlier process).
+  const measured = before === 0 && outcomes.every((h) => h.outcome.measured !== undefined) ? outcomes.reduce((n, h) => n + h.outcome.measured!, 0) : undefined;
   const failed = outcomes.filter((h) => h.outcome.state === 'failed');
   const cancelled = outcomes.filter((h) => h.outcome.state === 'cancelled');
   const state = groupState(outcomes.map((h) => h.outcome.state));
@@ -111,6 +113,7 @@ export function groupOutcome(opts: Pick<HostGroupOptions, 'path' | 'hosts'>, out
     transient: failed.every((h) => h.outcome.transient),
     planned,
     done,
+    ...(measured !== undefined ? { measured } : {}),
     resumed: outcomes.some((h) => h.outcome.resumed),
     path: opts.path,
     journal: opts.hosts.map((h) => h.journal).join(', '),
