@@ -76,3 +76,34 @@ test('a run asked for detached asks its consent in the Run view, and Allow start
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });
+
+test("after Allow in the Run view the banner's list goes, above the run and in the Plan view: nothing is asked twice", { timeout: 300_000 }, async () => {
+  const target = 'ssh://root@127.0.0.1:3';
+  const profile = { kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/var/tmp/varlab-sandbox-00000000/data', socket: '/var/tmp/varlab-sandbox-00000000/s.sock', port: 23456, user: 'root', extraArgs: [], sudo: false };
+  writeFileSync(join(env.app.home, 'profiles.json'), JSON.stringify({ [target]: profile }));
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  doc.design.target = target;
+  doc.design.workload.queries.push({ name: 'Q98', sql: 'SELECT 98' });
+  const file = join(env.app.dir, 'banner-consent.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('trust-notice').waitFor();
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-start-button').click();
+  await page.getByTestId('run-consent').waitFor();
+  await page.getByTestId('run-consent-allow').click();
+  await page.getByTestId('run-consent').waitFor({ state: 'detached' });
+  // The run started (here it fails to connect to the closed port): the banner's list is gone above it.
+  await page.getByTestId('run-state').waitFor({ timeout: 60_000 });
+  await page.getByTestId('trust-checked').waitFor({ state: 'attached' });
+  assert.equal(await page.getByTestId('trust-notice').count(), 0, 'the list allowed in the Run view is not shown above the run');
+  if (process.env.VARLAB_SHOTS) await page.screenshot({ path: join(process.env.VARLAB_SHOTS, 'run-after-allow.png'), fullPage: true });
+  await page.getByTestId('nav-plan').click();
+  await page.getByTestId('trust-checked').waitFor({ state: 'attached' });
+  assert.equal(await page.getByTestId('trust-notice').count(), 0, 'the Plan view does not ask again');
+  if (process.env.VARLAB_SHOTS) await page.screenshot({ path: join(process.env.VARLAB_SHOTS, 'plan-after-allow.png'), fullPage: true });
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});

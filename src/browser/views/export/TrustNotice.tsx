@@ -6,16 +6,19 @@ import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
 import { ConsentList } from './ConsentList.js';
+import { useTrustGrants } from './trust-grants.js';
 
 export function TrustNotice({ target }: { target?: string }) {
   const doc = useApp((s) => s.doc);
   const generation = useApp((s) => s.generation);
+  // A consent given elsewhere (the Run view) checks again: the list goes once what it names is allowed.
+  const grants = useTrustGrants((s) => s.count);
   const [answer, setAnswer] = useState<{ key: string; check: TrustCheck } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const runTarget = target ?? doc?.design.target;
   // Each opened document, and any change to what matters for consent, is checked afresh; editing
   // restarts or repetitions does not ask the backend again.
-  const key = doc ? JSON.stringify([generation, doc.design.workload.kind, doc.design.workload.command?.line, doc.design.workload.setupSql, doc.design.workload.queries, doc.design.factors, doc.design.serverProfile, runTarget]) : null;
+  const key = doc ? JSON.stringify([generation, grants, doc.design.workload.kind, doc.design.workload.command?.line, doc.design.workload.setupSql, doc.design.workload.queries, doc.design.factors, doc.design.serverProfile, runTarget]) : null;
   // An answer for an earlier document or design is not shown.
   const check = answer && answer.key === key ? answer.check : null;
 

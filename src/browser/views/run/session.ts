@@ -11,6 +11,7 @@ import type { RunEvent } from '../../../common/events.js';
 import { LiveRuns, type LiveRun } from './live.js';
 import { notStartedMessage } from './not-started.js';
 import { followsByItself, type FollowState } from './follow.js';
+import { trustGranted } from '../export/trust-grants.js';
 
 interface RunSessionState {
   runId: string | null;
@@ -255,6 +256,8 @@ export async function agreeAndStart(): Promise<void> {
     useRunSession.setState({ error: g.message });
     return;
   }
+  // The banner above the views asked about the same list: it checks again, and goes.
+  trustGranted();
   await startRun(c.path, c.auth, c.how, c.detach, c.untilAnswered);
 }
 
