@@ -1,11 +1,12 @@
 // `varlab attach|status|cancel FILE`: a run started with `varlab run FILE --detach`, from nothing but
-// the file (its journal says where the run is and how this computer connected). The attach service
-// (node/detach/attach.ts) does the work, as it does for the app; this prints.
+// the file (its journal says where the run is and how this computer connected). The run service
+// (node/runs/service.ts) does the work, as it does for the app and `varlab run`; this prints.
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
 import { eventLine } from '../../common/event-line.js';
 import { formatDuration } from '../../common/plan.js';
-import { attachDetached, cancelDetached, describeDetached, detachedRuns, detachedStatus, type AttachOutcome } from '../../node/detach/attach.js';
+import { describeDetached, detachedRuns, type AttachOutcome } from '../../node/detach/attach.js';
+import { RunService } from '../../node/runs/service.js';
 import { visible } from '../../common/printable.js';
 import { DocumentService } from '../../node/documents/service.js';
 import { onInterrupt } from '../../node/shutdown.js';
@@ -121,16 +122,17 @@ async function follow(name: 'attach' | 'cancel', argv: string[], io: CliIO): Pro
   const keepAlive = setInterval(() => {}, 60_000);
   const startedAt = Date.now();
   try {
-    const opts = { prompt: terminalPrompter(), documents: new DocumentService(), onEvent: follower(io, json, () => target), signal: stop.signal, auth: targetAuth(values), say: (m: string) => io.err(`varlab ${name}: ${m}`) };
+    const service = new RunService({ documents: new DocumentService(), prompt: terminalPrompter() });
+    const opts = { onEvent: follower(io, json, () => target), signal: stop.signal, auth: targetAuth(values), say: (m: string) => io.err(`varlab ${name}: ${m}`) };
     target = detachedRuns(file)
       .map((d) => d.target)
       .join(', ');
     if (name === 'cancel') {
-      const o = await cancelDetached(file, opts);
+      const o = await service.cancelDetached(file, opts);
       const code = report(io, o, Date.now() - startedAt, json);
       return o.state === 'cancelled' ? 0 : code;
     }
-    return report(io, await attachDetached(file, opts), Date.now() - startedAt, json);
+    return report(io, await service.attachToEnd(file, opts), Date.now() - startedAt, json);
   } catch (e) {
     return failed(io, name, e);
   } finally {
@@ -181,7 +183,8 @@ export const status: Command = {
     const { values, positionals } = parse(argv, { json: { type: 'boolean' }, ...AUTH_OPTIONS });
     const file = oneFile(positionals);
     try {
-      const s = await detachedStatus(file, { prompt: terminalPrompter(), auth: targetAuth(values), say: (m) => io.err(`varlab status: ${m}`) });
+      const service = new RunService({ documents: new DocumentService(), prompt: terminalPrompter() });
+      const s = await service.detachedStatus(file, { auth: targetAuth(values), say: (m) => io.err(`varlab status: ${m}`) });
       if (values.json) io.out(JSON.stringify(s));
       else if (!s.hosts) io.out(describeDetached(s));
       else {

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { BackendContext, Handlers } from '../backend.js';
 import { consentNote } from '../runs/prepare.js';
 import { requireConsentFor } from '../trust.js';
-import { detachedRuns, detachedStatus } from '../detach/attach.js';
+import { detachedRuns } from '../detach/attach.js';
 import { notLaunchedHere, requireFollowConsent } from '../detach/launched.js';
 
 export function runHandlers(ctx: BackendContext): Handlers {
@@ -67,7 +67,7 @@ export function runHandlers(ctx: BackendContext): Handlers {
       const all = detachedRuns(path);
       // Looking connects only for a run whose end is not here yet.
       requireFollowConsent(path, all.filter((d) => !d.ended), target);
-      return all.length ? detachedStatus(path, { prompt: ctx.hub.promptFor(origin.clientId) }) : null;
+      return all.length ? runs.detachedStatus(path, { prompt: ctx.hub.promptFor(origin.clientId) }) : null;
     },
     'run.events': async ({ runId, afterSeq }, origin) => {
       // Asking for a run's events is following it: its next batches come to this client too.

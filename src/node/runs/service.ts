@@ -11,7 +11,7 @@
 // stopped mysqld and restored its host.
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { EventBatch, RunCheck, RunStatus, TargetAuth } from '../../common/api.js';
+import type { DetachedStatus, EventBatch, RunCheck, RunStatus, TargetAuth } from '../../common/api.js';
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
 import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
@@ -29,7 +29,7 @@ import type { Prompter } from '../host/types.js';
 import { acquireRunLocks, runningOnFile } from './locks.js';
 import { finishedRun, journalDesignChanges, prepareRun, type PreparedRun, type RunRequest } from './prepare.js';
 import { snapshotBatch } from './snapshot.js';
-import { detachedRuns, openAttachment, refuseWhileDetached, type Attached } from '../detach/attach.js';
+import { cancelDetached, detachedRuns, detachedStatus, openAttachment, refuseWhileDetached, type AttachOptions, type AttachOutcome, type Attached } from '../detach/attach.js';
 import { startDetached, type DetachedStart } from '../detach/launch.js';
 
 export interface RunServiceOptions {
@@ -91,6 +91,9 @@ interface Entry {
 }
 
 const SHUTTING_DOWN = () => new ApiError('cancelled', 'varlab is shutting down: no new run starts');
+
+/** How a following is asked for: who answers the connection's questions, the user's own key, where its events go, when to stop. */
+export type FollowOptions = Partial<Pick<AttachOptions, 'prompt'>> & Omit<AttachOptions, 'prompt' | 'documents' | 'host' | 'onBatch'>;
 
 /** Ended runs kept for clients catching up (their status, their batches rebuilt from the journal); older ones are let go. */
 const KEEP_ENDED = 20;
@@ -262,14 +265,46 @@ export class RunService {
   async attach(path: string, o: { prompt?: Prompter } = {}): Promise<RunStatus> {
     const abs = resolve(path);
     for (const a of this.attachments.values()) if (a.path === abs && a.status().detached?.following) return a.status();
-    const a = await openAttachment(abs, { prompt: o.prompt ?? this.opts.prompt, documents: this.opts.documents, host: this.opts.host, onBatch: this.opts.onBatch });
+    return (await this.follow(abs, o)).status();
+  }
+
+  /**
+   * `varlab attach`: follow the file's detached run to its end (or until `o.signal`: this computer
+   * detaches), its events to `o.onEvent`; the same following as the app's, kept with its runs.
+   */
+  async attachToEnd(path: string, o: FollowOptions): Promise<AttachOutcome> {
+    this.refuseWhileDisposing();
+    return (await this.follow(resolve(path), o)).done;
+  }
+
+  /** `varlab cancel`: stop the file's detached run on every host; then what it measured comes into the file. */
+  cancelDetached(path: string, o: FollowOptions): Promise<AttachOutcome & { signalled: boolean }> {
+    this.refuseWhileDisposing();
+    return cancelDetached(resolve(path), this.followOptions(o));
+  }
+
+  /** `varlab status` and the Run view's look at a detached run: where it is, from its target; changes nothing. */
+  detachedStatus(path: string, o: Pick<FollowOptions, 'prompt' | 'auth' | 'say'> = {}): Promise<DetachedStatus> {
+    return detachedStatus(resolve(path), { ...o, prompt: o.prompt ?? this.opts.prompt });
+  }
+
+  private followOptions(o: FollowOptions): AttachOptions {
+    return { ...o, prompt: o.prompt ?? this.opts.prompt, documents: this.opts.documents, host: this.opts.host, onBatch: this.opts.onBatch };
+  }
+
+  private async follow(abs: string, o: FollowOptions): Promise<Attached> {
+    const a = await openAttachment(abs, this.followOptions(o));
     this.attachments.set(a.runId, a);
     const ended = () => {
       this.followsEnded.add(a);
       this.prune();
     };
     void a.done.then(ended, ended);
-    return a.status();
+    return a;
+  }
+
+  private refuseWhileDisposing(): void {
+    if (this.disposing) throw SHUTTING_DOWN();
   }
 
   /**
