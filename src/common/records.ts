@@ -91,6 +91,8 @@ export type JournalRecord =
     }
   /** The target's journal is in this one up to this byte offset (written with the records it brought). */
   | { t: 'imported'; at: number; offset: number }
+  /** The detached run's directory on its target was removed once its results were in the file: nothing is left there to connect for. */
+  | { t: 'target-cleaned'; at: number }
   /**
    * The data step (design.workload.data), once per run before the first measured restart: loaded,
    * resumed from the chunks a cut load finished, or recognised as already there; with each check query's result.
@@ -191,7 +193,7 @@ export interface JournalState {
   /** How the last run left its host (absent in journals written before this was recorded). */
   hostLeft?: { ok: boolean; problem?: string };
   /** A detached run: how to reach it, how much of its target journal is here, and whether its end is (a run-finished after it). */
-  detached?: Omit<RecordOf<'detached'>, 't'> & { offset: number; ended: boolean };
+  detached?: Omit<RecordOf<'detached'>, 't'> & { offset: number; ended: boolean; cleaned?: boolean };
   /** Lines that did not parse (a crash mid-write leaves at most the last one torn). */
   skippedLines: number;
   /** The run stopped at a look of its stopping rule: the restarts planned after it are not run. */
@@ -304,6 +306,9 @@ export class JournalFold {
       }
       case 'imported':
         if (state.detached) state.detached = { ...state.detached, offset: r.offset };
+        break;
+      case 'target-cleaned':
+        if (state.detached) state.detached = { ...state.detached, cleaned: true };
         break;
       case 'stopped-answered':
         state.stopped = { at: r.at, round: r.round, because: r.because };

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent } from '../../src/common/events.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
@@ -137,6 +137,19 @@ test('a detached run goes on with no varlab process on this side; attach, killed
 
   const after = varlabSync(['status', file], env.varlabHome);
   assert.match(after.stdout, /^finished on .*: 4 of 4 restarts\n$/);
+  // Attached again, or cancelled, once everything is in and the target cleaned up: nothing to connect
+  // for, even with this computer's launch record gone (issue 24): it says how the run ended, exit 0.
+  assert.ok(records(file).some((r) => r.t === 'target-cleaned'), 'the clean-up is in the journal');
+  rmSync(join(env.varlabHome, 'launched'), { recursive: true, force: true });
+  const logins = () => (env.sshd.log().match(/Accepted publickey/g) ?? []).length;
+  const before = logins();
+  for (const cmd of ['attach', 'cancel']) {
+    const again = varlabSync([cmd, file], env.varlabHome);
+    assert.equal(again.code, 0, `${cmd}: ${again.stderr}`);
+    assert.match(again.stderr, /finished on .*: 4 of 4 restarts; results saved into/, cmd);
+    assert.doesNotMatch(again.stderr, /did not launch/, cmd);
+  }
+  assert.equal(logins(), before, 'no connection to the target');
   // Another run of it is refused as finished, as for any run.
   assert.match(varlabSync(['run', file, ...env.authArgs], env.varlabHome).stdout, /already finished/);
 });

@@ -51,6 +51,8 @@ export interface DetachedRun {
   offset: number;
   /** The run's end is in the local journal. */
   ended: boolean;
+  /** Its directory on the target was removed once its results were in the file (nothing there to connect for). */
+  cleaned?: boolean;
   planned: number;
   /** Restarts finished (in the local journal). */
   done: number;
@@ -137,6 +139,7 @@ function runOfJournal(abs: string, journal: string, state = readJournal(journal)
     supervisor: d.supervisor,
     offset: d.offset,
     ended: d.ended,
+    ...(d.cleaned ? { cleaned: true } : {}),
     planned: state.header.planned,
     done: state.restarts.length,
     at: d.at,
@@ -718,6 +721,8 @@ class Follower {
       // The target keeps its copy too: nothing is removed there until the file holds the results.
       return this.outcome('failed', false, resultsNotSaved(this.d.journal, this.d.path, e));
     }
+    // Removed by an earlier attach: the results are in the file and nothing is left on the target.
+    if (this.d.cleaned) return this.outcome(s.lastState ?? 'failed', true, s.lastMessage);
     let cleanedUp = false;
     let problem: string | undefined;
     try {
@@ -728,7 +733,17 @@ class Follower {
         for (let i = 0; i < 40 && (await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state === 'running'; i++) await sleep(250);
         await cleanupTargetRun(own, this.d.dir, sudo);
         cleanedUp = (await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state === 'missing';
-        if (cleanedUp) forgetLaunch(this.d.runId);
+        if (cleanedUp) {
+          // Said in the journal, so a later attach, cancel or look at the ended run needs no connection (and no launch record).
+          const journal = new JournalWriter(this.d.journal);
+          try {
+            journal.appendAll([{ t: 'target-cleaned', at: Date.now() }]);
+            journal.sync();
+          } finally {
+            journal.close();
+          }
+          forgetLaunch(this.d.runId);
+        }
       } finally {
         if (!session) await own.close().catch(() => {});
       }
