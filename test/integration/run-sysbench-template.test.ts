@@ -65,3 +65,26 @@ test('new --template oltp_point_select, then run: tps per run and its intervals 
   assert.equal(await again.exit, 0, again.stderr());
   assert.ok(again.events.some((e) => e.type === 'log' && /setup skipped: table sbtest1 already exists in sbtest/.test(e.message)));
 });
+
+test('a detached sysbench run keeps its interval lines too: the file holds them per restart, as an attached run does', { timeout: 600_000 }, async () => {
+  const file = join(env.dir, 'ps-detached.varlab.json');
+  const made = varlabSync(['new', file, '--template', 'oltp_point_select', '--runs', '2', '--seconds', '2', '--table-size', '1000', '--restarts', '1', '--target', env.sshd.target], env.varlabHome);
+  assert.equal(made.code, 0, made.stderr);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  doc.design.excludedCells = ['aslr=on'];
+  doc.design.idleSeconds = 0;
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+
+  const launched = varlabSync(['run', file, ...env.authArgs, '--trust', '--detach'], env.varlabHome);
+  assert.equal(launched.code, 0, launched.stderr);
+  const attached = varlabSync(['attach', file, ...env.authArgs], env.varlabHome);
+  assert.equal(attached.code, 0, attached.stderr);
+
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  const restart = saved.results!.restarts[0];
+  assert.deepEqual(restart.queries.map((q) => [q.query, q.values.length]), [['tps', 2]]);
+  const kept = restart.intervals ?? [];
+  assert.ok(kept.length >= 2, `intervals in the file: ${kept.length}`);
+  assert.deepEqual([...new Set(kept.map((iv) => iv.rep))], [1, 2], 'each run of sysbench, its own lines');
+  for (const iv of kept) assert.ok(iv.tps > 0 && iv.qps > 0 && iv.percentile === 95 && iv.latencyMs! > 0, JSON.stringify(iv));
+});

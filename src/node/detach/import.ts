@@ -29,7 +29,7 @@ import { parseReply } from '../host/script.js';
 import { judgeStart, startFailure } from '../host/server.js';
 import { queryProblems } from '../workloads/check.js';
 import { profilingNote, serverMs, whyNotExact } from '../workloads/queries.js';
-import { commandExecution } from '../workloads/runners.js';
+import { commandExecution, commandIntervals } from '../workloads/runners.js';
 import { setupFailure, splitStatements } from '../workloads/setup.js';
 
 export const TARGET_JOURNAL_VERSION = 1;
@@ -226,7 +226,11 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
       case 'C': {
         if (!open.has(seq) || f[4] !== '0') break;
         try {
-          records.push({ t: 'execution', at, seq, ...commandExecution(w, int(f[3]), text(f[5])) });
+          const out = text(f[5]);
+          const execution = commandExecution(w, int(f[3]), out);
+          // Its throughput over time, as an attached run journals it (there, line by line as printed).
+          for (const iv of commandIntervals(w, out)) records.push({ t: 'interval', at, seq, rep: int(f[3]), ...iv });
+          records.push({ t: 'execution', at, seq, ...execution });
         } catch (e) {
           records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'failed', reason: (e as Error).message });
           open.delete(seq);

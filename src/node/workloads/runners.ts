@@ -70,6 +70,12 @@ export function commandExecution(w: Workload, rep: number, stdout: string): Exec
   return { query: cmd.metric, rep, warmup: rep <= w.warmup, value, unit: cmd.unit, source: cmd.parser === 'sysbench' ? 'sysbench' : 'regex' };
 }
 
+/** sysbench's --report-interval lines in a repetition's whole output (a detached run's, read when it is imported). */
+export function commandIntervals(w: Workload, stdout: string): SysbenchInterval[] {
+  if (w.command?.parser !== 'sysbench') return [];
+  return stdout.split('\n').map(parseSysbenchInterval).filter((iv): iv is SysbenchInterval => iv !== null);
+}
+
 /** The benchmark command, `repetitions` times; sysbench's --report-interval lines reach `onInterval` as they are printed. */
 export async function runBenchmarkCommand(session: TargetSession, w: Workload, profile: ServerProfile, hooks: RunnerHooks & { onInterval: (rep: number, iv: SysbenchInterval) => void }): Promise<void> {
   const line = commandLine(w, profile);
