@@ -63,9 +63,12 @@ test('the Markdown report: effects in the shared format with their sign conventi
   assert.match(md, /> \*\*Note:\*\* no cell is shown to be more stable yet: .* has the smallest spread, but .*Brown–Forsythe/);
   const configRow = md.split('\n').find((l) => l.startsWith(`| ${ctx.cells[0]} |`))!;
   for (const cov of configRow.split('|').slice(-4, -2)) assert.match(cov.trim(), /^\d+\.\d\d$/, 'CoV with 2 decimals');
-  const mde = md.slice(md.indexOf('## Minimum detectable effect'));
+  const mde = md.slice(md.indexOf('## Minimum detectable effect'), md.indexOf('## Planning the next run'));
   const order = [...mde.matchAll(/^\| (Q\d+)/gm)].map((m) => m[1]);
   assert.deepEqual(order, ['Q1', 'Q3', 'Q6', 'Q12', 'Q14']);
+  // The planning table too, in the workload order.
+  const planning = md.slice(md.indexOf('## Planning the next run'));
+  assert.deepEqual([...planning.matchAll(/^\| (Q\d+)/gm)].map((m) => m[1]), ['Q1', 'Q3', 'Q6', 'Q12', 'Q14']);
 
   // Two restarts per cell: the warning, no ranking and no MDE, each saying how many more restarts it takes.
   const two = markdownReport(exportContext(finishedQuickstart()));

@@ -1,11 +1,16 @@
-// `varlab plan FILE --effect E [--from EARLIER]` as a user runs it (issue 21): restarts per cell,
-// repetitions, warm-up and time from the variance components and costs an earlier run measured.
+// `varlab plan FILE [--effect E] [--from EARLIER]` as a user runs it (issue 21): restarts per cell,
+// repetitions, warm-up and time from the variance components and costs a run measured, in the one
+// planning table the Analysis view's Planning panel and the Markdown report show too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliFixture } from '../fixtures/cli.js';
 import { roundsExperiment } from '../fixtures/rounds-experiment.js';
+import { exportContext } from '../../src/common/export/context.js';
+import { markdownReport } from '../../src/common/export/markdown.js';
+import { learnedEstimate } from '../../src/common/stats/planner.js';
+import { buildPlan } from '../../src/common/plan.js';
 
 const { dir, varlab } = cliFixture('plan');
 
@@ -16,12 +21,46 @@ test('plan --effect from an earlier run says which run, and gives restarts, repe
   const r = varlab('examples/quickstart.varlab.json', '--effect', '5', '--from', earlier);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /plan for a 5% effect, from the run of 2026-11-26 10:00 UTC/);
-  assert.match(r.out, /restarts per cell: \d+\n/);
-  assert.match(r.out, /repetitions per restart: \d+ \(warm-up 1, then \d+ measured\)/);
-  assert.match(r.out, /time: about \d+ min \d\d s for 16 cells/);
-  assert.match(r.out, /costs measured: 6\.\d s per restart beyond its executions, .* idle 2 s/);
+  assert.match(r.out, /\n {2}query +MDE now \(pooled over cells\) +restarts per cell +between-restart CoV \(pooled\) +restarts needed for 5% +optimal repetitions per restart\n/);
+  assert.match(r.out, /\n {2}Q1 pricing summary +\d+\.\d\d% +10 +\d+\.\d\d% +\d+ +\d+\n/);
+  assert.match(r.out, /To see a 5% change in every query: \d+ restarts per cell and \d+ repetitions per restart \(1 warm-up \+ \d+ measured\), about \d+ min \d\d s for 16 cells/);
+  assert.match(r.out, /Costs measured in the run of 2026-11-26 10:00 UTC: a restart 6\.\d s beyond its executions and the idle time, .* idle 2 s per restart \(counted once\)/);
   const none = varlab('examples/quickstart.varlab.json', '--effect', '5');
   assert.equal(none.code, 2);
   assert.match(none.err, /no measured run to plan from: run it first, or give --from EARLIER\.varlab\.json/);
   assert.match(varlab('examples/quickstart.varlab.json', '--from', earlier).err, /--from: goes with --effect E/);
+});
+
+test('plan FILE of a file with a run: the time at the costs measured there (idle counted once: the run as it took), and the planning table the report has', () => {
+  const file = join(dir(), 'ran.varlab.json');
+  const doc = roundsExperiment({ rounds: 10, between: 0.03, shared: 0.5, effectPct: 0 });
+  // The design's own estimates are far off (as the quickstart's were: 2 min 40 s estimated, 7 min 10 s taken).
+  doc.design.estimates = { restartSeconds: 1, executionMs: 1 };
+  writeFileSync(file, JSON.stringify(doc));
+  const took = doc.results!.restarts.reduce((a, r) => a + (r.finishedAt - r.startedAt) / 1000, 0);
+  assert.equal(took, 180, 'the fixture: 20 restarts of 9 s each, 2 s idle in each');
+  const learned = learnedEstimate(doc, buildPlan(doc.design).length);
+  assert.ok(Math.abs(learned.estimate.seconds - took) < 1, `the same design planned again takes what it took: ${learned.estimate.seconds} s against ${took} s`);
+  assert.equal(learned.basis, 'from the run of 2026-11-26 10:00 UTC');
+
+  const r = varlab(file);
+  assert.equal(r.code, 0, r.err);
+  const lines = r.out.split('\n');
+  assert.equal(lines[0], 'Quickstart: ASLR x AHI x preload x NUMA: 20 restarts, interleaved order, about 3 min 00 s (costs from the run of 2026-11-26 10:00 UTC)');
+  assert.equal(lines[1], 'planning the next run for a 1% effect (varlab plan FILE --effect E for another):');
+  // The table's row is the Markdown report's row: one function makes both.
+  const row = lines[3].trim().split(/ {2,}/);
+  const md = markdownReport(exportContext(doc));
+  assert.match(md, /## Planning the next run\n\n\| query \| MDE now \(pooled over cells\) \| restarts per cell \| between-restart CoV \(pooled\) \| restarts needed for 1% \| optimal repetitions per restart \|/);
+  assert.ok(md.includes(`| ${row.join(' | ')} |`), `${row.join(' | ')} in\n${md}`);
+  const suggestion = lines.find((l) => l.startsWith('  To see a 1% change'))!.trim();
+  assert.ok(md.includes(`**${suggestion}**`), md);
+  assert.ok(md.includes('Costs measured in the run of 2026-11-26 10:00 UTC: a restart 6.'), md);
+  // Then the schedule, as before.
+  assert.match(r.out, /\n {1}1 {2}round 1 {2}aslr=on {2}\(1 queries\)\n/);
+
+  // A file without a run: the design's estimates, said so, and no planning table.
+  const fresh = varlab('examples/quickstart.varlab.json');
+  assert.match(fresh.out.split('\n')[0], /: 80 restarts, interleaved order, about \d+ min \d\d s \(costs from the design’s estimates\)$/);
+  assert.ok(!fresh.out.includes('planning the next run'));
 });

@@ -1,9 +1,9 @@
 import { readExperimentFile } from '../../node/files.js';
 import { describeDataSet } from '../../common/dbt3/scale.js';
-import { buildPlan, estimatePlan, expandCells, formatDuration } from '../../common/plan.js';
+import { buildPlan, expandCells, formatDuration } from '../../common/plan.js';
 import type { OrderKind } from '../../common/experiment/types.js';
 import { numberOption, parse, UsageError, type Command } from '../io.js';
-import { analyze, measuredCosts, suggestPlan, tidyFromExperiment } from '../../common/stats/index.js';
+import { analyze, DEFAULTS, learnedEstimate, measuredCosts, planningTable, planningTableText, runDate, tidyFromExperiment } from '../../common/stats/index.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 
 const ORDERS: OrderKind[] = ['random', 'interleaved', 'blocked'];
@@ -13,7 +13,11 @@ export const plan: Command = {
   usage:
     'varlab plan FILE [--order random|interleaved|blocked] [--json]\n' +
     'varlab plan FILE --effect E [--from EARLIER.varlab.json]\n\n' +
-    'Prints one line per scheduled restart: its number, round, cell and queries, and the estimated duration.\n' +
+    'Prints the estimated duration, then, for a file with a run, the planning table: per query the MDE now, the\n' +
+    'between-restart CoV, the restarts per cell needed to see the target effect (the design\'s stopping effect, else\n' +
+    `${DEFAULTS.targetEffectPct}%) and the optimal repetitions, and the time that takes; then one line per scheduled restart:\n` +
+    'its number, round, cell and queries. Times use the costs measured in the file\'s own run when it has one\n' +
+    '("from the run of DATE"), else the design\'s estimates; the idle time is counted once.\n' +
     '--order   overrides the order in the file\n' +
     '--json    an array with one object per scheduled restart: {seq, round, restartOfCell, cell, levels, queries}\n' +
     '--effect E  instead, plan FILE to see an E% effect: restarts per cell, repetitions, warm-up and time, from the\n' +
@@ -41,23 +45,33 @@ export const plan: Command = {
       io.out(JSON.stringify(schedule.map((s) => ({ seq: s.seq, round: s.round, restartOfCell: s.restartOfCell, cell: s.cell, levels: levels.get(s.cell), queries: s.queries })), null, 2));
       return 0;
     }
-    const est = estimatePlan(design, schedule.length);
+    const { estimate: est, basis } = learnedEstimate(r.doc, schedule.length);
     const kind = order ?? design.order;
-    io.out(`${r.doc.name}: ${schedule.length} restarts, ${kind} order, about ${formatDuration(est.seconds)}`);
+    io.out(`${r.doc.name}: ${schedule.length} restarts, ${kind} order, about ${formatDuration(est.seconds)} (costs ${basis})`);
     if (design.workload.data) io.out(`data step: ${describeDataSet(design.workload.database, design.workload.data)} (about ${formatDuration(est.dataSeconds)}, counted once)`);
     if (kind === 'blocked') io.out('warning: blocked order (A A A B B B) lets drift over time look like a difference between cells');
+    if (r.doc.results?.restarts.some((x) => x.status === 'ok')) {
+      const target = design.stopping?.effect ?? DEFAULTS.targetEffectPct;
+      io.out(`planning the next run for a ${target}% effect (varlab plan FILE --effect E for another):`);
+      for (const line of planningLines(r.doc, r.doc, target)) io.out(line);
+    }
     const width = String(schedule.length).length;
     for (const s of schedule) io.out(`${String(s.seq).padStart(width)}  round ${s.round}  ${s.cell}  (${s.queries.length} queries)`);
     return 0;
   },
 };
 
-/** `1 h 05 min` style, with the date of a run as people read it: `2026-11-20 10:00 UTC`. */
-const runDate = (ms: number | undefined) => (ms === undefined ? 'an unknown date' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+/** The planning table of `doc` at the variance components and costs measured in `measured` (the same file, or --from). */
+function planningLines(doc: ExperimentDoc, measured: ExperimentDoc, effect: number): string[] {
+  const a = analyze(tidyFromExperiment(measured), { warmup: measured.design.workload.warmup, targetEffectPct: effect });
+  const t = planningTable(doc, a, effect, measuredCosts(measured));
+  return [...planningTableText(t), `  ${t.costs}`, `  ${t.suggestion}`, ...t.notes.map((n) => `  Note: ${n}.`)];
+}
 
 /**
- * `plan FILE --effect E`: the planner (stats/planner.ts, as the Planning panel uses it) on the run of
- * FILE or of EARLIER: variance components and costs measured there, the design of FILE planned with them.
+ * `plan FILE --effect E`: the planning table (stats/planner.ts, as the Planning panel and the Markdown
+ * report give it) on the run of FILE or of EARLIER: variance components and costs measured there, the
+ * design of FILE planned with them.
  */
 async function planForEffect(file: string, effect: number, from: string | undefined, io: Parameters<Command['run']>[1]): Promise<number> {
   const read = async (path: string): Promise<ExperimentDoc | null> => {
@@ -74,21 +88,7 @@ async function planForEffect(file: string, effect: number, from: string | undefi
     io.err(`${source}: no measured run to plan from: run it first${from === undefined ? `, or give --from EARLIER.varlab.json` : ''}`);
     return 2;
   }
-  const warmup = measured.design.workload.warmup;
-  const a = analyze(tidyFromExperiment(measured), { warmup, targetEffectPct: effect });
-  const costs = measuredCosts(measured);
-  const p = suggestPlan(doc, a, effect, costs);
-  const cells = expandCells(doc.design).filter((c) => !c.excluded).length;
   io.out(`${doc.name}: plan for a ${effect}% effect, from the run of ${runDate(measured.results.startedAt ?? measured.results.restarts[0]?.startedAt)} (${source})`);
-  io.out(`  costs ${costs.source === 'journal' ? 'measured' : 'from the design\'s estimates (the run measured no durations)'}: ${costs.restartSeconds.toFixed(1)} s per restart beyond its executions, ${(costs.executionSeconds * 1000).toFixed(1)} ms per execution, idle ${doc.design.idleSeconds} s`);
-  for (const q of p.queries) {
-    const need = q.restartsNeeded === null ? `n/a (${q.reasons.restartsNeeded})` : String(q.restartsNeeded);
-    io.out(`  ${q.query}: between-restart CoV ${q.mde.cov_pct === null ? 'n/a' : `${q.mde.cov_pct.toFixed(2)}%`}, restarts per cell needed ${need}`);
-  }
-  io.out(`  restarts per cell: ${p.restartsPerCell ?? 'none can show it'}`);
-  io.out(`  repetitions per restart: ${p.repetitions} (warm-up ${warmup}${p.measuredRepetitions === null ? '; kept from the design' : `, then ${p.measuredRepetitions} measured`})`);
-  io.out(`  time: ${p.seconds === null ? 'n/a' : `about ${formatDuration(p.seconds)} for ${cells} cells`} (the design as it is: ${formatDuration(p.currentSeconds)})`);
-  for (const r of p.reasons) io.out(`  Note: ${r}.`);
-  if (p.outOfReach) io.out(`  Note: ${p.outOfReach.text}.`);
+  for (const line of planningLines(doc, measured, effect)) io.out(line);
   return 0;
 }

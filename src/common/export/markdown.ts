@@ -12,6 +12,7 @@ import { pairingText, steadyOverview } from './analysis-output.js';
 import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
 import { outOfReachText, PLAN_LIMITS } from '../stats/evidence.js';
 import { MDE_LABELS } from '../stats/mde.js';
+import { planningTable } from '../stats/planner.js';
 import { findCell, findComparison } from '../stats/analysis.js';
 
 export interface MarkdownOptions {
@@ -267,6 +268,37 @@ function mdeSection(ctx: ExportContext): string[] {
   return lines;
 }
 
+/**
+ * Planning the next run: the planning table the Analysis view's Planning panel and `varlab plan` show
+ * (stats/planner.ts planningTable), with the costs measured in this run and the time the suggestion takes.
+ */
+function planningSection(ctx: ExportContext): string[] {
+  const t = planningTable(ctx.doc, ctx.analysis, ctx.analysis.settings.targetEffectPct);
+  const why = new Map<string, string[]>();
+  const rows = t.rows.map((r) =>
+    r.cells.map((c) => {
+      if (c.value !== null) return mdCell(c.value);
+      if (c.reason) why.set(c.reason, [...new Set([...(why.get(c.reason) ?? []), r.query])]);
+      return 'n/a';
+    }),
+  );
+  return [
+    '## Planning the next run',
+    '',
+    tableMd(
+      t.columns.map((c) => c.label),
+      rows,
+      t.columns.map((c) => c.align),
+    ),
+    ...(why.size ? ['', ...[...why].map(([reason, where]) => `- n/a (${where.map(mdCell).join(', ')}): ${mdCell(reason)}`)] : []),
+    '',
+    t.costs,
+    '',
+    `**${t.suggestion}**`,
+    ...t.notes.flatMap((n) => ['', `> **Note:** ${n}.`]),
+  ];
+}
+
 function steadySection(ctx: ExportContext): string[] {
   const a = ctx.analysis;
   const w = a.warmup;
@@ -325,6 +357,7 @@ export function markdownReport(ctx: ExportContext, opts: MarkdownOptions = {}): 
   out.push(...comparisonsSection(ctx, opts.maxComparisonRows ?? 200), '');
   out.push(...stoppingSection(ctx));
   out.push(...mdeSection(ctx), '');
+  out.push(...planningSection(ctx), '');
   out.push(...bimodalSection(ctx), '');
   out.push(...steadySection(ctx), '');
   if (opts.images?.length) {

@@ -1,10 +1,11 @@
 // Planning: how many restarts a given effect needs, how many repetitions per restart are worth their
 // cost, and what the planned design will cost in time. The unit of evidence is the restart.
 import type { Design, ExperimentDoc } from '../experiment/types.js';
-import { estimatePlan, expandCells } from '../plan.js';
+import { estimatePlan, expandCells, formatDuration, type PlanEstimate } from '../plan.js';
 import { COV_REDUCERS, PLAN_LIMITS, outOfReachText } from './evidence.js';
-import { minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
+import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
 import { groupReasons } from './analysis.js';
+import { fmtPctValue } from '../export/format.js';
 
 /**
  * Kalibera and Jones ("Rigorous benchmarking in reasonable time"): the repetitions per restart that
@@ -25,6 +26,18 @@ export interface Costs {
   executionSeconds: number;
   /** Whether the journal measured them or the design's estimates stand in. */
   source: 'journal' | 'estimates';
+  /** When measured: the start of the run that measured them (epoch ms). */
+  runAt?: number;
+}
+
+/** The date of a run as people read it: `2026-11-20 10:00 UTC`. */
+export function runDate(ms: number | undefined): string {
+  return ms === undefined ? 'an unknown date' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** Where a time estimate's costs come from, in words: `from the run of 2026-11-20 10:00 UTC` or `from the design's estimates`. */
+export function costsBasis(costs: Costs): string {
+  return costs.source === 'journal' ? `from the run of ${runDate(costs.runAt)}` : 'from the design’s estimates';
 }
 
 const SECONDS_PER: Record<string, number> = { s: 1, ms: 1e-3, us: 1e-6, µs: 1e-6, ns: 1e-9 };
@@ -67,7 +80,19 @@ export function measuredCosts(doc: ExperimentDoc): Costs {
     restartSeconds: known.length ? known[Math.floor(known.length / 2)] : est.restartSeconds,
     executionSeconds: execTotal / execCount,
     source: 'journal',
+    runAt: doc.results?.startedAt ?? Math.min(...restarts.map((r) => r.startedAt)),
   };
+}
+
+/**
+ * The time a design will take, learned from its own run when the file has one (issue 21: the estimates
+ * learn): the design's restarts at the costs measured there, idle time counted once (estimatePlan adds
+ * it; measuredCosts took it out of each restart's wall time). Without a measured run, the design's estimates.
+ */
+export function learnedEstimate(doc: ExperimentDoc, restarts?: number): { estimate: PlanEstimate; costs: Costs; basis: string } {
+  const costs = measuredCosts(doc);
+  const design: Design = costs.source === 'journal' ? { ...doc.design, estimates: { restartSeconds: costs.restartSeconds, executionMs: costs.executionSeconds * 1000 } } : doc.design;
+  return { estimate: estimatePlan(design, restarts), costs, basis: costsBasis(costs) };
 }
 
 /** Seconds the design will take with the given restarts per cell and repetitions, at the given costs. */
@@ -127,7 +152,10 @@ const avgOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.
 export function suggestPlan(doc: ExperimentDoc, a: AnalysisLike, targetPct: number, costs: Costs = measuredCosts(doc)): PlanSuggestion {
   const { alpha, power, warmup } = a.settings;
   const design = doc.design;
-  const queries = [...new Set(a.restarts.map((r) => r.query))].sort();
+  // In the workload's order (as every other table of the report), any other after it.
+  const workload = design.workload.kind === 'queries' ? design.workload.queries.map((q) => q.name) : [];
+  const at = (q: string) => (workload.includes(q) ? workload.indexOf(q) : workload.length);
+  const queries = [...new Set(a.restarts.map((r) => r.query))].sort((x, y) => at(x) - at(y) || (x < y ? -1 : x > y ? 1 : 0));
   const meansOf = (query: string) => a.restarts.filter((r) => r.query === query && r.means.length).map((r) => r.means);
   const plans: QueryPlan[] = queries.map((query) => {
     const mde = minimumDetectableEffect(meansOf(query), { definition: 'pooled', alpha, power });
@@ -191,4 +219,86 @@ export function suggestPlan(doc: ExperimentDoc, a: AnalysisLike, targetPct: numb
     reasons,
     outOfReach,
   };
+}
+
+/** One cell of the planning table: its text, or null with why. */
+export interface PlanningCell {
+  value: string | null;
+  reason?: string;
+}
+
+/**
+ * The planning table (issue 21: "the planner everywhere"): the one the Analysis view's Planning panel,
+ * `varlab plan` and the Markdown report show, made here once. Per query: the MDE now, the restarts per
+ * cell it rests on, the between-restart CoV, the restarts per cell needed for the target effect and the
+ * optimal repetitions; then the costs (and the run they were measured in), the suggestion in words and
+ * its notes.
+ */
+export interface PlanningTable {
+  targetPct: number;
+  columns: { label: string; align: 'l' | 'r' }[];
+  rows: { query: string; cells: PlanningCell[] }[];
+  /** `Costs measured in the run of DATE: …` or `Costs from the design's estimates: …`. */
+  costs: string;
+  /** `To see a 1% change in every query: …` or `No suggestion: …`. */
+  suggestion: string;
+  /** Out of reach, and the like. */
+  notes: string[];
+  plan: PlanSuggestion;
+}
+
+
+export function planningTable(doc: ExperimentDoc, a: AnalysisLike, targetPct: number, costs: Costs = measuredCosts(doc)): PlanningTable {
+  const plan = suggestPlan(doc, a, targetPct, costs);
+  const design = doc.design;
+  const cell = (value: number | null, fmt: (x: number) => string, reason?: string): PlanningCell => (value === null || !Number.isFinite(value) ? { value: null, reason: reason ?? 'not computed' } : { value: fmt(value) });
+  const rows = plan.queries.map((q) => ({
+    query: q.query,
+    cells: [
+      { value: q.query },
+      cell(q.mde.pct, fmtPctValue, q.mde.reason),
+      q.mde.pct === null ? { value: '' } : { value: String(q.mde.restarts) },
+      cell(q.mde.cov_pct, fmtPctValue, q.mde.reason),
+      cell(q.restartsNeeded, String, q.reasons.restartsNeeded),
+      cell(q.optimalRepetitions, String, q.reasons.optimalRepetitions),
+    ],
+  }));
+  const measured = costs.source === 'journal' ? `Costs measured in the run of ${runDate(costs.runAt)}` : 'Costs from the design’s estimates (no run with durations measured them)';
+  const costsText = `${measured}: a restart ${costs.restartSeconds.toFixed(1)} s beyond its executions and the idle time, an execution ${(costs.executionSeconds * 1000).toPrecision(3)} ms, idle ${design.idleSeconds} s per restart (counted once). Optimal repetitions: ⌈√((restart cost / execution cost) · σ²within / σ²between)⌉ (Kalibera and Jones), the median over queries is suggested.`;
+  const cells = expandCells(design).filter((c) => !c.excluded).length;
+  const suggestion =
+    plan.restartsPerCell === null
+      ? `No suggestion: ${plan.reasons.join('; ') || 'not enough restarts measured'}.`
+      : `To see a ${targetPct}% change in every query: ${plan.restartsPerCell} restarts per cell and ${plan.repetitions} repetitions per restart (${a.settings.warmup} warm-up${plan.measuredRepetitions !== null ? ` + ${plan.measuredRepetitions} measured` : ', repetitions kept as they are'}), about ${plan.seconds === null ? 'n/a' : formatDuration(plan.seconds)} for ${cells} cell${cells === 1 ? '' : 's'} (the current design: ${design.restartsPerCell} × ${design.workload.repetitions}, about ${formatDuration(plan.currentSeconds)}).${plan.reasons.length ? ` ${plan.reasons.join('; ')}.` : ''}`;
+  return {
+    targetPct,
+    columns: [
+      { label: 'query', align: 'l' },
+      { label: `MDE now (${MDE_LABELS.pooled})`, align: 'r' },
+      { label: 'restarts per cell', align: 'r' },
+      { label: 'between-restart CoV (pooled)', align: 'r' },
+      { label: `restarts needed for ${targetPct}%`, align: 'r' },
+      { label: 'optimal repetitions per restart', align: 'r' },
+    ],
+    rows,
+    costs: costsText,
+    suggestion,
+    notes: plan.outOfReach ? [plan.outOfReach.text] : [],
+    plan,
+  };
+}
+
+/** The planning table as aligned lines of text (what `varlab plan` prints), a value with no number showing n/a and its reason below. */
+export function planningTableText(t: PlanningTable, indent = '  '): string[] {
+  const text = (c: PlanningCell) => c.value ?? 'n/a';
+  const widths = t.columns.map((col, i) => Math.max(col.label.length, ...t.rows.map((r) => text(r.cells[i]).length)));
+  const line = (cells: string[]) =>
+    indent +
+    cells
+      .map((c, i) => (t.columns[i].align === 'l' ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
+  const reasons = new Map<string, string[]>();
+  for (const r of t.rows) for (const c of r.cells) if (c.value === null && c.reason) reasons.set(c.reason, [...new Set([...(reasons.get(c.reason) ?? []), r.query])]);
+  return [line(t.columns.map((c) => c.label)), ...t.rows.map((r) => line(r.cells.map(text))), ...[...reasons].map(([why, where]) => `${indent}n/a (${where.join(', ')}): ${why}`)];
 }

@@ -1,13 +1,14 @@
 // Planning the next run: the minimum detectable effect against restarts (current design marked),
 // restarts needed to see the target effect, the repetitions per restart worth their cost (Kalibera and
 // Jones, costs measured from the journal), the total time, and one click to write it into the design.
+// The table, the costs and the suggestion are stats/planner.ts planningTable, as `varlab plan` and the
+// Markdown report give them.
 import { useMemo } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
 import { mdeFigure } from '../../../common/figures/build.js';
-import { formatDuration } from '../../../common/plan.js';
-import { MDE_LABELS, suggestPlan, type Analysis } from '../../../common/stats/index.js';
+import { planningTable, type Analysis } from '../../../common/stats/index.js';
 import { FigurePlot } from '../export/FigurePlot.js';
-import { fmtPct, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
+import { fmtPct, NullNotes, Reasons, TABLE_STYLE } from './format.js';
 
 interface Props {
   ctx: ExportContext;
@@ -19,7 +20,8 @@ export function PlanningPanel({ ctx, analysis, onApply }: Props) {
   const design = ctx.doc.design;
   const target = analysis.settings.targetEffectPct;
   const figure = useMemo(() => mdeFigure(ctx), [ctx]);
-  const plan = useMemo(() => suggestPlan(ctx.doc, analysis, target), [ctx.doc, analysis, target]);
+  const table = useMemo(() => planningTable(ctx.doc, analysis, target), [ctx.doc, analysis, target]);
+  const plan = table.plan;
   const notes = new Reasons();
   const changed = plan.restartsPerCell !== null && (plan.restartsPerCell !== design.restartsPerCell || plan.repetitions !== design.workload.repetitions);
   return (
@@ -28,40 +30,28 @@ export function PlanningPanel({ ctx, analysis, onApply }: Props) {
       <table className="plan-table" style={TABLE_STYLE} data-testid="planning-table">
         <thead>
           <tr>
-            <th style={{ textAlign: 'left' }}>query</th>
-            <th style={{ textAlign: 'right' }}>MDE now ({MDE_LABELS.pooled})</th>
-            <th style={{ textAlign: 'right' }}>restarts per cell</th>
-            <th style={{ textAlign: 'right' }}>between-restart CoV (pooled)</th>
-            <th style={{ textAlign: 'right' }}>restarts needed for {target}%</th>
-            <th style={{ textAlign: 'right' }}>optimal repetitions per restart</th>
+            {table.columns.map((c) => (
+              <th key={c.label} style={{ textAlign: c.align === 'l' ? 'left' : 'right' }}>
+                {c.label}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
-          {plan.queries.map((q) => (
-            <tr key={q.query}>
-              <td>{q.query}</td>
-              <td style={{ textAlign: 'right' }} data-testid="planning-mde">
-                <V value={q.mde.pct} reason={q.mde.reason} fmt={fmtPct} notes={notes} where={q.query} />
-              </td>
-              <td style={{ textAlign: 'right' }}>{q.mde.pct === null ? '' : q.mde.restarts}</td>
-              <td style={{ textAlign: 'right' }}>
-                <V value={q.mde.cov_pct} reason={q.mde.reason} fmt={fmtPct} notes={notes} where={q.query} />
-              </td>
-              <td style={{ textAlign: 'right' }}>
-                <V value={q.restartsNeeded} reason={q.reasons.restartsNeeded} fmt={String} notes={notes} where={q.query} />
-              </td>
-              <td style={{ textAlign: 'right' }}>
-                <V value={q.optimalRepetitions} reason={q.reasons.optimalRepetitions} fmt={String} notes={notes} where={q.query} />
-              </td>
+          {table.rows.map((r) => (
+            <tr key={r.query}>
+              {r.cells.map((c, i) => (
+                <td key={table.columns[i].label} style={{ textAlign: table.columns[i].align === 'l' ? 'left' : 'right' }} data-testid={i === 1 ? 'planning-mde' : undefined}>
+                  {c.value ?? <NotComputed reason={c.reason} notes={notes} where={r.query} />}
+                </td>
+              ))}
             </tr>
           ))}
         </tbody>
       </table>
       <NullNotes notes={notes} />
-      <p className="small muted">
-        Costs {plan.costs.source === 'journal' ? 'measured from the results' : 'from the design’s estimates'}: a restart {plan.costs.restartSeconds.toFixed(1)} s beyond its
-        executions, an execution {(plan.costs.executionSeconds * 1000).toPrecision(3)} ms. Optimal repetitions: ⌈√((restart cost / execution cost) · σ²within / σ²between)⌉
-        (Kalibera and Jones), the median over queries is suggested.
+      <p className="small muted" data-testid="planning-costs">
+        {table.costs}
       </p>
       {plan.outOfReach ? (
         <div className="notice" data-testid="plan-out-of-reach">
@@ -81,18 +71,7 @@ export function PlanningPanel({ ctx, analysis, onApply }: Props) {
         </div>
       ) : null}
       <div className="notice" data-testid="plan-suggestion">
-        {plan.restartsPerCell === null ? (
-          <span>No suggestion: {plan.reasons.join('; ') || 'not enough restarts measured'}.</span>
-        ) : (
-          <span>
-            To see a {target}% change in every query: <strong>{plan.restartsPerCell} restarts per cell</strong> and{' '}
-            <strong>{plan.repetitions} repetitions per restart</strong> ({analysis.settings.warmup} warm-up
-            {plan.measuredRepetitions !== null ? ` + ${plan.measuredRepetitions} measured` : ', repetitions kept as they are'}), about{' '}
-            <strong>{plan.seconds === null ? 'n/a' : formatDuration(plan.seconds)}</strong> in all (the current design: {design.restartsPerCell} × {design.workload.repetitions},
-            about {formatDuration(plan.currentSeconds)}).
-            {plan.reasons.length ? <span className="muted"> {plan.reasons.join('; ')}.</span> : null}
-          </span>
-        )}{' '}
+        <span>{table.suggestion}</span>{' '}
         {changed ? (
           <button onClick={() => onApply(plan.restartsPerCell!, plan.repetitions)} data-testid="apply-plan">
             Write into the design
@@ -102,5 +81,16 @@ export function PlanningPanel({ ctx, analysis, onApply }: Props) {
         ) : null}
       </div>
     </div>
+  );
+}
+
+/** n/a with why, the reason gathered for the table's footnote (as format.tsx V does for numbers). */
+function NotComputed({ reason, notes, where }: { reason?: string; notes: Reasons; where: string }) {
+  const why = reason ?? 'not computed';
+  notes.add(why, where);
+  return (
+    <span className="muted" title={why} data-null-reason={why}>
+      n/a
+    </span>
   );
 }

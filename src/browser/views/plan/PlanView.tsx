@@ -1,7 +1,9 @@
 // The expanded run plan: one row per scheduled restart, in the order they will run, with the
-// estimated duration of the whole plan.
+// estimated duration of the whole plan: at the costs measured in the file's own run when it has one
+// ("from the run of DATE", stats/planner.ts learnedEstimate, as `varlab plan` says), else the design's estimates.
 import { useMemo } from 'react';
-import { buildPlan, estimatePlan, expandCells, formatDuration } from '../../../common/plan.js';
+import { buildPlan, expandCells, formatDuration } from '../../../common/plan.js';
+import { learnedEstimate } from '../../../common/stats/planner.js';
 import { useApp } from '../../store/index.js';
 
 /** Enough rows to read the pattern; a plan of thousands of restarts is summarized below. */
@@ -10,10 +12,12 @@ const MAX_ROWS = 2000;
 const ORDER_TEXT = { random: 'randomized', interleaved: 'interleaved', blocked: 'blocked' } as const;
 
 export function PlanView() {
-  const design = useApp((s) => s.doc!.design);
+  const doc = useApp((s) => s.doc!);
+  const design = doc.design;
   const setView = useApp((s) => s.setView);
   const plan = useMemo(() => buildPlan(design), [design]);
-  const estimate = useMemo(() => estimatePlan(design, plan.length), [design, plan]);
+  const learned = useMemo(() => learnedEstimate(doc, plan.length), [doc, plan]);
+  const estimate = learned.estimate;
   // Cells numbered as in the grid (row by row), so the rotation of the order is easy to see.
   const cellNumber = useMemo(() => new Map(expandCells(design).map((c, i) => [c.id, i + 1])), [design]);
   const keys = design.factors.map((f) => (f.tunable === 'variable' && f.name ? f.name : f.tunable));
@@ -27,7 +31,7 @@ export function PlanView() {
         <span>{estimate.executions.toLocaleString('en')} executions</span>
         <span>{formatDuration(estimate.perRestartSeconds)} per restart</span>
         <span data-testid="plan-estimate">
-          estimated <strong>{formatDuration(estimate.seconds)}</strong>
+          estimated <strong>{formatDuration(estimate.seconds)}</strong> <span className="muted">(costs {learned.basis})</span>
         </span>
         <button className="link" onClick={() => setView('design')}>
           change the design
