@@ -12,7 +12,7 @@ import { buildFigures } from '../../src/common/figures/index.js';
 import { EXECUTIONS_MAX_HEIGHT } from '../../src/common/figures/build.js';
 import { experimentText } from '../../src/common/experiment/text.js';
 import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
-import { finishedQuickstart, QUOTED_QUERY } from '../fixtures/export-experiment.js';
+import { finishedQuickstart, QUOTED_QUERY, wideComparisons } from '../fixtures/export-experiment.js';
 import { readPng } from '../fixtures/png.js';
 
 let dir: string;
@@ -101,6 +101,47 @@ test('export --svg and --png --scale 3: SVG documents and PNGs three times the C
     const img = readPng(readFileSync(join(png, `${f.file}.png`)));
     assert.deepEqual([img.width, img.height], [3 * f.width, 3 * f.height]);
   }
+});
+
+test('the comparisons SVG and PNG at 1× and 2×: a log-ratio axis in %, mirrored about 0 %, labels level and apart, a wide interval written at the edge', async () => {
+  const { doc: wide } = wideComparisons();
+  const path = join(dir, 'wide.varlab.json');
+  writeFileSync(path, JSON.stringify(wide));
+  const out1 = join(dir, 'wide-1x');
+  const out2 = join(dir, 'wide-2x');
+  for (const [out, scale] of [[out1, '1'], [out2, '2']]) {
+    const r = await varlab(['export', path, '--svg', out, '--png', out, '--scale', scale]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const f = buildFigures(exportContext(wide)).find((x) => x.id === 'comparisons')!;
+  for (const [out, scale] of [[out1, 1], [out2, 2]] as const) {
+    const img = readPng(readFileSync(join(out, `${f.file}.png`)));
+    assert.deepEqual([img.width, img.height], [scale * f.width, scale * f.height]);
+    assert.ok(img.distinctColors > 20, 'drawn, not blank');
+  }
+  const svg = readFileSync(join(out1, `${f.file}.svg`), 'utf8');
+  // Plotly writes a tick's attributes in no fixed order: the translate is taken wherever it is in the tag.
+  const ticks = [...svg.matchAll(/<g class="xtick"><text([^>]*)>([^<]*)<\/text>/g)].map((m) => ({ tag: m[1], label: m[2], x: Number(/translate\(([-\d.]+)/.exec(m[1])?.[1]) }));
+  assert.ok(ticks.length >= 5, JSON.stringify(ticks.map((t) => t.label)));
+  assert.ok(ticks.every((t) => /^[+−]?[\d.,]+%$/.test(t.label)), `labelled in %: ${ticks.map((t) => t.label).join(' ')}`);
+  assert.ok(ticks.every((t) => Number.isFinite(t.x) && !/rotate\(/.test(t.tag)), 'level labels, each placed');
+  const zero = ticks.find((t) => t.label === '0%')!;
+  const x = (label: string) => ticks.find((t) => t.label === label)?.x;
+  // Mirrored about 0 %: halved as far left as doubled right, a tenth as far as ten times.
+  for (const [minus, plus] of [['−50%', '+100%'], ['−80%', '+400%'], ['−90%', '+900%']]) {
+    if (x(minus) === undefined) continue;
+    assert.ok(Math.abs(zero.x - x(minus)! - (x(plus)! - zero.x)) < 1.5, `${minus} and ${plus} equally far from 0%`);
+  }
+  assert.ok(x('−50%') !== undefined && x('+100%') !== undefined, 'the wide interval widens the axis to halved and doubled and beyond');
+  // Apart: no two labels overlap (DejaVu Sans at 13 px is under 8.5 px a character).
+  const sorted = [...ticks].sort((a, b) => a.x - b.x);
+  for (let i = 1; i < sorted.length; i++) {
+    const need = ((sorted[i].label.length + sorted[i - 1].label.length) / 2) * 8.5;
+    assert.ok(sorted[i].x - sorted[i - 1].x > need, `${sorted[i - 1].label} and ${sorted[i].label} apart`);
+  }
+  // The wide interval goes beyond the axis both ways: written at each edge.
+  assert.match(svg, />to \+[\d,]+%( … \+[\d,]+%)? ▸</);
+  assert.match(svg, />◂ to −9\d\.\d%/);
 });
 
 test('a big experiment: per-execution images capped and thinned with a note, the PNG and the SVG of one drawing', async () => {

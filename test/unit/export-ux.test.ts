@@ -146,3 +146,60 @@ test('varlab export --alpha --adjust: the report and summary.csv say what the An
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the comparisons plot: a true log-ratio axis in %, symmetric about 0 %, clipped intervals labelled at the edge, biggest effects on top, a 0 % line', async () => {
+  const { comparisonsFigure } = await import('../../src/common/figures/build.js');
+  const { logRatioAxis, pctLabel } = await import('../../src/common/figures/log-ratio.js');
+  const { wideComparisons } = await import('../fixtures/export-experiment.js');
+  // The axis: ticks in mirrored pairs (−50 % as far left as +100 % right), never crowded, ten times either way at most.
+  for (const changes of [[1, -2], [10, -5], [150, -60], [30000, -10], [-99.7, 5], [-150]]) {
+    const ax = logRatioAxis(changes);
+    assert.ok(Math.abs(Math.log10(ax.lo) + Math.log10(ax.hi)) < 1e-9, `symmetric range for ${changes}`);
+    assert.ok(ax.hi <= 10 + 1e-9);
+    const logs = ax.tickvals.map(Math.log10);
+    const n = logs.length;
+    assert.equal(n % 2, 1);
+    assert.equal(ax.ticktext[(n - 1) / 2], '0%');
+    for (let i = 0; i < n; i++) assert.ok(Math.abs(logs[i] + logs[n - 1 - i]) < 0.01, `ticks mirrored: ${ax.ticktext[i]} ↔ ${ax.ticktext[n - 1 - i]}`);
+    for (let i = 1; i < n; i++) assert.ok(logs[i] - logs[i - 1] >= Math.log10(ax.hi) / 4 - 1e-9, `ticks apart: ${ax.ticktext.join(' ')}`);
+    assert.ok(ax.ticktext.every((t) => /^[+−]?[\d.,]+%$/.test(t)), ax.ticktext.join(' '));
+    assert.ok(ax.tickvals.every((v) => v >= ax.lo * (1 - 1e-9) && v <= ax.hi * (1 + 1e-9)));
+  }
+  assert.deepEqual([pctLabel(-99.7), pctLabel(138887.2), pctLabel(-33), pctLabel(0.5)], ['−99.7%', '+138,887%', '−33%', '+0.5%']);
+
+  const { doc, wide, faster, slower } = wideComparisons();
+  const ctx = exportContext(doc);
+  const fig = comparisonsFigure(ctx)!;
+  const x = fig.layout.xaxis as { type: string; range: number[]; tickvals: number[]; ticktext: string[]; tickangle: number; title: { text: string } };
+  assert.equal(x.type, 'log');
+  assert.ok(Math.abs(x.range[0] + x.range[1]) < 1e-9 && x.range[1] > 0, `symmetric about 0 %: ${x.range}`);
+  assert.equal(x.tickangle, 0);
+  assert.ok(x.ticktext.includes('0%') && x.ticktext.includes('−50%') && x.ticktext.includes('+100%'), x.ticktext.join(' '));
+  assert.match(x.title.text, /log scale/);
+  // Every point and every drawn interval end is on the axis: nothing drawn off it, nothing squashed to 0.
+  const [lo, hi] = x.range.map((r) => 10 ** r);
+  for (const t of fig.data) {
+    const xs = (t.x as (number | null)[]).filter((v): v is number => v !== null);
+    assert.ok(xs.every((v) => v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)), `${t.name}: on the axis`);
+    const err = t.error_x as { array: (number | null)[]; arrayminus: (number | null)[] } | undefined;
+    if (err) (t.x as (number | null)[]).forEach((v, i) => v !== null && assert.ok(v + (err.array[i] ?? 0) <= hi * (1 + 1e-9) && v - (err.arrayminus[i] ?? 0) >= lo * (1 - 1e-9), `${t.name} row ${i}`));
+  }
+  // The wide interval: an arrow at each edge, and its value written there once per edge.
+  const arrows = fig.data.filter((t) => String(t.name).endsWith('beyond the axis'));
+  assert.equal(arrows.length, ctx.queries.length);
+  assert.ok(arrows.every((t) => (t.y as string[]).every((c) => c === wide)));
+  const labels = (fig.layout.annotations as { text: string; y?: string; x?: number }[]).filter((a) => a.y === wide);
+  assert.equal(labels.length, 2, JSON.stringify(labels));
+  assert.match(labels.find((l) => l.x! > 0)!.text, /^to \+[\d,]+%( … \+[\d,]+%)? ▸$/);
+  assert.match(labels.find((l) => l.x! < 0)!.text, /^◂ to −9\d\.\d%/);
+  // The biggest effects on top (Plotly draws the category array bottom up).
+  const order = [...((fig.layout.yaxis as { categoryarray: string[] }).categoryarray)].reverse();
+  assert.deepEqual(order.slice(0, 3), [wide, faster, slower]);
+  assert.ok(!order.includes(ctx.baseline!), 'the baseline is the 0 % line, not a row');
+  assert.deepEqual((fig.layout.shapes as { x0: number; x1: number }[]).map((s) => [s.x0, s.x1]), [[1, 1]], 'the 0 % line');
+  // The faster cell at −50 %, the slower at +8 %: where they are, in the hover.
+  const q1 = fig.data.find((t) => t.name === ctx.queries[0])!;
+  const at = (cell: string) => (q1.x as number[])[(q1.y as string[]).indexOf(cell)];
+  assert.ok(Math.abs(at(faster) - 0.5) < 0.02 && Math.abs(at(slower) - 1.08) < 0.02, `${at(faster)} ${at(slower)}`);
+  assert.match(String(q1.hovertemplate), /%\{customdata\[0\]\} \(95% interval %\{customdata\[1\]\}\)/);
+});

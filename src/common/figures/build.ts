@@ -7,6 +7,7 @@ import { MDE_LABELS, mdeCurve } from '../stats/mde.js';
 import { DEFAULTS, findCell, findComparison } from '../stats/analysis.js';
 import type { SeriesSteady } from '../stats/steady.js';
 import { axis, baseLayout, labelMargin, PALETTE, slug, valueAxisTitle, type FigureSpec } from './figure.js';
+import { clip, logRatioAxis, pctLabel, ratioOf } from './log-ratio.js';
 
 const WIDTH = 960;
 const DASHES = ['solid', 'dash', 'dot', 'dashdot', 'longdash', 'longdashdot'];
@@ -479,51 +480,155 @@ export function mdeFigure(ctx: ExportContext): FigureSpec {
   return { id: 'mde', title, file: 'mde', width: WIDTH, height: 520, data, layout };
 }
 
+/** An interval (or an estimate) beyond the comparisons axis: where it is drawn to, and how far it goes. */
+interface Edge {
+  cell: string;
+  right: boolean;
+  /** The interval end (or the estimate, when only it is beyond), in percent. */
+  pct: number;
+  /** The estimate, when it is beyond the axis too. */
+  estimate: number | null;
+}
+
 /**
- * Each cell against the baseline, per query: the ratio of restart means as a change in percent with its
- * (1 − α) log-scale Welch interval; filled markers for comparisons that differ after the adjustment.
+ * One label per cell and edge, inside the plot beside the arrows: how far the intervals drawn to that
+ * edge go (the range over the queries when they differ), on a white ground so it reads over the lines.
+ */
+function edgeLabels(edges: Edge[], scale: { lo: number; hi: number }): Record<string, unknown>[] {
+  const groups = new Map<string, Edge[]>();
+  for (const e of edges) groups.set(JSON.stringify([e.cell, e.right]), [...(groups.get(JSON.stringify([e.cell, e.right])) ?? []), e]);
+  return [...groups.values()].map((list) => {
+    const { cell, right } = list[0];
+    const labels = [...new Set([...list.map((e) => e.pct)].sort((x, y) => x - y).map(pctLabel))];
+    const reach = labels.length === 1 ? labels[0] : `${labels[0]} … ${labels[labels.length - 1]}`;
+    const estimates = [...new Set(list.flatMap((e) => (e.estimate === null ? [] : [e.estimate])).sort((x, y) => x - y).map(pctLabel))];
+    const text = estimates.length && list.every((e) => e.estimate === e.pct) ? `estimate ${reach}` : `${estimates.length ? `estimate ${estimates.join(', ')}, ` : ''}to ${reach}`;
+    return {
+      text: right ? `${text} ▸` : `◂ ${text}`,
+      showarrow: false,
+      xref: 'x',
+      yref: 'y',
+      // Annotations on a log axis take log10 of the value.
+      x: Math.log10(right ? scale.hi : scale.lo),
+      y: cell,
+      xanchor: right ? 'right' : 'left',
+      xshift: right ? -12 : 12,
+      yanchor: 'middle',
+      bgcolor: 'rgba(255,255,255,0.9)',
+      borderpad: 1,
+      font: { size: 11, color: '#333' },
+    };
+  });
+}
+
+/**
+ * Each cell against the baseline, per query: the ratio of restart means on a true log-ratio axis
+ * labelled in percent, symmetric about 0 % (−50 % as far left as +100 % right), with its (1 − α)
+ * interval; filled markers for comparisons that differ after the adjustment. Cells with the biggest
+ * effect are on top. The axis holds changes up to ten times either way (log-ratio.ts): an interval
+ * beyond it is drawn to the edge, where an arrow and its value say how far it goes.
  */
 export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
   const a = ctx.analysis;
   if (!ctx.baseline || !a.comparisons.length) return null;
   const level = levelPct(a.settings.alpha);
-  const cells = ctx.cells.filter((c) => c !== ctx.baseline);
-  const data = ctx.queries.map((query, qi) => {
+  const rowsOf = (cell: string) => ctx.queries.map((q) => findComparison(a, cell, q));
+  const changes = ctx.cells.flatMap((c) => (c === ctx.baseline ? [] : rowsOf(c).flatMap((r) => (r ? [r.effect_pct, r.ci_low_pct, r.ci_high_pct].filter(present) : []))));
+  const scale = logRatioAxis(changes);
+  // The biggest effect (either way, over the queries) on top; cells alike keep the plan order.
+  const size = (cell: string) => Math.max(0, ...rowsOf(cell).flatMap((r) => (r && present(r.effect_pct) && ratioOf(r.effect_pct) > 0 ? [Math.abs(Math.log(ratioOf(r.effect_pct)))] : r && present(r.effect_pct) ? [Infinity] : [])));
+  const cells = ctx.cells.filter((c) => c !== ctx.baseline).map((c, i) => ({ c, i, s: size(c) })).sort((x, y) => y.s - x.s || x.i - y.i).map((x) => x.c);
+  const data: Record<string, unknown>[] = [];
+  const beyondAxis: Edge[] = [];
+  ctx.queries.forEach((query, qi) => {
     const rows = cells.map((cell) => findComparison(a, cell, query));
     const color = PALETTE[qi % PALETTE.length];
-    return {
+    const at = rows.map((c) => (c && present(c.effect_pct) ? clip(ratioOf(c.effect_pct), scale) : null));
+    const low = rows.map((c) => (c && present(c.ci_low_pct) && present(c.effect_pct) ? clip(ratioOf(c.ci_low_pct), scale) : null));
+    const high = rows.map((c) => (c && present(c.ci_high_pct) && present(c.effect_pct) ? clip(ratioOf(c.ci_high_pct), scale) : null));
+    const group = `q${qi}`;
+    data.push({
       type: 'scatter',
       mode: 'markers',
       orientation: 'h',
       name: query,
+      offsetgroup: group,
+      alignmentgroup: 'comparisons',
       y: cells,
-      x: rows.map((c) => c?.effect_pct ?? null),
+      x: at.map((p) => p?.ratio ?? null),
       error_x: {
         type: 'data',
         symmetric: false,
-        array: rows.map((c) => (c && present(c.ci_high_pct) && present(c.effect_pct) ? c.ci_high_pct - c.effect_pct : null)),
-        arrayminus: rows.map((c) => (c && present(c.ci_low_pct) && present(c.effect_pct) ? c.effect_pct - c.ci_low_pct : null)),
+        array: high.map((h, i) => (h && at[i] ? Math.max(0, h.ratio - at[i]!.ratio) : null)),
+        arrayminus: low.map((l, i) => (l && at[i] ? Math.max(0, at[i]!.ratio - l.ratio) : null)),
         thickness: 1.5,
         width: 4,
         color,
       },
-      customdata: rows.map((c) => [fmtP(c?.p_value), fmtP(c?.p_adjusted), c?.verdict === 'differs' ? 'differs' : c?.verdict === 'inconclusive' ? 'inconclusive at this design' : 'n/a']),
+      customdata: rows.map((c) => [
+        present(c?.effect_pct) ? pctLabel(c.effect_pct) : 'n/a',
+        present(c?.ci_low_pct) && present(c?.ci_high_pct) ? `${pctLabel(c.ci_low_pct)} to ${pctLabel(c.ci_high_pct)}` : 'n/a',
+        fmtP(c?.p_value),
+        fmtP(c?.p_adjusted),
+        c?.verdict === 'differs' ? 'differs' : c?.verdict === 'inconclusive' ? 'inconclusive at this design' : 'n/a',
+      ]),
       marker: { size: 8, color: rows.map((c) => (c?.verdict === 'differs' ? color : '#ffffff')), line: { color, width: 1.5 } },
-      hovertemplate: `%{y}<br>${query.replace(/%/g, '%%')}: %{x:+.2f} %<br>%{customdata[0]}, adjusted %{customdata[1]}: %{customdata[2]}<extra></extra>`,
-    };
+      hovertemplate: `%{y}<br>${query.replace(/%/g, '%%')}: %{customdata[0]} (${level}% interval %{customdata[1]})<br>%{customdata[2]}, adjusted %{customdata[3]}: %{customdata[4]}<extra></extra>`,
+    });
+    // What goes beyond the axis: an arrow at the edge it is drawn to (how far it goes is written once per cell and edge, below).
+    const edges = rows.flatMap((c, i) => {
+      if (!c || !present(c.effect_pct)) return [];
+      const out: Edge[] = [];
+      const reach = (end: { ratio: number; clipped: boolean } | null, pct: number | null, right: boolean) => {
+        const estBeyond = at[i]!.clipped && at[i]!.ratio === (right ? scale.hi : scale.lo);
+        if (end?.clipped && present(pct)) out.push({ cell: cells[i], right, pct, estimate: estBeyond ? c.effect_pct! : null });
+        else if (estBeyond) out.push({ cell: cells[i], right, pct: c.effect_pct!, estimate: c.effect_pct! });
+      };
+      reach(high[i], c.ci_high_pct, true);
+      reach(low[i], c.ci_low_pct, false);
+      return out;
+    });
+    beyondAxis.push(...edges);
+    if (edges.length) {
+      data.push({
+        type: 'scatter',
+        mode: 'markers',
+        orientation: 'h',
+        name: `${query}: beyond the axis`,
+        showlegend: false,
+        offsetgroup: group,
+        alignmentgroup: 'comparisons',
+        y: edges.map((e) => e.cell),
+        x: edges.map((e) => (e.right ? scale.hi : scale.lo)),
+        cliponaxis: false,
+        marker: { size: 9, symbol: edges.map((e) => (e.right ? 'triangle-right' : 'triangle-left')), color },
+        hoverinfo: 'skip',
+      });
+    }
   });
   const title = `Effect against the baseline ${ctx.baseline}`;
   const few = fewRestartsOf(a);
   const sub = [
-    `baseline: ${ctx.baseline}; ${a.summary ?? ''}: filled markers`,
+    `baseline: ${ctx.baseline} (the 0% line); ${a.summary ?? ''}: filled markers`,
     conventionOf(ctx),
     ...(few ? [`note: ${few}`] : []),
   ].map((t) => t.replace(/</g, '&lt;'));
   const layout = baseLayout(`Effect against the baseline<br><sub>${sub.join('<br>')}</sub>`, ctx.caption, { l: labelMargin(cells), t: few ? 150 : 120 }, 'right');
   layout.scattermode = 'group';
   layout.scattergap = 0.3;
-  layout.xaxis = axis(`Change against the baseline (%, ${level}% interval of the ratio, log scale, Welch df)`, { zeroline: true, zerolinewidth: 2 });
+  const beyond = changes.some((p) => { const r = ratioOf(p); return !(r >= scale.lo && r <= scale.hi); });
+  layout.xaxis = axis(`Change against the baseline (%, ${level}% interval of the ratio, log scale, Welch df)${beyond ? '; ▸ beyond the axis' : ''}`, {
+    type: 'log',
+    range: [Math.log10(scale.lo), Math.log10(scale.hi)],
+    tickvals: scale.tickvals,
+    ticktext: scale.ticktext,
+    tickangle: 0,
+    zeroline: false,
+  });
   layout.yaxis = cellAxis(cells);
+  (layout.annotations as unknown[]).push(...edgeLabels(beyondAxis, scale));
+  // 0 %: the baseline, a line across every row.
+  layout.shapes = [{ type: 'line', xref: 'x', yref: 'paper', x0: 1, x1: 1, y0: 0, y1: 1, line: { color: '#777', width: 1.5 }, layer: 'below' }];
   return { id: 'comparisons', title, file: 'comparisons', width: WIDTH, height: heightFor(cells.length * Math.max(1.2, ctx.queries.length * 0.5)), data, layout };
 }
 
