@@ -13,6 +13,7 @@
 //           bring in what it measured.
 //
 // No printing here: the CLI and the app both use it, through its events and outcomes.
+import { detachedCannotPause, type Run } from '../runs/run.js';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ApiError, type DetachedStatus, type EventBatch, type RunStatus, type TargetAuth } from '../../common/api.js';
@@ -331,20 +332,14 @@ async function fileDoc(d: DetachedRun): Promise<ExperimentDoc> {
 }
 
 /** A detached run being followed in this process (the run service keeps it for the app). */
-export interface Attached {
+export interface Attached extends Run {
   runId: string;
   path: string;
   target: string;
   /** Several hosts: each host's target and local journal (its events name their host). */
   hosts?: { target: string; journal: string }[];
-  /** `running` while the run goes on on its target (followed or not: see `detached.following`). */
-  status(): RunStatus;
-  /** Batches after afterSeq, or null when they are no longer in memory. */
-  events(afterSeq: number): EventBatch[] | null;
   /** Stop following: the laptop detaches, the run goes on on its target. */
   detach(): void;
-  /** Stop the run on its target (the runner restores the host), and bring its end in. */
-  cancel(): void;
   /** How following ended (never rejects once started). */
   done: Promise<AttachOutcome & { signalled: boolean }>;
 }
@@ -367,7 +362,19 @@ export async function openAttachment(path: string, o: AttachOptions): Promise<At
     throw e;
   }
   const done = f.run().finally(() => locks.release());
-  return { runId: d.runId, path: d.path, target: d.target, status: () => f.status(), events: (n) => f.events(n), detach: () => f.detach(), cancel: () => f.cancel(), done };
+  return {
+    runId: d.runId,
+    path: d.path,
+    target: d.target,
+    status: () => f.status(),
+    events: (n) => f.events(n),
+    snapshot: () => f.snapshot(),
+    pause: () => f.pause(),
+    resume: () => f.resume(),
+    detach: () => f.detach(),
+    cancel: () => f.cancel(),
+    done,
+  };
 }
 
 /**
@@ -419,6 +426,9 @@ async function openGroup(runs: DetachedRun[], o: AttachOptions): Promise<Attache
     hosts: runs.map((d) => ({ target: d.target, journal: d.journal })),
     status,
     events: (n) => batcher.after(n),
+    snapshot: () => null,
+    pause: () => detachedCannotPause(target),
+    resume: () => {},
     detach: () => followers.forEach((f) => f.detach()),
     cancel: () => followers.forEach((f) => f.cancel()),
     done,
@@ -560,11 +570,24 @@ class Follower {
     return this.batcher.after(afterSeq);
   }
 
+  /** Rebuilt from the local journal (what it has brought in so far). */
+  snapshot(): null {
+    return null;
+  }
+
+  pause(): never {
+    return detachedCannotPause(this.d.target);
+  }
+
+  /** A detached run never paused. */
+  resume(): void {}
+
   detach(): void {
     this.stop.abort();
     this.wake.abort();
   }
 
+  /** Stop the run on its target (the runner restores the host), and bring its end in. */
   cancel(): void {
     this.cancelWanted = true;
     this.wake.abort();

@@ -4,6 +4,8 @@
 // Every record goes to the journal before its event (derived from it) leaves the engine. A dropped
 // SSH connection discards the restart it interrupted, reconnects (connection.ts) and runs that
 // restart again; a killed process resumes from the journal the same way.
+import type { Run } from '../runs/run.js';
+import { snapshotBatch } from '../runs/snapshot.js';
 import { interruptedMessage, RESTART_POLICY } from '../../common/restart-policy.js';
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
@@ -95,7 +97,7 @@ const userName = () => {
   }
 };
 
-export class RunEngine {
+export class RunEngine implements Run {
   readonly runId: string;
   readonly journalFile: string;
   private readonly design: Design;
@@ -170,6 +172,12 @@ export class RunEngine {
   folded(): { fold: JournalFold; seq: number } {
     this.batcher.flush();
     return { fold: this.fold, seq: this.batcher.lastSeq };
+  }
+
+  /** The run so far as one batch, from the engine's fold (no re-reading of the journal, however long the run). */
+  snapshot(): EventBatch {
+    const { fold, seq } = this.folded();
+    return snapshotBatch(this.runId, seq, fold, this.state);
   }
 
   /** Takes effect between restarts, so that no restart is measured across a pause. */

@@ -5,6 +5,7 @@
 //
 // A host that fails does not stop the others; cancel, pause and resume go to every host. The events
 // of all hosts go out in one numbered stream under the group's run id, each naming its host.
+import type { Run } from './run.js';
 import type { EventBatch, RunStatus } from '../../common/api.js';
 import { afterColon, groupState } from '../../common/events.js';
 import type { Results } from '../../common/experiment/types.js';
@@ -28,7 +29,7 @@ export interface HostGroupOptions {
   batchMs?: number;
 }
 
-export class HostGroup {
+export class HostGroup implements Run {
   readonly batcher: EventBatcher;
   private readonly running: { target: string; engine: RunEngine }[];
   private readonly results = new Map<string, Results>();

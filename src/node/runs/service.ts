@@ -22,6 +22,7 @@ import { journalPath, readJournal, runJournals } from '../engine/journal.js';
 import { designHosts, hostDesign } from '../../common/plan.js';
 import { missingRestarts, missingSentence } from '../../common/experiment/carry.js';
 import { hostAuths } from './auth.js';
+import type { Run } from './run.js';
 import { RunEngine, type EngineOptions, type ReconnectPolicy, type RunOutcome } from '../engine/run.js';
 import { HostGroup } from './group.js';
 import { readExperimentFile } from '../files.js';
@@ -75,7 +76,8 @@ export interface StartedRun {
 }
 
 /** What the service drives: one host's engine, or the engines of a design run on several hosts. */
-type Runner = RunEngine | HostGroup;
+/** A run of this process, and what the service needs of it beyond the Run face: its own run() to drive it. */
+type Runner = Run & { run(): Promise<RunOutcome> };
 
 interface Entry {
   runId: string;
@@ -323,35 +325,26 @@ export class RunService {
   }
 
   pause(runId: string): RunStatus {
-    const a = this.attachments.get(runId);
-    if (a) throw new ApiError('unsupported', `the run on ${a.target} is detached: it cannot pause (cancel stops it, and a later run resumes it)`);
-    const e = this.find(runId);
-    e.engine?.pause();
-    return this.statusOf(e);
+    const h = this.held(runId);
+    h.run?.pause();
+    return h.status();
   }
 
   resume(runId: string): RunStatus {
-    const a = this.attachments.get(runId);
-    if (a) return a.status();
-    const e = this.find(runId);
-    e.engine?.resume();
-    return this.statusOf(e);
+    const h = this.held(runId);
+    h.run?.resume();
+    return h.status();
   }
 
   /** Cancel a run; a detached one is stopped on its target (which restores the host), its end brought in. */
   cancel(runId: string): RunStatus {
-    const a = this.attachments.get(runId);
-    if (a) {
-      a.cancel();
-      return a.status();
-    }
-    const e = this.find(runId);
-    e.engine?.cancel();
-    return this.statusOf(e);
+    const h = this.held(runId);
+    h.run?.cancel();
+    return h.status();
   }
 
   status(): RunStatus[] {
-    return [...[...this.runs.values()].map((e) => this.statusOf(e)), ...[...this.attachments.values()].map((a) => a.status())];
+    return [...this.runs.keys(), ...this.attachments.keys()].map((id) => this.held(id).status());
   }
 
   /** The experiment file a run (attached or followed) belongs to; undefined for a run let go. */
@@ -365,30 +358,16 @@ export class RunService {
    * journal on disk once it ended.
    */
   events(runId: string, afterSeq: number): EventBatch[] {
-    const a = this.attachments.get(runId);
-    if (a) {
-      const s = a.status();
-      const kept = a.events(afterSeq);
-      if (kept) return kept;
-      if (afterSeq >= s.lastSeq) return [];
-      if (!a.hosts) return [snapshotBatch(runId, s.lastSeq, journalPath(a.path), s.state)];
-      // Several hosts: each host's run rebuilt from its journal, every event naming its host.
-      const events = a.hosts.flatMap((h) => snapshotBatch(runId, s.lastSeq, h.journal, s.state).events.map((ev) => ({ ...ev, host: h.target })));
-      return [{ runId, seq: s.lastSeq, events, snapshot: true }];
-    }
-    const e = this.find(runId);
-    const s = this.statusOf(e);
-    const kept = e.engine?.events(afterSeq);
+    const h = this.held(runId);
+    const kept = h.run?.events(afterSeq);
     if (kept) return kept;
-    if (e.engine instanceof HostGroup) return [e.engine.snapshot()];
-    if (e.engine) {
-      const { fold, seq } = e.engine.folded();
-      return [snapshotBatch(runId, seq, fold, e.engine.status().state)];
-    }
+    const live = h.run?.snapshot();
+    if (live) return [live];
+    const s = h.status();
     if (afterSeq >= s.lastSeq) return [];
-    if (!e.hosts) return [snapshotBatch(runId, s.lastSeq, journalPath(e.path), s.state)];
+    if (!h.hosts) return [snapshotBatch(runId, s.lastSeq, journalPath(h.path), s.state)];
     // Several hosts: each host's run rebuilt from its journal, every event naming its host.
-    const events = e.hosts.flatMap((h) => snapshotBatch(runId, s.lastSeq, h.journal, s.state).events.map((ev) => ({ ...ev, host: h.target })));
+    const events = h.hosts.flatMap((x) => snapshotBatch(runId, s.lastSeq, x.journal, s.state).events.map((ev) => ({ ...ev, host: x.target })));
     return [{ runId, seq: s.lastSeq, events, snapshot: true }];
   }
 
@@ -464,9 +443,12 @@ export class RunService {
     return e.ended ?? e.engine!.status();
   }
 
-  private find(runId: string): Entry {
+  /** A run held here, whatever drives it (the driver is let go once an attached run ended: its status stays). */
+  private held(runId: string): { run: Run | null; path: string; hosts?: { target: string; journal: string }[]; status(): RunStatus } {
+    const a = this.attachments.get(runId);
+    if (a) return { run: a, path: a.path, hosts: a.hosts, status: () => a.status() };
     const e = this.runs.get(runId);
     if (!e) throw new ApiError('not-found', `no run ${JSON.stringify(runId)} in this session`);
-    return e;
+    return { run: e.engine, path: e.path, hosts: e.hosts, status: () => this.statusOf(e) };
   }
 }
