@@ -1,6 +1,7 @@
 // What `varlab analyze` reads: an experiment file or a CSV (tidy, or varlab export's executions.csv
 // or restarts.csv), told apart by the first bytes and read once, as a stream, into tidy data. Every
 // problem names the file and, for a CSV, the line.
+import { cellsWithResults } from '../common/export/context.js';
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { ExperimentJsonReader, NotJson } from '../common/experiment/text.js';
@@ -20,6 +21,8 @@ export interface AnalysisInput {
   /** What the input is called in output: the experiment's name or the file. */
   name: string;
   form: 'experiment' | CsvForm;
+  /** An experiment's cells with results in plan order (the first is the default baseline, as in the app); a CSV's are data.cells. */
+  cells?: string[];
   /** An experiment's design.stopping, for analyze --until-answered. */
   stopping?: Stopping;
   /** An experiment's restarts that have a benchmark command's interval lines (sysbench), for their steady state. */
@@ -79,6 +82,7 @@ async function experiment(file: string, reader: ExperimentJsonReader | null): Pr
     warmup: r.doc.design.workload.warmup,
     name: r.doc.name,
     form: 'experiment',
+    cells: cellsWithResults(r.doc),
     ...(r.doc.design.stopping ? { stopping: r.doc.design.stopping } : {}),
     ...(intervalRestarts.length ? { intervalRestarts } : {}),
   };

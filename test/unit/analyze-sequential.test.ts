@@ -23,6 +23,11 @@ test('a real 8% effect: the replay stops "differs" before the maximum, and --jso
   assert.match(s.stopped_because, /every comparison decided at round/);
   assert.equal(s.looks[s.looks.length - 1].round, s.stopped_round);
   assert.equal(s.comparisons[0].verdict, 'differs');
+  // Without --baseline, the design's first cell (as the app's Analysis and the run's stop rule take it), not
+  // the first in code-point order (aslr=off): the same comparisons, the same signs.
+  const byDefault = JSON.parse(varlab(file, '--until-answered', '--effect', '3', '--json').out);
+  assert.deepEqual(byDefault.comparisons.map((x: { baseline: string; cell: string }) => [x.baseline, x.cell]), [[BASELINE, CONTENDER]]);
+  assert.deepEqual(byDefault.sequential, s);
   const text = varlab(file, '--until-answered', '--effect', '3', '--baseline', BASELINE).out;
   assert.match(text, /Stop when answered \(replayed on the recorded rounds\)/);
   assert.match(text, new RegExp(`${CONTENDER} / .*: differs, effect \\+\\d\\.\\d\\d %, repeated 95 % interval \\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\], repeated 90 % interval \\[\\+`));

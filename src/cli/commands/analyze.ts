@@ -100,7 +100,8 @@ export const analyze: Command = {
     if (values.baseline !== undefined && !data.cells.includes(values.baseline)) {
       throw new UsageError(`--baseline: no cell ${JSON.stringify(values.baseline)} in ${file}; cells: ${data.cells.join(' | ')}`);
     }
-    const baseline = values.baseline ?? (until ? data.cells[0] : undefined);
+    // The design's first cell, as the app's Analysis and the run's stop rule take it (a CSV's first in code-point order).
+    const baseline = values.baseline ?? (until ? (loaded.cells?.[0] ?? data.cells[0]) : undefined);
     const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : undefined), baseline, adjustment });
     const rounds = Math.max(0, ...a.restarts.flatMap((r) => r.rounds ?? []));
     const seq = until ? replayAnalysis(a.restarts, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds) }) : null;
