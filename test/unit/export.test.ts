@@ -100,6 +100,8 @@ test('the Markdown report holds the design, the host, every cell, comparisons, t
   const md = markdownReport(ctx, { images: [{ title: 'Spread per configuration', path: 'plots/01-configurations.png' }] });
   assert.match(md, /^# Quickstart: ASLR x AHI x preload x NUMA/);
   for (const h of ['## Design', '## Host', '## Configurations', '## Comparisons with the baseline', '## Minimum detectable effect', '## Plots']) assert.ok(md.includes(h), h);
+  // The words say what summary.csv's spread_pct is: (highest − lowest) / lowest restart mean.
+  assert.match(md, /The spread is the difference between the highest and the lowest restart mean, in percent of the lowest;/);
   assert.match(md, /Intel\(R\) Xeon\(R\) CPU E5-2690 0 @ 2\.90GHz/);
   assert.match(md, /mariadb 10\.11\.6/);
   assert.match(md, /Restarts per cell: 3/);

@@ -137,7 +137,7 @@ function configurationsSection(ctx: ExportContext): string[] {
     const v = xs.filter((x): x is number => x !== null);
     return v.length ? v.reduce((s, x) => s + x, 0) / v.length : null;
   };
-  const lines = ['## Configurations', '', 'The spread is the difference between the best and the worst restart mean, in percent of the worst; per cell, its average and largest value over the queries. CoV is the coefficient of variation, averaged over the queries.', ''];
+  const lines = ['## Configurations', '', 'The spread is the difference between the highest and the lowest restart mean, in percent of the lowest; per cell, its average and largest value over the queries. CoV is the coefficient of variation, averaged over the queries.', ''];
   if (best === null && a.ranking.reason && rows.length > 1) lines.push(`> **Note:** ${a.ranking.reason}.`, '');
   if (best !== null && a.ranking.test) lines.push(`★ ${best}: ${a.ranking.test}.`, '');
   lines.push(
