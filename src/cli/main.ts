@@ -64,6 +64,9 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
 
 // Run when executed directly (tsx src/cli/main.ts); the installed bin imports the bundle and calls main.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // `npm run varlab -- FILE` (with --prefix, from anywhere) runs in the package's folder: a relative FILE
+  // is the user's, from the folder npm was started in (INIT_CWD), as an installed varlab reads it.
+  if (process.env.npm_lifecycle_event === 'varlab' && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
   // `varlab plan FILE | head` closes the pipe early: that is not an error.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
