@@ -50,7 +50,7 @@ test('the Run view of a run stopped when answered says at which look and why, wi
   assert.equal(await row.count(), 1);
   assert.equal(await row.getAttribute('data-verdict'), 'differs');
   assert.match(await row.innerText(), new RegExp(`aslr=off / Q1 pricing summary\\s+\\+1\\d\\.\\d\\d %\\s+90 % \\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\]; 95 % \\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\]\\s+\\d+\\.\\d\\d / \\d+\\.\\d\\d\\s+differs at round ${round}`));
-  assert.equal(await page.getByTestId('run-stop-end').innerText(), `Stopped at round ${round}: every comparison decided at round ${round}. The intervals above are repeated confidence intervals, valid at the look the run stopped.`);
+  assert.equal(await page.getByTestId('run-stop-end').innerText(), `Stopped at round ${round}: every comparison decided at round ${round}: 1 differs. The intervals above are repeated confidence intervals, valid at the look the run stopped.`);
   await shot(page, 'run-stopped.png');
   assert.deepEqual(pageProblems(page), []);
   await page.close();
@@ -100,7 +100,7 @@ test('Analysis shows the pairing within rounds beside Welch with the variance ra
   await page.getByTestId('section-sequential').waitFor();
   assert.equal(
     await page.getByTestId('sequential-stop').innerText(),
-    `The run stopped at round ${round}: every comparison decided at round ${round}. A comparison differs when the repeated 95 % interval leaves out 0 (|Z| at or past the boundary); equivalent within ±5 % when the repeated 90 % interval lies inside ±5 % (two one-sided tests, the equivalence test's interval). Both are repeated confidence intervals, valid at whatever look the run stopped.`,
+    `The run stopped at round ${round}: every comparison decided at round ${round}: 1 differs. A comparison differs when the repeated 95 % interval leaves out 0 (|Z| at or past the boundary); equivalent within ±5 % when the repeated 90 % interval lies inside ±5 % (two one-sided tests, the equivalence test's interval). Both are repeated confidence intervals, valid at whatever look the run stopped.`,
   );
   const seq = page.locator('[data-testid=sequential-table] tbody tr');
   assert.equal(await seq.getAttribute('data-verdict'), 'differs');

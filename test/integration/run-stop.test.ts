@@ -72,7 +72,7 @@ test('a handicapped build stops "differs" at a look before its maximum; the file
   const stopped = doc.results!.stopped!;
   assert.equal(stopped.length, 1);
   assert.ok(stopped[0].round < 8, JSON.stringify(stopped));
-  assert.equal(stopped[0].because, `every comparison decided at round ${stopped[0].round}`);
+  assert.match(stopped[0].because, new RegExp(`^every comparison decided at round ${stopped[0].round}: \\d+ (differs?|equivalent|inconclusive)`));
   assert.equal(doc.results!.restarts.length, 2 * stopped[0].round);
   for (const x of doc.results!.restarts) assert.equal(x.status, 'ok', x.reason);
 

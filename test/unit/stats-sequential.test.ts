@@ -108,3 +108,13 @@ test('data that end before a look say so, and nothing is decided', () => {
   assert.match(r.stopped_because, /before the first look at round 3/);
   assert.equal(r.comparisons[0].decided_round, null);
 });
+
+test('a comparison stopped for futility is decided inconclusive, and the stop says so: "decided" is never read as "shown"', () => {
+  // Restart-to-restart noise far above the target effect: by the first looks there is no chance to show 1 %.
+  const s = simulateRounds(['A', 'B'], 20, { between: 0.2, within: 0.001, reps: 10, shared: 0 }, {}, seededRandom(3));
+  const r = replaySequential(s, 'A', { effectPct: 1, alpha: 0.05, power: 0.8, maxRounds: 20 });
+  assert.equal(r.comparisons[0].verdict, 'inconclusive');
+  assert.ok(r.stopped_round !== null && r.stopped_round < 20, `stopped at ${r.stopped_round}`);
+  assert.match(r.comparisons[0].because ?? '', /^futility at round/);
+  assert.equal(r.stopped_because, `every comparison decided at round ${r.stopped_round}: 1 inconclusive (futility: too unlikely to show the effect by the maximum)`);
+});

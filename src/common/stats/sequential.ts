@@ -332,7 +332,14 @@ export function replaySequential(series: readonly RoundSeries[], baseline: strin
   let stoppedBecause: string;
   if (!pairs.length) stoppedBecause = `no comparison: the baseline ${baseline} has no series beside other cells`;
   else if (stopped === null) stoppedBecause = looks.length ? `not stopped: the data end at round ${available}, before the next look at round ${schedule[looks.length] ?? s.maxRounds}` : `not stopped: the data end at round ${available}, before the first look at round ${schedule[0]}`;
-  else if (decided.size === pairs.length && !looks[looks.length - 1].comparisons.every((c) => c.because?.startsWith('the maximum'))) stoppedBecause = `every comparison decided at round ${stopped}`;
+  else if (decided.size === pairs.length && !looks[looks.length - 1].comparisons.every((c) => c.because?.startsWith('the maximum'))) {
+    // What was decided, so "decided" is not read as "shown": a comparison stopped for futility is decided inconclusive.
+    const count = (v: string) => comparisons.filter((c) => c.verdict === v).length;
+    const tally = [['differs', 'differs', 'differ'], ['equivalent', 'equivalent', 'equivalent'], ['inconclusive', 'inconclusive (futility: too unlikely to show the effect by the maximum)', 'inconclusive (futility: too unlikely to show the effect by the maximum)']]
+      .filter(([v]) => count(v) > 0)
+      .map(([v, one, many]) => `${count(v)} ${count(v) === 1 ? one : many}`);
+    stoppedBecause = `every comparison decided at round ${stopped}: ${tally.join(', ')}`;
+  }
   else stoppedBecause = `the maximum of ${s.maxRounds} rounds was reached`;
   return { rule: SEQUENTIAL_RULE, effect_pct: s.effectPct, alpha: s.alpha, power: s.power, max_rounds: s.maxRounds, levels, schedule, looks, stopped_round: stopped, stopped_because: stoppedBecause, comparisons };
 }
