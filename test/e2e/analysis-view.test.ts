@@ -218,6 +218,8 @@ test('executions in order: whole-number repetition ticks, restarts named within 
   assert.equal(legend.length, 10);
   assert.ok(legend.every((l, i) => l === `restart ${i + 1} of cell`), legend.join(', '));
   assert.match((await page.getByTestId('query-table').locator('thead').textContent())!, /mean \(ms\)/);
+  // Between CoV beside σ between at 0 is explained under the table, not left to look like a contradiction.
+  assert.match(await page.getByTestId('query-between-note').innerText(), /σ between is what is left once that part is taken out/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -15,7 +15,7 @@ import { fmtPctValue } from '../export/format.js';
 export function optimalRepetitions(restartSeconds: number, executionSeconds: number, varWithin: number, varBetween: number): { value: number | null; reason?: string } {
   if (!(executionSeconds > 0)) return { value: null, reason: 'the cost of an execution is unknown' };
   if (!(restartSeconds >= 0)) return { value: null, reason: 'the cost of a restart is unknown' };
-  if (!(varBetween > 0)) return { value: null, reason: 'no between-restart variance was measured: extra repetitions cost less than extra restarts' };
+  if (!(varBetween > 0)) return { value: null, reason: "the restart means vary no more than their executions' own noise predicts (σ between is 0, whatever the CoV of the means): more repetitions per restart are the cheaper precision" };
   return { value: Math.max(1, Math.ceil(Math.sqrt((restartSeconds / executionSeconds) * (varWithin / varBetween)))) };
 }
 

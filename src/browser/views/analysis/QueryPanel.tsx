@@ -145,6 +145,10 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }
           </tr>
         </tfoot>
       </table>
+      <p className="muted" data-testid="query-between-note">
+        Between CoV is the spread of the restart means, which holds the part of the executions' own noise that reaches a mean; σ between is what is left once that part is taken out (a variance component, never below 0), and ICC its
+        share. Restart means that vary no more than their executions predict show a between CoV with σ between and ICC at 0.
+      </p>
       <NullNotes notes={notes} />
       <RepetitionsPlot ctx={ctx} analysis={analysis} query={query} cell={cell} onCell={onCell} onApplyWarmup={onApplyWarmup} />
     </div>
