@@ -14,7 +14,9 @@ function start() {
   } else {
     const token = takeToken();
     if (!token) {
-      root.textContent = 'This page needs the address that `npm start` or `npm run web` printed (it carries a one-time token). Open that address instead.';
+      root.textContent = 'This page needs the address that `npm start` or `npm run web` printed (it carries the token of this launch). Open that address instead.';
+      // The address pasted into this tab changes only its fragment: start then, without a reload.
+      window.addEventListener('hashchange', () => location.reload(), { once: true });
       return;
     }
     setClient(websocketClient(token));

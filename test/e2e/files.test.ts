@@ -198,3 +198,17 @@ test('a file changed on disk by another program: shown as it is now; with unsave
   assert.deepEqual(problems(page), []);
   await page.close();
 });
+
+test("a tab opened without the token says which address to use, and starts once that address is pasted into it", async () => {
+  const page = await env.browser.newPage();
+  try {
+    const bare = env.app.url.replace(/#.*$/, '');
+    await page.goto(bare);
+    await page.locator('#root').filter({ hasText: 'needs the address that `npm start` or `npm run web` printed (it carries the token of this launch)' }).waitFor();
+    // Pasting the printed address changes only the fragment of this page.
+    await page.goto(env.app.url);
+    await page.getByTestId('open-quickstart').waitFor({ timeout: 15_000 });
+  } finally {
+    await page.close();
+  }
+});
