@@ -12,6 +12,7 @@ import { appModule, serveHarness, type Harness } from './harness.js';
 import { buildPlan, seededRandom } from '../../src/common/plan.js';
 import { analyze, suggestPlan, tidyFromExperiment } from '../../src/common/stats/index.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
 
 let harness: Harness;
 let url: string;
@@ -72,7 +73,7 @@ function twoHosts(): ExperimentDoc {
 }
 
 before(async () => {
-  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'hosts.json': JSON.stringify(twoHosts()) });
+  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()) });
   url = harness.url;
   browser = await launchBrowser();
 });
@@ -353,4 +354,33 @@ test('without WebGL (Chromium without a GPU, or WebGL turned off) every executio
     await noGl.close();
     await big.close();
   }
+});
+
+test('a sysbench run: the steady state on its interval lines beside the runs\' steady state, per cell and per restart', async () => {
+  const { page, errors } = await open('sysbench.json');
+  const section = page.getByTestId('section-interval-steady');
+  await section.waitFor();
+  assert.equal(await page.getByTestId('interval-steady-heading').textContent(), 'Intervals (1 s each): steady state per restart, on the interval tps.');
+  const cells = await page.locator('[data-testid=interval-steady-cells] li').allTextContents();
+  const cell = finishedSysbench().results!.restarts[0].cell;
+  assert.ok(cells.includes(`${cell}: 1 flat, 1 warm-up; steady after 8 intervals (8 s): skip them`), cells.join('\n'));
+  const rows = page.locator('[data-testid=interval-steady-table] tbody tr');
+  assert.equal(await rows.count(), 4);
+  const first = await rows.first().locator('td').allTextContents();
+  assert.deepEqual(first.slice(0, 5), ['1', cell, '60', 'warm-up', '8 s']);
+  assert.match(first[5], /^(599|600)\.\d+$/);
+  assert.match((await page.getByTestId('interval-steady-method').textContent())!, /after the 1 warm-up run, is what the comparisons use/);
+  // Beside (after) the steady state of the runs.
+  const order = await page.locator('[data-testid^=section-]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')));
+  assert.equal(order.indexOf('section-interval-steady'), order.indexOf('section-warmup') + 1, order.join(' '));
+  if (process.env.VARLAB_SHOTS) {
+    await section.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/analysis-intervals.png` });
+  }
+  // A query workload has no interval lines: no such section.
+  const q = await open();
+  assert.equal(await q.page.getByTestId('section-interval-steady').count(), 0);
+  assert.deepEqual([...errors, ...q.errors], []);
+  await page.close();
+  await q.page.close();
 });

@@ -4,18 +4,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import type { ExperimentDoc, IntervalRow, RestartResult } from '../../src/common/experiment/types.js';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { eventOf, JournalFold, readJournalText, recordOf, recordsOfRestart, type JournalRecord } from '../../src/common/records.js';
 import { parseExperiment } from '../../src/common/experiment/validate.js';
 import { experimentText } from '../../src/common/experiment/text.js';
-import { buildPlan } from '../../src/common/plan.js';
-import { sysbenchTemplate } from '../../src/common/templates/sysbench.js';
 import { exportContext } from '../../src/common/export/index.js';
 import { CSV_FILES, intervalsCsvPieces } from '../../src/common/export/csv.js';
 import { intervalSteady } from '../../src/common/stats/intervals.js';
 import { intervalsText } from '../../src/common/export/analysis-output.js';
+import { markdownReport } from '../../src/common/export/markdown.js';
 import { parseSysbench } from '../../src/node/workloads/sysbench.js';
 import { finishedQuickstart } from '../fixtures/export-experiment.js';
+import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
 
 const fixture = readFileSync(new URL('../fixtures/sysbench-oltp-read-only.txt', import.meta.url), 'utf8');
 
@@ -57,38 +57,6 @@ test('a restart without interval lines has no intervals field (files of query wo
 });
 
 /** Intervals of one restart: `runs` runs of `seconds` lines; tps from `tps(run, second)`. */
-function rowsOf(runs: number, seconds: number, tps: (run: number, second: number) => number): IntervalRow[] {
-  const out: IntervalRow[] = [];
-  for (let rep = 1; rep <= runs; rep++) for (let s = 1; s <= seconds; s++) out.push({ rep, second: s, threads: 1, tps: tps(rep, s), qps: 14 * tps(rep, s), latencyMs: 2, percentile: 95, errPerSec: 0 });
-  return out;
-}
-
-/** Deterministic noise of ±0.3%. */
-const wiggle = (i: number) => 1 + 0.003 * Math.sin(i * 12.9898);
-
-/** A finished oltp_read_only experiment: 3 runs of 20 s per restart (the first warm-up), 2 cells × 2 restarts. */
-function finishedSysbench(): ExperimentDoc {
-  const doc = sysbenchTemplate({ test: 'oltp_read_only', runs: 3, seconds: 20, restartsPerCell: 2 });
-  const plan = buildPlan(doc.design);
-  const restarts: RestartResult[] = plan.map((p) => {
-    // Restart 1 warms up over its first 8 intervals (at 400 tps, then 600); the others are flat at 600.
-    const intervals = rowsOf(3, 20, (rep, s) => (p.seq === 1 && rep === 1 && s <= 8 ? 400 : 600) * wiggle(rep * 100 + s + p.seq));
-    const runTps = [1, 2, 3].map((rep) => intervals.filter((iv) => iv.rep === rep).reduce((a, iv) => a + iv.tps, 0) / 20);
-    return {
-      seq: p.seq,
-      cell: p.cell,
-      status: 'ok',
-      startedAt: 1_000 * p.seq,
-      finishedAt: 1_000 * p.seq + 900,
-      checks: [{ tunable: 'aslr', level: p.cell.split('=')[1], ok: true, observed: '' }],
-      queries: [{ query: 'tps', unit: 'tps', source: 'sysbench', values: runTps }],
-      intervals,
-    };
-  });
-  doc.results = { startedAt: 1_000, finishedAt: 10_000, restarts };
-  return doc;
-}
-
 test('the experiment file keeps the intervals: written, read back and validated unchanged', () => {
   const doc = finishedSysbench();
   const text = [...experimentText(doc)].join('');
@@ -163,4 +131,18 @@ test('the Run view lays each restart\'s interval lines end to end, its runs one 
   const later = new LiveRun();
   later.apply([{ type: 'history', at: 0, warmup: 1, restarts: [...live.restarts] }]);
   assert.deepEqual(later.intervalTraces.map((t) => t.x), [[1, 2, 3, 4]]);
+});
+
+test('the Markdown report has the steady state on the interval lines, as analyze prints it; a query workload\'s report has none', () => {
+  const doc = finishedSysbench();
+  const md = markdownReport(exportContext(doc));
+  const section = md.slice(md.indexOf('## Steady state on the interval lines'));
+  assert.ok(md.includes('## Steady state on the interval lines'), md.slice(-2000));
+  assert.match(section, /^Intervals \(1 s each\): steady state per restart, on the interval tps\. Each restart's interval tps, its runs end to end in the order printed, is classified as the executions are: change points/m);
+  const cell = doc.results!.restarts[0].cell;
+  assert.match(section, new RegExp(`^- ${cell}: 1 flat, 1 warm-up; steady after 8 intervals \\(8 s\\): skip them$`, 'm'));
+  assert.match(section, /^\| restart \| cell \| intervals \| class \| skipped \| steady tps \| run tps \|$/m);
+  assert.match(section, new RegExp(`^\\| 1 \\| ${cell} \\| 60 \\| warm-up \\| 8 s \\| (599|600)\\.\\d+ \\| (599|600)\\.\\d+ \\|$`, 'm'));
+  assert.equal([...section.matchAll(/^\| \d+ \|/gm)].length, doc.results!.restarts.length);
+  assert.doesNotMatch(markdownReport(exportContext(finishedQuickstart())), /interval lines/);
 });

@@ -5,7 +5,7 @@ import type { Analysis } from '../stats/analysis.js';
 import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
 import { MIN_RESTARTS, outOfReachText } from '../stats/evidence.js';
 import { MDE_LABELS } from '../stats/mde.js';
-import type { IntervalSteady, RestartIntervals } from '../stats/intervals.js';
+import type { CellIntervals, IntervalSteady, RestartIntervals } from '../stats/intervals.js';
 import { steadyText, type SteadyCounts } from '../stats/steady.js';
 import { fewRestartsOf } from './context.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtPctValue, fmtVerdict, inOrder, levelPct, NA, textTable } from './format.js';
@@ -263,22 +263,39 @@ export function hostsText(a: Analysis, note: (where: string, reasons: Record<str
 /** Restarts listed under the intervals' steady state; the rest are counted. */
 const INTERVAL_ROWS = 40;
 
+const seconds = (x: number | null) => (x === null ? NA : `${num(x)} s`);
+
+/** A cell's steady state on its interval lines, in words: its classes, and the intervals to skip. */
+export function intervalCellText(c: CellIntervals): string {
+  const skip = c.suggested === null ? `no suggestion: ${c.reason}` : c.suggested === 0 ? 'steady from the first interval' : `steady after ${c.suggested} interval${c.suggested === 1 ? '' : 's'} (${seconds(c.suggestedSeconds)}): skip them`;
+  return `${steadyText(c.steady)}${c.unclassified ? `, ${c.unclassified} too short to classify` : ''}; ${skip}`;
+}
+
+/** The columns of a restart's row, in the text, the report and the Analysis view alike. */
+export const INTERVAL_COLUMNS = ['restart', 'cell', 'intervals', 'class', 'skipped', 'steady tps', 'run tps'] as const;
+
+/** A restart's row under INTERVAL_COLUMNS. */
+export function intervalRestartRow(r: RestartIntervals): string[] {
+  const kind = r.kind === null ? 'too short' : r.kind === 'warmup' ? 'warm-up' : r.kind === 'none' ? 'no steady state' : r.kind;
+  return [String(r.seq), r.cell, String(r.intervals), kind, seconds(r.discardSeconds), num(r.steadyTps), num(r.runTps)];
+}
+
+/** The heading line: how long an interval is, and what is classified. */
+export function intervalsHeading(s: IntervalSteady): string {
+  return `Intervals (${num(s.intervalSeconds)} s each): steady state per restart, on the interval tps`;
+}
+
 /**
  * The benchmark's interval lines (sysbench --report-interval) per restart: its steady-state class, the
  * intervals before its steady state, its steady tps beside its run tps; per cell, the intervals to skip.
  */
 export function intervalsText(s: IntervalSteady): string[] {
-  const secs = (x: number | null) => (x === null ? NA : `${num(x)} s`);
-  const out = ['', `Intervals (${num(s.intervalSeconds)} s each): steady state per restart, on the interval tps`, `  (${s.method})`];
-  for (const c of s.cells) {
-    const skip = c.suggested === null ? `no suggestion: ${c.reason}` : c.suggested === 0 ? 'steady from the first interval' : `steady after ${c.suggested} interval${c.suggested === 1 ? '' : 's'} (${secs(c.suggestedSeconds)}): skip them`;
-    out.push(`  ${c.cell}: ${steadyText(c.steady)}${c.unclassified ? `, ${c.unclassified} too short to classify` : ''}; ${skip}`);
-  }
-  const kind = (k: RestartIntervals['kind']) => (k === null ? 'too short' : k === 'warmup' ? 'warm-up' : k === 'none' ? 'no steady state' : k);
+  const out = ['', intervalsHeading(s), `  (${s.method})`];
+  for (const c of s.cells) out.push(`  ${c.cell}: ${intervalCellText(c)}`);
   out.push(
     ...textTable(
-      ['restart', 'cell', 'intervals', 'class', 'skipped', 'steady tps', 'run tps'],
-      s.restarts.slice(0, INTERVAL_ROWS).map((r) => [String(r.seq), r.cell, String(r.intervals), kind(r.kind), secs(r.discardSeconds), num(r.steadyTps), num(r.runTps)]),
+      [...INTERVAL_COLUMNS],
+      s.restarts.slice(0, INTERVAL_ROWS).map(intervalRestartRow),
       [true, false, true, false, true, true, true],
     ).map((l) => '  ' + l),
   );

@@ -8,7 +8,9 @@ import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js'
 import { formatDuration } from '../plan.js';
 import { stopsOf } from '../stats/replay.js';
 import { intervalNames, sequentialVerdictText } from '../stats/sequential.js';
-import { pairingText, steadyOverview } from './analysis-output.js';
+import { INTERVAL_COLUMNS, intervalCellText, intervalRestartRow, intervalsHeading, pairingText, steadyOverview } from './analysis-output.js';
+import { intervalSteady } from '../stats/intervals.js';
+import { STEADY_METHOD } from '../stats/steady.js';
 import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
 import { outOfReachText, PLAN_LIMITS } from '../stats/evidence.js';
 import { MDE_LABELS } from '../stats/mde.js';
@@ -314,6 +316,24 @@ function steadySection(ctx: ExportContext): string[] {
   return lines;
 }
 
+/** Restarts listed in the report's interval table; the rest are counted. */
+const INTERVAL_REPORT_ROWS = 50;
+
+/**
+ * A benchmark command's interval lines (sysbench --report-interval): the steady state on the interval
+ * tps per restart and per cell, as `varlab analyze` prints it; nothing when no restart has any.
+ */
+function intervalsSection(ctx: ExportContext): string[] {
+  const s = intervalSteady(ctx.doc.results?.restarts ?? [], ctx.warmup);
+  if (!s) return [];
+  const lines = ['## Steady state on the interval lines', '', `${intervalsHeading(s)}. Each restart's interval tps, its runs end to end in the order printed, is classified as the executions are: ${STEADY_METHOD}. The steady tps is the mean of the intervals from the steady state on; the run tps, the mean of the runs' own figures after the warm-up runs, is what the comparisons use.`, ''];
+  for (const c of s.cells) lines.push(`- ${mdCell(c.cell)}: ${mdCell(intervalCellText(c))}`);
+  const shown = s.restarts.slice(0, INTERVAL_REPORT_ROWS);
+  lines.push('', tableMd([...INTERVAL_COLUMNS], shown.map(intervalRestartRow), ['r', 'l', 'r', 'l', 'r', 'r', 'r']));
+  if (s.restarts.length > shown.length) lines.push('', `… and ${s.restarts.length - shown.length} more restarts (\`varlab analyze --json\` has every one).`);
+  return lines;
+}
+
 function bimodalSection(ctx: ExportContext): string[] {
   const a = ctx.analysis;
   const lines = ['## Bimodal starts', ''];
@@ -360,6 +380,8 @@ export function markdownReport(ctx: ExportContext, opts: MarkdownOptions = {}): 
   out.push(...planningSection(ctx), '');
   out.push(...bimodalSection(ctx), '');
   out.push(...steadySection(ctx), '');
+  const intervals = intervalsSection(ctx);
+  if (intervals.length) out.push(...intervals, '');
   if (opts.images?.length) {
     out.push('## Plots', '');
     for (const img of opts.images) out.push(`![${mdCell(img.title).replace(/[[\]]/g, '')}](${encodeURI(img.path)})`, '');

@@ -19,6 +19,7 @@ import { PlanningPanel } from './PlanningPanel.js';
 import { QueryPanel } from './QueryPanel.js';
 import { StabilityPanel } from './StabilityPanel.js';
 import { SteadyPanel } from './SteadyPanel.js';
+import { hasIntervals, IntervalsPanel } from './IntervalsPanel.js';
 import { useAnalysis } from './useAnalysis.js';
 import { useQuietSteps } from './useQuietSteps.js';
 import { ExportBar } from '../export/ExportBar.js';
@@ -149,6 +150,12 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           <Section title="Steady state per restart, and the warm-up from the data" testid="section-warmup">
             <SteadyPanel analysis={analysis} cells={ctx.cells} queries={queries} designWarmup={designWarmup} onApply={applyWarmup} />
           </Section>
+
+          {hasIntervals(doc.results?.restarts) ? (
+            <Section title="Steady state on the interval lines (throughput over each run)" testid="section-interval-steady">
+              <IntervalsPanel restarts={doc.results!.restarts} warmup={usedWarmup} />
+            </Section>
+          ) : null}
 
           {query !== undefined && cell !== undefined ? (
             <Section title="One query: every execution per restart, beside the restart means" testid="section-query">
