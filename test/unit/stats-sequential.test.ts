@@ -118,3 +118,10 @@ test('a comparison stopped for futility is decided inconclusive, and the stop sa
   assert.match(r.comparisons[0].because ?? '', /^futility at round/);
   assert.equal(r.stopped_because, `every comparison decided at round ${r.stopped_round}: 1 inconclusive (futility: too unlikely to show the effect by the maximum)`);
 });
+
+test("the comparisons follow the workload's query order (Q1, Q3, Q12), not the text order (Q1, Q12, Q3)", () => {
+  const series = ['Q1', 'Q12', 'Q3'].flatMap((q, i) => simulateRounds(['A', 'B'], 6, { between: 0.03, within: 0.001, reps: 10, shared: 0.25 }, {}, seededRandom(20 + i), q));
+  const r = replaySequential(series, 'A', { effectPct: 3, alpha: 0.05, power: 0.8, maxRounds: 6, queryOrder: ['Q1', 'Q3', 'Q12'] });
+  assert.deepEqual(r.comparisons.map((c) => c.query), ['Q1', 'Q3', 'Q12']);
+  assert.deepEqual(replaySequential(series, 'A', { effectPct: 3, alpha: 0.05, power: 0.8, maxRounds: 6 }).comparisons.map((c) => c.query), ['Q1', 'Q12', 'Q3'], 'without an order: code-point order');
+});

@@ -104,7 +104,7 @@ export const analyze: Command = {
     const baseline = values.baseline ?? (until ? (loaded.cells?.[0] ?? data.cells[0]) : undefined);
     const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : undefined), baseline, adjustment });
     const rounds = Math.max(0, ...a.restarts.flatMap((r) => r.rounds ?? []));
-    const seq = until ? replayAnalysis(a.restarts, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds) }) : null;
+    const seq = until ? replayAnalysis(a.restarts, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds), queryOrder: data.order }) : null;
     const intervals = loaded.intervalRestarts ? intervalSteady(loaded.intervalRestarts, a.settings.warmup) : null;
     if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialJson(seq) } : {}) }, null, 2));
     else {

@@ -131,7 +131,7 @@ export function stopCheck(doc: ExperimentDoc, baseline?: string): StopCheck {
     const keep = (r.rounds ?? []).map((k) => k > 0 && k <= complete);
     return { ...r, means: r.means.filter((_, i) => keep[i]), rounds: r.rounds?.filter((_, i) => keep[i]) };
   });
-  const result = replayAnalysis(restarts, baseline ?? cells[0], { effectPct: s.effect, alpha: s.alpha, power: s.power, maxRounds: s.maxRestartsPerCell });
+  const result = replayAnalysis(restarts, baseline ?? cells[0], { effectPct: s.effect, alpha: s.alpha, power: s.power, maxRounds: s.maxRestartsPerCell, queryOrder: doc.design.workload.queries.map((q) => q.name) });
   const stop = result.stopped_round !== null;
   return { stop, completeRounds: complete, result, why: stop ? result.stopped_because : `going on: ${result.stopped_because}` };
 }

@@ -39,6 +39,8 @@ export interface StoppingSettings {
   maxLooks?: number;
   /** Conditional power below which a comparison stops for futility (default FUTILITY_CP). */
   futility?: number;
+  /** The queries in the order people expect them (the workload's): the comparisons follow it; others after, in code-point order. */
+  queryOrder?: readonly string[];
 }
 
 /** One cell and query: its restart means by round (index 0 is round 1); null where the round's restart failed. */
@@ -262,7 +264,8 @@ export function intervalNames(levels: IntervalLevels, effectPct: number): { diff
  * reached, decide what can be decided; stop when everything is, or at the maximum.
  */
 export function replaySequential(series: readonly RoundSeries[], baseline: string, s: StoppingSettings): SequentialResult {
-  const queries = [...new Set(series.map((x) => x.query))].sort();
+  const rank = (q: string) => (s.queryOrder?.includes(q) ? s.queryOrder.indexOf(q) : Infinity);
+  const queries = [...new Set(series.map((x) => x.query))].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
   const byKey = new Map(series.map((x) => [`${x.cell}\u0000${x.query}`, x]));
   const pairs: { cell: string; query: string; c: RoundSeries; b: RoundSeries }[] = [];
   for (const query of queries) {
