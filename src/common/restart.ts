@@ -38,6 +38,8 @@ export type RestartStep =
   /** Save a host file's original in the restore record, then write the level's value. */
   | { kind: 'set'; tunable: string; file: HostFile; value: string }
   | { kind: 'drop-caches' }
+  /** The design's idle time, with mysqld stopped, just before the start: the same before every restart (as the seeds keep it). */
+  | { kind: 'idle'; seconds: number }
   /** server: the build this restart starts (its binary on its own data directory), else the profile's mysqld. */
   | { kind: 'start'; via: 'direct' | 'systemd'; wrapper: StartWrapper; options: string[]; server?: StartServer }
   /** Wait on the target until mysqld listens (or has died), without a round trip per poll. */
@@ -50,7 +52,7 @@ export type RestartStep =
 export type StepKind = RestartStep['kind'];
 
 /** Steps that run on the target inside the one restart script (verify: its process and file facts). */
-export const TARGET_STEPS: readonly StepKind[] = ['stop', 'restore', 'set', 'drop-caches', 'start', 'wait-ready', 'verify'];
+export const TARGET_STEPS: readonly StepKind[] = ['stop', 'restore', 'set', 'idle', 'drop-caches', 'start', 'wait-ready', 'verify'];
 
 /** Facts read on the target itself, in the restart script; the others are asked of the server. */
 export const onTarget = (f: Fact) => f.kind !== 'variable';
@@ -74,6 +76,8 @@ export interface ProcedureInput {
   workload?: boolean;
   startTimeoutS?: number;
   stopTimeoutS?: number;
+  /** The design's idle time in seconds: an idle step before the start when above 0. */
+  idleSeconds?: number;
 }
 
 /** Match each factor with its level and kind, validating every level before it can reach a shell. */
@@ -111,7 +115,10 @@ export function restartProcedure(input: ProcedureInput): RestartProcedure {
   const tunables = cell.filter((c): c is CellFactor & { kind: Tunable } => c.kind.kind === 'tunable');
   const parts: Contribution[] = tunables.map((c) => c.kind.contribute(c.level, ctxOf(c, host, builds)));
   const steps: RestartStep[] = [];
-  if (profile.kind === 'direct') steps.push({ kind: 'stop', via: 'signal', timeoutS: input.stopTimeoutS ?? 600 });
+  const idle = input.idleSeconds ?? 0;
+  if (!(Number.isFinite(idle) && idle >= 0 && idle <= 86400)) throw new ApiError('invalid-argument', `idle time ${idle}: expected 0 to 86400 seconds`);
+  // A service is restarted by its start; with idle time it is stopped first, so that it idles stopped too.
+  if (profile.kind === 'direct' || idle > 0) steps.push({ kind: 'stop', via: profile.kind === 'systemd' ? 'systemd' : 'signal', timeoutS: input.stopTimeoutS ?? 600 });
   // A host-wide tunable at its neutral level puts back what an earlier cell changed.
   tunables.forEach((c, i) => {
     const files = c.kind.files?.(host) ?? [];
@@ -122,6 +129,9 @@ export function restartProcedure(input: ProcedureInput): RestartProcedure {
   tunables.forEach((c, i) => {
     for (const s of parts[i].set ?? []) steps.push({ kind: 'set', tunable: c.key, file: s.file, value: s.value });
   });
+  // The idle time with mysqld stopped and the host as the cell sets it, before the start (the page cache
+  // is dropped after it, so that it is cold at the start).
+  if (idle > 0) steps.push({ kind: 'idle', seconds: idle });
   if (parts.some((p) => p.dropCaches)) steps.push({ kind: 'drop-caches' });
   const wrapper: StartWrapper = { numactl: parts.flatMap((p) => p.numactl ?? []) };
   const preload = parts.find((p) => p.preload)?.preload;
@@ -185,6 +195,8 @@ export function describeStep(s: RestartStep): string {
       return `set ${s.tunable} to ${s.value} (${s.file.path}; original saved in the restore record first)`;
     case 'drop-caches':
       return 'drop the page cache';
+    case 'idle':
+      return `wait ${s.seconds} s with mysqld stopped (the design's idle time, the same before every start)`;
     case 'start': {
       const w = [s.wrapper.preload && `LD_PRELOAD ${s.wrapper.preload}`, s.wrapper.numactl.length && `numactl ${s.wrapper.numactl.join(' ')}`, s.wrapper.taskset && `taskset -c ${s.wrapper.taskset}`, s.wrapper.setarch && `setarch ${s.wrapper.setarch} -R`].filter(Boolean);
       const what = s.via === 'systemd' ? 'write the systemd drop-in and restart the service' : s.server ? `start build ${s.server.name} (${s.server.mysqld}, data directory ${s.server.datadir})` : 'start mysqld';

@@ -173,7 +173,8 @@ test('varlab cancel stops a detached run: the target stops mysqld, puts THP back
   const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
   const started = await service.detach({ file, auth: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, consent: async () => {}, waitS: 120 });
   assert.equal(started.supervisor, 'setsid');
-  for (let i = 0; i < 1200 && !readFileSync(join(started.dir, 'journal'), 'utf8').includes('\nF '); i++) await sleep(100);
+  // In the first restart's idle time (I), THP set, before the start.
+  for (let i = 0; i < 1200 && !readFileSync(join(started.dir, 'journal'), 'utf8').includes('\nI '); i++) await sleep(100);
   assert.equal(readFileSync(thp, 'utf8').trim(), 'never', 'the first restart set THP');
   const running = varlabSync(['status', file], env.varlabHome);
   assert.match(running.stdout, /running restart 1 of 3/);

@@ -53,7 +53,8 @@ function waiting(name: string): string {
 async function detachAndKill(service: RunService, file: string, thp: string) {
   const started = await service.detach({ file, auth: auth(), consent: async () => {}, waitS: 120 });
   assert.equal(started.supervisor, 'setsid');
-  for (let i = 0; i < 1200 && !readFileSync(join(started.dir, 'journal'), 'utf8').includes('\nF '); i++) await sleep(100);
+  // In the first restart's idle time (I), THP set, before the start.
+  for (let i = 0; i < 1200 && !readFileSync(join(started.dir, 'journal'), 'utf8').includes('\nI '); i++) await sleep(100);
   assert.equal(readFileSync(thp, 'utf8').trim(), 'never', 'the first restart set THP');
   const step = Number(readFileSync(join(started.dir, 'step.pid'), 'utf8'));
   assert.ok(alive(step), 'the runner waits in a step of its own (the idle time)');

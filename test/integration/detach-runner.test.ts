@@ -166,8 +166,8 @@ test('cancel: the runner stops mysqld and restores the host within seconds', asy
   const control = createServerControl(session, env.profile, { paths });
   const runId = 'a1b2c3d4-0000-4000-8000-000000000002';
   const launched = await launchDetached({ runId, design: d, profile: env.profile, session, control, paths, restarts: buildPlan(d), waitS: 120 });
-  // Wait for the first restart to be verified (THP set to never), then cancel during the idle time.
-  for (let i = 0; i < 600 && !readFileSync(join(launched.dir, 'journal'), 'utf8').includes('\nF '); i++) await new Promise((r) => setTimeout(r, 100));
+  // Wait for the first restart's idle time (THP set to never, mysqld stopped, before the start), then cancel during it.
+  for (let i = 0; i < 600 && !readFileSync(join(launched.dir, 'journal'), 'utf8').includes('\nI '); i++) await new Promise((r) => setTimeout(r, 100));
   assert.equal(readFileSync(THP(), 'utf8').trim(), 'never');
   const t0 = Date.now();
   assert.equal(await signalCancel(session, launched.dir, false), true);

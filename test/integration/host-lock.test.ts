@@ -78,7 +78,8 @@ const authOf = (target: string) => ({ identity: env.sshd.keyFile, knownHosts: ta
 
 async function detached(service: RunService, file: string) {
   const started = await service.detach({ file, auth: authOf(env.sshd.target), consent: async () => {}, waitS: 120 });
-  for (let i = 0; i < 1200 && !readFileSync(join(started.dir, 'journal'), 'utf8').includes('\nF '); i++) await sleep(100);
+  // In the first restart's idle time (I): the host set, before the start.
+  for (let i = 0; i < 1200 && !readFileSync(join(started.dir, 'journal'), 'utf8').includes('\nI '); i++) await sleep(100);
   return started;
 }
 

@@ -157,3 +157,33 @@ test('sandbox create turns the exact timer on for a sandbox made without it: the
     profile = made;
   }
 });
+
+test('the idle time is spent with mysqld stopped, after the stop and before the start (as the seeds keep it)', { timeout: 300_000 }, async () => {
+  const control = host.createServerControl(session, profile);
+  controls.push(control);
+  const before = await control.restart([], {});
+  const proc = await control.procedure([], {}, { idleSeconds: 2 });
+  let answered: boolean | undefined;
+  let idleAt = 0;
+  const s = await control.run(proc, {
+    idle: async (ms) => {
+      idleAt = Date.now();
+      answered = await control.connect().then(
+        async (c) => (await c.end(), true),
+        () => false,
+      );
+      await new Promise((r) => setTimeout(r, ms));
+    },
+  });
+  try {
+    assert.equal(answered, false, 'nothing answers during the idle: mysqld is stopped');
+    assert.ok(s.startedAt - idleAt >= 2000, `the start came ${s.startedAt - idleAt} ms after the idle began`);
+    assert.notEqual(s.pid, before.pid);
+    const conn = await control.connect();
+    const [[{ up }]] = (await conn.query('SELECT VARIABLE_VALUE AS up FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = "UPTIME"')) as unknown as [[{ up: string }]];
+    await conn.end();
+    assert.ok(Number(up) < (Date.now() - idleAt) / 1000, `mysqld has been up ${up} s, less than since the idle began`);
+  } finally {
+    await control.stop();
+  }
+});

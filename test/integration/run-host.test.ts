@@ -87,6 +87,26 @@ test('a start that will fail the same way is not retried, and says why once', { 
   assert.ok(said >= 1 && said <= 4, `the cause is said, not repeated per retry: ${run.stderr()}`);
 });
 
+test('the idle time comes before each start, with mysqld stopped: a restart is verified only after it, and measures right away', { timeout: 300_000 }, async () => {
+  const IDLE = 3;
+  const file = cpuListCopy('idle', (d) => {
+    d.design.factors = [{ tunable: 'aslr', levels: ['on'] }];
+    d.design.restartsPerCell = 2;
+    d.design.idleSeconds = IDLE;
+  });
+  const run = varlabRun([file, ...env.authArgs], env.varlabHome);
+  assert.equal(await run.exit, 0, run.stderr());
+  const at = (type: string, seq: number) => run.events.find((e) => e.type === type && (e as { seq?: number }).seq === seq)?.at ?? NaN;
+  // The last restart (the first one also runs the setup between two starts, each after its idle).
+  for (const seq of [1, 2]) {
+    const started = at('restart-started', seq);
+    const verified = at('tunables-verified', seq);
+    const measured = at('execution', seq);
+    assert.ok(verified - started >= IDLE * 1000, `restart ${seq}: verified ${verified - started} ms after it began, before its idle time was over`);
+    assert.ok(measured - verified < IDLE * 1000, `restart ${seq}: the first execution ${measured - verified} ms after the verify: an idle between them`);
+  }
+});
+
 test('`varlab run --dry-run` prints the very restart scripts the run sends to the target, one per cell', { timeout: 600_000 }, async () => {
   const file = cpuListCopy('dryrun', (d) => {
     d.design.workload.repetitions = 1;

@@ -25,7 +25,7 @@ export interface Design {
   order: OrderKind;
   /** Seed for the random order, so a plan can be reproduced. */
   seed: number;
-  /** Idle time between runs, held equal so background work (flushing, SSD GC, cooling) is alike for all. */
+  /** Idle time before each start (mysqld stopped), held equal so background work (flushing, SSD GC, cooling) is alike for all. */
   idleSeconds: number;
   estimates: Estimates;
   /** `local`, `ssh://[user@]host[:port]`, or an alias from ~/.ssh/config. With `targets`: the first of them. */

@@ -66,7 +66,7 @@ export function measuredCosts(doc: ExperimentDoc): Costs {
       if (per === undefined) continue;
       for (const v of q.values) restartExec += v * per;
     }
-    // The wall time holds the idle time the engine waits before measuring (engine/restart.ts), which
+    // The wall time holds the idle time spent before the start, mysqld stopped (common/restart.ts), which
     // estimatePlan adds on its own: taken out here, so it is counted once.
     const wall = (r.finishedAt - r.startedAt) / 1000 - doc.design.idleSeconds;
     execTotal += restartExec;

@@ -7,7 +7,9 @@
 //   V 1 RUN AT PID          the runner started            A AT              the client logged in
 //   R AT SEQ                restart SEQ started           U AT SKIPPED N MS the setup script
 //   F AT SEQ REPLY VARS     the restart script's reply and the server variables (the verify facts)
-//   T AT SOURCE             the statement timer           X AT SEQ Q REP RAW  one execution, raw timer figure
+//   T AT SOURCE [LACKS]     the statement timer (profiling: what the exact timer lacks, off|names|-)
+//   X AT SEQ Q REP RAW      one execution, raw timer figure
+//   I AT SEQ SECONDS        the idle time began (mysqld stopped, before the start)
 //   C AT SEQ REP RC OUT     one run of the benchmark command and its output
 //   P AT SEQ T I ROWS MS    the preload                   D AT SEQ          restart SEQ finished
 //   Z AT SEQ REASON         restart SEQ thrown away (it is run again: the connection lost, or a figure of the timer not provably its execution's)
@@ -239,6 +241,9 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
       }
       case 'P':
         if (open.has(seq)) records.push({ t: 'preload', at, seq, tables: int(f[3]), indexes: int(f[4]), rows: int(f[5]), ms: int(f[6]) });
+        break;
+      case 'I':
+        // The idle time began (mysqld stopped, before the start): a mark for whoever reads the journal on the target.
         break;
       case 'D':
         if (open.has(seq)) records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'ok' });

@@ -238,11 +238,18 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
     const vars = verifyVariables(proc);
     const varsSql = vars.length ? `SHOW GLOBAL VARIABLES WHERE Variable_name IN (${vars.map((v) => `'${v}'`).join(', ')})` : '';
     if (vars.some((v) => !/^[a-z][a-z0-9_]{0,63}$/.test(v))) throw new ApiError('invalid-argument', `server variable names must be lower-case identifiers: ${vars.join(', ')}`);
-    const script = restartScript({ proc, profile, host, paths, recordDir }).text;
     const preload = proc.steps.some((s) => s.kind === 'preload');
+    // With idle time, the restart script in two parts around it, as an attached run makes two calls:
+    // down (mysqld stopped, the host set), the idle as a step of the runner's own (a cancel stops it), up (the start).
+    const idle = proc.steps.find((s) => s.kind === 'idle');
+    const seconds = idle?.kind === 'idle' ? idle.seconds : 0;
+    if (!(Number.isFinite(seconds) && seconds >= 0)) throw new ApiError('invalid-argument', `idle time ${seconds}`);
+    const part = (p?: 'down' | 'up') => restartScript({ proc, profile, host, paths, recordDir, part: p }).text;
     return [
       `# cell ${n}: ${proc.cell.map((c) => `${c.key}=${c.level}`).join(', ').replace(/[^\x20-\x7e]/g, '?') || '(no factors)'}`,
-      `cell_${n}() { (\n${script}) }`,
+      seconds > 0 ? `down_${n}() { (\n${part('down')}) }` : `down_${n}() { :; }`,
+      `idle_${n}=${seconds > 0 ? q(`${seconds} ${Math.ceil(seconds)}`) : ''}`,
+      `cell_${n}() { (\n${part(seconds > 0 ? 'up' : undefined)}) }`,
       `vars_${n}() { printf '%s' ${q(varsSql)}; }`,
       // performance_schema consumers are read back from setup_consumers, as the attached run reads them.
       `cons_${n}() { printf '%s' ${q(vars.some((v) => v.startsWith(CONSUMER)) ? CONSUMERS_SQL : '')}; }`,
@@ -372,7 +379,6 @@ TARGET=${q(input.design.target)}
 N=${mark}
 D=${q(delim)}
 EXECUTIONS=${executions}
-IDLE=${Math.max(0, Math.round(design.idleSeconds))}
 MEASURE_AWK=${q(MEASURE_AWK)}
 PRELOAD_AWK=${q(PRELOAD_AWK)}
 ${HELPERS}
@@ -408,7 +414,7 @@ step_preload() {
   { msql --delimiter="$D" < "$DIR/preload.sql" 2>> "$DIR/preload.err"; echo $? > "$DIR/preload.rc"; } | awk -v N="$N" "$PRELOAD_AWK" > "$DIR/preload.out"
   read -r rc < "$DIR/preload.rc"; return "$rc"
 }
-step_idle() { sleep "$1"; }
+step_idle() { sleep "$1" 2>/dev/null || sleep "$2"; }
 ${workload}
 ${setup}
 
@@ -459,7 +465,15 @@ gone() {
   say "gone $pid $last $k $H"
 }
 
-start_cell() { "cell_$1" > "$DIR/reply" 2> "$DIR/reply.err"; rc=$?; [ "$rc" = 0 ] && grep -q '^@pid ' "$DIR/reply"; }
+# $1 cell, $2 seq: mysqld stopped and the host set; the design's idle time, journaled (I) and spent in a
+# step of its own that a cancel stops at once; then the start.
+start_cell() {
+  "down_$1" > "$DIR/reply" 2> "$DIR/reply.err"; rc=$?
+  [ "$rc" = 0 ] || return 1
+  eval "idl=\$idle_$1"
+  if [ -n "$idl" ]; then jr "I $(ms) $2 $(printf '%s' "$idl" | cut -d' ' -f1)"; bg idle $idl; ck; fi
+  "cell_$1" >> "$DIR/reply" 2>> "$DIR/reply.err"; rc=$?; [ "$rc" = 0 ] && grep -q '^@pid ' "$DIR/reply"
+}
 # A start that fails is the restart's result (S) and the run goes on, as in an attached run
 # (common/restart-policy.ts): one that will fail the same way again ends it at once, and so do
 # ${RESTART_POLICY.startFailuresInARow} in a row (the count goes last on the E line).
@@ -494,7 +508,7 @@ run_restart() { # $1 seq, $2 cell
     ck
     WHY='the connection to mysqld was lost during this restart'
     jr "R $(ms) $1"
-    start_cell "$2" || { start_failed "$1"; return; }
+    start_cell "$2" "$1" || { start_failed "$1"; return; }
     START_FAILS=0
     ck
     login
@@ -506,7 +520,7 @@ run_restart() { # $1 seq, $2 cell
       SETUP_DONE="$SETUP_DONE $dk"
       if [ "$AGAIN" = 1 ]; then
         # Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
-        start_cell "$2" || { start_failed "$1"; return; }
+        start_cell "$2" "$1" || { start_failed "$1"; return; }
         login
       fi
     fi
@@ -533,8 +547,6 @@ $c"; fi
       fi
     fi
     if [ "$r" = 0 ]; then
-      # The same idle time before every restart's measurements, so background work is alike for all.
-      [ "$IDLE" -gt 0 ] && bg idle "$IDLE"
       ck
       measure "$1"; r=$?
     fi

@@ -46,7 +46,7 @@ export async function launchDetached(o: LaunchOptions): Promise<LaunchedRun> {
   // Each cell's procedure computed once, by the same control an attached run uses.
   const procedures = new Map<string, RestartProcedure>();
   for (const r of o.restarts) {
-    if (!procedures.has(r.cell)) procedures.set(r.cell, await o.control.procedure(design.factors, r.levels, { schemas: [design.workload.database], workload: true }));
+    if (!procedures.has(r.cell)) procedures.set(r.cell, await o.control.procedure(design.factors, r.levels, { schemas: [design.workload.database], workload: true, idleSeconds: design.idleSeconds }));
   }
   // The run's directory is its profile's; the restore record it writes is the host's.
   const runsIn = profileDir(profile, o.paths);

@@ -18,7 +18,7 @@ import type { Design, ServerProfile } from '../../common/experiment/types.js';
 import type { ScheduledRestart } from '../../common/plan.js';
 import { verifyFailure } from '../../common/restart.js';
 import type { JournalRecord } from '../../common/records.js';
-import type { ServerControl, StartedServer, TargetSession } from '../host/types.js';
+import type { RunHooks, ServerControl, StartedServer, TargetSession } from '../host/types.js';
 import { ApiError } from '../../common/api.js';
 import { detectTimer, type ServerTimer } from '../workloads/queries.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
@@ -74,8 +74,15 @@ export class RestartProcedure {
     ctx.record({ t: 'restart-started', at: t0, seq: r.seq, cell: r.cell });
 
     // Computed once for this restart; run again unchanged after the setup.
-    const proc = await control.procedure(design.factors, r.levels, { schemas: [w.database], workload: true });
-    let started = await this.start(r, () => control.run(proc));
+    const proc = await control.procedure(design.factors, r.levels, { schemas: [w.database], workload: true, idleSeconds: design.idleSeconds });
+    // The idle time, with mysqld stopped, before each start: spent here, so that a cancel ends it at once.
+    const idleHooks: RunHooks = {
+      idle: async (ms) => {
+        await ctx.sleep(ms);
+        ctx.checkCancel();
+      },
+    };
+    let started = await this.start(r, () => control.run(proc, idleHooks));
     if (!started) return;
     const datadir = datadirKey(proc);
     this.account = this.accounts.get(datadir) ?? null;
@@ -111,7 +118,7 @@ export class RestartProcedure {
       const what = (datadir ? `build ${datadir}: ` : '') + (setup.skipped ? `setup skipped: table ${w.setupSkipIfTable} already exists in ${w.database}` : `setup script ran (${setup.statements} statements, ${(setup.ms / 1000).toFixed(1)} s)`);
       if (w.setupSql.trim() || !w.data) ctx.emit({ type: 'log', at: Date.now(), level: 'info', message: what });
       // Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
-      if (!setup.skipped || loaded) started = await this.start(r, () => control.run(proc));
+      if (!setup.skipped || loaded) started = await this.start(r, () => control.run(proc, idleHooks));
       if (!started) return;
     }
     const checks = started.checks;
@@ -135,8 +142,6 @@ export class RestartProcedure {
         ctx.record({ t: 'preload', at: Date.now(), seq: r.seq, ...p });
       }
       if (w.kind === 'queries') await this.queryTimer(conn);
-      // The same idle time before every restart's measurements, so background work is alike for all.
-      await ctx.sleep(design.idleSeconds * 1000);
       ctx.checkCancel();
       if (w.kind === 'queries') await runQueryLoop(conn, w, this.timer!, hooks);
       else

@@ -343,13 +343,27 @@ export interface CompileInput {
   paths: HostPaths;
   /** The restore record's directory on the target (recordDir). */
   recordDir: string;
+  /**
+   * The part of a restart with an idle step: `down`, the steps before it (mysqld stopped, the host set);
+   * `up`, the steps after it (the start). The caller idles between the two, where a cancel can end it
+   * at once. Without: the whole restart, the idle a `sleep` in it.
+   */
+  part?: 'down' | 'up';
 }
 
-/** The one script a restart runs on the target: every target step of the procedure, in order. */
-export function restartScript({ proc, profile, host, paths, recordDir: dir }: CompileInput): Script {
+/** The steps of a part of the restart (all of them without a part). */
+export function partSteps(proc: RestartProcedure, part?: 'down' | 'up'): RestartStep[] {
+  const i = proc.steps.findIndex((s) => s.kind === 'idle');
+  if (!part || i < 0) return part === 'down' ? [] : proc.steps;
+  return part === 'down' ? proc.steps.slice(0, i) : proc.steps.slice(i + 1);
+}
+
+/** The one script a restart runs on the target: every target step of the procedure (or of its part), in order. */
+export function restartScript({ proc, profile, host, paths, recordDir: dir, part }: CompileInput): Script {
   const sections: ScriptSection[] = [{ what: 'helpers', text: HELPERS }];
-  if (proc.steps.some((s) => s.kind === 'set' || s.kind === 'restore')) sections.push({ what: `the restore record (${dir}/restore.tsv)`, text: recordFunctions(dir, paths) });
-  for (const s of proc.steps) {
+  const steps = partSteps(proc, part);
+  if (steps.some((s) => s.kind === 'set' || s.kind === 'restore')) sections.push({ what: `the restore record (${dir}/restore.tsv)`, text: recordFunctions(dir, paths) });
+  for (const s of steps) {
     const what = describeStep(s);
     switch (s.kind) {
       case 'stop':
@@ -366,6 +380,11 @@ export function restartScript({ proc, profile, host, paths, recordDir: dir }: Co
             ? `n=0; for f in ${fileWords(s.file, paths)}; do [ -e "$f" ] || continue; n=$((n+1)); set_file "$f" ${q(s.value)} ${s.file.read}; done; [ $n -gt 0 ] || fail set ${q(`no ${s.file.path} on this host`)}`
             : `set_file ${fileWords(s.file, paths)} ${q(s.value)} ${s.file.read}`,
         });
+        break;
+      case 'idle':
+        // A fraction of a second where sleep takes one, else the whole seconds above it.
+        if (!(Number.isFinite(s.seconds) && s.seconds > 0 && s.seconds <= 86400)) throw new ApiError('invalid-argument', `idle time ${s.seconds}`);
+        sections.push({ what, text: `sleep ${s.seconds} 2>/dev/null || sleep ${Math.ceil(s.seconds)}` });
         break;
       case 'drop-caches':
         sections.push({ what, text: `sync && printf '3\\n' > ${q(`${paths.procSys}/vm/drop_caches`)} 2>/dev/null || fail drop-caches 'cannot drop the page cache (root needed)'` });

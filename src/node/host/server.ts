@@ -13,7 +13,7 @@ import { probeHost } from './probe.js';
 import { hostDir, restoreHost, runScript } from './restore.js';
 import { hostPaths, parseReply, restartScript, stopScript, type HostPaths, type Reply, type Script } from './script.js';
 import { asRoot, sudoRefused, sudoWantsPassword } from './shell.js';
-import type { Prompter, ServerControl, StartedServer, TargetSession } from './types.js';
+import type { Prompter, RunHooks, ServerControl, StartedServer, TargetSession } from './types.js';
 
 /**
  * Close a client connection without waiting on a dead one: a connection whose server died (or whose
@@ -182,19 +182,35 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     return Object.fromEntries(rows.map((r) => [String(r.Variable_name ?? r.variable_name).toLowerCase(), String(r.Value ?? r.value)]));
   }
 
-  async function procedure(factors: Factor[], levels: Record<string, string>, extra: { schemas?: string[]; workload?: boolean } = {}): Promise<RestartProcedure> {
+  async function procedure(factors: Factor[], levels: Record<string, string>, extra: { schemas?: string[]; workload?: boolean; idleSeconds?: number } = {}): Promise<RestartProcedure> {
     return restartProcedure({ profile, factors, levels, host: await hostFacts(), startTimeoutS: opts.startTimeoutS, stopTimeoutS: opts.stopTimeoutS, ...extra });
   }
 
-  async function script(proc: RestartProcedure): Promise<Script> {
-    return restartScript({ proc, profile, host: await hostFacts(), paths, recordDir: dir });
+  async function script(proc: RestartProcedure, part?: 'down' | 'up'): Promise<Script> {
+    return restartScript({ proc, profile, host: await hostFacts(), paths, recordDir: dir, part });
   }
 
-  async function run(proc: RestartProcedure): Promise<StartedServer> {
-    const s = await script(proc);
-    const startedAt = Date.now();
+  async function run(proc: RestartProcedure, hooks: RunHooks = {}): Promise<StartedServer> {
+    const idle = proc.steps.find((x) => x.kind === 'idle');
+    const idleS = idle?.kind === 'idle' ? idle.seconds : 0;
     const timeoutMs = ((opts.stopTimeoutS ?? 600) + (opts.startTimeoutS ?? 300) + 60) * 1000;
-    const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs });
+    let part: 'up' | undefined;
+    if (idleS > 0 && hooks.idle) {
+      // mysqld stopped and the host set in one call; the idle here, where a cancel ends it; then the start.
+      const down = await script(proc, 'down');
+      const r = await session.exec(asRoot(down.text, down.sudo), { timeoutMs });
+      const reply = parseReply(r.stdout);
+      if (reply.fail || r.code !== 0) {
+        pid = null;
+        throw startFailure(session.target, profile, down.sudo, r, reply);
+      }
+      pid = null;
+      await hooks.idle(idleS * 1000);
+      part = 'up';
+    }
+    const s = await script(proc, part);
+    const startedAt = Date.now();
+    const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs: timeoutMs + (part ? 0 : Math.ceil(idleS) * 1000) });
     const reply = parseReply(r.stdout);
     // Ready is the script's own word (a fact that could not be read afterwards is the verification's business).
     if (reply.fail || !reply.pid || reply.readyMs === null) {

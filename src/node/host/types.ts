@@ -49,16 +49,25 @@ export interface StartedServer {
   facts: Record<string, string | null>;
 }
 
+export interface RunHooks {
+  /** Spend the idle time (milliseconds) with mysqld stopped; throws to give the restart up (a cancel). */
+  idle?: (ms: number) => Promise<void>;
+}
+
 /** How mysqld is started, stopped, verified and the host restored, for one target and server profile. */
 export interface ServerControl {
   /** The probed host the procedures are computed for (probed once, on first use). */
   host(): Promise<HostFingerprint>;
   /** The restart procedure for a cell: computed once, then run, shown (dry run) or compiled. */
-  procedure(factors: Factor[], levels: Record<string, string>, extra?: { schemas?: string[]; workload?: boolean }): Promise<RestartProcedure>;
-  /** The one script the procedure's target steps run as: what the dry run prints. */
-  script(proc: RestartProcedure): Promise<Script>;
-  /** Run the procedure's restart: one remote call (stop, restore, set, start, wait until ready, read facts), then one query for the variables. */
-  run(proc: RestartProcedure): Promise<StartedServer>;
+  procedure(factors: Factor[], levels: Record<string, string>, extra?: { schemas?: string[]; workload?: boolean; idleSeconds?: number }): Promise<RestartProcedure>;
+  /** The one script the procedure's target steps run as (or a part of them, around its idle step): what the dry run prints. */
+  script(proc: RestartProcedure, part?: 'down' | 'up'): Promise<Script>;
+  /**
+   * Run the procedure's restart: one remote call (stop, restore, set, start, wait until ready, read facts),
+   * then one query for the variables. With an idle step and `hooks.idle`, two calls with the idle between
+   * them, spent by the caller (a cancel ends it at once); without, the idle is a sleep in the one call.
+   */
+  run(proc: RestartProcedure, hooks?: RunHooks): Promise<StartedServer>;
   /** procedure() then run(). */
   restart(factors: Factor[], levels: Record<string, string>): Promise<StartedServer>;
   stop(): Promise<void>;
