@@ -4,7 +4,8 @@
 // tables and sort buffers at their minimum (a real handicap: the GROUP BY below spills to disk).
 // `varlab run --until-answered` runs in rounds, takes the rule's looks, prints each, and stops: the A/A
 // design never says "differs"; the handicapped one stops "differs" before its maximum. The file on
-// disk, read again, says at which look and why, and running it again finds it finished.
+// disk, read again, says at which look and why, and running it again finds it finished. Detached, the
+// varlab that follows the run (attach) takes the looks and stops the runner at the one that answers.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -111,11 +112,46 @@ test('an A/A design (the same binary at two paths) with stopping never says "dif
   assert.match(verdict, /^(equivalent|inconclusive)$/);
 });
 
-test('stop when answered is refused detached, on a blocked order and without a target effect, before anything runs', () => {
+test('detached, the varlab that follows the run takes the looks and stops the runner at the look that answers', { timeout: 900_000 }, async () => {
+  const file = stopFile('detached', ['A', 'H']);
+  const started = varlabSync(['run', file, ...authArgs, '--trust', '--detach', '--until-answered', '--effect', '5', '--max-restarts', '8'], home);
+  assert.equal(started.code, 0, started.stderr);
+  assert.match(started.stdout, /^detached: run \S+ on .* \(16 restarts,/);
+  assert.match(started.stderr, /stop when answered: the rule's looks are taken by the varlab that follows the run/);
+  const r = varlabSync(['attach', file, ...authArgs], home);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /look at round 3 of at most 8 \(stop when answered, target ±5 %\): boundary \|Z\| ≥ \d+\.\d\d/);
+  const m = /stopped when answered at round (3|4|6|7): asked the run on .* to stop/.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  const round = Number(m[1]);
+  assert.match(r.stderr, /finished on .*: \d+ of 16 restarts; results saved into/);
+
+  const doc = read(file);
+  assert.deepEqual(doc.design.stopping, { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 8 });
+  assert.deepEqual(doc.results!.stopped!.map((x) => x.round), [round]);
+  // On a quiet host H differs at the first look (as attached above); on a loaded one its restarts spread
+  // and the look may find it unlikely to be shown instead (futility): either way the rule stopped the runner.
+  const because = doc.results!.stopped![0].because;
+  assert.match(because, new RegExp(`^every comparison decided at round ${round}: 1 (differs|equivalent|inconclusive)`));
+  // The rounds up to the look are all there and measured; the runner may have finished one more restart before it heard.
+  const measured = doc.results!.restarts.filter((x) => x.status === 'ok');
+  assert.ok(measured.length >= 2 * round && measured.length <= 2 * round + 1, `${measured.length} restarts for a stop at round ${round}`);
+  // The replay on the file agrees: the same round, H differs.
+  const a = varlabSync(['analyze', file, '--until-answered', '--json'], home);
+  assert.equal(a.code, 0, a.stderr);
+  const seq = JSON.parse(a.stdout).sequential;
+  assert.equal(seq.stopped_round, round);
+  assert.equal(seq.stopped_because, because);
+  assert.equal(seq.comparisons[0].verdict, /: 1 (\w+)/.exec(because)![1]);
+  // Finished, not cancelled: the status and a run of it again say so.
+  assert.match(varlabSync(['status', file], home).stdout, /^finished on /);
+  const again = varlabSync(['run', file, ...authArgs], home);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, new RegExp(`already finished \\(stopped when answered at round ${round}: `));
+});
+
+test('stop when answered is refused on a blocked order and without a target effect, before anything runs', () => {
   const file = stopFile('refused', ['A', 'B']);
-  const detached = varlabSync(['run', file, ...authArgs, '--detach', '--until-answered', '--effect', '5'], home);
-  assert.equal(detached.code, 2, detached.stderr);
-  assert.match(detached.stderr, /--until-answered: stop when answered is not offered for detached runs yet: the runner on the target is plain shell and cannot take the rule's looks/);
   const noEffect = varlabSync(['run', file, ...authArgs, '--until-answered'], home);
   assert.equal(noEffect.code, 2);
   assert.match(noEffect.stderr, /--until-answered: give the target effect with --effect E \(.*refused\.varlab\.json has no design\.stopping\)/);

@@ -102,7 +102,8 @@ export const run: Command = {
     '                    Each look is printed; the file keeps the look it stopped at and why. A file with design.stopping\n' +
     '                    runs this way without the flag. --effect E: the target effect in percent (default: the file\'s\n' +
     '                    design.stopping.effect); --max-restarts N (default: design.stopping\'s, else --restarts / the\n' +
-    '                    file\'s restarts per cell). Several hosts: each host stops on its own rounds. Not with --detach\n' +
+    '                    file\'s restarts per cell). Several hosts: each host stops on its own rounds. With --detach the\n' +
+    '                    varlab following the run (varlab attach FILE, the app) takes the looks and stops the runner\n' +
     '--trust             agree to what this file runs beyond the built-in tunables (a command, the setup script,\n' +
     '                    the queries, server options, a server profile carried in the file) on this target\n' +
     '                    without being asked (the list is printed in full)\n' +
@@ -407,6 +408,16 @@ async function detachRun(io: CliIO, file: string, request: RunRequest & Pick<Sta
       io.err(`the run goes on on ${d.hosts.map((h) => visible(h.target)).join(', ')} without ${d.failed.map((f) => visible(f.target)).join(', ')}; once it has ended and \`varlab attach ${file}\` brought it in, \`varlab run ${file}\` runs what the hosts that did not start lack`);
     }
     io.err(`it goes on without this computer. Follow it and bring the results into the file: varlab attach ${file}`);
+    // The rule as run: --until-answered's, else the file's own (the file gets the design as run at the end).
+    const asked = request.untilAnswered;
+    const inFile = asked === false ? undefined : (await readExperimentFile(file)).doc?.design.stopping;
+    if (asked || inFile) {
+      const max = (asked ? asked.maxRestarts : undefined) ?? inFile?.maxRestartsPerCell;
+      io.err(
+        `  stop when answered: the rule's looks are taken by the varlab that follows the run (varlab attach ${file}, or the app), which stops the runner at the look that answers; ` +
+          `while nobody follows it, it goes on towards its maximum${max ? ` of ${max} restarts per cell` : ''}, and attaching takes the looks it missed`,
+      );
+    }
     io.err(`  where it is: varlab status ${file}    stop it (the host${d.hosts.length > 1 ? 's are' : ' is'} restored): varlab cancel ${file}`);
     return d.failed.length ? 1 : 0;
   } catch (e) {

@@ -5,6 +5,7 @@ import { analyze, type RestartSummary } from './analysis.js';
 import { restartRounds, tidyFromExperiment } from './tidy.js';
 import { expandCells, resultHosts } from '../plan.js';
 import type { ExperimentDoc, StoppedAnswered } from '../experiment/types.js';
+import type { JournalRecord } from '../records.js';
 import { intervalLevels, intervalNames, replaySequential, sequentialVerdictText, type IntervalLevels, type Look, type RoundSeries, type SequentialResult, type StoppingSettings } from './sequential.js';
 
 /** Restart means by round (index 0 is round 1), null where a round has no restart with executions. */
@@ -154,4 +155,34 @@ export function stopsOf(doc: ExperimentDoc): HostStop[] {
     const stopped = results.stopped?.find((x) => (x.host ?? '') === host);
     return { host, check: stopCheck({ ...doc, results: { restarts } }), ...(stopped ? { stopped } : {}) };
   });
+}
+
+/** What a run journals at a look: the look record, and the stop record when the rule stops there. */
+export interface LookStep {
+  /** The records to journal, in order (empty when no new look was taken). */
+  records: JournalRecord[];
+  /** The round of the last look taken (the one given when none is new). */
+  lastLook: number;
+  /** The rule stopped the run at this look. */
+  stop: boolean;
+  /** The look in lines, as `varlab run` prints it (empty when none). */
+  text: string[];
+}
+
+/**
+ * The step after each restart of a run with design.stopping, the same for an attached run (the engine)
+ * and a detached run's follower (attach.ts, which then cancels the runner): the rule on the results so
+ * far (stopCheck); a look taken at a round past `lastLook` is journaled as a `look` record, and when the
+ * rule stops there, a `stopped-answered` record after it.
+ */
+export function lookStep(doc: ExperimentDoc, lastLook: number, at = Date.now()): LookStep {
+  const none = { records: [], lastLook, stop: false, text: [] };
+  if (!doc.design.stopping || doc.design.order === 'blocked') return none;
+  const check = stopCheck(doc);
+  const r = check.result;
+  const look = r?.looks[r.looks.length - 1];
+  if (!r || !look || look.round <= lastLook) return none;
+  const records: JournalRecord[] = [{ t: 'look', at, look, max_rounds: r.max_rounds, effect_pct: r.effect_pct, comparisons: r.comparisons, rounds_left: roundsLeft(r), stopped_because: r.stopped_round === null ? null : r.stopped_because }];
+  if (check.stop) records.push({ t: 'stopped-answered', at, round: r.stopped_round!, because: r.stopped_because });
+  return { records, lastLook: look.round, stop: check.stop, text: lookText(r) };
 }

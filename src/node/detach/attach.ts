@@ -36,6 +36,7 @@ import { detachedAuth, forgetLaunch } from './launched.js';
 import { checkJournalRunDir } from './runner.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
+import { lookStep } from '../../common/stats/replay.js';
 
 /** What the local journal says of a file's detached run (read from disk, no connection). */
 export interface DetachedRun {
@@ -544,6 +545,9 @@ class Follower {
   private wake = new AbortController();
   private cancelWanted = false;
   private signalled = false;
+  /** Stop when answered: the round of the last look journaled here, and whether the rule stopped the run (the runner is then cancelled). */
+  private lastLook = 0;
+  private answered = false;
   private ended: AttachOutcome | null = null;
 
   constructor(
@@ -668,7 +672,8 @@ class Follower {
       for (;;) {
         if (this.cancelWanted && !this.signalled) {
           this.signalled = await signalCancel(session, d.dir, sudo);
-          if (this.signalled) this.emit({ type: 'log', at: Date.now(), level: 'info', message: `asked the run on ${d.target} to stop: it discards the restart in progress, stops mysqld and restores the host` });
+          const why = this.answered ? `stopped when answered at round ${this.fold.state().stopped?.round}: ` : '';
+          if (this.signalled) this.emit({ type: 'log', at: Date.now(), level: 'info', message: `${why}asked the run on ${d.target} to stop: it discards the restart in progress, stops mysqld and restores the host` });
         }
         let got: Pulled;
         try {
@@ -685,7 +690,9 @@ class Follower {
           forgetLaunch(d.runId);
           return this.outcome('failed', true, message);
         }
-        const records: JournalRecord[] = [...got.records];
+        // After the rule stopped the run, the runner's "cancelled" is the rule's stop: the run finished.
+        const imported = got.records.map((r) => this.asStopped(r));
+        const records: JournalRecord[] = [...imported];
         if (got.offset !== offset) records.push({ t: 'imported', at: Date.now(), offset: got.offset });
         // The records and the offset they reach: one write.
         journal.appendAll(records);
@@ -693,7 +700,8 @@ class Follower {
         const ranOut = got.offset === offset;
         offset = got.offset;
         for (const l of got.logs) this.emit(l);
-        for (const r of got.records) this.apply(r);
+        for (const r of imported) this.apply(r);
+        if (imported.some((r) => r.t === 'restart-finished')) await this.look(journal);
         if (got.ended) {
           journal.close();
           return await this.finish(session);
@@ -719,6 +727,39 @@ class Follower {
     } finally {
       journal.close();
     }
+  }
+
+  /**
+   * Stop when answered, for a detached run (issue 21): the runner on the target is plain shell, so the
+   * follower takes the rule's looks on what it imported, the same step as an attached run's engine
+   * (stats/replay.ts lookStep), journals them here, and when the rule stops the run, cancels the runner
+   * (it discards the restart in progress, stops mysqld and restores the host). A run nobody followed
+   * gets its looks, up to the stop, when it is attached.
+   */
+  private async look(journal: JournalWriter): Promise<void> {
+    const state = this.fold.state();
+    const design = state.header?.design;
+    if (!design?.stopping || state.stopped) return;
+    this.lastLook = Math.max(this.lastLook, state.lastLook?.look.round ?? 0);
+    const doc = { ...(await savedDoc(this.d, state)), results: resultsFromJournal(state) };
+    const step = lookStep(doc, this.lastLook);
+    this.lastLook = step.lastLook;
+    if (!step.records.length) return;
+    journal.appendAll(step.records);
+    journal.sync();
+    this.emit({ type: 'log', at: Date.now(), level: 'info', message: step.text.join('\n') });
+    for (const r of step.records) this.apply(r);
+    if (step.stop && !state.detached?.ended) {
+      this.answered = true;
+      this.cancelWanted = true;
+    }
+  }
+
+  /** The runner's end after the rule stopped the run: the cancel was the rule's, so the run finished. */
+  private asStopped(r: JournalRecord): JournalRecord {
+    const stopped = this.fold.state().stopped;
+    if (r.t !== 'run-finished' || r.state !== 'cancelled' || !stopped) return r;
+    return { ...r, state: 'finished', message: `stopped when answered at round ${stopped.round}: ${stopped.because}` };
   }
 
   private apply(r: JournalRecord): void {

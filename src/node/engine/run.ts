@@ -24,7 +24,7 @@ import type { HostLayer } from './hostlayer.js';
 import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
-import { lookText, roundsLeft, stopCheck } from '../../common/stats/replay.js';
+import { lookStep } from '../../common/stats/replay.js';
 
 export type { ReconnectPolicy };
 
@@ -394,16 +394,15 @@ export class RunEngine implements Run {
     if (state.stopped) return true;
     // A resumed run does not journal again the looks its journal has.
     this.lastLook = Math.max(this.lastLook, state.lastLook?.look.round ?? 0);
-    const check = stopCheck({ ...this.opts.doc, results: resultsFromJournal(state) });
-    const look = check.result?.looks[check.result.looks.length - 1];
-    if (!check.result || !look || look.round <= this.lastLook) return false;
-    this.lastLook = look.round;
-    const r = check.result;
-    // Journaled, so the file's journal keeps every look the run took; its event is the Run view's.
-    this.record({ t: 'look', at: Date.now(), look, max_rounds: r.max_rounds, effect_pct: r.effect_pct, comparisons: r.comparisons, rounds_left: roundsLeft(r), stopped_because: r.stopped_round === null ? null : r.stopped_because });
-    this.emit({ type: 'log', at: Date.now(), level: 'info', message: lookText(r).join('\n') });
-    if (!check.stop) return false;
-    this.record({ t: 'stopped-answered', at: Date.now(), round: check.result.stopped_round!, because: check.result.stopped_because });
+    // The one step the detached run's follower takes too (stats/replay.ts lookStep): journaled, so the
+    // file's journal keeps every look the run took; its events are the Run view's.
+    const step = lookStep({ ...this.opts.doc, results: resultsFromJournal(state) }, this.lastLook);
+    this.lastLook = step.lastLook;
+    if (!step.records.length) return false;
+    this.record(step.records[0]);
+    this.emit({ type: 'log', at: Date.now(), level: 'info', message: step.text.join('\n') });
+    if (!step.stop) return false;
+    for (const r of step.records.slice(1)) this.record(r);
     this.journal!.sync();
     return true;
   }

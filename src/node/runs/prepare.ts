@@ -36,7 +36,7 @@ export interface RunRequest {
   missing?: boolean;
   /** Stop when answered (`--until-answered`): written into the design as its `stopping`, with what the file's stopping leaves unsaid. */
   untilAnswered?: UntilAnswered | false;
-  /** The run is to go on on its target by itself (`--detach`): refused with a stopping rule (see applyStopping). */
+  /** The run is to go on on its target by itself (`--detach`); with a stopping rule, the follower takes the looks (attach.ts). */
   detach?: boolean;
 }
 
@@ -283,9 +283,9 @@ export const STOPPING_DEFAULTS = { alpha: 0.05, power: 0.8 };
 /**
  * Stop when answered: `--until-answered` (with --effect, --max-restarts) writes the rule into the
  * design; a design with a rule plans up to its maximum restarts per cell, and the engine stops at the
- * look that answers (engine/run.ts). Refused where the rule cannot look: a blocked order has no
- * rounds, one cell nothing to compare, and a detached runner (plain shell on the target) cannot take
- * the looks, so it would silently run to the maximum.
+ * look that answers (engine/run.ts; a detached run: the varlab process that follows it, attach.ts,
+ * which cancels the runner). Refused where the rule cannot look: a blocked order has no rounds, one
+ * cell nothing to compare.
  */
 function applyStopping(req: RunRequest, d: Design): void {
   const asked = req.untilAnswered;
@@ -303,13 +303,6 @@ function applyStopping(req: RunRequest, d: Design): void {
   if (expandCells(d).filter((c) => !c.excluded).length < 2) throw new ApiError('invalid-argument', `${where}: the design has one cell, so there is nothing to compare; add a factor with two levels (a server build, a setting)`);
   if (req.restarts !== undefined && req.restarts !== s.maxRestartsPerCell) {
     throw new ApiError('invalid-argument', `--restarts ${req.restarts}: with stop when answered the run takes at most ${s.maxRestartsPerCell} restarts per cell (design.stopping.maxRestartsPerCell); set that instead (--max-restarts N)`);
-  }
-  if (req.detach) {
-    throw new ApiError(
-      'invalid-argument',
-      `${where}: stop when answered is not offered for detached runs yet: the runner on the target is plain shell and cannot take the rule's looks, so it would run all ${s.maxRestartsPerCell} restarts per cell without stopping. ` +
-        `Run it attached (leave out --detach), or run the fixed design detached without the rule.`,
-    );
   }
   d.restartsPerCell = s.maxRestartsPerCell;
 }
