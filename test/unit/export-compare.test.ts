@@ -108,7 +108,7 @@ test('varlab compare A B --json --baseline B', async () => {
     assert.doesNotMatch(text, /^\|/m, 'no Markdown without --markdown');
     assert.match(text, /effect = \(cell − baseline\) \/ baseline: positive = slower/);
     assert.match(text, /Note: only 2 restarts per cell: intervals are wide; run at least 5 restarts per cell before trusting a comparison\./);
-    assert.match(text, /new +aslr=on,ahi=on,preload=off,numa=default +Q1 pricing summary +\+\d+\.\d\d % +\[[−+]\d+\.\d\d, \+\d+\.\d\d\] % +p (=|<) 0\.\d{3} +p (=|<) [01]\.\d{3} +(differs|inconclusive at this design \(needs 1 more restart \(3 in both cells\) to say what it could have seen\))/);
+    assert.match(text, /new +aslr=on,ahi=on,preload=off,numa=default +Q1 pricing summary +\+\d+\.\d\d % +\[[−+]\d+\.\d\d, \+\d+\.\d\d\] % +p (=|<) 0\.\d{3} +p (=|<) [01]\.\d{3} +(differs|inconclusive at this design: needs 1 more restart \(3 in both cells\) to say what it could have seen)/);
     const queries = [...text.matchAll(/numa=default +(Q\d+)/g)].slice(0, 5).map((m) => m[1]);
     assert.deepEqual(queries, ['Q1', 'Q3', 'Q6', 'Q12', 'Q14'], 'the workload order');
     out.length = 0;

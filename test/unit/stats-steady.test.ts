@@ -137,7 +137,7 @@ test('analyze: steady counts and the suggested warm-up per cell and query, in th
   assert.equal(json.cells[1].queries[0].suggested_warmup, 4);
   // The text names the classes, the pairs that disagree, and each pair that is not all flat.
   const text = analysisText(a, { name: 'x', cells: 2, queries: 1, executions: 240 }).join('\n');
-  assert.match(text, /Steady state per restart: 3 flat, 5 warm-up restarts; 1 of 2 cell and query pairs inconsistent/);
+  assert.match(text, /Steady state per restart: 3 flat, 5 warm-up \(each query of each restart: 8\); 1 of 2 cell and query pairs inconsistent/);
   assert.match(text, /ahi=off +Q1 +3 flat, 1 warm-up +no +1/);
   assert.match(text, /ahi=on +Q1 +4 warm-up +yes +4/);
 });

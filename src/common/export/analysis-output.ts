@@ -53,7 +53,8 @@ export function steadyOverview(a: Analysis): { totals: string; inconsistent: str
   const notFlat = series.filter((s) => s.steady.warmup + s.steady.slowdown + s.steady.none > 0);
   notFlat.sort((x, y) => Number(x.consistent !== false) - Number(y.consistent !== false));
   return {
-    totals: `${steadyText(sum)} restart${Object.values(sum).reduce((x, y) => x + y, 0) === 1 ? '' : 's'}${unclassified ? `, ${unclassified} too short to classify` : ''}`,
+    // Counted per query of each restart (a restart of 5 queries counts 5): said, so a total above the restarts run is not a surprise.
+    totals: `${steadyText(sum)} (each query of each restart: ${Object.values(sum).reduce((x, y) => x + y, 0)})${unclassified ? `, ${unclassified} too short to classify` : ''}`,
     inconsistent: `${bad} of ${series.length} cell and query pair${series.length === 1 ? '' : 's'} inconsistent (restarts reaching different classes)`,
     rows: notFlat.map((s) => [s.cell, s.query, steadyText(s.steady), s.consistent === null ? NA : s.consistent ? 'yes' : 'no', s.suggested === null ? NA : String(s.suggested)]),
   };

@@ -59,7 +59,8 @@ export function fmtVerdict(c: VerdictLike, na = NA): string {
   if (c.verdict === 'equivalent') return `equivalent within ±${c.equivalence?.margin_pct ?? '?'} %`;
   const seen = c.detectable_pct;
   if (seen !== null && Number.isFinite(seen)) return `inconclusive at this design: could have seen ±${seen.toFixed(2)} %`;
-  return `inconclusive at this design (${c.null_reasons?.detectable_pct ?? 'no detectable effect computed'} to say what it could have seen)`;
+  // A colon, not brackets: the reason often has its own ("needs 1 more restart (3 in both cells)").
+  return `inconclusive at this design: ${c.null_reasons?.detectable_pct ?? 'no detectable effect computed'} to say what it could have seen`;
 }
 
 /** What an MDE rests on: `pooled over 15 cells, 10 restarts per cell; 1 cell with fewer than 3 restarts left out`. */

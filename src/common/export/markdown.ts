@@ -306,7 +306,7 @@ function steadySection(ctx: ExportContext): string[] {
   const w = a.warmup;
   const o = steadyOverview(a);
   const lines = ['## Steady state per restart', '', `Each restart of each query is classified by its ${w.method}. A cell is consistent when all its restarts reach the same class.`, ''];
-  lines.push(`- Restarts: ${o.totals}`, `- ${o.inconsistent[0].toUpperCase()}${o.inconsistent.slice(1)}`);
+  lines.push(`- Classes: ${o.totals}`, `- ${o.inconsistent[0].toUpperCase()}${o.inconsistent.slice(1)}`);
   lines.push(w.suggested === null ? `- Warm-up from the data: no suggestion: ${w.reason}` : `- Warm-up from the data: every restart is steady after ${w.suggested} execution${w.suggested === 1 ? '' : 's'} (the analysis dropped ${ctx.warmup})`);
   if (o.rows.length) {
     const shown = o.rows.slice(0, 50);
