@@ -65,6 +65,9 @@ test("a finished file run on two hosts: the Run view shows each host's restarts,
   assert.ok(a > 0);
   await waitInPage(page, `${highest} > ${a} * 1.4`, "db2's restart means in the plot");
   if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-saved-hosts.png` });
+  // The restart axis is numbered in whole restarts (4 restarts: 1, 2, 3, 4; never 1.5).
+  const ticks = (await page.evaluate(`[...document.querySelectorAll('[data-testid=run-means] .xtick text')].map((t) => t.textContent)`)) as string[];
+  assert.ok(ticks.length >= 2 && ticks.every((t) => /^\d+$/.test(t)), `restart ticks: ${ticks.join(' ')}`);
 
   // In a window 1000 px wide the small plots' titles fit their plots (in one line they were cut at both ends).
   await page.setViewportSize({ width: 1000, height: 800 });

@@ -390,7 +390,7 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
         hovertemplate: `${cell}<br>restart %{x}: %{y:.3f} ± %{error_y.array:.3f}<extra></extra>`,
       })),
       // Sixteen cell names do not fit beside the plot: the colour and the hover name the cell.
-      layout: { margin: SMALL.margin, title: smallTitle('restart means ± within-restart SD', 'warm-ups excluded'), xaxis: { title: { text: 'restart' } }, showlegend: false, datarevision: restarts, uirevision: query },
+      layout: { margin: SMALL.margin, title: smallTitle('restart means ± within-restart SD', 'warm-ups excluded'), xaxis: { title: { text: 'restart' }, tick0: 1, dtick: integerStep(live.restarts.length) }, showlegend: false, datarevision: restarts, uirevision: query },
     };
   }, [live, query, restarts, cellColour]);
 
@@ -460,6 +460,11 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
       </div>
     </>
   );
+}
+
+/** A tick step for an axis of restart numbers: whole restarts only (never 1.5), about ten ticks at most. */
+function integerStep(count: number): number {
+  return Math.max(1, Math.ceil(count / 10));
 }
 
 /** Restart boundaries drawn on the interval plots: labelled while there are few enough to read. */
