@@ -94,3 +94,21 @@ test('results from several hosts: a round pairs restarts of one host only', () =
   assert.equal(other.pairing, 'unpaired');
   assert.match(other.pairing_reason, /ran on different hosts \(ssh:\/\/db2, ssh:\/\/db1\)/);
 });
+
+test('restart means in an exact ratio: differences equal but for rounding are "all equal", never a point interval with p ≈ 0', async () => {
+  const { pairedLogRatio } = await import('../../src/common/stats/paired.js');
+  const { ratioOfMeans } = await import('../../src/common/stats/ratio.js');
+  const xs = [0.3, 0.7, 1.9, 13, 101.7];
+  // log(1.08·x) − log(x) differs from x to x in its last bits only (in V8 here; Chromium's may round otherwise).
+  const p = pairedLogRatio(xs.map((x) => [x * 1.08, x] as const), 0.05);
+  assert.equal(p.why, 'the within-round differences are all equal: an interval would be a point');
+  assert.equal(p.p_value, null);
+  assert.ok(Math.abs(p.effect_pct! - 8) < 1e-9);
+  // Welch: every restart mean of each cell the same but for rounding.
+  const w = ratioOfMeans([0.1 + 0.2, 0.3, 0.30000000000000004], [1.1 * 3, 3.3, 3.3000000000000003], 0.05);
+  assert.equal(w.why, 'no variation between restarts in either cell: an interval would be a point');
+  // A real spread, however small, still makes an interval.
+  const small = pairedLogRatio(xs.map((x, i) => [x * 1.08 * (1 + 1e-7 * i), x] as const), 0.05);
+  assert.equal(small.why, undefined);
+  assert.ok(small.p_value! < 0.05);
+});

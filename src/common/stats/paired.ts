@@ -9,7 +9,7 @@
 // log(1 − E/100) and log(1 + E/100): equivalent when both reject, that is when the (1 − 2α) interval
 // lies inside (−E %, +E %).
 import { tcdf, tq } from './tdist.js';
-import type { ComparisonEstimate } from './ratio.js';
+import { noSpread, type ComparisonEstimate } from './ratio.js';
 
 export const PAIRED_METHOD = 'within-round paired difference of log restart means; paired t interval on the log scale, df = rounds − 1';
 export const EQUIVALENCE_METHOD = 'two one-sided tests (Schuirmann 1987) against ±E %, E the design’s target effect';
@@ -33,7 +33,7 @@ export function pairedLogRatio(pairs: readonly (readonly [number, number])[], al
   const se = Math.sqrt(ss / (n - 1) / n);
   out.log_effect = mean;
   out.effect_pct = 100 * Math.expm1(mean);
-  if (!(se > 0)) return { ...out, se: 0, why: 'the within-round differences are all equal: an interval would be a point' };
+  if (noSpread(se)) return { ...out, se: 0, why: 'the within-round differences are all equal: an interval would be a point' };
   const df = n - 1;
   const half = tq(1 - alpha / 2, df) * se;
   out.se = se;

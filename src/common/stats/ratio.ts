@@ -38,6 +38,17 @@ function meanVar(xs: ArrayLike<number>): { n: number; mean: number; variance: nu
   return { n, mean, variance: n > 1 ? ss / (n - 1) : Number.NaN };
 }
 
+/**
+ * A standard error on the log scale this small (10⁻¹² of the mean, 10⁻¹⁰ %) is floating-point rounding,
+ * not a spread: restart means in an exact ratio give differences equal but for their last bits, and
+ * whether those bits are zero depends on the JavaScript engine (the Analysis view in Chromium paired
+ * comparisons that Node called equal). Below it, no interval: "an interval would be a point".
+ */
+export const ROUNDING_SE = 1e-12;
+
+/** No spread to make an interval from: zero, not a number, or rounding alone (ROUNDING_SE). */
+export const noSpread = (se: number): boolean => !(se > ROUNDING_SE);
+
 /** The ratio of the cell's restart means to the baseline's, with a (1 − α) interval and a two-sided p-value. */
 export function ratioOfMeans(cell: ArrayLike<number>, baseline: ArrayLike<number>, alpha: number): RatioComparison {
   const none: RatioComparison = { effect_pct: null, ci_low_pct: null, ci_high_pct: null, p_value: null, df: null };
@@ -50,7 +61,7 @@ export function ratioOfMeans(cell: ArrayLike<number>, baseline: ArrayLike<number
   const v1 = c.variance / (c.n * c.mean * c.mean);
   const v0 = b.variance / (b.n * b.mean * b.mean);
   const se = Math.sqrt(v1 + v0);
-  if (!(se > 0)) return { ...out, why: 'no variation between restarts in either cell: an interval would be a point' };
+  if (noSpread(se)) return { ...out, why: 'no variation between restarts in either cell: an interval would be a point' };
   const nu = (v1 + v0) ** 2 / (v1 ** 2 / (c.n - 1) + v0 ** 2 / (b.n - 1));
   const logR = Math.log(c.mean / b.mean);
   const half = tq(1 - alpha / 2, nu) * se;

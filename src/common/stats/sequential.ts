@@ -19,6 +19,7 @@ import { spendingBoundaries } from './boundaries.js';
 import { pnorm, qnorm } from './normal.js';
 import { tcdf, tq } from './tdist.js';
 import { MIN_RESTARTS } from './evidence.js';
+import { noSpread } from './ratio.js';
 
 export const SEQUENTIAL_RULE = 'group-sequential, Lan–DeMets O’Brien–Fleming-type α spending at α/m per comparison (Bonferroni over the family), repeated confidence intervals, non-binding futility by conditional power';
 
@@ -301,7 +302,7 @@ export function replaySequential(series: readonly RoundSeries[], baseline: strin
         return;
       }
       lc.effect_pct = pct(st.est);
-      if (!(st.se > 0)) {
+      if (noSpread(st.se)) {
         lc.because = 'the within-round differences are all equal';
         return;
       }
