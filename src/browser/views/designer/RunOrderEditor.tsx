@@ -90,7 +90,7 @@ export function RunOrderEditor({ design }: { design: Design }) {
           max={86400}
           onChange={(n) => change((d) => ({ ...d, idleSeconds: n }), 'idleSeconds')}
           testid="idle-seconds"
-          help="Held equal between runs so background work (flushing, SSD GC, cooling) is alike for all."
+          help="Spent before each start, with mysqld stopped and the host set for the cell: the same before every restart, so background work (flushing, SSD GC, cooling) is alike for all."
         />
       </div>
     </section>
