@@ -10,6 +10,9 @@ import { normalDraws, seededRandom } from '../../src/common/stats/simulate.js';
 import { exportContext } from '../../src/common/export/context.js';
 import { markdownReport } from '../../src/common/export/markdown.js';
 import { BASELINE, CONTENDER, roundsExperiment } from '../fixtures/rounds-experiment.js';
+import { analyze } from '../../src/common/stats/analysis.js';
+import { tidyFromExperiment } from '../../src/common/stats/tidy.js';
+import { fmtVerdict } from '../../src/common/export/format.js';
 
 const BASE = [109.9, 91.2, 97.7, 90.6, 91.4, 103.5];
 const CELL = [145, 116.2, 121.8, 88.4, 109.4, 118.9];
@@ -108,4 +111,19 @@ test('at every look, each decision agrees with the intervals it shows (simulated
     }
   }
   assert.ok(equivalent > 10 && differs > 10, `both verdicts met: ${equivalent} equivalent, ${differs} differs`);
+});
+
+test('the fixed-sample "equivalent" is named by its test, with its p-value: the 95 % interval beside it may reach past ±E', () => {
+  const doc = roundsExperiment({ rounds: 6, between: 0.03, shared: 0.5, effectPct: 1, seed: 4 });
+  const a = analyze(tidyFromExperiment(doc), { baseline: BASELINE, warmup: 1, targetEffectPct: 5 });
+  const c = a.comparisons[0];
+  assert.equal(c.verdict, 'equivalent');
+  assert.ok(c.ci_high_pct! > 5, `the 95 % interval ${c.ci_low_pct}..${c.ci_high_pct} reaches past +5 %`);
+  // The two one-sided tests decide: for one comparison, the 90 % interval lies inside ±5 %.
+  const used = c.paired!;
+  assert.equal(c.pairing, 'paired');
+  assert.ok(used.p_value !== null);
+  assert.match(fmtVerdict(c), /^equivalent within ±5 % \(two one-sided tests, adjusted p = 0\.0\d\d\)$/);
+  const md = markdownReport(exportContext(doc, { baseline: BASELINE, targetEffectPct: 5 }));
+  assert.match(md, /\| equivalent within ±5 % \(two one-sided tests, adjusted p = 0\.0\d\d\) \|/);
 });

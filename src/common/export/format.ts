@@ -45,7 +45,7 @@ export function fmtP(p: number | null | undefined, na = NA): string {
 export interface VerdictLike {
   verdict: 'differs' | 'equivalent' | 'inconclusive' | null;
   detectable_pct: number | null;
-  equivalence?: { margin_pct: number } | null;
+  equivalence?: { margin_pct: number; p_value?: number; p_adjusted?: number | null } | null;
   null_reasons?: { detectable_pct?: string; p_value?: string };
 }
 
@@ -56,7 +56,12 @@ export interface VerdictLike {
 export function fmtVerdict(c: VerdictLike, na = NA): string {
   if (c.verdict === null) return na;
   if (c.verdict === 'differs') return 'differs';
-  if (c.verdict === 'equivalent') return `equivalent within ±${c.equivalence?.margin_pct ?? '?'} %`;
+  // Named by its test, with its p-value: the decision is the two one-sided tests (adjusted over the
+  // family like p), not the (1 − α) interval shown beside it, which may reach past ±E.
+  if (c.verdict === 'equivalent') {
+    const p = c.equivalence?.p_adjusted ?? c.equivalence?.p_value;
+    return `equivalent within ±${c.equivalence?.margin_pct ?? '?'} % (two one-sided tests${p === undefined || p === null ? '' : `, ${c.equivalence?.p_adjusted !== undefined && c.equivalence?.p_adjusted !== null ? 'adjusted ' : ''}${fmtP(p)}`})`;
+  }
   const seen = c.detectable_pct;
   if (seen !== null && Number.isFinite(seen)) return `inconclusive at this design: could have seen ±${seen.toFixed(2)} %`;
   // A colon, not brackets: the reason often has its own ("needs 1 more restart (3 in both cells)").
