@@ -90,3 +90,31 @@ test('following again a detached run whose restart was open in the local journal
   assert.equal(live.current?.seq, 2);
   assert.ok(live.plannedExecutions(query) > 0, 'the timeline knows the planned end');
 });
+
+test('following a detached run with a stopping rule, the Run view hears the rule, its last look and the stop from the start', () => {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  const design = { ...doc.design, stopping: { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 8 } };
+  const look: Extract<JournalRecord, { t: 'look' }> = {
+    t: 'look',
+    at: 30,
+    look: { round: 3, fraction: 3 / 8, boundary_z: 3.1, comparisons: [] },
+    comparisons: [],
+    max_rounds: 8,
+    effect_pct: 5,
+    rounds_left: 0,
+    stopped_because: 'every comparison decided at round 3: 1 differs',
+  };
+  const fold = new JournalFold();
+  for (const r of [
+    headerRecord(design, 1),
+    { t: 'detached', at: 1, runId: RUN, target: 'ssh://bench1', dir: `/var/lib/varlab/mysqld-3306-0123456789/runs/${RUN}`, supervisor: 'setsid' },
+    look,
+    { t: 'stopped-answered', at: 31, round: 3, because: 'every comparison decided at round 3: 1 differs' },
+  ] satisfies JournalRecord[])
+    fold.apply(r);
+  const live = new LiveRun();
+  live.apply(openingEvents(fold, 16, false));
+  assert.deepEqual(live.stopping, design.stopping);
+  assert.equal(live.look?.look.round, 3);
+  assert.deepEqual(live.stopped, { round: 3, because: 'every comparison decided at round 3: 1 differs' });
+});

@@ -212,8 +212,11 @@ export function openingEvents(fold: JournalFold, planned: number, ended: boolean
   const design = prior.header!.design;
   const warmup = design.workload.warmup;
   const at = Date.now();
-  const events: RunEvent[] = [{ type: 'run-started', at, planned, done: prior.restarts.length, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: buildPlan(design)[0]?.queries ?? [], warmup }];
+  const events: RunEvent[] = [{ type: 'run-started', at, planned, done: prior.restarts.length, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: buildPlan(design)[0]?.queries ?? [], warmup, ...(design.stopping ? { stopping: design.stopping } : {}) }];
   if (prior.restarts.length) events.push({ type: 'history', at, warmup, restarts: [...prior.restarts].sort((a, b) => a.seq - b.seq) });
+  // Stop when answered: the rule's last look and its stop, as a late client of an attached run gets them (runs/snapshot.ts).
+  if (prior.lastLook) events.push({ type: 'look', ...prior.lastLook });
+  if (prior.stopped) events.push({ type: 'stopped-answered', at: prior.stopped.at, round: prior.stopped.round, because: prior.stopped.because });
   // An ended run's open restart was interrupted: its end (run-finished) follows, not more of it.
   const open = ended ? undefined : fold.current();
   if (open) {
