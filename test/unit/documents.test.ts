@@ -64,7 +64,7 @@ test('open gives the revision of the bytes on disk; a save based on an older rev
   assert.equal(onDisk(path).name, 'changed elsewhere');
   await docs.save({ path, doc: edited, baseRevision: saved.revision, choice: 'overwrite' });
   assert.equal(onDisk(path).name, edited.name);
-  docs.dispose();
+  await docs.dispose();
 });
 
 test('a file with results keeps them when only its name or description change', async () => {
@@ -79,7 +79,7 @@ test('a file with results keeps them when only its name or description change', 
   assert.equal(now.description, 'notes for the team');
   assert.deepEqual(measurementsIn(now), { restarts: 3, executions: 9 }, 'every measurement is still in the file');
   assert.deepEqual(saved.doc.results, withResults().results, 'the saved document (what the UI shows) has them too');
-  docs.dispose();
+  await docs.dispose();
 });
 
 test('a design edit to a file with results asks; keeping the old results puts them in the named copy', async () => {
@@ -113,7 +113,7 @@ test('a design edit to a file with results asks; keeping the old results puts th
     [],
     'no temporary file is left behind',
   );
-  docs.dispose();
+  await docs.dispose();
 });
 
 /** A finished run of the two cells A and B, one restart each, with the journal it wrote. */
@@ -151,7 +151,7 @@ test('a renamed query of a finished file is renamed in its results and its journ
   // The journal still reads as this file's finished run: nothing to resume, nothing rebuilt.
   assert.equal(reopened.unfinishedRun, undefined);
   assert.equal(isComplete(readJournal(journal)!), true);
-  docs.dispose();
+  await docs.dispose();
 });
 
 test('a removed level asks, naming the restarts it removes; the copy holds exactly those, the file the rest', async () => {
@@ -177,7 +177,7 @@ test('a removed level asks, naming the restarts it removes; the copy holds exact
   assert.deepEqual(copy.design, before.design, 'with the design it was measured with');
   assert.match(saved.note ?? '', /1 restart moved to .*results-.*; 1 stay here/);
   assert.equal(existsSync(journalPath(path)), false, 'the journal of the old design is archived, not left to resume or rebuild');
-  docs.dispose();
+  await docs.dispose();
 });
 
 test('Undo after the results went to a copy does not put them back into the file', async () => {
@@ -191,7 +191,7 @@ test('Undo after the results went to a copy does not put them back into the file
   await docs.save({ path, doc: opened.doc, baseRevision: saved.revision });
   assert.equal(onDisk(path).design.workload.repetitions, opened.doc.design.workload.repetitions, 'the design is undone');
   assert.equal(onDisk(path).results, undefined, 'the results stay in the copy only');
-  docs.dispose();
+  await docs.dispose();
 });
 
 test('a level added to a finished file keeps its results and says what the new cells need', async () => {
@@ -203,7 +203,7 @@ test('a level added to a finished file keeps its results and says what the new c
   const saved = await docs.save({ path, doc: grown, baseRevision: opened.revision });
   assert.deepEqual(onDisk(path).results, before.results, 'every restart stays, under the same cells');
   assert.match(saved.note ?? '', /8 cells need 1 restart each .*varlab run FILE --missing/);
-  docs.dispose();
+  await docs.dispose();
 });
 
 test('a design edit is refused while a run writes into the file; labels still go through', async () => {
@@ -213,7 +213,7 @@ test('a design edit is refused while a run writes into the file; labels still go
   await assert.rejects(docs.save({ path, doc: { ...opened.doc, design: { ...opened.doc.design, seed: 9 } }, baseRevision: opened.revision, choice: 'keep-results-copy' }), refusal('busy'));
   await docs.save({ path, doc: { ...opened.doc, name: 'renamed mid-run' }, baseRevision: opened.revision });
   assert.equal(onDisk(path).name, 'renamed mid-run');
-  docs.dispose();
+  await docs.dispose();
 });
 
 test('every change of an open file reaches the clients once, with its cause; a run keeps the labels on disk', async () => {
@@ -243,7 +243,7 @@ test('every change of an open file reaches the clients once, with its cause; a r
   assert.equal(changes[2].revision, sha(path));
   assert.equal(onDisk(path).name, 'written by an editor');
   assert.equal(measurementsIn(onDisk(path)).restarts, 1);
-  docs.dispose();
+  await docs.dispose();
 });
 
 test('a file saved under a new path (Save As of the quickstart, of a dropped file) is watched: a run saving into it reaches the clients', async () => {
@@ -258,5 +258,5 @@ test('a file saved under a new path (Save As of the quickstart, of a dropped fil
   assert.ok(run, `the run's save was told: ${JSON.stringify(changes.map((c) => c.cause))}`);
   assert.notEqual(run.revision, saved.revision);
   assert.equal(measurementsIn(run.doc).restarts, 2, 'with the results the run wrote');
-  docs.dispose();
+  await docs.dispose();
 });

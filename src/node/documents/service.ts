@@ -212,12 +212,14 @@ export class DocumentService {
   }
 
   /** Stop watching everything (the process is ending). */
-  dispose(): void {
+  /** Stops watching; resolves once the reads and writes already under way have ended (none starts after). */
+  dispose(): Promise<void> {
     this.disposed = true;
     for (const { watcher } of this.dirs.values()) watcher.close();
     this.dirs.clear();
     this.watched.clear();
     for (const k of this.known.values()) clearTimeout(k.timer);
+    return Promise.all(this.queues.values()).then(() => {});
   }
 
   private entry(abs: string): Known {
@@ -308,6 +310,7 @@ export class DocumentService {
     const k = this.entry(abs);
     clearTimeout(k.timer);
     k.timer = setTimeout(() => {
+      if (this.disposed) return;
       // After this process's own writes, in order: their revision is known by then.
       void this.serial(abs, async () => {
         if (!this.watched.has(abs) || !existsSync(abs)) return;
