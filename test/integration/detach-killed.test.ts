@@ -51,7 +51,10 @@ function waiting(name: string): string {
 
 /** Start a detached run through a host layer on the tree, and wait until its first restart has set THP. */
 async function detachAndKill(service: RunService, file: string, thp: string) {
-  const started = await service.detach({ file, auth: auth(), consent: async () => {}, waitS: 120 });
+  // A launch waits for the runner's first login at most waitS, but not through the first restart's
+  // idle time (600 s here, longer than the test may take): it returns once the runner has begun it.
+  const started = await service.detach({ file, auth: auth(), consent: async () => {}, waitS: 900 });
+  assert.ok(readFileSync(join(started.dir, 'journal'), 'utf8').includes('\nI '), 'returned in the idle time');
   assert.equal(started.supervisor, 'setsid');
   // In the first restart's idle time (I), THP set, before the start.
   for (let i = 0; i < 1200 && !readFileSync(join(started.dir, 'journal'), 'utf8').includes('\nI '); i++) await sleep(100);

@@ -71,8 +71,10 @@ export function launchScript(o: LaunchInput): Script {
     `  (cd / && exec setsid nohup /bin/sh "$d/runner.sh" < /dev/null >> "$d/runner.log" 2>&1 &)`,
     `  say "supervisor setsid"`,
     `fi`,
-    // Until the runner logged in to the mysqld it started (A), ended (H) or the wait is over.
-    `i=0; while ! grep -qE '^(A|H) ' "$d/journal" 2>/dev/null; do`,
+    // Until the runner logged in to the mysqld it started (A), ended (H), or began the first restart's
+    // idle time (I: mysqld is stopped then, and its login comes after the idle: waiting for it would
+    // hold the launch for the whole idle; status and attach say if it fails), or the wait is over.
+    `i=0; while ! grep -qE '^(A|H|I) ' "$d/journal" 2>/dev/null; do`,
     `  i=$((i + 1)); [ $i -gt ${waitTicks} ] && break; nap`,
     `done`,
     `[ -s "$d/journal" ] || { say "fail start the runner did not start"; tail -n 20 "$d/runner.log" 2>/dev/null | sed 's/^/@log /'; exit 1; }`,
