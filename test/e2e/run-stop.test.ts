@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { stopCheck } from '../../src/common/stats/replay.js';
-import { BASELINE, roundsExperiment } from '../fixtures/rounds-experiment.js';
+import { equivalentExperiment, roundsExperiment } from '../fixtures/rounds-experiment.js';
 import { appForTests, openFile, pageProblems } from './support.js';
 
 const env = appForTests();
@@ -113,18 +113,8 @@ test('Analysis shows the pairing within rounds beside Welch with the variance ra
 
 test('a run stopped "equivalent" shows, in the Run view and Analysis, the 90 % interval the verdict was read from, inside the ±E band', async () => {
   // The restart means of a run whose 95 % interval reaches past +50 % while its 90 % one lies inside ±50 %.
-  const BASE = [109.9, 91.2, 97.7, 90.6, 91.4, 103.5];
-  const CELL = [145, 116.2, 121.8, 88.4, 109.4, 118.9];
-  const doc = roundsExperiment({ rounds: 6, between: 0.05, shared: 0.25, effectPct: 0 });
+  const doc = equivalentExperiment();
   doc.design.target = 'local';
-  doc.design.stopping = { effect: 50, alpha: 0.05, power: 0.8, maxRestartsPerCell: 6 };
-  const k = new Map<string, number>();
-  for (const r of doc.results!.restarts) {
-    const i = k.get(r.cell) ?? 0;
-    k.set(r.cell, i + 1);
-    const mean = (r.cell === BASELINE ? BASE : CELL)[i];
-    r.queries[0].values = [1.2, 1.001, 0.999, 1.0005, 0.9995].map((f) => mean * f);
-  }
   const check = stopCheck({ ...doc, results: { restarts: doc.results!.restarts.slice(0, 6) } });
   assert.equal(check.result?.stopped_round, 3);
   doc.results = { ...doc.results!, restarts: doc.results!.restarts.slice(0, 6), stopped: [{ at: doc.results!.restarts[5].finishedAt, round: 3, because: check.result!.stopped_because }] };

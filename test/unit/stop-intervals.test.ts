@@ -9,13 +9,12 @@ import { lookText, sequentialText, stopCheck } from '../../src/common/stats/repl
 import { normalDraws, seededRandom } from '../../src/common/stats/simulate.js';
 import { exportContext } from '../../src/common/export/context.js';
 import { markdownReport } from '../../src/common/export/markdown.js';
-import { BASELINE, CONTENDER, roundsExperiment } from '../fixtures/rounds-experiment.js';
+import { BASELINE, CONTENDER, EQUIVALENT_MEANS, equivalentExperiment, roundsExperiment } from '../fixtures/rounds-experiment.js';
 import { analyze } from '../../src/common/stats/analysis.js';
 import { tidyFromExperiment } from '../../src/common/stats/tidy.js';
 import { fmtVerdict } from '../../src/common/export/format.js';
 
-const BASE = [109.9, 91.2, 97.7, 90.6, 91.4, 103.5];
-const CELL = [145, 116.2, 121.8, 88.4, 109.4, 118.9];
+const { [BASELINE]: BASE, [CONTENDER]: CELL } = EQUIVALENT_MEANS;
 const RULE: StoppingSettings = { effectPct: 50, alpha: 0.05, power: 0.8, maxRounds: 6 };
 
 /** The numbers of the first interval after `name` in a line: `name [+9.59 %, +49.43 %]`. */
@@ -56,15 +55,7 @@ test('an "equivalent" verdict shows the interval it was read from, named as the 
 });
 
 test('the Markdown report and the Analysis data name both repeated intervals, and the equivalent row’s equivalence interval lies inside ±E', () => {
-  const doc = roundsExperiment({ rounds: 6, between: 0.05, shared: 0.25, effectPct: 0 });
-  doc.design.stopping = { effect: 50, alpha: 0.05, power: 0.8, maxRestartsPerCell: 6 };
-  const k = new Map<string, number>();
-  for (const r of doc.results!.restarts) {
-    const i = k.get(r.cell) ?? 0;
-    k.set(r.cell, i + 1);
-    const mean = (r.cell === BASELINE ? BASE : CELL)[i];
-    r.queries[0].values = [1.2, 1.001, 0.999, 1.0005, 0.9995].map((f) => mean * f);
-  }
+  const doc = equivalentExperiment();
   const check = stopCheck(doc);
   assert.equal(check.result?.comparisons[0].cell, CONTENDER);
   assert.equal(check.result?.comparisons[0].verdict, 'equivalent');
