@@ -1,9 +1,11 @@
 // The target `local`: the same operations as over SSH, on the machine varlab runs on.
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../../common/api.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
+import { processStart } from '../process.js';
 import type { ExecResult, TargetSession } from './types.js';
 
 export function openLocalSession(): TargetSession {
@@ -48,6 +50,12 @@ export function openLocalSession(): TargetSession {
         sock.once('connect', () => resolve(sock));
         sock.once('error', (e) => reject(new ApiError('connection', `cannot reach mysqld at ${profile.socket || `127.0.0.1:${profile.port}`}: ${e.message}`)));
       });
+    },
+    async anchor() {
+      // varlab itself runs on the target: its own process is what a lock names.
+      const start = processStart(process.pid);
+      const boot = await readFile('/proc/sys/kernel/random/boot_id', 'utf8').catch(() => '');
+      return start === undefined || !boot.trim() ? null : `${process.pid} ${start} ${boot.trim()}`;
     },
     onDrop() {
       return () => {};

@@ -13,6 +13,10 @@
 //     id, run directory) and that process is gone: the runner was killed (SIGKILL, the OOM killer)
 //     without its end, which is then made at once from its directory (REAP: the host put back), and
 //     said (issue 24, item 7), or
+//   - its owner is an attached run whose connection to the target is gone (the lock's `runner` file
+//     names the session's anchor, a process on the target that lives as long as the connection, with
+//     `-` for its directory): the run's varlab was killed, or its machine closed the connection. So a
+//     run of another machine is seen gone at once too, where its pid says nothing here, or
 //   - its owner has not refreshed it for `staleAfterS` seconds (a run refreshes it every restart and
 //     at least every half minute; a laptop asleep longer than that loses its claim).
 import { hostname } from 'node:os';
@@ -20,7 +24,7 @@ import { ApiError } from '../../common/api.js';
 import { asRoot, shellQuote } from './shell.js';
 import type { TargetSession } from './types.js';
 import { processRuns, processStart } from '../process.js';
-import { OWNED_SAFE, REAP, RUN_DIR_SAFE, RUNNER_ALIVE } from './script.js';
+import { ANCHOR_PATTERN, OWNED_SAFE, REAP, RUN_DIR_SAFE, RUNNER_ALIVE } from './script.js';
 
 export interface LockOwner {
   runId: string;
@@ -85,11 +89,13 @@ export interface LockConflicts {
  * `conflicts` held by another run gives it back: `@conflict PATH` and that owner's line. Each lock of
  * `also` held by another run is named: `@also` and its owner's line.
  */
-export function acquireScript(path: string, owner: string, staleAfterS: number, opts: { runId?: string; conflicts?: string[]; also?: string[] } = {}): string {
+export function acquireScript(path: string, owner: string, staleAfterS: number, opts: { runId?: string; conflicts?: string[]; also?: string[]; anchor?: string | null } = {}): string {
   const d = shellQuote(path);
   const dir = shellQuote(path.replace(/\/[^/]+$/, '') || '/');
   const parent = shellQuote(path.replace(/\/[^/]+\/[^/]+$/, '') || '/');
   const mine = shellQuote(`"runId":"${opts.runId ?? (parseOwner(owner)?.runId ?? '')}"`);
+  // The session's anchor, beside the owner: `-` where a detached runner writes its directory (lock_held).
+  const anchored = opts.anchor && ANCHOR_PATTERN.test(opts.anchor) ? ` && printf '%s -\\n' ${shellQuote(opts.anchor)} > "$d/runner"` : '';
   const each = (words: string[] | undefined, then: string) =>
     words?.length ? [`for o in ${words.join(' ')}; do`, `  [ "$o" != "$d" ] && [ -d "$o" ] || continue; grep -qF ${mine} "$o/owner" 2>/dev/null && continue`, `  if lock_held "$o"; then ${then}; fi`, 'done'] : [];
   return [
@@ -108,7 +114,7 @@ export function acquireScript(path: string, owner: string, staleAfterS: number, 
     '    read -r rp rs rb rd < "$1/runner"',
     '    if ! proc_is "$rp" "$rs" "$rb"; then',
     `      printf '@was %s\\n' "$(cat "$1/owner" 2>/dev/null)"`,
-    `      case "$rd" in /*) why=$(run_dir_safe "$rd" 2>&1) && reap "$rd" || printf '@unreaped %s\\n' "$why" ;; *) echo '@unreaped no run directory' ;; esac`,
+    `      case "$rd" in /*) why=$(run_dir_safe "$rd" 2>&1) && reap "$rd" || printf '@unreaped %s\\n' "$why" ;; -) echo '@left' ;; *) echo '@unreaped no run directory' ;; esac`,
     '      rm -rf "$1"; return 1',
     '    fi',
     '  fi',
@@ -120,7 +126,9 @@ export function acquireScript(path: string, owner: string, staleAfterS: number, 
     ...each(opts.also, `echo '@also'; cat "$o/owner" 2>/dev/null; echo`),
     '  true',
     '}',
-    `take() { mkdir "$d" 2>/dev/null && printf '%s\\n' ${shellQuote(owner)} > "$d/owner"; }`,
+    `take() { mkdir "$d" 2>/dev/null && printf '%s\\n' ${shellQuote(owner)} > "$d/owner"${anchored}; }`,
+    // This run holds it already (it reconnected): its new session's anchor replaces the old one's.
+    `if [ -d "$d" ] && grep -qF ${mine} "$d/owner" 2>/dev/null; then touch "$d/owner"${anchored}; others; echo acquired; exit 0; fi`,
     'if take; then others; echo acquired; exit 0; fi',
     'if ! lock_held "$d"; then rm -rf "$d"; if take; then others; echo acquired; exit 0; fi; fi',
     `echo "held $age"; cat "$d/owner" 2>/dev/null; exit 0`,
@@ -148,10 +156,11 @@ export async function acquireTargetLock(session: TargetSession, dir: string, own
   const staleAfterS = opts.staleAfterS ?? DEFAULT_STALE_AFTER_S;
   const sudo = opts.sudo === true;
   const exec = (script: string) => session.exec(asRoot(script, sudo), { timeoutMs: 30_000 });
+  const anchor = await session.anchor();
   let said: string | undefined;
   let also: LockOwner[] = [];
   for (let attempt = 0; ; attempt++) {
-    const r = await exec(acquireScript(path, line, staleAfterS, { runId: owner.runId, conflicts: opts.conflicts?.words, also: opts.also }));
+    const r = await exec(acquireScript(path, line, staleAfterS, { runId: owner.runId, conflicts: opts.conflicts?.words, also: opts.also, anchor }));
     const out = r.stdout.trim();
     if (r.code !== 0) throw new ApiError('internal', `cannot take the run lock ${path} on ${session.target}: ${r.stderr.trim() || out}`);
     const lines = out.split('\n');
@@ -254,6 +263,10 @@ function reaped(target: string, lines: string[]): string | undefined {
   if (!was) return undefined;
   const o = parseOwner(was.slice(5));
   const file = o?.file ?? 'another file';
+  if (lines.includes('@left')) {
+    const who = o ? (o.host === hostname() ? `pid ${o.pid}` : `pid ${o.pid} on ${o.host}`) : 'its process';
+    return `the run of ${file} (${who}) held ${target}, but its connection to ${target} is gone (its varlab was stopped or killed, or its machine closed the connection): its lock is taken over; host-wide settings it changed, if any, stay in the restore record, which varlab offers to put back on connecting`;
+  }
   const g = /^@gone (\d+) (\d+) (\d+) (ok|fail)$/m.exec(lines.join('\n'));
   if (g) {
     const host = g[4] === 'ok' ? RESTORED_AFTER_GONE : 'stopping its mysqld or restoring the host failed (its journal there says why)';

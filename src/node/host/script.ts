@@ -89,6 +89,19 @@ export const OWNED_SAFE = String.raw`owned_safe() { [ -e "$1" ] && [ ! -h "$1" ]
 export const PROC_IS = String.raw`proc_start() { printf '%s %s\n' "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20)" "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)"; }
 proc_is() { [ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] || return 1; set -- "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null)" "$2" "$3"; case "$1" in ''|Z*) return 1 ;; esac; [ "$(printf '%s' "$1" | cut -d' ' -f20)" = "$2" ] && [ "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" = "$3" ]; }`;
 
+/** A session's anchor as a lock records it: its pid, start time (clock ticks since boot) and boot id. */
+export const ANCHOR_PATTERN = /^[1-9][0-9]* [0-9]+ [0-9a-f-]{8,64}$/;
+
+/**
+ * The anchor of an SSH session: a shell that prints its own pid, start time and boot id, then becomes
+ * `cat` (same pid and start time) and waits on the channel's stdin. When the connection closes, for
+ * whatever reason (a clean end, the client killed and its kernel closing the socket), stdin ends and
+ * so does the process.
+ */
+export const ANCHOR_SCRIPT = `${PROC_IS}
+printf '%s %s\n' "$$" "$(proc_start $$)"
+exec cat >/dev/null`;
+
 /**
  * `runner_alive DIR PID`: that pid is the detached runner of the run in DIR: its command line names
  * DIR/runner.sh, and when the runner wrote its start (DIR/started: start time and boot id), it is

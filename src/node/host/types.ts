@@ -33,6 +33,13 @@ export interface TargetSession {
   connectStream(profile: ServerProfile): Promise<Duplex>;
   /** Called once if the connection drops by itself (not on close()). */
   onDrop(listener: (err: Error) => void): () => void;
+  /**
+   * A process on the target that lives as long as this session does ("PID START BOOT", as PROC_IS
+   * reads them), or null when none can be had. A run's lock names it, so that a run of another
+   * machine whose connection is gone (its varlab killed) is seen to hold nothing at once, not after
+   * the stale time (issue 24, item 7).
+   */
+  anchor(): Promise<string | null>;
   close(): Promise<void>;
 }
 

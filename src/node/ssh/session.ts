@@ -3,6 +3,7 @@
 import type { Duplex } from 'node:stream';
 import type { ClientChannel } from 'ssh2';
 import { ApiError } from '../../common/api.js';
+import { ANCHOR_PATTERN, ANCHOR_SCRIPT } from '../host/script.js';
 import { shellQuote } from '../host/shell.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import type { ExecResult, OpenTargetOptions, TargetSession } from '../host/types.js';
@@ -26,6 +27,7 @@ export async function openSshSession(target: string, endpoint: SshEndpoint, opts
   // Commands go to one shell kept open (the login shell's start-up is paid once, not per command).
   const shell = new CommandShell(client, target);
   shell.warm();
+  let anchor: Promise<string | null> | null = null;
 
   return {
     target,
@@ -76,6 +78,31 @@ export async function openSshSession(target: string, endpoint: SshEndpoint, opts
         if (profile.socket) client.openssh_forwardOutStreamLocal(profile.socket, cb);
         else client.forwardOut('127.0.0.1', 0, '127.0.0.1', profile.port, cb);
       });
+    },
+    anchor() {
+      // One per session, opened on first use and left open until the connection ends; never an error.
+      anchor ??= new Promise<string | null>((resolve) => {
+        if (dropped) return resolve(null);
+        client.exec(`exec /bin/sh -c ${shellQuote(ANCHOR_SCRIPT)}`, (err, ch: ClientChannel) => {
+          if (err) return resolve(null);
+          let out = '';
+          const timer = setTimeout(() => resolve(null), 10_000);
+          ch.on('data', (d: Buffer) => {
+            out += d.toString('utf8');
+            const nl = out.indexOf('\n');
+            if (nl < 0) return;
+            clearTimeout(timer);
+            const line = out.slice(0, nl).trim();
+            resolve(ANCHOR_PATTERN.test(line) ? line : null);
+          });
+          ch.stderr.on('data', () => {});
+          ch.on('close', () => {
+            clearTimeout(timer);
+            resolve(null);
+          });
+        });
+      });
+      return anchor;
     },
     onDrop(listener) {
       dropListeners.add(listener);
