@@ -141,11 +141,18 @@ async function follow(name: 'attach' | 'cancel', argv: string[], io: CliIO): Pro
   }
 }
 
-export const attach: Command = {
-  name: 'attach',
-  usage:
-    'varlab attach FILE [--identity KEY] [--known-hosts FILE] [--accept-new] [--events json]\n\n' +
-    'Follows the run of FILE that `varlab run FILE --detach` left on its target: reads the target\'s journal from\n' +
+/** attach and cancel: one synopsis, their own text, the key options, their exit statuses; both follow the run. */
+function followCommand(name: 'attach' | 'cancel', text: string, exit: string): Command {
+  return {
+    name,
+    usage: `varlab ${name} FILE [--identity KEY] [--known-hosts FILE] [--accept-new] [--events json]\n\n${text}${AUTH_USAGE}Exit status: ${exit}`,
+    run: (argv, io) => follow(name, argv, io),
+  };
+}
+
+export const attach = followCommand(
+  'attach',
+  'Follows the run of FILE that `varlab run FILE --detach` left on its target: reads the target\'s journal from\n' +
     'where this computer stopped, brings every measurement into FILE.journal.jsonl (once, however often you\n' +
     'attach) and shows "detached on T, running restart k of n". When the run has ended, the results are saved\n' +
     'into FILE and the run\'s directory on the target is removed. It needs nothing but the file: the journal\n' +
@@ -153,23 +160,17 @@ export const attach: Command = {
     'several hosts: every host followed at once (each on its own connection, as recorded in its own journal),\n' +
     'every host\'s results saved into FILE, one line per host at the end.\n' +
     'Ctrl-C detaches this computer only: the run goes on.\n' +
-    '--events json       print every event as one JSON line on stdout\n' +
-    AUTH_USAGE +
-    'Exit status: 0 finished (results in the file), 1 failed, 130 detached by Ctrl-C or the run was cancelled.',
-  run: (argv, io) => follow('attach', argv, io),
-};
+    '--events json       print every event as one JSON line on stdout\n',
+  '0 finished (results in the file), 1 failed, 130 detached by Ctrl-C or the run was cancelled.',
+);
 
-export const cancel: Command = {
-  name: 'cancel',
-  usage:
-    'varlab cancel FILE [--identity KEY] [--known-hosts FILE] [--accept-new] [--events json]\n\n' +
-    'Stops the detached run of FILE on its target: the runner there discards the restart in progress, stops\n' +
+export const cancel = followCommand(
+  'cancel',
+  'Stops the detached run of FILE on its target: the runner there discards the restart in progress, stops\n' +
     'mysqld and restores the host (kernel settings, files it changed). Then what it measured is brought into\n' +
-    'FILE, as `varlab attach` does. `varlab run FILE` resumes it later. On several hosts: every host\'s runner.\n' +
-    AUTH_USAGE +
-    'Exit status: 0 cancelled (or it had ended anyway: its results are in the file), 1 failed.',
-  run: (argv, io) => follow('cancel', argv, io),
-};
+    'FILE, as `varlab attach` does. `varlab run FILE` resumes it later. On several hosts: every host\'s runner.\n',
+  '0 cancelled (or it had ended anyway: its results are in the file), 1 failed.',
+);
 
 export const status: Command = {
   name: 'status',

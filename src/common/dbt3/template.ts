@@ -1,7 +1,8 @@
 // The DBT-3 template: the first field note's experiment (ASLR × AHI × preload, each restart running
 // every query 20 times and keeping the last 10) on DBT-3 data at a scale factor, with the data step
 // in the design and the estimates sized to the SF.
-import { CURRENT_VERSION, FORMAT, type ExperimentDoc } from '../experiment/types.js';
+import type { ExperimentDoc } from '../experiment/types.js';
+import { templateDoc } from '../templates/doc.js';
 import { dbt3Queries } from './queries.js';
 import { DEFAULT_SEED, sfProblem } from './scale.js';
 
@@ -33,21 +34,17 @@ export function dbt3Template(o: Dbt3TemplateOptions): ExperimentDoc {
   const problem = sfProblem(o.sf);
   if (problem) throw new Error(problem);
   const pool = sizeOption(bufferPoolMb(o.sf));
-  return {
-    format: FORMAT,
-    version: CURRENT_VERSION,
-    name: `DBT-3 SF ${o.sf}: ASLR x AHI x preload`,
-    description:
-      `The first field note's experiment: which of ASLR, the adaptive hash index and preloading make restarts agree on the 22 DBT-3 queries? ` +
+  return templateDoc(
+    `DBT-3 SF ${o.sf}: ASLR x AHI x preload`,
+    `The first field note's experiment: which of ASLR, the adaptive hash index and preloading make restarts agree on the 22 DBT-3 queries? ` +
       `Each restart runs every query 20 times and keeps the last 10. The data (DBT-3 at scale factor ${o.sf}) is made by the run's data step, once, before the first restart. ` +
       `Give mysqld a buffer pool that holds it all: ${pool} (varlab sandbox create local --buffer-pool ${pool}).`,
-    design: {
+    {
       factors: [
         { tunable: 'aslr', levels: ['on', 'off'] },
         { tunable: 'ahi', levels: ['on', 'off'] },
         { tunable: 'preload', levels: ['off', 'on'] },
       ],
-      excludedCells: [],
       restartsPerCell: o.restartsPerCell ?? 10,
       workload: {
         kind: 'queries',
@@ -58,12 +55,11 @@ export function dbt3Template(o: Dbt3TemplateOptions): ExperimentDoc {
         repetitions: 20,
         warmup: 10,
       },
-      order: 'interleaved',
       seed: 20170116,
       idleSeconds: 2,
       // Sized to the SF: a preload reads the whole database; a query's time grows about linearly with the data.
       estimates: { restartSeconds: Math.round(5 + o.sf * 30), executionMs: Math.max(5, Math.round(o.sf * 1500)) },
-      target: o.target ?? 'local',
     },
-  };
+    o.target,
+  );
 }

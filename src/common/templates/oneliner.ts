@@ -3,7 +3,8 @@
 // output names, so the run can be resumed, analysed and opened in the app later), and after the run a
 // hyperfine-style summary: each cell's mean ± sd of its restart means, and how many times faster one
 // cell is than the first, with the analysis's verdict.
-import { CURRENT_VERSION, FORMAT, type ExperimentDoc, type Factor } from '../experiment/types.js';
+import type { ExperimentDoc, Factor } from '../experiment/types.js';
+import { templateDoc } from './doc.js';
 import type { Analysis } from '../stats/analysis.js';
 import { higherIsBetter } from '../stats/units.js';
 import { fmtEffect, fmtInterval, fmtVerdict, levelPct } from '../export/format.js';
@@ -39,14 +40,11 @@ export function oneLinerDoc(o: OneLinerOptions): ExperimentDoc {
   if (!factors.length) throw new Error('--factor: give at least one, e.g. --factor ahi=on,off');
   if (!o.queries.length) throw new Error('--query: give at least one');
   const repetitions = o.repetitions ?? 10;
-  return {
-    format: FORMAT,
-    version: CURRENT_VERSION,
-    name: `varlab run: ${factors.map((f) => `${f.tunable} ${f.levels.join('/')}`).join(' x ')}`,
-    description: 'Written by a one-line `varlab run --query … --factor …`.',
-    design: {
+  return templateDoc(
+    `varlab run: ${factors.map((f) => `${f.tunable} ${f.levels.join('/')}`).join(' x ')}`,
+    'Written by a one-line `varlab run --query … --factor …`.',
+    {
       factors,
-      excludedCells: [],
       restartsPerCell: o.restarts ?? 5,
       workload: {
         kind: 'queries',
@@ -56,13 +54,12 @@ export function oneLinerDoc(o: OneLinerOptions): ExperimentDoc {
         repetitions,
         warmup: o.warmup ?? Math.min(2, repetitions - 1),
       },
-      order: 'interleaved',
       seed: 20261126,
       idleSeconds: 2,
       estimates: { restartSeconds: 8, executionMs: 50 },
-      target: o.target ?? 'local',
     },
-  };
+    o.target,
+  );
 }
 
 /** `varlab-run-20261126-184501.varlab.json`: a new name in the current folder for the file a one-liner runs. */

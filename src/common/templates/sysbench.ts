@@ -2,7 +2,8 @@
 // the first taken as warm-up) and the third's oltp_point_select, as benchmark-command workloads.
 // Preparing the tables is the setup script: sysbench's own table layout, filled with SQL that MySQL
 // 8 and MariaDB both take, skipped when sbtest1 is already there.
-import { CURRENT_VERSION, FORMAT, type ExperimentDoc } from '../experiment/types.js';
+import type { ExperimentDoc } from '../experiment/types.js';
+import { templateDoc } from './doc.js';
 
 export const SYSBENCH_TESTS = ['oltp_read_only', 'oltp_point_select'] as const;
 export type SysbenchTest = (typeof SYSBENCH_TESTS)[number];
@@ -58,16 +59,13 @@ export function sysbenchTemplate(o: SysbenchTemplateOptions): ExperimentDoc {
   const tables = o.tables ?? 1;
   const tableSize = o.tableSize ?? 10000;
   const readOnly = o.test === 'oltp_read_only';
-  return {
-    format: FORMAT,
-    version: CURRENT_VERSION,
-    name: readOnly ? 'sysbench oltp_read_only across restarts' : 'sysbench point select: baseline variance',
-    description: readOnly
+  return templateDoc(
+    readOnly ? 'sysbench oltp_read_only across restarts' : 'sysbench point select: baseline variance',
+    readOnly
       ? `The second field note: ${runs} runs of ${seconds} s of sysbench oltp_read_only (1 thread) per server start; the runs within a start agree, the starts may not. The first run of each start is warm-up. ${SYSBENCH_LOGIN}`
       : `The third field note: know your baseline variance. ${runs} runs of ${seconds} s of sysbench select by primary key (1 thread) per server start, in interleaved order with equal idle time. ${SYSBENCH_LOGIN}`,
-    design: {
+    {
       factors: [{ tunable: 'aslr', levels: ['on', 'off'] }],
-      excludedCells: [],
       restartsPerCell: o.restartsPerCell ?? 5,
       workload: {
         kind: 'command',
@@ -85,11 +83,10 @@ export function sysbenchTemplate(o: SysbenchTemplateOptions): ExperimentDoc {
           higherIsBetter: true,
         },
       },
-      order: 'interleaved',
       seed: readOnly ? 20130617 : 20130904,
       idleSeconds: 10,
       estimates: { restartSeconds: 10, executionMs: seconds * 1000 + 500 },
-      target: o.target ?? 'local',
     },
-  };
+    o.target,
+  );
 }

@@ -9,6 +9,14 @@ const oneOf =
   (...values: string[]) =>
   (level: string) =>
     values.includes(level);
+
+/**
+ * A factor whose levels are a fixed list: its levels, the two measured by default, and the syntax and
+ * check the list implies ("a, b or c"), so that they cannot drift from it.
+ */
+function choices(levels: string[], defaultLevels: string[]): Pick<Tunable, 'levels' | 'defaultLevels' | 'syntax' | 'valid'> {
+  return { levels, defaultLevels, syntax: `${levels.slice(0, -1).join(', ')} or ${levels[levels.length - 1]}`, valid: oneOf(...levels) };
+}
 const NODE_POLICY = /^(bind|preferred):(0|[1-9][0-9]{0,3})$/;
 /** A taskset/numactl CPU list: 0, 8, 0-3, 0,2,4-7. Bounded so a typo cannot become a huge string. */
 export const CPU_LIST = /^(0|[1-9][0-9]{0,3})(-(0|[1-9][0-9]{0,3}))?(,(0|[1-9][0-9]{0,3})(-(0|[1-9][0-9]{0,3}))?){0,63}$/;
@@ -164,21 +172,21 @@ const onOff = (level: string) => (level === 'on' ? 'ON' : 'OFF');
 
 /** A boolean server variable set at start-up, levels on and off. */
 function onOffVariable(id: string, label: string, help: string, name: string): Tunable {
-  return startupVariable({ id, label, help, levels: ['on', 'off'], defaultLevels: ['on', 'off'], scope: 'mysqld', syntax: 'on or off', valid: oneOf('on', 'off') }, () => name, onOff);
+  return startupVariable({ id, label, help, ...choices(['on', 'off'], ['on', 'off']), scope: 'mysqld' }, () => name, onOff);
 }
 export const HOST_WIDE_OFF = 'off-host';
+
+/** A step or action that is either done or not: measured both ways by default, "off" when not a factor. */
+const OFF_OR_ON: Pick<Tunable, 'levels' | 'defaultLevels' | 'neutral' | 'syntax' | 'valid'> = { ...choices(['off', 'on'], ['off', 'on']), neutral: 'off' };
 
 export const aslr: Tunable = {
   kind: 'tunable',
   id: 'aslr',
   label: 'ASLR',
   help: 'Address-space layout randomization for mysqld. "off" starts mysqld under setarch -R (the host keeps its own setting); "off-host" sets kernel.randomize_va_space=0 for the run and puts it back. Verified from the personality flag or the live process.',
-  levels: ['on', 'off', 'off-host'],
-  defaultLevels: ['on', 'off'],
+  ...choices(['on', 'off', 'off-host'], ['on', 'off']),
   neutral: 'on',
   scope: 'mysqld',
-  syntax: 'on, off or off-host',
-  valid: oneOf('on', 'off', 'off-host'),
   unavailable: (level, host) => (level === 'off' && host.tools.setarch === false ? 'setarch is not installed on this host (util-linux)' : null),
   // Every level but off-host puts a host-wide randomize_va_space back: ASLR is never left off host-wide.
   files: () => [ASLR_FILE],
@@ -205,12 +213,8 @@ export const preload: StepFactor = {
   id: 'preload',
   label: 'Preload',
   help: 'After start, scan every table and index of the workload schemas before measuring.',
-  levels: ['off', 'on'],
-  defaultLevels: ['off', 'on'],
-  neutral: 'off',
+  ...OFF_OR_ON,
   scope: 'session',
-  syntax: 'off or on',
-  valid: oneOf('off', 'on'),
   step: (level) => (level === 'on' ? 'preload' : null),
 };
 
@@ -286,11 +290,8 @@ export const governor = hostFileTunable(
     id: 'governor',
     label: 'CPU governor',
     help: 'cpufreq scaling governor on every CPU (host-wide, restored afterwards).',
-    levels: ['unchanged', 'performance', 'powersave', 'schedutil', 'ondemand'],
-    defaultLevels: ['unchanged', 'performance'],
+    ...choices(['unchanged', 'performance', 'powersave', 'schedutil', 'ondemand'], ['unchanged', 'performance']),
     scope: 'host',
-    syntax: 'unchanged, performance, powersave, schedutil or ondemand',
-    valid: oneOf('unchanged', 'performance', 'powersave', 'schedutil', 'ondemand'),
   },
   (host) => (host.governor ? GOVERNOR_FILE : null),
   (level) => level,
@@ -302,11 +303,8 @@ export const turbo = hostFileTunable(
     id: 'turbo',
     label: 'Turbo boost',
     help: 'intel_pstate no_turbo or cpufreq boost, whichever the host has (host-wide, restored afterwards).',
-    levels: ['unchanged', 'on', 'off'],
-    defaultLevels: ['unchanged', 'off'],
+    ...choices(['unchanged', 'on', 'off'], ['unchanged', 'off']),
     scope: 'host',
-    syntax: 'unchanged, on or off',
-    valid: oneOf('unchanged', 'on', 'off'),
   },
   turboFile,
   // intel_pstate says it backwards: no_turbo=1 means off.
@@ -319,11 +317,8 @@ export const thp = hostFileTunable(
     id: 'thp',
     label: 'Transparent huge pages',
     help: '/sys/kernel/mm/transparent_hugepage/enabled (host-wide, restored afterwards).',
-    levels: ['unchanged', 'always', 'madvise', 'never'],
-    defaultLevels: ['unchanged', 'never'],
+    ...choices(['unchanged', 'always', 'madvise', 'never'], ['unchanged', 'never']),
     scope: 'host',
-    syntax: 'unchanged, always, madvise or never',
-    valid: oneOf('unchanged', 'always', 'madvise', 'never'),
   },
   (host) => (host.thp === null ? null : THP_FILE),
   (level) => level,
@@ -335,12 +330,9 @@ export const allocator: Tunable = {
   id: 'allocator',
   label: 'Memory allocator',
   help: 'LD_PRELOAD of jemalloc or tcmalloc for mysqld (the library the probe found on the host); verified in /proc/PID/maps.',
-  levels: ['default', 'jemalloc', 'tcmalloc'],
-  defaultLevels: ['default', 'jemalloc'],
+  ...choices(['default', 'jemalloc', 'tcmalloc'], ['default', 'jemalloc']),
   neutral: 'default',
   scope: 'mysqld',
-  syntax: 'default, jemalloc or tcmalloc',
-  valid: oneOf('default', 'jemalloc', 'tcmalloc'),
   unavailable: (level, host) => (level !== 'default' && !host.allocators?.[level as 'jemalloc' | 'tcmalloc'] ? `${level} is not installed on this host (no lib${level} found by the probe)` : null),
   contribute: (level, { host }) => (level === 'default' ? {} : { preload: host.allocators?.[level as 'jemalloc' | 'tcmalloc'] ?? undefined }),
   facts: () => [{ kind: 'allocators' }],
@@ -373,12 +365,8 @@ export const dropcaches: Tunable = {
   id: 'dropcaches',
   label: 'Drop page cache',
   help: 'sync; echo 3 > /proc/sys/vm/drop_caches before each start (needs root).',
-  levels: ['off', 'on'],
-  defaultLevels: ['off', 'on'],
-  neutral: 'off',
+  ...OFF_OR_ON,
   scope: 'host',
-  syntax: 'off or on',
-  valid: oneOf('off', 'on'),
   unavailable: (level, host) => (level === 'on' && !host.sudoWithoutPassword ? 'needs root or sudo without a password on this host' : null),
   contribute: (level) => (level === 'on' ? { dropCaches: true } : {}),
   facts: () => [],

@@ -119,15 +119,7 @@ export function CompareView() {
               </button>
             </div>
             <table className="data" data-testid="compare-files">
-              <thead>
-                <tr>
-                  <th>File</th>
-                  <th>Experiment</th>
-                  <th>Host</th>
-                  <th>Date</th>
-                  <th className="num">Restarts</th>
-                </tr>
-              </thead>
+              <Head columns={['File', 'Experiment', 'Host', 'Date', '#Restarts']} />
               <tbody>
                 {result.files.map((file) => (
                   <tr key={file.label}>
@@ -189,18 +181,7 @@ export function CompareView() {
               </p>
             ))}
             <table className="data" data-testid="compare-comparisons">
-              <thead>
-                <tr>
-                  <th>File</th>
-                  <th>Cell</th>
-                  <th>Query</th>
-                  <th className="num">Effect</th>
-                  <th className="num">{levelPct(result.alpha)}% interval</th>
-                  <th className="num">p</th>
-                  <th className="num">adjusted p</th>
-                  <th>Verdict</th>
-                </tr>
-              </thead>
+              <Head columns={['File', 'Cell', 'Query', '#Effect', `#${levelPct(result.alpha)}% interval`, '#p', '#adjusted p', 'Verdict']} />
               <tbody>
                 {result.comparisons.map((c) => (
                   <tr key={`${c.file} ${c.cell} ${c.query}`} title={Object.values(c.null_reasons ?? {})[0]} data-verdict={c.verdict ?? 'none'}>
@@ -221,5 +202,16 @@ export function CompareView() {
         </>
       )}
     </div>
+  );
+}
+
+/** A table's header row; a column named with a leading # holds numbers (right-aligned). */
+function Head({ columns }: { columns: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (c.startsWith('#') ? <th key={c} className="num">{c.slice(1)}</th> : <th key={c}>{c}</th>))}
+      </tr>
+    </thead>
   );
 }
