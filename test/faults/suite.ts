@@ -23,7 +23,8 @@ import { startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js'
 import { DocumentService } from '../../src/node/documents/service.js';
 import { defaultHostLayer } from '../../src/node/engine/hostlayer.js';
 import { RunService } from '../../src/node/runs/service.js';
-import { attachDetached, detachedStatus } from '../../src/node/detach/attach.js';
+import { attachDetached } from '../../src/node/detach/attach.js';
+import { detachedStatus } from '../../src/node/detach/status.js';
 import type { HostFingerprint } from '../../src/common/host.js';
 import { startSshd } from '../../scripts/testenv/sshd.js';
 import { shipDetachedRun } from '../fixtures/shipped-run.js';

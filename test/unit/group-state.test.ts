@@ -42,7 +42,7 @@ test('a detached run on several hosts stays detached while any host goes on unfo
 
 test('R1: cancel names the host it could not reach, not the host before it that had already ended', async () => {
   const { askEachToStop } = await import('../../src/node/detach/attach.js');
-  const run = (target: string, ended: boolean) => ({ target, ended }) as unknown as import('../../src/node/detach/attach.js').DetachedRun;
+  const run = (target: string, ended: boolean) => ({ target, ended }) as unknown as import('../../src/node/detach/runs.js').DetachedRun;
   const out = await askEachToStop([run('alpha', true), run('beta', false), run('gamma', false)], async (d) => {
     if (d.target === 'gamma') throw new Error('connection refused');
     return true;

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { BackendContext, Handlers } from '../backend.js';
 import { consentNote } from '../runs/prepare.js';
 import { requireConsentFor } from '../trust.js';
-import { detachedRuns } from '../detach/attach.js';
+import { detachedRuns } from '../detach/runs.js';
 import { notLaunchedHere, requireFollowConsent } from '../detach/launched.js';
 
 export function runHandlers(ctx: BackendContext): Handlers {

@@ -30,7 +30,9 @@ import type { Prompter } from '../host/types.js';
 import { acquireRunLocks, runningOnFile } from './locks.js';
 import { finishedRun, journalDesignChanges, prepareRun, type PreparedRun, type RunRequest } from './prepare.js';
 import { snapshotBatch } from './snapshot.js';
-import { cancelDetached, detachedRuns, detachedStatus, openAttachment, refuseWhileDetached, type AttachOptions, type AttachOutcome, type Attached } from '../detach/attach.js';
+import { cancelDetached, openAttachment, type AttachOptions, type AttachOutcome, type Attached } from '../detach/attach.js';
+import { detachedRuns, refuseWhileDetached } from '../detach/runs.js';
+import { detachedStatus } from '../detach/status.js';
 import { startDetached, type DetachedStart } from '../detach/launch.js';
 
 export interface RunServiceOptions {

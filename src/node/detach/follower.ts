@@ -1,0 +1,387 @@
+// Following one host's detached run: read the target journal from the local journal's offset, append
+// what it brings to the local journal together with the new offset (one write: a killed laptop keeps
+// both or neither, so following again duplicates and loses nothing), emit the same events as a live
+// run, until the runner ends; then save the results into the file (the fold an attached run saves)
+// and remove the run's directory on the target. No printing here: the CLI and the app both use it,
+// through its events and outcomes.
+import { detachedCannotPause } from '../runs/run.js';
+import { ApiError, type EventBatch, type RunStatus } from '../../common/api.js';
+
+import type { RunEvent } from '../../common/events.js';
+import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
+import { buildPlan, estimatePlan, expandCells } from '../../common/plan.js';
+import { eventOf, JournalFold, recordsOfRestart, resultsFromJournal, type JournalRecord, type JournalState } from '../../common/records.js';
+import type { DocumentService } from '../documents/service.js';
+import { EventBatcher } from '../engine/batcher.js';
+import { JournalWriter } from '../engine/journal.js';
+import type { TargetSession } from '../host/types.js';
+import type { ImportContext } from './import.js';
+import { forgetLaunch } from './launched.js';
+import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
+import { resultsNotSaved } from '../documents/rebuild.js';
+import { lookStep } from '../../common/stats/replay.js';
+
+import { connect, fileDoc, localRun, savedDoc, sudoOf, type ConnectVia, type DetachedRun } from './runs.js';
+
+
+export interface AttachOptions extends ConnectVia {
+  documents: DocumentService;
+  /** Every event as it happens (after the local journal has it). */
+  onEvent?: (e: RunEvent) => void;
+  /** Events in numbered batches, for front ends (runId: the detached run's). */
+  onBatch?: (b: EventBatch) => void;
+  batchMs?: number;
+  /** How often the target journal is read while the run goes on. */
+  pollMs?: number;
+  /** Aborted: stop following (the laptop detaches; the run goes on on its target). */
+  signal?: AbortSignal;
+  /** Save the experiment file at most this often while following (always at the end). */
+  saveEveryMs?: number;
+}
+
+export interface AttachOutcome {
+  /** `detached`: following stopped (signal) before the run ended; it goes on on its target. */
+  state: 'finished' | 'failed' | 'cancelled' | 'detached';
+  message?: string;
+  path: string;
+  target: string;
+  planned: number;
+  done: number;
+  /** The run's directory was removed from the target (its journal is all here and in the file). */
+  cleanedUp: boolean;
+  /** Following stopped on an error (in `message`), not by choice; the run goes on on its target. */
+  error?: true;
+  /** Several hosts: how following ended on each. */
+  hosts?: { target: string; outcome: AttachOutcome }[];
+  /** Several hosts: the hosts of the design whose runner never started (they run at the next `varlab run FILE`). */
+  notStarted?: string[];
+}
+
+/**
+ * What a follower says first, from the local journal's fold: the run's plan, the restarts already
+ * here (history), and the restart still open in it (started, maybe some executions brought in by an
+ * earlier follower), so the records that follow from the target journal's offset (that restart's
+ * further executions and its end) land on a restart the view's fold has open. Without the open
+ * restart, a view folds the executions that follow without a restart to put them in, and ignores
+ * its end: "1 of 5 restarts" beside no restart mean.
+ */
+export function openingEvents(fold: JournalFold, planned: number, ended: boolean): RunEvent[] {
+  const prior = fold.state();
+  const design = prior.header!.design;
+  const warmup = design.workload.warmup;
+  const at = Date.now();
+  const events: RunEvent[] = [{ type: 'run-started', at, planned, done: prior.restarts.length, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: buildPlan(design)[0]?.queries ?? [], warmup, ...(design.stopping ? { stopping: design.stopping } : {}) }];
+  if (prior.restarts.length) events.push({ type: 'history', at, warmup, restarts: [...prior.restarts].sort((a, b) => a.seq - b.seq) });
+  // Stop when answered: the rule's last look and its stop, as a late client of an attached run gets them (runs/snapshot.ts).
+  if (prior.lastLook) events.push({ type: 'look', ...prior.lastLook });
+  if (prior.stopped) events.push({ type: 'stopped-answered', at: prior.stopped.at, round: prior.stopped.round, because: prior.stopped.because });
+  // An ended run's open restart was interrupted: its end (run-finished) follows, not more of it.
+  const open = ended ? undefined : fold.current();
+  if (open) {
+    for (const r of recordsOfRestart({ ...open, queries: [...open.queries.values()] }, warmup)) {
+      const e = eventOf(r, () => open.cell);
+      if (e) events.push(e);
+    }
+  }
+  return events;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((res) => {
+    if (signal?.aborted) return res();
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      res();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/** One attachment: the local journal, the connection, the events. */
+export class Follower {
+  private readonly fold: JournalFold;
+  private readonly context: (s: JournalState) => ImportContext;
+  private readonly batcher: EventBatcher;
+  private readonly restartMs: number[] = [];
+  private readonly startedAt = new Map<number, number>();
+  private lastSave = 0;
+  /** Aborted when following stops (detach, or the caller's signal). */
+  private readonly stop = new AbortController();
+  /** Wakes the wait between reads (a cancel asked for). */
+  private wake = new AbortController();
+  private cancelWanted = false;
+  private signalled = false;
+  /** Stop when answered: the round of the last look journaled here, and whether the rule stopped the run (the runner is then cancelled). */
+  private lastLook = 0;
+  private answered = false;
+  private ended: AttachOutcome | null = null;
+
+  constructor(
+    private readonly d: DetachedRun,
+    private readonly o: AttachOptions,
+    /** A host of a several-host run: the run's one batcher (events name their host) and its save of every host's results. */
+    private readonly group?: { batcher: EventBatcher; save: (host: string, doc: ExperimentDoc, results: Results) => Promise<void> },
+  ) {
+    const local = localRun(d);
+    this.fold = local.fold;
+    this.context = local.context;
+    this.batcher = group?.batcher ?? new EventBatcher(d.runId, (b) => o.onBatch?.(b), o.batchMs ?? 100);
+    if (o.signal?.aborted) this.stop.abort();
+    o.signal?.addEventListener('abort', () => this.detach(), { once: true });
+  }
+
+  status(): RunStatus {
+    const e = this.ended;
+    const state = !e || e.state === 'detached' ? 'running' : e.state;
+    return { runId: this.d.runId, path: this.d.path, state, lastSeq: this.batcher.lastSeq, detached: { target: this.d.target, following: !e } };
+  }
+
+  events(afterSeq: number): EventBatch[] | null {
+    return this.batcher.after(afterSeq);
+  }
+
+  /** Rebuilt from the local journal (what it has brought in so far). */
+  snapshot(): null {
+    return null;
+  }
+
+  pause(): never {
+    return detachedCannotPause(this.d.target);
+  }
+
+  /** A detached run never paused. */
+  resume(): void {}
+
+  detach(): void {
+    this.stop.abort();
+    this.wake.abort();
+  }
+
+  /** Stop the run on its target (the runner restores the host), and bring its end in. */
+  cancel(): void {
+    this.cancelWanted = true;
+    this.wake.abort();
+  }
+
+  /** How this follower connects: what it is told of the choice goes into its log, as the run's other lines do. */
+  private connectVia(): ConnectVia {
+    return { ...this.o, say: (message) => this.emit({ type: 'log', at: Date.now(), level: 'warn', message }) };
+  }
+
+  private emit(e: RunEvent): void {
+    const event = this.group ? { ...e, host: this.d.target } : e;
+    this.o.onEvent?.(event);
+    this.batcher.push(event);
+  }
+
+  private progress(): void {
+    const s = this.fold.state();
+    const design = s.header!.design;
+    const left = this.d.planned - s.restarts.length;
+    const per = this.restartMs.length ? this.restartMs.reduce((a, b) => a + b, 0) / this.restartMs.length : estimatePlan(design, 1).perRestartSeconds * 1000;
+    this.emit({ type: 'progress', at: Date.now(), done: s.restarts.length, planned: this.d.planned, remainingMs: Math.round(left * per) });
+  }
+
+  private async save(force = false): Promise<void> {
+    if (!force && Date.now() - this.lastSave < (this.o.saveEveryMs ?? 5_000)) return;
+    this.lastSave = Date.now();
+    const state = this.fold.state();
+    const results = resultsFromJournal(state, state.detached?.ended ? 'interrupted before it finished' : 'running on the target');
+    if (this.group) await this.group.save(this.d.target, await fileDoc(this.d), results);
+    else await this.o.documents.writeRunResults(this.d.path, await savedDoc(this.d, state), results, state.header?.grows);
+  }
+
+  private outcome(state: AttachOutcome['state'], cleanedUp: boolean, message?: string): AttachOutcome {
+    return { state, ...(message ? { message } : {}), path: this.d.path, target: this.d.target, planned: this.d.planned, done: this.fold.state().restarts.length, cleanedUp };
+  }
+
+  async run(): Promise<AttachOutcome & { signalled: boolean }> {
+    let out: AttachOutcome;
+    try {
+      out = await this.attach();
+    } catch (e) {
+      // Following stopped (the target unreachable, the file unwritable…): the run itself goes on there.
+      out = { ...this.outcome('detached', false, (e as Error).message), error: true };
+      this.emit({ type: 'log', at: Date.now(), level: 'error', message: `stopped following the run on ${this.d.target}: ${out.message}` });
+      this.batcher.flush();
+    }
+    this.ended = out;
+    return { ...out, signalled: this.signalled };
+  }
+
+  private async attach(): Promise<AttachOutcome> {
+    const d = this.d;
+    for (const e of openingEvents(this.fold, d.planned, d.ended)) this.emit(e);
+    const open = d.ended ? undefined : this.fold.current();
+    if (open) this.startedAt.set(open.seq, open.startedAt);
+    this.progress();
+    try {
+      if (d.ended) return await this.finish(null);
+      const session = await connect(d, this.connectVia());
+      try {
+        return await this.follow(session);
+      } finally {
+        await session.close().catch(() => {});
+      }
+    } finally {
+      this.batcher.flush();
+    }
+  }
+
+  private async follow(session: TargetSession): Promise<AttachOutcome> {
+    const d = this.d;
+    const sudo = sudoOf(this.fold.state());
+    let offset = d.offset;
+    this.emit({ type: 'log', at: Date.now(), level: 'info', message: `attached to the detached run on ${d.target}${offset ? ` (its journal is here up to byte ${offset})` : ''}` });
+    const journal = new JournalWriter(d.journal);
+    try {
+      for (;;) {
+        if (this.cancelWanted && !this.signalled) {
+          this.signalled = await signalCancel(session, d.dir, sudo);
+          const why = this.answered ? `stopped when answered at round ${this.fold.state().stopped?.round}: ` : '';
+          if (this.signalled) this.emit({ type: 'log', at: Date.now(), level: 'info', message: `${why}asked the run on ${d.target} to stop: it discards the restart in progress, stops mysqld and restores the host` });
+        }
+        let got: Pulled;
+        try {
+          got = await pullTargetJournal(session, d.dir, sudo, offset, this.context(this.fold.state()));
+        } catch (e) {
+          if (!(e instanceof ApiError && e.code === 'not-found')) throw e;
+          if (!this.cancelWanted) throw new ApiError('not-found', `${e.message}. \`varlab cancel ${d.path}\` forgets it, so the file can be run again (it resumes from what is here).`);
+          // Cancelling a run whose directory is gone: nothing will ever end it but this journal; the file can be run again (it resumes).
+          const message = `the detached run's directory ${d.dir} is no longer on ${d.target}; what it measured and was not brought in before is lost`;
+          const end: JournalRecord = { t: 'run-finished', at: Date.now(), state: 'failed', message };
+          journal.appendAll([end]);
+          this.apply(end);
+          await this.save(true);
+          forgetLaunch(d.runId);
+          return this.outcome('failed', true, message);
+        }
+        // After the rule stopped the run, the runner's "cancelled" is the rule's stop: the run finished.
+        const imported = got.records.map((r) => this.asStopped(r));
+        const records: JournalRecord[] = [...imported];
+        if (got.offset !== offset) records.push({ t: 'imported', at: Date.now(), offset: got.offset });
+        // The records and the offset they reach: one write.
+        journal.appendAll(records);
+        if (records.length) journal.sync();
+        const ranOut = got.offset === offset;
+        offset = got.offset;
+        for (const l of got.logs) this.emit(l);
+        for (const r of imported) this.apply(r);
+        if (imported.some((r) => r.t === 'restart-finished')) await this.look(journal);
+        if (got.ended) {
+          journal.close();
+          return await this.finish(session);
+        }
+        if (ranOut && got.state !== 'running') {
+          // The runner is gone and said nothing more (killed): its run is over, and this journal says so.
+          const message = `the runner on ${d.target} stopped without saying how it ended (killed?); the host may not be as it was found (varlab offers to restore it when it next connects there)`;
+          const end: JournalRecord = { t: 'run-finished', at: Date.now(), state: 'failed', message };
+          journal.appendAll([end]);
+          this.apply(end);
+          journal.close();
+          return await this.finish(session);
+        }
+        await this.save();
+        if (this.stop.signal.aborted) {
+          await this.save(true);
+          return this.outcome('detached', false, `detached from ${d.target}: the run goes on there`);
+        }
+        // Read again at once while there is more to read, or a cancel is to be sent; else wait.
+        if (ranOut && !(this.cancelWanted && !this.signalled)) await sleep(this.o.pollMs ?? 2_000, this.wake.signal);
+        if (this.wake.signal.aborted) this.wake = new AbortController();
+      }
+    } finally {
+      journal.close();
+    }
+  }
+
+  /**
+   * Stop when answered, for a detached run (issue 21): the runner on the target is plain shell, so the
+   * follower takes the rule's looks on what it imported, the same step as an attached run's engine
+   * (stats/replay.ts lookStep), journals them here, and when the rule stops the run, cancels the runner
+   * (it discards the restart in progress, stops mysqld and restores the host). A run nobody followed
+   * gets its looks, up to the stop, when it is attached.
+   */
+  private async look(journal: JournalWriter): Promise<void> {
+    const state = this.fold.state();
+    const design = state.header?.design;
+    if (!design?.stopping || state.stopped) return;
+    this.lastLook = Math.max(this.lastLook, state.lastLook?.look.round ?? 0);
+    const doc = { ...(await savedDoc(this.d, state)), results: resultsFromJournal(state) };
+    const step = lookStep(doc, this.lastLook);
+    this.lastLook = step.lastLook;
+    if (!step.records.length) return;
+    journal.appendAll(step.records);
+    journal.sync();
+    this.emit({ type: 'log', at: Date.now(), level: 'info', message: step.text.join('\n') });
+    for (const r of step.records) this.apply(r);
+    if (step.stop && !state.detached?.ended) {
+      this.answered = true;
+      this.cancelWanted = true;
+    }
+  }
+
+  /** The runner's end after the rule stopped the run: the cancel was the rule's, so the run finished. */
+  private asStopped(r: JournalRecord): JournalRecord {
+    const stopped = this.fold.state().stopped;
+    if (r.t !== 'run-finished' || r.state !== 'cancelled' || !stopped) return r;
+    return { ...r, state: 'finished', message: `stopped when answered at round ${stopped.round}: ${stopped.because}` };
+  }
+
+  private apply(r: JournalRecord): void {
+    this.fold.apply(r);
+    const e = eventOf(r, (seq) => this.fold.cellOf(seq));
+    if (e) this.emit(e);
+    if (r.t === 'restart-started') this.startedAt.set(r.seq, r.at);
+    if (r.t === 'restart-finished') {
+      const t0 = this.startedAt.get(r.seq);
+      if (t0 !== undefined) this.restartMs.push(r.at - t0);
+      this.progress();
+    }
+  }
+
+  /** The run's end is in the local journal: the results into the file, then the run's directory removed from the target. */
+  private async finish(session: TargetSession | null): Promise<AttachOutcome> {
+    const s = this.fold.state();
+    // Brought in by an earlier attach: the live view still hears how the run ended.
+    if (!session && s.lastState) this.emit({ type: 'run-finished', at: s.finishedAt ?? Date.now(), state: s.lastState, ...(s.lastMessage ? { message: s.lastMessage } : {}) });
+    try {
+      await this.save(true);
+    } catch (e) {
+      // The target keeps its copy too: nothing is removed there until the file holds the results.
+      return this.outcome('failed', false, resultsNotSaved(this.d.journal, this.d.path, e));
+    }
+    // Removed by an earlier attach: the results are in the file and nothing is left on the target.
+    if (this.d.cleaned) return this.outcome(s.lastState ?? 'failed', true, s.lastMessage);
+    let cleanedUp = false;
+    let problem: string | undefined;
+    try {
+      const own = session ?? (await connect(this.d, this.connectVia()));
+      try {
+        const sudo = sudoOf(s);
+        // The runner writes its last line just before it exits: give it a moment to be gone.
+        for (let i = 0; i < 40 && (await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state === 'running'; i++) await sleep(250);
+        await cleanupTargetRun(own, this.d.dir, sudo);
+        cleanedUp = (await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state === 'missing';
+        if (cleanedUp) {
+          // Said in the journal, so a later attach, cancel or look at the ended run needs no connection (and no launch record).
+          const journal = new JournalWriter(this.d.journal);
+          try {
+            journal.appendAll([{ t: 'target-cleaned', at: Date.now() }]);
+            journal.sync();
+          } finally {
+            journal.close();
+          }
+          forgetLaunch(this.d.runId);
+        }
+      } finally {
+        if (!session) await own.close().catch(() => {});
+      }
+    } catch (e) {
+      problem = `the run's directory ${this.d.dir} on ${this.d.target} was not removed: ${(e as Error).message}`;
+      this.emit({ type: 'log', at: Date.now(), level: 'warn', message: problem });
+    }
+    return this.outcome(s.lastState ?? 'failed', cleanedUp, s.lastMessage);
+  }
+}
