@@ -8,6 +8,7 @@ import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration, resu
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { LiveRun, LiveRuns, type IntervalTrace } from './live.js';
+import { drawnInterval } from './intervals.js';
 import { endedWords } from '../../../common/event-line.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
@@ -473,7 +474,8 @@ const LABELLED_BOUNDARIES = 24;
 /**
  * A benchmark command's interval lines (sysbench --report-interval), live: throughput and the latency
  * percentile sysbench prints, over the run's measured seconds (restarts and their runs end to end),
- * one line per restart in its cell's colour, a dashed line where each restart begins.
+ * one line per restart in its cell's colour, a dashed line where each restart begins. A long run's
+ * lines are decimated to the plots' pixel columns (intervals.ts).
  */
 function IntervalPlots({ live }: { live: LiveRun }) {
   const count = live.intervalCount;
@@ -482,18 +484,19 @@ function IntervalPlots({ live }: { live: LiveRun }) {
     const traces = live.intervalTraces;
     const legend = new Set<string>();
     const few = live.cells.length <= 4;
-    const line = (t: IntervalTrace, y: number[], what: string) => {
+    const line = (t: IntervalTrace, all: number[], what: string) => {
       const first = !legend.has(t.cell);
       legend.add(t.cell);
+      const { x, y, rep } = drawnInterval(t, all, count);
       return {
         type: 'scatter',
         mode: 'lines',
         name: t.cell,
         legendgroup: t.cell,
         showlegend: few && first,
-        x: t.x,
+        x,
         y,
-        customdata: t.rep,
+        customdata: rep,
         line: { color: cellColour.get(t.cell) ?? PALETTE[0], width: 1.5 },
         connectgaps: false,
         hovertemplate: `restart ${t.seq} · ${t.cell}<br>run %{customdata}: %{y:.4~f} ${what}<extra></extra>`,
