@@ -391,10 +391,18 @@ async function detachRun(io: CliIO, file: string, request: RunRequest & Pick<Sta
   const prompt = terminalPrompter();
   const service = new RunService({ documents: new DocumentService(), prompt });
   try {
+    let lastData = '';
     const d = await service.detach({
       ...request,
       prompt,
       consent: askConsent(io, file, values.trust === true, prompt),
+      // The DBT-3 data step runs before the runner is launched: one line per phase and per quarter of the rows.
+      onEvent: (e) => {
+        if (e.type !== 'data-progress') return;
+        const step = `${e.phase} ${e.phase === 'rows' ? Math.floor(e.fraction * 4) : ''}`;
+        if (step !== lastData) io.err(dataProgressLine(e));
+        lastData = step;
+      },
     });
     for (const line of d.said) io.err(line);
     // One line per host started (several hosts: each its own run id, order and journal).

@@ -7,13 +7,16 @@ import { resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import { ApiError, type TargetAuth } from '../../common/api.js';
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
-import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
+import type { RunEvent } from '../../common/events.js';
+import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { buildPlan } from '../../common/plan.js';
 import { hostWideFactors } from '../../common/tunables/registry.js';
 import { JournalFold, remainingRestarts, resultsFromJournal, type RecordOf } from '../../common/records.js';
 import { defaultHostLayer, type HostLayer } from '../engine/hostlayer.js';
 import { openRunJournal } from '../engine/journal.js';
-import type { Prompter } from '../host/types.js';
+import { closeConnection } from '../host/server.js';
+import type { Prompter, ServerControl } from '../host/types.js';
+import { runDataStep } from '../workloads/data-step.js';
 import { rememberLaunch } from './launched.js';
 import { launchDetached } from './target.js';
 
@@ -35,6 +38,8 @@ export interface DetachRequest {
   group?: { id: string; hosts: string[] };
   /** The run measures only what the file misses (run --missing): said in its journal's header. */
   grows?: { part: number };
+  /** The data step's progress (DBT-3), which runs here before the runner is launched. */
+  onEvent?: (e: RunEvent) => void;
 }
 
 export interface DetachedStart {
@@ -75,10 +80,6 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
   if (!profile) throw new ApiError('invalid-argument', `no server profile for ${target}: run \`varlab sandbox create ${target}\` first`);
   const problems = problemsBeforeSave(o.doc);
   if (problems.length) throw new ApiError('invalid-file', problems.join('\n'));
-  // The DBT-3 rows are made on this machine and streamed over its connection: the runner on the target cannot make them.
-  if (design.workload.data) {
-    throw new ApiError('unsupported', `${o.path}: its DBT-3 data step (design.workload.data) is made on this machine and streamed to the target, so it cannot run detached yet: run it attached (varlab run without --detach)`);
-  }
   const host = o.host ?? defaultHostLayer();
   const plan = buildPlan(design);
   const fold = new JournalFold();
@@ -104,6 +105,12 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
       write({ t: 'host', at: Date.now(), host: fingerprint });
       journal.writer.sync();
       const restarts = remainingRestarts(plan, fold.state());
+      // The DBT-3 rows are made on this machine and streamed over its connection (the runner on the
+      // target has no generator): loaded, resumed or recognised here, before the runner takes over.
+      if (design.workload.data && restarts.length) {
+        await dataStepBeforeRunner(control, design, restarts[0].levels, write, o.onEvent);
+        journal.writer.sync();
+      }
       const launched = await launchDetached({
         runId: o.runId,
         design,
@@ -135,5 +142,28 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
     }
   } finally {
     await session.close().catch(() => {});
+  }
+}
+
+/**
+ * The data step of a detached run, at its launch: mysqld started as the first restart's cell starts it
+ * (the same build, datadir and settings an attached run loads with), the data loaded, resumed or
+ * recognised over this connection and journaled, then mysqld stopped and the host's settings put back
+ * from the restore record, so that the runner finds the host as it was and records its own originals.
+ * Interrupted (a lost connection, Ctrl-C): what was loaded stays and resumes at the next launch.
+ */
+async function dataStepBeforeRunner(control: ServerControl, design: Design, levels: Record<string, string>, write: (r: RecordOf<'data'>) => void, onEvent?: (e: RunEvent) => void): Promise<void> {
+  const proc = await control.procedure(design.factors, levels, { schemas: [design.workload.database], workload: true });
+  try {
+    await control.run(proc);
+    const conn = await control.connect();
+    try {
+      write((await runDataStep(conn, design.workload, { emit: (e) => onEvent?.(e) })).record);
+    } finally {
+      await closeConnection(conn);
+    }
+  } finally {
+    await control.stop().catch(() => {});
+    await control.restore();
   }
 }

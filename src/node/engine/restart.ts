@@ -23,8 +23,7 @@ import { ApiError } from '../../common/api.js';
 import { detectTimer, type ServerTimer } from '../workloads/queries.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
 import { runSetup } from '../workloads/setup.js';
-import { loadDbt3, sourceOf } from '../workloads/dbt3.js';
-import { DEFAULT_SEED } from '../../common/dbt3/scale.js';
+import { runDataStep } from '../workloads/data-step.js';
 import { checkQueries } from '../workloads/check.js';
 import { makeMeasureAccount, type MeasureAccount } from '../workloads/account.js';
 import type { HostLayer } from './hostlayer.js';
@@ -186,28 +185,9 @@ export class RestartProcedure {
    */
   private async loadData(conn: Connection): Promise<boolean> {
     const { ctx } = this;
-    const w = ctx.design.workload;
-    const d = w.data!;
-    const data = { sf: d.sf, seed: d.seed ?? DEFAULT_SEED, ...(d.folder ? { folder: d.folder } : {}) };
-    const out = await loadDbt3(conn, w.database, data, {
-      checkCancel: ctx.checkCancel,
-      onProgress: (p) => ctx.emit({ type: 'data-progress', at: Date.now(), phase: p.phase, ...(p.table ? { table: p.table } : {}), fraction: p.fraction, remainingMs: p.remainingMs }),
-    });
-    ctx.record({
-      t: 'data',
-      at: Date.now(),
-      database: w.database,
-      sf: data.sf,
-      seed: data.seed,
-      source: sourceOf(data),
-      recognised: out.recognised,
-      resumedChunks: out.resumedChunks,
-      rows: out.rows as Record<string, number>,
-      ms: out.ms,
-      method: out.method,
-      checks: out.checks.map((c) => ({ query: c.query, rows: c.rows, checksum: c.checksum, expected: !!c.expected, ms: c.ms })),
-    });
-    return !out.recognised;
+    const { record, loaded } = await runDataStep(conn, ctx.design.workload, { checkCancel: ctx.checkCancel, emit: (e) => ctx.emit(e) });
+    ctx.record(record);
+    return loaded;
   }
 
   /** Does the server of this restart still answer a query? */

@@ -195,18 +195,18 @@ export class RunService {
    * and connection; a host that fails to launch does not stop the others (it is in `failed`, with why).
    * Refused only when no host started.
    */
-  async detach(o: Omit<StartOptions, 'onEvent' | 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number }): Promise<DetachedLaunch> {
+  async detach(o: Omit<StartOptions, 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number }): Promise<DetachedLaunch> {
     const { prepared, locks, said, run, auths } = await this.admit({ ...o, detach: true });
     await this.refuseIfDisposing(locks);
     try {
       if (!prepared.hosts) {
-        const one = await startDetached({ ...run, waitS: o.waitS });
+        const one = await startDetached({ ...run, waitS: o.waitS, onEvent: o.onEvent });
         return { ...one, hosts: [one], failed: [], prepared, said: [...said, ...(one.said ?? [])] };
       }
       const group = { id: run.runId, hosts: prepared.hosts.map((h) => h.target) };
       const launching = prepared.hosts.filter((h) => !h.done);
       const settled = await Promise.allSettled(
-        launching.map((h) => startDetached({ ...run, runId: randomUUID(), doc: h.doc, journalFile: h.journal, auth: auths.get(h.target), group, save: async () => {}, waitS: o.waitS })),
+        launching.map((h) => startDetached({ ...run, runId: randomUUID(), doc: h.doc, journalFile: h.journal, auth: auths.get(h.target), group, save: async () => {}, waitS: o.waitS, onEvent: o.onEvent })),
       );
       const started = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       const failed = settled.flatMap((r, i) => (r.status === 'rejected' ? [{ target: launching[i].target, message: (r.reason as Error).message }] : []));
