@@ -401,9 +401,34 @@ export function restorePending(state: JournalState): boolean {
   return state.lastState !== 'finished';
 }
 
+/**
+ * The restarts of rounds after the look that stopped the run. A detached runner goes on until the
+ * follower's stop reaches it (the follower reads its journal every few seconds, and a run nobody
+ * followed goes on to its maximum), so its journal may hold restarts past the stop. They are not part
+ * of the design as stopped: the fixed-sample analysis of the file would otherwise use more rounds
+ * than the rule looked at. Round k of a cell is its k-th restart in seq order, as stats/tidy.ts's
+ * restartRounds derives it.
+ */
+function pastTheStop(restarts: readonly RestartResult[], round: number): RestartResult[] {
+  const count = new Map<string, number>();
+  const past: RestartResult[] = [];
+  for (const r of [...restarts].sort((a, b) => a.seq - b.seq)) {
+    const k = (count.get(r.cell) ?? 0) + 1;
+    count.set(r.cell, k);
+    if (k > round) past.push(r);
+  }
+  return past;
+}
+
 /** The `results` section of the experiment file, rebuilt from the journal (restarts in plan order). */
 export function resultsFromJournal(state: JournalState, interruptedReason = 'interrupted before it finished'): Results {
-  const discarded = [...state.discarded, ...state.interrupted.map((i) => ({ seq: i.seq, cell: i.cell, reason: interruptedReason, at: i.at }))];
+  const past = state.stopped ? pastTheStop(state.restarts, state.stopped.round) : [];
+  const pastSeqs = new Set(past.map((r) => r.seq));
+  const discarded = [
+    ...state.discarded,
+    ...state.interrupted.map((i) => ({ seq: i.seq, cell: i.cell, reason: interruptedReason, at: i.at })),
+    ...past.map((r) => ({ seq: r.seq, cell: r.cell, reason: `measured after the look at round ${state.stopped!.round} stopped the run (the runner had gone on before the stop reached it): not part of the design as stopped`, at: r.finishedAt })),
+  ];
   return {
     ...(state.host ? { host: state.host } : {}),
     ...(state.startedAt !== undefined ? { startedAt: state.startedAt } : {}),
@@ -411,7 +436,7 @@ export function resultsFromJournal(state: JournalState, interruptedReason = 'int
     ...(state.timer?.note ? { timerNote: state.timer.note } : {}),
     ...(discarded.length ? { discarded } : {}),
     ...(state.stopped ? { stopped: [state.stopped] } : {}),
-    restarts: [...state.restarts].sort((a, b) => a.seq - b.seq),
+    restarts: state.restarts.filter((r) => !pastSeqs.has(r.seq)).sort((a, b) => a.seq - b.seq),
   };
 }
 

@@ -64,6 +64,26 @@ test('a journal stopped when answered is complete: nothing left to run, its resu
   }
 });
 
+test('restarts a detached runner finished after the look that stopped it are not results: the file holds the rounds up to the stop, the rest are discarded with why', () => {
+  const { doc, records, stop, upTo, check } = stoppedJournal();
+  const round = check.result!.stopped_round!;
+  // The runner went on for one more round and a half before the follower's stop reached it: those
+  // restarts' records came in with the look's round, and the stop was journaled after them.
+  const ahead = doc.results!.restarts.slice(upTo, upTo + 3);
+  assert.equal(ahead.length, 3);
+  const imported = [...records, ...ahead.flatMap((r) => recordsOfRestart(r, doc.design.workload.warmup)), stop, { t: 'run-finished', at: 7, state: 'finished' } as JournalRecord];
+  const state = readJournalText(imported.map((r) => JSON.stringify(r)).join('\n'));
+  const results = resultsFromJournal(state);
+  assert.equal(results.restarts.length, 2 * round);
+  assert.deepEqual(results.restarts.map((r) => r.seq), doc.results!.restarts.slice(0, upTo).map((r) => r.seq).sort((a, b) => a - b));
+  assert.deepEqual(results.discarded!.map((d) => d.seq), ahead.map((r) => r.seq));
+  for (const d of results.discarded!) assert.match(d.reason, new RegExp(`^measured after the look at round ${round} stopped the run`));
+  assert.deepEqual(problemsBeforeSave({ ...doc, results }), []);
+  // A run that stopped nothing (no stop record) keeps every restart it finished.
+  const running = readJournalText([...records, ...ahead.flatMap((r) => recordsOfRestart(r, doc.design.workload.warmup))].map((r) => JSON.stringify(r)).join('\n'));
+  assert.equal(resultsFromJournal(running).restarts.length, upTo + 3);
+});
+
 test('the stop is an event the Run view folds, and a several-host file keeps each host\'s stop', () => {
   const { stop } = stoppedJournal();
   const e = eventOf(stop, () => undefined)!;
