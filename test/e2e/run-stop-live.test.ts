@@ -2,10 +2,12 @@
 // its own): the user turns on "Stop when answered" in the Run view, runs, watches the first look (each
 // comparison's interval against the ±E band and "at most k more rounds"), sees the run stop by itself
 // before its maximum and why; the file on disk keeps the rule and the stop, and Analysis gives the
-// rule's verdict.
+// rule's verdict. Then the same with "Keep running when this computer sleeps" on the sandbox sshd's
+// target: the runner there is plain shell, this page's varlab takes the looks and stops it at the one
+// that answers; the file holds the rounds up to the stop and no more.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { keepCells, quickstartCopy } from '../integration/run-env.js';
@@ -60,6 +62,67 @@ test('"Stop when answered" in the Run view: the looks are shown as they come, th
   assert.deepEqual(doc.design.stopping, { effect: 50, alpha: 0.05, power: 0.8, maxRestartsPerCell: 6 });
   assert.equal(doc.results!.stopped![0].round, round);
   assert.equal(doc.results!.restarts.length, 2 * round);
+
+  await page.getByTestId('nav-analysis').click();
+  await page.getByTestId('section-sequential').waitFor({ timeout: 60_000 });
+  assert.match(await page.getByTestId('sequential-stop').innerText(), new RegExp(`^The run stopped at round ${round}: `));
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
+
+test('"Stop when answered" with "Keep running when this computer sleeps": the run goes to the target, this computer takes the looks and stops it there; the file holds the rounds up to the stop', { timeout: 900_000 }, async () => {
+  const { env, app, browser } = setup;
+  // The sandbox is also the user's profile for the sshd's target in the app's home.
+  const registry = JSON.parse(readFileSync(join(env.varlabHome, 'profiles.json'), 'utf8'));
+  const own = JSON.parse(readFileSync(join(app.home, 'profiles.json'), 'utf8'));
+  writeFileSync(join(app.home, 'profiles.json'), JSON.stringify({ ...own, [env.sshd.target]: registry[env.sshd.target] }, null, 2));
+  const file = quickstartCopy(env, 'detached-stop', (d: ExperimentDoc) => {
+    keepCells(d, CELLS);
+    d.design.target = env.sshd.target;
+    delete d.design.serverProfile;
+    d.design.order = 'interleaved';
+    d.design.restartsPerCell = 2;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 1);
+    d.design.workload.repetitions = 4;
+    d.design.workload.warmup = 1;
+    // A restart of a few seconds, so the runner is still going when the look's stop reaches it.
+    d.design.idleSeconds = 2;
+  });
+  const shots = process.env.VARLAB_SCREENSHOTS;
+  const page = await openApp(browser, app);
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  await page.getByLabel('key file').fill(env.sshd.keyFile);
+  await page.getByLabel('known_hosts').fill(env.sshd.knownHostsFile);
+  await page.getByTestId('run-until-answered').check();
+  await page.getByTestId('run-stop-effect').fill('50');
+  await page.getByTestId('run-stop-max').fill('6');
+  await page.getByTestId('run-detach').check();
+  assert.equal(await page.getByTestId('run-until-answered').isChecked(), true, 'both on together');
+  assert.match(await page.getByTestId('run-stop-detached').innerText(), /this computer takes the looks while it follows the run/);
+  if (shots) await page.screenshot({ path: join(shots, 'run-stop-detached-start.png'), fullPage: true });
+  await page.getByTestId('run-start-button').click();
+  const allow = page.getByTestId('run-consent-allow');
+  const detached = page.getByTestId('run-detached');
+  await Promise.race([allow.waitFor({ timeout: 120_000 }), detached.waitFor({ timeout: 120_000 })]);
+  if (await allow.count()) await allow.click();
+  await detached.waitFor({ timeout: 120_000 });
+
+  await page.getByTestId('run-stop-look').filter({ hasText: /^Look at round 3 of at most 6/ }).waitFor({ timeout: 600_000 });
+  if (shots) await page.screenshot({ path: join(shots, 'run-stop-detached-look.png'), fullPage: true });
+  await page.getByTestId('run-state').filter({ hasText: 'finished' }).waitFor({ timeout: 600_000 });
+  const end = await page.getByTestId('run-stop-end').innerText();
+  const round = Number(/^Stopped at round (\d+): /.exec(end)?.[1]);
+  assert.ok(round >= 3 && round < 6, end);
+  if (shots) await page.screenshot({ path: join(shots, 'run-stop-detached-end.png'), fullPage: true });
+
+  // On disk: the rule as run, where it stopped, the rounds up to it and none after (those the runner
+  // finished before the stop reached it are discarded, saying why).
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.deepEqual(doc.design.stopping, { effect: 50, alpha: 0.05, power: 0.8, maxRestartsPerCell: 6 });
+  assert.deepEqual(doc.results!.stopped!.map((x) => x.round), [round]);
+  assert.equal(doc.results!.restarts.length, 2 * round);
+  for (const x of doc.results!.discarded ?? []) assert.match(x.reason, /measured after the look|cancel/, x.reason);
 
   await page.getByTestId('nav-analysis').click();
   await page.getByTestId('section-sequential').waitFor({ timeout: 60_000 });

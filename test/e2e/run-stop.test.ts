@@ -71,9 +71,15 @@ test('a file with design.stopping offers "Stop when answered" on, with its effec
   assert.equal(await page.getByTestId('run-stop-effect').inputValue(), '5');
   assert.equal(await page.getByTestId('run-stop-max').inputValue(), '12');
   assert.match(await page.getByTestId('run-estimate').innerText(), /^at most 24 restarts/);
-  // A detached run cannot take the looks: the two are not offered together.
-  assert.equal(await page.getByTestId('run-detach').isDisabled(), true);
+  // Detached too: the hint says who takes the looks, and that a run nobody follows goes on to its maximum.
+  assert.equal(await page.getByTestId('run-detach').isDisabled(), false);
+  assert.equal(await page.getByTestId('run-stop-detached').count(), 0);
+  await page.getByTestId('run-detach').check();
+  assert.equal(await on.isDisabled(), false);
+  assert.match(await page.getByTestId('run-stop-detached').innerText(), /^Detached, this computer takes the looks while it follows the run and stops it there at the look that answers; while nobody follows it, it goes on towards its maximum/);
+  assert.match((await page.getByTestId('run-detach').locator('..').getAttribute('title'))!, /this computer takes the looks/);
   await shot(page, 'run-stop-start.png');
+  await page.getByTestId('run-detach').uncheck();
   await page.getByTestId('run-stop-max').fill('2');
   assert.match(await page.getByTestId('run-stop-problem').innerText(), /a whole number from 3 to 10000/);
   assert.equal(await page.getByTestId('run-start-button').isDisabled(), true);

@@ -131,8 +131,8 @@ function StartPanel() {
               <input type="checkbox" checked={startOver} onChange={(e) => setStartOver(e.target.checked)} /> start over
             </label>
           )}
-          <label title={detach ? 'Not with a detached run yet: its runner on the target cannot take the looks' : 'Run in rounds and stop as soon as every cell is shown to differ from the first, or to be equivalent within ±E %, or cannot be shown either way (group-sequential, α over all looks)'}>
-            <input type="checkbox" checked={untilAnswered} disabled={detach} onChange={(e) => setUntilAnswered(e.target.checked)} data-testid="run-until-answered" /> Stop when answered
+          <label title={`Run in rounds and stop as soon as every cell is shown to differ from the first, or to be equivalent within ±E %, or cannot be shown either way (group-sequential, α over all looks)${detach ? `. ${DETACHED_LOOKS}` : ''}`}>
+            <input type="checkbox" checked={untilAnswered} onChange={(e) => setUntilAnswered(e.target.checked)} data-testid="run-until-answered" /> Stop when answered
           </label>
           {untilAnswered && (
             <>
@@ -150,12 +150,14 @@ function StartPanel() {
                 <span className="muted small" style={{ flexBasis: '100%' }} data-testid="run-stop-hint">
                   Runs in rounds (every cell once per round) and, from round 3, looks at the rounds so far: it stops as soon as each cell is shown to differ from{' '}
                   <code>{design ? (expandCells(design).find((c) => !c.excluded)?.id ?? 'the first cell') : 'the first cell'}</code>, or to be within ±{effect} % of it, or cannot be shown either way; never more than {maxRestarts} restarts per cell.
+                  {detach && ' '}
+                  {detach && <span data-testid="run-stop-detached">{DETACHED_LOOKS}.</span>}
                 </span>
               )}
             </>
           )}
-          <label title={untilAnswered ? 'Not with Stop when answered yet: the runner on the target cannot take the looks' : `The whole run goes to ${hosts.length > 1 ? 'each host and runs there by itself, each host its own' : 'the target and runs there by itself'} (systemd-run, else setsid nohup); this computer follows it while it can, and brings every measurement in when the file is opened again`}>
-            <input type="checkbox" checked={detach} disabled={untilAnswered} onChange={(e) => setDetach(e.target.checked)} data-testid="run-detach" /> Keep running when this computer sleeps
+          <label title={`The whole run goes to ${hosts.length > 1 ? 'each host and runs there by itself, each host its own' : 'the target and runs there by itself'} (systemd-run, else setsid nohup); this computer follows it while it can, and brings every measurement in when the file is opened again${untilAnswered ? `. ${DETACHED_LOOKS}` : ''}`}>
+            <input type="checkbox" checked={detach} onChange={(e) => setDetach(e.target.checked)} data-testid="run-detach" /> Keep running when this computer sleeps
           </label>
           <button className="primary" disabled={dirty || stop.problem !== null} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, auth, startOver ? 'fresh' : 'auto', detach, stop.ask)} data-testid="run-start-button">
             {unfinished && !startOver ? 'Resume' : 'Run'}
@@ -167,6 +169,12 @@ function StartPanel() {
     </div>
   );
 }
+
+/**
+ * Who takes the looks of a detached run: the runner on the target is plain shell, so the varlab that
+ * follows it takes them and stops it at the look that answers (as `varlab run --detach` says).
+ */
+const DETACHED_LOOKS = 'Detached, this computer takes the looks while it follows the run and stops it there at the look that answers; while nobody follows it, it goes on towards its maximum, and following it again takes the looks it missed';
 
 /** The Run view's "Stop when answered" as run.start asks it, or what is wrong with its numbers. */
 function stopChoice(on: boolean, effect: string, maxRestarts: string, fileHasRule: boolean): { ask: UntilAnswered | false | undefined; problem: string | null } {
