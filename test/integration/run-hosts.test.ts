@@ -6,7 +6,8 @@
 // has its own client key and known-hosts file, and neither key logs in to the other host: a run that
 // connected every host with the first host's options fails. Detached on both hosts: each host's runner
 // finishes, `attach` brings every execution of both once, `status` says one line per host, and `cancel`
-// stops both and restores both.
+// stops both and restores both. With stop when answered, each host is a block: it takes the rule's looks
+// on its own rounds and stops by itself, its file results holding its rounds up to its own stop.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -157,6 +158,42 @@ test('a host that fails does not stop the other; the summary names it and why', 
   } finally {
     writeFileSync(profiles, saved);
   }
+});
+
+test('stop when answered on two hosts: each host is a block of its own, takes its own looks on its own rounds and stops by itself', { timeout: 900_000 }, async () => {
+  const file = shortQuickstartCopy(env, 'stoptwo', { factors: [{ tunable: 'ahi', levels: ['on', 'off'] }], restartsPerCell: 2, repetitions: 4, warmup: 1 }, (d) => {
+    delete d.design.serverProfile;
+    d.design.order = 'interleaved';
+  });
+  const hosts = [env.sshd.target, second.target];
+  const run = varlabRun([file, '--target', hosts[0], '--target', hosts[1], ...authArgs, '--trust', '--until-answered', '--effect', '50', '--max-restarts', '5'], env.varlabHome);
+  assert.equal(await run.exit, 0, run.stderr());
+  // Each host's looks are its own: the events of every look and stop name their host.
+  const looks = run.events.filter((e) => e.type === 'look');
+  const stops = run.events.filter((e) => e.type === 'stopped-answered');
+  assert.deepEqual([...new Set(looks.map((e) => e.host))].sort(), [...hosts].sort(), JSON.stringify(looks.map((e) => e.host)));
+  assert.deepEqual(stops.map((e) => e.host).sort(), [...hosts].sort());
+
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.deepEqual(doc.design.stopping, { effect: 50, alpha: 0.05, power: 0.8, maxRestartsPerCell: 5 });
+  const stopped = doc.results!.stopped!;
+  assert.deepEqual(stopped.map((s) => s.host).sort(), [...hosts].sort(), JSON.stringify(stopped));
+  for (const host of hosts) {
+    const s = stopped.find((x) => x.host === host)!;
+    assert.ok(s.round >= 3 && s.round <= 5, JSON.stringify(s));
+    assert.match(s.because, new RegExp(`^(every comparison decided at round ${s.round}: \\d (equivalent|inconclusive|differs?)|the maximum of 5 rounds was reached)`));
+    // The host's rounds up to its own stop, no more: it did not wait for the other host's look.
+    const own = doc.results!.restarts.filter((r) => r.host === host);
+    assert.equal(own.length, 2 * s.round, `${host}: ${own.length} restarts for a stop at round ${s.round}`);
+    assert.deepEqual(own.map((r) => r.status), own.map(() => 'ok'));
+    // Its journal holds its own stop, where the look that made it saw only this host's rounds.
+    const records = journalRecords(hostJournalPath(file, host));
+    assert.deepEqual(records.filter((r) => r.t === 'stopped-answered').map((r) => r.t === 'stopped-answered' && r.round), [s.round]);
+  }
+  // Stopped counts as finished on both: nothing is resumed.
+  const again = varlabSync(['run', file, '--target', hosts[0], '--target', hosts[1], ...authArgs], env.varlabHome);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /already finished \(stopped when answered at round \d, \d: \d+ of at most 20 restarts\); nothing to run/);
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
