@@ -49,7 +49,7 @@ export type JournalRecord =
     }
   /** One interval line of the benchmark command (sysbench --report-interval), journaled as it is printed. */
   | ({ t: 'interval'; at: number; seq: number } & IntervalRow)
-  | { t: 'restart-finished'; at: number; seq: number; cell: string; status: RestartResult['status']; reason?: string }
+  | { t: 'restart-finished'; at: number; seq: number; cell: string; status: RestartResult['status']; reason?: string; steps?: RestartResult['steps'] }
   | { t: 'restart-discarded'; at: number; seq: number; cell: string; reason: string }
   | { t: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string }
   /**
@@ -170,7 +170,7 @@ export function recordsOfRestart(r: RestartResult | (Omit<RestartResult, 'status
       out.push({ t: 'execution', at: r.finishedAt ?? r.startedAt, seq: r.seq, query: q.query, rep: i + 1, warmup: i < warmup, value, ...(q.client ? { client: q.client[i] } : {}), unit: q.unit, source: q.source }),
     );
   }
-  if (r.status) out.push({ t: 'restart-finished', at: r.finishedAt ?? r.startedAt, seq: r.seq, cell: r.cell, status: r.status, ...(r.reason ? { reason: r.reason } : {}) });
+  if (r.status) out.push({ t: 'restart-finished', at: r.finishedAt ?? r.startedAt, seq: r.seq, cell: r.cell, status: r.status, ...(r.reason ? { reason: r.reason } : {}), ...(r.steps ? { steps: r.steps } : {}) });
   return out;
 }
 
@@ -291,6 +291,7 @@ export class JournalFold {
           ...(o.preload ? { preload: o.preload } : {}),
           queries: [...o.queries.values()],
           ...(o.intervals.length ? { intervals: o.intervals } : {}),
+          ...(r.steps ? { steps: r.steps } : {}),
         });
         break;
       }

@@ -27,6 +27,8 @@ export interface AnalysisInput {
   stopping?: Stopping;
   /** An experiment's restarts that have a benchmark command's interval lines (sysbench), for their steady state. */
   intervalRestarts?: RestartResult[];
+  /** An experiment's restarts, for where their time went (their step timings). */
+  restarts?: RestartResult[];
 }
 
 const cannotRead = (file: string, e: unknown) => new InputError(`${file}: cannot read: ${whyCannotRead(e)}`);
@@ -85,5 +87,6 @@ async function experiment(file: string, reader: ExperimentJsonReader | null): Pr
     cells: cellsWithResults(r.doc),
     ...(r.doc.design.stopping ? { stopping: r.doc.design.stopping } : {}),
     ...(intervalRestarts.length ? { intervalRestarts } : {}),
+    restarts: r.doc.results.restarts,
   };
 }

@@ -42,7 +42,9 @@ function experiment(): ExperimentDoc {
       return { query: q.name, unit: 'ms', source: 'performance_schema' as const, values };
     });
     const status = s.cell === SINGLE && s.restartOfCell > 1 ? ('failed' as const) : ('ok' as const);
-    return { seq: s.seq, cell: s.cell, status, startedAt, finishedAt: t, checks: [], queries };
+    // Step times as a restart journals them: the first restart also ran the setup.
+    const steps = { stop: 900 + s.seq, idle: 2000, start: 3100 + 10 * s.seq, verify: 40, ...(s.seq === 1 ? { setup: 5200 } : {}), connect: 5, timer: 3, measure: 800 };
+    return { seq: s.seq, cell: s.cell, status, startedAt, finishedAt: t, checks: [], queries, steps };
   });
   doc.results = { restarts };
   return doc;
@@ -383,4 +385,26 @@ test('a sysbench run: the steady state on its interval lines beside the runs\' s
   assert.deepEqual([...errors, ...q.errors], []);
   await page.close();
   await q.page.close();
+});
+
+test("where a restart's time goes: each step's median over the restarts that went through it, the setup in one", async () => {
+  const { page, errors } = await open();
+  const table = page.getByTestId('restart-steps');
+  await table.waitFor();
+  const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)));
+  const n = experiment().results!.restarts.length;
+  // stop is 900 + seq over seq 1..n: its median is 900 + (n + 1) / 2.
+  assert.deepEqual(rows, [
+    ['stop', `${Math.round(900 + (n + 1) / 2)} ms`, String(n)],
+    ['idle', '2.0 s', String(n)],
+    ['start', `${(Math.round(3100 + 10 * ((n + 1) / 2)) / 1000).toFixed(1)} s`, String(n)],
+    ['verify', '40 ms', String(n)],
+    ['setup', '5.2 s', '1'],
+    ['connect', '5 ms', String(n)],
+    ['timer', '3 ms', String(n)],
+    ['measure', '800 ms', String(n)],
+  ]);
+  if (process.env.VARLAB_SHOT) await page.getByTestId('section-restart-steps').screenshot({ path: process.env.VARLAB_SHOT });
+  assert.deepEqual(errors, []);
+  await page.close();
 });

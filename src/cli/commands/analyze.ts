@@ -3,6 +3,7 @@
 // experiment file, a tidy CSV (`cell,restart,query,rep,value`) from any other tool, or a CSV that
 // `varlab export` wrote; node/analysis-input.ts reads it, this module analyses, and
 // common/export/analysis-output.ts says what is printed.
+import { restartStepTimes, restartStepsLine } from '../../common/restart-steps.js';
 import { InputError, readAnalysisInput } from '../../node/analysis-input.js';
 import { analyze as runAnalysis, COMPARISON_METHOD, DEFAULTS, intervalSteady, MIN_RESTARTS, replayAnalysis, sequentialJson, sequentialText, withRankRounds } from '../../common/stats/index.js';
 import { analysisJson, analysisText, intervalsText } from '../../common/export/analysis-output.js';
@@ -42,6 +43,8 @@ restarts.csv (restart means: within-restart figures need the executions). Number
                       with --until-answered also "sequential":{"rule","effect_pct","levels","looks","stopped_round","stopped_because",
                       "comparisons":[{"verdict","rci_low_pct","rci_high_pct" (differs when it leaves out 0),
                       "eq_low_pct","eq_high_pct" (equivalent when inside ±effect),…}]}
+                      an experiment whose restarts timed their steps also has "restart_steps":[{"step","median_ms","restarts"}]:
+                      where a restart's time goes (stop, idle, start, verify, setup, connect, preload, timer, measure)
                       A value that cannot be computed is null, with the reason in "null_reasons" (or "reason").
 With fewer than ${MIN_RESTARTS} restarts in a cell there is no ranking, MDE or restarts-needed: it says how many more.
 Exit 0 on success, 2 on bad options or input (each problem names the line or JSON path), 1 otherwise.`;
@@ -106,9 +109,12 @@ export const analyze: Command = {
     const rounds = Math.max(0, ...a.restarts.flatMap((r) => r.rounds ?? []));
     const seq = until ? replayAnalysis(a.restarts, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds), queryOrder: data.order }) : null;
     const intervals = loaded.intervalRestarts ? intervalSteady(loaded.intervalRestarts, a.settings.warmup) : null;
-    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialJson(seq) } : {}) }, null, 2));
+    const steps = restartStepTimes(loaded.restarts ?? []);
+    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialJson(seq) } : {}), ...(steps.length ? { restart_steps: steps } : {}) }, null, 2));
     else {
       for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length })) io.out(line);
+      const stepsLine = restartStepsLine(steps);
+      if (stepsLine) io.out(stepsLine);
       if (intervals) for (const line of intervalsText(intervals)) io.out(line);
       if (seq) for (const line of ['', ...sequentialText(seq)]) io.out(line);
     }

@@ -210,6 +210,15 @@ export interface IntervalRow {
   errPerSec?: number;
 }
 
+/**
+ * The steps of a restart whose wall time is journaled (issue 22): stopping mysqld and setting the
+ * host, the idle time, starting it until ready (the script, `readyMs` of it the server's own), reading
+ * the settings back, the setup or data step (first restart of a datadir), the measuring connection,
+ * the preload, detecting the timer, and the measurements themselves.
+ */
+export const RESTART_STEPS = ['stop', 'idle', 'start', 'verify', 'setup', 'connect', 'preload', 'timer', 'measure'] as const;
+export type RestartStep = (typeof RESTART_STEPS)[number];
+
 export interface RestartResult {
   /** Position in the run plan, from 1 (each host of a run on several hosts has its own plan). */
   seq: number;
@@ -232,6 +241,8 @@ export interface RestartResult {
   queries: QueryTimings[];
   /** A benchmark command's interval lines, in the order printed (sysbench with --report-interval). */
   intervals?: IntervalRow[];
+  /** Milliseconds each step took (the steps it went through): where a restart's time goes. */
+  steps?: Partial<Record<RestartStep, number>>;
 }
 
 export interface Results {

@@ -14,7 +14,7 @@
 import { RESTART_POLICY, startFailuresMessage } from '../../common/restart-policy.js';
 import type { Connection } from 'mysql2/promise';
 import type { RunEvent } from '../../common/events.js';
-import type { Design, ServerProfile } from '../../common/experiment/types.js';
+import type { Design, RestartStep, ServerProfile } from '../../common/experiment/types.js';
 import type { ScheduledRestart } from '../../common/plan.js';
 import { verifyFailure } from '../../common/restart.js';
 import type { JournalRecord } from '../../common/records.js';
@@ -74,18 +74,27 @@ export class RestartProcedure {
 
     // Computed once for this restart; run again unchanged after the setup.
     const proc = await control.procedure(design.factors, r.levels, { schemas: [w.database], workload: true, idleSeconds: design.idleSeconds });
+    // Where this restart's time goes, step by step (journaled with its end).
+    const steps = new StepTimes();
     // The idle time, with mysqld stopped, before each start: spent here, so that a cancel ends it at once.
     const idleHooks: RunHooks = {
-      idle: async (ms) => {
-        await ctx.sleep(ms);
-        ctx.checkCancel();
-      },
+      idle: (ms) =>
+        steps.time('idle', async () => {
+          await ctx.sleep(ms);
+          ctx.checkCancel();
+        }),
     };
-    let started = await this.start(r, () => control.run(proc, idleHooks));
+    const startServer = async () => {
+      const s = await this.start(r, () => control.run(proc, idleHooks));
+      if (s) steps.addAll(s.steps);
+      return s;
+    };
+    let started = await startServer();
     if (!started) return;
     const datadir = datadirKey(proc);
     this.account = this.accounts.get(datadir) ?? null;
     if (!this.setupDone.has(datadir)) {
+      const setupFrom = Date.now();
       const conn = ctx.track(await control.connect());
       let setup;
       let loaded = false;
@@ -114,10 +123,11 @@ export class RestartProcedure {
         }
       }
       this.setupDone.add(datadir);
+      steps.add('setup', Date.now() - setupFrom);
       const what = (datadir ? `build ${datadir}: ` : '') + (setup.skipped ? `setup skipped: table ${w.setupSkipIfTable} already exists in ${w.database}` : `setup script ran (${setup.statements} statements, ${(setup.ms / 1000).toFixed(1)} s)`);
       if (w.setupSql.trim() || !w.data) ctx.emit({ type: 'log', at: Date.now(), level: 'info', message: what });
       // Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
-      if (!setup.skipped || loaded) started = await this.start(r, () => control.run(proc, idleHooks));
+      if (!setup.skipped || loaded) started = await startServer();
       if (!started) return;
     }
     const checks = started.checks;
@@ -126,33 +136,35 @@ export class RestartProcedure {
     if (reason) {
       // A server that died while it was being verified says nothing about the levels: run the restart again.
       if (!(await this.answers())) throw new ApiError('connection', `mysqld (pid ${started.pid}) stopped answering while it was verified (${reason})`);
-      ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'verify-failed', reason });
+      ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'verify-failed', reason, steps: steps.all() });
       return;
     }
 
     // Queries (and the preload's scans) as the read-only account; a command workload brings its own login.
-    const conn = ctx.track(await control.connect(w.database, w.kind === 'queries' && this.account ? this.account : undefined));
+    const conn = ctx.track(await steps.time('connect', () => control.connect(w.database, w.kind === 'queries' && this.account ? this.account : undefined)));
     const onExecution = ({ at, ...x }: Execution) => ctx.record({ t: 'execution', at: at ?? Date.now(), seq: r.seq, ...x });
     const hooks = { checkCancel: ctx.checkCancel, onExecution };
     try {
       const preload = proc.steps.find((s) => s.kind === 'preload');
       if (preload?.kind === 'preload') {
-        const p = await ctx.host.preloadSchemas(conn, preload.schemas);
+        const p = await steps.time('preload', () => ctx.host.preloadSchemas(conn, preload.schemas));
         ctx.record({ t: 'preload', at: Date.now(), seq: r.seq, ...p });
       }
-      if (w.kind === 'queries') await this.queryTimer(conn);
+      if (w.kind === 'queries') await steps.time('timer', () => this.queryTimer(conn));
       ctx.checkCancel();
-      if (w.kind === 'queries') await runQueryLoop(conn, w, this.timer!, hooks);
-      else
-        await runBenchmarkCommand(ctx.session(), w, ctx.profile(), {
-          ...hooks,
-          // Each interval line is a measurement: journaled as it is printed (the command runs in its own process on the target).
-          onInterval: (rep, iv) => ctx.record({ t: 'interval', at: Date.now(), seq: r.seq, rep, ...iv }),
-        });
+      await steps.time('measure', async () => {
+        if (w.kind === 'queries') await runQueryLoop(conn, w, this.timer!, hooks);
+        else
+          await runBenchmarkCommand(ctx.session(), w, ctx.profile(), {
+            ...hooks,
+            // Each interval line is a measurement: journaled as it is printed (the command runs in its own process on the target).
+            onInterval: (rep, iv) => ctx.record({ t: 'interval', at: Date.now(), seq: r.seq, rep, ...iv }),
+          });
+      });
     } finally {
       await ctx.release(conn);
     }
-    ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'ok' });
+    ctx.record({ t: 'restart-finished', at: Date.now(), seq: r.seq, cell: r.cell, status: 'ok', steps: steps.all() });
   }
 
   /**
@@ -213,5 +225,31 @@ export class RestartProcedure {
       if (timer.note) this.ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: timer.note });
     }
     this.timer = timer;
+  }
+}
+
+/** Milliseconds per step of one restart, summed over the times a step ran (two starts around a setup). */
+class StepTimes {
+  private readonly ms: Partial<Record<RestartStep, number>> = {};
+
+  add(step: RestartStep, ms: number): void {
+    this.ms[step] = (this.ms[step] ?? 0) + Math.max(0, Math.round(ms));
+  }
+
+  addAll(steps: Partial<Record<RestartStep, number>>): void {
+    for (const [k, v] of Object.entries(steps) as [RestartStep, number][]) this.add(k, v);
+  }
+
+  async time<T>(step: RestartStep, f: () => Promise<T>): Promise<T> {
+    const t = Date.now();
+    try {
+      return await f();
+    } finally {
+      this.add(step, Date.now() - t);
+    }
+  }
+
+  all(): Partial<Record<RestartStep, number>> {
+    return { ...this.ms };
   }
 }

@@ -373,7 +373,8 @@ export function partSteps(proc: RestartProcedure, part?: 'down' | 'up'): Restart
 
 /** The one script a restart runs on the target: every target step of the procedure (or of its part), in order. */
 export function restartScript({ proc, profile, host, paths, recordDir: dir, part }: CompileInput): Script {
-  const sections: ScriptSection[] = [{ what: 'helpers', text: HELPERS }];
+  const sections: ScriptSection[] = [{ what: 'helpers', text: `${HELPERS}
+T0=$(now)` }];
   const steps = partSteps(proc, part);
   if (steps.some((s) => s.kind === 'set' || s.kind === 'restore')) sections.push({ what: `the restore record (${dir}/restore.tsv)`, text: recordFunctions(dir, paths) });
   for (const s of steps) {
@@ -403,6 +404,8 @@ export function restartScript({ proc, profile, host, paths, recordDir: dir, part
         sections.push({ what, text: `sync && printf '3\\n' > ${q(`${paths.procSys}/vm/drop_caches`)} 2>/dev/null || fail drop-caches 'cannot drop the page cache (root needed)'` });
         break;
       case 'start':
+        // Where the time before the start went (stop, host settings, caches): a lap for the restart's step timings.
+        if (steps[0] !== s) sections.push({ what: 'lap: the steps before the start', text: 'say "lap stop $(( ($(now) - T0) / 1000000 ))"' });
         sections.push({ what, text: startText(profile, s, host) });
         break;
       case 'wait-ready':
@@ -456,10 +459,12 @@ export interface Reply {
   fail: { kind: string; message: string } | null;
   /** Lines the server wrote to its error log during this start (on failure: the reason). */
   log: string[];
+  /** Milliseconds from the script's start to each lap it said (`@lap stop MS`). */
+  laps: Record<string, number>;
 }
 
 export function parseReply(stdout: string): Reply {
-  const r: Reply = { pid: null, readyMs: null, facts: {}, fail: null, log: [] };
+  const r: Reply = { pid: null, readyMs: null, facts: {}, fail: null, log: [], laps: {} };
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('@')) continue;
     const sp = line.indexOf(' ');
@@ -468,6 +473,10 @@ export function parseReply(stdout: string): Reply {
     if (tag === 'pid') r.pid = Number(rest) || null;
     else if (tag === 'ready') r.readyMs = Number.isFinite(Number(rest)) ? Number(rest) : null;
     else if (tag === 'log') r.log.push(rest);
+    else if (tag === 'lap') {
+      const [name, ms] = rest.split(' ');
+      if (name && Number.isFinite(Number(ms))) r.laps[name] = Number(ms);
+    }
     else if (tag === 'fail') {
       const i = rest.indexOf(' ');
       r.fail = { kind: i < 0 ? rest : rest.slice(0, i), message: i < 0 ? '' : rest.slice(i + 1) };

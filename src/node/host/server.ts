@@ -195,10 +195,13 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     const idleS = idle?.kind === 'idle' ? idle.seconds : 0;
     const timeoutMs = ((opts.stopTimeoutS ?? 600) + (opts.startTimeoutS ?? 300) + 60) * 1000;
     let part: 'up' | undefined;
+    let stopMs: number | undefined;
     if (idleS > 0 && hooks.idle) {
       // mysqld stopped and the host set in one call; the idle here, where a cancel ends it; then the start.
       const down = await script(proc, 'down');
+      const t = Date.now();
       const r = await session.exec(asRoot(down.text, down.sudo), { timeoutMs });
+      stopMs = Date.now() - t;
       const reply = parseReply(r.stdout);
       if (reply.fail || r.code !== 0) {
         pid = null;
@@ -219,6 +222,10 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     }
     pid = reply.pid;
     const readyMs = reply.readyMs;
+    const scriptMs = Date.now() - startedAt;
+    // One call for stop and start: its lap says where the start began.
+    const lap = part ? undefined : reply.laps.stop;
+    const verifyFrom = Date.now();
     const conn = await connectReady();
     let live: Record<string, string>;
     try {
@@ -228,7 +235,9 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
       await closeConnection(conn);
     }
     const { checks, options, facts } = judgeStart(proc, reply.facts, live, await hostFacts());
-    return { pid, startedAt, readyMs, checks, options, facts };
+    const stop = stopMs ?? lap;
+    const steps = { ...(stop !== undefined ? { stop } : {}), start: scriptMs - (lap ?? 0), verify: Date.now() - verifyFrom };
+    return { pid, startedAt, readyMs, checks, options, facts, steps };
   }
 
   async function stop(): Promise<void> {

@@ -2,7 +2,7 @@
 import type { Duplex } from 'node:stream';
 import type { Connection } from 'mysql2/promise';
 import type { Prompt, PromptAnswer, TargetAuth } from '../../common/api.js';
-import type { Factor, ServerProfile, TunableCheck } from '../../common/experiment/types.js';
+import type { Factor, RestartResult, ServerProfile, TunableCheck } from '../../common/experiment/types.js';
 import type { HostFingerprint } from '../../common/host.js';
 import type { RestartProcedure } from '../../common/restart.js';
 import type { HostPaths, Script } from './script.js';
@@ -54,6 +54,8 @@ export interface StartedServer {
   options: TunableCheck[];
   /** The facts the checks were judged from, by factKey (a build's exe and version when it is registered). */
   facts: Record<string, string | null>;
+  /** Milliseconds of the restart's steps this call went through: stopping and setting the host, the start until ready, reading the settings back. */
+  steps: Pick<NonNullable<RestartResult['steps']>, 'stop' | 'start' | 'verify'>;
 }
 
 export interface RunHooks {

@@ -20,6 +20,7 @@ import { QueryPanel } from './QueryPanel.js';
 import { StabilityPanel } from './StabilityPanel.js';
 import { SteadyPanel } from './SteadyPanel.js';
 import { hasIntervals, IntervalsPanel } from './IntervalsPanel.js';
+import { hasStepTimes, StepsPanel } from './StepsPanel.js';
 import { useAnalysis } from './useAnalysis.js';
 import { useQuietSteps } from './useQuietSteps.js';
 import { ExportBar } from '../export/ExportBar.js';
@@ -154,6 +155,12 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           {hasIntervals(doc.results?.restarts) ? (
             <Section title="Steady state on the interval lines (throughput over each run)" testid="section-interval-steady">
               <IntervalsPanel restarts={doc.results!.restarts} warmup={usedWarmup} />
+            </Section>
+          ) : null}
+
+          {hasStepTimes(doc.results?.restarts) ? (
+            <Section title="Where a restart's time goes" testid="section-restart-steps">
+              <StepsPanel restarts={doc.results!.restarts} />
             </Section>
           ) : null}
 

@@ -1,0 +1,54 @@
+// Where a restart's time goes (issue 22, Deliver 3): every restart journals the milliseconds of its
+// steps, the file keeps them, and `varlab analyze` says the median of each. Checked against what the
+// restart itself says: the steps fit in the restart's wall time, the start holds the server's own
+// start (readyMs), the idle is the design's, and only the first restart has a setup. The real sandbox
+// sshd and mariadbd.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { keepCells, quickstartCopy, runEnvForTests, varlabSync } from './run-env.js';
+
+const env = runEnvForTests();
+
+test('every restart journals its step times; the file keeps them and analyze says where the time goes', { timeout: 600_000 }, async () => {
+  const file = quickstartCopy(env, 'steps', (d: ExperimentDoc) => {
+    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=on,ahi=off,preload=off,numa=default']);
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = 2;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 1);
+    d.design.workload.repetitions = 3;
+    d.design.workload.warmup = 1;
+    d.design.idleSeconds = 1;
+  });
+  const run = varlabSync(['run', file, ...env.authArgs, '--trust'], env.varlabHome);
+  assert.equal(run.code, 0, run.stderr);
+
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  const restarts = doc.results!.restarts;
+  assert.equal(restarts.length, 4);
+  const journal = readFileSync(file.replace(/\.json$/, '.journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { t: string; seq?: number; readyMs?: number });
+  for (const r of [...restarts].sort((a, b) => a.seq - b.seq)) {
+    const s = r.steps!;
+    assert.ok(s, `restart ${r.seq} has its step times`);
+    for (const step of ['stop', 'idle', 'start', 'verify', 'connect', 'timer', 'measure'] as const) assert.ok((s[step] ?? -1) >= 0, `restart ${r.seq}: ${step} timed (${JSON.stringify(s)})`);
+    // The idle is the design's second, spent with mysqld stopped.
+    assert.ok(s.idle! >= 1000 && s.idle! < 3000, `idle ${s.idle} ms`);
+    const ready = journal.find((x) => x.t === 'checks' && x.seq === r.seq)?.readyMs;
+    assert.ok(ready !== undefined && s.start! >= ready, `start ${s.start} ms holds the server's own start (${ready} ms)`);
+    const sum = Object.values(s).reduce((a, b) => a + b, 0);
+    assert.ok(sum <= r.finishedAt - r.startedAt + 5, `the steps (${sum} ms) fit in the restart (${r.finishedAt - r.startedAt} ms)`);
+    assert.ok(sum >= 0.5 * (r.finishedAt - r.startedAt), `the steps (${sum} ms) account for most of the restart (${r.finishedAt - r.startedAt} ms)`);
+  }
+  assert.equal(restarts.filter((r) => r.steps?.setup !== undefined).length, 1, 'the setup ran in the first restart only');
+
+  const json = JSON.parse(varlabSync(['analyze', file, '--json'], env.varlabHome).stdout) as { restart_steps: { step: string; median_ms: number; restarts: number }[] };
+  assert.deepEqual(
+    json.restart_steps.map((s) => s.step),
+    ['stop', 'idle', 'start', 'verify', 'setup', 'connect', 'timer', 'measure'],
+  );
+  assert.equal(json.restart_steps.find((s) => s.step === 'setup')!.restarts, 1);
+  assert.equal(json.restart_steps.find((s) => s.step === 'measure')!.restarts, 4);
+  const text = varlabSync(['analyze', file], env.varlabHome).stdout;
+  assert.match(text, /^where a restart's time goes \(median per restart\): stop \S+ m?s, idle 1\.\d s, start /m);
+});
