@@ -304,3 +304,46 @@ test('Cancel in the Run view stops a detached run on its target: the runner gone
     await server.stop('SIGKILL');
   }
 });
+
+test('a DBT-3 design run detached from the Run view: "first the DBT-3 data step" while it launches, then the runner measures and the file gets every execution', { timeout: 600_000 }, async () => {
+  const file = join(env.dir, 'dbt3-app.varlab.json');
+  const made = varlabSync(['new', file, '--template', 'dbt3', '--sf', '0.01', '--target', env.sshd.target, '--restarts', '1'], env.varlabHome);
+  assert.equal(made.code, 0, made.stderr);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  keepCells(doc, ['aslr=on,ahi=off,preload=off']);
+  doc.design.workload.queries = doc.design.workload.queries.slice(0, 2);
+  doc.design.workload.repetitions = 2;
+  doc.design.workload.warmup = 1;
+  doc.design.idleSeconds = 0;
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const server = await startWebServer(homeOf('home-dbt3'));
+  try {
+    const page = await openApp(browser, server);
+    await openFile(page, file);
+    await page.getByTestId('nav-run').click();
+    await page.getByLabel('key file').fill(env.sshd.keyFile);
+    await page.getByLabel('known_hosts').fill(env.sshd.knownHostsFile);
+    await page.getByTestId('run-detach').check();
+    await page.getByTestId('run-start-button').click();
+    // The file's data step needs consent first (it creates a database): the list names it; allowed here.
+    const allow = page.getByTestId('run-consent-allow');
+    const launching = page.getByTestId('run-launching');
+    await Promise.race([allow.waitFor({ timeout: 60_000 }), launching.waitFor({ timeout: 60_000 })]);
+    if (await allow.isVisible()) await allow.click();
+    await launching.waitFor({ timeout: 60_000 });
+    assert.match(await launching.innerText(), /^Launching on .*: first the DBT-3 data step \(SF 0\.01\), over this computer's connection/);
+    assert.equal(await page.getByTestId('run-start-button').isDisabled(), true, 'Run is not pressed twice while it launches');
+    if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-detached-dbt3-launching.png` });
+    await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 1 of 1 restarts' }).waitFor({ timeout: 300_000 });
+    assert.ok(journalRecords(file).some((r) => r.t === 'data'), 'the data step is in the journal');
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+    assert.deepEqual(
+      saved.results!.restarts[0].queries.map((q) => q.values.length),
+      [2, 2],
+    );
+    assert.deepEqual(pageProblems(page), []);
+    await page.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -47,6 +47,7 @@ function StartPanel() {
   const designChanged = useRunSession((s) => (s.designChanged?.path === path ? s.designChanged : null));
   const consent = useRunSession((s) => (s.consent?.path === path ? s.consent : null));
   const follow = useRunSession((s) => (s.follow?.path === path ? s.follow : null));
+  const launching = useRunSession((s) => (s.launching?.path === path ? s.launching : null));
   // What pressing Run starts, before it is pressed.
   const asRun = design && untilAnswered && stop.problem === null && stop.ask ? { ...design, restartsPerCell: stop.ask.maxRestarts ?? design.restartsPerCell } : design;
   const estimate = useMemo(() => (asRun ? estimatePlan(asRun, buildPlan(asRun).length) : null), [asRun]);
@@ -159,9 +160,17 @@ function StartPanel() {
           <label title={`The whole run goes to ${hosts.length > 1 ? 'each host and runs there by itself, each host its own' : 'the target and runs there by itself'} (systemd-run, else setsid nohup); this computer follows it while it can, and brings every measurement in when the file is opened again${untilAnswered ? `. ${DETACHED_LOOKS}` : ''}`}>
             <input type="checkbox" checked={detach} onChange={(e) => setDetach(e.target.checked)} data-testid="run-detach" /> Keep running when this computer sleeps
           </label>
-          <button className="primary" disabled={dirty || stop.problem !== null} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, auth, startOver ? 'fresh' : 'auto', detach, stop.ask)} data-testid="run-start-button">
+          <button className="primary" disabled={dirty || stop.problem !== null || launching !== null} title={dirty ? 'Save first: the run uses the file on disk' : undefined} onClick={() => void startRun(path, auth, startOver ? 'fresh' : 'auto', detach, stop.ask)} data-testid="run-start-button">
             {unfinished && !startOver ? 'Resume' : 'Run'}
           </button>
+          {launching?.detach && (
+            <span className="muted" style={{ flexBasis: '100%' }} data-testid="run-launching">
+              Launching on <code>{target}</code>
+              {design?.workload.data
+                ? `: first the DBT-3 data step (SF ${design.workload.data.sf}), over this computer's connection, loaded or recognised, then the runner takes over. Keep this computer awake until the run is launched.`
+                : ': the runner takes over once it has begun its first restart.'}
+            </span>
+          )}
         </>
       )}
       {consent && <ConsentAsk check={consent.check} disabled={dirty} />}

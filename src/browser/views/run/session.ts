@@ -39,13 +39,15 @@ interface RunSessionState {
   finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string; missing?: { cells: number; restarts: number; sentence: string } } | null;
   /** The key file and known_hosts the file's last run was started with (paths, in memory only): Resume after a cancel or a failure offers them again. */
   lastAuth: { path: string; auth: TargetAuth } | null;
+  /** run.start asked and not answered yet (a detached launch waits for its data step and the runner's first restart). */
+  launching: { path: string; detach: boolean } | null;
 }
 
 const emptyRuns = new LiveRuns();
 /** How a run starts: as the file says, resuming an edited design, from scratch, or only what a grown design misses. */
 export type RunHow = 'auto' | 'resume' | 'fresh' | 'missing';
 
-export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, detached: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, follow: null, designChanged: null, consent: null, finished: null, lastAuth: null }));
+export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, detached: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, follow: null, designChanged: null, consent: null, finished: null, lastAuth: null, launching: null }));
 
 let lastSeq = 0;
 let unsubscribe: (() => void) | null = null;
@@ -167,8 +169,10 @@ function watch(runId: string, path: string, detached?: RunStatus['detached'], cu
  * a changed design is offered as a choice.
  */
 export async function startRun(path: string, auth: TargetAuth, how: RunHow = 'auto', detach = false, untilAnswered?: UntilAnswered | false): Promise<void> {
-  useRunSession.setState({ error: null, designChanged: null, consent: null, lastAuth: { path, auth } });
-  const r = await getClient().call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}), ...(how === 'missing' ? { missing: true } : {}), ...(detach ? { detach: true } : {}), ...(untilAnswered !== undefined ? { untilAnswered } : {}) });
+  useRunSession.setState({ error: null, designChanged: null, consent: null, lastAuth: { path, auth }, launching: { path, detach } });
+  const r = await getClient()
+    .call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}), ...(how === 'missing' ? { missing: true } : {}), ...(detach ? { detach: true } : {}), ...(untilAnswered !== undefined ? { untilAnswered } : {}) })
+    .finally(() => useRunSession.setState({ launching: null }));
   if (!r.ok) {
     if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
     else if (r.code === 'needs-consent' && r.details?.consent) useRunSession.setState({ consent: { path, check: r.details.consent, how, auth, detach, untilAnswered } });
