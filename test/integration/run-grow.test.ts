@@ -2,11 +2,12 @@
 // the file (saved as the app saves it), `varlab run FILE --missing` measures the new cells alone, in
 // rounds of their own, and never an old cell again; the file on disk ends with the old restarts as
 // they were and the new ones after them, marked as a later run. A plain `varlab run` says what is
-// missing instead of "already finished".
+// missing instead of "already finished". Detached (`--missing --detach`), `attach` brings the run's
+// restarts in the same way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { expandCells } from '../../src/common/plan.js';
 import { DocumentService } from '../../src/node/documents/service.js';
@@ -74,4 +75,27 @@ test('a level added to a finished design: --missing runs only the new cells, int
   const none = varlabPlain([file, ...target, '--missing']);
   assert.notEqual(none.code, 1);
   assert.match(none.stdout + none.stderr, /nothing is missing/);
+
+  // One more restart per cell, detached: the runner on the target measures each of the four cells
+  // once, and attach brings them into the file as run 3, after runs 1 and 2.
+  const raised = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  raised.design.restartsPerCell = 3;
+  writeFileSync(file, JSON.stringify(raised, null, 2));
+  const detached = varlabPlain([file, ...target, '--missing', '--detach']);
+  assert.equal(detached.code, 0, detached.stderr + detached.stdout);
+  assert.match(detached.stdout, /^detached: run [0-9a-f-]{36} on .* \(4 restarts,/m);
+  for (;;) {
+    const s = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'status', file, '--json'], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, encoding: 'utf8' });
+    assert.equal(s.status, 0, s.stderr + s.stdout);
+    if ((JSON.parse(s.stdout) as { state: string }).state !== 'running') break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const attached = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'attach', file], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, encoding: 'utf8' });
+  assert.equal(attached.status, 0, attached.stderr);
+  const third = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.deepEqual(third.results!.restarts.slice(0, 8), after.results!.restarts, 'runs 1 and 2 untouched');
+  const run3 = third.results!.restarts.slice(8);
+  assert.deepEqual(run3.map((r) => [r.seq, r.part, r.status]), [9, 10, 11, 12].map((seq) => [seq, 3, 'ok']));
+  assert.deepEqual(run3.map((r) => r.cell).sort(), [...OLD, ...NEW].sort(), 'each cell once');
+  assert.match(varlabPlain([file, ...target]).stdout, /already finished \(12 of 12 restarts\)/);
 });

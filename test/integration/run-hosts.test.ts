@@ -8,105 +8,23 @@
 // finishes, `attach` brings every execution of both once, `status` says one line per host, and `cancel`
 // stops both and restores both. With stop when answered, each host is a block: it takes the rule's looks
 // on its own rounds and stops by itself, its file results holding its rounds up to its own stop.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { parse } from 'csv-parse/sync';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { buildPlan, hostDesign } from '../../src/common/plan.js';
 import { hostJournalPath } from '../../src/node/engine/journal.js';
-import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
-import { alive, exited, quickstartCopy, shortQuickstartCopy, startRunEnv, varlabRun, varlabSync, type RunEnv } from './run-env.js';
+import { alive, quickstartCopy, shortQuickstartCopy, varlabRun, varlabSync } from './run-env.js';
+import { twoHostCopy, twoHostsForTests } from './two-hosts.js';
 import { readJournalText, type JournalRecord } from '../../src/common/records.js';
 
-// One before hook starts both hosts in order: a second top-level hook was seen running before the
-// first one's environment was there (CI, under load).
-let env: RunEnv;
-let second: Sshd;
-let secondDir: string;
-let secondArgs: string[];
-/** Each host its own key and known-hosts file, in the order of the --targets. */
-let authArgs: string[];
-let profiles: string;
-/** The second sandbox's mariadbd pid file and data directory, to stop it in after() whatever `sandbox remove` did. */
-let secondMysqld: { pidFile: string; datadir: string } | undefined;
-
-before(async () => {
-  env = await startRunEnv();
-  second = await startSshd();
-  secondDir = mkdtempSync(join(tmpdir(), 'varlab-host2-'));
-  execFileSync('chmod', ['755', secondDir]);
-  secondArgs = ['--identity', second.keyFile, '--known-hosts', second.knownHostsFile];
-  authArgs = ['--identity', env.sshd.keyFile, '--identity', second.keyFile, '--known-hosts', env.sshd.knownHostsFile, '--known-hosts', second.knownHostsFile];
-  const made = varlabSync(['sandbox', 'create', second.target, ...secondArgs, '--dir', secondDir, '--json'], env.varlabHome);
-  assert.equal(made.code, 0, made.stderr + made.stdout);
-  profiles = join(env.varlabHome, 'profiles.json');
-  const p = (JSON.parse(readFileSync(profiles, 'utf8')) as Record<string, { pidFile?: string; datadir: string }>)[second.target];
-  secondMysqld = { pidFile: p.pidFile ?? join(p.datadir, 'mysqld.pid'), datadir: p.datadir };
-  // The first host's key does not log in to the second host.
-  const crossed = varlabSync(['probe', second.target, ...env.authArgs], env.varlabHome);
-  assert.notEqual(crossed.code, 0, 'the first host key must not reach the second host');
-});
-
-after(async () => {
-  // Whatever part of before() failed, the second sshd is stopped (it was left running when it threw).
-  try {
-    try {
-      if (second && secondArgs) varlabSync(['sandbox', 'remove', second.target, ...secondArgs], env.varlabHome);
-    } finally {
-      // When `sandbox remove` failed (or never ran), its mariadbd would outlive the tests: stop it by its pid.
-      if (secondMysqld) await stopMysqld(secondMysqld);
-    }
-  } finally {
-    await second?.stop();
-  }
-  if (secondDir) rmSync(secondDir, { recursive: true, force: true });
-  await env?.stop();
-});
-
-/**
- * Stop the mariadbd whose pid its pid file holds, if it still runs and is that sandbox's (its command
- * line names the data directory: a stale pid file may name a pid reused since): SIGTERM, then SIGKILL
- * after 60 s, and wait until it has exited.
- */
-async function stopMysqld({ pidFile, datadir }: { pidFile: string; datadir: string }): Promise<void> {
-  let pid = 0;
-  try {
-    pid = Number(readFileSync(pidFile, 'utf8').trim());
-  } catch {
-    return; // no pid file: not running
-  }
-  const ours = () => {
-    try {
-      return alive(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(`--datadir=${datadir}`);
-    } catch {
-      return false;
-    }
-  };
-  if (!ours()) return;
-  for (const [signal, ms] of [['SIGTERM', 60_000], ['SIGKILL', 10_000]] as const) {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      return; // gone
-    }
-    if (await exited(pid, ms)) return;
-  }
-  throw new Error(`mariadbd ${pid} of ${datadir} did not exit after SIGKILL`);
-}
-
-/** Adaptive hash index on/off (a per-server factor: both hosts share this machine), 2 restarts per cell. */
-function twoHostCopy(name: string): string {
-  return shortQuickstartCopy(env, name, { factors: [{ tunable: 'ahi', levels: ['on', 'off'] }], restartsPerCell: 2, repetitions: 3, warmup: 1 }, (d) => {
-    delete d.design.serverProfile;
-  });
-}
+const two = twoHostsForTests();
 
 test('a two-host run: each host its own order and journal, the host a factor in analyze --json and the CSV', { timeout: 900_000 }, async () => {
-  const file = twoHostCopy('twohosts');
+  const { env, second, authArgs } = two;
+  const file = twoHostCopy(env, 'twohosts');
   const hosts = [env.sshd.target, second.target];
   const run = varlabRun([file, '--target', hosts[0], '--target', hosts[1], ...authArgs], env.varlabHome);
   assert.equal(await run.exit, 0, run.stderr());
@@ -140,12 +58,13 @@ test('a two-host run: each host its own order and journal, the host a factor in 
 });
 
 test('a host that fails does not stop the other; the summary names it and why', { timeout: 900_000 }, async () => {
+  const { env, second, authArgs, profiles } = two;
   const saved = readFileSync(profiles, 'utf8');
   const registry = JSON.parse(saved) as Record<string, { mysqld: string }>;
   registry[second.target].mysqld = '/usr/sbin/no-such-mariadbd';
   writeFileSync(profiles, JSON.stringify(registry));
   try {
-    const file = twoHostCopy('onefails');
+    const file = twoHostCopy(env, 'onefails');
     const run = varlabRun([file, '--target', env.sshd.target, '--target', second.target, ...authArgs], env.varlabHome);
     assert.equal(await run.exit, 1, run.stderr());
     const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
@@ -161,6 +80,7 @@ test('a host that fails does not stop the other; the summary names it and why', 
 });
 
 test('stop when answered on two hosts: each host is a block of its own, takes its own looks on its own rounds and stops by itself', { timeout: 900_000 }, async () => {
+  const { env, second, authArgs } = two;
   const file = shortQuickstartCopy(env, 'stoptwo', { factors: [{ tunable: 'ahi', levels: ['on', 'off'] }], restartsPerCell: 2, repetitions: 4, warmup: 1 }, (d) => {
     delete d.design.serverProfile;
     d.design.order = 'interleaved';
@@ -208,6 +128,7 @@ interface HostStatus {
 
 /** `varlab status FILE --json` until no host runs any more. */
 async function untilEnded(file: string): Promise<HostStatus> {
+  const { env } = two;
   for (;;) {
     const r = varlabSync(['status', file, '--json'], env.varlabHome);
     assert.equal(r.code, 0, r.stderr + r.stdout);
@@ -224,7 +145,8 @@ const journalRecords = (path: string): JournalRecord[] =>
     .map((l) => JSON.parse(l) as JournalRecord);
 
 test('detached on two hosts: each its own runner, connection and journal; attach brings every execution of both once', { timeout: 900_000 }, async () => {
-  const file = twoHostCopy('detachedtwo');
+  const { env, second, authArgs } = two;
+  const file = twoHostCopy(env, 'detachedtwo');
   const hosts = [env.sshd.target, second.target];
   const started = varlabSync(['run', file, '--target', hosts[0], '--target', hosts[1], ...authArgs, '--detach'], env.varlabHome);
   assert.equal(started.code, 0, started.stderr + started.stdout);
@@ -287,7 +209,8 @@ test('detached on two hosts: each its own runner, connection and journal; attach
 });
 
 test('detached on two hosts where one cannot be reached: the other runs, the one not started is named in run, status and attach', { timeout: 900_000 }, async () => {
-  const file = twoHostCopy('detachedonefails');
+  const { env, second } = two;
+  const file = twoHostCopy(env, 'detachedonefails');
   const hosts = [env.sshd.target, second.target];
   // The second host is given the first host's key, which does not log in there (checked in before()).
   const wrongKey = ['--identity', env.sshd.keyFile, '--identity', env.sshd.keyFile, '--known-hosts', env.sshd.knownHostsFile, '--known-hosts', second.knownHostsFile];
@@ -311,6 +234,7 @@ test('detached on two hosts where one cannot be reached: the other runs, the one
 });
 
 test('varlab cancel stops a run detached on two hosts: each host stops mysqld and is restored', { timeout: 900_000 }, async () => {
+  const { env, second, authArgs, profiles } = two;
   const file = quickstartCopy(env, 'cancelledtwo', (d) => {
     d.design.factors = [{ tunable: 'ahi', levels: ['on'] }];
     d.design.excludedCells = [];

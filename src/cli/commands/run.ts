@@ -86,7 +86,8 @@ export const run: Command = {
     '--missing           run only what the file\'s results miss, after the design of a finished file grew (a level or a\n' +
     '                    cell added, more restarts per cell): those cells alone, in rounds of their own; the old\n' +
     '                    restarts are not measured again and stay in the file, the new ones join them (marked as a\n' +
-    '                    later run: Analysis does not pair them with the old ones). One host; resumed like a run\n' +
+    '                    later run: Analysis compares them only with cells of their own run unless asked); on\n' +
+    '                    several hosts, each host runs the cells it misses; detached too; resumed like a run\n' +
     '--resume            go on with an unfinished run although the file\'s design changed since it started (the run\n' +
     '                    keeps the design it started with; your edited file is kept beside it)\n' +
     '--detach            put the whole run on the target and return within seconds, printing its id: it runs there\n' +

@@ -85,13 +85,16 @@ async function openGroup(runs: DetachedRun[], o: AttachOptions): Promise<Attache
   try {
     // Every host of the design, also one whose runner never started: its journal keeps what it has.
     const results = new Map<string, Results>();
+    let grows: { part: number } | undefined;
     for (const host of group.hosts) {
       const state = readJournal(runs.find((d) => d.target === host)?.journal ?? hostJournalPath(path, host));
       results.set(host, state ? resultsFromJournal(state, 'interrupted before it finished; run again') : { restarts: [] });
+      grows ??= state?.header?.grows;
     }
+    // A run of what the file missed (run --missing) joins its restarts to the file's, as attached.
     const save = async (host: string, doc: ExperimentDoc, r: Results) => {
       results.set(host, r);
-      await o.documents.writeRunResults(path, doc, severalHostsResults(group.hosts.map((h) => ({ host: h, results: results.get(h)! }))));
+      await o.documents.writeRunResults(path, doc, severalHostsResults(group.hosts.map((h) => ({ host: h, results: results.get(h)! }))), grows);
     };
     followers = runs.map((d) => new Follower(d, o, { batcher, save }));
   } catch (e) {

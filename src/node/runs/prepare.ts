@@ -161,20 +161,16 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   }
   // This run's results replace any in the file (earlier ones are kept in a copy first, or are this run's own on resume).
   delete doc.results;
-  if (designHosts(d).length > 1) {
-    if (req.missing) throw new ApiError('unsupported', `${req.file}: --missing runs a design on one host for now; this one runs on ${designHosts(d).join(', ')}`);
-    return prepareHosts(req, r.doc, doc, out, finished);
-  }
+  // A run of what the file missed, asked (--missing) or left unfinished (it goes on as one).
+  const growth = req.missing || (!req.fresh && runJournals(out, d).some((j) => unfinishedGrowth(j.path))) ? missingRun(req.file, r.doc, d, out) : undefined;
+  if (designHosts(d).length > 1) return prepareHosts(req, r.doc, doc, out, finished, growth);
   const notes: string[] = [];
   let grows: PreparedRun['grows'];
-  // An unfinished run of what the file missed goes on as one, asked or not.
-  if (req.missing || (!req.fresh && unfinishedGrowth(out))) {
-    const g = missingRun(req.file, r.doc, d, out);
+  if (growth) {
     // The run's design: the file's with the complete cells left out, each new one in its own rounds.
-    d.excludedCells = g.excludedCells;
-    d.restartsPerCell = g.restartsPerCell;
-    grows = { part: g.part };
-    notes.push(g.note);
+    Object.assign(d, growth.hosts.get(d.target));
+    grows = { part: growth.part };
+    notes.push(growth.note);
   }
 
   const verdict = inspectJournal(out, d);
@@ -233,47 +229,67 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   return { doc, saved, out, profileFrom: resolved.from, designFrom, verdict: req.fresh ? 'fresh' : verdict.kind, notes, commit: () => commitSteps(steps), ...(grows ? { grows } : {}) };
 }
 
-/** The journal beside the file holds an unfinished run of what the file missed (run --missing). */
-function unfinishedGrowth(out: string): boolean {
-  const state = readJournal(journalPath(out));
+/** This journal (the one beside the file, or a host's) holds an unfinished run of what the file missed (run --missing). */
+function unfinishedGrowth(journal: string): boolean {
+  const state = readJournal(journal);
   return !!state?.header?.grows && !isComplete(state);
+}
+
+/** A run of what the file misses: its part, what is said of it, and each host it runs on with that host's cells and restarts per cell. */
+interface Growth {
+  part: number;
+  note: string;
+  /** The hosts with something missing (or whose journal holds this run), each with its design's excluded cells and restarts per cell. */
+  hosts: Map<string, Pick<Design, 'excludedCells' | 'restartsPerCell'>>;
 }
 
 /**
  * What `run --missing` runs: the cells the file's results miss, each the restarts it lacks, in rounds
- * of their own (the design's order and seed); or the unfinished run of them that its journal holds.
- * Refused, saying why, when there is nothing to add to or nothing missing.
+ * of their own (the design's order and seed); on several hosts, each host the cells it misses (a host
+ * that misses none is left out). Or the unfinished run of them that the journals hold. Refused, saying
+ * why, when there is nothing to add to or nothing missing.
  */
-function missingRun(file: string, fileDoc: ExperimentDoc, d: Design, out: string): { excludedCells: string[]; restartsPerCell: number; part: number; note: string } {
-  const state = readJournal(journalPath(out));
-  const header = state?.header;
-  if (header && state && !isComplete(state)) {
-    if (!header.grows) throw new ApiError('busy', `${file}: its journal ${journalPath(out)} holds an unfinished run (${state.restarts.length} of ${header.planned} restarts): resume it first (varlab run ${file}), then run what is missing`);
-    const have = state.restarts.length;
-    return { excludedCells: header.design.excludedCells, restartsPerCell: header.design.restartsPerCell, part: header.grows.part, note: `resuming the run of what ${out} missed: ${have} of its ${header.planned} restarts done (journal ${journalPath(out)})` };
+function missingRun(file: string, fileDoc: ExperimentDoc, d: Design, out: string): Growth {
+  const journals = runJournals(out, d).map((j) => ({ ...j, state: readJournal(j.path) }));
+  const unfinished = journals.filter((j) => j.state?.header && !isComplete(j.state));
+  if (unfinished.length) {
+    const other = unfinished.find((j) => !j.state!.header!.grows);
+    if (other) throw new ApiError('busy', `${file}: its journal ${other.path} holds an unfinished run (${other.state!.restarts.length} of ${other.state!.header!.planned} restarts): resume it first (varlab run ${file}), then run what is missing`);
+    const part = unfinished[0].state!.header!.grows!.part;
+    // Every host of that run, also one that finished its share before the others were interrupted.
+    const ofPart = journals.filter((j) => j.state?.header?.grows?.part === part);
+    const have = ofPart.reduce((n, j) => n + j.state!.restarts.length, 0);
+    const planned = ofPart.reduce((n, j) => n + j.state!.header!.planned, 0);
+    const hosts = new Map(ofPart.map((j) => [j.host, { excludedCells: j.state!.header!.design.excludedCells, restartsPerCell: j.state!.header!.design.restartsPerCell }]));
+    return { part, hosts, note: `resuming the run of what ${out} missed: ${have} of its ${planned} restarts done (journal ${ofPart.map((j) => j.path).join(', ')})` };
   }
   const restarts = fileDoc.results?.restarts ?? [];
   if (!restarts.length) throw new ApiError('invalid-argument', `${file} holds no results yet: run it without --missing`);
   // A run stopped when answered has the restarts its rule needed: none is missing.
   if (fileDoc.results?.stopped?.length) throw new ApiError('already-finished', `${file}: its run stopped when answered (round ${fileDoc.results.stopped.map((s) => s.round).join(', ')}): nothing is missing; pass --fresh to run it again from scratch`);
   const missing = missingRestarts(d, restarts);
-  if (!missing.length) throw new ApiError('already-finished', `${file}: nothing is missing: every cell has its ${d.restartsPerCell} restart${d.restartsPerCell === 1 ? '' : 's'}`);
+  if (!missing.length) throw new ApiError('already-finished', `${file}: nothing is missing: every cell has its ${d.restartsPerCell} restart${d.restartsPerCell === 1 ? '' : 's'}${designHosts(d).length > 1 ? ' on every host' : ''}`);
   const needs = [...new Set(missing.map((m) => m.need))];
   if (needs.length > 1) {
     throw new ApiError(
       'invalid-argument',
-      `${file}: the cells miss different numbers of restarts (${missing.map((m) => `${m.cell}: ${m.need}`).join('; ')}), and a run of what is missing gives each the same; ` +
+      `${file}: the cells miss different numbers of restarts (${missing.map((m) => `${m.cell}${m.host ? ` on ${m.host}` : ''}: ${m.need}`).join('; ')}), and a run of what is missing gives each the same; ` +
         `make them equal first (for instance set the restarts per cell to what the new cells need, run --missing, then raise it again)`,
     );
   }
-  const wanted = new Set(missing.map((m) => m.cell));
-  const complete = expandCells(d).filter((c) => !c.excluded && !wanted.has(c.id)).map((c) => c.id);
+  const hosts = new Map<string, Pick<Design, 'excludedCells' | 'restartsPerCell'>>();
+  for (const host of designHosts(d)) {
+    const wanted = new Set(missing.filter((m) => (m.host ?? d.target) === host).map((m) => m.cell));
+    if (!wanted.size) continue;
+    const complete = expandCells(d).filter((c) => !c.excluded && !wanted.has(c.id)).map((c) => c.id);
+    hosts.set(host, { excludedCells: [...d.excludedCells, ...complete], restartsPerCell: needs[0] });
+  }
   const part = nextPart(fileDoc.results);
+  const onHosts = designHosts(d).length > 1 ? ` on ${[...hosts.keys()].join(', ')}` : '';
   return {
-    excludedCells: [...d.excludedCells, ...complete],
-    restartsPerCell: needs[0],
     part,
-    note: `running only what ${out} misses: ${missingSentence(missing).replace(/: run only what is missing.*$/, '')}; its ${restarts.length} restarts stay, and these join them as run ${part}`,
+    hosts,
+    note: `running only what ${out} misses${onHosts}: ${missingSentence(missing).replace(/: run only what is missing.*$/, '')}; its ${restarts.length} restarts stay, and these join them as run ${part}`,
   };
 }
 
@@ -348,15 +364,21 @@ async function commitSteps(steps: (() => Promise<string | null>)[]): Promise<str
  * edited since the hosts' journals started is started over (--fresh) or put back; resuming the old
  * design is for one host only.
  */
-async function prepareHosts(req: RunRequest, fileDoc: ExperimentDoc, doc: ExperimentDoc, out: string, finished: FinishedRun | null): Promise<PreparedRun> {
+async function prepareHosts(req: RunRequest, fileDoc: ExperimentDoc, doc: ExperimentDoc, out: string, finished: FinishedRun | null, growth?: Growth): Promise<PreparedRun> {
   const d = doc.design;
   const fileProfile = fileDoc.design.serverProfile;
-  const hosts = designHosts(d).map((target) => {
-    const design = hostDesign(d, target);
-    const journal = hostJournalPath(out, target);
-    return { target, design, journal, verdict: inspectJournal(out, design, journal) };
-  });
-  const notes: string[] = [];
+  // A run of what the file misses goes to the hosts that miss something, each with its own cells.
+  const hosts = designHosts(d)
+    .filter((target) => !growth || growth.hosts.has(target))
+    .map((target) => {
+      const design = { ...hostDesign(d, target), ...growth?.hosts.get(target) };
+      const journal = hostJournalPath(out, target);
+      const verdict = inspectJournal(out, design, journal);
+      // The finished journal of an earlier run is not this run's: it is archived when this one starts.
+      const earlier = growth && verdict.kind !== 'fresh' && verdict.state.header?.grows?.part !== growth.part;
+      return { target, design, journal, verdict: earlier ? ({ kind: 'fresh' } as const) : verdict };
+    });
+  const notes: string[] = growth ? [growth.note] : [];
   const steps: (() => Promise<string | null>)[] = [];
   const started = hosts.filter((h) => h.verdict.kind !== 'fresh');
   const fresh = req.fresh === true;
@@ -388,7 +410,7 @@ async function prepareHosts(req: RunRequest, fileDoc: ExperimentDoc, doc: Experi
       );
     }
     const done = started.reduce((n, h) => n + (h.verdict.kind === 'fresh' ? 0 : h.verdict.state.restarts.length), 0);
-    if (started.length) notes.push(`resuming ${out}: ${done} of ${buildPlan(hosts[0].design).length * hosts.length} restarts already done on ${hosts.length} hosts (journals ${hosts.map((h) => h.journal).join(', ')})`);
+    if (started.length && !growth) notes.push(`resuming ${out}: ${done} of ${buildPlan(hosts[0].design).length * hosts.length} restarts already done on ${hosts.length} hosts (journals ${hosts.map((h) => h.journal).join(', ')})`);
   }
   const runs: HostRun[] = [];
   let profileFrom: PreparedRun['profileFrom'] = 'file';
@@ -402,5 +424,5 @@ async function prepareHosts(req: RunRequest, fileDoc: ExperimentDoc, doc: Experi
   }
   const saved = savedDoc(doc, fileProfile);
   doc.design.serverProfile = runs[0].doc.design.serverProfile;
-  return { doc, saved, out, profileFrom, designFrom: 'file', verdict: fresh || !started.length ? 'fresh' : 'resume', notes, hosts: runs, commit: () => commitSteps(steps) };
+  return { doc, saved, out, profileFrom, designFrom: 'file', verdict: fresh || !started.length ? 'fresh' : 'resume', notes, hosts: runs, commit: () => commitSteps(steps), ...(growth ? { grows: { part: growth.part } } : {}) };
 }

@@ -19,7 +19,7 @@ import { isComplete, restorePending, resultsFromJournal, severalHostsResults, ty
 import type { DocumentService } from '../documents/service.js';
 import type { HostLayer } from '../engine/hostlayer.js';
 import { journalPath, readJournal, runJournals } from '../engine/journal.js';
-import { designHosts, hostDesign } from '../../common/plan.js';
+import { hostDesign } from '../../common/plan.js';
 import { missingRestarts, missingSentence } from '../../common/experiment/carry.js';
 import { hostAuths } from './auth.js';
 import type { Run } from './run.js';
@@ -212,7 +212,9 @@ export class RunService {
       const failed = settled.flatMap((r, i) => (r.status === 'rejected' ? [{ target: launching[i].target, message: (r.reason as Error).message }] : []));
       // Every host's restarts so far into the file at once (a host finished before keeps its own).
       const byHost = prepared.hosts.map((h) => {
-        const state = readJournal(h.journal);
+        const read = readJournal(h.journal);
+        // A run of what the file missed: a host whose launch failed may still hold an earlier run's journal, not this run's.
+        const state = prepared.grows && read?.header?.grows?.part !== prepared.grows.part ? null : read;
         return { host: h.target, results: state ? resultsFromJournal(state, 'interrupted before it finished; run again') : { restarts: [] } };
       });
       await run.save(severalHostsResults(byHost));
@@ -245,7 +247,7 @@ export class RunService {
     if (f) {
       // A design that grew since its run: how much a run of only the missing restarts would measure.
       // A run stopped when answered has the restarts its rule needed: none is missing.
-      const missing = design && designHosts(design).length === 1 && !file.doc?.results?.stopped?.length ? missingRestarts(design, file.doc?.results?.restarts ?? []) : [];
+      const missing = design && !file.doc?.results?.stopped?.length ? missingRestarts(design, file.doc?.results?.restarts ?? []) : [];
       const grew = file.doc?.results?.restarts.length && missing.length ? { missing: { cells: new Set(missing.map((m) => m.cell)).size, restarts: missing.reduce((n, m) => n + m.need, 0), sentence: missingSentence(missing) } } : {};
       return { finished: true, restartsDone: f.done, restartsPlanned: f.planned, keepResultsAs: f.keepResultsAs, ...grew };
     }
