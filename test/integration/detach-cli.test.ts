@@ -3,7 +3,8 @@
 // target (setsid nohup here: no systemd); `varlab attach` killed mid-way with its ssh session and
 // attached again brings every execution of the target's journal into the file exactly once;
 // `varlab status` says where it is; `varlab cancel` stops another detached run, whose target puts the
-// host back (THP in a temporary host tree), stops mysqld and leaves no runner process.
+// host back (THP in a temporary host tree), stops mysqld and leaves no runner process (nor its lock
+// refresher, which outlived it by up to 30 s).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -48,6 +49,15 @@ function varlabProcesses(file: string): number[] {
       }
     })
     .map(Number);
+}
+
+/** A process's command line, its arguments joined by spaces ('' once it is gone). */
+function cmdline(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
 }
 
 const records = (file: string): JournalRecord[] =>
@@ -191,6 +201,10 @@ test('varlab cancel stops a detached run: the target stops mysqld, puts THP back
   const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
   assert.ok(!existsSync(pidFile) || !alive(Number(readFileSync(pidFile, 'utf8'))), 'mysqld stopped');
   assert.equal(await exited(started.pid!), true, 'no runner process is left');
+  // Nor any process of it (its lock refresher lingered up to 30 s, sleeping, as "/bin/sh …/runner.sh").
+  const ofRunner = () => readdirSync('/proc').filter((p) => /^\d+$/.test(p) && cmdline(p).includes(`${started.dir}/runner.sh`));
+  for (let i = 0; i < 50 && ofRunner().length; i++) await sleep(100);
+  assert.deepEqual(ofRunner().map((p) => `${p}: ${cmdline(p)}`), [], 'no process runs the runner script 5 s after the cancel');
   const state = readJournalText(readFileSync(journalPath(file), 'utf8'));
   assert.equal(state.lastState, 'cancelled');
   assert.equal(state.detached?.ended, true);

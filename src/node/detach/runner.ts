@@ -350,6 +350,7 @@ check_queries() { true; }`;
   const lock = input.lock;
   const lockText = lock
     ? String.raw`LOCKS=${q(lock.paths.join('\n'))}
+REFRESH=
 lock_take() {
   # The run's locks pass from varlab (which took them) to this runner.
   printf '%s\n' "$LOCKS" | while IFS= read -r L; do
@@ -358,10 +359,16 @@ lock_take() {
     # runner gone without its end (killed) is seen at once, and ended from its directory (REAP).
     printf '%s %s %s\n' "$1" "$(cat "$DIR/started")" "$DIR" > "$L/runner" || exit 1
   done || return 1
-  # Kept fresh while this runner lives (a lock not refreshed for minutes counts as abandoned).
-  ( while kill -0 "$1" 2>/dev/null; do printf '%s\n' "$LOCKS" | while IFS= read -r L; do touch "$L/owner" 2>/dev/null; done; sleep 30; done ) < /dev/null > /dev/null 2>&1 &
+  # Kept fresh while this runner lives (a lock not refreshed for minutes counts as abandoned). Its sleep
+  # is waited for, so that the runner's end (lock_release) stops it and its sleep at once: left alone it
+  # outlived the runner by up to 30 s, a "runner.sh" still running after a cancel.
+  ( s=; trap 'kill "$s" 2>/dev/null; exit 0' TERM; while kill -0 "$1" 2>/dev/null; do printf '%s\n' "$LOCKS" | while IFS= read -r L; do touch "$L/owner" 2>/dev/null; done; sleep 30 & s=$!; wait "$s"; done ) < /dev/null > /dev/null 2>&1 &
+  REFRESH=$!
 }
-lock_release() { printf '%s\n' "$LOCKS" | while IFS= read -r L; do grep -qF ${q(`"runId":"${input.runId}"`)} "$L/owner" 2>/dev/null && rm -rf "$L"; done; true; }`
+lock_release() {
+  [ -z "$REFRESH" ] || kill "$REFRESH" 2>/dev/null
+  printf '%s\n' "$LOCKS" | while IFS= read -r L; do grep -qF ${q(`"runId":"${input.runId}"`)} "$L/owner" 2>/dev/null && rm -rf "$L"; done; true
+}`
     : String.raw`lock_take() { true; }
 lock_release() { true; }`;
 
