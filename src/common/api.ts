@@ -383,9 +383,9 @@ export interface Requests {
   /** Export: write bytes the UI produced (a plot image) to a path the user chose. */
   'export.writeFile': { args: { path: string; base64: string }; result: { path: string } };
   /** Export: every plot of an experiment (a saved file, or the document the UI holds) rendered headless into dir. */
-  'export.plots': { args: { path?: string; doc?: ExperimentDoc; dir: string; scale?: number; format?: 'png' | 'svg'; warmup?: number; baseline?: string; alpha?: number; adjustment?: 'holm' | 'bh' }; result: { files: string[] } };
+  'export.plots': { args: { path?: string; doc?: ExperimentDoc; dir: string; scale?: number; format?: 'png' | 'svg'; warmup?: number; baseline?: string; alpha?: number; adjustment?: 'holm' | 'bh'; acrossRuns?: boolean }; result: { files: string[] } };
   /** Export: executions.csv, restarts.csv and summary.csv into dir (and intervals.csv when the restarts have sysbench interval lines). */
-  'export.csv': { args: { path?: string; doc?: ExperimentDoc; dir: string; warmup?: number; baseline?: string; alpha?: number; adjustment?: 'holm' | 'bh' }; result: { files: string[] } };
+  'export.csv': { args: { path?: string; doc?: ExperimentDoc; dir: string; warmup?: number; baseline?: string; alpha?: number; adjustment?: 'holm' | 'bh'; acrossRuns?: boolean }; result: { files: string[] } };
   /** Teammates' files: what a file would run beyond the built-in tunables, and whether the user agreed for this target. */
   /** With a path: the experiment as a run of it would run (resume/fresh as run.start takes them: a journal's design, the profile it would use). */
   'trust.check': { args: { path?: string; doc?: ExperimentDoc; target?: string; resume?: boolean; fresh?: boolean }; result: TrustCheck };

@@ -4,7 +4,8 @@
 //     after reopening;
 //   - a level added (two of its cells kept) and saved: no dialog; the Run view offers "Run only what is
 //     missing", which runs the new cells alone; the file on disk holds the old restarts as they were
-//     and the new ones after them;
+//     and the new ones after them; Analysis marks the new cells as measured later and compares
+//     them only with cells of their own run unless asked to compare across runs;
 //   - that level removed again: the dialog names the restarts it removes, and the copy holds exactly
 //     those; the file keeps the rest.
 import { test } from 'node:test';
@@ -85,6 +86,25 @@ test('rename a query, grow by a level and run only what is missing, trim it agai
   assert.equal(added.length, 4);
   assert.deepEqual([...new Set(added.map((r) => r.cell))].sort(), [...NEW].sort(), 'only the new cells ran');
   assert.ok(added.every((r) => r.part === 2 && r.status === 'ok'), JSON.stringify(added.map((r) => [r.cell, r.part, r.status, r.reason])));
+
+  // Analysis marks the new cells as measured later and compares them only with cells of their own
+  // run, saying why: not with the old baseline. Asked to, it compares across runs, unpaired.
+  await again.getByTestId('nav-analysis').click();
+  await again.getByTestId('measured-later').first().waitFor({ timeout: 60_000 });
+  assert.equal(await again.getByTestId('measured-later').count(), 2);
+  assert.equal(await again.getByTestId('analysis-baseline').inputValue(), OLD[0]);
+  await again.getByTestId('comparison-grown').filter({ hasText: 'compared only with cells measured in the same run' }).waitFor();
+  const newRows = again.locator('[data-testid=comparisons-table] tbody tr', { hasText: 'numa=bind:0' });
+  const verdicts = () => newRows.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-verdict')));
+  assert.deepEqual(await verdicts(), ['none', 'none', 'none', 'none'], 'two new cells × two queries, none compared');
+  assert.match(await again.getByTestId('comparisons').innerText(), /not compared: aslr=on,ahi=on,preload=off,numa=bind:0 was measured in run 2 and aslr=on,ahi=on,preload=off,numa=default in run 1/);
+  await again.getByTestId('comparison-grown').scrollIntoViewIfNeeded();
+  await again.screenshot({ path: join(env.dir, '..', 'grow-analysis.png') }).catch(() => {});
+  await again.getByTestId('analysis-across-runs').check();
+  await again.getByTestId('comparison-grown').filter({ hasText: 'compared across runs, as asked' }).waitFor();
+  for (let i = 0; i < 600 && (await verdicts()).some((v) => v === 'none'); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.ok((await verdicts()).every((v) => v !== 'none'), 'compared across runs');
+  await again.screenshot({ path: join(env.dir, '..', 'grow-analysis-across.png') }).catch(() => {});
 
   // Remove the level again: the dialog names the 4 restarts, and the copy holds exactly them.
   await again.getByTestId('nav-design').click();

@@ -172,3 +172,41 @@ test('a quoted CSV and the same data unquoted give the same analysis', () => {
   assert.equal(a.out, b.out);
   assert.equal(JSON.parse(a.out).cells[0].queries[0].n_restarts, 2);
 });
+
+test('a grown design (run --missing): the cell measured later is marked, not compared with a baseline of another run unless --across-runs', () => {
+  const doc: ExperimentDoc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
+  doc.design.workload.warmup = 0;
+  const restart = (seq: number, cell: string, base: number, part?: number) => ({
+    seq,
+    cell,
+    status: 'ok' as const,
+    startedAt: 1_700_000_000_000,
+    finishedAt: 1_700_000_060_000,
+    checks: [],
+    ...(part ? { part } : {}),
+    queries: [{ query: 'Q1 pricing summary', unit: 'ms', source: 'performance_schema' as const, values: [base + seq * 0.1, base + seq * 0.1 + 0.5] }],
+  });
+  const [a, b, c] = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=on,numa=default', 'aslr=on,ahi=on,preload=off,numa=interleave'];
+  let seq = 0;
+  const restarts = [];
+  for (let i = 0; i < 5; i++) restarts.push(restart(++seq, a, 10), restart(++seq, b, 11));
+  for (let i = 0; i < 5; i++) restarts.push(restart(++seq, c, 12, 2));
+  doc.results = { restarts };
+  const file = write('grown.varlab.json', JSON.stringify(doc));
+  const text = varlab(file, '--baseline', a);
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, new RegExp(`${c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*measured later \\(run 2\\)`));
+  assert.match(text.out, /Grown design: measured in 2 runs \(run --missing\); measured later: .* \(run 2\)\. A cell is compared only with cells measured in the same run/);
+  assert.match(text.out, /not compared: .* was measured in run 2 and .* in run 1 of this grown design/);
+  const json = JSON.parse(varlab(file, '--baseline', a, '--json').out);
+  const later = json.comparisons.find((x: { cell: string }) => x.cell === c);
+  assert.equal(later.effect_pct, null);
+  assert.deepEqual(json.grown.later, [c]);
+  assert.equal(json.settings.acrossRuns, false);
+  assert.equal(json.pairing.not_compared, 1);
+  assert.match(text.out, /Paired within rounds: .*\(1 of 2 comparisons; 1 not compared, their cells measured in different runs\)/);
+  const across = JSON.parse(varlab(file, '--baseline', a, '--json', '--across-runs').out);
+  const compared = across.comparisons.find((x: { cell: string }) => x.cell === c);
+  assert.ok(compared.effect_pct > 0 && compared.pairing === 'unpaired', JSON.stringify(compared));
+  assert.match(compared.pairing_reason, /compared across runs as asked/);
+});

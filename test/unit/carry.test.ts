@@ -76,7 +76,7 @@ test('what changes how a restart measures blocks carrying: SQL, a query added, r
   assert.deepEqual(blocked({ ...d, factors: [...d.factors, { tunable: 'preload', levels: ['on'] }] }), ['factor preload added: every cell changes']);
 });
 
-test('a grown run joins the file: its restarts after the old ones, marked with their part, in rounds of their own; Analysis says why it does not pair them', () => {
+test('a grown run joins the file: its restarts after the old ones, marked with their part, in rounds of their own; Analysis compares a cell only with cells of its own run unless asked, and says why', () => {
   const d = design();
   const old = doc().results!;
   const run = { startedAt: 50, finishedAt: 60, restarts: [restart(1, 'aslr=on,ahi=on'), restart(2, 'aslr=off,ahi=off')] };
@@ -105,8 +105,24 @@ test('a grown run joins the file: its restarts after the old ones, marked with t
   const a = analyze(tidyFromExperiment(twoRuns), { baseline: 'aslr=on,ahi=on', warmup: 0 });
   const byCell = new Map(a.comparisons.filter((c) => c.query === 'Q1').map((c) => [c.cell, c]));
   assert.equal(byCell.get('aslr=on,ahi=off')!.pairing, 'paired', 'two cells of the same run pair by round');
+  // By default a cell of the later run is compared only with cells of its own run: not with the baseline, and says why.
   const later = byCell.get('aslr=off,ahi=on')!;
-  assert.equal(later.pairing, 'unpaired');
-  assert.match(later.pairing_reason, /aslr=off,ahi=on was measured in a later run than the other \(the design grew: run --missing\)/);
-  assert.ok(later.effect_pct !== null && later.effect_pct > 0, 'still compared, unpaired');
+  assert.equal(later.effect_pct, null);
+  assert.equal(later.verdict, null);
+  assert.match(later.pairing_reason, /^aslr=off,ahi=on was measured in run 2 and aslr=on,ahi=on in run 1 of this grown design \(run --missing\): compared only with cells measured in the same run/);
+  assert.match(later.null_reasons!.effect_pct!, /^not compared: .*drift between the runs.*analyze --across-runs/);
+  assert.match(a.summary!, /^\d of 1 comparison differs/, 'the comparison not made is not in the family');
+  // Asked for: compared across runs, unpaired, the reason said.
+  const across = analyze(tidyFromExperiment(twoRuns), { baseline: 'aslr=on,ahi=on', warmup: 0, acrossRuns: true }).comparisons.find((c) => c.query === 'Q1' && c.cell === 'aslr=off,ahi=on')!;
+  assert.equal(across.pairing, 'unpaired');
+  assert.match(across.pairing_reason, /in run 1 of this grown design \(run --missing\): compared across runs as asked, unpaired/);
+  assert.ok(across.effect_pct !== null && across.effect_pct > 0 && across.verdict !== null, 'compared, unpaired');
+  // A baseline of the later run: the old cells are the ones not compared.
+  const fromLater = analyze(tidyFromExperiment(twoRuns), { baseline: 'aslr=off,ahi=on', warmup: 0 });
+  assert.ok(fromLater.comparisons.every((c) => c.effect_pct === null && /^not compared/.test(c.null_reasons!.effect_pct!)));
+  // Cells measured in both runs pair with either.
+  const both: ExperimentDoc = structuredClone(twoRuns);
+  for (let i = 0; i < 5; i++) both.results!.restarts.push({ ...restart(++seq, 'aslr=on,ahi=on'), part: 2, queries: [{ query: 'Q1', unit: 'ms', source: 'profiling', values: values(10, i) }] });
+  const withBoth = analyze(tidyFromExperiment(both), { baseline: 'aslr=on,ahi=on', warmup: 0 }).comparisons.filter((c) => c.query === 'Q1');
+  assert.deepEqual(withBoth.map((c) => [c.cell, c.pairing]).sort(), [['aslr=off,ahi=on', 'paired'], ['aslr=on,ahi=off', 'paired']]);
 });

@@ -10,7 +10,7 @@ import { analysisJson, analysisText, intervalsText } from '../../common/export/a
 import { adjustmentOption, numberOption, parse, probabilityOption, UsageError, type Command } from '../io.js';
 
 const USAGE = `varlab analyze FILE [--json] [--warmup W] [--alpha A] [--power P] [--target-effect PCT] [--baseline CELL] [--unit U]
-                       [--until-answered --effect E [--max-restarts N]]
+                       [--across-runs] [--until-answered --effect E [--max-restarts N]]
 
 FILE is an experiment file (*.varlab.json; only restarts with status ok count), a tidy CSV with the
 header cell,restart,query,rep,value (rep counts from 1 within a restart and query; other columns are
@@ -23,6 +23,9 @@ restarts.csv (restart means: within-restart figures need the executions). Number
   --baseline CELL     compare every other cell with CELL: the ${COMPARISON_METHOD}
   --adjust holm|bh    adjust the comparisons' p-values as one family: Holm (default) or Benjamini–Hochberg
   --unit U            the unit of a CSV's values (ms, tps…); an experiment file records its own
+  --across-runs       a grown design (run --missing): also compare a cell with a baseline that no run measured
+                      with it, unpaired, the drift between the runs counted in the difference (by default such
+                      a pair is not compared, and says why)
   --until-answered    replay the stop-when-answered rule on the recorded rounds: at which look it would have
                       stopped and with what verdict (a tidy CSV without a round column: restart k of every
                       cell is round k); the baseline is --baseline, else the first cell
@@ -61,6 +64,7 @@ export const analyze: Command = {
       'target-effect': { type: 'string' },
       baseline: { type: 'string' },
       adjust: { type: 'string' },
+      'across-runs': { type: 'boolean' },
       unit: { type: 'string' },
       'until-answered': { type: 'boolean' },
       effect: { type: 'string' },
@@ -105,7 +109,7 @@ export const analyze: Command = {
     }
     // The design's first cell, as the app's Analysis and the run's stop rule take it (a CSV's first in code-point order).
     const baseline = values.baseline ?? (until ? (loaded.cells?.[0] ?? data.cells[0]) : undefined);
-    const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : undefined), baseline, adjustment });
+    const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : undefined), baseline, adjustment, acrossRuns: values['across-runs'] === true });
     const rounds = Math.max(0, ...a.restarts.flatMap((r) => r.rounds ?? []));
     const seq = until ? replayAnalysis(a.restarts, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds), queryOrder: data.order }) : null;
     const intervals = loaded.intervalRestarts ? intervalSteady(loaded.intervalRestarts, a.settings.warmup) : null;

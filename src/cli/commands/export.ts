@@ -8,7 +8,7 @@ import { adjustmentOption, numberOption, parse, probabilityOption, UsageError, t
 
 export const exportCommand: Command = {
   name: 'export',
-  usage: `varlab export FILE [--csv DIR] [--png DIR] [--svg DIR] [--markdown FILE.md] [--scale 1|2|3] [--baseline CELL] [--warmup W] [--alpha A] [--adjust holm|bh]
+  usage: `varlab export FILE [--csv DIR] [--png DIR] [--svg DIR] [--markdown FILE.md] [--scale 1|2|3] [--baseline CELL] [--warmup W] [--alpha A] [--adjust holm|bh] [--across-runs]
 
   --csv DIR        executions.csv (one row per execution), restarts.csv (one row per restart),
                    summary.csv (the statistics per cell and query, comparisons with the baseline), and for
@@ -22,6 +22,8 @@ export const exportCommand: Command = {
   --warmup W       executions dropped per restart and query (default: the design's warm-up)
   --alpha A        significance level of the comparisons; intervals are at 1 − A (default 0.05)
   --adjust holm|bh how the comparisons' p-values are adjusted together (default holm)
+  --across-runs    a grown design (run --missing): also compare cells that no run measured together,
+                   unpaired (by default such a pair is not compared, and says why)
 
 Exit 0 when every file was written; 1 when something is missing (Chromium, results); 2 on bad usage.`,
   async run(argv, io) {
@@ -35,6 +37,7 @@ Exit 0 when every file was written; 1 when something is missing (Chromium, resul
       warmup: { type: 'string' },
       alpha: { type: 'string' },
       adjust: { type: 'string' },
+      'across-runs': { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('expected exactly one experiment FILE');
     if (!values.csv && !values.png && !values.svg && !values.markdown) throw new UsageError('nothing to export: give at least one of --csv, --png, --svg, --markdown');
@@ -57,7 +60,7 @@ Exit 0 when every file was written; 1 when something is missing (Chromium, resul
     }
     const written = await exportExperiment(
       r.doc,
-      { csvDir: values.csv, pngDir: values.png, svgDir: values.svg, markdown: values.markdown, scale, warmup, baseline: values.baseline, alpha, adjustment },
+      { csvDir: values.csv, pngDir: values.png, svgDir: values.svg, markdown: values.markdown, scale, warmup, baseline: values.baseline, alpha, adjustment, acrossRuns: values['across-runs'] === true },
       (path) => {
         const rel = relative(process.cwd(), path);
         io.out(`wrote ${rel && !rel.startsWith('..') ? rel : path}`);

@@ -25,7 +25,15 @@ export function analysisJson(a: Analysis) {
     bimodal_unjudged: a.bimodal_unjudged,
     warmup_suggestion: a.warmup,
     ...(a.hosts ? { hosts: a.hosts } : {}),
+    ...(a.grown ? { grown: a.grown } : {}),
   };
+}
+
+/** A grown design in one line: which cells a later run measured, and how they are compared. */
+export function grownText(g: NonNullable<Analysis['grown']>): string {
+  const runs = [...new Set(Object.values(g.parts).flat())].sort((x, y) => x - y);
+  const later = g.later.length ? `; measured later: ${g.later.map((c) => `${c} (run ${g.parts[c].join(', ')})`).join(', ')}` : '';
+  return `Grown design: measured in ${runs.length} runs (run --missing)${later}. ${g.why[0].toUpperCase()}${g.why.slice(1)}.`;
 }
 
 export interface TextHeader {
@@ -86,11 +94,13 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
       ['cell', 'spread avg', 'largest', ''],
       a.cells.map((c) => {
         note(c.cell, c.null_reasons);
-        return [c.cell, pct(c.spread_avg_pct), pct(c.spread_max_pct), c.cell === stable ? '<- most stable' : ''];
+        const later = a.grown?.later.includes(c.cell) ? `measured later (run ${a.grown.parts[c.cell].join(', ')})` : '';
+        return [c.cell, pct(c.spread_avg_pct), pct(c.spread_max_pct), [c.cell === stable ? '<- most stable' : '', later].filter(Boolean).join('; ')];
       }),
       [false, true, true, false],
     ),
   );
+  if (a.grown) out.push(`  ${grownText(a.grown)}`);
   if (stable === null && a.cells.length > 1 && a.ranking.reason) out.push(`  Note: ${a.ranking.reason}.`);
   if (stable !== null && a.ranking.test) out.push(`  ${stable}: ${a.ranking.test}.`);
 
@@ -219,9 +229,11 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
 export function pairingText(a: Pick<Analysis, 'pairing'>): string {
   const p = a.pairing;
   if (!p.comparisons) return `Pairing: ${p.why}`;
-  if (!p.paired) return `Unpaired (Welch): ${p.why}`;
+  if (!p.paired) return `Unpaired (Welch): ${p.why}${p.not_compared ? ` (${p.not_compared} of ${p.comparisons} comparisons not made, their cells measured in different runs)` : ''}`;
   const ratio = p.variance_ratio_median === null ? '' : `; variance paired/unpaired: median ${p.variance_ratio_median.toFixed(2)} over ${p.paired} comparison${p.paired === 1 ? '' : 's'}`;
-  const some = p.paired < p.comparisons ? ` (${p.paired} of ${p.comparisons} comparisons; the others unpaired, with the reason in their pairing_reason)` : '';
+  const apart = p.not_compared ? `; ${p.not_compared} not compared, their cells measured in different runs` : '';
+  const unpaired = p.comparisons - p.paired - (p.not_compared ?? 0);
+  const some = p.paired < p.comparisons ? ` (${p.paired} of ${p.comparisons} comparisons${apart}${unpaired ? `; the other${unpaired === 1 ? '' : 's'} unpaired, with the reason in ${unpaired === 1 ? 'its' : 'their'} pairing_reason` : ''})` : '';
   return `Paired within rounds: ${p.why}, so the within-round difference removes the drift both cells share${some}${ratio}`;
 }
 

@@ -17,6 +17,8 @@ export interface ExportOptions {
   alpha?: number;
   /** How the comparisons' p-values are adjusted together. Default Holm. */
   adjustment?: Adjustment;
+  /** A grown design: compare cells that no run measured together, unpaired (AnalysisOptions.acrossRuns). */
+  acrossRuns?: boolean;
 }
 
 export interface ExportContext {
@@ -84,7 +86,7 @@ export function exportContext(doc: ExperimentDoc, opts: ExportOptions = {}): Exp
   if (cells.length < 2) baseline = opts.baseline ?? null;
   if (opts.alpha !== undefined && !(opts.alpha > 0 && opts.alpha < 1)) throw new ExportError(`alpha must be a number between 0 and 1 (exclusive), got ${opts.alpha}`);
   if (opts.adjustment !== undefined && !ADJUSTMENTS.includes(opts.adjustment)) throw new ExportError(`adjustment must be holm or bh, got ${JSON.stringify(opts.adjustment)}`);
-  const analysis = analyze(data, { warmup, baseline: baseline ?? undefined, targetEffectPct: opts.targetEffectPct, alpha: opts.alpha, adjustment: opts.adjustment });
+  const analysis = analyze(data, { warmup, baseline: baseline ?? undefined, targetEffectPct: opts.targetEffectPct, alpha: opts.alpha, adjustment: opts.adjustment, acrossRuns: opts.acrossRuns });
   return contextAround(doc, analysis, data.unit ?? '');
 }
 

@@ -8,7 +8,7 @@ import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js'
 import { formatDuration } from '../plan.js';
 import { stopsOf } from '../stats/replay.js';
 import { intervalNames, sequentialVerdictText } from '../stats/sequential.js';
-import { INTERVAL_COLUMNS, intervalCellText, intervalRestartRow, intervalsHeading, pairingText, steadyOverview } from './analysis-output.js';
+import { grownText, INTERVAL_COLUMNS, intervalCellText, intervalRestartRow, intervalsHeading, pairingText, steadyOverview } from './analysis-output.js';
 import { intervalSteady } from '../stats/intervals.js';
 import { STEADY_METHOD } from '../stats/steady.js';
 import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
@@ -176,6 +176,7 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
   ];
   if (a.summary) lines.push(`**${a.summary}.**`, '');
   lines.push(`${pairingText(a)}.`, '');
+  if (a.grown) lines.push(`> **Note:** ${grownText(a.grown)}`, '');
   const few = fewRestartsOf(a);
   if (few) lines.push(`> **Note:** ${few}.`, '');
   if (ctx.doc.design.stopping) lines.push(`> **Note:** the run looked at its results as they came (stop when answered): these fixed-sample intervals do not allow for the looks; the rule's verdicts and repeated intervals, which do, are in *Stop when answered* below.`, '');

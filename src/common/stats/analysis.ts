@@ -29,12 +29,18 @@ export interface AnalysisOptions {
   baseline?: string;
   /** How the comparisons' p-values are adjusted as one family. Default Holm. */
   adjustment?: Adjustment;
+  /**
+   * A grown design (run --missing): compare a cell with a baseline that no run measured with it,
+   * unpaired, the drift between the runs counted in the difference. Default false: such a pair is not
+   * compared, and says why.
+   */
+  acrossRuns?: boolean;
   bimodal?: BimodalOptions;
   /** How restarts are classified into flat, warm-up, slowdown and no steady state. */
   steady?: SteadyOptions;
 }
 
-export const DEFAULTS = { warmup: 0, alpha: 0.05, power: 0.8, targetEffectPct: 1, adjustment: 'holm' } as const satisfies Partial<AnalysisOptions>;
+export const DEFAULTS = { warmup: 0, alpha: 0.05, power: 0.8, targetEffectPct: 1, adjustment: 'holm', acrossRuns: false } as const satisfies Partial<AnalysisOptions>;
 
 export type QueryField =
   | 'reps_per_restart'
@@ -127,6 +133,8 @@ export interface Comparison {
   /** Degrees of freedom of the interval: Welch–Satterthwaite, or rounds − 1 when paired. */
   df: number | null;
   null_reasons?: Partial<Record<ComparisonField, string>>;
+  /** A grown design: no run measured both cells (compared unpaired only when asked: AnalysisOptions.acrossRuns). */
+  runs_apart?: true;
 }
 
 /** The restarts of one series that kept at least one execution after the warm-up. */
@@ -189,7 +197,7 @@ export interface Ranking {
 }
 
 export interface Analysis {
-  settings: { warmup: number; alpha: number; power: number; targetEffectPct: number; baseline: string | null; adjustment: Adjustment };
+  settings: { warmup: number; alpha: number; power: number; targetEffectPct: number; baseline: string | null; adjustment: Adjustment; acrossRuns: boolean };
   /** The methods behind the numbers, named as the output names them. */
   methods: { comparison: string; equivalence: string; adjustment: string; mde: string; steady: string; host_spread?: string; host_interaction?: string };
   cells: CellStats[];
@@ -211,6 +219,26 @@ export interface Analysis {
   hosts?: HostAnalysis;
   /** How comparisons pair restarts: whether the input has rounds, why, and what pairing removed. */
   pairing: PairingSummary;
+  /** A grown design (run --missing): which runs measured each cell, the cells measured only later, and how they are compared. */
+  grown?: GrownRuns;
+}
+
+/** The runs of a grown design, as the analysis reads them. */
+export interface GrownRuns {
+  /** The runs (1 the first, 2… each run --missing) that measured each cell. */
+  parts: Record<string, number[]>;
+  /** Cells measured only in a later run. */
+  later: string[];
+  across_runs: boolean;
+  /** How cells of different runs are compared, and why. */
+  why: string;
+}
+
+/** How a grown design's cells of different runs are compared, and why: the same words everywhere. */
+export function grownWhy(acrossRuns: boolean): string {
+  return acrossRuns
+    ? 'cells that no run measured together are compared across runs, as asked: unpaired, and the drift between the runs (days apart, the host and server restarted) is part of the difference'
+    : 'a cell is compared only with cells measured in the same run, whose rounds remove the drift they share; between runs the host and server may have drifted, and no round holds both to remove it (ask to compare across runs to compare them unpaired)';
 }
 
 export interface PairingSummary {
@@ -220,6 +248,8 @@ export interface PairingSummary {
   /** Comparisons that used the paired interval, of all comparisons. */
   paired: number;
   comparisons: number;
+  /** A grown design: comparisons not made because no run measured both cells (AnalysisOptions.acrossRuns unset). */
+  not_compared?: number;
   /** The median over comparisons of variance paired / unpaired (below 1: pairing removed shared drift); null without pairs. */
   variance_ratio_median: number | null;
 }
@@ -359,7 +389,7 @@ export function compare(
   cellId: string,
   baselineId: string,
   query: string,
-  opts: { alpha: number; power: number; adjustment?: Adjustment; targetEffectPct?: number; rounds?: TidyData['rounds'] },
+  opts: { alpha: number; power: number; adjustment?: Adjustment; targetEffectPct?: number; rounds?: TidyData['rounds']; acrossRuns?: boolean },
 ): Comparison {
   const c: Comparison = {
     cell: cellId,
@@ -389,6 +419,12 @@ export function compare(
   };
   if (!base?.means.length) return give(`the baseline has no executions of ${query}`);
   if (!cell?.means.length) return give(`this cell has no executions of ${query}`);
+  const apart = runsApart(cellId, baselineId, opts.rounds);
+  if (apart) c.runs_apart = true;
+  if (apart && !opts.acrossRuns) {
+    c.pairing_reason = `${apart}: compared only with cells measured in the same run, whose rounds remove the drift they share`;
+    return give(`not compared: ${apart}, so the drift between the runs would be part of the difference (to compare them anyway, unpaired: "compare across runs" in Analysis, or analyze --across-runs)`);
+  }
   // What this pair could have seen: both cells need the restarts an MDE rests on.
   const short = needsMoreText(Math.min(cell.means.length, base.means.length), MIN_RESTARTS, 'in both cells');
   const mde = short ? null : minimumDetectableEffect([cell.means, base.means], { definition: 'pooled', alpha: opts.alpha, power: opts.power });
@@ -405,10 +441,10 @@ export function compare(
   const otherHost = blocks !== undefined && blocks[cellId] !== blocks[baselineId];
   let pairs = opts.rounds?.known && cell.rounds && base.rounds && !otherHost ? roundPairs(cell, base) : null;
   if (otherHost) c.pairing_reason = `the cell and the baseline ran on different hosts (${blocks[cellId]}, ${blocks[baselineId]}): their rounds are not the same time`;
-  const later = opts.rounds?.later?.filter((x) => x === cellId || x === baselineId) ?? [];
-  if (pairs && !pairs.length && later.length) {
+  if (apart) {
+    // Asked for (acrossRuns): no round holds both.
     pairs = null;
-    c.pairing_reason = `${later.join(' and ')} ${later.length > 1 ? 'were' : 'was'} measured in a later run than the other (the design grew: run --missing): no round holds both, so they are compared unpaired and the drift between the two runs is part of the difference`;
+    c.pairing_reason = `${apart}: compared across runs as asked, unpaired, and the drift between the runs is part of the difference`;
   }
   if (pairs) {
     const p = pairedLogRatio(pairs, opts.alpha);
@@ -431,6 +467,18 @@ export function compare(
   const margin = opts.targetEffectPct ?? DEFAULTS.targetEffectPct;
   if (used && used.se > 0 && margin < 100) c.equivalence = { margin_pct: margin, p_value: tost(used.log, used.se, used.df, margin, opts.alpha).p_value, p_adjusted: null };
   return why ? give(why) : c;
+}
+
+/**
+ * A grown design (run --missing): why the cell and the baseline cannot be compared within one run
+ * (no run measured both: `A was measured in run 2, B in run 1`); null when some run measured both.
+ */
+export function runsApart(cellId: string, baselineId: string, rounds: TidyData['rounds'] | undefined): string | null {
+  const a = rounds?.parts?.[cellId];
+  const b = rounds?.parts?.[baselineId];
+  if (!a || !b || a.some((p) => b.includes(p))) return null;
+  const runs = (p: number[]) => `run${p.length > 1 ? 's' : ''} ${p.join(', ')}`;
+  return `${cellId} was measured in ${runs(a)} and ${baselineId} in ${runs(b)} of this grown design (run --missing)`;
 }
 
 /** A cell's and the baseline's restart means of the same rounds, in round order. */
@@ -517,7 +565,8 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
   const targetEffectPct = options.targetEffectPct ?? DEFAULTS.targetEffectPct;
   const baseline = options.baseline ?? null;
   const adjustment = options.adjustment ?? DEFAULTS.adjustment;
-  const settings = { warmup, alpha, power, targetEffectPct, baseline, adjustment };
+  const acrossRuns = options.acrossRuns ?? DEFAULTS.acrossRuns;
+  const settings = { warmup, alpha, power, targetEffectPct, baseline, adjustment, acrossRuns };
 
   const restarts = data.series.map((s) => summarize(data, s, warmup));
   const byCell = new Map<string, RestartSummary[]>();
@@ -575,7 +624,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
       if (cell === baseline) continue;
       const queries = new Set([...(byCell.get(cell) ?? []), ...(byCell.get(baseline) ?? [])].map((r) => r.query));
       for (const query of [...queries].sort(byCodePoint)) {
-        comparisons.push(compare(find(cell, query), find(baseline, query), cell, baseline, query, { alpha, power, adjustment, targetEffectPct, rounds: data.rounds }));
+        comparisons.push(compare(find(cell, query), find(baseline, query), cell, baseline, query, { alpha, power, adjustment, targetEffectPct, rounds: data.rounds, acrossRuns }));
       }
     }
     if (comparisons.length) summary = adjustComparisons(comparisons, alpha, adjustment);
@@ -586,6 +635,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
     why: data.rounds?.why ?? 'the input does not say which restarts ran together',
     paired: comparisons.filter((c) => c.pairing === 'paired').length,
     comparisons: comparisons.length,
+    ...(data.rounds?.parts && !acrossRuns ? { not_compared: comparisons.filter((c) => c.runs_apart).length } : {}),
     variance_ratio_median: ratios.length ? (ratios.length % 2 ? ratios[(ratios.length - 1) / 2] : (ratios[ratios.length / 2 - 1] + ratios[ratios.length / 2]) / 2) : null,
   };
 
@@ -620,6 +670,7 @@ export function analyze(data: TidyData, options: AnalysisOptions = {}): Analysis
     order: data.order ?? data.queries,
     ...(hosts ? { hosts } : {}),
     pairing,
+    ...(data.rounds?.parts ? { grown: { parts: data.rounds.parts, later: data.rounds.later ?? [], across_runs: acrossRuns, why: grownWhy(acrossRuns) } } : {}),
   };
 }
 

@@ -54,6 +54,8 @@ export interface TidyData {
     blocks?: Record<string, string>;
     /** Cells measured only in a later run of a grown design (run --missing): no round holds them and an older cell. */
     later?: string[];
+    /** A grown design: the runs (parts: 1 the first, 2… each run --missing) that measured each cell. */
+    parts?: Record<string, number[]>;
   };
 }
 
@@ -274,6 +276,13 @@ export function tidyFromExperiment(doc: ExperimentDoc): TidyData {
     const first = new Set((doc.results?.restarts ?? []).filter((r) => (r.part ?? 1) === 1).map((r) => hostCell(r.cell, hosts.length ? r.host : undefined)));
     const later = [...new Set((doc.results?.restarts ?? []).filter((r) => (r.part ?? 1) > 1).map((r) => hostCell(r.cell, hosts.length ? r.host : undefined)))].filter((c) => !first.has(c));
     if (later.length) data.rounds.later = later;
+    const parts = new Map<string, Set<number>>();
+    for (const r of doc.results?.restarts ?? []) {
+      const cell = hostCell(r.cell, hosts.length ? r.host : undefined);
+      if (!parts.has(cell)) parts.set(cell, new Set());
+      parts.get(cell)!.add(r.part ?? 1);
+    }
+    if ([...parts.values()].some((p) => [...p].some((n) => n > 1))) data.rounds.parts = Object.fromEntries([...parts].map(([c, p]) => [c, [...p].sort((a, b) => a - b)]));
   } else data.rounds = { known: false, why: 'the blocked order runs each cell\'s restarts together, not in rounds: no restart has a partner in time' };
   return data;
 }

@@ -30,6 +30,7 @@ const exportArgs = {
   baseline: text.optional(),
   alpha: z.number().gt(0).lt(1).optional(),
   adjustment: z.enum(['holm', 'bh']).optional(),
+  acrossRuns: z.boolean().optional(),
 };
 // Stop when answered from the Run view: the same bounds as --effect and --max-restarts (and design.stopping's schema).
 const untilAnswered = z.union([z.literal(false), z.strictObject({ effect: z.number().gt(0).lt(100).optional(), maxRestarts: z.number().int().min(3).max(10_000).optional() })]);

@@ -56,13 +56,13 @@ export function exportHandlers(_ctx: BackendContext): Handlers {
     'export.plots': async (args) => {
       const dir = absoluteDir(args.dir);
       const format = args.format ?? 'png';
-      const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline, alpha: args.alpha, adjustment: args.adjustment });
+      const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline, alpha: args.alpha, adjustment: args.adjustment, acrossRuns: args.acrossRuns });
       const files = await writePlots(buildFigures(ctx, { image: true }), [{ format, dir }], checkScale(args.scale ?? 2));
       return { files: files.map((f) => f.path) };
     },
     'export.csv': async (args) => {
       const dir = absoluteDir(args.dir);
-      const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline, alpha: args.alpha, adjustment: args.adjustment });
+      const ctx = contextFor(await docOf(args), { warmup: args.warmup, baseline: args.baseline, alpha: args.alpha, adjustment: args.adjustment, acrossRuns: args.acrossRuns });
       return { files: (await writeCsvs(ctx, dir)).map((f) => f.path) };
     },
     'trust.check': async (args) => checkTrust(await asRunWouldRun(args), args.target),

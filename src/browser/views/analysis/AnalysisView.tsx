@@ -62,6 +62,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const [alpha, setAlpha] = useState<number>(DEFAULTS.alpha);
   const [power, setPower] = useState<number>(DEFAULTS.power);
   const [adjustment, setAdjustment] = useState<Adjustment>(DEFAULTS.adjustment);
+  const [acrossRuns, setAcrossRuns] = useState<boolean>(DEFAULTS.acrossRuns);
   const [baselineChoice, setBaseline] = useState<string | null>(null);
   const [queryChoice, setQuery] = useState<string | null>(null);
   const [cellChoice, setCell] = useState<string | null>(null);
@@ -70,7 +71,9 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const withResults = useMemo(() => cellsWithResults(doc), [doc]);
   const baseline = baselineChoice !== null && withResults.includes(baselineChoice) ? baselineChoice : withResults[0] ?? null;
   const usedWarmup = warmup ?? designWarmup;
-  const options = { warmup: usedWarmup, alpha, power, targetEffectPct: target, baseline: baseline ?? undefined, adjustment };
+  const options = { warmup: usedWarmup, alpha, power, targetEffectPct: target, baseline: baseline ?? undefined, adjustment, acrossRuns };
+  // A grown design (run --missing) has cells of different runs: whether to compare them is the reader's to choose.
+  const grown = useMemo(() => doc.results?.restarts.some((r) => (r.part ?? 1) > 1) ?? false, [doc]);
   const { analysis, error, busy, where } = useAnalysis(doc, options);
   const ctx = useMemo(() => (analysis ? contextFor(doc, analysis) : null), [doc, analysis]);
   // The sections below the query's are rendered after the first paint, one at a time while the reader
@@ -123,6 +126,14 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
             </select>
           </label>
           <AdjustmentField value={adjustment} onChange={setAdjustment} testid="analysis-adjustment" />
+          {grown ? (
+            <label className="field" title="Cells that no run measured together: compared unpaired, the drift between the runs counted in the difference. Unticked, each cell is compared only with cells of its own run.">
+              <span>cells of different runs</span>
+              <span>
+                <input type="checkbox" checked={acrossRuns} onChange={(e) => setAcrossRuns(e.target.checked)} data-testid="analysis-across-runs" /> compare across runs
+              </span>
+            </label>
+          ) : null}
           <span className="small muted" data-testid="analysis-status">
             {busy ? 'analysing…' : where === 'inline' ? 'analysed (no worker available: on the UI thread)' : 'analysed'}
           </span>
@@ -130,7 +141,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
         {error ? <p className="problem">The analysis failed: {error}</p> : null}
       </div>
       {/* The export's figures and tables use the export's defaults for the target effect and power: the worker's analysis serves it when the view's are the same. */}
-      <ExportBar doc={doc} warmup={usedWarmup} baseline={baseline ?? undefined} alpha={alpha} adjustment={adjustment} context={target === DEFAULTS.targetEffectPct && power === DEFAULTS.power ? (busy ? null : ctx) : undefined} />
+      <ExportBar doc={doc} warmup={usedWarmup} baseline={baseline ?? undefined} alpha={alpha} adjustment={adjustment} acrossRuns={acrossRuns} context={target === DEFAULTS.targetEffectPct && power === DEFAULTS.power ? (busy ? null : ctx) : undefined} />
 
       {analysis && ctx ? (
         <>

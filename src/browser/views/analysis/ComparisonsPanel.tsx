@@ -9,7 +9,7 @@ import { FigurePlot } from '../export/FigurePlot.js';
 import { fewRestartsOf } from '../../../common/export/context.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from '../../../common/export/format.js';
 import { NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
-import { pairingText } from '../../../common/export/analysis-output.js';
+import { grownText, pairingText } from '../../../common/export/analysis-output.js';
 
 export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analysis: Analysis }) {
   const figure = useMemo(() => comparisonsFigure(ctx), [ctx]);
@@ -41,6 +41,11 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
       <p className="small" data-testid="comparison-pairing">
         {pairingText(analysis)}.
       </p>
+      {analysis.grown ? (
+        <p className="notice" data-testid="comparison-grown">
+          {grownText(analysis.grown)}
+        </p>
+      ) : null}
       {ctx.doc.design.stopping ? (
         <p className="notice" data-testid="comparison-looks">
           The run looked at its results as they came (stop when answered): the intervals in this table are fixed-sample ones and do not allow for the looks; the rule&apos;s verdicts and

@@ -82,7 +82,14 @@ export function ConfigurationsTable({ analysis, cells }: { analysis: Analysis; c
                 <td style={{ textAlign: 'right' }}>
                   <V value={r.within} reason="no restart kept two executions" fmt={fmtPct} notes={notes} where={r.cell.cell} />
                 </td>
-                <td title={best ? analysis.ranking.test : undefined}>{best ? '★ most stable' : ''}</td>
+                <td title={best ? analysis.ranking.test : undefined}>
+                  {best ? '★ most stable' : ''}
+                  {analysis.grown?.later.includes(r.cell.cell) ? (
+                    <span className="small muted" data-testid="measured-later" title={analysis.grown.why}>
+                      {best ? ' · ' : ''}measured later (run {analysis.grown.parts[r.cell.cell].join(', ')})
+                    </span>
+                  ) : null}
+                </td>
               </tr>
             );
           })}

@@ -24,6 +24,8 @@ export interface ExportBarProps {
   /** The analysis's α and p-value adjustment, so the exports say what the view says. */
   alpha?: number;
   adjustment?: Adjustment;
+  /** A grown design: whether cells that no run measured together are compared (the view's choice). */
+  acrossRuns?: boolean;
   /**
    * The context around an analysis already made with these settings (the Analysis view's, from its
    * worker): then the export does not analyse the experiment again on the UI thread. null: it is
@@ -43,17 +45,17 @@ export function defaultExportDir(path: string | null, home: string | undefined, 
   return `${home ?? ''}/varlab-export/${slug}`;
 }
 
-function useExportContext(doc: ExperimentDoc | null, { warmup, baseline, alpha, adjustment, context }: Pick<ExportBarProps, 'warmup' | 'baseline' | 'alpha' | 'adjustment' | 'context'>): { ctx: ExportContext | null; problem: string | null } {
+function useExportContext(doc: ExperimentDoc | null, { warmup, baseline, alpha, adjustment, acrossRuns, context }: Pick<ExportBarProps, 'warmup' | 'baseline' | 'alpha' | 'adjustment' | 'acrossRuns' | 'context'>): { ctx: ExportContext | null; problem: string | null } {
   return useMemo(() => {
     if (context !== undefined) return context && context.doc === doc ? { ctx: context, problem: null } : { ctx: null, problem: 'the analysis is not ready yet' };
     if (!doc) return { ctx: null, problem: 'no experiment is open' };
     if (!doc.results?.restarts.length) return { ctx: null, problem: 'no results yet: run the experiment first' };
     try {
-      return { ctx: exportContext(doc, { warmup, baseline, alpha, adjustment }), problem: null };
+      return { ctx: exportContext(doc, { warmup, baseline, alpha, adjustment, acrossRuns }), problem: null };
     } catch (e) {
       return { ctx: null, problem: (e as Error).message };
     }
-  }, [doc, warmup, baseline, alpha, adjustment, context]);
+  }, [doc, warmup, baseline, alpha, adjustment, acrossRuns, context]);
 }
 
 export function ExportBar(props: ExportBarProps) {
@@ -97,7 +99,7 @@ export function ExportBar(props: ExportBarProps) {
 
   const exportPlots = () =>
     run('plots', async () => {
-      const r = await getClient().call('export.plots', { ...source(), dir: folder, scale, format, warmup: props.warmup, baseline: props.baseline, alpha: props.alpha, adjustment: props.adjustment });
+      const r = await getClient().call('export.plots', { ...source(), dir: folder, scale, format, warmup: props.warmup, baseline: props.baseline, alpha: props.alpha, adjustment: props.adjustment, acrossRuns: props.acrossRuns });
       if (!r.ok) throw new Error(r.message);
       setPlotsIn({ dir: folder, files: r.value.files.map((f) => f.split(/[\\/]/).pop() ?? f) });
       return `${r.value.files.length} plots written to ${folder}`;
@@ -105,7 +107,7 @@ export function ExportBar(props: ExportBarProps) {
 
   const exportCsv = () =>
     run('csv', async () => {
-      const r = await getClient().call('export.csv', { ...source(), dir: folder, warmup: props.warmup, baseline: props.baseline, alpha: props.alpha, adjustment: props.adjustment });
+      const r = await getClient().call('export.csv', { ...source(), dir: folder, warmup: props.warmup, baseline: props.baseline, alpha: props.alpha, adjustment: props.adjustment, acrossRuns: props.acrossRuns });
       if (!r.ok) throw new Error(r.message);
       return `${r.value.files.map((f) => f.split(/[\\/]/).pop()).join(', ')} written to ${folder}`;
     });
