@@ -9,11 +9,16 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { exportContext } from '../../src/common/export/index.js';
 import { buildFigures } from '../../src/common/figures/index.js';
-import { EXECUTIONS_MAX_HEIGHT } from '../../src/common/figures/build.js';
+import { EXECUTIONS_MAX_HEIGHT, executionsFigure } from '../../src/common/figures/build.js';
 import { experimentText } from '../../src/common/experiment/text.js';
 import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
 import { finishedQuickstart, QUOTED_QUERY, wideComparisons } from '../fixtures/export-experiment.js';
 import { readPng } from '../fixtures/png.js';
+import { textProblems } from '../fixtures/figure-text.js';
+import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, chromiumPath, openRenderer } from '../../src/node/export/render.js';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 
 let dir: string;
 const doc = finishedQuickstart();
@@ -142,6 +147,57 @@ test('the comparisons SVG and PNG at 1× and 2×: a log-ratio axis in %, mirrore
   // The wide interval goes beyond the axis both ways: written at each edge.
   assert.match(svg, />to \+[\d,]+%( … \+[\d,]+%)? ▸</);
   assert.match(svg, />◂ to −9\d\.\d%/);
+});
+
+test('every exported figure at 1× and 2× (the export\'s and the Analysis view\'s), on experiments that stretch them: no label runs into another or past the edge', async () => {
+  // Unranked cells and MDE curves missing for every query (2 restarts: long subtitles), intervals past
+  // the axis, a sysbench run (its executions legend on top), a big run (the drawn note under the caption).
+  const cases: [string, ExperimentDoc][] = [
+    ['two-restarts', finishedQuickstart(2)],
+    ['five-restarts', finishedQuickstart(5)],
+    ['wide', wideComparisons().doc],
+    ['sysbench', finishedSysbench()],
+    ['big', syntheticExperiment({ queries: 1, restartsPerCell: 12, reps: 120 })],
+  ];
+  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS] });
+  try {
+    const problems: string[] = [];
+    for (const [name, d] of cases) {
+      const path = join(dir, `labels-${name}.varlab.json`);
+      writeFileSync(path, [...experimentText(d)].join(''));
+      const out = join(dir, `labels-${name}`);
+      const r = await varlab(['export', path, '--svg', out]);
+      assert.equal(r.code, 0, r.stderr);
+      const svgs = readdirSync(out).filter((f) => f.endsWith('.svg'));
+      assert.equal(svgs.length, buildFigures(exportContext(d), { image: true }).length, `${name}: every figure`);
+      for (const scale of [1, 2]) {
+        const page = await browser.newPage({ deviceScaleFactor: scale });
+        for (const f of svgs) for (const p of await textProblems(page, readFileSync(join(out, f), 'utf8'))) problems.push(`${scale}× ${name}/${f}: ${p}`);
+        await page.close();
+      }
+    }
+    // The Analysis view exports its per-restart plot too (boxes, or the dots of its strip): drawn as the export draws.
+    const renderer = await openRenderer();
+    try {
+      for (const [name, d] of cases) {
+        const ctx = exportContext(d);
+        for (const opts of [{ boxes: true }, { screen: { pixels: 760 } }]) {
+          const figure = executionsFigure(ctx, ctx.queries[0], opts);
+          const { svg } = await renderer.render(figure, { svg: true });
+          for (const scale of [1, 2]) {
+            const page = await browser.newPage({ deviceScaleFactor: scale });
+            for (const p of await textProblems(page, svg!.toString('utf8'))) problems.push(`${scale}× ${name}/${figure.id} (${Object.keys(opts)[0]}): ${p}`);
+            await page.close();
+          }
+        }
+      }
+    } finally {
+      await renderer.close();
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+  }
 });
 
 test('a big experiment: per-execution images capped and thinned with a note, the PNG and the SVG of one drawing', async () => {

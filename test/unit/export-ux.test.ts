@@ -110,7 +110,8 @@ test('exported plots: restart rows labelled with their cell, the MDE pooled over
   assert.equal(new Set(curves.map((c) => JSON.stringify([(c.line as { dash: string }).dash, (c.marker as { symbol: string }).symbol]))).size, curves.length, 'each curve has its own dash and marker');
 
   const cmp = comparisonsFigure(ctx)!;
-  const title = (cmp.layout.title as { text: string }).text;
+  // Read as one text: the subtitle's lines are wrapped to the figure's width.
+  const title = (cmp.layout.title as { text: string }).text.replace(/<br>/g, ' ');
   assert.ok(title.includes(`baseline: ${ctx.baseline}`), title);
   assert.match(title, /effect = \(cell − baseline\) \/ baseline: positive = slower/);
   assert.match(title, /only 2 restarts per cell/);

@@ -40,7 +40,7 @@ export function configurationsFigure(ctx: ExportContext): FigureSpec {
   const unranked = best < 0 && ctx.cells.length > 1 && ranking.reason;
   // A figure has room for one line: the test's short verdict (the report and the views say it in full).
   const unrankedText = ranking.reason?.startsWith('no ranking: ') ? ranking.reason : (ranking.brief ?? ranking.reason ?? '');
-  const layout = baseLayout(unranked ? `${title}<br><sub>${unrankedText.replace(/</g, '&lt;')}</sub>` : title, ctx.caption, { l: labelMargin(ctx.cells), t: unranked ? 90 : 70 });
+  const layout = baseLayout(title, ctx.caption, { l: labelMargin(ctx.cells) }, 'top', undefined, { lines: unranked ? [unrankedText] : [], width: WIDTH });
   layout.barmode = 'group';
   layout.xaxis = axis('Spread between best and worst restart mean (%)', { rangemode: 'tozero' });
   layout.yaxis = cellAxis(ctx.cells);
@@ -193,7 +193,7 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
     : thin && thin.total > drawn
       ? `Drawn: ${drawn.toLocaleString('en-US')} of ${thin.total.toLocaleString('en-US')} executions, one dot per pixel of a restart's row (the others fall on it)${zoomHint}; the means use every execution.${capped ? ` ${capped}` : ''}`
       : capped || undefined;
-  const layout = baseLayout(`${title}<br><sub>${rows}</sub>`, ctx.caption, { l: margin, t: 80 }, 'top', note);
+  const layout = baseLayout(title, ctx.caption, { l: margin }, 'top', note, { lines: [rows], width: WIDTH });
   const range = thin?.range ?? opts.screen?.range;
   layout.xaxis = axis(valueAxisTitle(ctx.unit), range ? { range } : {});
   layout.yaxis = axis('', {
@@ -471,8 +471,8 @@ export function mdeFigure(ctx: ExportContext): FigureSpec {
   data.push({ type: 'scatter', mode: 'markers', name: 'these results (restarts per cell as run)', ...marks, marker: { symbol: 'circle-open', size: 13, color: '#000', line: { width: 2 } }, hovertemplate: '%{text}<br>MDE %{y:.2f}%<extra></extra>' });
   data.push({ type: 'scatter', mode: 'lines', name: `target ${target}%`, x: [2, maxN], y: [target, target], line: { color: '#888', dash: 'dash', width: 1.5 }, hoverinfo: 'skip' });
   const title = `Minimum detectable effect (${MDE_LABELS.pooled}) against restarts per cell (α = ${alpha}, power ${power})`;
-  const sub = ['per query, from the between-restart CoV pooled over all cells', ...(missing.length ? [`no curve for ${missing.join('; ')}`] : [])].map((t) => t.replace(/</g, '&lt;'));
-  const layout = baseLayout(`${title}<br><sub>${sub.join('<br>')}</sub>`, ctx.caption, { l: 70, t: 80 + 16 * (sub.length - 1) }, 'right');
+  const sub = ['per query, from the between-restart CoV pooled over all cells', ...(missing.length ? [`no curve for ${missing.join('; ')}`] : [])];
+  const layout = baseLayout(title, ctx.caption, { l: 70 }, 'right', undefined, { lines: sub, width: WIDTH });
   layout.xaxis = axis('Restarts per cell', { range: [1.5, maxN + 0.5], dtick: maxN > 40 ? 10 : 2 });
   // Log axis labelled 1-2-5 in full (Plotly's default minor digits read "2" for 20).
   const ticks = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
@@ -612,8 +612,8 @@ export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
     `baseline: ${ctx.baseline} (the 0% line); ${a.summary ?? ''}: filled markers`,
     conventionOf(ctx),
     ...(few ? [`note: ${few}`] : []),
-  ].map((t) => t.replace(/</g, '&lt;'));
-  const layout = baseLayout(`Effect against the baseline<br><sub>${sub.join('<br>')}</sub>`, ctx.caption, { l: labelMargin(cells), t: few ? 150 : 120 }, 'right');
+  ];
+  const layout = baseLayout('Effect against the baseline', ctx.caption, { l: labelMargin(cells) }, 'right', undefined, { lines: sub, width: WIDTH });
   layout.scattermode = 'group';
   layout.scattergap = 0.3;
   const beyond = changes.some((p) => { const r = ratioOf(p); return !(r >= scale.lo && r <= scale.hi); });

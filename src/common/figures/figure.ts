@@ -42,6 +42,53 @@ export function valueAxisTitle(unit: string): string {
 
 const CAPTION_GAP = 24;
 
+/** The title's font size; its lines (subtitle ones too) are this × Plotly's 1.3 line spacing apart. */
+const TITLE_SIZE = 17;
+const TITLE_LINE = Math.ceil(TITLE_SIZE * 1.3);
+/** Above the title, and between the title block and a legend on top of the plot. */
+const TITLE_PAD = 12;
+/** A one-row legend on top of the plot. */
+const TOP_LEGEND = 28;
+/** The average width of a subtitle character (`<sub>`, 0.7 of the title's size in DejaVu Sans), in px: where a line is wrapped. */
+const SUB_CHAR = 0.56 * 0.7 * TITLE_SIZE;
+/** Plotly puts a multi-line title's first baseline (not its top) at the top padding: one font size more keeps it inside the image. */
+const FIRST_BASELINE = TITLE_PAD + TITLE_SIZE;
+
+/**
+ * Words wrapped into lines that fit `width` px at `charPx` a character (a word longer than a line is
+ * cut at the line's end): a subtitle that ran off the image's right edge is wrapped instead.
+ */
+export function wrapWords(text: string, width: number, charPx: number): string[] {
+  const max = Math.max(10, Math.floor(width / charPx));
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (next.length <= max) line = next;
+    else {
+      if (line) lines.push(line);
+      line = word.length > max ? `${word.slice(0, max - 1)}…` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/**
+ * A title with its subtitle lines (each wrapped to the figure's width), placed from the top of the
+ * image, and the top margin that holds them and a legend on top of the plot: a fixed margin let a
+ * long subtitle run into the legend or off the image.
+ */
+export function titleBlock(title: string, sub: string[], width: number, legendTop: boolean): { title: Record<string, unknown>; top: number } {
+  const escape = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const lines = sub.flatMap((s) => wrapWords(s, width - 30, SUB_CHAR)).map(escape);
+  const text = lines.length ? `${escape(title)}<br><sub>${lines.join('<br>')}</sub>` : escape(title);
+  // The last line's baseline, its descent and a gap (half a tick label at the plot's top edge reaches
+  // above it), then the legend when it is on top of the plot.
+  const top = FIRST_BASELINE + TITLE_LINE * lines.length + 18 + (legendTop ? TOP_LEGEND : 0);
+  return { title: { text, x: 0.01, xanchor: 'left', y: 1, yref: 'container', yanchor: 'top', pad: { t: FIRST_BASELINE }, font: { ...FONT, size: TITLE_SIZE } }, top };
+}
+
 /** The height of a second caption line (a note on how the figure was drawn). */
 const NOTE_LINE = 15;
 
@@ -50,7 +97,16 @@ const NOTE_LINE = 15;
  * dark blog), a legend, and the caption line under the plot naming the experiment, host and date,
  * with an optional note on a line of its own below it.
  */
-export function baseLayout(title: string, caption: string, margin: { l: number; r?: number; t?: number; b?: number }, legend: 'top' | 'right' = 'top', note?: string): Record<string, unknown> {
+export function baseLayout(
+  title: string,
+  caption: string,
+  margin: { l: number; r?: number; t?: number; b?: number },
+  legend: 'top' | 'right' = 'top',
+  note?: string,
+  /** Subtitle lines under the title (wrapped to the width), and the figure's width in CSS px. */
+  sub: { lines: string[]; width: number } = { lines: [], width: 960 },
+): Record<string, unknown> {
+  const head = titleBlock(title, sub.lines, sub.width, legend === 'top');
   const captionAt = (margin.b ?? 60) + CAPTION_GAP;
   const b = captionAt + (note ? NOTE_LINE : 0);
   // Many series (one per query) wrap a top legend into the title: those go on the right instead.
@@ -59,11 +115,11 @@ export function baseLayout(title: string, caption: string, margin: { l: number; 
       ? { orientation: 'h', x: 0, y: 1.0, xanchor: 'left', yanchor: 'bottom', bgcolor: 'rgba(255,255,255,0)' }
       : { orientation: 'v', x: 1.02, y: 1.0, xanchor: 'left', yanchor: 'top', bgcolor: 'rgba(255,255,255,0)' };
   return {
-    title: { text: title, x: 0.01, xanchor: 'left', font: { ...FONT, size: 17 } },
+    title: head.title,
     font: FONT,
     paper_bgcolor: '#ffffff',
     plot_bgcolor: '#ffffff',
-    margin: { l: margin.l, r: margin.r ?? (legend === 'right' ? 240 : 30), t: margin.t ?? 70, b },
+    margin: { l: margin.l, r: margin.r ?? (legend === 'right' ? 240 : 30), t: Math.max(margin.t ?? 70, head.top), b },
     showlegend: true,
     legend: legendLayout,
     annotations: [captionAnnotation(caption, captionAt, margin.l, note)],
