@@ -212,3 +212,19 @@ test("a tab opened without the token says which address to use, and starts once 
     await page.close();
   }
 });
+
+test('the Run view of an unsaved experiment says to save it first, with the button that does: saved, the Run panel takes its place', async () => {
+  const page = await env.open();
+  await openQuickstart(page);
+  await page.getByTestId('nav-run').click();
+  assert.match(await page.getByTestId('run-needs-save').innerText(), /^Save the experiment to a file first/);
+  await page.getByTestId('run-save-as').click();
+  const file = join(env.app.dir, 'from-run-view.varlab.json');
+  await page.getByTestId('save-path').fill(file);
+  await page.getByTestId('save-path-submit').click();
+  await page.getByTestId('run-start').waitFor();
+  assert.equal(await page.getByTestId('run-needs-save').count(), 0);
+  assert.ok(existsSync(file), 'the file is on disk');
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});

@@ -7,6 +7,7 @@ import { checkWord, type ExperimentDoc, type RestartResult } from '../../../comm
 import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
+import { saveAs } from '../../store/actions.js';
 import { LiveRun, LiveRuns, type IntervalTrace } from './live.js';
 import { drawnInterval } from './intervals.js';
 import { endedWords } from '../../../common/event-line.js';
@@ -54,7 +55,12 @@ function StartPanel() {
   if (!path) {
     return (
       <p data-testid="run-needs-save">
-        {design ? 'Save the experiment to a file first: the run saves its results into it and keeps its journal beside it.' : 'Nothing is open: open an experiment or the quickstart (Design), save it to a file, and run it here.'}
+        {design ? 'Save the experiment to a file first: the run saves its results into it and keeps its journal beside it. ' : 'Nothing is open: open an experiment or the quickstart (Design), save it to a file, and run it here.'}
+        {design && (
+          <button className="primary" onClick={() => void saveAs()} data-testid="run-save-as">
+            Save As…
+          </button>
+        )}
       </p>
     );
   }
@@ -264,7 +270,8 @@ function Progress() {
   const live = useRunSession((s) => s.live);
   const detached = useRunSession((s) => s.detached);
   useRunSession((s) => s.frame);
-  const pct = live.planned ? (100 * live.done) / live.planned : 0;
+  // A run that stopped when answered finished with fewer restarts than its maximum: it is whole, all the same.
+  const pct = live.state === 'finished' ? 100 : live.planned ? (100 * live.done) / live.planned : 0;
   const active = live.state === 'running' || live.state === 'paused';
   return (
     <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-progress">

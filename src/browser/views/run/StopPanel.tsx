@@ -135,9 +135,9 @@ function IntervalBar({ low, high, eqLow, eqHigh, mid, effect, levels, span }: { 
     >
       <rect x={x(-effect)} y={0} width={x(effect) - x(-effect)} height={h} fill="#d3f0dc" />
       <line x1={x(0)} x2={x(0)} y1={0} y2={h} stroke="#8c959f" strokeDasharray="2 2" />
-      {low !== null && high !== null && <line x1={x(low)} x2={x(high)} y1={h / 2} y2={h / 2} stroke="#24292f" strokeWidth={1} />}
-      {eqLow !== null && eqHigh !== null && <line x1={x(eqLow)} x2={x(eqHigh)} y1={h / 2} y2={h / 2} stroke="#24292f" strokeWidth={4} />}
-      {mid !== null && <circle cx={x(mid)} cy={h / 2} r={3} fill="#24292f" />}
+      {low !== null && high !== null && <line x1={x(low)} x2={x(high)} y1={h / 2} y2={h / 2} stroke="#0969da" strokeWidth={1.5} />}
+      {eqLow !== null && eqHigh !== null && <line x1={x(eqLow)} x2={x(eqHigh)} y1={h / 2} y2={h / 2} stroke="#0969da" strokeOpacity={0.55} strokeWidth={5} />}
+      {mid !== null && <circle cx={x(mid)} cy={h / 2} r={3} fill="#0a3069" />}
     </svg>
   );
 }
