@@ -3,14 +3,15 @@
 // custom levels are checked inline, and a backend prompt asks for a password.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { ok, type Backend, type Events, type Prompt, type PromptAnswer } from '../../src/common/api.js';
 import { createBackend } from '../../src/node/backend.js';
 import { startServer } from '../../src/node/transport/websocket-server.js';
-import { appForTests, openApp, openQuickstart, pageProblems } from './support.js';
+import { appForTests, openApp, openFile, openQuickstart, pageProblems } from './support.js';
+import { roundsExperiment } from '../fixtures/rounds-experiment.js';
 
 const env = appForTests();
 
@@ -154,6 +155,27 @@ test('workload fields are validated inline and feed the estimate', async () => {
   assert.equal(await page.getByTestId('query').count(), 6);
   assert.match(await page.getByTestId('workload').innerText(), /the query is empty/);
   await page.close();
+});
+
+test('a file with a run: the Designer and the workload give the time at the costs measured there, "from the run of DATE"', async () => {
+  // 20 restarts of 9 s each (2 s of it idle), where the design's own estimates say about a second each.
+  const doc = roundsExperiment({ rounds: 10, between: 0.03, shared: 0.5, effectPct: 0 });
+  doc.design.estimates = { restartSeconds: 1, executionMs: 1 };
+  const file = join(env.app.dir, 'measured.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('design-summary').waitFor();
+  assert.equal(await page.getByTestId('design-summary').innerText(), '20 restarts · 100 executions · about 3 min 00 s (costs from the run of 2026-11-26 10:00 UTC)');
+  assert.match(await page.getByTestId('workload-estimate').innerText(), / · about 9 s per restart with the idle time \(costs from the run of 2026-11-26 10:00 UTC\)$/);
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'designer-learned.png'), fullPage: true });
+  assert.deepEqual(problems(page), []);
+  await page.close();
+  // The quickstart (no run): the design's estimates, nothing said about a run.
+  const fresh = await env.open();
+  await openQuickstart(fresh);
+  assert.match(await fresh.getByTestId('design-summary').innerText(), /^80 restarts · \d[\d,]* executions · about [^(]+$/);
+  await fresh.close();
 });
 
 test('a backend prompt asks for a password in a password field and sends it only in the answer', async () => {

@@ -51,6 +51,8 @@ test('a finished file is left alone unless --fresh; --fresh keeps the old result
   assert.match(dry.stdout, /numactl --interleave/, 'the NUMA wrapper is listed');
   assert.match(dry.stdout, /mariadbd|mysqld/, 'the server start is listed');
   assert.match(dry.stdout, /would start from scratch/);
+  // Its time at the costs the finished run measured, and said so (the design's estimates are the quickstart's guesses).
+  assert.match(dry.stdout, /^.*: 2 restarts on .*, about \d+ s \(costs from the run of \d{4}-\d\d-\d\d \d\d:\d\d UTC\)$/m);
   assert.match(dry.stdout, /dry run: nothing was run/);
   for (const block of dry.stdout.split('== cell ').slice(1)) assert.equal(block.split('# one remote call on the target').length, 2, 'one script per cell: its restart is one remote call');
   assert.equal(readFileSync(file, 'utf8'), finishedText);
@@ -68,6 +70,7 @@ test('a finished file is left alone unless --fresh; --fresh keeps the old result
   const fresh = varlabRun([file, ...target, '--fresh'], env.varlabHome);
   assert.equal(await fresh.exit, 0, fresh.stderr());
   assert.ok(fresh.stderr().includes(`the results of the finished run are kept in ${keptAs}`), fresh.stderr());
+  assert.match(fresh.stderr(), /running 2 restarts on .*, about \d+ s \(costs from the run of \d{4}-\d\d-\d\d \d\d:\d\d UTC\); results into /);
   assert.equal(fresh.events.filter((e) => e.type === 'restart-started').length, 2, 'the whole plan ran again');
   assert.deepEqual((JSON.parse(readFileSync(keptAs, 'utf8')) as ExperimentDoc).results, oldResults, 'the copy holds the old results');
   const archived = readdirSync(dirname(file)).filter((f) => f !== basename(journal) && f.startsWith(basename(journal, '.jsonl') + '.') && f.endsWith('.jsonl'));

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { bufferPoolMb, dbt3Template, sizeOption } from '../../common/dbt3/template.js';
 import { MAX_SF, MIN_SF } from '../../common/dbt3/scale.js';
 import { checkExperiment } from '../../common/experiment/validate.js';
-import { estimatePlan, formatDuration } from '../../common/plan.js';
+import { aboutText, learnedEstimate } from '../../common/stats/planner.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { SYSBENCH_LOGIN, SYSBENCH_TESTS, sysbenchTemplate, type SysbenchTest } from '../../common/templates/sysbench.js';
 import { saveExperimentFile } from '../../node/files.js';
@@ -81,8 +81,8 @@ export const newCommand: Command = {
     const checked = checkExperiment(doc);
     if (!checked.doc) throw new UsageError(checked.problems.join('; '));
     await saveExperimentFile(file, checked.doc);
-    const est = estimatePlan(checked.doc.design);
-    io.out(`wrote ${file}: ${checked.doc.name}, ${est.restarts} restarts, about ${formatDuration(est.seconds)}`);
+    const learned = learnedEstimate(checked.doc);
+    io.out(`wrote ${file}: ${checked.doc.name}, ${learned.estimate.restarts} restarts, ${aboutText(learned)}`);
     const d = checked.doc.design;
     if (d.workload.data) {
       const pool = sizeOption(bufferPoolMb(d.workload.data.sf));

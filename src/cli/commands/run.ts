@@ -4,7 +4,7 @@ import { dataProgressText } from '../../common/dbt3/words.js';
 import { eventLine } from '../../common/event-line.js';
 import { ApiError } from '../../common/api.js';
 import { afterColon, type RunEvent } from '../../common/events.js';
-import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration } from '../../common/plan.js';
+import { buildPlan, designHosts, expandCells, formatDuration } from '../../common/plan.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readExperimentFile, saveExperimentFile } from '../../node/files.js';
@@ -27,6 +27,7 @@ import { confirmConsent } from '../consent.js';
 import { TARGET_OPTIONS, targetAuth } from './probe.js';
 import { visible } from '../../common/printable.js';
 import { lookSchedule } from '../../common/stats/sequential.js';
+import { aboutText, learnedEstimate } from '../../common/stats/planner.js';
 
 /** The user did not agree to the file's commands: nothing ran; leave with this status. */
 class NotAgreed extends Error {
@@ -173,6 +174,10 @@ export const run: Command = {
       return detachRun(io, file, { ...request, ...auth }, values);
     }
 
+    // The file's measured run, read before a fresh start keeps it aside in a copy: the time estimates
+    // below are at its costs ("from the run of DATE", as varlab plan says), else the design's estimates.
+    const measured = (await readExperimentFile(file).catch(() => null))?.doc?.results;
+
     if (values['dry-run']) {
       try {
         const p = await prepareRun(request);
@@ -189,7 +194,7 @@ export const run: Command = {
             } finally {
               await session.close();
             }
-          }, design.serverProfile);
+          }, [design.serverProfile], measured);
           if (report.problem) {
             io.err(`varlab run: ${p.hosts ? `${h.target}: ` : ''}${report.problem}`);
             return 2;
@@ -279,12 +284,12 @@ export const run: Command = {
     if (resuming) io.err(resuming.replace(/; the edited file would be kept as .*/, ''));
     else {
       const plan = buildPlan(prepared.doc.design);
-      const about = formatDuration(estimatePlan(prepared.doc.design, plan.length).seconds);
+      const about = aboutText(learnedEstimate({ design: prepared.doc.design, results: measured }, plan.length));
       const hosts = prepared.hosts?.map((h) => h.target);
       const s = prepared.doc.design.stopping;
       if (s) io.err(`stop when answered: at most ${s.maxRestartsPerCell} rounds (restarts per cell), looks at rounds ${lookSchedule(s.maxRestartsPerCell).join(', ')}, target ±${s.effect} %, α ${s.alpha}`);
-      if (hosts) io.err(`running ${s ? 'at most ' : ''}${plan.length} restarts on each of ${hosts.length} hosts at once (${hosts.join(', ')}), each in its own order, about ${about}; results into ${prepared.out}`);
-      else io.err(`running ${s ? 'at most ' : ''}${plan.length} restarts on ${prepared.doc.design.target}, about ${about}; results into ${prepared.out}`);
+      if (hosts) io.err(`running ${s ? 'at most ' : ''}${plan.length} restarts on each of ${hosts.length} hosts at once (${hosts.join(', ')}), each in its own order, ${about}; results into ${prepared.out}`);
+      else io.err(`running ${s ? 'at most ' : ''}${plan.length} restarts on ${prepared.doc.design.target}, ${about}; results into ${prepared.out}`);
     }
 
     // Ctrl-C or SIGTERM: the run service cancels, stops mysqld and restores the host, and says so.

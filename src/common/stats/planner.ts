@@ -46,7 +46,7 @@ const SECONDS_PER: Record<string, number> = { s: 1, ms: 1e-3, us: 1e-6, µs: 1e-
  * The costs measured from the results when they allow it: an execution from the timings (when they
  * are durations), a restart from its wall time less its executions. Otherwise the design's estimates.
  */
-export function measuredCosts(doc: ExperimentDoc): Costs {
+export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): Costs {
   const est: Costs = {
     restartSeconds: doc.design.estimates.restartSeconds,
     executionSeconds: doc.design.estimates.executionMs / 1000,
@@ -89,10 +89,19 @@ export function measuredCosts(doc: ExperimentDoc): Costs {
  * learn): the design's restarts at the costs measured there, idle time counted once (estimatePlan adds
  * it; measuredCosts took it out of each restart's wall time). Without a measured run, the design's estimates.
  */
-export function learnedEstimate(doc: ExperimentDoc, restarts?: number): { estimate: PlanEstimate; costs: Costs; basis: string } {
+export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, restarts?: number): { estimate: PlanEstimate; costs: Costs; basis: string } {
   const costs = measuredCosts(doc);
   const design: Design = costs.source === 'journal' ? { ...doc.design, estimates: { restartSeconds: costs.restartSeconds, executionMs: costs.executionSeconds * 1000 } } : doc.design;
   return { estimate: estimatePlan(design, restarts), costs, basis: costsBasis(costs) };
+}
+
+/**
+ * A learned estimate's time in words: `about 4 min 10 s`, and where its costs come from when the file's
+ * run measured them (`about 4 min 10 s (costs from the run of 2026-11-20 10:00 UTC)`): the Designer,
+ * `varlab new`, `run` and its dry run say it as `plan` and the Plan view do.
+ */
+export function aboutText(l: { estimate: PlanEstimate; costs: Costs; basis: string }): string {
+  return `about ${formatDuration(l.estimate.seconds)}${l.costs.source === 'journal' ? ` (costs ${l.basis})` : ''}`;
 }
 
 /** Seconds the design will take with the given restarts per cell and repetitions, at the given costs. */

@@ -3,8 +3,9 @@
 // script its restart would send to the target (the host layer's dryRunCells, for the probed host).
 // Nothing runs on the target but the probe.
 import type { DryRun } from '../../common/api.js';
-import type { Design } from '../../common/experiment/types.js';
-import { buildPlan, estimatePlan, formatDuration } from '../../common/plan.js';
+import type { Design, Results } from '../../common/experiment/types.js';
+import { buildPlan, formatDuration } from '../../common/plan.js';
+import { learnedEstimate } from '../../common/stats/planner.js';
 import { noProfileMessage, resolveProfile } from '../engine/profiles.js';
 import { createServerControl, dryRunCells, type TargetSession } from '../host/index.js';
 
@@ -14,6 +15,8 @@ export interface DryRunReport extends DryRun {
   profileFrom: 'registered' | 'file' | null;
   restarts: number;
   seconds: number;
+  /** Where the time's costs come from when the file's run measured them: `from the run of DATE`. */
+  costsFrom?: string;
   executions: number;
   /** Per included cell: its restarts in the plan. */
   seqs: Record<string, number[]>;
@@ -22,13 +25,15 @@ export interface DryRunReport extends DryRun {
 /** Open the target, run fn on it, close it (the caller's way: its prompts, its key files). */
 export type WithTarget = <T>(fn: (session: TargetSession) => Promise<T>) => Promise<T>;
 
-export async function dryRun(design: Design, target: string, withTarget: WithTarget, ...saved: Design['serverProfile'][]): Promise<DryRunReport> {
+export async function dryRun(design: Design, target: string, withTarget: WithTarget, saved: Design['serverProfile'][] = [], measured?: Results): Promise<DryRunReport> {
   const plan = buildPlan(design);
-  const est = estimatePlan(design, plan.length);
+  // At the costs the file's run measured, when it has one (issue 21: the estimates learn).
+  const learned = learnedEstimate({ design, results: measured }, plan.length);
+  const est = learned.estimate;
   const resolved = await resolveProfile(target, design.serverProfile, ...saved);
   const seqs: Record<string, number[]> = {};
   for (const s of plan) (seqs[s.cell] ??= []).push(s.seq);
-  const report: DryRunReport = { target, profile: resolved?.profile ?? null, profileFrom: resolved?.from ?? null, cells: [], restarts: plan.length, seconds: est.seconds, executions: est.executions, seqs };
+  const report: DryRunReport = { target, profile: resolved?.profile ?? null, profileFrom: resolved?.from ?? null, cells: [], restarts: plan.length, seconds: est.seconds, ...(learned.costs.source === 'journal' ? { costsFrom: learned.basis } : {}), executions: est.executions, seqs };
   if (!resolved) {
     report.problem = noProfileMessage(target, design.serverProfile);
     return report;
@@ -45,7 +50,7 @@ export async function dryRun(design: Design, target: string, withTarget: WithTar
 export function dryRunText(name: string, design: Design, r: DryRunReport, where: { out: string; journal: string; notes: string[] }): string[] {
   const p = r.profile!;
   const lines = [
-    `${name}: ${r.restarts} restarts on ${r.target} (${p.kind} ${p.mysqld}, the ${r.profileFrom === 'registered' ? `profile registered for ${r.target}` : "file's profile"}), about ${formatDuration(r.seconds)}`,
+    `${name}: ${r.restarts} restarts on ${r.target} (${p.kind} ${p.mysqld}, the ${r.profileFrom === 'registered' ? `profile registered for ${r.target}` : "file's profile"}), about ${formatDuration(r.seconds)}${r.costsFrom ? ` (costs ${r.costsFrom})` : ''}`,
     `${r.executions} executions; results into ${where.out}; journal ${where.journal}`,
     ...where.notes,
   ];

@@ -1,6 +1,7 @@
 // The matrix designer: factors, the grid of cells, the run order and the workload.
 import { useMemo } from 'react';
-import { buildPlan, estimatePlan, formatDuration } from '../../../common/plan.js';
+import { buildPlan, formatDuration } from '../../../common/plan.js';
+import { learnedEstimate } from '../../../common/stats/planner.js';
 import { useApp } from '../../store/index.js';
 import { FactorsEditor } from './FactorsEditor.js';
 import { MatrixGrid } from './MatrixGrid.js';
@@ -13,7 +14,9 @@ export function DesignerView() {
   const notices = useApp((s) => s.notices);
   const design = doc.design;
   const problems = useMemo(() => designProblems(design), [design]);
-  const estimate = useMemo(() => estimatePlan(design, buildPlan(design).length), [design]);
+  // At the costs the file's own run measured when it has one (issue 21: the estimates learn), as the Plan view.
+  const learned = useMemo(() => learnedEstimate(doc, buildPlan(design).length), [doc, design]);
+  const estimate = learned.estimate;
   return (
     <div className="designer" data-testid="designer">
       {notices.length > 0 && (
@@ -26,6 +29,7 @@ export function DesignerView() {
       {doc.description && <p className="description muted">{doc.description}</p>}
       <p className="summary" data-testid="design-summary">
         {estimate.restarts} restarts · {estimate.executions.toLocaleString('en')} executions · about <strong>{formatDuration(estimate.seconds)}</strong>
+        {learned.costs.source === 'journal' && <span className="muted" data-testid="design-estimate-basis"> (costs {learned.basis})</span>}
       </p>
       <div className="designer-columns">
         <div className="col">

@@ -4,6 +4,7 @@
 import { useRef } from 'react';
 import type { Design, Query, Workload } from '../../../common/experiment/types.js';
 import { estimatePlan, formatDuration } from '../../../common/plan.js';
+import { learnedEstimate } from '../../../common/stats/planner.js';
 import { getClient } from '../../client.js';
 import { NumberField } from '../../components/NumberField.js';
 import { useApp } from '../../store/index.js';
@@ -59,7 +60,10 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
   const setStatus = useApp((s) => s.setStatus);
   const fileInput = useRef<HTMLInputElement>(null);
   const w = design.workload;
-  const estimate = estimatePlan(design);
+  const doc = useApp((s) => s.doc);
+  // Per restart at the costs the file's run measured, when it has one (as the Designer's summary).
+  const learned = doc ? learnedEstimate({ ...doc, design }) : null;
+  const estimate = learned?.estimate ?? estimatePlan(design);
 
   const addImported = (name: string, sql: string) => {
     const added = queriesFromSql(name, sql, w.queries.map((q) => q.name));
@@ -190,6 +194,7 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
       </div>
       <p className="muted small" data-testid="workload-estimate">
         {w.repetitions * w.queries.length} executions per restart ({w.warmup * w.queries.length} warm-up) · about {formatDuration(estimate.perRestartSeconds)} per restart with the idle time
+        {learned?.costs.source === 'journal' ? ` (costs ${learned.basis})` : ''}
       </p>
     </section>
   );

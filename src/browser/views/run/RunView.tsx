@@ -4,7 +4,8 @@
 // effect. Pause, resume, cancel. Redrawn at most once per animation frame, whatever the event rate.
 import { useEffect, useMemo, useState } from 'react';
 import { checkWord, type ExperimentDoc, type RestartResult } from '../../../common/experiment/types.js';
-import { buildPlan, designHosts, estimatePlan, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
+import { buildPlan, designHosts, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
+import { learnedEstimate } from '../../../common/stats/planner.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { saveAs } from '../../store/actions.js';
@@ -29,7 +30,8 @@ function StartPanel() {
   const sessionPath = useRunSession((s) => s.path);
   const path = useApp((s) => s.path) ?? sessionPath;
   const dirty = useApp((s) => s.dirty);
-  const design = useApp((s) => s.doc?.design);
+  const doc = useApp((s) => s.doc);
+  const design = doc?.design;
   const hosts = design ? designHosts(design) : ['local'];
   const target = hosts.join(', ');
   // This panel is gone while a run is shown: what the last run was started with is offered again.
@@ -51,7 +53,9 @@ function StartPanel() {
   const launching = useRunSession((s) => (s.launching?.path === path ? s.launching : null));
   // What pressing Run starts, before it is pressed.
   const asRun = design && untilAnswered && stop.problem === null && stop.ask ? { ...design, restartsPerCell: stop.ask.maxRestarts ?? design.restartsPerCell } : design;
-  const estimate = useMemo(() => (asRun ? estimatePlan(asRun, buildPlan(asRun).length) : null), [asRun]);
+  // At the costs the file's own run measured when it has one (issue 21: the estimates learn).
+  const learned = useMemo(() => (doc && asRun ? learnedEstimate({ ...doc, design: asRun }, buildPlan(asRun).length) : null), [doc, asRun]);
+  const estimate = learned?.estimate ?? null;
   if (!path) {
     return (
       <p data-testid="run-needs-save">
@@ -112,6 +116,7 @@ function StartPanel() {
         <span className="muted" data-testid="run-estimate">
           {untilAnswered ? 'at most ' : ''}
           {estimate.restarts} restarts{hosts.length > 1 ? ` on each of ${hosts.length} hosts` : ''} · {estimate.executions.toLocaleString('en')} executions{hosts.length > 1 ? ' each' : ''} · about {formatDuration(estimate.seconds)}
+          {learned?.costs.source === 'journal' ? ` (costs ${learned.basis})` : ''}
         </span>
       )}
       {ssh && (
