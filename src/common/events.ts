@@ -58,6 +58,8 @@ type RunEventOfOneHost =
   | FromRecord<'interval', 'interval', { cell: string }>
   | FromRecord<'restart-finished', 'restart-finished'>
   | FromRecord<'restart-discarded', 'restart-discarded'>
+  /** The host's noise over a finished restart's measured window (its `noise` record). */
+  | FromRecord<'noise', 'host-noise'>
   | FromRecord<'run-finished', 'run-finished'>
   /** Stop when answered: the run stops at this look, every comparison decided. */
   | FromRecord<'stopped-answered', 'stopped-answered'>

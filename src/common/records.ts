@@ -5,7 +5,7 @@
 // Run view (through `recordOf`). The experiment file's results and the analysis's tidy table are
 // built from the fold's restarts.
 import type { RunEvent } from './events.js';
-import type { Design, IntervalRow, QueryTimings, RestartResult, Results, TimingSource, TunableCheck } from './experiment/types.js';
+import type { Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, TimingSource, TunableCheck } from './experiment/types.js';
 import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
 import type { Look, SequentialComparison } from './stats/sequential.js';
@@ -51,6 +51,12 @@ export type JournalRecord =
   | ({ t: 'interval'; at: number; seq: number } & IntervalRow)
   | { t: 'restart-finished'; at: number; seq: number; cell: string; status: RestartResult['status']; reason?: string; steps?: RestartResult['steps'] }
   | { t: 'restart-discarded'; at: number; seq: number; cell: string; reason: string }
+  /**
+   * The host's noise over a finished restart's measured window (common/noise.ts). An attached run
+   * learns it in the next remote call (the window ends when the next restart's, or the final stop's,
+   * script begins), so it comes after the restart's `restart-finished`.
+   */
+  | { t: 'noise'; at: number; seq: number; noise: HostNoise }
   | { t: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string }
   /**
    * Stop when answered (design.stopping): at the look after this round every comparison was decided,
@@ -125,6 +131,7 @@ const EVENT_TYPE = {
   interval: 'interval',
   'restart-finished': 'restart-finished',
   'restart-discarded': 'restart-discarded',
+  noise: 'host-noise',
   'run-finished': 'run-finished',
   'stopped-answered': 'stopped-answered',
   look: 'look',
@@ -171,6 +178,7 @@ export function recordsOfRestart(r: RestartResult | (Omit<RestartResult, 'status
     );
   }
   if (r.status) out.push({ t: 'restart-finished', at: r.finishedAt ?? r.startedAt, seq: r.seq, cell: r.cell, status: r.status, ...(r.reason ? { reason: r.reason } : {}), ...(r.steps ? { steps: r.steps } : {}) });
+  if (r.status && r.noise) out.push({ t: 'noise', at: r.finishedAt ?? r.startedAt, seq: r.seq, noise: r.noise });
   return out;
 }
 
@@ -293,6 +301,12 @@ export class JournalFold {
           ...(o.intervals.length ? { intervals: o.intervals } : {}),
           ...(r.steps ? { steps: r.steps } : {}),
         });
+        break;
+      }
+      case 'noise': {
+        // Its restart has finished: the noise joins its result (a copy, so a result already handed out stays as it was).
+        const i = this.s.restarts.findIndex((x) => x.seq === r.seq);
+        if (i >= 0) this.s.restarts[i] = { ...this.s.restarts[i], noise: r.noise };
         break;
       }
       case 'restart-discarded':

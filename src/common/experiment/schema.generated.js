@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -2506,7 +2506,7 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
+const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
 const schema28 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema29 = {"type":"number","minimum":0,"maximum":1000000000000000};
 const schema40 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
@@ -4650,15 +4650,11 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(data26.intervals !== undefined){
-let data73 = data26.intervals;
-if(Array.isArray(data73)){
-const len9 = data73.length;
-for(let i9=0; i9<len9; i9++){
-let data74 = data73[i9];
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
-if(data74.rep === undefined){
-const err178 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
+if(data26.noise !== undefined){
+let data73 = data26.noise;
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+if(data73.seconds === undefined){
+const err178 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -4667,8 +4663,8 @@ vErrors.push(err178);
 }
 errors++;
 }
-if(data74.second === undefined){
-const err179 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
+if(data73.load === undefined){
+const err179 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -4677,8 +4673,8 @@ vErrors.push(err179);
 }
 errors++;
 }
-if(data74.threads === undefined){
-const err180 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
+if(data73.cpus === undefined){
+const err180 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -4687,8 +4683,8 @@ vErrors.push(err180);
 }
 errors++;
 }
-if(data74.tps === undefined){
-const err181 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
+if(data73.stealPct === undefined){
+const err181 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -4697,8 +4693,8 @@ vErrors.push(err181);
 }
 errors++;
 }
-if(data74.qps === undefined){
-const err182 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
+if(data73.othersCpuPct === undefined){
+const err182 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -4707,10 +4703,8 @@ vErrors.push(err182);
 }
 errors++;
 }
-if(data74.rep !== undefined){
-let data75 = data74.rep;
-if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
-const err183 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data73.ctxPerS === undefined){
+const err183 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -4719,9 +4713,11 @@ vErrors.push(err183);
 }
 errors++;
 }
-if(typeof data75 == "number"){
-if(data75 > 1000000000 || isNaN(data75)){
-const err184 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data73.seconds !== undefined){
+let data74 = data73.seconds;
+if(typeof data74 == "number"){
+if(data74 > 1000000000000000 || isNaN(data74)){
+const err184 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -4730,8 +4726,8 @@ vErrors.push(err184);
 }
 errors++;
 }
-if(data75 < 1 || isNaN(data75)){
-const err185 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data74 < 0 || isNaN(data74)){
+const err185 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -4741,12 +4737,8 @@ vErrors.push(err185);
 errors++;
 }
 }
-}
-if(data74.second !== undefined){
-let data76 = data74.second;
-if(typeof data76 == "number"){
-if(data76 > 1000000000000000 || isNaN(data76)){
-const err186 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err186 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -4755,8 +4747,12 @@ vErrors.push(err186);
 }
 errors++;
 }
-if(data76 < 0 || isNaN(data76)){
-const err187 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data73.load !== undefined){
+let data75 = data73.load;
+if(typeof data75 == "number"){
+if(data75 > 1000000000000000 || isNaN(data75)){
+const err187 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -4765,9 +4761,8 @@ vErrors.push(err187);
 }
 errors++;
 }
-}
-else {
-const err188 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data75 < 0 || isNaN(data75)){
+const err188 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -4777,11 +4772,8 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(data74.threads !== undefined){
-let data77 = data74.threads;
-if(typeof data77 == "number"){
-if(data77 > 1000000000000000 || isNaN(data77)){
-const err189 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err189 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -4790,8 +4782,12 @@ vErrors.push(err189);
 }
 errors++;
 }
-if(data77 < 0 || isNaN(data77)){
-const err190 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data73.cpus !== undefined){
+let data76 = data73.cpus;
+if(typeof data76 == "number"){
+if(data76 > 1000000000000000 || isNaN(data76)){
+const err190 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -4800,9 +4796,8 @@ vErrors.push(err190);
 }
 errors++;
 }
-}
-else {
-const err191 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data76 < 0 || isNaN(data76)){
+const err191 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -4812,11 +4807,8 @@ vErrors.push(err191);
 errors++;
 }
 }
-if(data74.tps !== undefined){
-let data78 = data74.tps;
-if(typeof data78 == "number"){
-if(data78 > 1000000000000000 || isNaN(data78)){
-const err192 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err192 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -4825,8 +4817,12 @@ vErrors.push(err192);
 }
 errors++;
 }
-if(data78 < 0 || isNaN(data78)){
-const err193 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data73.stealPct !== undefined){
+let data77 = data73.stealPct;
+if(typeof data77 == "number"){
+if(data77 > 100 || isNaN(data77)){
+const err193 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -4835,9 +4831,8 @@ vErrors.push(err193);
 }
 errors++;
 }
-}
-else {
-const err194 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data77 < 0 || isNaN(data77)){
+const err194 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -4847,11 +4842,8 @@ vErrors.push(err194);
 errors++;
 }
 }
-if(data74.qps !== undefined){
-let data79 = data74.qps;
-if(typeof data79 == "number"){
-if(data79 > 1000000000000000 || isNaN(data79)){
-const err195 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err195 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -4860,8 +4852,12 @@ vErrors.push(err195);
 }
 errors++;
 }
-if(data79 < 0 || isNaN(data79)){
-const err196 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data73.othersCpuPct !== undefined){
+let data78 = data73.othersCpuPct;
+if(typeof data78 == "number"){
+if(data78 > 100 || isNaN(data78)){
+const err196 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -4870,9 +4866,8 @@ vErrors.push(err196);
 }
 errors++;
 }
-}
-else {
-const err197 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data78 < 0 || isNaN(data78)){
+const err197 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -4882,11 +4877,8 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(data74.latencyMs !== undefined){
-let data80 = data74.latencyMs;
-if(typeof data80 == "number"){
-if(data80 > 1000000000000000 || isNaN(data80)){
-const err198 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err198 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -4895,8 +4887,12 @@ vErrors.push(err198);
 }
 errors++;
 }
-if(data80 < 0 || isNaN(data80)){
-const err199 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data73.ctxPerS !== undefined){
+let data79 = data73.ctxPerS;
+if(typeof data79 == "number"){
+if(data79 > 1000000000000000 || isNaN(data79)){
+const err199 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -4905,9 +4901,8 @@ vErrors.push(err199);
 }
 errors++;
 }
-}
-else {
-const err200 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data79 < 0 || isNaN(data79)){
+const err200 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -4917,11 +4912,8 @@ vErrors.push(err200);
 errors++;
 }
 }
-if(data74.percentile !== undefined){
-let data81 = data74.percentile;
-if(typeof data81 == "number"){
-if(data81 > 100 || isNaN(data81)){
-const err201 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+else {
+const err201 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -4930,8 +4922,12 @@ vErrors.push(err201);
 }
 errors++;
 }
-if(data81 < 0 || isNaN(data81)){
-const err202 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data73.cpuMhz !== undefined){
+let data80 = data73.cpuMhz;
+if(typeof data80 == "number"){
+if(data80 > 1000000000000000 || isNaN(data80)){
+const err202 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -4940,9 +4936,8 @@ vErrors.push(err202);
 }
 errors++;
 }
-}
-else {
-const err203 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data80 < 0 || isNaN(data80)){
+const err203 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -4952,11 +4947,8 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(data74.errPerSec !== undefined){
-let data82 = data74.errPerSec;
-if(typeof data82 == "number"){
-if(data82 > 1000000000000000 || isNaN(data82)){
-const err204 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err204 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -4965,8 +4957,10 @@ vErrors.push(err204);
 }
 errors++;
 }
-if(data82 < 0 || isNaN(data82)){
-const err205 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err205 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -4976,8 +4970,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-else {
-const err206 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data26.intervals !== undefined){
+let data81 = data26.intervals;
+if(Array.isArray(data81)){
+const len9 = data81.length;
+for(let i9=0; i9<len9; i9++){
+let data82 = data81[i9];
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+if(data82.rep === undefined){
+const err206 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -4986,10 +4987,8 @@ vErrors.push(err206);
 }
 errors++;
 }
-}
-}
-else {
-const err207 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data82.second === undefined){
+const err207 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -4998,10 +4997,8 @@ vErrors.push(err207);
 }
 errors++;
 }
-}
-}
-else {
-const err208 = {instancePath:instancePath+"/restarts/" + i3+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data82.threads === undefined){
+const err208 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -5010,10 +5007,8 @@ vErrors.push(err208);
 }
 errors++;
 }
-}
-}
-else {
-const err209 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data82.tps === undefined){
+const err209 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -5022,10 +5017,8 @@ vErrors.push(err209);
 }
 errors++;
 }
-}
-}
-else {
-const err210 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data82.qps === undefined){
+const err210 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -5034,15 +5027,342 @@ vErrors.push(err210);
 }
 errors++;
 }
-}
-}
-else {
-const err211 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data82.rep !== undefined){
+let data83 = data82.rep;
+if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
+const err211 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err211];
 }
 else {
 vErrors.push(err211);
+}
+errors++;
+}
+if(typeof data83 == "number"){
+if(data83 > 1000000000 || isNaN(data83)){
+const err212 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+if(data83 < 1 || isNaN(data83)){
+const err213 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+}
+}
+if(data82.second !== undefined){
+let data84 = data82.second;
+if(typeof data84 == "number"){
+if(data84 > 1000000000000000 || isNaN(data84)){
+const err214 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+if(data84 < 0 || isNaN(data84)){
+const err215 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+}
+else {
+const err216 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+}
+if(data82.threads !== undefined){
+let data85 = data82.threads;
+if(typeof data85 == "number"){
+if(data85 > 1000000000000000 || isNaN(data85)){
+const err217 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+}
+if(data85 < 0 || isNaN(data85)){
+const err218 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
+}
+errors++;
+}
+}
+else {
+const err219 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err219];
+}
+else {
+vErrors.push(err219);
+}
+errors++;
+}
+}
+if(data82.tps !== undefined){
+let data86 = data82.tps;
+if(typeof data86 == "number"){
+if(data86 > 1000000000000000 || isNaN(data86)){
+const err220 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+if(data86 < 0 || isNaN(data86)){
+const err221 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+}
+else {
+const err222 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+}
+}
+if(data82.qps !== undefined){
+let data87 = data82.qps;
+if(typeof data87 == "number"){
+if(data87 > 1000000000000000 || isNaN(data87)){
+const err223 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err223];
+}
+else {
+vErrors.push(err223);
+}
+errors++;
+}
+if(data87 < 0 || isNaN(data87)){
+const err224 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
+}
+errors++;
+}
+}
+else {
+const err225 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+}
+if(data82.latencyMs !== undefined){
+let data88 = data82.latencyMs;
+if(typeof data88 == "number"){
+if(data88 > 1000000000000000 || isNaN(data88)){
+const err226 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+}
+if(data88 < 0 || isNaN(data88)){
+const err227 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
+}
+errors++;
+}
+}
+else {
+const err228 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err228];
+}
+else {
+vErrors.push(err228);
+}
+errors++;
+}
+}
+if(data82.percentile !== undefined){
+let data89 = data82.percentile;
+if(typeof data89 == "number"){
+if(data89 > 100 || isNaN(data89)){
+const err229 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err229];
+}
+else {
+vErrors.push(err229);
+}
+errors++;
+}
+if(data89 < 0 || isNaN(data89)){
+const err230 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err230];
+}
+else {
+vErrors.push(err230);
+}
+errors++;
+}
+}
+else {
+const err231 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err231];
+}
+else {
+vErrors.push(err231);
+}
+errors++;
+}
+}
+if(data82.errPerSec !== undefined){
+let data90 = data82.errPerSec;
+if(typeof data90 == "number"){
+if(data90 > 1000000000000000 || isNaN(data90)){
+const err232 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+if(data90 < 0 || isNaN(data90)){
+const err233 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+}
+else {
+const err234 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
+}
+errors++;
+}
+}
+}
+else {
+const err235 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+}
+}
+else {
+const err236 = {instancePath:instancePath+"/restarts/" + i3+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
+}
+}
+}
+else {
+const err237 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err237];
+}
+else {
+vErrors.push(err237);
+}
+errors++;
+}
+}
+}
+else {
+const err238 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err238];
+}
+else {
+vErrors.push(err238);
+}
+errors++;
+}
+}
+}
+else {
+const err239 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err239];
+}
+else {
+vErrors.push(err239);
 }
 errors++;
 }

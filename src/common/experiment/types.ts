@@ -243,6 +243,24 @@ export interface RestartResult {
   intervals?: IntervalRow[];
   /** Milliseconds each step took (the steps it went through): where a restart's time goes. */
   steps?: Partial<Record<RestartStep, number>>;
+  /** What else the target's CPUs did over this restart's measured window (common/noise.ts); absent where it could not be read. */
+  noise?: HostNoise;
+}
+
+/** The host's noise over a restart's measured window, read from /proc on the target at its two ends. */
+export interface HostNoise {
+  /** The window's length. */
+  seconds: number;
+  /** The 1-minute load average at its end. */
+  load: number;
+  cpus: number;
+  /** CPU steal, % of all CPUs' time. */
+  stealPct: number;
+  /** CPU time of processes other than mysqld and varlab's own, % of all CPUs' time. */
+  othersCpuPct: number;
+  ctxPerS: number;
+  /** The mean current CPU frequency, where the host says (cpufreq). */
+  cpuMhz?: number;
 }
 
 export interface Results {

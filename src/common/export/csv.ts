@@ -3,7 +3,8 @@
 // newline survives a round trip, and so does a label with spaces at its ends); numbers are written by
 // num(), never with locale formatting. executions.csv comes in pieces, so a million rows are never one
 // string: the file is streamed out (src/node/export/files.ts).
-import type { RestartResult } from '../experiment/types.js';
+import type { HostNoise, RestartResult } from '../experiment/types.js';
+import { busyReasons } from '../noise.js';
 import type { ExportContext } from './context.js';
 import { iso, levelsOf, num } from './context.js';
 import { findCell, findComparison } from '../stats/analysis.js';
@@ -89,6 +90,7 @@ export function restartsCsv(ctx: ExportContext): string {
     ...tunables.map((t) => `observed:${t}`),
     ...ctx.queries.map((q) => `mean:${q}`),
     'round',
+    ...NOISE_COLUMNS,
   ];
   const rows = ctx.restarts.map((r): Row => {
     const check = (t: string) => r.checks.find((c) => c.tunable === t);
@@ -109,9 +111,18 @@ export function restartsCsv(ctx: ExportContext): string {
       ...tunables.map((t) => check(t)?.observed ?? ''),
       ...ctx.queries.map(mean),
       r.round ?? '',
+      ...noiseCells(r.noise),
     ];
   });
   return table(header, rows);
+}
+
+/** The host's noise over each restart's measured window (common/noise.ts); empty where it was not read. */
+const NOISE_COLUMNS = ['host_load', 'steal_pct', 'others_cpu_pct', 'ctx_switches_per_s', 'cpu_mhz', 'host_busy'];
+
+function noiseCells(n: HostNoise | undefined): Row {
+  if (!n) return NOISE_COLUMNS.map(() => '');
+  return [n.load, n.stealPct, n.othersCpuPct, n.ctxPerS, n.cpuMhz ?? '', busyReasons(n) ? 'true' : 'false'];
 }
 
 export const SUMMARY_STATS = [

@@ -28,6 +28,7 @@ import { restartProcedure, verifyFailure } from '../../common/restart.js';
 import { interruptedMessage, startFailuresMessage } from '../../common/restart-policy.js';
 import { runnerGone, RESTORED_AFTER_GONE } from '../host/lock.js';
 import { parseReply } from '../host/script.js';
+import { noiseWindow, parseNoiseSample } from '../../common/noise.js';
 import { judgeStart, startFailure } from '../host/server.js';
 import { queryProblems } from '../workloads/check.js';
 import { profilingNote, serverMs, whyNotExact } from '../workloads/queries.js';
@@ -249,6 +250,15 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
         if (open.has(seq)) records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'ok' });
         open.delete(seq);
         break;
+      case 'N': {
+        // The host's counters around the restart's measured queries (after its D): its noise.
+        const samples = new Map(text(f[3]).split('\n').filter((l) => l.startsWith('@noise ')).map((l) => parseNoiseSample(l.slice(7))).filter((x) => x !== null).map((x) => [x.when, x.sample]));
+        const from = samples.get('from');
+        const to = samples.get('to');
+        const noise = from && to ? noiseWindow(from, to) : null;
+        if (noise && seq >= 1 && seq <= ctx.plan.length) records.push({ t: 'noise', at, seq, noise });
+        break;
+      }
       case 'Z':
         if (open.has(seq)) records.push({ t: 'restart-discarded', at, seq, cell: cellOf(seq), reason: text(f[3]) });
         open.delete(seq);

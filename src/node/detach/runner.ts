@@ -22,7 +22,7 @@ import type { ScheduledRestart } from '../../common/plan.js';
 import { assertPath } from '../../common/profile.js';
 import type { RestartProcedure } from '../../common/restart.js';
 import { preloadListSql } from '../host/preload.js';
-import { HELPERS, restartScript, restoreAllScript, RUNNER_ALIVE, stopScript, type HostPaths } from '../host/script.js';
+import { HELPERS, NOISE_SAMPLE, restartScript, restoreAllScript, RUNNER_ALIVE, stopScript, type HostPaths } from '../host/script.js';
 import { CONSUMER, CONSUMERS_SQL, REPEATING_START_FAILURES, verifyVariables } from '../host/server.js';
 import { RESTART_POLICY } from '../../common/restart-policy.js';
 import { shellQuote } from '../host/shell.js';
@@ -229,7 +229,7 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
   // [client] password of an option file is sent instead (MYSQL_PWD counts least).
   const measureConn = ['--no-defaults', ...where, `--user=${MEASURE_USER}`, '--connect-timeout=10'].map(q).join(' ');
   const db = q(`--database=${w.database}`);
-  const stop = stopScript(profile).text;
+  const stop = stopScript(profile, undefined, paths).text;
   const restore = restoreAllScript(profile, paths, recordDir, false).text;
   const loginHelp = `a detached run logs in with the client on the target as ${profile.user}, and varlab stores no password there: give that account socket authentication or a [client] password in the option file of the user the run runs as (~/.my.cnf)`;
 
@@ -390,6 +390,8 @@ MEASURE_AWK=${q(MEASURE_AWK)}
 PRELOAD_AWK=${q(PRELOAD_AWK)}
 ${HELPERS}
 ${RUNNER_ALIVE}
+${NOISE_SAMPLE}
+SYS=${q(input.paths.sys)}
 ms() { t=$(date +%s%3N 2>/dev/null); case "$t" in *N*|'') t=$(date +%s)000 ;; esac; echo "$t"; }
 jr() { printf '%s\n' "$*" >> "$J"; }
 b64() { x=$(base64 | tr -d '\n'); [ -n "$x" ] || x=-; printf '%s' "$x"; }
@@ -555,9 +557,13 @@ $c"; fi
     fi
     if [ "$r" = 0 ]; then
       ck
+      # The host's counters just before and after the measured queries (N, after D): the restart's noise.
+      MPID=$(sed -n 's/^@pid //p' "$DIR/reply" | tail -n 1)
+      noise_sample from "$MPID" "$SYS" > "$DIR/noise"
       measure "$1"; r=$?
+      noise_sample to "$MPID" "$SYS" >> "$DIR/noise"
     fi
-    if [ "$r" = 0 ]; then jr "D $(ms) $1"; return; fi
+    if [ "$r" = 0 ]; then jr "D $(ms) $1"; jr "N $(ms) $1 $(b64 < "$DIR/noise")"; return; fi
     tries=$((tries + 1))
     jr "Z $(ms) $1 $(printf '%s' "$WHY" | b64)"
     [ "$tries" -lt ${RESTART_POLICY.triesPerRestart} ] || finish failed lost "$1" "$tries" "$(printf '%s' "$WHY" | b64)"

@@ -6,7 +6,7 @@
 import type { Connection } from 'mysql2/promise';
 import { ApiError, type TargetAuth } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
-import type { ServerProfile } from '../../common/experiment/types.js';
+import type { HostNoise, ServerProfile } from '../../common/experiment/types.js';
 import type { LockOwner, TargetLock } from '../host/lock.js';
 import { closeConnection } from '../host/server.js';
 import type { Prompter, ServerControl, TargetSession } from '../host/types.js';
@@ -44,6 +44,8 @@ export interface SupervisorOptions {
   owner: LockOwner;
   /** The design's factors that change host-wide settings (their labels): the run then holds the host's lock too. */
   hostWide?: string[];
+  /** The host's noise over a window a server control saw whole (ServerControlOptions.onWindow). */
+  onWindow?: (noise: HostNoise) => void;
   /** How often the lock is refreshed while the run goes on. */
   lockRefreshMs?: number;
 }
@@ -120,7 +122,7 @@ export class ConnectionSupervisor {
     if (this.lock.said) this.opts.emit({ type: 'log', at: Date.now(), level: 'warn', message: this.lock.said });
     this.everConnected = true;
     this.startHeartbeat();
-    this.currentControl = await this.host.createServerControl(session, this.profile(), { prompt: this.opts.prompt });
+    this.currentControl = await this.host.createServerControl(session, this.profile(), { prompt: this.opts.prompt, onWindow: this.opts.onWindow });
   }
 
   /** The lock is refreshed while the run goes on; a run that lost it (away too long, taken over) stops at once. */

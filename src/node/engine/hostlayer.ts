@@ -1,7 +1,7 @@
 // What the engine needs from the host layer (src/node/host). An interface, so a benchmark can
 // wrap it (to time the server's own start) without touching the engine.
 import type { Connection } from 'mysql2/promise';
-import type { ServerProfile } from '../../common/experiment/types.js';
+import type { HostNoise, ServerProfile } from '../../common/experiment/types.js';
 import { createServerControl, openTarget, preloadSchemas, type PreloadReport } from '../host/index.js';
 import { acquireRunLock, type LockOwner, type TargetLock } from '../host/lock.js';
 import { hostDir, profileDir } from '../host/restore.js';
@@ -12,7 +12,7 @@ export type { PreloadReport };
 
 export interface HostLayer {
   openTarget(target: string, opts: OpenTargetOptions): Promise<TargetSession>;
-  createServerControl(session: TargetSession, profile: ServerProfile, opts?: { prompt?: Prompter }): ServerControl | Promise<ServerControl>;
+  createServerControl(session: TargetSession, profile: ServerProfile, opts?: { prompt?: Prompter; onWindow?: (noise: HostNoise) => void }): ServerControl | Promise<ServerControl>;
   preloadSchemas(conn: Connection, schemas: string[]): Promise<PreloadReport>;
   /**
    * The run's locks on the target: its profile's, and the host's when it changes host-wide settings

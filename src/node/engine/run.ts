@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { ApiError, type EventBatch, type RunStatus, type TargetAuth } from '../../common/api.js';
 import { CANCELLED_MESSAGE, type RunEvent } from '../../common/events.js';
-import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
+import type { Design, ExperimentDoc, HostNoise, Results } from '../../common/experiment/types.js';
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
 import { buildPlan, estimatePlan, expandCells, type ScheduledRestart } from '../../common/plan.js';
 import { hostWideFactors } from '../../common/tunables/registry.js';
@@ -124,6 +124,12 @@ export class RunEngine implements Run {
   private restartStartedAt = 0;
   /** Stop when answered: the round of the last look told, so each look is told once. */
   private lastLook = 0;
+  /**
+   * The restart that measured last, while its measured window is still open: the server control's
+   * next call (the next restart's, or the final stop's) closes it, and the noise is that restart's.
+   * Cleared by any restart that finishes without measuring (its window measured nothing).
+   */
+  private measuredSeq: number | null = null;
 
   constructor(private readonly opts: EngineOptions) {
     this.runId = opts.runId ?? randomUUID();
@@ -137,7 +143,8 @@ export class RunEngine implements Run {
     this.cancelSignal = new Promise<never>((_, reject) => this.abort.signal.addEventListener('abort', () => reject(new Cancelled()), { once: true }));
     this.cancelSignal.catch(() => {});
     const owner = { runId: this.runId, file: opts.path, host: hostname(), pid: process.pid, user: userName(), startedAt: Date.now() };
-    this.link = new ConnectionSupervisor({ target: this.design.target, profile: this.design.serverProfile, auth: opts.auth, prompt: opts.prompt, host: opts.host, reconnect: opts.reconnect, emit, sleep, checkCancel, owner, hostWide: hostWideFactors(this.design.factors) });
+    const onWindow = (noise: HostNoise) => this.noise(noise);
+    this.link = new ConnectionSupervisor({ target: this.design.target, profile: this.design.serverProfile, auth: opts.auth, prompt: opts.prompt, host: opts.host, reconnect: opts.reconnect, emit, sleep, checkCancel, owner, hostWide: hostWideFactors(this.design.factors), onWindow });
     const link = this.link;
     this.procedure = new RestartProcedure({
       design: this.design,
@@ -223,9 +230,22 @@ export class RunEngine implements Run {
     if (event) this.emit(event);
     if (r.t === 'restart-started') this.restartStartedAt = r.at;
     if (r.t === 'restart-finished') {
+      this.measuredSeq = r.status === 'ok' ? r.seq : null;
       this.journal!.sync();
       this.restartMs.push(r.at - this.restartStartedAt);
       this.progress();
+    }
+  }
+
+  /** A measured window closed by the server control: the noise of the restart that measured in it. */
+  private noise(noise: HostNoise): void {
+    const seq = this.measuredSeq;
+    this.measuredSeq = null;
+    if (seq === null || !this.journal) return;
+    try {
+      this.record({ t: 'noise', at: Date.now(), seq, noise });
+    } catch {
+      // A journal that cannot take it loses only this figure; the call that read it (a start, the stop) goes on.
     }
   }
 

@@ -7,6 +7,7 @@
 // Every value that reaches the script is validated (levels by the registry, paths by checkProfile,
 // probed paths by assertPath) and quoted by shellQuote.
 import { ApiError } from '../../common/api.js';
+import { parseNoiseSample, type NoiseSample } from '../../common/noise.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import type { HostFingerprint } from '../../common/host.js';
 import { assertPath, pidFileOf } from '../../common/profile.js';
@@ -76,6 +77,52 @@ fail() { say "fail $1 $2"; exit 1; }
 alive() { s=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ]; }
 nap() { sleep 0.05 2>/dev/null || sleep 1; }
 now() { t=$(date +%s%N 2>/dev/null); case "$t" in *N*|'') t=$(date +%s)000000000 ;; esac; echo "$t"; }`;
+
+/**
+ * `noise_sample WHEN MYSQLD_PID SYS`: one `@noise` line with the host's counters now (parsed by
+ * common/noise.ts parseNoiseSample): /proc/uptime, the 1-minute load, the CPU count, /proc/stat's cpu
+ * totals (user … steal), steal and context switches, the mean scaling_cur_freq under SYS (`-` where
+ * there is none), mysqld's CPU time, and varlab's own processes' CPU time. Built-ins only (`read`,
+ * `case`, arithmetic): no process is started, so reading it costs the measured host next to nothing.
+ *
+ * varlab's own processes are the sampling shell ($$) and every process above it (its parent, theirs…)
+ * up to pid 1, as `pid:start:ticks`: over SSH the connection's shell and the sshd that carries
+ * varlab's commands and its forwarded mysql connection; locally varlab itself (its mysql client work
+ * included); in the detached runner the runner. The sampling shell counts with the children it has
+ * waited for (cutime, cstime: the detached runner's client processes, which live inside the window);
+ * the processes above it count without, since a shell above counts a restart script only once it has
+ * waited for it, after its end sample, which would take the script's CPU time before the window for
+ * the window's. Processes are matched across the two ends by pid and start time (common/noise.ts), so
+ * each call's own short-lived shell, in one sample only, is left out of both sides.
+ */
+export const NOISE_SAMPLE = String.raw`ns_proc() { # PID CHILDREN: ns_t=pid:start:ticks, ns_pp=its parent
+  ns_t=; ns_pp=0
+  read -r ns_line 2>/dev/null < "/proc/$1/stat" || return 1
+  set -- "$1" "$2" %{ns_line##*) }
+  ns_pp=$4
+  if [ "$2" = 1 ]; then ns_t="$1:%{22}:$((%{14} + %{15} + %{16} + %{17}))"; else ns_t="$1:%{22}:$((%{14} + %{15}))"; fi
+}
+noise_sample() {
+  read -r ns_up ns_rest 2>/dev/null < /proc/uptime || return 0
+  read -r ns_l ns_rest 2>/dev/null < /proc/loadavg || return 0
+  ns_n=0; ns_x=0; ns_tot=0; ns_busy=0; ns_steal=0
+  while read -r ns_k ns_u ns_ni ns_s ns_i ns_io ns_irq ns_si ns_st ns_rest; do
+    case "$ns_k" in
+      cpu) ns_tot=$((%{ns_u:-0} + %{ns_ni:-0} + %{ns_s:-0} + %{ns_i:-0} + %{ns_io:-0} + %{ns_irq:-0} + %{ns_si:-0} + %{ns_st:-0})); ns_busy=$((%{ns_u:-0} + %{ns_ni:-0} + %{ns_s:-0})); ns_steal=%{ns_st:-0} ;;
+      cpu[0-9]*) ns_n=$((ns_n + 1)) ;;
+      ctxt) ns_x=$ns_u ;;
+    esac
+  done < /proc/stat
+  ns_f=0; ns_c=0
+  for ns_p in "$3"/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_cur_freq; do
+    [ -r "$ns_p" ] && read -r ns_v < "$ns_p" && case "$ns_v" in ''|*[!0-9]*) ;; *) ns_f=$((ns_f + ns_v)); ns_c=$((ns_c + 1)) ;; esac
+  done
+  if [ "$ns_c" -gt 0 ]; then ns_mhz=$((ns_f / ns_c / 1000)); else ns_mhz=-; fi
+  ns_m=-; case "$2" in ''|*[!0-9]*) ;; *) ns_proc "$2" 0 && ns_m=$ns_t ;; esac
+  ns_own=; ns_p=$$; ns_c=1; ns_k=0
+  while [ "$ns_p" -gt 1 ] && [ "$ns_k" -lt 32 ] && ns_proc "$ns_p" "$ns_c"; do ns_own="$ns_own $ns_t"; ns_p=$ns_pp; ns_c=0; ns_k=$((ns_k + 1)); done
+  say "noise $1 $ns_up $ns_l $ns_n $ns_tot $ns_busy $ns_steal $ns_x $ns_mhz $ns_m$ns_own"
+}`.replaceAll('%{', '${');
 
 /** A record another user could have written is never replayed: owner = this user, not a link, no group/other write. */
 export const OWNED_SAFE = String.raw`owned_safe() { [ -e "$1" ] && [ ! -h "$1" ] || return 1; set -- $(ls -ldn "$1"); [ "$3" = "$(id -u)" ] || return 1; case "$1" in ?????w*|????????w*) return 1 ;; esac; }`;
@@ -371,11 +418,23 @@ export function partSteps(proc: RestartProcedure, part?: 'down' | 'up'): Restart
   return part === 'down' ? proc.steps.slice(0, i) : proc.steps.slice(i + 1);
 }
 
+/**
+ * The host's counters before anything else (the end of the last restart's measured window, whose
+ * mysqld is still the one in the pid file): the first section after the helpers of every call that
+ * begins a restart and of the stop script, so the window is read in calls the run makes anyway.
+ */
+function noiseBeginSection(p: ServerProfile, paths: HostPaths): ScriptSection[] {
+  const pid = p.kind === 'systemd' ? `$(systemctl show --value -p MainPID ${q(p.service!)} 2>/dev/null)` : `$(cat ${q(pidFileOf(p))} 2>/dev/null)`;
+  return [{ what: "read the host's counters (the end of the last measured window)", text: `${NOISE_SAMPLE}
+noise_sample begin "${pid}" ${q(paths.sys)}` }];
+}
+
 /** The one script a restart runs on the target: every target step of the procedure (or of its part), in order. */
 export function restartScript({ proc, profile, host, paths, recordDir: dir, part }: CompileInput): Script {
   const sections: ScriptSection[] = [{ what: 'helpers', text: `${HELPERS}
 T0=$(now)` }];
   const steps = partSteps(proc, part);
+  if (part !== 'up') sections.push(...noiseBeginSection(profile, paths));
   if (steps.some((s) => s.kind === 'set' || s.kind === 'restore')) sections.push({ what: `the restore record (${dir}/restore.tsv)`, text: recordFunctions(dir, paths) });
   for (const s of steps) {
     const what = describeStep(s);
@@ -420,13 +479,15 @@ T0=$(now)` }];
         break; // preload and the workload run through the server connection
     }
   }
+  // Last, once mysqld is ready and its facts read: the start of this restart's measured window.
+  if (steps.some((s) => s.kind === 'wait-ready')) sections.push({ what: "read the host's counters (the start of the measured window)", text: `${part === 'up' ? `${NOISE_SAMPLE}\n` : ''}noise_sample end "$pid" ${q(paths.sys)}` });
   return script(sections, profile.sudo);
 }
 
-/** Stop mysqld (SIGTERM, wait until gone) or the service: outside a restart (end of a run, `sandbox stop`). */
-export function stopScript(profile: ServerProfile, timeoutS = 600): Script {
+/** Stop mysqld (SIGTERM, wait until gone) or the service: outside a restart (end of a run, `sandbox stop`); its counters end the last restart's window. */
+export function stopScript(profile: ServerProfile, timeoutS = 600, paths: HostPaths = DEFAULT_HOST_PATHS): Script {
   const step = { kind: 'stop', via: profile.kind === 'systemd' ? 'systemd' : 'signal', timeoutS } as const;
-  return script([{ what: 'helpers', text: HELPERS }, { what: describeStep(step), text: stopText(profile, step) }], profile.sudo);
+  return script([{ what: 'helpers', text: HELPERS }, ...noiseBeginSection(profile, paths), { what: describeStep(step), text: stopText(profile, step) }], profile.sudo);
 }
 
 /** Put every host file back from the profile's record (only files of known tunables), and remove a systemd drop-in. */
@@ -461,10 +522,12 @@ export interface Reply {
   log: string[];
   /** Milliseconds from the script's start to each lap it said (`@lap stop MS`). */
   laps: Record<string, number>;
+  /** The host's counters at the call's beginning and, after a start, once mysqld was ready (`@noise`). */
+  noise: { begin?: NoiseSample; end?: NoiseSample };
 }
 
 export function parseReply(stdout: string): Reply {
-  const r: Reply = { pid: null, readyMs: null, facts: {}, fail: null, log: [], laps: {} };
+  const r: Reply = { pid: null, readyMs: null, facts: {}, fail: null, log: [], laps: {}, noise: {} };
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('@')) continue;
     const sp = line.indexOf(' ');
@@ -476,6 +539,9 @@ export function parseReply(stdout: string): Reply {
     else if (tag === 'lap') {
       const [name, ms] = rest.split(' ');
       if (name && Number.isFinite(Number(ms))) r.laps[name] = Number(ms);
+    } else if (tag === 'noise') {
+      const n = parseNoiseSample(rest);
+      if (n?.when === 'begin' || n?.when === 'end') r.noise[n.when] = n.sample;
     }
     else if (tag === 'fail') {
       const i = rest.indexOf(' ');

@@ -4,7 +4,8 @@
 // facts; then one server query reads the variables, and every level is judged from the facts.
 import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise';
 import { ApiError } from '../../common/api.js';
-import type { Factor, ServerProfile, TunableCheck } from '../../common/experiment/types.js';
+import type { Factor, HostNoise, ServerProfile, TunableCheck } from '../../common/experiment/types.js';
+import { noiseWindow, type NoiseSample } from '../../common/noise.js';
 import type { HostFingerprint } from '../../common/host.js';
 import { checkProfile } from '../../common/profile.js';
 import { restartProcedure, verifyCell, type RestartProcedure } from '../../common/restart.js';
@@ -41,6 +42,12 @@ export interface ServerControlOptions {
   paths?: Partial<HostPaths>;
   startTimeoutS?: number;
   stopTimeoutS?: number;
+  /**
+   * The host's noise over a window this control saw whole: from the counters a start read once mysqld
+   * was ready to the ones the next call (a restart's, or the stop's) read before anything else. The
+   * caller knows which restart measured in it.
+   */
+  onWindow?: (noise: HostNoise) => void;
 }
 
 /**
@@ -138,6 +145,16 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
   let host: HostFingerprint | undefined = opts.host;
   let password = opts.password;
   let pid: number | null = null;
+  /** The counters read at the last start, once mysqld was ready: the open window's beginning. */
+  let opened: NoiseSample | null = null;
+
+  /** A call's reply: the window open since the last start ends at its first counters. */
+  function closeWindow(reply: Reply): void {
+    const from = opened;
+    opened = null;
+    const window = from && reply.noise.begin ? noiseWindow(from, reply.noise.begin) : null;
+    if (window) opts.onWindow?.(window);
+  }
 
   const hostFacts = async () => (host ??= await probeHost(session, paths));
 
@@ -203,6 +220,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
       const r = await session.exec(asRoot(down.text, down.sudo), { timeoutMs });
       stopMs = Date.now() - t;
       const reply = parseReply(r.stdout);
+      closeWindow(reply);
       if (reply.fail || r.code !== 0) {
         pid = null;
         throw startFailure(session.target, profile, down.sudo, r, reply);
@@ -215,12 +233,14 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     const startedAt = Date.now();
     const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs: timeoutMs + (part ? 0 : Math.ceil(idleS) * 1000) });
     const reply = parseReply(r.stdout);
+    if (!part) closeWindow(reply);
     // Ready is the script's own word (a fact that could not be read afterwards is the verification's business).
     if (reply.fail || !reply.pid || reply.readyMs === null) {
       pid = null;
       throw startFailure(session.target, profile, s.sudo, r, reply);
     }
     pid = reply.pid;
+    opened = reply.noise.end ?? null;
     const readyMs = reply.readyMs;
     const scriptMs = Date.now() - startedAt;
     // One call for stop and start: its lap says where the start began.
@@ -241,7 +261,8 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
   }
 
   async function stop(): Promise<void> {
-    await runScript(session, stopScript(profile, opts.stopTimeoutS), profile.kind === 'systemd' ? `stopping ${profile.service}` : 'stopping mysqld', ((opts.stopTimeoutS ?? 600) + 60) * 1000);
+    const out = await runScript(session, stopScript(profile, opts.stopTimeoutS, paths), profile.kind === 'systemd' ? `stopping ${profile.service}` : 'stopping mysqld', ((opts.stopTimeoutS ?? 600) + 60) * 1000);
+    closeWindow(parseReply(out));
     pid = null;
   }
 
