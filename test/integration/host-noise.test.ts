@@ -94,3 +94,24 @@ test('detached: the runner reads the counters around the measured queries, and t
   assertBusy(measuredNoise(file));
   assertCsv(file, 'detached');
 });
+
+test('`varlab probe TARGET --check` over SSH names the busy process beside it, with advice, and says every other setting', { timeout: 120_000 }, async () => {
+  const loop = busyLoop();
+  let r: ReturnType<typeof varlabSync>;
+  try {
+    // Give it a moment to be running before the check's one-second sample.
+    await new Promise((res) => setTimeout(res, 300));
+    r = varlabSync(['probe', env.sshd.target, ...env.authArgs, '--check'], env.varlabHome);
+  } finally {
+    stopLoop(loop);
+  }
+  assert.equal(r.code, 0, r.stderr);
+  for (const what of ['ASLR', 'CPU frequency governor', 'Turbo Boost', 'Transparent huge pages', 'Isolated CPUs', 'IRQ affinity', 'Swap', 'Load average']) assert.match(r.stdout, new RegExp(`^(ok  |WARN)  ${what} `, 'm'), r.stdout);
+  assert.match(r.stdout, new RegExp(`^WARN  Other busy processes .*sh \\(pid ${loop.pid}\\) [0-9]+%`, 'm'), r.stdout);
+  assert.match(r.stdout, /^- Other busy processes: stop them while benchmarking/m);
+  const json = varlabSync(['probe', env.sshd.target, ...env.authArgs, '--check', '--json'], env.varlabHome);
+  assert.equal(json.code, 0, json.stderr);
+  const parsed = JSON.parse(json.stdout) as { host: { target: string }; check: { what: string; ok: boolean }[] };
+  assert.equal(parsed.host.target, env.sshd.target);
+  assert.equal(parsed.check.length, 9);
+});

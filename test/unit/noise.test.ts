@@ -12,6 +12,9 @@ import { checkExperiment } from '../../src/common/experiment/validate.js';
 import { parse } from 'csv-parse/sync';
 import { exportContext, restartsCsv } from '../../src/common/export/index.js';
 import { finishedQuickstart } from '../fixtures/export-experiment.js';
+import { formatHostCheck, hostCheck } from '../../src/common/host-check.js';
+import { parseNoiseFacts } from '../../src/node/host/check.js';
+import type { HostFingerprint } from '../../src/common/host.js';
 
 const sample = (over: Partial<NoiseSample> = {}): NoiseSample => ({
   uptime: 100,
@@ -148,4 +151,61 @@ test('restarts.csv has the noise columns (empty where it was not read), and the 
   assert.deepEqual(checkExperiment(JSON.parse(JSON.stringify(doc))).problems, []);
   (r1.noise as { othersCpuPct: unknown }).othersCpuPct = 'lots';
   assert.match(checkExperiment(JSON.parse(JSON.stringify(doc))).problems.join('\n'), /results\.restarts\[0\]\.noise\.othersCpuPct/);
+});
+
+test('probe --check: the facts read back from the check script, and each setting judged with advice as pyperf does', () => {
+  const facts = parseNoiseFacts(
+    [
+      'isolated=',
+      'cmdline=BOOT_IMAGE=/vmlinuz root=/dev/sda1 isolcpus=2-3 nohz_full=2-3',
+      'irqbalance=812',
+      'SwapTotal=2097152',
+      'SwapFree=1048576',
+      'swappiness=60',
+      'loadavg=3.10 3.00 1.00 3/200 999',
+      'cpus=4',
+      'own=900',
+      'own=899',
+      'up0=100.00',
+      'P a 900 50 sh',
+      'P a 812 10 irqbalance',
+      'P a 4242 1000 my busy (thing)',
+      'up1=101.00',
+      'P b 900 80 sh',
+      'P b 812 10 irqbalance',
+      'P b 4242 1097 my busy (thing)',
+      'P b 5000 3 born later',
+    ].join('\n'),
+  );
+  assert.deepEqual(facts.cmdline, { isolcpus: '2-3', nohzFull: '2-3', rcuNocbs: undefined });
+  assert.equal(facts.irqbalance, 812);
+  assert.equal(facts.swapUsedKb, 1048576);
+  // The check's own shell (900) is left out; a process absent from the first sample has no rate.
+  assert.deepEqual(facts.busy, [{ pid: 4242, comm: 'my busy (thing)', cpuPct: 97 }]);
+  const host = { aslr: '2', governor: 'powersave,performance', turbo: 'no_turbo=0', thp: 'always' } as unknown as HostFingerprint;
+  const items = hostCheck(host, facts);
+  const by = (w: string) => items.find((i) => i.what === w)!;
+  assert.deepEqual(
+    items.map((i) => [i.what, i.ok]),
+    [
+      ['ASLR', true],
+      ['CPU frequency governor', false],
+      ['Turbo Boost', false],
+      ['Transparent huge pages', false],
+      ['Isolated CPUs', true],
+      ['IRQ affinity', false],
+      ['Swap', false],
+      ['Load average', true],
+      ['Other busy processes', false],
+    ],
+  );
+  assert.equal(by('Isolated CPUs').state, '2-3, nohz_full=2-3');
+  assert.equal(by('Other busy processes').state, 'my busy (thing) (pid 4242) 97%');
+  const text = formatHostCheck(items);
+  assert.equal(text[0], 'ok    ASLR                    full randomization (the factor aslr measures its effect)');
+  assert.ok(text.includes('- IRQ affinity: stop irqbalance while benchmarking (systemctl stop irqbalance): it moves interrupts between CPUs during the run'), text.join('\n'));
+  // A quiet, tuned host: every line ok, and no advice.
+  const quiet = hostCheck({ ...host, governor: 'performance', turbo: 'no_turbo=1', thp: 'madvise' }, { ...facts, irqbalance: null, swapTotalKb: 0, swapUsedKb: 0, load: [0.1, 0.1, 0.1], busy: [] });
+  assert.ok(quiet.every((i) => i.ok), JSON.stringify(quiet));
+  assert.equal(formatHostCheck(quiet).at(-1), 'Advice: none, the host is ready for benchmarking');
 });

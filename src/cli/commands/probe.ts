@@ -1,5 +1,7 @@
 import { ApiError, type TargetAuth } from '../../common/api.js';
 import { formatFingerprint, openTarget, probeHost } from '../../node/host/index.js';
+import { readNoiseFacts } from '../../node/host/check.js';
+import { formatHostCheck, hostCheck } from '../../common/host-check.js';
 import { parse, UsageError, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
 
@@ -25,20 +27,27 @@ export function hostFailure(e: unknown): never {
 export const probe: Command = {
   name: 'probe',
   usage:
-    'varlab probe TARGET [--identity KEY] [--known-hosts FILE] [--accept-new] [--json]\n\n' +
+    'varlab probe TARGET [--identity KEY] [--known-hosts FILE] [--accept-new] [--json] [--check]\n\n' +
     'TARGET is `local`, ssh://[user@]host[:port], or an alias from ~/.ssh/config.\n' +
     '--identity KEY       private key file to log in with (besides ssh-agent)\n' +
     '--known-hosts FILE   an extra known_hosts file to check the host key against\n' +
     '--accept-new         trust a host key never seen before (a changed key is always refused)\n' +
-    '--json               print the fingerprint as JSON (what is stored with every result)',
+    '--json               print the fingerprint as JSON (what is stored with every result)\n' +
+    '--check              what makes this host noisy for benchmarks, with advice (as pyperf system check):\n' +
+    '                     governor, turbo, THP, ASLR, isolated CPUs, irqbalance, swap, load, other busy\n' +
+    '                     processes (a one-second sample). Read-only. Exit 0 either way.',
   async run(argv, io) {
-    const { values, positionals } = parse(argv, { ...TARGET_OPTIONS, json: { type: 'boolean' } });
+    const { values, positionals } = parse(argv, { ...TARGET_OPTIONS, json: { type: 'boolean' }, check: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected exactly one TARGET');
     try {
       const session = await openTarget(positionals[0], { auth: targetAuth(values), prompt: terminalPrompter() });
       try {
         const f = await probeHost(session);
-        if (values.json) io.out(JSON.stringify(f, null, 2));
+        if (values.check) {
+          const items = hostCheck(f, await readNoiseFacts(session));
+          if (values.json) io.out(JSON.stringify({ host: f, check: items }, null, 2));
+          else for (const l of [...formatFingerprint(f), '', ...formatHostCheck(items)]) io.out(l);
+        } else if (values.json) io.out(JSON.stringify(f, null, 2));
         else for (const l of formatFingerprint(f)) io.out(l);
       } finally {
         await session.close();
