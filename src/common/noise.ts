@@ -3,7 +3,7 @@
 // script's `noise_sample` in host/script.ts prints one `@noise` line each time); this module turns two
 // such lines into figures, and says when a host was busy. Pure, so the attached run, the detached
 // runner's import and the tests compute the very same thing.
-import type { HostNoise } from './experiment/types.js';
+import type { HostNoise, RestartResult } from './experiment/types.js';
 
 /** A process's CPU time (clock ticks) at a sample: known by pid and start time, so a reused pid is not taken for it. */
 export interface ProcTicks {
@@ -130,4 +130,100 @@ export function busyReasons(n: HostNoise): string[] | null {
   if (n.stealPct > BUSY_HOST.stealPct) why.push(`CPU steal ${n.stealPct.toFixed(1)}%`);
   if (n.load > n.cpus * BUSY_HOST.loadPerCpu) why.push(`load average ${n.load.toFixed(2)} on ${n.cpus} CPUs`);
   return why.length ? why : null;
+}
+
+/** A cell's noise over its measured restarts, beside its between-restart spread. */
+export interface CellNoise {
+  cell: string;
+  /** Its measured restarts, and those whose noise was read. */
+  restarts: number;
+  read: number;
+  /** Of those, the ones on a busy host. */
+  busy: number;
+  others_cpu_pct_median: number | null;
+  others_cpu_pct_max: number | null;
+  steal_pct_max: number | null;
+  load_max: number | null;
+  /** The cell's between-restart CoV (mean over its queries), from the analysis. */
+  between_cov_pct: number | null;
+}
+
+export interface NoiseSummary {
+  restarts: number;
+  read: number;
+  /** Every restart on a busy host, with why. */
+  busy: { seq: number; cell: string; host?: string; reasons: string[] }[];
+  cells: CellNoise[];
+}
+
+const median = (xs: number[]) => {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const max = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
+
+/**
+ * The noise of the measured restarts (status ok), per cell in the order given, beside each cell's
+ * between-restart CoV: a cell whose restarts ran on a busy host may owe its spread to the host. Null
+ * when no restart's noise was read (results from before it was, or a CSV).
+ */
+export function noiseSummary(restarts: readonly RestartResult[], cells: readonly string[], betweenCov: (cell: string) => number | null): NoiseSummary | null {
+  const ok = restarts.filter((r) => r.status === 'ok');
+  const read = ok.filter((r) => r.noise);
+  if (!read.length) return null;
+  const busy = read.flatMap((r) => {
+    const reasons = busyReasons(r.noise!);
+    return reasons ? [{ seq: r.seq, cell: r.cell, ...(r.host ? { host: r.host } : {}), reasons }] : [];
+  });
+  return {
+    restarts: ok.length,
+    read: read.length,
+    busy,
+    cells: cells.map((cell) => {
+      const mine = ok.filter((r) => r.cell === cell);
+      const n = mine.flatMap((r) => (r.noise ? [r.noise] : []));
+      return {
+        cell,
+        restarts: mine.length,
+        read: n.length,
+        busy: n.filter((x) => busyReasons(x)).length,
+        others_cpu_pct_median: median(n.map((x) => x.othersCpuPct)),
+        others_cpu_pct_max: max(n.map((x) => x.othersCpuPct)),
+        steal_pct_max: max(n.map((x) => x.stealPct)),
+        load_max: max(n.map((x) => x.load)),
+        between_cov_pct: betweenCov(cell),
+      };
+    }),
+  };
+}
+
+/** A cell's between-restart CoV for the noise table: the mean over its queries (as the Configurations table shows it). */
+export function meanBetweenCov(queries: readonly { between_cov_pct: number | null }[] | undefined): number | null {
+  const v = (queries ?? []).map((q) => q.between_cov_pct).filter((x): x is number => x !== null);
+  return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
+}
+
+/** The cells of these restarts, in the order given first, then any other in the order met. */
+export function cellsOfRestarts(restarts: readonly RestartResult[], order: readonly string[]): string[] {
+  const met = [...new Set(restarts.filter((r) => r.status === 'ok').map((r) => r.cell))];
+  return [...order.filter((c) => met.includes(c)), ...met.filter((c) => !order.includes(c))];
+}
+
+const fx = (x: number | null, d = 1) => (x === null ? '–' : x.toFixed(d));
+
+/** The summary as lines of text (analyze) or Markdown (the report): what was read, the busy restarts, and per cell the noise beside the spread. */
+export function noiseLines(s: NoiseSummary, md: boolean): string[] {
+  const head = `Host noise over the measured windows: read at ${s.read} of ${s.restarts} measured restarts; ${s.busy.length ? `${s.busy.length} ran on a busy host` : 'none ran on a busy host'} (busy: other processes ≥ ${BUSY_HOST.othersCpus} CPU, steal > ${BUSY_HOST.stealPct} %, or load above the CPU count).`;
+  const cols = ['cell', 'restarts', 'busy', 'others CPU % median', 'others CPU % max', 'steal % max', 'load max', 'between-restart CoV %'];
+  const rows = s.cells.map((c) => [c.cell, `${c.read}/${c.restarts}`, String(c.busy), fx(c.others_cpu_pct_median), fx(c.others_cpu_pct_max), fx(c.steal_pct_max), fx(c.load_max, 2), fx(c.between_cov_pct, 2)]);
+  const busy = s.busy.map((b) => `restart ${b.seq}${b.host ? ` on ${b.host}` : ''} (${b.cell}): ${b.reasons.join('; ')}`);
+  if (md) {
+    const esc = (x: string) => x.replace(/\|/g, '\\|');
+    return [head, '', `| ${cols.join(' | ')} |`, `|${cols.map((_, i) => (i ? '--:' : '---')).join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`), ...(busy.length ? ['', 'Restarts on a busy host:', ...busy.map((b) => `- ${b}`)] : [])];
+  }
+  const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => '  ' + r.map((x, i) => (i ? x.padStart(widths[i]) : x.padEnd(widths[i]))).join('  ');
+  return [head, line(cols), ...rows.map(line), ...busy.map((b) => `  busy: ${b}`)];
 }

@@ -7,6 +7,8 @@ import { restartStepTimes, restartStepsLine } from '../../common/restart-steps.j
 import { InputError, readAnalysisInput } from '../../node/analysis-input.js';
 import { analyze as runAnalysis, COMPARISON_METHOD, DEFAULTS, intervalSteady, MIN_RESTARTS, replayAnalysis, sequentialJson, sequentialText, withRankRounds } from '../../common/stats/index.js';
 import { analysisJson, analysisText, intervalsText } from '../../common/export/analysis-output.js';
+import { cellsOfRestarts, meanBetweenCov, noiseLines, noiseSummary } from '../../common/noise.js';
+import { findCell } from '../../common/stats/analysis.js';
 import { adjustmentOption, numberOption, parse, probabilityOption, UsageError, type Command } from '../io.js';
 
 const USAGE = `varlab analyze FILE [--json] [--warmup W] [--alpha A] [--power P] [--target-effect PCT] [--baseline CELL] [--unit U]
@@ -114,11 +116,14 @@ export const analyze: Command = {
     const seq = until ? replayAnalysis(a.restarts, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds), queryOrder: data.order }) : null;
     const intervals = loaded.intervalRestarts ? intervalSteady(loaded.intervalRestarts, a.settings.warmup) : null;
     const steps = restartStepTimes(loaded.restarts ?? []);
-    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialJson(seq) } : {}), ...(steps.length ? { restart_steps: steps } : {}) }, null, 2));
+    const nr = loaded.restarts ?? [];
+    const noise = noiseSummary(nr, cellsOfRestarts(nr, loaded.cells ?? data.cells), (c) => meanBetweenCov(findCell(a, c)?.queries));
+    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialJson(seq) } : {}), ...(steps.length ? { restart_steps: steps } : {}), ...(noise ? { host_noise: noise } : {}) }, null, 2));
     else {
       for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length })) io.out(line);
       const stepsLine = restartStepsLine(steps);
       if (stepsLine) io.out(stepsLine);
+      if (noise) for (const line of ['', ...noiseLines(noise, false)]) io.out(line);
       if (intervals) for (const line of intervalsText(intervals)) io.out(line);
       if (seq) for (const line of ['', ...sequentialText(seq)]) io.out(line);
     }

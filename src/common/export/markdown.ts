@@ -11,6 +11,7 @@ import { intervalNames, sequentialVerdictText } from '../stats/sequential.js';
 import { grownText, INTERVAL_COLUMNS, intervalCellText, intervalRestartRow, intervalsHeading, pairingText, steadyOverview } from './analysis-output.js';
 import { intervalSteady } from '../stats/intervals.js';
 import { STEADY_METHOD } from '../stats/steady.js';
+import { cellsOfRestarts, meanBetweenCov, noiseLines, noiseSummary } from '../noise.js';
 import { ADJUSTMENT_NAMES, familySize } from '../stats/adjust.js';
 import { outOfReachText, PLAN_LIMITS } from '../stats/evidence.js';
 import { MDE_LABELS } from '../stats/mde.js';
@@ -161,6 +162,13 @@ function configurationsSection(ctx: ExportContext): string[] {
   const reasons = rows.filter((c) => c.null_reasons?.spread_avg_pct).map((c) => `- ${c.cell}: ${c.null_reasons!.spread_avg_pct}`);
   if (reasons.length) lines.push('', 'Not computed:', ...reasons);
   return lines;
+}
+
+/** The host's noise over each measured window, beside each cell's between-restart spread; none for results without it. */
+function noiseSection(ctx: ExportContext): string[] {
+  const restarts = ctx.doc.results?.restarts ?? [];
+  const s = noiseSummary(restarts, cellsOfRestarts(restarts, ctx.cells), (c) => meanBetweenCov(findCell(ctx.analysis, c)?.queries));
+  return s ? ["## The host's noise", '', ...noiseLines(s, true), ''] : [];
 }
 
 function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
@@ -374,6 +382,7 @@ export function markdownReport(ctx: ExportContext, opts: MarkdownOptions = {}): 
   out.push(...designSection(ctx), '');
   out.push(...hostSection(ctx), '');
   out.push(...configurationsSection(ctx), '');
+  out.push(...noiseSection(ctx));
   if (ctx.analysis.hosts) out.push(...hostsSection(ctx), '');
   out.push(...comparisonsSection(ctx, opts.maxComparisonRows ?? 200), '');
   out.push(...stoppingSection(ctx));

@@ -1,0 +1,51 @@
+// Issue 22, Deliver 5: the analysis flags the restarts that ran on a busy host and shows the host's
+// noise beside each cell's between-restart spread: `varlab analyze` (text and --json) and the
+// Markdown report, from the file's own restarts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cliFixture } from '../fixtures/cli.js';
+import { finishedQuickstart } from '../fixtures/export-experiment.js';
+import { exportContext, markdownReport } from '../../src/common/export/index.js';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+
+const { varlab, write } = cliFixture('analyze');
+
+/** The quickstart's results, every restart read, one of them on a busy host. */
+function noisy(): { doc: ExperimentDoc; busySeq: number; busyCell: string } {
+  const doc = finishedQuickstart();
+  const ok = doc.results!.restarts.filter((r) => r.status === 'ok');
+  for (const r of ok) r.noise = { seconds: 1.2, load: 0.3, cpus: 4, stealPct: 0, othersCpuPct: 1.5, ctxPerS: 3000 };
+  const busy = ok[1];
+  busy.noise = { seconds: 1.2, load: 5.5, cpus: 4, stealPct: 0, othersCpuPct: 26, ctxPerS: 9000, cpuMhz: 2900 };
+  return { doc, busySeq: busy.seq, busyCell: busy.cell };
+}
+
+test('the report has the host\'s noise beside the between-restart CoV, and names each restart on a busy host with why', () => {
+  const { doc, busySeq, busyCell } = noisy();
+  const md = markdownReport(exportContext(doc));
+  const at = md.indexOf("## The host's noise");
+  assert.ok(at > md.indexOf('## Configurations'), 'after the configurations');
+  const section = md.slice(at, md.indexOf('\n## ', at + 1));
+  const ok = doc.results!.restarts.filter((r) => r.status === 'ok').length;
+  assert.match(section, new RegExp(`read at ${ok} of ${ok} measured restarts; 1 ran on a busy host`));
+  assert.match(section, /\| cell \| restarts \| busy \| others CPU % median \| others CPU % max \| steal % max \| load max \| between-restart CoV % \|/);
+  assert.ok(section.includes(`- restart ${busySeq} (${busyCell}): other processes used 1.04 of 4 CPUs; load average 5.50 on 4 CPUs`), section);
+  // Without noise in the file (results from before it was read): no section.
+  assert.ok(!markdownReport(exportContext(finishedQuickstart())).includes("## The host's noise"));
+});
+
+test('varlab analyze: the noise table in the text, host_noise in --json with the busy restarts', () => {
+  const { doc, busySeq, busyCell } = noisy();
+  const file = write('noisy.varlab.json', JSON.stringify(doc));
+  const text = varlab(file);
+  assert.equal(text.code, 0, text.err);
+  assert.match(text.out, /^Host noise over the measured windows: read at \d+ of \d+ measured restarts; 1 ran on a busy host/m);
+  assert.ok(text.out.includes(`  busy: restart ${busySeq} (${busyCell}): other processes used 1.04 of 4 CPUs; load average 5.50 on 4 CPUs`), text.out);
+  const json = varlab(file, '--json');
+  assert.equal(json.code, 0, json.err);
+  const noise = (JSON.parse(json.out) as { host_noise: { busy: { seq: number }[]; cells: { cell: string; busy: number; between_cov_pct: number | null }[] } }).host_noise;
+  assert.deepEqual(noise.busy.map((b) => b.seq), [busySeq]);
+  const cell = noise.cells.find((c) => c.cell === busyCell)!;
+  assert.equal(cell.busy, 1);
+  assert.ok(typeof cell.between_cov_pct === 'number');
+});
