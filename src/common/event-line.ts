@@ -1,5 +1,6 @@
 // A run's events as the lines a person reads while it goes on: one wording for `varlab run`,
 // `varlab attach` and the Run view's log, so the three cannot drift apart.
+import { busyReasons } from './noise.js';
 import { dataOutcomeText } from './dbt3/words.js';
 import type { RunEvent } from './events.js';
 import { visible } from './printable.js';
@@ -27,6 +28,13 @@ function lineOf(e: RunEvent): EventLine | null {
   switch (e.type) {
     case 'restart-finished':
       return { level: e.status === 'ok' ? 'info' : 'warn', routine: e.status === 'ok', text: `restart ${e.seq} ${e.cell}: ${e.status}${e.reason ? ` (${e.reason})` : ''}` };
+    case 'host-noise': {
+      // A busy host is said where the run is followed (the Run view's log, `varlab run`'s lines); a quiet one is routine.
+      const why = busyReasons(e.noise);
+      return why
+        ? { level: 'warn', routine: false, text: `restart ${e.seq} ran on a busy host: ${why.join('; ')}` }
+        : { level: 'info', routine: true, text: `restart ${e.seq}: the host was quiet (others ${e.noise.othersCpuPct}% of the CPUs, load ${e.noise.load})` };
+    }
     case 'restart-discarded':
       return { level: 'warn', routine: false, text: `restart ${e.seq} ${e.cell} discarded: ${e.reason}` };
     case 'log':

@@ -341,6 +341,11 @@ function Progress() {
           {live.interval.latencyMs !== undefined ? `, latency ${live.interval.latencyMs} ms (percentile)` : ''}
         </small>
       )}
+      {live.busyHost && (live.state === 'running' || live.state === 'paused') && (
+        <small role="status" data-testid="run-host-busy" style={{ color: '#9a6700' }}>
+          ⚠ The host is busy: restart {live.busyHost.seq} ran beside other load ({live.busyHost.reasons.join('; ')}). Its timings carry that noise; Analysis flags each such restart.
+        </small>
+      )}
       {live.timerNote && <small style={{ color: '#9a6700' }}>⚠ {live.timerNote}</small>}
       {!live.timerNote && live.source && <small>times from the server: {live.source}</small>}
     </div>

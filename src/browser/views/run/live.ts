@@ -1,6 +1,7 @@
 // What the Run view shows, folded from the engine's events as they arrive (through the journal's fold). Plain data
 // (no React, no DOM), so it can be fed 100,000 executions and tested under Node. Every statistic comes
 // from src/common/stats, so the numbers here are the analysis's numbers for the same restarts.
+import { busyReasons } from '../../../common/noise.js';
 import { dataProgressText } from '../../../common/dbt3/words.js';
 import { eventLine } from '../../../common/event-line.js';
 import type { RunEvent } from '../../../common/events.js';
@@ -96,6 +97,8 @@ export class LiveRun {
   /** Executions flagged warm-up at the start of each restart (kept on the timeline, out of the means). */
   warmup = 0;
   timerNote?: string;
+  /** The host was busy over the last measured window read (cleared by a quiet one): the restart and why. */
+  busyHost?: { seq: number; reasons: string[] };
   /** The latest `--report-interval` line of a benchmark command, while it runs. */
   interval?: { seq: number; rep: number; second: number; tps: number; qps: number; latencyMs?: number };
   source?: string;
@@ -191,6 +194,11 @@ export class LiveRun {
       case 'restart-discarded':
         this.takeOff(r.seq);
         break;
+      case 'noise': {
+        const reasons = busyReasons(r.noise);
+        this.busyHost = reasons ? { seq: r.seq, reasons } : undefined;
+        break;
+      }
       case 'timer':
         this.source = r.source;
         this.timerNote = r.note;
