@@ -1,6 +1,7 @@
 // The one API contract between a front end (the React UI, over Electron IPC or a WebSocket)
 // and the backend (`createBackend()` in src/node). Every request is `method(args) → result`,
 // every push is an event. Messages are JSON-safe: epoch milliseconds, plain arrays and objects.
+import type { HostCheckItem } from './host-check.js';
 import type { ExperimentDoc, ServerProfile, TunableCheck } from './experiment/types.js';
 import type { RunEvent } from './events.js';
 import type { HostFingerprint } from './host.js';
@@ -337,6 +338,8 @@ export interface Requests {
   'dialog.open': { args: { title?: string; extensions: string[]; folder?: boolean }; result: string | null };
   'dialog.save': { args: { title?: string; suggested: string; extensions: string[] }; result: string | null };
   'host.probe': { args: { target: string; auth?: TargetAuth }; result: HostFingerprint };
+  /** What makes the host noisy for benchmarks, with advice (`varlab probe --check`): read-only, with a one-second sample. */
+  'host.check': { args: { target: string; auth?: TargetAuth }; result: { host: HostFingerprint; check: HostCheckItem[] } };
   /** --dry-run: the commands each cell's restart would run on the target, run none. */
   'host.dryRun': { args: { design: ExperimentDoc['design']; target?: string; auth?: TargetAuth }; result: DryRun };
   /** The Hosts view's list: every host added or probed, with its server profile. */
@@ -424,6 +427,7 @@ export const METHODS = [
   'dialog.open',
   'dialog.save',
   'host.probe',
+  'host.check',
   'host.dryRun',
   'host.list',
   'host.add',

@@ -48,6 +48,7 @@ export const ARGS = {
   'dialog.open': z.strictObject({ title: text.optional(), extensions: z.array(text), folder: z.boolean().optional() }),
   'dialog.save': z.strictObject({ title: text.optional(), suggested: text, extensions: z.array(text) }),
   'host.probe': z.strictObject({ target: nonEmpty, auth: auth.optional() }),
+  'host.check': z.strictObject({ target: nonEmpty, auth: auth.optional() }),
   'host.dryRun': z.strictObject({ design, target: text.optional(), auth: auth.optional() }),
   'host.list': none,
   'host.add': z.strictObject({ target: nonEmpty, auth: auth.optional() }),

@@ -8,6 +8,7 @@ import { ApiError, type Method } from '../../common/api.js';
 /** Requests that may connect to a host, ask a person (a host key, a password) or build a sandbox. */
 const SLOW: ReadonlySet<Method> = new Set<Method>([
   'host.probe',
+  'host.check',
   'host.add',
   'host.dryRun',
   'sandbox.create',

@@ -1,5 +1,7 @@
 // API handlers for targets: the Hosts view's list, probe, sandboxes and registered servers, the dry
 // run, and prompts. (Owned by the host layer.)
+import { hostCheck } from '../../common/host-check.js';
+import { readNoiseFacts } from '../host/check.js';
 import { ApiError, type CallOrigin, type TargetAuth } from '../../common/api.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { checkProfile } from '../../common/profile.js';
@@ -63,6 +65,12 @@ export function hostHandlers(ctx: BackendContext): Handlers {
       // A host probed once is in the list with what it showed.
       await rememberHost(target, { auth, probe: f });
       return f;
+    },
+    'host.check': async ({ target, auth }, origin) => {
+      const t = targetArg('host.check', target);
+      const { f, facts } = await withTarget(origin, t, auth, async (s) => ({ f: await probeHost(s), facts: await readNoiseFacts(s) }));
+      await rememberHost(t, { auth, probe: f });
+      return { host: f, check: hostCheck(f, facts) };
     },
     'host.list': async () => listHosts(),
     'host.add': async ({ target, auth }, origin) => {

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { HostEntry, TargetAuth } from '../../../common/api.js';
 import { getClient } from '../../client.js';
+import { NoiseCheckPanel } from './NoiseCheckPanel.js';
 import { designHosts } from '../../../common/plan.js';
 import { useApp } from '../../store/index.js';
 import { DryRunPanel } from './DryRunPanel.js';
@@ -186,6 +187,7 @@ export function HostsView() {
             <div>
               <h3>Probed {entry.lastProbe ? new Date(entry.lastProbe.probedAt).toLocaleString() : 'never'}</h3>
               {entry.lastProbe ? <Fingerprint f={entry.lastProbe} /> : <p className="muted">Not probed yet.</p>}
+              <NoiseCheckPanel key={entry.target} target={entry.target} auth={authFor(entry)} />
             </div>
             <ServerPanel key={entry.target} entry={entry} auth={authFor(entry)} onChanged={replace} />
           </div>
