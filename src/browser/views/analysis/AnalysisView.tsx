@@ -22,6 +22,7 @@ import { SteadyPanel } from './SteadyPanel.js';
 import { hasIntervals, IntervalsPanel } from './IntervalsPanel.js';
 import { hasStepTimes, StepsPanel } from './StepsPanel.js';
 import { useAnalysis } from './useAnalysis.js';
+import { hasNoise, NoisePanel } from './NoisePanel.js';
 import { useQuietSteps } from './useQuietSteps.js';
 import { ExportBar } from '../export/ExportBar.js';
 
@@ -148,6 +149,12 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           <Section title="Configurations: spread between the best and the worst restart" testid="section-configurations">
             <ConfigurationsTable analysis={analysis} cells={ctx.cells} />
           </Section>
+
+          {hasNoise(doc.results?.restarts) ? (
+            <Section title="The host's noise over each measured window, beside the spread" testid="section-noise">
+              <NoisePanel analysis={analysis} restarts={doc.results!.restarts} cells={ctx.cells} />
+            </Section>
+          ) : null}
 
           {analysis.hosts ? (
             <Section title="Hosts: spread between hosts, and factors that act differently on them" testid="section-hosts">

@@ -1,0 +1,86 @@
+// Issue 22, Deliver 5, in real Chromium against the real backend, with a busy process started beside
+// (a shell loop in a session of its own): the Run view warns while the host is busy, the Analysis view
+// shows the noise beside the spread and names the busy restarts, and the Hosts view's noise check
+// names the loop with advice.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { keepCells, quickstartCopy } from '../integration/run-env.js';
+import { openApp, openFile, pageProblems, runAppForTests } from './support.js';
+
+const t = runAppForTests();
+
+const loops: ChildProcess[] = [];
+function busyLoop(): ChildProcess {
+  const child = spawn('/bin/sh', ['-c', 'while :; do :; done'], { detached: true, stdio: 'ignore' });
+  loops.push(child);
+  return child;
+}
+function stopLoops(): void {
+  for (const c of loops.splice(0)) {
+    try {
+      process.kill(c.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+}
+after(stopLoops);
+
+test('the Run view warns while the host is busy, naming the restart and why', { timeout: 600_000 }, async () => {
+  const file = quickstartCopy(t.env, 'noisy', (d: ExperimentDoc) => {
+    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
+    d.design.target = 'local';
+    delete d.design.serverProfile;
+    d.design.restartsPerCell = 4;
+    d.design.workload.repetitions = 20;
+    d.design.workload.warmup = 0;
+  });
+  busyLoop();
+  try {
+    const page = await openApp(t.browser, t.app);
+    await openFile(page, file);
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-start-button').click();
+    const warning = page.getByTestId('run-host-busy');
+    await warning.waitFor({ timeout: 300_000 });
+    assert.match(await warning.innerText(), /^⚠ The host is busy: restart \d+ ran beside other load \((other processes used [0-9.]+ of \d+ CPUs|.*load average)/);
+    if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-host-busy.png` });
+    assert.match(await page.getByTestId('run-log').innerText(), /restart \d+ ran on a busy host: /);
+    await page.getByTestId('run-state').filter({ hasText: 'finished' }).waitFor({ timeout: 300_000 });
+    assert.equal(await warning.count(), 0, 'said while the run goes on, not after');
+    // Analysis: the noise beside the spread, and the busy restarts named.
+    await page.getByTestId('nav-analysis').click();
+    const noise = page.getByTestId('analysis-noise');
+    await noise.waitFor({ timeout: 120_000 });
+    assert.match(await page.getByTestId('analysis-noise-summary').innerText(), /^⚠ Read at 4 of 4 measured restarts; [1-4] ran on a busy host\./);
+    assert.match(await page.getByTestId('analysis-noise-busy').innerText(), /restart \d+ \(aslr=on,ahi=on,preload=off,numa=default\): /);
+    if (process.env.VARLAB_SHOTS) await page.getByTestId('section-noise').screenshot({ path: `${process.env.VARLAB_SHOTS}/analysis-noise.png` });
+    assert.deepEqual(pageProblems(page), []);
+  } finally {
+    stopLoops();
+  }
+});
+
+test("the Hosts view's noise check lists each setting and names the busy process, with advice", { timeout: 300_000 }, async () => {
+  const loop = busyLoop();
+  try {
+    const page = await openApp(t.browser, t.app);
+    await page.getByRole('tab', { name: 'Hosts' }).click();
+    await page.getByTestId('host-target').fill('local');
+    await page.getByTestId('host-probe').click();
+    await page.getByTestId('host-detail').waitFor({ timeout: 120_000 });
+    await page.getByTestId('host-noise-check-run').click();
+    const items = page.getByTestId('host-noise-items');
+    await items.waitFor({ timeout: 120_000 });
+    const text = await items.innerText();
+    for (const what of ['ASLR', 'CPU frequency governor', 'Turbo Boost', 'Transparent huge pages', 'Isolated CPUs', 'IRQ affinity', 'Swap', 'Load average', 'Other busy processes']) assert.ok(text.includes(what), text);
+    assert.match(text, new RegExp(`⚠\\s+Other busy processes\\s+.*sh \\(pid ${loop.pid}\\)`));
+    assert.match(await page.getByTestId('host-noise-advice').innerText(), /Other busy processes: stop them while benchmarking/);
+    if (process.env.VARLAB_SHOTS) await page.getByTestId('host-noise-check').screenshot({ path: `${process.env.VARLAB_SHOTS}/hosts-noise.png` });
+    assert.deepEqual(pageProblems(page), []);
+  } finally {
+    stopLoops();
+  }
+});
