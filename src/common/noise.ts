@@ -4,6 +4,7 @@
 // such lines into figures, and says when a host was busy. Pure, so the attached run, the detached
 // runner's import and the tests compute the very same thing.
 import type { HostNoise, RestartResult } from './experiment/types.js';
+import { hostCell } from './plan.js';
 
 /** A process's CPU time (clock ticks) at a sample: known by pid and start time, so a reused pid is not taken for it. */
 export interface ProcTicks {
@@ -182,7 +183,7 @@ export function noiseSummary(restarts: readonly RestartResult[], cells: readonly
     read: read.length,
     busy,
     cells: cells.map((cell) => {
-      const mine = ok.filter((r) => r.cell === cell);
+      const mine = ok.filter((r) => cellKey(r, cells) === cell);
       const n = mine.flatMap((r) => (r.noise ? [r.noise] : []));
       return {
         cell,
@@ -205,9 +206,18 @@ export function meanBetweenCov(queries: readonly { between_cov_pct: number | nul
   return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
 }
 
+/**
+ * A restart's cell as the analysis names it: with its host when the results came from several hosts
+ * (the host is then a block factor, part of every cell: stats/tidy.ts), when `cells` names it so.
+ */
+function cellKey(r: RestartResult, cells: readonly string[]): string {
+  const withHost = hostCell(r.cell, r.host);
+  return withHost !== r.cell && cells.includes(withHost) ? withHost : r.cell;
+}
+
 /** The cells of these restarts, in the order given first, then any other in the order met. */
 export function cellsOfRestarts(restarts: readonly RestartResult[], order: readonly string[]): string[] {
-  const met = [...new Set(restarts.filter((r) => r.status === 'ok').map((r) => r.cell))];
+  const met = [...new Set(restarts.filter((r) => r.status === 'ok').map((r) => cellKey(r, order)))];
   return [...order.filter((c) => met.includes(c)), ...met.filter((c) => !order.includes(c))];
 }
 

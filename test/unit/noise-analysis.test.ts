@@ -7,6 +7,8 @@ import { cliFixture } from '../fixtures/cli.js';
 import { finishedQuickstart } from '../fixtures/export-experiment.js';
 import { exportContext, markdownReport } from '../../src/common/export/index.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { cellsOfRestarts, noiseSummary } from '../../src/common/noise.js';
+import { hostCell } from '../../src/common/plan.js';
 
 const { varlab, write } = cliFixture('analyze');
 
@@ -48,4 +50,25 @@ test('varlab analyze: the noise table in the text, host_noise in --json with the
   const cell = noise.cells.find((c) => c.cell === busyCell)!;
   assert.equal(cell.busy, 1);
   assert.ok(typeof cell.between_cov_pct === 'number');
+});
+
+test('results from several hosts: each cell with its host, as the analysis names it, gets its own noise and its own spread', () => {
+  const { doc } = noisy();
+  const [a, b] = doc.results!.restarts.filter((r) => r.status === 'ok');
+  const restarts = [
+    { ...a, cell: 'x', host: 'ssh://one' },
+    { ...b, cell: 'x', host: 'ssh://two' },
+  ];
+  const cells = cellsOfRestarts(restarts, [hostCell('x', 'ssh://one'), hostCell('x', 'ssh://two')]);
+  assert.deepEqual(cells, [hostCell('x', 'ssh://one'), hostCell('x', 'ssh://two')]);
+  const s = noiseSummary(restarts, cells, (c) => (c === cells[0] ? 1.5 : 2.5))!;
+  assert.deepEqual(
+    s.cells.map((c) => [c.cell, c.restarts, c.between_cov_pct]),
+    [
+      [cells[0], 1, 1.5],
+      [cells[1], 1, 2.5],
+    ],
+  );
+  // A file from one host: the cells as they are.
+  assert.deepEqual(cellsOfRestarts([a, b], []), [...new Set([a.cell, b.cell])]);
 });
