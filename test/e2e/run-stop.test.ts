@@ -101,8 +101,11 @@ test('Analysis shows the pairing within rounds beside Welch with the variance ra
   await page.getByTestId('section-comparisons').waitFor();
   assert.match(await page.getByTestId('comparison-pairing').innerText(), /^Paired within rounds: .*variance paired\/unpaired: median \d\.\d\d over 1 comparison\.$/);
   const row = page.locator('[data-testid=comparisons-table] tbody tr');
-  // effect, interval, p, adjusted p, verdict, then pairing, the unpaired (Welch) interval and the variance ratio.
-  assert.match(await row.innerText(), /aslr=off\s+Q1 pricing summary\s+\+1\d\.\d\d %\s+\[.*\] %\s+.*differs\s+paired\s+\[[+−]\d+\.\d\d, \+\d+\.\d\d\] %\s+\d\.\d\d$/);
+  // effect, interval, p, adjusted p, the fixed-sample verdict, the rule's, then pairing, the unpaired (Welch) interval and the variance ratio.
+  assert.match(await row.innerText(), new RegExp(`aslr=off\\s+Q1 pricing summary\\s+\\+1\\d\\.\\d\\d %\\s+\\[.*\\] %\\s+.*differs\\s+differs \\(round ${round}\\)\\s+paired\\s+\\[[+−]\\d+\\.\\d\\d, \\+\\d+\\.\\d\\d\\] %\\s+\\d\\.\\d\\d$`));
+  // The fixed-sample numbers are flagged: the run took the rule's looks.
+  assert.match(await page.getByTestId('comparison-looks').innerText(), new RegExp(`^Not valid under the stopping rule: the run looked at its results as they came \\(stop when answered, and stopped at round ${round}\\), and this table's intervals, p-values and verdicts are fixed-sample ones`));
+  assert.match(await page.locator('[data-testid=comparisons-table] thead').innerText(), /fixed-sample verdict \(not valid under the rule\)\s+the rule's verdict/);
   await page.getByTestId('section-sequential').waitFor();
   assert.equal(
     await page.getByTestId('sequential-stop').innerText(),
@@ -113,6 +116,18 @@ test('Analysis shows the pairing within rounds beside Welch with the variance ra
   assert.match(await seq.innerText(), new RegExp(`aslr=off\\s+Q1 pricing summary\\s+differs\\s+${round}\\s+\\+1\\d\\.\\d\\d %\\s+\\[\\+\\d+\\.\\d\\d, \\+\\d+\\.\\d\\d\\] %\\s+\\[\\+\\d+\\.\\d\\d, \\+\\d+\\.\\d\\d\\] %\\s+\\|Z\\| = \\d\\.\\d\\d crossed the boundary \\d\\.\\d\\d at round ${round}: the repeated 95 % interval`));
   await page.getByTestId('section-sequential').scrollIntoViewIfNeeded();
   await shot(page, 'analysis-stopped.png');
+  assert.equal(await page.getByTestId('sequential-baseline').count(), 0, 'against the run\'s own baseline, nothing to say');
+
+  // The other cell as the baseline: the rule replayed against it, and said so; the run's stop stays the run's.
+  await page.getByTestId('analysis-baseline').selectOption('aslr=off');
+  await page.getByTestId('sequential-baseline').waitFor();
+  assert.match(await page.getByTestId('section-sequential').innerText(), /^Stop when answered: the rule's verdicts against aslr=off/);
+  assert.equal(await page.getByTestId('sequential-baseline').innerText(), 'Against aslr=off, the baseline chosen above: the rule replayed on these results. The run took its looks against aslr=on, its first cell; where it stopped is the run\'s.');
+  assert.match(await page.getByTestId('sequential-stop').innerText(), new RegExp(`^The run stopped at round ${round}: every comparison decided at round ${round}: 1 differs\\. Against aslr=off: the rule would have stopped at round ${round}: every comparison decided at round ${round}: 1 differs\\.`));
+  assert.match(await seq.innerText(), new RegExp(`^aslr=on\\s+Q1 pricing summary\\s+differs\\s+${round}\\s+−1\\d\\.\\d\\d %`));
+  assert.match(await row.innerText(), new RegExp(`^aslr=on\\s+Q1 pricing summary\\s+−1\\d\\.\\d\\d %.*differs\\s+differs \\(round ${round}\\)`));
+  await page.getByTestId('section-comparisons').scrollIntoViewIfNeeded();
+  await shot(page, 'analysis-stopped-baseline.png');
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });
@@ -141,6 +156,10 @@ test('a run stopped "equivalent" shows, in the Run view and Analysis, the 90 % i
   const seq = page.locator('[data-testid=sequential-table] tbody tr');
   assert.equal(await seq.getAttribute('data-verdict'), 'equivalent');
   assert.match(await seq.innerText(), /equivalent within ±50 %\s+3\s+\+27\.97 %\s+\[−5\.03, \+72\.43\] %\s+\[\+9\.59, \+49\.43\] %\s+the repeated 90 % interval \[\+9\.59, \+49\.43\] % lies inside ±50 % at round 3/);
+  // The fixed-sample table says "differs" (its interval does not allow for the look); beside it, the rule's verdict.
+  const fixed = page.locator('[data-testid=comparisons-table] tbody tr');
+  assert.match(await fixed.getByTestId('comparison-fixed-verdict').innerText(), /^differs/);
+  assert.equal(await fixed.getByTestId('comparison-rule-verdict').innerText(), 'equivalent within ±50 % (round 3)');
   await page.getByTestId('section-sequential').scrollIntoViewIfNeeded();
   await shot(page, 'analysis-stopped-equivalent.png');
   assert.deepEqual(pageProblems(page), []);

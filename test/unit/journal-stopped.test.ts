@@ -15,7 +15,7 @@ import { roundsExperiment } from '../fixtures/rounds-experiment.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { exportContext } from '../../src/common/export/context.js';
 import { markdownReport } from '../../src/common/export/markdown.js';
-import { roundsLeft } from '../../src/common/stats/replay.js';
+import { roundsLeft, ruleBaseline, ruleVerdictsFor } from '../../src/common/stats/replay.js';
 
 /** A run of a large effect with a rule of at most 10 rounds, journaled as the engine does up to its stop. */
 function stoppedJournal() {
@@ -135,4 +135,23 @@ test('the Markdown report of a run stopped when answered names the rule, the loo
   assert.ok(md.includes('these fixed-sample intervals do not allow for the looks'), 'the naive intervals are flagged');
   // A design without a rule has no such section.
   assert.ok(!markdownReport(exportContext({ ...saved, design: { ...saved.design, stopping: undefined } })).includes('## Stop when answered'));
+});
+
+test("the rule's replay takes the report's baseline when it can, says so, and keeps the run's own stop", () => {
+  const { doc, records, stop } = stoppedJournal();
+  const state = readJournalText([...records, stop].map((r) => JSON.stringify(r)).join('\n'));
+  const saved = { ...doc, results: resultsFromJournal(state) };
+  assert.deepEqual(ruleBaseline(saved), { baseline: 'aslr=on', runs: 'aslr=on', asRun: true });
+  assert.deepEqual(ruleBaseline(saved, 'aslr=off'), { baseline: 'aslr=off', runs: 'aslr=on', asRun: false });
+  // On several hosts the table's baseline names its host; the rule of each host takes the cell.
+  assert.deepEqual(ruleBaseline(saved, 'aslr=off,host=ssh://b'), { baseline: 'aslr=off', runs: 'aslr=on', asRun: false });
+  assert.equal(ruleBaseline(saved, 'aslr=maybe').baseline, 'aslr=on');
+  const md = markdownReport(exportContext(saved, { baseline: 'aslr=off' }));
+  assert.ok(md.includes('Against aslr=off, the report\'s baseline: the rule replayed on these results. The run took its looks against aslr=on, its first cell; where it stopped is the run\'s.'), md);
+  assert.match(md, new RegExp(`\\*\\*The run stopped at round ${stop.t === 'stopped-answered' ? stop.round : 0}: .*\\*\\* Against aslr=off: the rule would have stopped at round \\d+: `));
+  assert.match(md, /\| aslr=on \| Q1 pricing summary \| differs \|/);
+  // The Analysis view's column beside the fixed-sample table: the rule's verdict where it compares with the same baseline.
+  const beside = ruleVerdictsFor(saved, 'aslr=off')!;
+  assert.equal(beside.get('aslr=on\u0000Q1 pricing summary')?.verdict, 'differs');
+  assert.equal(ruleVerdictsFor({ ...saved, design: { ...saved.design, stopping: undefined } }, 'aslr=on'), null);
 });

@@ -6,7 +6,7 @@ import type { ExportContext } from './context.js';
 import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
 import { formatDuration } from '../plan.js';
-import { stopsOf } from '../stats/replay.js';
+import { ruleBaseline, stopsOf } from '../stats/replay.js';
 import { intervalNames, sequentialVerdictText } from '../stats/sequential.js';
 import { grownText, INTERVAL_COLUMNS, intervalCellText, intervalRestartRow, intervalsHeading, pairingText, steadyOverview } from './analysis-output.js';
 import { intervalSteady } from '../stats/intervals.js';
@@ -210,9 +210,12 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
  * host by host when the design ran on several (each host stopped on its own rounds).
  */
 function stoppingSection(ctx: ExportContext): string[] {
-  const stops = stopsOf(ctx.doc);
+  // Against the report's baseline when the rule can take it, as the Analysis view.
+  const rb = ruleBaseline(ctx.doc, ctx.analysis.settings.baseline);
+  const stops = stopsOf(ctx.doc, rb.baseline);
   if (!stops.length) return [];
   const lines = ['## Stop when answered', ''];
+  if (!rb.asRun) lines.push(`Against ${mdCell(rb.baseline)}, the report's baseline: the rule replayed on these results. The run took its looks against ${mdCell(rb.runs)}, its first cell; where it stopped is the run's.`, '');
   for (const { host, check, stopped } of stops) {
     if (host) lines.push(`### ${mdCell(host)}`, '');
     const r = check.result;
@@ -224,7 +227,8 @@ function stoppingSection(ctx: ExportContext): string[] {
     lines.push(
       `Rule: ${mdCell(r.rule)}; target ±${r.effect_pct} %, α ${r.alpha} over all looks, at most ${r.max_rounds} rounds, looks at rounds ${r.schedule.join(', ')}.`,
       '',
-      stopped ? `**The run stopped at round ${stopped.round}: ${mdCell(stopped.because)}.**` : `The rule did not stop the run: ${mdCell(r.stopped_because)}.`,
+      (stopped ? `**The run stopped at round ${stopped.round}: ${mdCell(stopped.because)}.**` : `The rule did not stop the run: ${mdCell(r.stopped_because)}.`) +
+        (rb.asRun ? '' : ` Against ${mdCell(rb.baseline)}: ${mdCell(r.stopped_round === null ? r.stopped_because : `the rule would have stopped at round ${r.stopped_round}: ${r.stopped_because}`)}.`),
       '',
       `A comparison ${names.rule}. Both are repeated confidence intervals, valid at whatever look the run stopped.`,
       '',

@@ -3,10 +3,10 @@
 // each complete round with the same function (sequential.ts).
 import { analyze, type RestartSummary } from './analysis.js';
 import { restartRounds, tidyFromExperiment } from './tidy.js';
-import { expandCells, resultHosts } from '../plan.js';
+import { expandCells, HOST_FACTOR, hostCell, resultHosts } from '../plan.js';
 import type { ExperimentDoc, StoppedAnswered } from '../experiment/types.js';
 import type { JournalRecord } from '../records.js';
-import { intervalLevels, intervalNames, replaySequential, sequentialVerdictText, type IntervalLevels, type Look, type RoundSeries, type SequentialResult, type StoppingSettings } from './sequential.js';
+import { intervalLevels, intervalNames, replaySequential, sequentialVerdictText, type IntervalLevels, type Look, type RoundSeries, type SequentialComparison, type SequentialResult, type StoppingSettings } from './sequential.js';
 
 /** Restart means by round (index 0 is round 1), null where a round has no restart with executions. */
 export function roundSeries(restarts: readonly RestartSummary[]): RoundSeries[] {
@@ -145,16 +145,62 @@ export interface HostStop {
   stopped?: StoppedAnswered;
 }
 
-/** What the Analysis view and the Markdown report say of a run with design.stopping: the rule replayed on each host's results. */
-export function stopsOf(doc: ExperimentDoc): HostStop[] {
+/** The baseline the rule's replay compares every cell with, and whether it is the one the run looked against. */
+export interface RuleBaseline {
+  baseline: string;
+  /** The run's own: the first included cell, which a live run (engine, follower) always looks against. */
+  runs: string;
+  asRun: boolean;
+  /** Why a chosen baseline was not taken. */
+  why?: string;
+}
+
+/**
+ * The rule's baseline for a replay: the cell the reader chose (Analysis' baseline, analyze --baseline)
+ * when the rule can compare with it, that is an included cell of the design (on several hosts the
+ * chosen `cell,host=H` names the cell each host's rule takes), else the first included cell, the one
+ * the run itself looked against. Replayed against another cell, the rule says where it would have
+ * stopped; where the run stopped is still the run's own.
+ */
+export function ruleBaseline(doc: ExperimentDoc, chosen?: string | null): RuleBaseline {
+  const cells = expandCells(doc.design).filter((c) => !c.excluded).map((c) => c.id);
+  const runs = cells[0] ?? '';
+  if (!chosen) return { baseline: runs, runs, asRun: true };
+  const cell = chosen.replace(new RegExp(`(^|,)${HOST_FACTOR}=.*$`), '');
+  if (!cells.includes(cell)) return { baseline: runs, runs, asRun: true, why: `${chosen} is not a cell the rule compares` };
+  return { baseline: cell, runs, asRun: cell === runs };
+}
+
+/**
+ * What the Analysis view and the Markdown report say of a run with design.stopping: the rule replayed
+ * on each host's results, against `baseline` (ruleBaseline's) or the run's own first cell.
+ */
+export function stopsOf(doc: ExperimentDoc, baseline?: string): HostStop[] {
   const results = doc.results;
   if (!doc.design.stopping || !results) return [];
   const hosts = resultHosts(doc.design, results.restarts);
   return (hosts.length ? hosts : ['']).map((host) => {
     const restarts = host ? results.restarts.filter((r) => r.host === host) : results.restarts;
     const stopped = results.stopped?.find((x) => (x.host ?? '') === host);
-    return { host, check: stopCheck({ ...doc, results: { restarts } }), ...(stopped ? { stopped } : {}) };
+    return { host, check: stopCheck({ ...doc, results: { restarts } }, baseline), ...(stopped ? { stopped } : {}) };
   });
+}
+
+/**
+ * The rule's verdict beside each row of a fixed-sample comparisons table whose baseline is
+ * `tableBaseline` (cell + query → the rule's comparison, keyed as the table names the cell, with its
+ * host on several hosts): only where the rule compares with that same baseline (each host's rule
+ * compares with its own host's cell, so rows of other hosts have none). Null without a rule.
+ */
+export function ruleVerdictsFor(doc: ExperimentDoc, tableBaseline: string | null): Map<string, SequentialComparison> | null {
+  if (!doc.design.stopping || !doc.results || !tableBaseline) return null;
+  const rb = ruleBaseline(doc, tableBaseline);
+  const out = new Map<string, SequentialComparison>();
+  for (const { host, check } of stopsOf(doc, rb.baseline)) {
+    if ((host ? hostCell(rb.baseline, host) : rb.baseline) !== tableBaseline) continue;
+    for (const c of check.result?.comparisons ?? []) out.set(`${host ? hostCell(c.cell, host) : c.cell}\u0000${c.query}`, c);
+  }
+  return out;
 }
 
 /** What a run journals at a look: the look record, and the stop record when the rule stops there. */

@@ -4,7 +4,7 @@
 // Mount: <AnalysisView doc={doc} /> with the open experiment (it needs results).
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
-import { DEFAULTS, type Adjustment } from '../../../common/stats/index.js';
+import { DEFAULTS, ruleBaseline, type Adjustment } from '../../../common/stats/index.js';
 import { cellsWithResults } from '../../../common/export/context.js';
 import { NumberField } from '../../components/NumberField.js';
 import { AdjustmentField } from '../../components/AdjustmentField.js';
@@ -209,8 +209,8 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
             </Section>
           ) : null}
           {below >= 2 && ctx.doc.design.stopping && ctx.doc.results ? (
-            <Section title={`Stop when answered: the rule's verdicts against ${ctx.cells[0] ?? 'the first cell'}`} testid="section-sequential">
-              <SequentialPanel doc={ctx.doc} />
+            <Section title={`Stop when answered: the rule's verdicts against ${ruleBaseline(ctx.doc, baseline).baseline || 'the first cell'}`} testid="section-sequential">
+              <SequentialPanel doc={ctx.doc} baseline={baseline} />
             </Section>
           ) : null}
           {below >= 3 ? (

@@ -4,7 +4,8 @@
 import { useMemo } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
 import { comparisonsFigure } from '../../../common/figures/build.js';
-import { ADJUSTMENT_NAMES, familySize, type Analysis } from '../../../common/stats/index.js';
+import { ADJUSTMENT_NAMES, familySize, ruleVerdictsFor, type Analysis } from '../../../common/stats/index.js';
+import { sequentialVerdictText, type SequentialComparison } from '../../../common/stats/sequential.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fewRestartsOf } from '../../../common/export/context.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from '../../../common/export/format.js';
@@ -13,6 +14,8 @@ import { grownText, pairingText } from '../../../common/export/analysis-output.j
 
 export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analysis: Analysis }) {
   const figure = useMemo(() => comparisonsFigure(ctx), [ctx]);
+  // A run that took the rule's looks (stop when answered): the rule's verdict beside each fixed-sample row it also decided.
+  const rule = useMemo(() => ruleVerdictsFor(ctx.doc, analysis.settings.baseline), [ctx.doc, analysis.settings.baseline]);
   if (!analysis.settings.baseline) return <p className="muted">Choose a baseline cell above to compare every other cell with it.</p>;
   if (!analysis.comparisons.length) return <p className="muted">Only the baseline has results: nothing to compare.</p>;
   const notes = new Reasons();
@@ -35,7 +38,7 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
       </p>
       {analysis.summary ? (
         <p data-testid="comparison-summary">
-          <strong>{analysis.summary}.</strong>
+          {rule ? <span className="muted">Fixed-sample, not valid under the rule: {analysis.summary}.</span> : <strong>{analysis.summary}.</strong>}
         </p>
       ) : null}
       <p className="small" data-testid="comparison-pairing">
@@ -46,10 +49,11 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
           {grownText(analysis.grown)}
         </p>
       ) : null}
-      {ctx.doc.design.stopping ? (
+      {rule ? (
         <p className="notice" data-testid="comparison-looks">
-          The run looked at its results as they came (stop when answered): the intervals in this table are fixed-sample ones and do not allow for the looks; the rule&apos;s verdicts and
-          repeated intervals, which do, are under <em>Stop when answered</em> below.
+          <strong>Not valid under the stopping rule:</strong> the run looked at its results as they came (stop when answered{ctx.doc.results?.stopped?.length ? `, and stopped at round ${ctx.doc.results.stopped.map((s) => s.round).join(', ')}` : ''}), and this table&apos;s
+          intervals, p-values and verdicts are fixed-sample ones that do not allow for the looks: they overstate the evidence. The rule&apos;s verdict is beside each row it decided; its
+          repeated intervals, which allow for the looks, are under <em>Stop when answered</em> below.
         </p>
       ) : null}
       {few ? (
@@ -67,7 +71,12 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
             <th style={{ textAlign: 'right' }}>{level}% interval</th>
             <th style={{ textAlign: 'right' }}>p</th>
             <th style={{ textAlign: 'right' }}>adjusted p</th>
-            <th style={{ textAlign: 'left' }}>verdict</th>
+            <th style={{ textAlign: 'left' }}>{rule ? 'fixed-sample verdict (not valid under the rule)' : 'verdict'}</th>
+            {rule ? (
+              <th style={{ textAlign: 'left' }} title="the group-sequential rule's verdict, valid at the look the run stopped">
+                the rule&apos;s verdict
+              </th>
+            ) : null}
             {paired ? (
               <>
                 <th style={{ textAlign: 'left' }} title="paired: within-round differences of log restart means (paired t); unpaired: Welch on restart means">
@@ -95,7 +104,10 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
                 </td>
                 <td style={{ textAlign: 'right' }}><V value={c.p_value} reason={r.p_value} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
                 <td style={{ textAlign: 'right' }}><V value={c.p_adjusted} reason={r.p_adjusted} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
-                <td className="small">{c.verdict === 'differs' ? <strong>differs</strong> : c.verdict ? <span className="muted">{fmtVerdict(c)}</span> : ''}</td>
+                <td className="small">
+                  {rule ? <span className="muted" data-testid="comparison-fixed-verdict">{c.verdict ? fmtVerdict(c) : ''}</span> : c.verdict === 'differs' ? <strong>differs</strong> : c.verdict ? <span className="muted">{fmtVerdict(c)}</span> : ''}
+                </td>
+                {rule ? <RuleVerdict c={rule.get(`${c.cell}\u0000${c.query}`)} effectPct={ctx.doc.design.stopping!.effect} /> : null}
                 {paired ? (
                   <>
                     <td className="small" title={c.pairing_reason} data-testid="comparison-pairing-cell">
@@ -112,5 +124,23 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
       </table>
       <NullNotes notes={notes} />
     </div>
+  );
+}
+
+/** The rule's verdict for one row of the fixed-sample table: in bold when it says "differs", with the round it was decided at. */
+function RuleVerdict({ c, effectPct }: { c: SequentialComparison | undefined; effectPct: number }) {
+  if (!c) {
+    return (
+      <td className="small muted" title="the rule compares each host's cells with that host's baseline" data-testid="comparison-rule-verdict">
+        —
+      </td>
+    );
+  }
+  const text = sequentialVerdictText(c.verdict, effectPct);
+  return (
+    <td className="small" title={c.because} data-testid="comparison-rule-verdict">
+      {c.verdict === 'differs' ? <strong>{text}</strong> : text}
+      {c.decided_round !== null ? ` (round ${c.decided_round})` : ''}
+    </td>
   );
 }

@@ -2,19 +2,31 @@
 // at which it stopped and why, and each comparison's verdict with the two repeated intervals it is read
 // from (valid at the look it stopped, unlike the fixed-sample interval above), each named with what it
 // decides. The rule replayed on the file's results,
-// host by host (stats/replay.ts stopsOf), as the Markdown report gives it.
+// host by host (stats/replay.ts stopsOf), as the Markdown report gives it, against the baseline chosen
+// above when the rule can take it (ruleBaseline); where the run stopped stays the run's own.
 import { useMemo } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { fmtEffect, fmtInterval } from '../../../common/export/format.js';
-import { stopsOf } from '../../../common/stats/replay.js';
+import { ruleBaseline, stopsOf } from '../../../common/stats/replay.js';
 import { intervalNames, sequentialVerdictText } from '../../../common/stats/sequential.js';
 import { TABLE_STYLE } from './format.js';
 
-export function SequentialPanel({ doc }: { doc: ExperimentDoc }) {
-  const stops = useMemo(() => stopsOf(doc), [doc]);
+export function SequentialPanel({ doc, baseline }: { doc: ExperimentDoc; baseline?: string | null }) {
+  const rb = useMemo(() => ruleBaseline(doc, baseline), [doc, baseline]);
+  const stops = useMemo(() => stopsOf(doc, rb.baseline), [doc, rb.baseline]);
   if (!stops.length) return null;
   return (
     <div data-testid="sequential">
+      {!rb.asRun ? (
+        <p className="notice" data-testid="sequential-baseline">
+          Against <code>{rb.baseline}</code>, the baseline chosen above: the rule replayed on these results. The run took its looks against <code>{rb.runs}</code>, its first cell; where it
+          stopped is the run&apos;s.
+        </p>
+      ) : rb.why ? (
+        <p className="small muted" data-testid="sequential-baseline">
+          Against <code>{rb.runs}</code>, the cell the run took its looks against: {rb.why}.
+        </p>
+      ) : null}
       {stops.map(({ host, check, stopped }) => {
         const r = check.result;
         const names = r ? intervalNames(r.levels, r.effect_pct) : null;
@@ -29,7 +41,8 @@ export function SequentialPanel({ doc }: { doc: ExperimentDoc }) {
                   {r.rule}; target ±{r.effect_pct} %, α {r.alpha} over all looks, at most {r.max_rounds} rounds, looks at rounds {r.schedule.join(', ')}.
                 </p>
                 <p data-testid="sequential-stop">
-                  <strong>{stopped ? `The run stopped at round ${stopped.round}: ${stopped.because}.` : `The rule did not stop the run: ${r.stopped_because}.`}</strong> A comparison {names!.rule}.
+                  <strong>{stopped ? `The run stopped at round ${stopped.round}: ${stopped.because}.` : `The rule did not stop the run: ${r.stopped_because}.`}</strong>{' '}
+                  {!rb.asRun ? `Against ${rb.baseline}: ${r.stopped_round === null ? r.stopped_because : `the rule would have stopped at round ${r.stopped_round}: ${r.stopped_because}`}. ` : ''}A comparison {names!.rule}.
                   Both are repeated confidence intervals, valid at whatever look the run stopped.
                 </p>
                 <table className="plan-table" style={TABLE_STYLE} data-testid="sequential-table">
