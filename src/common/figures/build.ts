@@ -41,9 +41,6 @@ export function configurationsFigure(ctx: ExportContext): FigureSpec {
   // A figure has room for one line: the test's short verdict (the report and the views say it in full).
   const unrankedText = ranking.reason?.startsWith('no ranking: ') ? ranking.reason : (ranking.brief ?? ranking.reason ?? '');
   const layout = baseLayout(title, ctx.caption, { l: labelMargin(ctx.cells) }, 'top', undefined, { lines: unranked ? [unrankedText] : [], width: WIDTH });
-  layout.barmode = 'group';
-  layout.xaxis = axis('Spread between best and worst restart mean (%)', { rangemode: 'tozero' });
-  layout.yaxis = cellAxis(ctx.cells);
   if (best >= 0) {
     (layout.annotations as unknown[]).push({
       text: `★ most stable${ranking.brief ? ` (${ranking.brief})` : ''}`,
@@ -55,16 +52,24 @@ export function configurationsFigure(ctx: ExportContext): FigureSpec {
       font: { color: PALETTE[2], size: 12 },
     });
   }
+  return cellBars(ctx, 'configurations', title, layout, 'Spread between best and worst restart mean (%)', [
+    { name: 'average over queries', x: avg, color: ctx.cells.map((_, i) => (i === best ? PALETTE[2] : PALETTE[0])), hover: 'average' },
+    { name: 'largest over queries', x: max, color: PALETTE[1], hover: 'largest' },
+  ]);
+}
+
+/** Grouped horizontal bars, a group per cell: the figures that set a percentage or two beside each configuration. */
+function cellBars(ctx: ExportContext, id: string, title: string, layout: Record<string, unknown>, xTitle: string, bars: { name: string; x: (number | null)[]; color: string | string[]; hover: string }[]): FigureSpec {
+  layout.barmode = 'group';
+  layout.xaxis = axis(xTitle, { rangemode: 'tozero' });
+  layout.yaxis = cellAxis(ctx.cells);
   return {
-    id: 'configurations',
+    id,
     title,
-    file: 'configurations',
+    file: id,
     width: WIDTH,
     height: heightFor(ctx.cells.length * 1.4),
-    data: [
-      { type: 'bar', orientation: 'h', name: 'average over queries', y: ctx.cells, x: avg, marker: { color: ctx.cells.map((_, i) => (i === best ? PALETTE[2] : PALETTE[0])) }, hovertemplate: '%{y}<br>average %{x:.2f}%<extra></extra>' },
-      { type: 'bar', orientation: 'h', name: 'largest over queries', y: ctx.cells, x: max, marker: { color: PALETTE[1] }, hovertemplate: '%{y}<br>largest %{x:.2f}%<extra></extra>' },
-    ],
+    data: bars.map((b) => ({ type: 'bar', orientation: 'h', name: b.name, y: ctx.cells, x: b.x, marker: { color: b.color }, hovertemplate: `%{y}<br>${b.hover} %{x:.2f}%<extra></extra>` })),
     layout,
   };
 }
@@ -398,21 +403,10 @@ function cellCov(ctx: ExportContext, cell: string, field: 'between_cov_pct' | 'w
 export function covCellsFigure(ctx: ExportContext): FigureSpec {
   const title = 'Coefficient of variation per configuration (mean over queries)';
   const layout = baseLayout(title, ctx.caption, { l: labelMargin(ctx.cells) });
-  layout.barmode = 'group';
-  layout.xaxis = axis('Coefficient of variation (%)', { rangemode: 'tozero' });
-  layout.yaxis = cellAxis(ctx.cells);
-  return {
-    id: 'cov-cells',
-    title,
-    file: 'cov-cells',
-    width: WIDTH,
-    height: heightFor(ctx.cells.length * 1.4),
-    data: [
-      { type: 'bar', orientation: 'h', name: 'between restarts', y: ctx.cells, x: ctx.cells.map((c) => cellCov(ctx, c, 'between_cov_pct')), marker: { color: PALETTE[3] }, hovertemplate: '%{y}<br>between %{x:.2f}%<extra></extra>' },
-      { type: 'bar', orientation: 'h', name: 'within a restart', y: ctx.cells, x: ctx.cells.map((c) => cellCov(ctx, c, 'within_cov_pct')), marker: { color: PALETTE[0] }, hovertemplate: '%{y}<br>within %{x:.2f}%<extra></extra>' },
-    ],
-    layout,
-  };
+  return cellBars(ctx, 'cov-cells', title, layout, 'Coefficient of variation (%)', [
+    { name: 'between restarts', x: ctx.cells.map((c) => cellCov(ctx, c, 'between_cov_pct')), color: PALETTE[3], hover: 'between' },
+    { name: 'within a restart', x: ctx.cells.map((c) => cellCov(ctx, c, 'within_cov_pct')), color: PALETTE[0], hover: 'within' },
+  ]);
 }
 
 /** The main effect of each factor on stability: between-restart CoV averaged over the cells at each level. */
