@@ -193,7 +193,9 @@ export class Follower {
   }
 
   private outcome(state: AttachOutcome['state'], cleanedUp: boolean, message?: string): AttachOutcome {
-    return { state, ...(message ? { message } : {}), path: this.d.path, target: this.d.target, planned: this.d.planned, done: this.fold.state().restarts.length, cleanedUp };
+    // The restarts the file holds: a run stopped when answered leaves out those its runner finished after the stop.
+    const done = resultsFromJournal(this.fold.state()).restarts.length;
+    return { state, ...(message ? { message } : {}), path: this.d.path, target: this.d.target, planned: this.d.planned, done, cleanedUp };
   }
 
   async run(): Promise<AttachOutcome & { signalled: boolean }> {
