@@ -227,3 +227,17 @@ test('a backend prompt asks for a password in a password field and sends it only
     process.env.VARLAB_HOME = env.app.home;
   }
 });
+
+test('fewer than 3 restarts per cell: the design says Analysis will show no minimum detectable effect, and why', async () => {
+  const page = await env.open();
+  await openQuickstart(page);
+  const restarts = page.getByTestId('restarts-per-cell');
+  await restarts.fill('2');
+  await restarts.press('Tab');
+  assert.match(await page.getByTestId('few-restarts-warning').innerText(), /^With 2 restarts per cell, Analysis shows the spread but no minimum detectable effect, .* 3 restarts per cell or more\.$/s);
+  await restarts.fill('3');
+  await restarts.press('Tab');
+  assert.equal(await page.getByTestId('few-restarts-warning').count(), 0);
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});

@@ -1,4 +1,5 @@
 // How restarts are ordered: randomized with a seed, interleaved (rotating each round) or blocked.
+import { MIN_RESTARTS } from '../../../common/stats/evidence.js';
 import { useMemo } from 'react';
 import type { Design, OrderKind } from '../../../common/experiment/types.js';
 import { buildPlan, expandCells } from '../../../common/plan.js';
@@ -81,6 +82,12 @@ export function RunOrderEditor({ design }: { design: Design }) {
           testid="restarts-per-cell"
           help="How many times each cell's server is started and measured: the between-restart spread needs several."
         />
+        {design.restartsPerCell < MIN_RESTARTS && (
+          <p className="warning" data-testid="few-restarts-warning">
+            With {design.restartsPerCell} restart{design.restartsPerCell === 1 ? '' : 's'} per cell, Analysis shows the spread but no minimum detectable effect, and the planner has nothing to
+            plan from: both need {MIN_RESTARTS} restarts per cell or more.
+          </p>
+        )}
         <NumberField
           label="Idle between restarts"
           unit="s"
