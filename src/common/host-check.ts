@@ -34,6 +34,8 @@ export interface HostCheckItem {
   ok: boolean;
   /** What to do about it when it is not. */
   advice?: string;
+  /** Other busy processes: every one above BUSY_PROCESS_PCT, busiest first (the state names the first five). */
+  processes?: NoiseFacts['busy'];
 }
 
 /** A process busier than this share of one CPU over the sample is named (an idle host's daemons stay well below). */
@@ -74,6 +76,7 @@ export function hostCheck(f: HostFingerprint, n: NoiseFacts): HostCheckItem[] {
     what: 'Other busy processes',
     state: others.length ? others.slice(0, 5).map((p) => `${p.comm} (pid ${p.pid}) ${p.cpuPct.toFixed(0)}%`).join(', ') : `none above ${BUSY_PROCESS_PCT}% of a CPU over ${n.sampleSeconds.toFixed(1)} s`,
     ok: !others.length,
+    ...(others.length ? { processes: others } : {}),
     advice: others.length ? 'stop them while benchmarking, or keep them off the CPUs mysqld runs on; varlab flags each restart that ran on a busy host' : undefined,
   });
   return items;

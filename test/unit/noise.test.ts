@@ -201,6 +201,7 @@ test('probe --check: the facts read back from the check script, and each setting
   );
   assert.equal(by('Isolated CPUs').state, '2-3, nohz_full=2-3');
   assert.equal(by('Other busy processes').state, 'my busy (thing) (pid 4242) 97%');
+  assert.deepEqual(by('Other busy processes').processes, [{ pid: 4242, comm: 'my busy (thing)', cpuPct: 97 }]);
   const text = formatHostCheck(items);
   assert.equal(text[0], 'ok    ASLR                    full randomization (the factor aslr measures its effect)');
   assert.ok(text.includes('- IRQ affinity: stop irqbalance while benchmarking (systemctl stop irqbalance): it moves interrupts between CPUs during the run'), text.join('\n'));

@@ -2,6 +2,8 @@
 // wrap it (to time the server's own start) without touching the engine.
 import type { Connection } from 'mysql2/promise';
 import type { HostNoise, ServerProfile } from '../../common/experiment/types.js';
+import type { NoiseFacts } from '../../common/host-check.js';
+import { readNoiseFacts } from '../host/check.js';
 import { createServerControl, openTarget, preloadSchemas, type PreloadReport } from '../host/index.js';
 import { acquireRunLock, type LockOwner, type TargetLock } from '../host/lock.js';
 import { hostDir, profileDir } from '../host/restore.js';
@@ -19,6 +21,8 @@ export interface HostLayer {
    * (`hostWide`: those factors' labels); refused with `busy`, naming the running file (host/lock.ts).
    */
   lockTarget(session: TargetSession, profile: ServerProfile, owner: LockOwner, hostWide: string[]): Promise<TargetLock>;
+  /** What makes the host noisy now (probe --check's facts, a one-second sample), said before a run begins; absent: not said. */
+  noiseFacts?(session: TargetSession): Promise<NoiseFacts>;
   /** Where host files and restore records are on the target (a detached run's runner is compiled with them); default: the real ones. */
   paths?: HostPaths;
 }
@@ -30,6 +34,7 @@ export const defaultHostLayer = (p?: Partial<HostPaths>): HostLayer => {
     openTarget: (target, o) => openTarget(target, { ...o, paths }),
     createServerControl: (session, profile, o) => createServerControl(session, profile, { ...o, paths }),
     preloadSchemas,
+    noiseFacts: (session) => readNoiseFacts(session, paths),
     lockTarget: (session, profile, owner, hostWide) => acquireRunLock(session, { profile: profileDir(profile, paths), host: hostDir(paths), records: paths.records }, owner, { sudo: profile.sudo, hostWide }),
     paths,
   };

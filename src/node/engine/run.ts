@@ -25,6 +25,8 @@ import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
+import { hostCheck, type NoiseFacts } from '../../common/host-check.js';
+import type { HostFingerprint } from '../../common/host.js';
 
 export type { ReconnectPolicy };
 
@@ -237,6 +239,26 @@ export class RunEngine implements Run {
     }
   }
 
+  /**
+   * A host that is busy before the run is named before the first restart (a log warning): the load and
+   * the busy processes of probe --check's one-second sample. Not on the measured path; a host that
+   * cannot say is not held against the run.
+   */
+  private async sayBusyHost(host: HostFingerprint): Promise<void> {
+    const layer = this.link.host;
+    if (!layer.noiseFacts) return;
+    let facts: NoiseFacts;
+    try {
+      facts = await Promise.race([layer.noiseFacts(this.link.session), this.cancelSignal]);
+    } catch (e) {
+      if (e instanceof Cancelled) throw e;
+      return;
+    }
+    // The load and the busy processes only: the settings (governor, turbo…) are the design's to set, and the check's to say.
+    const busy = hostCheck(host, facts).filter((i) => !i.ok && (i.what === 'Load average' || i.what === 'Other busy processes'));
+    if (busy.length) this.emit({ type: 'log', at: Date.now(), level: 'warn', message: `the host is busy before the run: ${busy.map((i) => `${i.what.toLowerCase()} ${i.state}`).join('; ')}. Its restarts are flagged when it stays so; \`varlab probe ${host.target} --check\` lists what else makes it noisy` });
+  }
+
   /** A measured window closed by the server control: the noise of the restart that measured in it. */
   private noise(noise: HostNoise): void {
     const seq = this.measuredSeq;
@@ -389,6 +411,7 @@ export class RunEngine implements Run {
     // The host layer's own probe: the one its restart procedures are computed for.
     const fingerprint = await Promise.race([this.link.control.host(), this.cancelSignal]);
     this.record({ t: 'host', at: Date.now(), host: fingerprint });
+    await this.sayBusyHost(fingerprint);
 
     // A process that died between a round's last restart and its look takes the look now.
     if (this.answered()) return;

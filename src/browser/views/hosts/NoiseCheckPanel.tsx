@@ -40,7 +40,7 @@ export function NoiseCheckPanel({ target, auth }: { target: string; auth: Target
                 <tr key={i.what} data-ok={i.ok ? 'yes' : 'no'}>
                   <td>{i.ok ? '✓' : '⚠'}</td>
                   <th style={{ textAlign: 'left' }}>{i.what}</th>
-                  <td>{i.state}</td>
+                  <td>{i.processes ? i.processes.map((p) => `${p.comm} (pid ${p.pid}) ${p.cpuPct.toFixed(0)}%`).join(', ') : i.state}</td>
                 </tr>
               ))}
             </tbody>
