@@ -89,7 +89,9 @@ test('a detached run goes on with no varlab process on this side; attach, killed
   assert.equal(id[2], env.sshd.target);
   // varlab has exited (varlabSync waited for it) and its ssh session is gone: the run goes on by itself.
   for (let i = 0; i < 50 && sshdSessions(env.sshd.pid).length > sessionsBefore; i++) await sleep(100);
-  assert.equal(sshdSessions(env.sshd.pid).length, sessionsBefore, 'no ssh session of varlab is left');
+  // At most as many as before: a session of the set-up still closing when counted may go too (seen under load: 0 after 1 before).
+  const sessionsAfter = sshdSessions(env.sshd.pid).length;
+  assert.ok(sessionsAfter <= sessionsBefore, `no ssh session of varlab is left (${sessionsAfter} now, ${sessionsBefore} before the run)`);
   assert.deepEqual(varlabProcesses(file), [], 'no varlab process is left on this side');
   const detached = records(file).find((r) => r.t === 'detached');
   assert.ok(detached && detached.t === 'detached');
