@@ -26,7 +26,12 @@ export async function rebuildFromJournal(path: string): Promise<string | null> {
   if (!doc || designHosts(doc.design).length > 1 || state.restarts.some((r) => r.host)) return null;
   const held = doc.results?.restarts ?? [];
   if (state.header.grows) return rebuildGrown(abs, doc, state);
-  if (state.restarts.length <= held.length) return null;
+  if (state.restarts.length < held.length) return null;
+  // As many restarts, but the journal knows more of them: a record that comes after a restart's end
+  // (its host noise, read at the next call) reached the journal, the last save did not.
+  const ended = state.lastState !== undefined;
+  const fromJournal = resultsFromJournal(state, ended ? 'interrupted before it finished' : 'interrupted before it finished; run again');
+  if (state.restarts.length === held.length && canonicalJson(held) === canonicalJson(fromJournal.restarts)) return null;
   const journal = new Map(state.restarts.map((r) => [r.seq, r.cell]));
   if (held.some((r) => journal.get(r.seq) !== r.cell)) return null;
   // The overrides the run wrote into the design (restarts, repetitions) are the journal's; the file keeps its own profile.
@@ -34,10 +39,10 @@ export async function rebuildFromJournal(path: string): Promise<string | null> {
   if (doc.design.serverProfile) design.serverProfile = doc.design.serverProfile;
   else delete design.serverProfile;
   if (!sameExperiment({ ...doc.design, workload: { ...doc.design.workload, repetitions: design.workload.repetitions, warmup: design.workload.warmup } }, design)) return null;
-  const ended = state.lastState !== undefined;
-  const rebuilt: ExperimentDoc = { ...doc, design, results: resultsFromJournal(state, ended ? 'interrupted before it finished' : 'interrupted before it finished; run again') };
+  const rebuilt: ExperimentDoc = { ...doc, design, results: fromJournal };
   await writeExperimentFile(abs, rebuilt);
-  return `${abs} held ${held.length} of the ${state.restarts.length} restarts its journal has (its last save did not reach the disk): rebuilt from ${journalPath(abs)}`;
+  const what = held.length < state.restarts.length ? `held ${held.length} of the ${state.restarts.length} restarts its journal has` : `held its ${held.length} restarts without all their journal has of them`;
+  return `${abs} ${what} (its last save did not reach the disk): rebuilt from ${journalPath(abs)}`;
 }
 
 /**
