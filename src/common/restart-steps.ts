@@ -26,10 +26,11 @@ export function restartStepTimes(restarts: readonly RestartResult[]): StepTime[]
   });
 }
 
-const fmt = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : formatDuration(ms / 1000));
+/** A step's milliseconds as read: `40 ms`, `3.1 s`, `1 min 05 s`. */
+export const fmtStepMs = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : formatDuration(ms / 1000));
 
 /** One line: `where a restart's time goes (median): stop 1.2 s, idle 2 s, start 3 s, …`. */
 export function restartStepsLine(steps: StepTime[]): string | null {
   if (!steps.length) return null;
-  return `where a restart's time goes (median per restart): ${steps.map((s) => `${s.step} ${fmt(s.median_ms)}${s.step === 'setup' ? ` (${s.restarts} restart${s.restarts === 1 ? '' : 's'})` : ''}`).join(', ')}`;
+  return `where a restart's time goes (median per restart): ${steps.map((s) => `${s.step} ${fmtStepMs(s.median_ms)}${s.step === 'setup' ? ` (${s.restarts} restart${s.restarts === 1 ? '' : 's'})` : ''}`).join(', ')}`;
 }

@@ -18,7 +18,7 @@ import { readJournalText, type JournalRecord } from '../../src/common/records.js
 import { journalPath } from '../../src/node/engine/journal.js';
 import { hostDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
-import { exited, keepCells, quickstartCopy, running, sshdSessions, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
+import { exited, keepCells, quickstartCopy, running, shortDbt3, sshdSessions, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
 import { launchBrowser, openApp, openFile, pageProblems, startWebServer, type WebServer } from './support.js';
 
 let env: RunEnv;
@@ -307,15 +307,7 @@ test('Cancel in the Run view stops a detached run on its target: the runner gone
 
 test('a DBT-3 design run detached from the Run view: "first the DBT-3 data step" while it launches, then the runner measures and the file gets every execution', { timeout: 600_000 }, async () => {
   const file = join(env.dir, 'dbt3-app.varlab.json');
-  const made = varlabSync(['new', file, '--template', 'dbt3', '--sf', '0.01', '--target', env.sshd.target, '--restarts', '1'], env.varlabHome);
-  assert.equal(made.code, 0, made.stderr);
-  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
-  keepCells(doc, ['aslr=on,ahi=off,preload=off']);
-  doc.design.workload.queries = doc.design.workload.queries.slice(0, 2);
-  doc.design.workload.repetitions = 2;
-  doc.design.workload.warmup = 1;
-  doc.design.idleSeconds = 0;
-  writeFileSync(file, JSON.stringify(doc, null, 2));
+  shortDbt3(env, file, 'aslr=on,ahi=off,preload=off', 2);
   const server = await startWebServer(homeOf('home-dbt3'));
   try {
     const page = await openApp(browser, server);

@@ -5,10 +5,10 @@
 // the file. A second launch recognises the data. The real sandbox sshd and mariadbd.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
-import { keepCells, runEnvForTests, varlabSync } from './run-env.js';
+import { runEnvForTests, shortDbt3, varlabSync } from './run-env.js';
 
 const env = runEnvForTests();
 
@@ -20,15 +20,7 @@ const dataRecords = (file: string) =>
 
 test('a DBT-3 SF 0.01 design run --detach: the data step runs at the launch with its progress, then the runner measures and attach brings it in; a second launch recognises the data', { timeout: 900_000 }, async () => {
   const file = join(env.dir, 'dbt3-detached.varlab.json');
-  const made = varlabSync(['new', file, '--template', 'dbt3', '--sf', '0.01', '--target', env.sshd.target, '--restarts', '1'], env.varlabHome);
-  assert.equal(made.code, 0, made.stderr);
-  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
-  keepCells(doc, ['aslr=on,ahi=off,preload=off']);
-  doc.design.workload.queries = doc.design.workload.queries.slice(0, 3);
-  doc.design.workload.repetitions = 2;
-  doc.design.workload.warmup = 1;
-  doc.design.idleSeconds = 0;
-  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const doc = shortDbt3(env, file, 'aslr=on,ahi=off,preload=off', 3);
 
   const launched = varlabSync(['run', file, '--detach', ...env.authArgs, '--trust'], env.varlabHome);
   assert.equal(launched.code, 0, launched.stderr + launched.stdout);

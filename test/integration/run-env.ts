@@ -241,3 +241,20 @@ export function sshdSessions(sshdPid: number): number[] {
     return [];
   }
 }
+
+/**
+ * `varlab new FILE --template dbt3 --sf 0.01` on the sandbox sshd's target, cut short: one cell, the
+ * first `queries` of the 22, 2 executions (1 warm-up) per restart, no idle. Its design as written.
+ */
+export function shortDbt3(env: RunEnv, file: string, cell: string, queries: number): ExperimentDoc {
+  const made = varlabSync(['new', file, '--template', 'dbt3', '--sf', '0.01', '--target', env.sshd.target, '--restarts', '1'], env.varlabHome);
+  if (made.code !== 0) throw new Error(`varlab new --template dbt3 failed: ${made.stderr}`);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  keepCells(doc, [cell]);
+  doc.design.workload.queries = doc.design.workload.queries.slice(0, queries);
+  doc.design.workload.repetitions = 2;
+  doc.design.workload.warmup = 1;
+  doc.design.idleSeconds = 0;
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  return doc;
+}

@@ -3,7 +3,7 @@
 // the server's start is in `start`; the rest is what varlab adds around them.
 import { useMemo } from 'react';
 import type { RestartResult } from '../../../common/experiment/types.js';
-import { restartStepTimes, type StepTime } from '../../../common/restart-steps.js';
+import { fmtStepMs, restartStepTimes, type StepTime } from '../../../common/restart-steps.js';
 import { TABLE_STYLE } from './format.js';
 
 const WHAT: Record<StepTime['step'], string> = {
@@ -18,7 +18,6 @@ const WHAT: Record<StepTime['step'], string> = {
   measure: 'the executions (or the benchmark command)',
 };
 
-const fmt = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 export function hasStepTimes(restarts: readonly RestartResult[] | undefined): boolean {
   return !!restarts?.some((r) => r.steps);
@@ -42,7 +41,7 @@ export function StepsPanel({ restarts }: { restarts: readonly RestartResult[] })
           {steps.map((s) => (
             <tr key={s.step} data-step={s.step}>
               <td>{s.step}</td>
-              <td className="num">{fmt(s.median_ms)}</td>
+              <td className="num">{fmtStepMs(s.median_ms)}</td>
               <td className="num">{s.restarts}</td>
               <td className="muted">{WHAT[s.step]}</td>
             </tr>
