@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBackend } from '../../src/node/backend.js';
 import { registerProfile } from '../../src/node/host/index.js';
+import { randomSandboxPort } from '../../src/node/host/sandbox.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 
 const quickstart = (): ExperimentDoc => JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
@@ -64,7 +65,7 @@ test('local.quickstart makes its sandbox on the port asked for, and refuses a po
   try {
     const bad = await backend.call('local.quickstart', { port: 80 });
     assert.ok(!bad.ok && bad.code === 'invalid-argument' && /port must be a whole number from 1024 to 65535, got 80/.test(bad.message), JSON.stringify(bad));
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = randomSandboxPort();
     const r = await backend.call('local.quickstart', { port, dir: join(home, 'experiments') });
     assert.ok(r.ok, !r.ok ? r.message : '');
     const list = await backend.call('host.list', {});

@@ -11,6 +11,7 @@ import type { ExperimentDoc, Factor, ServerProfile } from '../../src/common/expe
 import { processRuns } from '../../src/node/process.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 import { CLI } from '../fixtures/cli.js';
+import { randomSandboxPort } from '../../src/node/host/sandbox.js';
 
 export interface RunEnv {
   sshd: Sshd;
@@ -36,7 +37,7 @@ function handMadeProfile(dir: string): ServerProfile {
     mysqld: '/usr/sbin/mariadbd',
     datadir: join(base, 'data'),
     socket: join(base, 'mysqld.sock'),
-    port: 20000 + Math.floor(Math.random() * 20000),
+    port: randomSandboxPort(),
     osUser: 'mysql',
     user: 'root',
     errorLog: join(base, 'error.log'),

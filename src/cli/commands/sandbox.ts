@@ -23,7 +23,7 @@ const USAGE =
   'stop     stops it (SIGTERM, waiting until it has exited) and puts host-wide settings back.\n' +
   'remove   stops it and deletes its directory and profile.\n\n' +
   '--dir DIR               parent directory on the target (default /var/tmp)\n' +
-  '--port N                TCP port (default: a random free one from 20000)\n' +
+  '--port N                TCP port (default: a random free one from 20000 to 31999)\n' +
   '--buffer-pool SIZE      innodb_buffer_pool_size, e.g. 512M or 2G (default 128M)\n' +
   '--set-option NAME=VALUE a server option set at every start, e.g. innodb_flush_method=O_DIRECT (repeatable)\n' +
   '--build NAME=PATH       a server build: a mysqld/mariadbd binary, a script that execs one, or an installation\n' +

@@ -114,9 +114,18 @@ function sandboxArgs(dir: string, opts: SandboxOptions): string[] {
   return all.filter((a, i) => !variableOf(a) || !all.slice(i + 1).some((b) => variableOf(b) === variableOf(a)));
 }
 
+/**
+ * A port for a new sandbox: random, so that sandboxes of several users and tests rarely meet, and below
+ * Linux's ephemeral range (32768–60999 by default). A port in that range can be held at any moment by
+ * an outbound connection's local end, and mysqld then fails with "Bind on TCP/IP port … in use".
+ */
+export function randomSandboxPort(random: () => number = Math.random): number {
+  return 20000 + Math.floor(random() * 12000);
+}
+
 /** What a sandbox would be and the script that makes it; nothing runs on the target but read-only questions. */
 export async function planSandbox(session: TargetSession, opts: SandboxOptions = {}): Promise<SandboxPlan> {
-  const port = opts.port ?? 20000 + Math.floor(Math.random() * 20000);
+  const port = opts.port ?? randomSandboxPort();
   if (!Number.isInteger(port) || port < 1024 || port > 65535) throw new ApiError('invalid-argument', `--port ${port}: expected 1024 to 65535`);
   // Paths are checked before anything runs on the target (they are quoted there as well).
   const parent = (opts.parent ?? '/var/tmp').replace(/\/$/, '');
