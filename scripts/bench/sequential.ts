@@ -1,11 +1,24 @@
 // Stop when answered (issue 21): restarts to a verdict with the group-sequential rule, relative to the
 // fixed design of the same α and power, by simulation at the seeds' variance components (within-restart
 // CoV 0.1%, between-restart 3–6%) and at a noisier machine's (15–30%), for true effects 0, 1× and 2× the
-// fixed design's MDE. Two cells (A and B, one comparison), run in rounds; a quarter of the
-// between-restart variance is drift shared by the round (the issue's "at least a quarter"), which
-// pairing removes and the fixed design's Welch comparison does not. Prints figures; asserts nothing.
-import { replaySequential } from '../../src/common/stats/sequential.js';
-import { seededRandom, simulateRounds } from '../../src/common/stats/simulate.js';
+// fixed design's MDE. Prints figures; asserts nothing.
+//
+// The two designs compared, each as a user would run it:
+// - fixed: the planner's restarts per cell, A's and B's restarts independent (a blocked run, or two
+//   files run apart), compared unpaired (Welch, ratio.ts): what a user runs without the rule. Its power
+//   and false-positive rate are simulated here too, not taken from the formula (0.80–0.81 and 0.05).
+// - sequential: the same two cells in rounds (A B, A B, …), a share ρ of the between-restart variance
+//   being drift shared by the round's restarts, which the within-round pairs remove; the rule of
+//   sequential.ts with E = the fixed design's MDE. Its maximum is the smallest whose simulated power at
+//   1× MDE reaches the fixed design's simulated power: the same power, found, not assumed (the earlier
+//   ⌈20 · 0.75 · 1.1⌉ = 17 gave it power 0.66–0.80, below the fixed design's).
+// ρ = 0.25 is the issue's "at least a quarter": no recorded run in the repository measures the variance
+// ratio paired/unpaired (Analysis reports it per run: `pairing.variance_ratio_median` = 1 − ρ), so the
+// headline uses the lower bound. The what-if rows below it say what a larger ρ, looks at every round and
+// a known variance (the issue's normal model) would give, so the gap to the goals can be read off.
+import { decideAtLook, intervalLevels, lookSchedule, replaySequential, scheduleBoundaries, type LookComparison, type StoppingSettings } from '../../src/common/stats/sequential.js';
+import { seededRandom, simulateRounds, type Components } from '../../src/common/stats/simulate.js';
+import { ratioOfMeans } from '../../src/common/stats/ratio.js';
 import { tq } from '../../src/common/stats/tdist.js';
 
 const ALPHA = 0.05;
@@ -13,13 +26,8 @@ const POWER = 0.8;
 /** The fixed design: restarts per cell, as the planner would ask for a target near the MDE. */
 const FIXED = 20;
 const RUNS = 2000;
-const SHARED = 0.25;
-/**
- * The sequential design's maximum: the same budget as the fixed design, and the maximum that gives the
- * same power at the MDE (pairing removes SHARED of the variance; O'Brien–Fleming spending and the
- * futility stop cost about 10% more: ⌈20 · 0.75 · 1.1⌉ = 17, power 0.80 in this simulation).
- */
-const MAXIMA = [FIXED, Math.ceil(FIXED * (1 - SHARED) * 1.1)];
+/** The share of the between-restart variance a round's restarts share (drift): the issue's lower bound. */
+const RHO = 0.25;
 
 /** The fixed design's MDE at this between-restart CoV (mde.ts's formula, two cells of n restarts). */
 function fixedMde(between: number, n: number): number {
@@ -32,36 +40,122 @@ const quantile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 };
 
+const components = (between: number, shared: number): Components => ({ between, within: 0.001, reps: 10, shared });
+
+/** The fixed design's simulated rate of "differs" (Welch p < α) at a true effect, restarts independent. */
+function fixedRate(between: number, effectPct: number, seed: number): number {
+  const random = seededRandom(seed);
+  let hits = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const [a, b] = simulateRounds(['A', 'B'], FIXED, components(between, 0), { B: effectPct }, random);
+    const p = ratioOfMeans(b.means as number[], a.means as number[], ALPHA).p_value;
+    if (p !== null && p < ALPHA) hits++;
+  }
+  return hits / RUNS;
+}
+
+interface Row { mean: number; p90: number; differs: number; equivalent: number; inconclusive: number }
+
+/**
+ * The rule of sequential.ts for one comparison with the variance of the within-round differences known
+ * (df ∞): the issue's normal model, to tell what estimating the variance costs. Same looks, boundaries
+ * and decisions (decideAtLook); only the se is the true one. Returns the round it stopped and the verdict.
+ */
+function knownVarianceStop(a: readonly (number | null)[], b: readonly (number | null)[], sdDiff: number, s: StoppingSettings): { round: number; verdict: 'differs' | 'equivalent' | 'inconclusive' } {
+  const schedule = lookSchedule(s.maxRounds, s.maxLooks);
+  const efficacy = scheduleBoundaries(schedule, s.maxRounds, s.alpha);
+  const equivalence = scheduleBoundaries(schedule, s.maxRounds, 2 * s.alpha);
+  let sum = 0;
+  let n = 0;
+  for (let k = 0; k < schedule.length; k++) {
+    for (; n < schedule[k]; n++) sum += Math.log(b[n] as number) - Math.log(a[n] as number);
+    const lc: LookComparison = { cell: 'B', query: 'q', pairs: n, effect_pct: null, z: null, rci_low_pct: null, rci_high_pct: null, conditional_power: null, decision: null };
+    const round = schedule[k];
+    decideAtLook(lc, { pairs: n, est: sum / n, se: sdDiff / Math.sqrt(n), df: 1e9 }, { round, fraction: round / s.maxRounds, atMax: round >= s.maxRounds, efficacyZ: efficacy[k], equivalenceZ: equivalence[k], finalZ: efficacy[efficacy.length - 1], levels: intervalLevels(s.alpha, 1) }, s);
+    if (lc.decision) return { round, verdict: lc.decision };
+  }
+  return { round: s.maxRounds, verdict: 'inconclusive' };
+}
+
+function sequentialRow(between: number, shared: number, effectPct: number, mde: number, maxRounds: number, seed: number, extra: Partial<StoppingSettings> & { knownVariance?: boolean } = {}): Row {
+  const random = seededRandom(seed);
+  const ratios: number[] = [];
+  const count = { differs: 0, equivalent: 0, inconclusive: 0 };
+  // The sd of a within-round difference of log means (the shared drift cancels).
+  const sdDiff = Math.sqrt(2 * ((1 - shared) * between ** 2 + 0.001 ** 2 / 10));
+  for (let i = 0; i < RUNS; i++) {
+    const s = simulateRounds(['A', 'B'], maxRounds, components(between, shared), { B: effectPct }, random);
+    const settings = { effectPct: mde, alpha: ALPHA, power: POWER, maxRounds, ...extra };
+    if (extra.knownVariance) {
+      const r = knownVarianceStop(s[0].means, s[1].means, sdDiff, settings);
+      ratios.push(r.round / FIXED);
+      count[r.verdict]++;
+      continue;
+    }
+    const r = replaySequential(s, 'A', settings);
+    ratios.push((r.stopped_round ?? maxRounds) / FIXED);
+    count[r.comparisons[0].verdict]++;
+  }
+  return { mean: ratios.reduce((a, b) => a + b, 0) / RUNS, p90: quantile(ratios, 0.9), differs: count.differs / RUNS, equivalent: count.equivalent / RUNS, inconclusive: count.inconclusive / RUNS };
+}
+
+/** The smallest maximum whose simulated power at 1× MDE reaches `power`. */
+function samePowerMax(between: number, shared: number, mde: number, power: number, seed: number, extra: Parameters<typeof sequentialRow>[6] = {}): { max: number; row: Row } {
+  for (let max = Math.max(3, Math.floor(FIXED * (1 - shared)) - 2); ; max++) {
+    const row = sequentialRow(between, shared, mde, mde, max, seed, extra);
+    if (row.differs >= power || max >= 2 * FIXED) return { max, row };
+  }
+}
+
+const f2 = (x: number, w: number) => x.toFixed(2).padStart(w);
+const f3 = (x: number, w: number) => x.toFixed(3).padStart(w);
+
 export async function bench(): Promise<void> {
-  console.log(`${RUNS} simulated runs per row; fixed design ${FIXED} restarts per cell (Welch), α ${ALPHA}, power ${POWER};`);
-  console.log(`sequential: paired within rounds, target effect E = the fixed design's MDE; round drift ${SHARED * 100}% of the between-restart variance`);
-  for (const maxRounds of MAXIMA) {
-  console.log(`\nat most ${maxRounds} rounds (${maxRounds === FIXED ? 'the fixed design\'s budget' : 'the same power as the fixed design'})`);
-  console.log('machine     between  MDE      true effect  restarts/fixed mean  p90   differs  equivalent  inconclusive');
-  for (const [machine, betweens] of [
-    ['seeds', [0.03, 0.06]],
-    ['noisier', [0.15, 0.3]],
-  ] as const) {
+  console.log(`${RUNS} simulated runs per row. Fixed design: ${FIXED} restarts per cell, A's and B's independent (blocked, or two runs), Welch; α ${ALPHA}, planned power ${POWER}.`);
+  console.log(`Sequential: rounds A B, paired within rounds; round drift ρ = ${RHO} of the between-restart variance (the issue's lower bound; no recorded run measures it);`);
+  console.log('target effect E = the fixed design\'s MDE; maximum = the smallest with the fixed design\'s simulated power at 1× MDE.');
+  console.log('\nmachine  between  MDE     fixed: power  false+  | max  power | true effect  restarts/fixed mean  p90   differs  equivalent  inconclusive');
+  const goals: string[] = [];
+  for (const [machine, betweens] of [['seeds', [0.03, 0.06]], ['noisier', [0.15, 0.3]]] as const) {
     for (const between of betweens) {
       const mde = fixedMde(between, FIXED);
+      const seed = 21 + Math.round(between * 1000);
+      const fixedPower = fixedRate(between, mde, seed);
+      const fixedFalse = fixedRate(between, 0, seed + 1);
+      const { max, row: at1 } = samePowerMax(between, RHO, mde, fixedPower, seed + 3);
       for (const k of [0, 1, 2]) {
-        const random = seededRandom(21 + k + Math.round(between * 1000));
-        const ratios: number[] = [];
-        const count = { differs: 0, equivalent: 0, inconclusive: 0 };
-        for (let i = 0; i < RUNS; i++) {
-          const s = simulateRounds(['A', 'B'], maxRounds, { between, within: 0.001, reps: 10, shared: SHARED }, { B: k * mde }, random);
-          const r = replaySequential(s, 'A', { effectPct: mde, alpha: ALPHA, power: POWER, maxRounds });
-          ratios.push((r.stopped_round ?? maxRounds) / FIXED);
-          count[r.comparisons[0].verdict]++;
-        }
-        const mean = ratios.reduce((a, b) => a + b, 0) / RUNS;
-        const rate = (n: number) => (n / RUNS).toFixed(3).padStart(7);
-        console.log(
-          `${machine.padEnd(11)} ${(between * 100).toFixed(0).padStart(5)}%  ${mde.toFixed(2).padStart(6)}%  ${`${k}× MDE`.padStart(11)}  ${mean.toFixed(2).padStart(19)}  ${quantile(ratios, 0.9).toFixed(2).padStart(4)}  ${rate(count.differs)}  ${rate(count.equivalent).padStart(10)}  ${rate(count.inconclusive).padStart(12)}`,
-        );
+        const r = k === 1 ? at1 : sequentialRow(between, RHO, k * mde, mde, max, seed + 2 + k);
+        const head = k === 0
+          ? `${machine.padEnd(8)} ${(between * 100).toFixed(0).padStart(5)}%  ${mde.toFixed(2).padStart(6)}%  ${f3(fixedPower, 11)}  ${f3(fixedFalse, 6)}  | ${String(max).padStart(3)}  ${f3(at1.differs, 5)}`
+          : ' '.repeat(62);
+        console.log(`${head} | ${`${k}× MDE`.padStart(11)}  ${f2(r.mean, 19)}  ${f2(r.p90, 4)}  ${f3(r.differs, 7)}  ${f3(r.equivalent, 10)}  ${f3(r.inconclusive, 12)}`);
+        const goal = k === 2 ? 0.4 : 0.6;
+        if (r.mean > goal) goals.push(`${machine} ${(between * 100).toFixed(0)}% ${k}× MDE: ${r.mean.toFixed(2)} (goal ≤ ${goal})`);
       }
     }
   }
+  console.log('At 30 % the maximum grows to keep the power: restart means drawn as μ · (1 + N(0, 0.3²)) come near zero in the left tail, which the');
+  console.log('pairs\' log ratios weigh heavily (a log-scale Welch test has power 0.68 there), while the fixed design\'s ratio of means does not.');
+  console.log(`\nGoals: restarts/fixed ≤ 0.6 at 0 and 1× MDE, ≤ 0.4 at 2×; "differs" at 0 (false positives) ≤ α. ${goals.length ? `Missed: ${goals.join('; ')}.` : 'All met.'}`);
+
+  // What-if rows: what moves the figures, each at the same power as the fixed design (seeds, 3 %).
+  console.log('\nWhat would close the gap (seeds, 3%; each at the same power as the fixed design; not the rule as shipped unless said):');
+  console.log('variant                                              max  power | restarts/fixed at 0×   1×    2× MDE');
+  const between = 0.03;
+  const mde = fixedMde(between, FIXED);
+  const seed = 21 + Math.round(between * 1000);
+  const fixedPower = fixedRate(between, mde, seed);
+  for (const [name, shared, extra] of [
+    [`as shipped (ρ ${RHO}, at most 10 looks)`, RHO, {}],
+    [`looks at every complete round (ρ ${RHO})`, RHO, { maxLooks: 1000 }],
+    ['ρ 0.4 (pairing removes 40 %)', 0.4, {}],
+    ['ρ 0.5 (pairing removes half)', 0.5, {}],
+    [`known variance (the issue's normal model, ρ ${RHO})`, RHO, { knownVariance: true }],
+  ] as const) {
+    const { max, row } = samePowerMax(between, shared, mde, fixedPower, seed + 3, extra);
+    const r0 = sequentialRow(between, shared, 0, mde, max, seed + 2, extra);
+    const r2 = sequentialRow(between, shared, 2 * mde, mde, max, seed + 4, extra);
+    console.log(`${name.padEnd(51)} ${String(max).padStart(4)}  ${f3(row.differs, 5)} | ${f2(r0.mean, 22)}  ${f2(row.mean, 4)}  ${f2(r2.mean, 4)}`);
   }
-  console.log('Goals: restarts/fixed ≤ 0.6 at 0 and 1× MDE, ≤ 0.4 at 2×; "differs" at 0 (false positives) ≤ α.');
+  console.log('A known variance shows what estimating it costs (t at df = rounds − 1 at the early looks where a large effect would stop).');
 }
