@@ -1,12 +1,14 @@
 // DBT-3 at SF 0.01 into a real local sandbox mariadbd that varlab creates: the load, the 22 queries
-// with their expected results, a second load recognising the data, a load killed halfway going on
-// from its chunks, a user's .tbl files, and the batched INSERTs used when LOCAL INFILE is refused.
+// with their expected results, a second load recognising the data, a design's bad query refused
+// before any row is loaded, a load killed halfway going on from its chunks, a user's .tbl files, and
+// the batched INSERTs used when LOCAL INFILE is refused.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Connection } from 'mysql2/promise';
+import type { Workload } from '../../src/common/experiment/types.js';
 import { pidFileOf } from '../../src/common/profile.js';
 import { expectedResults } from '../../src/common/dbt3/expected.js';
 import { DEFAULT_SEED, Dbt3Generator, GENERATOR_VERSION, TABLES } from '../../src/common/dbt3/generate.js';
@@ -16,6 +18,7 @@ chmodSync(dir, 0o755);
 process.env.VARLAB_HOME = join(dir, 'varlab');
 const host = await import('../../src/node/host/index.js');
 const { loadDbt3 } = await import('../../src/node/workloads/dbt3.js');
+const { runDataStep } = await import('../../src/node/workloads/data-step.js');
 
 let session: Awaited<ReturnType<typeof host.openTarget>>;
 let profile: Awaited<ReturnType<typeof host.createSandbox>>['profile'];
@@ -80,6 +83,26 @@ test('a second load recognises the data and loads nothing; another SF in the sam
   await conn.query('CREATE DATABASE theirs');
   await conn.query('CREATE TABLE theirs.lineitem (x INT)');
   await assert.rejects(loadDbt3(conn, 'theirs', data), /database theirs already has table lineitem that varlab did not load/);
+});
+
+test("a design's query the server refuses is named once the tables exist, before any row is loaded", async () => {
+  const conn = await connect();
+  const progress: string[] = [];
+  const workload: Workload = {
+    kind: 'queries',
+    database: 'dbt3_typo',
+    setupSql: '',
+    data: { kind: 'dbt3', sf: 0.01 },
+    queries: [
+      { name: 'Q1', sql: 'SELECT COUNT(*) FROM lineitem' },
+      { name: 'typo', sql: 'SELECT l_no_such_column FROM lineitem' },
+    ],
+    repetitions: 1,
+    warmup: 0,
+  };
+  await assert.rejects(runDataStep(conn, workload, { emit: (e) => progress.push(e.phase) }), /a query fails on the server, so nothing was measured: query "typo": Unknown column 'l_no_such_column'/);
+  assert.deepEqual(progress, [], 'no row was loaded');
+  assert.equal(await count(conn, 'SELECT COUNT(*) AS n FROM dbt3_typo.lineitem'), 0);
 });
 
 test('a load killed halfway goes on from its finished chunks and gives the same data', async () => {

@@ -2,7 +2,7 @@
 // over the sandbox sshd, started under setsid nohup (this machine has no systemd), running a real
 // mariadbd on a temporary host tree, its journal read back from offsets and imported. It runs the
 // plan with no laptop attached, measures with the server's own timer, puts THP back itself, and
-// on cancel stops mysqld and restores the host.
+// on cancel stops mysqld and restores the host. A query refused at a later restart is named with it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, statSync } from 'node:fs';
@@ -216,4 +216,22 @@ test('a detached run measures as the read-only account too: INTO OUTFILE and SET
     for (const f of readdirSync(launched.dir)) assert.doesNotMatch(readFileSync(join(launched.dir, f), 'utf8'), /IDENTIFIED BY '[0-9a-f]{36}'/, f);
     await cleanupTargetRun(session, launched.dir, false);
   }
+});
+
+test("a query the server refuses only at a later restart (under its cell's sql_mode) ends the detached run naming the query and the restart", async () => {
+  // The first restart's check passes ("x" is a string); at restart 2, under ANSI_QUOTES, "x" is a column.
+  const d = design((x) => {
+    x.factors = [{ tunable: 'variable', name: 'sql_mode', levels: ['STRICT_TRANS_TABLES', 'ANSI_QUOTES'] }];
+    x.order = 'blocked';
+    x.restartsPerCell = 1;
+    x.workload.queries = [x.workload.queries[0], { name: 'quoted', sql: 'SELECT "x"' }];
+  });
+  const control = createServerControl(session, env.profile, { paths });
+  const launched = await launchDetached({ runId: 'a1b2c3d4-0000-4000-8000-000000000201', design: d, profile: env.profile, session, control, paths, restarts: buildPlan(d) });
+  const fold = new JournalFold();
+  const { message } = await follow(d, launched.dir, fold);
+  assert.equal(fold.state().lastState, 'failed', message);
+  assert.match(message ?? '', /^restart 2 \(sql_mode=ANSI_QUOTES\): query "quoted" failed on the server: Unknown column 'x' in '[^']+'\. The run stopped there; the restarts measured before it are kept$/);
+  assert.deepEqual(fold.state().restarts.map((r) => [r.seq, r.status]), [[1, 'ok']]);
+  await cleanupTargetRun(session, launched.dir, false);
 });

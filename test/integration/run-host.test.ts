@@ -2,8 +2,9 @@
 // (`cpubind=0,2` on a host with three CPUs or more, `0,1` on a two-CPU machine such as the build host:
 // the same comma) runs, is verified and comes out whole in the saved file, the CSV and the figures;
 // the profile's own options are read back beside the factors; a query the server refuses is named
-// before anything is measured; a start that will fail again is not retried; and `varlab run --dry-run`
-// prints the very scripts the run then sends to the target.
+// before anything is measured, or with its restart when it fails only there; a start that will fail
+// again is not retried; and `varlab run --dry-run` prints the very scripts the run then sends to the
+// target.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -73,6 +74,20 @@ test('a query the server refuses is named, with its message, before anything is 
   assert.match(run.stderr(), /a query fails on the server, so nothing was measured: query "typo": Unknown column 'no_such_column' in '[^']+'/);
   assert.equal(run.events.filter((e) => e.type === 'execution').length, 0);
   assert.equal(run.events.filter((e) => e.type === 'restart-started').length, 1, 'not retried');
+});
+
+test('a query the server refuses only at a later restart (under its cell\'s sql_mode) names itself and its restart; the restart before it is kept', { timeout: 300_000 }, async () => {
+  // The first restart's check passes ("x" is a string); at restart 2, under ANSI_QUOTES, "x" is a column.
+  const file = cpuListCopy('latequery', (d) => {
+    d.design.factors = [{ tunable: 'variable', name: 'sql_mode', levels: ['STRICT_TRANS_TABLES', 'ANSI_QUOTES'] }];
+    d.design.order = 'blocked';
+    d.design.workload.queries[1] = { name: 'quoted', sql: 'SELECT "x"' };
+  });
+  const run = varlabRun([file, ...env.authArgs, '--trust'], env.varlabHome);
+  assert.equal(await run.exit, 1);
+  assert.match(run.stderr(), /restart 2 \(sql_mode=ANSI_QUOTES\): query "quoted" failed on the server: Unknown column 'x' in '[^']+'\. The run stopped there; the restarts measured before it are kept/);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.deepEqual(doc.results!.restarts.map((r) => [r.seq, r.status]), [[1, 'ok']]);
 });
 
 test('a start that will fail the same way is not retried, and says why once', { timeout: 300_000 }, async () => {

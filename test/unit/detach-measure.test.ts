@@ -12,13 +12,14 @@ import { MEASURE_AWK } from '../../src/node/detach/runner.js';
 
 const N = 'vlabab';
 
-function awk(lines: string[]): { x: string[]; count: number } {
+function awk(lines: string[]): { x: string[]; count: number; last: string } {
   const dir = mkdtempSync(join(tmpdir(), 'varlab-awk-'));
   try {
     const cnt = join(dir, 'count');
-    const r = spawnSync('awk', ['-v', `N=${N}`, '-v', 'seq=7', '-v', `cnt=${cnt}`, MEASURE_AWK], { input: lines.join('\n') + '\n', encoding: 'utf8' });
+    const last = join(dir, 'last');
+    const r = spawnSync('awk', ['-v', `N=${N}`, '-v', 'seq=7', '-v', `cnt=${cnt}`, '-v', `last=${last}`, MEASURE_AWK], { input: lines.join('\n') + '\n', encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    return { x: r.stdout.split('\n').filter(Boolean), count: Number(readFileSync(cnt, 'utf8')) };
+    return { x: r.stdout.split('\n').filter(Boolean), count: Number(readFileSync(cnt, 'utf8')), last: readFileSync(last, 'utf8').trim() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -32,6 +33,9 @@ test('performance_schema: the previous read, then 3 executions of the query: 3 X
   const out = awk(['0', h(10, '5000', 0), '0', h(12, '1100000000', 1), h(15, '1200000000', 1), h(18, '1300000000', 1), b]);
   assert.deepEqual(out.x, ['X 1001 7 1 4 1100000000', 'X 1001 7 1 5 1200000000', 'X 1001 7 1 6 1300000000']);
   assert.equal(out.count, 3);
+  // Where the session got to: query 1, repetition 6 (a statement refused after it is the next one's).
+  assert.equal(out.last, '1 6');
+  assert.equal(awk(['0']).last, '0 0');
 });
 
 test('performance_schema: a history that wrapped into the batch, a statement not timed, or one too many: no X line', () => {

@@ -338,6 +338,22 @@ test('import: a start failure says why in one line, as an attached run does; set
   assert.equal(endOf(c.records)?.message, `a query fails on the server, so nothing was measured: query "${d.workload.queries[0].name}": Unknown column 'l_x'`);
 });
 
+test('import: a query refused while a restart measured names the query the session had got to, and the restart', () => {
+  const d = small();
+  d.workload.queries = quickstart().workload.queries.slice(0, 3);
+  d.workload.repetitions = 5;
+  const names = d.workload.queries.map((q) => q.name);
+  const cell = buildPlan(d)[1].cell;
+  const err = b64("ERROR 1054 (42S22) at line 40: Unknown column 'x' in 'SELECT'");
+  const end = (last: string) => endOf(importLines(`R 1 2\nE 2 failed query 2 ${err} ${last}\nH 3 ok\n`, ctx(d, new JournalFold())).records)?.message;
+  // No batch yet: the first query; a batch ending inside a query: that query; at its last repetition: the next.
+  for (const [last, name] of [['0 0', names[0]], ['2 3', names[1]], ['2 5', names[2]]] as const) {
+    assert.equal(end(last), `restart 2 (${cell}): query ${JSON.stringify(name)} failed on the server: Unknown column 'x' in 'SELECT'. The run stopped there; the restarts measured before it are kept`, last);
+  }
+  // A runner of before it says no query: the server's words alone.
+  assert.equal(end(''), "Unknown column 'x' in 'SELECT'");
+});
+
 test('the client batch output of SHOW GLOBAL VARIABLES is read back with its escapes', () => {
   assert.deepEqual(parseVariables('Innodb_X\tON\nsql_mode\tA\\tB\\\\C\n\nbroken'), { innodb_x: 'ON', sql_mode: 'A\tB\\C' });
 });

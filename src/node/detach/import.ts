@@ -30,7 +30,7 @@ import { runnerGone, RESTORED_AFTER_GONE } from '../host/lock.js';
 import { parseReply } from '../host/script.js';
 import { noiseWindow, parseNoiseSample } from '../../common/noise.js';
 import { judgeStart, startFailure } from '../host/server.js';
-import { queryProblems } from '../workloads/check.js';
+import { queryFailure, queryProblems } from '../workloads/check.js';
 import { profilingNote, serverMs, whyNotExact } from '../workloads/queries.js';
 import { commandExecution, commandIntervals } from '../workloads/runners.js';
 import { setupFailure, splitStatements } from '../workloads/setup.js';
@@ -108,8 +108,14 @@ function endMessage(state: string, why: string[], ctx: ImportContext): string | 
       const inARow = a[4] ? int(a[4]) : 1;
       return inARow > 1 ? startFailuresMessage(inARow, last) : last;
     }
-    case 'query':
-      return clientError(text(a[1]));
+    case 'query': {
+      // The query and repetition the session had got to (a runner of before it said none): the refused statement is the next.
+      if (!a[2]) return clientError(text(a[1]));
+      const [q, rep] = [int(a[2]), int(a[3])];
+      const next = q === 0 ? 1 : rep < w.repetitions ? q : q + 1;
+      const name = w.queries[Math.min(next, w.queries.length) - 1]?.name ?? `#${next}`;
+      return queryFailure(int(a[0]), cellOf(int(a[0])), name, clientError(text(a[1]))).message;
+    }
     case 'setup':
       return setupFailure(int(a[0]), splitStatements(w.setupSql), clientError(text(a[1]))).message;
     case 'check': {

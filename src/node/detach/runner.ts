@@ -194,12 +194,14 @@ function sessionSql(design: Design, timer: 'profiling' | 'performance_schema', m
  *   profiling: the n profiles right before the P marker's (Query_IDs are consecutive) are not
  *   markers, and the one before them is the previous marker.
  * A batch without them gives no X line: the count falls short and the restart is measured again.
+ * With `last`, the query and repetition the last batch that ran ended at (`0 0` before any): a statement
+ * the server refused is then named (the next one in the session's order).
  */
 export const MEASURE_AWK = String.raw`function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
 index($0, N " h ") == 1 { split($0, f, " "); if (f[9] == 1 && num(f[8])) run[++len] = f[8]; else len = 0; next }
 index($0, N " P ") == 1 { inp = 1; delete dur; delete mk; top = 0; next }
 index($0, N " b ") == 1 {
-  split($0, f, " "); q = f[3]; r0 = f[4]; n = f[5]; at = f[6]; ok = 0
+  split($0, f, " "); q = f[3]; r0 = f[4]; n = f[5]; at = f[6]; ok = 0; lq = q; lr = r0 + n - 1
   if (inp) {
     ok = (top > n) && mk[top] && mk[top - n - 1]
     for (i = top - n; ok && i < top; i++) if (mk[i] || !(i in dur) || !num(dur[i])) ok = 0
@@ -209,7 +211,7 @@ index($0, N " b ") == 1 {
   len = 0; inp = 0; next
 }
 inp { t = index($0, "\t"); id = substr($0, 1, t - 1) + 0; rest = substr($0, t + 1); u = index(rest, "\t"); dur[id] = substr(rest, 1, u - 1); mk[id] = index(rest, N) > 0; if (id > top) top = id; next }
-END { print c + 0 > cnt }`;
+END { print c + 0 > cnt; if (last != "") print (lq + 0) " " (lr + 0) > last }`;
 
 const PRELOAD_AWK = String.raw`index($0, N " p ") == 1 { split($0, f, " "); k = f[3]; if (k == "T" || k == "t") { tables++; rows += f[4] } if (k == "T" || k == "i") indexes++ }
 END { printf "%d %d %.0f\n", tables, indexes, rows }`;
@@ -273,7 +275,9 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
   ck
   if [ "$rc" != 0 ]; then
     if lost "$DIR/measure.err"; then return 2; fi
-    finish failed query "$1" "$(errline "$DIR/measure.err" | b64)"
+    # The query and repetition the session got to: the refused statement comes next.
+    lq=0; lr=0; read -r lq lr < "$DIR/measure.last" 2>/dev/null
+    finish failed query "$1" "$(errline "$DIR/measure.err" | b64)" "$lq" "$lr"
   fi
   got=; read -r got < "$DIR/measure.count" 2>/dev/null; [ -n "$got" ] || got=0
   # A figure that is not provably its execution's is never guessed: the restart is measured again.
@@ -281,7 +285,7 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
 }
 step_measure() { # $1 seq, $2 timer
   { msql ${db} --delimiter="$D" < "$DIR/session-$2.sql" 2> "$DIR/measure.err"; echo $? > "$DIR/measure.rc"; } |
-    awk -v N="$N" -v seq="$1" -v cnt="$DIR/measure.count" "$MEASURE_AWK" >> "$J"
+    awk -v N="$N" -v seq="$1" -v cnt="$DIR/measure.count" -v last="$DIR/measure.last" "$MEASURE_AWK" >> "$J"
   read -r rc < "$DIR/measure.rc"; return "$rc"
 }`
       : String.raw`measure() { # $1 seq: the benchmark command, each repetition; its output is parsed when varlab imports it

@@ -24,7 +24,7 @@ import { detectTimer, type ServerTimer } from '../workloads/queries.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
 import { runSetup } from '../workloads/setup.js';
 import { runDataStep } from '../workloads/data-step.js';
-import { checkQueries } from '../workloads/check.js';
+import { checkQueries, queryFailure, QueryRefused } from '../workloads/check.js';
 import { makeMeasureAccount, type MeasureAccount } from '../workloads/account.js';
 import type { HostLayer } from './hostlayer.js';
 
@@ -153,7 +153,10 @@ export class RestartProcedure {
       if (w.kind === 'queries') await steps.time('timer', () => this.queryTimer(conn));
       ctx.checkCancel();
       await steps.time('measure', async () => {
-        if (w.kind === 'queries') await runQueryLoop(conn, w, this.timer!, hooks);
+        if (w.kind === 'queries')
+          await runQueryLoop(conn, w, this.timer!, hooks).catch((e: unknown) => {
+            throw e instanceof QueryRefused ? queryFailure(r.seq, r.cell, e.query, e.why) : e;
+          });
         else
           await runBenchmarkCommand(ctx.session(), w, ctx.profile(), {
             ...hooks,

@@ -2,11 +2,13 @@
 // mysqld, and the journal record that says what it found and checked. One piece for the two places it
 // runs: an attached run's first restart (engine/restart.ts), and the launch of a detached run
 // (detach/launch.ts), since the runner on the target has no generator and nothing can be installed there.
+// The design's queries are checked on the tables before their rows are loaded (check.ts).
 import type { Connection } from 'mysql2/promise';
 import { DEFAULT_SEED } from '../../common/dbt3/scale.js';
 import type { RunEvent } from '../../common/events.js';
 import type { Workload } from '../../common/experiment/types.js';
 import type { RecordOf } from '../../common/records.js';
+import { checkQueries } from './check.js';
 import { loadDbt3, sourceOf } from './dbt3.js';
 
 export interface DataStepOptions {
@@ -22,6 +24,8 @@ export async function runDataStep(conn: Connection, w: Workload, o: DataStepOpti
   const data = { sf: d.sf, seed: d.seed ?? DEFAULT_SEED, ...(d.folder ? { folder: d.folder } : {}) };
   const out = await loadDbt3(conn, w.database, data, {
     checkCancel: o.checkCancel,
+    // The design's queries, prepared on the empty tables: one the server refuses is named before a load of minutes or hours.
+    beforeRows: w.kind === 'queries' && w.queries.length ? () => checkQueries(conn, w.queries) : undefined,
     onProgress: (p) => o.emit({ type: 'data-progress', at: Date.now(), phase: p.phase, ...(p.table ? { table: p.table } : {}), fraction: p.fraction, remainingMs: p.remainingMs }),
   });
   const record: RecordOf<'data'> = {

@@ -61,6 +61,8 @@ export interface Dbt3LoadOptions {
   chunkUnits?: number;
   /** Skip the check of the 22 queries (the bench). */
   skipCheck?: boolean;
+  /** Once the tables exist and before rows are loaded (not for a database recognised as loaded): a check that may refuse the load. */
+  beforeRows?(): Promise<void>;
 }
 
 export const DEFAULT_CHUNK_UNITS = 100_000;
@@ -136,6 +138,7 @@ export async function loadDbt3(conn: Connection, database: string, data: Dbt3Dat
   }
   await conn.query(CREATE_CHUNKS);
   for (const t of TABLES) await conn.query(createTable(t));
+  await opts.beforeRows?.();
 
   const [local] = await rowsOf(conn, 'SELECT @@local_infile AS v');
   const method: Dbt3Outcome['method'] = Number(local?.v) === 1 ? 'load-data-local' : 'insert';

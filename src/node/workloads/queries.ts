@@ -4,6 +4,7 @@
 import type { Connection } from 'mysql2/promise';
 import type { Connection as CoreConnection, QueryError } from 'mysql2';
 import type { TimingSource } from '../../common/experiment/types.js';
+import { refusedOrAsIs } from './check.js';
 import { matchBatch, type HistoryRow, type SentExecution } from './history.js';
 
 export interface ServerTimer {
@@ -183,7 +184,9 @@ export async function measureBatch(conn: Connection, sql: string, n: number, tim
   for (let i = 0; i < n; i++) {
     checkCancel();
     const t0 = process.hrtime.bigint();
-    const count = await streamed(conn, sql);
+    const count = await streamed(conn, sql).catch((e: unknown) => {
+      throw refusedOrAsIs(e);
+    });
     const clientMs = Number(process.hrtime.bigint() - t0) / 1e6;
     sent.push({ sql, rows: count, clientMs, at: Date.now() });
   }

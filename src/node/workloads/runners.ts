@@ -7,6 +7,7 @@ import type { ServerProfile, Workload } from '../../common/experiment/types.js';
 import type { RecordOf } from '../../common/records.js';
 import { shellQuote } from '../host/shell.js';
 import type { TargetSession } from '../host/types.js';
+import { QueryRefused } from './check.js';
 import { BATCH, historyMark, measureBatch, type ServerTimer } from './queries.js';
 import { parseSysbench, parseSysbenchInterval, parseWithRegex, sysbenchMetric, type SysbenchInterval } from './sysbench.js';
 
@@ -35,7 +36,9 @@ export async function runQueryLoop(conn: Connection, w: Workload, timer: ServerT
     let fruitless = 0;
     while (todo.length) {
       const reps = todo.slice(0, BATCH);
-      const batch = await measureBatch(conn, q.sql, reps.length, timer, after, hooks.checkCancel);
+      const batch = await measureBatch(conn, q.sql, reps.length, timer, after, hooks.checkCancel).catch((e: unknown) => {
+        throw e instanceof QueryRefused ? new QueryRefused(q.name, e.why) : e;
+      });
       after = batch.last;
       const again: number[] = [];
       reps.forEach((rep, i) => {
