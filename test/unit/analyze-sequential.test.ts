@@ -51,6 +51,42 @@ test('design.stopping gives the rule its effect; a tidy CSV replays with restart
   assert.match(k.comparisons[0].pairing_reason, /restart k of every cell is taken as round k/);
 });
 
+test('results from several hosts: the rule is replayed on each host\'s own rounds, as the run stopped each host', () => {
+  // Two hosts' runs of the same design: db1 sees an 8 % effect, db2 none. Each host's replay must be the
+  // replay of that host's restarts alone (the host is a block; rounds never pair across hosts).
+  const one = roundsExperiment({ rounds: 20, between: 0.03, shared: 0.5, effectPct: 8, seed: 4 });
+  const two = roundsExperiment({ rounds: 20, between: 0.005, shared: 0.5, effectPct: 0, seed: 5 });
+  const alone = (d: typeof one, name: string) => {
+    d.design.stopping = { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 20 };
+    return JSON.parse(varlab(write(name, JSON.stringify(d)), '--until-answered', '--json').out).sequential;
+  };
+  const [db1, db2] = [alone(one, 'db1.varlab.json'), alone(two, 'db2.varlab.json')];
+  const doc = structuredClone(one);
+  doc.design.target = 'ssh://db1';
+  doc.design.targets = ['ssh://db1', 'ssh://db2'];
+  doc.results!.restarts = [...one.results!.restarts.map((r) => ({ ...r, host: 'ssh://db1' })), ...two.results!.restarts.map((r) => ({ ...r, host: 'ssh://db2' }))];
+  const file = write('hosts.varlab.json', JSON.stringify(doc));
+  const r = varlab(file, '--until-answered', '--json');
+  assert.equal(r.code, 0, r.err);
+  const s = JSON.parse(r.out).sequential;
+  assert.deepEqual(s.hosts.map((h: { host: string }) => h.host), ['ssh://db1', 'ssh://db2']);
+  for (const [h, own] of [[s.hosts[0], db1], [s.hosts[1], db2]]) {
+    assert.deepEqual(h.comparisons, own.comparisons);
+    assert.equal(h.stopped_round, own.stopped_round);
+    assert.deepEqual(h.looks, own.looks);
+  }
+  assert.equal(s.hosts[0].comparisons[0].verdict, 'differs');
+  assert.equal(s.hosts[1].comparisons[0].verdict, 'equivalent');
+  assert.equal(s.stopped_round, Math.max(db1.stopped_round, db2.stopped_round));
+  assert.match(s.stopped_because, /^ssh:\/\/db1: stopped at round \d+: .*; ssh:\/\/db2: stopped at round \d+: /);
+  // A baseline named with its host names the cell each host's rule compares with.
+  const other = JSON.parse(varlab(file, '--until-answered', '--baseline', `${CONTENDER},host=ssh://db2`, '--json').out).sequential;
+  assert.deepEqual(other.hosts.map((h: { comparisons: { baseline: string; cell: string }[] }) => [h.comparisons[0].baseline, h.comparisons[0].cell]), [[CONTENDER, BASELINE], [CONTENDER, BASELINE]]);
+  const text = varlab(file, '--until-answered').out;
+  assert.match(text, /Stop when answered \(replayed on the recorded rounds of ssh:\/\/db1, which stopped on its own\)/);
+  assert.match(text, /Stop when answered \(replayed on the recorded rounds of ssh:\/\/db2, which stopped on its own\)/);
+});
+
 test('bad options and a blocked design are refused with what and where', () => {
   const file = write('blocked.varlab.json', JSON.stringify(roundsExperiment({ rounds: 6, order: 'blocked', between: 0.03, shared: 0.5, effectPct: 0 })));
   const r = varlab(file, '--until-answered', '--effect', '3');

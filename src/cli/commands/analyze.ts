@@ -5,7 +5,7 @@
 // common/export/analysis-output.ts says what is printed.
 import { restartStepTimes, restartStepsLine } from '../../common/restart-steps.js';
 import { InputError, readAnalysisInput } from '../../node/analysis-input.js';
-import { analyze as runAnalysis, COMPARISON_METHOD, DEFAULTS, intervalSteady, MIN_RESTARTS, replayAnalysis, sequentialJson, sequentialText, withRankRounds } from '../../common/stats/index.js';
+import { analyze as runAnalysis, COMPARISON_METHOD, DEFAULTS, intervalSteady, MIN_RESTARTS, replayByHost, sequentialHostsJson, sequentialText, withRankRounds } from '../../common/stats/index.js';
 import { analysisJson, analysisText, intervalsText } from '../../common/export/analysis-output.js';
 import { cellsOfRestarts, meanBetweenCov, noiseLines, noiseSummary } from '../../common/noise.js';
 import { findCell } from '../../common/stats/analysis.js';
@@ -30,7 +30,8 @@ restarts.csv (restart means: within-restart figures need the executions). Number
                       a pair is not compared, and says why)
   --until-answered    replay the stop-when-answered rule on the recorded rounds: at which look it would have
                       stopped and with what verdict (a tidy CSV without a round column: restart k of every
-                      cell is round k); the baseline is --baseline, else the first cell
+                      cell is round k); the baseline is --baseline, else the first cell; results from several
+                      hosts: each host's own rounds, as the run stopped each host on its own
   --effect E          the target effect of the rule, in percent (default: the file's design.stopping.effect)
   --max-restarts N    the rule's maximum restarts per cell (default: design.stopping's, else the rounds recorded)
   --json              {"settings","methods","cells":[{"cell","spread_avg_pct","spread_max_pct","queries":[{"query","n_restarts",
@@ -47,7 +48,8 @@ restarts.csv (restart means: within-restart figures need the executions). Number
                       "discardSeconds","steadyTps","runTps"}]}: the steady state judged on the interval tps
                       with --until-answered also "sequential":{"rule","effect_pct","levels","looks","stopped_round","stopped_because",
                       "comparisons":[{"verdict","rci_low_pct","rci_high_pct" (differs when it leaves out 0),
-                      "eq_low_pct","eq_high_pct" (equivalent when inside ±effect),…}]}
+                      "eq_low_pct","eq_high_pct" (equivalent when inside ±effect),…}]}; from several hosts its looks, stop and
+                      comparisons are per host: "hosts":[{"host","looks","stopped_round","stopped_because","comparisons"}]
                       an experiment whose restarts timed their steps also has "restart_steps":[{"step","median_ms","restarts"}]:
                       where a restart's time goes (stop, idle, start, verify, setup, connect, preload, timer, measure)
                       A value that cannot be computed is null, with the reason in "null_reasons" (or "reason").
@@ -103,7 +105,6 @@ export const analyze: Command = {
       if (!(effect > 0)) throw new UsageError('--effect: expected a percentage above 0');
       if (data.rounds && !data.rounds.known && loaded.form === 'experiment') throw new UsageError(`--until-answered: ${file} did not run in rounds (${data.rounds.why}); the rule compares restarts of the same round`);
       if (!data.rounds?.known) withRankRounds(data, 'restart k of every cell is taken as round k (the CSV does not say the run order)');
-      if (data.rounds?.blocks) throw new UsageError(`--until-answered: ${file} holds results from several hosts; the rule is replayed on one host's rounds (not yet on several hosts)`);
     }
     if (loaded.form === 'restart-means' && warmupOpt) throw new UsageError(`--warmup: ${file} holds restart means, whose warm-up was dropped when they were written`);
     if (values.baseline !== undefined && !data.cells.includes(values.baseline)) {
@@ -113,19 +114,20 @@ export const analyze: Command = {
     const baseline = values.baseline ?? (until ? (loaded.cells?.[0] ?? data.cells[0]) : undefined);
     const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : undefined), baseline, adjustment, acrossRuns: values['across-runs'] === true });
     const rounds = Math.max(0, ...a.restarts.flatMap((r) => r.rounds ?? []));
-    const seq = until ? replayAnalysis(a.restarts, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds), queryOrder: data.order }) : null;
+    // On several hosts each host's rounds, as the run looked at them: the host is a block.
+    const seq = until ? replayByHost(a.restarts, data.rounds?.blocks, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds), queryOrder: data.order }) : null;
     const intervals = loaded.intervalRestarts ? intervalSteady(loaded.intervalRestarts, a.settings.warmup) : null;
     const steps = restartStepTimes(loaded.restarts ?? []);
     const nr = loaded.restarts ?? [];
     const noise = noiseSummary(nr, cellsOfRestarts(nr, loaded.cells ?? data.cells), (c) => meanBetweenCov(findCell(a, c)?.queries));
-    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialJson(seq) } : {}), ...(steps.length ? { restart_steps: steps } : {}), ...(noise ? { host_noise: noise } : {}) }, null, 2));
+    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialHostsJson(seq) } : {}), ...(steps.length ? { restart_steps: steps } : {}), ...(noise ? { host_noise: noise } : {}) }, null, 2));
     else {
       for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length })) io.out(line);
       const stepsLine = restartStepsLine(steps);
       if (stepsLine) io.out(stepsLine);
       if (noise) for (const line of ['', ...noiseLines(noise, false)]) io.out(line);
       if (intervals) for (const line of intervalsText(intervals)) io.out(line);
-      if (seq) for (const line of ['', ...sequentialText(seq)]) io.out(line);
+      if (seq) for (const h of seq) for (const line of ['', ...sequentialText(h.result, h.host)]) io.out(line);
     }
     return 0;
   },

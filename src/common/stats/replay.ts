@@ -27,6 +27,62 @@ export function replayAnalysis(restarts: readonly RestartSummary[], baseline: st
   return replaySequential(roundSeries(restarts), baseline, s);
 }
 
+/** A cell named without its host: `aslr=on,host=ssh://a` → `aslr=on` (the cell each host's rule compares). */
+export function withoutHost(label: string): string {
+  return label.replace(new RegExp(`(^|,)${HOST_FACTOR}=.*$`), '');
+}
+
+/** One host's replay of the rule, on a several-host run ('' for one host). */
+export interface HostReplay {
+  host: string;
+  result: SequentialResult;
+}
+
+/**
+ * The rule replayed host by host, as a several-host run took it (each host looks at its own rounds and
+ * stops on its own; the host is a block): `blocks` names each labelled cell's host (TidyData's
+ * rounds.blocks, absent on one host). The baseline may name its host or not; each host's rule compares
+ * with that cell on its own host.
+ */
+export function replayByHost(restarts: readonly RestartSummary[], blocks: Record<string, string> | undefined, baseline: string, s: StoppingSettings): HostReplay[] {
+  if (!blocks) return [{ host: '', result: replayAnalysis(restarts, baseline, s) }];
+  const hosts = [...new Set(restarts.map((r) => blocks[r.cell]).filter((h): h is string => h !== undefined))];
+  return hosts.map((host) => ({
+    host,
+    result: replayAnalysis(
+      restarts.filter((r) => blocks[r.cell] === host).map((r) => ({ ...r, cell: withoutHost(r.cell) })),
+      withoutHost(baseline),
+      s,
+    ),
+  }));
+}
+
+/**
+ * The `sequential` object of `analyze --json` for a replay host by host: on one host the replay's own
+ * object; on several, what all hosts share, `hosts` with each one's looks, stop and comparisons, and
+ * `stopped_round` the last host's stop when every host stopped (else null).
+ */
+export function sequentialHostsJson(replays: readonly HostReplay[]) {
+  if (replays.length === 1 && !replays[0].host) return sequentialJson(replays[0].result);
+  const first = replays[0]?.result;
+  const stops = replays.map((h) => h.result.stopped_round);
+  return {
+    rule: first?.rule,
+    effect_pct: first?.effect_pct,
+    alpha: first?.alpha,
+    power: first?.power,
+    max_rounds: first?.max_rounds,
+    levels: first?.levels,
+    schedule: first?.schedule,
+    stopped_round: stops.every((x) => x !== null) ? Math.max(...(stops as number[])) : null,
+    stopped_because: replays.map((h) => `${h.host}: ${h.result.stopped_round === null ? '' : `stopped at round ${h.result.stopped_round}: `}${h.result.stopped_because}`).join('; '),
+    hosts: replays.map((h) => {
+      const { rule: _r, effect_pct: _e, alpha: _a, power: _p, max_rounds: _m, levels: _l, schedule: _s, ...own } = sequentialJson(h.result);
+      return { host: h.host, ...own };
+    }),
+  };
+}
+
 /** The `sequential` object of `analyze --json`. */
 export function sequentialJson(r: SequentialResult) {
   return {
@@ -48,10 +104,10 @@ const pct = (x: number | null | undefined) => (x === null || x === undefined ? '
 const interval = (lo: number | null | undefined, hi: number | null | undefined) => (lo === null || lo === undefined ? 'n/a' : `[${pct(lo)}, ${pct(hi)}]`);
 
 /** The replay in lines of text: the rule, where it stopped and why, and each comparison's verdict with the two repeated intervals it is read from. */
-export function sequentialText(r: SequentialResult): string[] {
+export function sequentialText(r: SequentialResult, host = ''): string[] {
   const names = intervalNames(r.levels, r.effect_pct);
   const out = [
-    `Stop when answered (replayed on the recorded rounds): ${r.rule}`,
+    `Stop when answered (replayed on the recorded rounds${host ? ` of ${host}, which stopped on its own` : ''}): ${r.rule}`,
     `  target ±${r.effect_pct} %, α ${r.alpha} over all looks, at most ${r.max_rounds} rounds; looks at rounds ${r.schedule.join(', ')}`,
     `  ${r.stopped_round === null ? '' : `stopped at round ${r.stopped_round}: `}${r.stopped_because}`,
     `  A comparison ${names.rule}. Both are repeated confidence intervals, valid at whatever look the run stopped.`,
