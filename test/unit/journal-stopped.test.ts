@@ -132,7 +132,12 @@ test('the Markdown report of a run stopped when answered names the rule, the loo
   assert.match(md, /## Stop when answered\n\nRule: group-sequential, Lan–DeMets O’Brien–Fleming-type α spending .*; target ±5 %, α 0.05 over all looks, at most 10 rounds, looks at rounds 3, 4, 5, 7, 8, 9, 10\./);
   assert.ok(md.includes(`**The run stopped at round ${round}: every comparison decided at round ${round}: `), md);
   assert.match(md, new RegExp(`\\| aslr=off \\| Q1 pricing summary \\| differs \\| ${round} \\| \\+\\d+\\.\\d+ % \\| \\[\\+\\d+\\.\\d+, \\+\\d+\\.\\d+\\] % \\| \\[\\+\\d+\\.\\d+, \\+\\d+\\.\\d+\\] % \\|`));
-  assert.ok(md.includes('these fixed-sample intervals do not allow for the looks'), 'the naive intervals are flagged');
+  assert.ok(md.includes('these fixed-sample intervals, p-values and verdicts do not allow for the looks'), 'the naive intervals are flagged');
+  // The comparisons table says its verdicts are fixed-sample ones and gives the rule's beside each row, as the Analysis view.
+  assert.ok(md.includes("| cell | query | effect | 95% interval | p | adjusted p | fixed-sample verdict (not valid under the rule) | the rule's verdict |"), md);
+  const table = md.slice(md.indexOf('## Comparisons with the baseline'), md.indexOf('## Stop when answered'));
+  assert.match(table, new RegExp(`\\| aslr=off \\| Q1 pricing summary \\| .* \\| differs \\(round ${round}\\) \\|`));
+  assert.ok(!/^\*\*/m.test(table.split('\n').find((l) => l.includes('differ')) ?? ''), 'the fixed-sample summary is not in bold');
   // A design without a rule has no such section.
   assert.ok(!markdownReport(exportContext({ ...saved, design: { ...saved.design, stopping: undefined } })).includes('## Stop when answered'));
 });

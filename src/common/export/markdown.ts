@@ -6,8 +6,8 @@ import type { ExportContext } from './context.js';
 import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
 import { formatDuration } from '../plan.js';
-import { ruleBaseline, stopsOf } from '../stats/replay.js';
-import { intervalNames, sequentialVerdictText } from '../stats/sequential.js';
+import { ruleBaseline, ruleVerdictsFor, stopsOf } from '../stats/replay.js';
+import { intervalNames, ruleVerdictLabel, sequentialVerdictText } from '../stats/sequential.js';
 import { grownText, INTERVAL_COLUMNS, intervalCellText, intervalRestartRow, intervalsHeading, pairingText, steadyOverview } from './analysis-output.js';
 import { intervalSteady } from '../stats/intervals.js';
 import { STEADY_METHOD } from '../stats/steady.js';
@@ -182,22 +182,26 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
     `Baseline: ${code(ctx.baseline)}. Effect is the ${a.methods.comparison}, at ${level}% (the restart is the unit of evidence); p is two-sided, and adjusted p is ${ADJUSTMENT_NAMES[adjustment]}-adjusted over the ${familySize(a.comparisons)} comparisons below with a p-value. Sign: ${conventionOf(ctx)}.`,
     '',
   ];
-  if (a.summary) lines.push(`**${a.summary}.**`, '');
+  // A run that took the rule's looks: the rule's verdict beside each fixed-sample row it also decided (as the Analysis view).
+  const rule = ruleVerdictsFor(ctx.doc, ctx.baseline);
+  if (a.summary) lines.push(rule ? `Fixed-sample, not valid under the rule: ${a.summary}.` : `**${a.summary}.**`, '');
   lines.push(`${pairingText(a)}.`, '');
   if (a.grown) lines.push(`> **Note:** ${grownText(a.grown)}`, '');
   const few = fewRestartsOf(a);
   if (few) lines.push(`> **Note:** ${few}.`, '');
-  if (ctx.doc.design.stopping) lines.push(`> **Note:** the run looked at its results as they came (stop when answered): these fixed-sample intervals do not allow for the looks; the rule's verdicts and repeated intervals, which do, are in *Stop when answered* below.`, '');
+  if (ctx.doc.design.stopping) lines.push(`> **Note:** the run looked at its results as they came (stop when answered): these fixed-sample intervals, p-values and verdicts do not allow for the looks and overstate the evidence. The rule's verdict is beside each row it decided; its repeated intervals, which allow for the looks, are in *Stop when answered* below.`, '');
   const all = ctx.cells.filter((c) => c !== ctx.baseline).flatMap((cell) => ctx.queries.map((q) => findComparison(a, cell, q)).filter((c) => c !== undefined));
   const shown = all.slice(0, maxRows);
   lines.push(
     tableMd(
-      ['cell', 'query', 'effect', `${level}% interval`, 'p', 'adjusted p', 'verdict'],
+      ['cell', 'query', 'effect', `${level}% interval`, 'p', 'adjusted p', rule ? 'fixed-sample verdict (not valid under the rule)' : 'verdict', ...(rule ? ["the rule's verdict"] : [])],
       shown.map((c) => {
         const verdict = c.verdict === null ? Object.values(c.null_reasons ?? {})[0] ?? '' : fmtVerdict(c);
-        return [c.cell, c.query, fmtEffect(c.effect_pct, '—'), fmtInterval(c.ci_low_pct, c.ci_high_pct, '—'), fmtP(c.p_value, '—'), fmtP(c.p_adjusted, '—'), verdict];
+        // Each host's rule compares with its own host's baseline: rows of other hosts have none.
+        const ruled = rule?.get(`${c.cell}\u0000${c.query}`);
+        return [c.cell, c.query, fmtEffect(c.effect_pct, '—'), fmtInterval(c.ci_low_pct, c.ci_high_pct, '—'), fmtP(c.p_value, '—'), fmtP(c.p_adjusted, '—'), verdict, ...(rule ? [ruled ? ruleVerdictLabel(ruled, ctx.doc.design.stopping!.effect) : '—'] : [])];
       }),
-      ['l', 'l', 'r', 'r', 'r', 'r', 'l'],
+      ['l', 'l', 'r', 'r', 'r', 'r', 'l', ...(rule ? ['l' as const] : [])],
     ),
   );
   if (all.length > shown.length) lines.push('', `… and ${all.length - shown.length} more rows in summary.csv.`);

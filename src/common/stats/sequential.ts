@@ -246,6 +246,11 @@ export function sequentialVerdictText(v: SequentialVerdict | null, effectPct: nu
   return v === null ? 'undecided' : v === 'equivalent' ? `equivalent within ±${effectPct} %` : v;
 }
 
+/** The rule's verdict beside a fixed-sample row, as the Analysis view and the report show it: "differs (round 5)". */
+export function ruleVerdictLabel(c: Pick<SequentialComparison, 'verdict' | 'decided_round'>, effectPct: number): string {
+  return `${sequentialVerdictText(c.verdict, effectPct)}${c.decided_round !== null ? ` (round ${c.decided_round})` : ''}`;
+}
+
 /**
  * The names of the two repeated intervals and what each decides, for headings and legends:
  * `{ differs: 'repeated 95 % interval', equivalent: 'repeated 90 % interval', rule: '…' }`.

@@ -5,7 +5,7 @@ import { useMemo } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
 import { comparisonsFigure } from '../../../common/figures/build.js';
 import { ADJUSTMENT_NAMES, familySize, ruleVerdictsFor, type Analysis } from '../../../common/stats/index.js';
-import { sequentialVerdictText, type SequentialComparison } from '../../../common/stats/sequential.js';
+import { ruleVerdictLabel, type SequentialComparison } from '../../../common/stats/sequential.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fewRestartsOf } from '../../../common/export/context.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from '../../../common/export/format.js';
@@ -136,11 +136,10 @@ function RuleVerdict({ c, effectPct }: { c: SequentialComparison | undefined; ef
       </td>
     );
   }
-  const text = sequentialVerdictText(c.verdict, effectPct);
+  const text = ruleVerdictLabel(c, effectPct);
   return (
     <td className="small" title={c.because} data-testid="comparison-rule-verdict">
       {c.verdict === 'differs' ? <strong>{text}</strong> : text}
-      {c.decided_round !== null ? ` (round ${c.decided_round})` : ''}
     </td>
   );
 }
