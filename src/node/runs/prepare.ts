@@ -149,6 +149,14 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   const doc: ExperimentDoc = structuredClone(r.doc);
   const d = doc.design;
   chooseHosts(d, req);
+  // Some of a several-host file's hosts with --missing: what those hosts miss, run on them as hosts of
+  // the file (their restarts alone count, and the new ones are saved as theirs).
+  const fileHosts = designHosts(r.doc.design);
+  const only = req.missing && fileHosts.length > 1 && designHosts(d).length < fileHosts.length && designHosts(d).every((h) => fileHosts.includes(h)) ? designHosts(d) : null;
+  if (only) {
+    d.target = r.doc.design.target;
+    d.targets = fileHosts;
+  }
   // Never throw away a finished run's results by running it again unasked.
   const finished = await finishedRun(req.file, req.out, d);
   if (finished && !req.fresh && !req.missing) throw new ApiError('already-finished', finishedMessage(req.file, finished, r.doc.results?.stopped?.length ? [] : missingRestarts(d, r.doc.results?.restarts ?? [])));
@@ -163,6 +171,11 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   delete doc.results;
   // A run of what the file missed, asked (--missing) or left unfinished (it goes on as one).
   const growth = req.missing || (!req.fresh && runJournals(out, d).some((j) => unfinishedGrowth(j.path))) ? missingRun(req.file, r.doc, d, out) : undefined;
+  if (growth && only) {
+    for (const host of [...growth.hosts.keys()]) if (!only.includes(host)) growth.hosts.delete(host);
+    if (!growth.hosts.size) throw new ApiError('already-finished', `${req.file}: nothing is missing on ${only.join(', ')}: every cell has its ${d.restartsPerCell} restart${d.restartsPerCell === 1 ? '' : 's'} there`);
+    growth.note = `${growth.note} (on ${[...growth.hosts.keys()].join(', ')} only, as asked)`;
+  }
   if (designHosts(d).length > 1) return prepareHosts(req, r.doc, doc, out, finished, growth);
   const notes: string[] = [];
   let grows: PreparedRun['grows'];

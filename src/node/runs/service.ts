@@ -19,7 +19,7 @@ import { isComplete, restorePending, resultsFromJournal, severalHostsResults, ty
 import type { DocumentService } from '../documents/service.js';
 import type { HostLayer } from '../engine/hostlayer.js';
 import { journalPath, readJournal, runJournals } from '../engine/journal.js';
-import { hostDesign } from '../../common/plan.js';
+import { designHosts, hostDesign } from '../../common/plan.js';
 import { missingRestarts, missingSentence } from '../../common/experiment/carry.js';
 import { hostAuths } from './auth.js';
 import type { Run } from './run.js';
@@ -242,12 +242,14 @@ export class RunService {
   /** Has the file's run finished, or does an unfinished one wait (and was the design changed since)? */
   async check(path: string, target?: string): Promise<RunCheck> {
     const file = await readExperimentFile(path);
-    const design = file.doc ? { ...file.doc.design, ...(target ? { target, targets: undefined } : {}) } : null;
+    // One host of a several-host file: the file's run, and what that host misses of it (its restarts alone count).
+    const ofHost = file.doc && target && designHosts(file.doc.design).length > 1 && designHosts(file.doc.design).includes(target) ? target : undefined;
+    const design = file.doc ? { ...file.doc.design, ...(target && !ofHost ? { target, targets: undefined } : {}) } : null;
     const f = await finishedRun(path, undefined, design ?? undefined);
     if (f) {
       // A design that grew since its run: how much a run of only the missing restarts would measure.
       // A run stopped when answered has the restarts its rule needed: none is missing.
-      const missing = design && !file.doc?.results?.stopped?.length ? missingRestarts(design, file.doc?.results?.restarts ?? []) : [];
+      const missing = (design && !file.doc?.results?.stopped?.length ? missingRestarts(design, file.doc?.results?.restarts ?? []) : []).filter((m) => !ofHost || m.host === ofHost);
       const grew = file.doc?.results?.restarts.length && missing.length ? { missing: { cells: new Set(missing.map((m) => m.cell)).size, restarts: missing.reduce((n, m) => n + m.need, 0), sentence: missingSentence(missing) } } : {};
       return { finished: true, restartsDone: f.done, restartsPlanned: f.planned, keepResultsAs: f.keepResultsAs, ...grew };
     }
