@@ -18,6 +18,15 @@ export function endedWords(state: string, message?: string): string {
   return new RegExp(`^${state}\\b`).test(message) ? message : `${state}: ${message}`;
 }
 
+/** ` (1 measured, 2 failed)` when some restart done measured nothing (mysqld did not start, a tunable did not take effect); else nothing. Attached and detached runs' end lines alike. */
+export function measuredIn(o: { done: number; measured?: number }): string {
+  if (o.measured === undefined || o.measured === o.done) return '';
+  return ` (${o.measured} measured, ${o.done - o.measured} failed)`;
+}
+
+/** A run that ended with restarts done and not one of them measured anything: it must not read as a run whose results were saved. */
+export const measuredNothing = (o: { done: number; measured?: number }): boolean => o.measured === 0 && o.done > 0;
+
 /** The line an event makes, or null for events that are not lines (executions, progress, state). In a run on several hosts it starts with the host. */
 export function eventLine(e: RunEvent): EventLine | null {
   const line = lineOf(e);

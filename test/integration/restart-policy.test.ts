@@ -65,7 +65,7 @@ test('mysqld that cannot start: attached and detached runs record each failed st
   assert.equal(a.measured + d.measured, 0);
 });
 
-test('a run whose every restart failed to start says "0 measured, 2 failed", not "finished … results saved", and exits 1', { timeout: 300_000 }, async () => {
+test('a run whose every restart failed to start says "0 measured, 2 failed", not "finished … results saved", and exits 1, attached and detached', { timeout: 300_000 }, async () => {
   if (!held) {
     held = createServer();
     await new Promise<void>((resolve, reject) => {
@@ -87,4 +87,20 @@ test('a run whose every restart failed to start says "0 measured, 2 failed", not
   assert.match(r.stderr, /varlab run: finished 2 of 2 restarts in [^(]+ \(0 measured, 2 failed\): no restart measured anything/);
   assert.doesNotMatch(r.stderr, /^finished: /m);
   assert.equal(outcome(file).measured, 0);
+
+  // Detached, the same: attach's end line says what was measured, and exits 1.
+  const detached = quickstartCopy(env, 'none-measured-detached', (d) => {
+    keepCells(d, [CELL]);
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = RESTART_POLICY.startFailuresInARow - 1;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 1);
+    d.design.workload.repetitions = 2;
+    d.design.workload.warmup = 0;
+  });
+  const launched = varlabSync(['run', detached, '--detach', ...env.authArgs], env.varlabHome);
+  assert.equal(launched.code, 0, launched.stderr);
+  const followed = varlabSync(['attach', detached, ...env.authArgs], env.varlabHome);
+  assert.equal(followed.code, 1, followed.stderr);
+  assert.match(followed.stderr, /varlab attach: finished on \S+: 2 of 2 restarts \(0 measured, 2 failed\): no restart measured anything/);
+  assert.doesNotMatch(followed.stderr, /^finished on .*results saved/m);
 });

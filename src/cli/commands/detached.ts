@@ -3,7 +3,7 @@
 // (node/runs/service.ts) does the work, as it does for the app and `varlab run`; this prints.
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
-import { eventLine } from '../../common/event-line.js';
+import { eventLine, measuredIn, measuredNothing } from '../../common/event-line.js';
 import { formatDuration } from '../../common/plan.js';
 import type { AttachOutcome } from '../../node/detach/attach.js';
 import { detachedRuns } from '../../node/detach/runs.js';
@@ -70,13 +70,20 @@ function follower(io: CliIO, json: boolean, target: () => string): (e: RunEvent)
   };
 }
 
+/** After a finished run in which no restart measured anything, as `varlab run` says it. */
+const NOTHING_MEASURED = (path: string) => `no restart measured anything (each one's reason is in the file); the file holds no measurement. Fix the cause, then \`varlab run ${path} --fresh\``;
+
 function report(io: CliIO, o: AttachOutcome, ms: number, json: boolean): number {
   if (o.hosts) {
     // Several hosts: one line per host, then the run as a whole.
     const codes = o.hosts.map((h) => report(io, h.outcome, ms, json));
     for (const t of o.notStarted ?? []) io.err(`${visible(t)}: its runner never started; \`varlab run ${o.path}\` runs what it lacks`);
     if (o.state === 'detached') return o.error ? 1 : 130;
-    io.err(`${o.state} on ${o.hosts.length} hosts: ${o.done} of ${o.planned} restarts; results of every host saved into ${o.path}`);
+    if (o.state === 'finished' && measuredNothing(o)) {
+      io.err(`varlab attach: finished on ${o.hosts.length} hosts: ${o.done} of ${o.planned} restarts${measuredIn(o)}: ${NOTHING_MEASURED(o.path)}`);
+      return 1;
+    }
+    io.err(`${o.state} on ${o.hosts.length} hosts: ${o.done} of ${o.planned} restarts${measuredIn(o)}; results of every host saved into ${o.path}`);
     return o.state === 'finished' ? 0 : o.state === 'cancelled' ? 130 : Math.max(...codes.filter((c) => c !== 130), 1);
   }
   const where = o.cleanedUp ? ` (its directory on ${o.target} removed)` : '';
@@ -94,13 +101,18 @@ function report(io: CliIO, o: AttachOutcome, ms: number, json: boolean): number 
       io.err(`detached from ${o.target}: the run goes on there (${o.done} of ${o.planned} restarts in ${o.path}). \`varlab attach ${o.path}\` follows it again.`);
       return 130;
     case 'finished':
-      io.err(`finished on ${o.target}: ${o.done} of ${o.planned} restarts; results saved into ${o.path}${where} after ${formatDuration(ms / 1000)} attached`);
+      // Every restart done failed to start or to verify: the run ended, but nothing was measured.
+      if (measuredNothing(o)) {
+        io.err(`varlab attach: finished on ${o.target}: ${o.done} of ${o.planned} restarts${measuredIn(o)}: ${NOTHING_MEASURED(o.path)}`);
+        return 1;
+      }
+      io.err(`finished on ${o.target}: ${o.done} of ${o.planned} restarts${measuredIn(o)}; results saved into ${o.path}${where} after ${formatDuration(ms / 1000)} attached`);
       return 0;
     case 'cancelled':
-      io.err(`cancelled on ${o.target} after ${o.done} of ${o.planned} restarts; mysqld stopped and the host restored there; results so far saved into ${o.path}${where}. \`varlab run ${o.path}\` resumes.`);
+      io.err(`cancelled on ${o.target} after ${o.done} of ${o.planned} restarts${measuredIn(o)}; mysqld stopped and the host restored there; results so far saved into ${o.path}${where}. \`varlab run ${o.path}\` resumes.`);
       return 130;
     default:
-      io.err(`varlab: the run on ${o.target} failed after ${o.done} of ${o.planned} restarts: ${o.message ?? 'no reason given'}; results so far saved into ${o.path}${where}`);
+      io.err(`varlab: the run on ${o.target} failed after ${o.done} of ${o.planned} restarts${measuredIn(o)}: ${o.message ?? 'no reason given'}; results so far saved into ${o.path}${where}`);
       return 1;
   }
 }

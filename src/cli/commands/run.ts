@@ -1,7 +1,7 @@
 // `varlab run FILE`: execute an experiment on its target and save the results into the file. The run
 // service does the work (the app uses the same); this prints its progress and answers its questions.
 import { dataProgressText } from '../../common/dbt3/words.js';
-import { eventLine } from '../../common/event-line.js';
+import { eventLine, measuredIn, measuredNothing } from '../../common/event-line.js';
 import { ApiError } from '../../common/api.js';
 import { afterColon, type RunEvent } from '../../common/events.js';
 import { buildPlan, designHosts, expandCells, formatDuration } from '../../common/plan.js';
@@ -464,12 +464,6 @@ function stopText(s: NonNullable<RunOutcome['stopped']>, file: string): string {
   return `stopped when answered at round ${s.round}: ${s.because}; \`varlab analyze ${file} --until-answered\` gives each verdict with its repeated interval`;
 }
 
-/** ` (1 measured, 2 failed)` when some restart done measured nothing (mysqld did not start, a tunable did not take effect); else nothing. */
-function measuredIn(o: RunOutcome): string {
-  if (o.measured === undefined || o.measured === o.done) return '';
-  return ` (${o.measured} measured, ${o.done - o.measured} failed)`;
-}
-
 function report(io: CliIO, file: string, o: RunOutcome, ms: number): number {
   // Several hosts: how each ended, one line per host, before the line for the whole run.
   if (o.hosts && o.state !== 'finished') {
@@ -479,7 +473,7 @@ function report(io: CliIO, file: string, o: RunOutcome, ms: number): number {
   for (const s of stopped) io.err(s);
   if (o.state === 'finished') {
     // Every restart done failed to start or to verify: the run ended, but nothing was measured.
-    if (o.measured === 0 && o.done > 0) {
+    if (measuredNothing(o)) {
       io.err(`varlab run: finished ${o.done} of ${o.planned} restarts in ${formatDuration(ms / 1000)}${measuredIn(o)}: no restart measured anything (each one's reason is above); the file holds no measurement. Fix the cause, then \`varlab run ${file} --fresh\``);
       return 1;
     }

@@ -147,6 +147,7 @@ function groupOutcome(path: string, runs: DetachedRun[], outs: (AttachOutcome & 
     target: runs.map((d) => d.target).join(', '),
     planned: outs.reduce((n, h) => n + h.planned, 0),
     done: outs.reduce((n, h) => n + h.done, 0),
+    ...(outs.every((h) => h.measured !== undefined) ? { measured: outs.reduce((n, h) => n + h.measured!, 0) } : {}),
     cleanedUp: outs.every((h) => h.cleanedUp),
     ...(outs.some((h) => h.error) ? { error: true as const } : {}),
     hosts,

@@ -47,6 +47,8 @@ export interface AttachOutcome {
   target: string;
   planned: number;
   done: number;
+  /** Of the restarts done, those that measured anything (the others failed to start or to verify). */
+  measured?: number;
   /** The run's directory was removed from the target (its journal is all here and in the file). */
   cleanedUp: boolean;
   /** Following stopped on an error (in `message`), not by choice; the run goes on on its target. */
@@ -194,8 +196,9 @@ export class Follower {
 
   private outcome(state: AttachOutcome['state'], cleanedUp: boolean, message?: string): AttachOutcome {
     // The restarts the file holds: a run stopped when answered leaves out those its runner finished after the stop.
-    const done = resultsFromJournal(this.fold.state()).restarts.length;
-    return { state, ...(message ? { message } : {}), path: this.d.path, target: this.d.target, planned: this.d.planned, done, cleanedUp };
+    const restarts = resultsFromJournal(this.fold.state()).restarts;
+    const measured = restarts.filter((r) => r.status === 'ok').length;
+    return { state, ...(message ? { message } : {}), path: this.d.path, target: this.d.target, planned: this.d.planned, done: restarts.length, measured, cleanedUp };
   }
 
   async run(): Promise<AttachOutcome & { signalled: boolean }> {
