@@ -9,7 +9,9 @@ import { cliFixture } from '../fixtures/cli.js';
 import { roundsExperiment } from '../fixtures/rounds-experiment.js';
 import { exportContext } from '../../src/common/export/context.js';
 import { markdownReport } from '../../src/common/export/markdown.js';
-import { learnedEstimate } from '../../src/common/stats/planner.js';
+import { learnedEstimate, measuredVarianceRatio, planningTable } from '../../src/common/stats/planner.js';
+import { analyze, tidyFromExperiment } from '../../src/common/stats/index.js';
+import { restartsForTarget } from '../../src/common/stats/mde.js';
 import { buildPlan } from '../../src/common/plan.js';
 
 const { dir, varlab } = cliFixture('plan');
@@ -21,8 +23,9 @@ test('plan --effect from an earlier run says which run, and gives restarts, repe
   const r = varlab('examples/quickstart.varlab.json', '--effect', '5', '--from', earlier);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /plan for a 5% effect, from the run of 2026-11-26 10:00 UTC/);
-  assert.match(r.out, /\n {2}query +MDE now \(pooled over cells\) +restarts per cell +between-restart CoV \(pooled\) +restarts needed for 5% +optimal repetitions per restart\n/);
-  assert.match(r.out, /\n {2}Q1 pricing summary +\d+\.\d\d% +10 +\d+\.\d\d% +\d+ +\d+\n/);
+  assert.match(r.out, /\n {2}query +MDE now \(pooled over cells\) +restarts per cell +between-restart CoV \(pooled\) +variance paired\/unpaired \(measured\) +restarts needed for 5% +optimal repetitions per restart\n/);
+  assert.match(r.out, /\n {2}Q1 pricing summary +\d+\.\d\d% +10 +\d+\.\d\d% +\d\.\d\d +\d+ +\d+\n/);
+  assert.match(r.out, /\n {2}Restarts needed are for the comparison paired within rounds, as Analysis makes it for the interleaved order \(paired t, df = restarts − 1\)/);
   assert.match(r.out, /To see a 5% change in every query: \d+ restarts per cell and \d+ repetitions per restart \(1 warm-up \+ \d+ measured\), about \d+ min \d\d s for 16 cells/);
   assert.match(r.out, /Costs measured in the run of 2026-11-26 10:00 UTC: a restart 6\.\d s beyond its executions and the idle time, .* idle 2 s per restart \(counted once\)/);
   const none = varlab('examples/quickstart.varlab.json', '--effect', '5');
@@ -51,7 +54,8 @@ test('plan FILE of a file with a run: the time at the costs measured there (idle
   // The table's row is the Markdown report's row: one function makes both.
   const row = lines[3].trim().split(/ {2,}/);
   const md = markdownReport(exportContext(doc));
-  assert.match(md, /## Planning the next run\n\n\| query \| MDE now \(pooled over cells\) \| restarts per cell \| between-restart CoV \(pooled\) \| restarts needed for 1% \| optimal repetitions per restart \|/);
+  assert.match(md, /## Planning the next run\n\n\| query \| MDE now \(pooled over cells\) \| restarts per cell \| between-restart CoV \(pooled\) \| variance paired\/unpaired \(measured\) \| restarts needed for 1% \| optimal repetitions per restart \|/);
+  assert.ok(md.includes('Restarts needed are for the comparison paired within rounds'), md);
   assert.ok(md.includes(`| ${row.join(' | ')} |`), `${row.join(' | ')} in\n${md}`);
   const suggestion = lines.find((l) => l.startsWith('  To see a 1% change'))!.trim();
   assert.ok(md.includes(`**${suggestion}**`), md);
@@ -63,4 +67,31 @@ test('plan FILE of a file with a run: the time at the costs measured there (idle
   const fresh = varlab('examples/quickstart.varlab.json');
   assert.match(fresh.out.split('\n')[0], /: 80 restarts, interleaved order, about \d+ min \d\d s \(costs from the design’s estimates\)$/);
   assert.ok(!fresh.out.includes('planning the next run'));
+});
+
+test('a design in rounds is planned for the paired comparison at the variance ratio its run measured; a blocked one for Welch, and the plan says which', () => {
+  // Drift shared by the round (shared 0.5): pairing removes about half of the variance of the difference.
+  const doc = roundsExperiment({ rounds: 12, between: 0.05, shared: 0.5, effectPct: 0, seed: 3 });
+  const a = analyze(tidyFromExperiment(doc), { warmup: 1, baseline: 'aslr=on' });
+  const vr = measuredVarianceRatio(a.restarts, 'Q1 pricing summary', 0.05);
+  assert.ok(vr.ratio !== null);
+  // The same figure Analysis gives the comparison.
+  assert.ok(Math.abs(vr.ratio - a.comparisons[0].variance_ratio!) < 1e-12, `${vr.ratio} against ${a.comparisons[0].variance_ratio}`);
+  assert.ok(vr.ratio < 1, `ratio ${vr.ratio}`);
+  const paired = planningTable(doc, a, 3);
+  const q = paired.plan.queries[0];
+  const cov = q.mde.cov_pct!;
+  assert.equal(q.varianceRatio, vr.ratio);
+  assert.equal(q.restartsNeeded, restartsForTarget(cov, 3, 0.05, 0.8, undefined, { varianceRatio: vr.ratio }));
+  const unpaired = restartsForTarget(cov, 3, 0.05, 0.8)!;
+  assert.ok(q.restartsNeeded! < unpaired, `paired ${q.restartsNeeded}, unpaired ${unpaired}`);
+  assert.match(paired.pairing, /^Restarts needed are for the comparison paired within rounds/);
+  // The same restarts planned for a blocked design: no rounds to pair within, Welch's count.
+  const blocked = planningTable({ ...doc, design: { ...doc.design, order: 'blocked' } }, a, 3);
+  assert.equal(blocked.plan.queries[0].restartsNeeded, unpaired);
+  assert.equal(blocked.pairing, 'Restarts needed are for an unpaired comparison (Welch): the blocked order has no rounds to pair within');
+  assert.ok(!blocked.columns.some((c) => c.label.startsWith('variance paired')));
+  // With stop when answered: the rule's maximum for the same power, about 1.1 times the paired count.
+  const ruled = planningTable({ ...doc, design: { ...doc.design, stopping: { effect: 3, alpha: 0.05, power: 0.8, maxRestartsPerCell: 12 } } }, a, 3);
+  assert.ok(ruled.pairing.includes(`With stop when answered, set its maximum to about ${Math.ceil(1.1 * q.restartsNeeded!)} restarts per cell for the same power`), ruled.pairing);
 });

@@ -65,7 +65,7 @@ export const plan: Command = {
 function planningLines(doc: ExperimentDoc, measured: ExperimentDoc, effect: number): string[] {
   const a = analyze(tidyFromExperiment(measured), { warmup: measured.design.workload.warmup, targetEffectPct: effect });
   const t = planningTable(doc, a, effect, measuredCosts(measured));
-  return [...planningTableText(t), `  ${t.costs}`, `  ${t.suggestion}`, ...t.notes.map((n) => `  Note: ${n}.`)];
+  return [...planningTableText(t), `  ${t.pairing}.`, `  ${t.costs}`, `  ${t.suggestion}`, ...t.notes.map((n) => `  Note: ${n}.`)];
 }
 
 /**

@@ -311,6 +311,8 @@ function planningSection(ctx: ExportContext): string[] {
     ),
     ...(why.size ? ['', ...[...why].map(([reason, where]) => `- n/a (${where.map(mdCell).join(', ')}): ${mdCell(reason)}`)] : []),
     '',
+    `${t.pairing}.`,
+    '',
     t.costs,
     '',
     `**${t.suggestion}**`,

@@ -482,7 +482,7 @@ export function runsApart(cellId: string, baselineId: string, rounds: TidyData['
 }
 
 /** A cell's and the baseline's restart means of the same rounds, in round order. */
-function roundPairs(cell: RestartSummary, base: RestartSummary): [number, number][] {
+export function roundPairs(cell: Pick<RestartSummary, 'means' | 'rounds'>, base: Pick<RestartSummary, 'means' | 'rounds'>): [number, number][] {
   const b = new Map<number, number>();
   base.rounds!.forEach((r, i) => {
     if (r > 0) b.set(r, base.means[i]);

@@ -45,9 +45,17 @@ export interface Mde {
 }
 
 /** The formula above, for a CoV in percent and n restarts per cell (n ≥ 2). */
-function mdeFromCov(covPct: number, n: number, alpha: number, power: number): number {
-  const nu = 2 * (n - 1);
-  const delta = (tq(1 - alpha / 2, nu) + tq(power, nu)) * (covPct / 100) * Math.sqrt(2 / n);
+/**
+ * A comparison within rounds (paired t, ν = n − 1) whose difference has `varianceRatio` times the variance
+ * of the unpaired one's (the variance ratio paired/unpaired a run in rounds measures, paired.ts).
+ */
+export interface Paired {
+  varianceRatio: number;
+}
+
+function mdeFromCov(covPct: number, n: number, alpha: number, power: number, paired?: Paired): number {
+  const nu = paired ? n - 1 : 2 * (n - 1);
+  const delta = (tq(1 - alpha / 2, nu) + tq(power, nu)) * (covPct / 100) * Math.sqrt((2 * (paired?.varianceRatio ?? 1)) / n);
   return 100 * Math.expm1(delta);
 }
 
@@ -114,11 +122,11 @@ export function mdeCurve(cells: readonly ArrayLike<number>[], opts: Omit<MdeOpti
 
 /**
  * The smallest n ≥ MIN_RESTARTS whose MDE (at this between-restart CoV) is at most targetPct, or null
- * beyond `limit` restarts: then the target is out of reach. The MDE falls with n, so a doubling search
+ * beyond `limit` restarts: then the target is out of reach. `paired`: for the comparison within rounds. The MDE falls with n, so a doubling search
  * then bisection needs only a few dozen t quantiles.
  */
-export function restartsForTarget(covPct: number, targetPct: number, alpha: number, power: number, limit: number = PLAN_LIMITS.restarts): number | null {
-  const ok = (n: number) => mdeFromCov(covPct, n, alpha, power) <= targetPct;
+export function restartsForTarget(covPct: number, targetPct: number, alpha: number, power: number, limit: number = PLAN_LIMITS.restarts, paired?: Paired): number | null {
+  const ok = (n: number) => mdeFromCov(covPct, n, alpha, power, paired) <= targetPct;
   let lo = MIN_RESTARTS;
   if (ok(lo)) return lo;
   let hi = lo * 2;

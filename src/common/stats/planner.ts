@@ -4,7 +4,10 @@ import type { Design, ExperimentDoc } from '../experiment/types.js';
 import { estimatePlan, expandCells, formatDuration, type PlanEstimate } from '../plan.js';
 import { COV_REDUCERS, PLAN_LIMITS, outOfReachText } from './evidence.js';
 import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
-import { groupReasons } from './analysis.js';
+import { groupReasons, roundPairs } from './analysis.js';
+import { pairedLogRatio } from './paired.js';
+import { ratioOfMeans } from './ratio.js';
+import { HOST_FACTOR } from '../plan.js';
 import { fmtPctValue } from '../export/format.js';
 
 /**
@@ -118,11 +121,17 @@ export function plannedSeconds(design: Design, restartsPerCell: number, repetiti
 
 export interface QueryPlan {
   query: string;
+  /**
+   * The variance of the comparison paired within rounds over the unpaired one's, measured (median over
+   * cells): the restarts needed are for the paired comparison when the planned design runs in rounds and
+   * this is known; null otherwise (reasons.varianceRatio says why).
+   */
+  varianceRatio: number | null;
   /** The MDE pooled over cells at the restarts per cell measured: the number the Run view and the planning figure show. */
   mde: Mde;
   restartsNeeded: number | null;
   optimalRepetitions: number | null;
-  reasons: { restartsNeeded?: string; optimalRepetitions?: string };
+  reasons: { restartsNeeded?: string; optimalRepetitions?: string; varianceRatio?: string };
 }
 
 export interface PlanSuggestion {
@@ -147,11 +156,38 @@ export interface PlanSuggestion {
 
 interface AnalysisLike {
   settings: { warmup: number; alpha: number; power: number; targetEffectPct: number };
-  restarts: { query: string; means: number[] }[];
+  restarts: { cell: string; query: string; means: number[]; rounds?: number[] }[];
   cells: { queries: { query: string; sigma_within: number | null; sigma_between: number | null }[] }[];
 }
 
 const avgOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+/**
+ * The variance paired/unpaired a run in rounds measured for a query (issue 21): each cell against its
+ * host's first cell, over the rounds holding both (analysis.ts roundPairs), the paired se² over the
+ * Welch se² (as Analysis' variance_ratio), the median over cells. Null, with why, when no two cells
+ * share two rounds (a blocked run, a single cell).
+ */
+export function measuredVarianceRatio(restarts: AnalysisLike['restarts'], query: string, alpha: number): { ratio: number; comparisons: number } | { ratio: null; why: string } {
+  const hostOf = (cell: string) => new RegExp(`(^|,)${HOST_FACTOR}=.*$`).exec(cell)?.[0] ?? '';
+  const first = new Map<string, AnalysisLike['restarts'][number]>();
+  const ratios: number[] = [];
+  for (const r of restarts) {
+    if (r.query !== query || !r.rounds?.length || !r.means.length) continue;
+    const base = first.get(hostOf(r.cell));
+    if (!base) {
+      first.set(hostOf(r.cell), r);
+      continue;
+    }
+    const p = pairedLogRatio(roundPairs(r, base), alpha);
+    const w = ratioOfMeans(r.means, base.means, alpha);
+    if (p.se !== null && p.se > 0 && w.se !== undefined && w.se > 0) ratios.push((p.se * p.se) / (w.se * w.se));
+  }
+  if (!ratios.length) return { ratio: null, why: restarts.some((r) => r.query === query && r.rounds?.length) ? 'no two cells share two rounds with a spread' : 'the run measured did not run in rounds' };
+  ratios.sort((x, y) => x - y);
+  const m = ratios.length;
+  return { ratio: m % 2 ? ratios[(m - 1) / 2] : (ratios[m / 2 - 1] + ratios[m / 2]) / 2, comparisons: m };
+}
 
 /**
  * The planner's suggestion for the next run of this design: restarts per cell so that every query can
@@ -166,15 +202,20 @@ export function suggestPlan(doc: ExperimentDoc, a: AnalysisLike, targetPct: numb
   const at = (q: string) => (workload.includes(q) ? workload.indexOf(q) : workload.length);
   const queries = [...new Set(a.restarts.map((r) => r.query))].sort((x, y) => at(x) - at(y) || (x < y ? -1 : x > y ? 1 : 0));
   const meansOf = (query: string) => a.restarts.filter((r) => r.query === query && r.means.length).map((r) => r.means);
+  const inRounds = design.order !== 'blocked';
   const plans: QueryPlan[] = queries.map((query) => {
     const mde = minimumDetectableEffect(meansOf(query), { definition: 'pooled', alpha, power });
     const stats = a.cells.flatMap((c) => c.queries.filter((q) => q.query === query));
     const vw = avgOf(stats.map((q) => q.sigma_within).filter((x): x is number => x !== null).map((x) => x * x));
     const vb = avgOf(stats.map((q) => q.sigma_between).filter((x): x is number => x !== null).map((x) => x * x));
-    const plan: QueryPlan = { query, mde, restartsNeeded: null, optimalRepetitions: null, reasons: {} };
+    const plan: QueryPlan = { query, mde, varianceRatio: null, restartsNeeded: null, optimalRepetitions: null, reasons: {} };
+    // A design in rounds is compared in pairs within rounds: its restarts are planned for that, at the variance ratio measured.
+    const vr = inRounds ? measuredVarianceRatio(a.restarts, query, alpha) : { ratio: null, why: 'the blocked order has no rounds to pair within' };
+    plan.varianceRatio = vr.ratio;
+    if (vr.ratio === null) plan.reasons.varianceRatio = vr.why;
     if (mde.cov_pct === null) plan.reasons.restartsNeeded = mde.reason ?? 'no between-restart spread';
     else {
-      plan.restartsNeeded = restartsForTarget(mde.cov_pct, targetPct, alpha, power);
+      plan.restartsNeeded = restartsForTarget(mde.cov_pct, targetPct, alpha, power, undefined, vr.ratio === null ? undefined : { varianceRatio: vr.ratio });
       if (plan.restartsNeeded === null) plan.reasons.restartsNeeded = outOfReachText(targetPct, mde.cov_pct);
     }
     if (vw === null || vb === null) plan.reasons.optimalRepetitions = 'needs two restarts with two executions each';
@@ -251,15 +292,38 @@ export interface PlanningTable {
   costs: string;
   /** `To see a 1% change in every query: …` or `No suggestion: …`. */
   suggestion: string;
+  /** Which comparison the restarts needed are for: paired within rounds (at the measured variance ratio) or unpaired, and why. */
+  pairing: string;
   /** Out of reach, and the like. */
   notes: string[];
   plan: PlanSuggestion;
+}
+
+/**
+ * The maximum of a design with stop when answered, for the power of the fixed count: `npm run bench --
+ * sequential` finds the rule's same-power maximum 1.06–1.12 times the paired fixed count (18 and 19
+ * rounds where it is 17), so about 1.1 times.
+ */
+export const STOPPING_MAX_FACTOR = 1.1;
+
+function stoppingPlanText(design: Pick<Design, 'stopping' | 'order'>, restartsPerCell: number | null): string {
+  if (!design.stopping || design.order === 'blocked' || restartsPerCell === null) return '';
+  return `. With stop when answered, set its maximum to about ${Math.ceil(STOPPING_MAX_FACTOR * restartsPerCell)} restarts per cell for the same power (the rule's maximum is about ${Math.round((STOPPING_MAX_FACTOR - 1) * 100)} % above the fixed count for the same power: npm run bench -- sequential); the run stops earlier when it answers`;
+}
+
+/** Which comparison a plan's restarts needed are for, in words (planningTable's `pairing`). */
+export function pairingPlanText(design: Pick<Design, 'order'>, queries: readonly Pick<QueryPlan, 'varianceRatio' | 'reasons'>[]): string {
+  if (design.order === 'blocked') return 'Restarts needed are for an unpaired comparison (Welch): the blocked order has no rounds to pair within';
+  const paired = queries.filter((q) => q.varianceRatio !== null).length;
+  if (!paired) return `Restarts needed are for an unpaired comparison (Welch): no variance paired/unpaired was measured (${queries.map((q) => q.reasons.varianceRatio).find((x) => x) ?? 'no query'}), though Analysis will pair this design's restarts within rounds`;
+  return `Restarts needed are for the comparison paired within rounds, as Analysis makes it for the ${design.order} order (paired t, df = restarts − 1): its variance is the measured variance paired/unpaired times the unpaired one's${paired < queries.length ? '; for a query without one, unpaired (Welch)' : ''}`;
 }
 
 
 export function planningTable(doc: ExperimentDoc, a: AnalysisLike, targetPct: number, costs: Costs = measuredCosts(doc)): PlanningTable {
   const plan = suggestPlan(doc, a, targetPct, costs);
   const design = doc.design;
+  const inRounds = design.order !== 'blocked';
   const cell = (value: number | null, fmt: (x: number) => string, reason?: string): PlanningCell => (value === null || !Number.isFinite(value) ? { value: null, reason: reason ?? 'not computed' } : { value: fmt(value) });
   const rows = plan.queries.map((q) => ({
     query: q.query,
@@ -268,6 +332,7 @@ export function planningTable(doc: ExperimentDoc, a: AnalysisLike, targetPct: nu
       cell(q.mde.pct, fmtPctValue, q.mde.reason),
       q.mde.pct === null ? { value: '' } : { value: String(q.mde.restarts) },
       cell(q.mde.cov_pct, fmtPctValue, q.mde.reason),
+      ...(inRounds ? [cell(q.varianceRatio, (x) => x.toFixed(2), q.reasons.varianceRatio)] : []),
       cell(q.restartsNeeded, String, q.reasons.restartsNeeded),
       cell(q.optimalRepetitions, String, q.reasons.optimalRepetitions),
     ],
@@ -286,12 +351,14 @@ export function planningTable(doc: ExperimentDoc, a: AnalysisLike, targetPct: nu
       { label: `MDE now (${MDE_LABELS.pooled})`, align: 'r' },
       { label: 'restarts per cell', align: 'r' },
       { label: 'between-restart CoV (pooled)', align: 'r' },
+      ...(inRounds ? [{ label: 'variance paired/unpaired (measured)', align: 'r' as const }] : []),
       { label: `restarts needed for ${targetPct}%`, align: 'r' },
       { label: 'optimal repetitions per restart', align: 'r' },
     ],
     rows,
     costs: costsText,
     suggestion,
+    pairing: pairingPlanText(design, plan.queries) + stoppingPlanText(design, plan.restartsPerCell),
     notes: plan.outOfReach ? [plan.outOfReach.text] : [],
     plan,
   };

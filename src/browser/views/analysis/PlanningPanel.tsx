@@ -50,6 +50,9 @@ export function PlanningPanel({ ctx, analysis, onApply }: Props) {
         </tbody>
       </table>
       <NullNotes notes={notes} />
+      <p className="small muted" data-testid="planning-pairing">
+        {table.pairing}.
+      </p>
       <p className="small muted" data-testid="planning-costs">
         {table.costs}
       </p>
