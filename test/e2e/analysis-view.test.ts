@@ -197,6 +197,9 @@ test('the planner suggests restarts and repetitions for the target and writes th
   const suggestion = page.getByTestId('plan-suggestion');
   await suggestion.getByText(`${plan.restartsPerCell} restarts per cell`).waitFor();
   assert.match((await suggestion.textContent())!, new RegExp(`To see a 5% change in every query: ${plan.restartsPerCell} restarts per cell and ${plan.repetitions} repetitions per restart`));
+  // Which comparison the restarts are for: the planner's words, as plan and the report say them.
+  assert.match((await page.getByTestId('planning-pairing').textContent())!, /^Restarts needed are for (the comparison paired within rounds|an unpaired comparison \(Welch\))/);
+  if (process.env.VARLAB_SHOTS) await page.getByTestId('planning').screenshot({ path: `${process.env.VARLAB_SHOTS}/planning.png` });
   await page.getByTestId('plot-mde').scrollIntoViewIfNeeded();
   await page.locator('[data-testid=plot-mde] .main-svg').first().waitFor();
   await page.getByTestId('apply-plan').click();
