@@ -18,7 +18,7 @@
 //   VARLAB_TEST_FILES_AT_ONCE: integration and end-to-end files at a time (default: cores + 1: most of
 //     their time is spent waiting for a server to start or a query loop over SSH).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -118,6 +118,47 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+// The CPU time of each runner, servers and browsers included (they leave its process tree when they
+// daemonize, but not its group): a cgroup v1 cpuacct group of its own, where this machine lets us make
+// one (root, cgroup v1). The suite's time on a 2-core machine is its CPU time over two, so this says
+// which files to make cheaper. Elsewhere the figure is left out.
+const CPUACCT = '/sys/fs/cgroup/cpuacct';
+// Groups that earlier runs could not remove (their zombies since reaped) go now.
+for (const g of existsSync(CPUACCT) ? readdirSync(CPUACCT).filter((x) => x.startsWith('varlab-test-')) : []) {
+  try {
+    rmdirSync(join(CPUACCT, g));
+  } catch {
+    // still held: left for a later run
+  }
+}
+function cpuGroup() {
+  try {
+    return mkdtempSync(join(CPUACCT, 'varlab-test-'));
+  } catch {
+    return null;
+  }
+}
+/** The group's CPU seconds, and the group removed; a group that still holds processes is said, not removed. */
+function cpuOf(group, name) {
+  if (!group) return undefined;
+  const ns = Number(readFileSync(join(group, 'cpuacct.usage'), 'utf8'));
+  try {
+    rmdirSync(group);
+  } catch {
+    // Zombies of processes that went to an init that does not reap them (a container's) hold the group too.
+    const running = readFileSync(join(group, 'cgroup.procs'), 'utf8').split('\n').filter((pid) => pid && !/^\d+ \(.*\) Z/s.test(readOr(`/proc/${pid}/stat`)));
+    if (running.length) console.log(`! ${name} left ${running.length} process(es) running: ${running.map((pid) => `${pid} ${readOr(`/proc/${pid}/cmdline`).replace(/\0/g, ' ').trim()}`).join('; ')}`);
+  }
+  return ns / 1e9;
+}
+function readOr(path) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /**
  * One Node test runner process over `list`: spec report to a file, the times reporter's JSON lines read
  * as they come. `wrap` puts words before the node command (the private host's unshare).
@@ -127,10 +168,12 @@ function runner(name, list, concurrency, wrap = []) {
   const argv = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`,
     '--test-reporter=spec', `--test-reporter-destination=${specFile}`,
     '--test-reporter=./scripts/test-times.mjs', '--test-reporter-destination=stdout', ...list];
-  const [cmd, ...cmdArgs] = [...wrap, process.execPath, ...argv];
+  const group = cpuGroup();
+  const joinGroup = group ? ['sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', group] : [];
+  const [cmd, ...cmdArgs] = [...joinGroup, ...wrap, process.execPath, ...argv];
   const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
-  const result = { name, specFile, tests: [], fileTimes: [], summary: {}, code: 1 };
+  const result = { name, specFile, tests: [], fileTimes: [], summary: {}, code: 1, cpu: undefined };
   createInterface({ input: child.stdout }).on('line', (line) => {
     let e;
     try {
@@ -149,6 +192,7 @@ function runner(name, list, concurrency, wrap = []) {
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       result.code = code ?? (signal ? 1 : 0);
+      result.cpu = cpuOf(group, name);
       resolve(result);
     });
   });
@@ -200,7 +244,15 @@ const top = (rows, n) => rows.sort((a, b) => b.ms - a.ms).slice(0, n);
 console.log('\nslowest tests:');
 for (const t of top(results.flatMap((r) => r.tests.filter((x) => x.nesting === 0)), 10)) console.log(`  ${secs(t.ms).padStart(8)}  ${t.file}: ${t.name}`);
 console.log('slowest files:');
-for (const f of top(results.flatMap((r) => r.fileTimes), 10)) console.log(`  ${secs(f.ms).padStart(8)}  ${f.file}`);
+const cpuOfFile = new Map(results.map((r) => [r.name, r.cpu]));
+const cpuText = (file) => (cpuOfFile.get(file) === undefined ? '' : `  ${cpuOfFile.get(file).toFixed(1).padStart(6)} s CPU`);
+for (const f of top(results.flatMap((r) => r.fileTimes), 10)) console.log(`  ${secs(f.ms).padStart(8)}${cpuText(f.file)}  ${f.file}`);
+if (results.every((r) => r.cpu !== undefined)) {
+  console.log('most CPU (integration and end-to-end files, their servers and browsers included):');
+  for (const r of results.filter((x) => x.name !== 'unit').sort((a, b) => b.cpu - a.cpu).slice(0, 10)) console.log(`  ${r.cpu.toFixed(1).padStart(8)} s  ${r.name}`);
+  const total = results.reduce((t, r) => t + r.cpu, 0);
+  console.log(`CPU: ${total.toFixed(0)} s in all (unit files ${(cpuOfFile.get('unit') ?? 0).toFixed(0)} s), ${(total / cores).toFixed(0)} s on ${cores} cores`);
+}
 
 const sum = (key) => results.reduce((s, r) => s + (r.summary[key] ?? 0), 0);
 // A runner that ended without its summary (killed, crashed) counts as one failure, so it cannot pass.
