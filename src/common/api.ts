@@ -400,9 +400,20 @@ export interface Requests {
   'local.quickstart': { args: { dir?: string; port?: number }; result: QuickstartPrepared };
 }
 
+/** The progress of a detached run's launch, for the file at `path` (absolute). */
+export interface LaunchProgress {
+  path: string;
+  event: Extract<RunEvent, { type: 'data-progress' }>;
+}
+
 /** Every push from the backend. */
 export interface Events {
   'run.batch': EventBatch;
+  /**
+   * Before a detached run exists: what its launch does here first, to the client that asked (the DBT-3
+   * data step runs over this computer's connection before the runner takes over, minutes at a big SF).
+   */
+  'run.launch': LaunchProgress;
   prompt: Prompt;
   'document.changed': DocumentChanged;
   /** Emitted by the client's transport itself (never by the backend): connected, or reconnecting. */
@@ -464,7 +475,7 @@ export const METHODS = [
 export const METHODS_COMPLETE: [Exclude<Method, (typeof METHODS)[number]>] extends [never] ? true : { notInMethods: Exclude<Method, (typeof METHODS)[number]> } = true;
 
 /** The events the backend pushes (the transport event is the client's own). */
-export const EVENTS = ['run.batch', 'prompt', 'document.changed'] as const satisfies readonly EventName[];
+export const EVENTS = ['run.batch', 'run.launch', 'prompt', 'document.changed'] as const satisfies readonly EventName[];
 
 export function isMethod(name: unknown): name is Method {
   return typeof name === 'string' && (METHODS as readonly string[]).includes(name);

@@ -320,14 +320,29 @@ test('a DBT-3 design run detached from the Run view: "first the DBT-3 data step"
     // The file's data step needs consent first in a home of its own (it creates a database): the list names it; allowed here.
     const allow = page.getByTestId('run-consent-allow');
     await allow.waitFor({ timeout: 60_000 });
+    // The data step's progress may show for a moment only at SF 0.01: every text it shows is kept.
+    await page.evaluate(`(() => {
+      const seen = (window.launchData = []);
+      new MutationObserver(() => {
+        const t = document.querySelector('[data-testid="run-launching-data"]')?.textContent;
+        if (t && seen.at(-1) !== t) seen.push(t);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
     await allow.click();
     const launching = page.getByTestId('run-launching');
     await launching.waitFor({ timeout: 60_000 });
     assert.match(await launching.innerText(), /^Launching on .*: first the DBT-3 data step \(SF 0\.01\), over this computer's connection/);
     assert.equal(await page.getByTestId('run-start-button').isDisabled(), true, 'Run is not pressed twice while it launches');
-    if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-detached-dbt3-launching.png` });
+    if (process.env.VARLAB_SHOTS) {
+      // With its progress bar, if the step lasts long enough to be seen (the assertion below reads every text it showed).
+      await page.getByTestId('run-launching-data').waitFor({ timeout: 20_000 }).catch(() => {});
+      await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-detached-dbt3-launching.png` });
+    }
     await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 1 of 1 restarts' }).waitFor({ timeout: 300_000 });
     assert.ok(journalRecords(file).some((r) => r.t === 'data'), 'the data step is in the journal');
+    // The launch showed the data step's progress in the window that launched it, before the run existed.
+    const launchData = (await page.evaluate('window.launchData')) as string[];
+    assert.ok(launchData.some((t) => /^DBT-3 data: .*\d+ ?%/.test(t)), JSON.stringify(launchData));
     const saved = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
     assert.deepEqual(
       saved.results!.restarts[0].queries.map((q) => q.values.length),

@@ -2,6 +2,7 @@
 // these only carry its answers (their arguments are checked before: api/args.ts). Refusals come back
 // from run.start; everything after, as events.
 import { resolve } from 'node:path';
+import type { RunEvent } from '../../common/events.js';
 import type { BackendContext, Handlers } from '../backend.js';
 import { consentNote } from '../runs/prepare.js';
 import { requireConsentFor } from '../trust.js';
@@ -18,7 +19,9 @@ export function runHandlers(ctx: BackendContext): Handlers {
       ctx.hub.follow(origin.clientId, resolve(path));
       if (detach === true) {
         // The run goes on on its target; this process follows it while it can (the Run view stays live).
-        const d = await runs.detach({ file: path, target, auth, prompt, untilAnswered, resume: resume === true, fresh: fresh === true, missing: missing === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
+        // The launch's own work here (the DBT-3 data step) is shown in the window that launched it.
+        const onEvent = (e: RunEvent) => e.type === 'data-progress' && ctx.hub.emit('run.launch', { path: resolve(path), event: e }, origin.clientId);
+        const d = await runs.detach({ file: path, target, auth, prompt, untilAnswered, onEvent, resume: resume === true, fresh: fresh === true, missing: missing === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
         const s = await runs.attach(path, { prompt });
         // Several hosts: a host that did not start is said; the others go on.
         return d.failed.length && s.detached ? { ...s, detached: { ...s.detached, notStarted: d.failed } } : s;

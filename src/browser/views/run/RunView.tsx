@@ -175,12 +175,13 @@ function StartPanel() {
             {unfinished && !startOver ? 'Resume' : 'Run'}
           </button>
           {launching?.detach && (
-            <span className="muted" style={{ flexBasis: '100%' }} data-testid="run-launching">
+            <div className="muted" style={{ flexBasis: '100%' }} data-testid="run-launching">
               Launching on <code>{target}</code>
               {design?.workload.data
                 ? `: first the DBT-3 data step (SF ${design.workload.data.sf}), over this computer's connection, loaded or recognised, then the runner takes over. Keep this computer awake until the run is launched.`
                 : ': the runner takes over once it has begun its first restart.'}
-            </span>
+              {launching.data && <DataStepBar data={launching.data} testId="run-launching-data" />}
+            </div>
           )}
         </>
       )}
@@ -326,14 +327,7 @@ function Progress() {
           Run {endedWords(live.state, live.finishMessage)}
         </p>
       )}
-      {live.data && (
-        <div data-testid="run-data">
-          <small>{live.data.text}</small>
-          <div className="run-bar">
-            <div style={{ width: `${100 * live.data.fraction}%` }} />
-          </div>
-        </div>
-      )}
+      {live.data && <DataStepBar data={live.data} testId="run-data" />}
       <Verified live={live} />
       {live.interval && live.interval.seq === live.current?.seq && (
         <small data-testid="run-interval">
@@ -785,4 +779,16 @@ function RunError({ error }: { error: string | null | undefined }) {
       {error}
     </span>
   ) : null;
+}
+
+/** The DBT-3 data step's progress: a line and a bar (in a run, and in a detached launch before the run exists). */
+function DataStepBar({ data, testId }: { data: { text: string; fraction: number }; testId: string }) {
+  return (
+    <div data-testid={testId}>
+      <small>{data.text}</small>
+      <div className="run-bar">
+        <div style={{ width: `${100 * data.fraction}%` }} />
+      </div>
+    </div>
+  );
 }

@@ -9,6 +9,7 @@ import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
 import type { RunEvent } from '../../../common/events.js';
 import { LiveRuns, type LiveRun } from './live.js';
+import { dataProgressText } from '../../../common/dbt3/words.js';
 import { notStartedMessage } from './not-started.js';
 import { followsByItself, type FollowState } from './follow.js';
 import { trustGranted } from '../export/trust-grants.js';
@@ -39,8 +40,8 @@ interface RunSessionState {
   finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string; missing?: { cells: number; restarts: number; sentence: string } } | null;
   /** The key file and known_hosts the file's last run was started with (paths, in memory only): Resume after a cancel or a failure offers them again. */
   lastAuth: { path: string; auth: TargetAuth } | null;
-  /** run.start asked and not answered yet (a detached launch waits for its data step and the runner's first restart). */
-  launching: { path: string; detach: boolean } | null;
+  /** run.start asked and not answered yet (a detached launch waits for its data step and the runner's first restart); data: the data step's progress. */
+  launching: { path: string; detach: boolean; data?: { text: string; fraction: number } } | null;
 }
 
 const emptyRuns = new LiveRuns();
@@ -170,9 +171,19 @@ function watch(runId: string, path: string, detached?: RunStatus['detached'], cu
  */
 export async function startRun(path: string, auth: TargetAuth, how: RunHow = 'auto', detach = false, untilAnswered?: UntilAnswered | false): Promise<void> {
   useRunSession.setState({ error: null, designChanged: null, consent: null, lastAuth: { path, auth }, launching: { path, detach } });
+  // A detached launch runs the DBT-3 data step here first: its progress comes before the run exists.
+  const unlisten = detach
+    ? getClient().on('run.launch', ({ path: p, event }) => {
+        const { launching } = useRunSession.getState();
+        if (launching?.path === p) useRunSession.setState({ launching: { ...launching, data: { text: dataProgressText(event), fraction: event.fraction } } });
+      })
+    : () => {};
   const r = await getClient()
     .call('run.start', { path, auth, ...(how === 'resume' ? { resume: true } : {}), ...(how === 'fresh' ? { fresh: true } : {}), ...(how === 'missing' ? { missing: true } : {}), ...(detach ? { detach: true } : {}), ...(untilAnswered !== undefined ? { untilAnswered } : {}) })
-    .finally(() => useRunSession.setState({ launching: null }));
+    .finally(() => {
+      unlisten();
+      useRunSession.setState({ launching: null });
+    });
   if (!r.ok) {
     if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
     else if (r.code === 'needs-consent' && r.details?.consent) useRunSession.setState({ consent: { path, check: r.details.consent, how, auth, detach, untilAnswered } });
