@@ -15,6 +15,7 @@ import { roundsExperiment } from '../fixtures/rounds-experiment.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { exportContext } from '../../src/common/export/context.js';
 import { markdownReport } from '../../src/common/export/markdown.js';
+import { comparisonsFigure } from '../../src/common/figures/build.js';
 import { roundsLeft, ruleBaseline, ruleVerdictsFor } from '../../src/common/stats/replay.js';
 
 /** A run of a large effect with a rule of at most 10 rounds, journaled as the engine does up to its stop. */
@@ -138,6 +139,10 @@ test('the Markdown report of a run stopped when answered names the rule, the loo
   const table = md.slice(md.indexOf('## Comparisons with the baseline'), md.indexOf('## Stop when answered'));
   assert.match(table, new RegExp(`\\| aslr=off \\| Q1 pricing summary \\| .* \\| differs \\(round ${round}\\) \\|`));
   assert.ok(!/^\*\*/m.test(table.split('\n').find((l) => l.includes('differ')) ?? ''), 'the fixed-sample summary is not in bold');
+  // The comparisons figure says it too, and names the paired interval its bars are.
+  const figure = comparisonsFigure(exportContext(saved))!;
+  assert.match((figure.layout.title as { text: string }).text.replace(/<br>/g, ' '), /fixed-sample, not valid under the stopping rule: 1 of 1 comparison differs/);
+  assert.match(String((figure.layout.xaxis as { title: { text: string } }).title.text), /log scale, paired t within rounds\)/);
   // A design without a rule has no such section.
   assert.ok(!markdownReport(exportContext({ ...saved, design: { ...saved.design, stopping: undefined } })).includes('## Stop when answered'));
 });

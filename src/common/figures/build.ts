@@ -603,7 +603,8 @@ export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
   const title = `Effect against the baseline ${ctx.baseline}`;
   const few = fewRestartsOf(a);
   const sub = [
-    `baseline: ${ctx.baseline} (the 0% line); ${a.summary ?? ''}: filled markers`,
+    // Under a stopping rule the fixed-sample verdicts overstate the evidence: said where they are drawn, as the table says it.
+    `baseline: ${ctx.baseline} (the 0% line); ${ctx.doc.design.stopping ? 'fixed-sample, not valid under the stopping rule: ' : ''}${a.summary ?? ''}: filled markers`,
     conventionOf(ctx),
     ...(few ? [`note: ${few}`] : []),
   ];
@@ -611,7 +612,9 @@ export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
   layout.scattermode = 'group';
   layout.scattergap = 0.3;
   const beyond = changes.some((p) => { const r = ratioOf(p); return !(r >= scale.lo && r <= scale.hi); });
-  layout.xaxis = axis(`Change against the baseline (%, ${level}% interval of the ratio, log scale, Welch df)${beyond ? '; ▸ beyond the axis' : ''}`, {
+  // The interval each comparison uses (analysis.ts compare): paired within rounds when the restarts ran in rounds, else Welch.
+  const df = !a.pairing.paired ? 'Welch df' : a.pairing.paired === a.pairing.comparisons ? 'paired t within rounds' : 'paired t within rounds, else Welch df';
+  layout.xaxis = axis(`Change against the baseline (%, ${level}% interval of the ratio, log scale, ${df})${beyond ? '; ▸ beyond the axis' : ''}`, {
     type: 'log',
     range: [Math.log10(scale.lo), Math.log10(scale.hi)],
     tickvals: scale.tickvals,
