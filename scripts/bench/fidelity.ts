@@ -5,12 +5,26 @@
 //   B  by hand: the same restart (ServerControl), then the `mariadb` client fed the query REPS times
 //      through stdin, back to back, and events_statements_history_long read after the loop.
 // Each round's figure is the median of its executions after the first WARM; the ratio is varlab's
-// median of round figures over the by-hand one (goal 1.00 ± 0.03). Prints numbers only.
+// median of round figures over the by-hand one (goal 1.00 ± 0.03).
+//
+// Then the overhead per restart beyond the server's own start, the idle time and the executions
+// (goal ≤ 1.2× the by-hand driver's), locally and over SSH (the test sshd on 127.0.0.1): rounds A B A B,
+//   A  varlab: a run (RunEngine) of RESTARTS restarts of the ~1 ms query REPS times, no idle time;
+//   B  by hand: RESTARTS restarts, each one remote call of a sh script (lib/by-hand.ts: kill -TERM and
+//      wait, nohup mariadbd with the same options, poll a client login, the `mariadb` client fed the
+//      query REPS times, the history read after), over the same kind of session varlab uses.
+// Overhead of restart k = the start of restart k+1 − the start of restart k − the server's start
+// (varlab: launch → listening, the script's readyMs; by hand: launch → a login answers) − the
+// executions' server time. Restarts 2 … RESTARTS−1 count (the first runs varlab's setup, the last has
+// no next). Prints numbers only; asserts nothing about time.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { ServerProfile } from '../../src/common/experiment/types.js';
+import type { TargetAuth } from '../../src/common/api.js';
+import type { RestartResult, ServerProfile } from '../../src/common/experiment/types.js';
 import { createServerControl } from '../../src/node/host/index.js';
 import { RunEngine } from '../../src/node/engine/run.js';
+import { startSshd } from '../testenv/sshd.js';
+import { byHandRestarts } from './lib/by-hand.js';
 import { oneQuery, withSandbox } from './lib/sandbox.js';
 import { BATCH, detectTimer, historyMark, measureBatch } from '../../src/node/workloads/queries.js';
 
@@ -38,7 +52,25 @@ function client(profile: ServerProfile, input: string): Promise<string> {
   });
 }
 
+/** A BENCHMARK(n, MD5()) count that takes about `ms` of server time on this machine. */
+async function calibrate(conn: Awaited<ReturnType<ReturnType<typeof createServerControl>['connect']>>, ms: number): Promise<string> {
+  const timer = await detectTimer(conn);
+  let n = 2000;
+  for (let i = 0; i < 10; i++) {
+    const b = await measureBatch(conn, `SELECT BENCHMARK(${n}, MD5('varlab'))`, 5, timer, await historyMark(conn, timer));
+    const v = median(b.executions.filter((x) => x !== null).map((x) => x.value));
+    if (Math.abs(v - ms) / ms < 0.1) break;
+    n = Math.max(1, Math.round((n * ms) / Math.max(v, 0.01)));
+  }
+  return `SELECT BENCHMARK(${n}, MD5('varlab'))`;
+}
+
 export async function bench(): Promise<void> {
+  if (!process.env.FIDELITY_PART || process.env.FIDELITY_PART === 'time') await serverTime();
+  if (!process.env.FIDELITY_PART || process.env.FIDELITY_PART === 'overhead') await overheads();
+}
+
+async function serverTime(): Promise<void> {
   await withSandbox('fidelity', async ({ dir, session, profile }) => {
     const control = createServerControl(session, profile);
 
@@ -48,16 +80,7 @@ export async function bench(): Promise<void> {
     await admin.query('CREATE DATABASE IF NOT EXISTS varlab_bench');
     const timer = await detectTimer(admin);
     const sizes: { label: string; sql: string }[] = [];
-    for (const ms of [0.5, 1]) {
-      let n = 2000;
-      for (let i = 0; i < 10; i++) {
-        const b = await measureBatch(admin, `SELECT BENCHMARK(${n}, MD5('varlab'))`, 5, timer, await historyMark(admin, timer));
-        const v = median(b.executions.filter((x) => x !== null).map((x) => x.value));
-        if (Math.abs(v - ms) / ms < 0.1) break;
-        n = Math.max(1, Math.round((n * ms) / Math.max(v, 0.01)));
-      }
-      sizes.push({ label: `~${ms} ms`, sql: `SELECT BENCHMARK(${n}, MD5('varlab'))` });
-    }
+    for (const ms of [0.5, 1]) sizes.push({ label: `~${ms} ms`, sql: await calibrate(admin, ms) });
     await admin.end();
     console.log(`timer: ${timer.source}; ${ROUNDS} rounds of A (varlab) B (by hand) per size, ${REPS} executions each, the first ${WARM} left out; batch ${BATCH}`);
 
@@ -97,4 +120,100 @@ export async function bench(): Promise<void> {
       );
     }
   });
+}
+
+const RESTARTS = Number(process.env.FIDELITY_RESTARTS ?? 12);
+const OVERHEAD_ROUNDS = Number(process.env.FIDELITY_OVERHEAD_ROUNDS ?? 4);
+
+/** The overhead per restart, locally and over the test sshd. */
+async function overheads(): Promise<void> {
+  console.log(`overhead per restart beyond the server's start, idle and executions: ${OVERHEAD_ROUNDS} rounds of A (varlab) B (by hand), ${RESTARTS} restarts each, restarts 2…${RESTARTS - 1} counted`);
+  await overhead('local');
+  const sshd = await startSshd();
+  try {
+    await overhead(sshd.target, { identity: sshd.keyFile, knownHosts: sshd.knownHostsFile });
+  } finally {
+    await sshd.stop();
+  }
+}
+
+/** Per restart k of a series: when it began (client clock), its server start and its executions' server time (ms). */
+interface Series {
+  begin: number[];
+  serverStart: number[];
+  executions: number[];
+}
+
+/** Overhead of restarts 2 … n−1 of a series. */
+const overheadOf = (s: Series) => s.begin.slice(1, -1).map((b, i) => s.begin[i + 2] - b - s.serverStart[i + 1] - s.executions[i + 1]);
+
+/** What the bench keeps of each varlab restart: its steps, its server start, its place in time. */
+interface Kept {
+  seq: number;
+  steps: NonNullable<RestartResult['steps']>;
+  readyMs: number;
+  startedAt: number;
+  finishedAt: number;
+}
+
+async function overhead(target: string, auth?: TargetAuth): Promise<void> {
+  const where = target === 'local' ? 'local' : 'over SSH';
+  await withSandbox(
+    `overhead-${target === 'local' ? 'local' : 'ssh'}`,
+    async ({ dir, session, profile }) => {
+      const control = createServerControl(session, profile);
+      await control.restart([], {});
+      const admin = await control.connect();
+      await admin.query('CREATE DATABASE IF NOT EXISTS varlab_bench');
+      const sql = await calibrate(admin, 1);
+      await admin.end();
+      await control.stop();
+      const a: number[][] = [];
+      const b: number[][] = [];
+      const kept: Kept[] = [];
+      const splitB: Record<string, number[]> = {};
+      for (let round = 0; round < OVERHEAD_ROUNDS; round++) {
+        a.push(overheadOf(await varlabSeries(join(dir, `overhead-${round}.varlab.json`), profile, sql, target, auth, kept)));
+        const runB = await byHandRestarts(session, profile, sql, REPS, RESTARTS, 'varlab_bench');
+        b.push(overheadOf(runB));
+        for (const [k, v] of Object.entries(runB.split)) (splitB[k] ??= []).push(...v.slice(1, -1));
+        await control.stop();
+      }
+      const ratio = median(a.flat()) / median(b.flat());
+      console.log(
+        `${where.padEnd(9)} varlab median ${f(median(a.flat()), 0)} ms (rounds ${a.map((x) => f(median(x), 0)).join(' ')})   ` +
+          `by hand median ${f(median(b.flat()), 0)} ms (rounds ${b.map((x) => f(median(x), 0)).join(' ')})   ratio ${f(ratio, 2)} (goal ≤ 1.2)`,
+      );
+      const counted = kept.filter((r) => r.seq > 1 && r.seq < RESTARTS);
+      const names = [...new Set(counted.flatMap((r) => Object.keys(r.steps)))] as (keyof Kept['steps'])[];
+      const gaps = kept.flatMap((r, i) => (r.seq > 1 && r.seq < RESTARTS && kept[i + 1]?.seq === r.seq + 1 ? [kept[i + 1].startedAt - r.finishedAt] : []));
+      console.log(
+        `          varlab (median ms): ${names.map((k) => `${k} ${f(median(counted.map((r) => r.steps[k] ?? 0)), 0)}`).join(' · ')} · of start the server's ${f(median(counted.map((r) => r.readyMs)), 0)} · between restarts ${f(median(gaps), 0)}`,
+      );
+      console.log(`          by hand (median ms): ${Object.entries(splitB).map(([k, v]) => `${k} ${f(median(v), 0)}`).join(' · ')}`);
+    },
+    { target, auth },
+  );
+}
+
+async function varlabSeries(path: string, profile: ServerProfile, sql: string, target: string, auth: TargetAuth | undefined, kept: Kept[]): Promise<Series> {
+  const s: Series = { begin: [], serverStart: [], executions: [] };
+  const engine = new RunEngine({
+    path,
+    doc: oneQuery('fidelity overhead bench', profile, sql, RESTARTS, REPS, target),
+    auth,
+    prompt: async () => ({ accept: false }),
+    onEvent: (e) => {
+      const i = 'seq' in e ? e.seq - 1 : -1;
+      if (e.type === 'restart-started') {
+        s.begin[i] = e.at;
+        s.executions[i] = 0;
+      } else if (e.type === 'tunables-verified') s.serverStart[i] = e.readyMs ?? 0;
+      else if (e.type === 'execution') s.executions[i] += e.value;
+      else if (e.type === 'restart-finished') kept.push({ seq: e.seq, steps: e.steps ?? {}, readyMs: s.serverStart[i], startedAt: s.begin[i], finishedAt: e.at });
+    },
+  });
+  const out = await engine.run();
+  if (out.state !== 'finished') throw new Error(`varlab run ${out.state}: ${out.message}`);
+  return s;
 }

@@ -1,23 +1,25 @@
 // A loopback sandbox for the benchmarks that need a real mariadbd (target `local`): made in a
 // temporary folder with its own VARLAB_HOME, handed to the bench as a server profile, and removed
 // with everything else whatever happens; and the one-query experiment those benchmarks run on it.
+// `target` may be an SSH target (the test sshd on 127.0.0.1, scripts/testenv/sshd.ts), with its `auth`.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TargetAuth } from '../../../src/common/api.js';
 import type { ExperimentDoc, ServerProfile } from '../../../src/common/experiment/types.js';
 import { createSandbox, openTarget, removeSandbox, type TargetSession } from '../../../src/node/host/index.js';
 import type { RegisteredProfile } from '../../../src/node/host/profiles.js';
 
-export async function withSandbox(name: string, body: (s: { dir: string; session: TargetSession; profile: ServerProfile }) => Promise<void>): Promise<void> {
+export async function withSandbox(name: string, body: (s: { dir: string; session: TargetSession; profile: ServerProfile }) => Promise<void>, where: { target: string; auth?: TargetAuth } = { target: 'local' }): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `varlab-bench-${name}-`));
   chmodSync(dir, 0o755);
   const savedHome = process.env.VARLAB_HOME;
   process.env.VARLAB_HOME = join(dir, 'home');
-  const session = await openTarget('local', { prompt: async () => ({ accept: false }) });
+  const session = await openTarget(where.target, { auth: where.auth, prompt: async () => ({ accept: false }) });
   let sandbox: RegisteredProfile | null = null;
   try {
     sandbox = (await createSandbox(session, { parent: dir })).profile;
-    const profile: ServerProfile = { ...sandbox };
+    const profile: ServerProfile = { ...sandbox, target: where.target };
     delete (profile as Partial<RegisteredProfile>).sandboxDir;
     delete (profile as Partial<RegisteredProfile>).createdAt;
     await body({ dir, session, profile });
@@ -31,7 +33,7 @@ export async function withSandbox(name: string, body: (s: { dir: string; session
 }
 
 /** One query, `repetitions` times per restart, no warm-up dropped, no idle time, on the sandbox. */
-export function oneQuery(name: string, profile: ServerProfile, sql: string, restarts: number, repetitions: number): ExperimentDoc {
+export function oneQuery(name: string, profile: ServerProfile, sql: string, restarts: number, repetitions: number, target = 'local'): ExperimentDoc {
   return {
     format: 'varlab-experiment',
     version: 3,
@@ -45,8 +47,8 @@ export function oneQuery(name: string, profile: ServerProfile, sql: string, rest
       seed: 1,
       idleSeconds: 0,
       estimates: { restartSeconds: 2, executionMs: 1 },
-      target: 'local',
-      serverProfile: { ...profile, target: 'local' },
+      target,
+      serverProfile: { ...profile, target },
     },
   };
 }
