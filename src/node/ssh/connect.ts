@@ -106,6 +106,13 @@ function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefi
     });
     client.on('close', () => done(failure ?? new ApiError('connection', `${where}: the connection closed during set-up`)));
     client.connect(config);
+    // Nagle's algorithm off on the connection to sshd: each query and each reply of
+    // a forwarded mysql connection is a small write, and Nagle held some back until an acknowledgement
+    // (on the loopback sshd: a query's round trip 0.3 ms median and 2–4 ms at p90 with it, 0.14 and
+    // 0.3 ms without; a new mysql connection 20 ms with, 1.4 ms without). Over SSH that wait was time
+    // between two measured executions, and overhead in every restart. A jump host's channel has no
+    // socket to set: the first hop's is set when it connects.
+    client.setNoDelay(true);
   });
 }
 
