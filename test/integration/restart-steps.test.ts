@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
+import { RunEngine } from '../../src/node/engine/run.js';
 import { keepCells, quickstartCopy, runEnvForTests, varlabSync } from './run-env.js';
 
 const env = runEnvForTests();
@@ -51,4 +52,32 @@ test('every restart journals its step times; the file keeps them and analyze say
   assert.equal(json.restart_steps.find((s) => s.step === 'measure')!.restarts, 4);
   const text = varlabSync(['analyze', file], env.varlabHome).stdout;
   assert.match(text, /^where a restart's time goes \(median per restart\): stop \S+ m?s, idle 1\.\d s, start /m);
+});
+
+test('a lean restart: the verify login becomes the measuring one, and the timer is proved once per cell', { timeout: 600_000 }, async () => {
+  // mariadbd's general log names every login (Connect), account switch (Change user) and statement.
+  const log = `${env.profile.datadir}/varlab-general.log`;
+  const path = quickstartCopy(env, 'lean');
+  const doc = JSON.parse(readFileSync(path, 'utf8')) as ExperimentDoc;
+  keepCells(doc, ['aslr=on,ahi=on,preload=off,numa=default']);
+  doc.design.target = env.sshd.target;
+  const { sandboxDir: _d, createdAt: _c, ...profile } = env.profile as ServerProfile & { sandboxDir?: string; createdAt?: number };
+  // The engine runs the file's own profile (a `varlab run` would take the registered one).
+  doc.design.serverProfile = { ...profile, target: env.sshd.target, extraArgs: [...profile.extraArgs, '--general-log=ON', `--general-log-file=${log}`] };
+  doc.design.restartsPerCell = 3;
+  doc.design.workload.queries = doc.design.workload.queries.slice(0, 1);
+  doc.design.workload.repetitions = 3;
+  doc.design.workload.warmup = 0;
+  const engine = new RunEngine({ path, doc, auth: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile }, prompt: async () => ({ accept: true }) });
+  const out = await engine.run();
+  assert.equal(out.state, 'finished', out.message);
+  const saved = JSON.parse(readFileSync(path, 'utf8')) as ExperimentDoc;
+  assert.deepEqual(saved.results!.restarts.map((r) => [r.status, r.queries[0].source, r.queries[0].values.length]), [['ok', 'performance_schema', 3], ['ok', 'performance_schema', 3], ['ok', 'performance_schema', 3]]);
+  const text = readFileSync(log, 'utf8');
+  const logins = text.split('\n').filter((l) => / (Connect|Change user)\t/.test(l)).join('\n');
+  // The probe on the cell's first restart only (the setup's start measures nothing).
+  assert.equal(text.split('varlab_timer_probe').length - 1, 1, 'one timer probe in three restarts');
+  // The measurement account logs in once (the setup's check of the queries); each restart switches the verify login to it.
+  assert.equal(text.match(/ Connect\tvarlab_measure@/g)?.length ?? 0, 1, logins);
+  assert.equal(text.match(/ Change user\tvarlab_measure@/g)?.length ?? 0, 3, logins);
 });

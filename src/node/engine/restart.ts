@@ -20,7 +20,7 @@ import { verifyFailure } from '../../common/restart.js';
 import type { JournalRecord } from '../../common/records.js';
 import type { RunHooks, ServerControl, StartedServer, TargetSession } from '../host/types.js';
 import { ApiError } from '../../common/api.js';
-import { detectTimer, type ServerTimer } from '../workloads/queries.js';
+import { detectTimer, reuseExactTimer, type ServerTimer } from '../workloads/queries.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
 import { runSetup } from '../workloads/setup.js';
 import { runDataStep } from '../workloads/data-step.js';
@@ -61,6 +61,8 @@ export class RestartProcedure {
   private account: MeasureAccount | null = null;
   private startFailures = 0;
   private timer: ServerTimer | null = null;
+  /** Cells whose server proved the exact timer (its options are the cell's: the proof holds for its next restarts). */
+  private readonly exactProved = new Set<string>();
 
   constructor(private readonly ctx: RestartContext) {}
 
@@ -78,6 +80,8 @@ export class RestartProcedure {
     const steps = new StepTimes();
     // The idle time, with mysqld stopped, before each start: spent here, so that a cancel ends it at once.
     const idleHooks: RunHooks = {
+      // The verify step's login becomes the measuring one (or the setup's): one login less per restart.
+      keepLogin: true,
       idle: (ms) =>
         steps.time('idle', async () => {
           await ctx.sleep(ms);
@@ -150,7 +154,7 @@ export class RestartProcedure {
         const p = await steps.time('preload', () => ctx.host.preloadSchemas(conn, preload.schemas));
         ctx.record({ t: 'preload', at: Date.now(), seq: r.seq, ...p });
       }
-      if (w.kind === 'queries') await steps.time('timer', () => this.queryTimer(conn));
+      if (w.kind === 'queries') await steps.time('timer', () => this.queryTimer(conn, r.cell));
       ctx.checkCancel();
       await steps.time('measure', async () => {
         if (w.kind === 'queries')
@@ -220,9 +224,15 @@ export class RestartProcedure {
     }
   }
 
-  /** Which statement timer this server offers; recorded when it changes (and on the first restart). */
-  private async queryTimer(conn: Connection): Promise<void> {
-    const timer = await detectTimer(conn);
+  /**
+   * Which statement timer this server offers; recorded when it changes (and on the first restart).
+   * Proved by a probe statement on a cell's first restart; on its next ones, where it was the exact
+   * timer, one query finds the connection's thread and the consumers still on (a lean restart).
+   */
+  private async queryTimer(conn: Connection, cell: string): Promise<void> {
+    const timer = (this.exactProved.has(cell) ? await reuseExactTimer(conn) : null) ?? (await detectTimer(conn));
+    if (timer.source === 'performance_schema') this.exactProved.add(cell);
+    else this.exactProved.delete(cell);
     if (timer.source !== this.timer?.source) {
       this.ctx.record({ t: 'timer', at: Date.now(), source: timer.source, ...(timer.note ? { note: timer.note } : {}) });
       if (timer.note) this.ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: timer.note });

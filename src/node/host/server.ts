@@ -147,6 +147,17 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
   let pid: number | null = null;
   /** The counters read at the last start, once mysqld was ready: the open window's beginning. */
   let opened: NoiseSample | null = null;
+  /**
+   * The verify step's login, kept open for the next connect() to the same mysqld: that one takes it
+   * over as its own account and database (COM_CHANGE_USER, a fresh session) instead of logging in again
+   * (issue 22, a lean restart: over SSH each new login is a channel of its own). Closed by anything else.
+   */
+  let spare: { conn: Connection; pid: number } | null = null;
+  const dropSpare = async () => {
+    const s = spare;
+    spare = null;
+    if (s) await closeConnection(s.conn);
+  };
 
   /** A call's reply: the window open since the last start ends at its first counters. */
   function closeWindow(reply: Reply): void {
@@ -159,6 +170,16 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
   const hostFacts = async () => (host ??= await probeHost(session, paths));
 
   async function connect(database?: string, as?: { user: string; password: string }): Promise<Connection> {
+    const kept = spare;
+    spare = null;
+    if (kept && kept.pid === pid) {
+      try {
+        await kept.conn.changeUser({ user: as?.user ?? profile.user, password: as ? as.password : (password ?? ''), database });
+        return kept.conn;
+      } catch {
+        kept.conn.destroy(); // an account the switch cannot log in as: a login of its own says why
+      }
+    } else if (kept) await closeConnection(kept.conn);
     for (let attempt = 0; ; attempt++) {
       const stream = await session.connectStream(profile);
       try {
@@ -208,6 +229,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
   }
 
   async function run(proc: RestartProcedure, hooks: RunHooks = {}): Promise<StartedServer> {
+    await dropSpare();
     const idle = proc.steps.find((x) => x.kind === 'idle');
     const idleS = idle?.kind === 'idle' ? idle.seconds : 0;
     const timeoutMs = ((opts.stopTimeoutS ?? 600) + (opts.startTimeoutS ?? 300) + 60) * 1000;
@@ -251,9 +273,14 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     try {
       const names = verifyVariables(proc);
       live = { ...(await variables(conn, names)), ...(await consumerStates(conn, names)) };
-    } finally {
+    } catch (e) {
       await closeConnection(conn);
+      throw e;
     }
+    if (hooks.keepLogin) {
+      conn.on('error', () => {}); // mysqld gone while it waits: the next connect() finds out and logs in anew
+      spare = { conn, pid: reply.pid };
+    } else await closeConnection(conn);
     const { checks, options, facts } = judgeStart(proc, reply.facts, live, await hostFacts());
     const stop = stopMs ?? lap;
     const steps = { ...(stop !== undefined ? { stop } : {}), start: scriptMs - (lap ?? 0), verify: Date.now() - verifyFrom };
@@ -261,6 +288,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
   }
 
   async function stop(): Promise<void> {
+    await dropSpare();
     const out = await runScript(session, stopScript(profile, opts.stopTimeoutS, paths), profile.kind === 'systemd' ? `stopping ${profile.service}` : 'stopping mysqld', ((opts.stopTimeoutS ?? 600) + 60) * 1000);
     closeWindow(parseReply(out));
     pid = null;
@@ -279,6 +307,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     },
     stop,
     async restore() {
+      await dropSpare();
       await restoreHost(session, profile, paths);
     },
     connect,

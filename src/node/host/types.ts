@@ -61,6 +61,11 @@ export interface StartedServer {
 export interface RunHooks {
   /** Spend the idle time (milliseconds) with mysqld stopped; throws to give the restart up (a cancel). */
   idle?: (ms: number) => Promise<void>;
+  /**
+   * Keep the verify step's login open: the next connect() to this mysqld takes it over (COM_CHANGE_USER
+   * to its account and database) instead of logging in again. Anything else the control does closes it.
+   */
+  keepLogin?: boolean;
 }
 
 /** How mysqld is started, stopped, verified and the host restored, for one target and server profile. */

@@ -106,6 +106,23 @@ export async function detectTimer(conn: Connection): Promise<ServerTimer> {
   };
 }
 
+/**
+ * The exact timer on a new connection to a server where it was proved before with the same options
+ * (the same cell of the run): one query, which finds this connection's THREAD_ID, instrumented, and
+ * the statement consumers the timer needs on. Null when it does not: then detectTimer proves it anew.
+ */
+export async function reuseExactTimer(conn: Connection): Promise<ServerTimer | null> {
+  try {
+    const [row] = await rows(
+      conn,
+      `SELECT t.THREAD_ID AS t, (SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE ENABLED = 'YES' AND NAME IN (${TIMER_CONSUMERS.map((c) => `'${c}'`).join(', ')})) AS c FROM performance_schema.threads t WHERE t.PROCESSLIST_ID = CONNECTION_ID() AND t.INSTRUMENTED = 'YES'`,
+    );
+    return row?.t != null && Number(row.c) === TIMER_CONSUMERS.length ? { source: 'performance_schema', threadId: Number(row.t) } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Run one statement, counting rows as they stream past; resolves with the row count. */
 function streamed(conn: Connection, sql: string): Promise<number> {
   const core = (conn as unknown as { connection: CoreConnection }).connection;
