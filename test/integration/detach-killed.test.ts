@@ -61,9 +61,12 @@ async function detachAndKill(service: RunService, file: string, thp: string) {
   assert.equal(readFileSync(thp, 'utf8').trim(), 'never', 'the first restart set THP');
   const step = Number(readFileSync(join(started.dir, 'step.pid'), 'utf8'));
   assert.ok(alive(step), 'the runner waits in a step of its own (the idle time)');
+  // The runner's lock refresher: a SIGKILL of the runner leaves it to notice within 30 s by itself.
+  const refresher = Number(readFileSync(join(started.dir, 'refresh.pid'), 'utf8'));
+  assert.ok(alive(refresher), 'the runner keeps its lock fresh');
   process.kill(started.pid!, 'SIGKILL');
   assert.equal(await exited(started.pid!), true);
-  return { started, step };
+  return { started, step, refresher };
 }
 
 const mysqldStopped = () => {
@@ -75,7 +78,7 @@ test('a detached runner killed by SIGKILL: status right after says it is gone, s
   const { paths, thp } = hostTree('tree-status');
   const file = waiting('killed');
   const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
-  const { started, step } = await detachAndKill(service, file, thp);
+  const { started, step, refresher } = await detachAndKill(service, file, thp);
   const lock = join(started.dir, '../../varlab-run.lock');
   const hostLock = join(paths.records, 'host', 'varlab-run.lock');
   assert.ok(existsSync(lock) && existsSync(hostLock), 'the killed runner left its locks (THP: the host\'s too)');
@@ -87,6 +90,7 @@ test('a detached runner killed by SIGKILL: status right after says it is gone, s
   assert.equal(readFileSync(thp, 'utf8').trim(), 'madvise', 'THP put back from the record');
   assert.ok(mysqldStopped(), 'mysqld stopped');
   assert.equal(await exited(step), true, "the runner's step is stopped");
+  assert.equal(await exited(refresher, 2_000), true, "the runner's lock refresher is stopped, not left to notice within 30 s");
   assert.equal(existsSync(lock) || existsSync(hostLock), false, 'the locks are let go');
 
   // attach brings the end in, with the same words, and removes the run's directory, and then this
@@ -107,7 +111,7 @@ test('a detached runner killed by SIGKILL: a run of another file on that host go
   const { paths, thp } = hostTree('tree-run');
   const killed = waiting('killed-then-other');
   const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
-  const { started } = await detachAndKill(service, killed, thp);
+  const { started, refresher } = await detachAndKill(service, killed, thp);
 
   const other = quickstartCopy(env, 'other', (d) => {
     keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
@@ -126,6 +130,7 @@ test('a detached runner killed by SIGKILL: a run of another file on that host go
   assert.match(said, new RegExp(`^the detached run of .*killed-then-other\\.varlab\\.json held \\S+, but the runner \\(pid ${started.pid}\\) is gone since .*; no restart of it had finished; its end is now in its journal there, its mysqld is stopped and the host's settings are restored from the record; \`varlab attach .*killed-then-other\\.varlab\\.json\` brings it into the file$`));
   assert.equal(readFileSync(thp, 'utf8').trim(), 'madvise');
   assert.ok(mysqldStopped());
+  assert.equal(await exited(refresher, 2_000), true, "the killed runner's lock refresher is stopped");
   const s = JSON.parse(varlabSync(['status', killed, '--json'], env.varlabHome).stdout) as { state: string; message: string };
   assert.equal(s.state, 'failed');
   assert.match(s.message, /is gone since/);

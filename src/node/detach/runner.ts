@@ -368,9 +368,12 @@ lock_take() {
   # outlived the runner by up to 30 s, a "runner.sh" still running after a cancel.
   ( s=; trap 'kill "$s" 2>/dev/null; exit 0' TERM; while kill -0 "$1" 2>/dev/null; do printf '%s\n' "$LOCKS" | while IFS= read -r L; do touch "$L/owner" 2>/dev/null; done; sleep 30 & s=$!; wait "$s"; done ) < /dev/null > /dev/null 2>&1 &
   REFRESH=$!
+  # For the end made by whoever finds this runner killed (gone): its refresher is stopped too.
+  echo "$REFRESH" > "$DIR/refresh.pid"
 }
 lock_release() {
-  [ -z "$REFRESH" ] || kill "$REFRESH" 2>/dev/null
+  [ -n "$REFRESH" ] || read -r REFRESH < "$DIR/refresh.pid" 2>/dev/null
+  [ -n "$REFRESH" ] && tr '\0' '\n' < "/proc/$REFRESH/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh" && kill "$REFRESH" 2>/dev/null
   printf '%s\n' "$LOCKS" | while IFS= read -r L; do grep -qF ${q(`"runId":"${input.runId}"`)} "$L/owner" 2>/dev/null && rm -rf "$L"; done; true
 }`
     : String.raw`lock_take() { true; }
