@@ -253,7 +253,11 @@ test("the app's way: run service detach and attach, batches as a live run's; clo
 });
 
 test('Ctrl-C on varlab attach detaches this computer only: the run goes on, and the next attach brings it all in', { timeout: 600_000 }, async () => {
-  const file = small('ctrlc', (d) => keepCells(d, CELLS.slice(0, 1)));
+  const file = small('ctrlc', (d) => {
+    keepCells(d, CELLS.slice(0, 1));
+    // Still running when the Ctrl-C comes: at load 15 both restarts once ended first, and attach said "finished".
+    d.design.idleSeconds = 5;
+  });
   const started = varlabSync(['run', file, '--detach', ...env.authArgs], env.varlabHome);
   assert.equal(started.code, 0, started.stderr);
   const child = spawn(process.execPath, [...CLI, 'attach', file, '--events', 'json'], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -77,6 +77,9 @@ test('a second varlab run on a busy target is refused naming the running file; t
     d.design.restartsPerCell = 2;
     d.design.workload.repetitions = 3;
     d.design.workload.warmup = 0;
+    // Long enough to be still running when the three refused runs reach the target: at load 15 it once
+    // finished first, and the last of them ran. An idle waits without taking the CPU the others need.
+    d.design.idleSeconds = 4;
   });
   const second = quickstartCopy(env, 'second', (d) => keepCells(d, [CELL]));
   const run = varlabRun([first, ...target()], env.varlabHome);
