@@ -129,7 +129,12 @@ for (const [timer, args] of [
       if (timer === 'performance_schema') assert.deepEqual(consumers.map((o) => o.observed), consumers.map((o) => `performance_schema.setup_consumers ${o.tunable.slice('performance_schema_consumer_'.length)} ENABLED = YES`));
       assert.deepEqual(r.queries.map((q) => [q.query, q.values.length, q.source]), d.workload.queries.map((q) => [q.name, 3, timer]));
       for (const q of r.queries) assert.ok(q.values.every((v) => v > 0 && v < 60_000), `${q.values}`);
+      // Where its time went, as an attached restart says it.
+      const st = r.steps ?? {};
+      for (const step of ['stop', 'start', 'verify', 'measure'] as const) assert.ok((st[step] ?? -1) >= 0, `${step}: ${JSON.stringify(st)}`);
+      assert.ok(st.start! + st.stop! + st.verify! + st.measure! <= r.finishedAt - r.startedAt + 10, `the steps fit in the restart: ${JSON.stringify(st)}, ${r.finishedAt - r.startedAt} ms`);
     }
+    assert.equal(s.restarts.filter((r) => r.steps?.setup !== undefined).length, 1, 'the setup in the first restart only');
     assert.equal(s.timer?.source, timer);
     // Which timer and why, as an attached run says it: profiling names what the exact timer lacks on this server.
     if (timer === 'profiling') assert.match(s.timer?.note ?? '', /^times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off; for performance_schema's exact timer .*--performance-schema=ON/);

@@ -270,7 +270,8 @@ test('import: the runner lines become the records an attached run writes, whatev
     'T 1004 profiling events_statements_current,events_statements_history_long',
     'X 1005 1 1 1 0.00250000',
     'X 1006 1 1 2 0.00125000',
-    'D 1007 1',
+    // Its step times (a word that is not a step, or not a count, is left out).
+    'D 1007 1 stop=52 start=190 verify=31 setup=5300 measure=12 connect=x bogus=4',
     'R 1008 2',
     // The second start left the hash index on although the cell says off: verify-failed, its figures kept out.
     `F 1009 2 ${b64('@pid 78\n@ready 700\n')} ${b64('innodb_adaptive_hash_index\tON\ninnodb_buffer_pool_size\t536870912\n')}`,
@@ -286,6 +287,8 @@ test('import: the runner lines become the records an attached run writes, whatev
   assert.equal(s.restarts.length, 2);
   const [ok, bad] = s.restarts;
   assert.equal(ok.status, 'ok');
+  assert.deepEqual(ok.steps, { stop: 52, start: 190, verify: 31, setup: 5300, measure: 12 });
+  assert.equal(bad.steps, undefined, 'a D line of an older runner: no steps');
   assert.deepEqual(ok.queries, [{ query: d.workload.queries[0].name, unit: 'ms', source: 'profiling', values: [2.5, 1.25] }]);
   assert.deepEqual(ok.options, [{ tunable: 'innodb_buffer_pool_size', level: '512M', ok: true, observed: '@@innodb_buffer_pool_size = 536870912' }]);
   assert.equal(bad.status, plan[1].levels.ahi === 'off' ? 'verify-failed' : 'ok');

@@ -11,7 +11,7 @@
 //   X AT SEQ Q REP RAW      one execution, raw timer figure
 //   I AT SEQ SECONDS        the idle time began (mysqld stopped, before the start)
 //   C AT SEQ REP RC OUT     one run of the benchmark command and its output
-//   P AT SEQ T I ROWS MS    the preload                   D AT SEQ          restart SEQ finished
+//   P AT SEQ T I ROWS MS    the preload                   D AT SEQ [STEP=MS…] restart SEQ finished, its step times
 //   Z AT SEQ REASON         restart SEQ thrown away (it is run again: the connection lost, or a figure of the timer not provably its execution's)
 //   E AT STATE [WHY…]       the run ended                 H AT ok|fail [WHAT]  the host was put back
 //   E AT failed gone PID LAST K   the runner died without its end (killed); written by whoever found it gone
@@ -20,7 +20,7 @@
 // the raw timer figures with serverMs, the command's output with commandExecution, the failures'
 // texts with startFailure, setupFailure and queryProblems.
 import { CANCELLED_MESSAGE, type RunEvent } from '../../common/events.js';
-import type { Design, ServerProfile, TimingSource } from '../../common/experiment/types.js';
+import { RESTART_STEPS, type Design, type ServerProfile, type TimingSource } from '../../common/experiment/types.js';
 import type { HostFingerprint } from '../../common/host.js';
 import type { ScheduledRestart } from '../../common/plan.js';
 import type { JournalRecord, RecordOf } from '../../common/records.js';
@@ -252,10 +252,13 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
       case 'I':
         // The idle time began (mysqld stopped, before the start): a mark for whoever reads the journal on the target.
         break;
-      case 'D':
-        if (open.has(seq)) records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'ok' });
+      case 'D': {
+        // Its step times follow as NAME=MS (a runner of before 2026-11-27 wrote none).
+        const steps = Object.fromEntries(f.slice(3).map((x) => x.split('=')).filter(([k, v]) => (RESTART_STEPS as readonly string[]).includes(k) && /^[0-9]+$/.test(v ?? '')).map(([k, v]) => [k, Number(v)]));
+        if (open.has(seq)) records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'ok', ...(Object.keys(steps).length ? { steps } : {}) });
         open.delete(seq);
         break;
+      }
       case 'N': {
         // The host's counters around the restart's measured queries (after its D): its noise.
         const samples = new Map(text(f[3]).split('\n').filter((l) => l.startsWith('@noise ')).map((l) => parseNoiseSample(l.slice(7))).filter((x) => x !== null).map((x) => [x.when, x.sample]));

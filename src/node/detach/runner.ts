@@ -16,7 +16,7 @@
 // it that is not a number or a fixed word is base64, so query results and error texts cannot be
 // mistaken for the runner's lines.
 import { ApiError } from '../../common/api.js';
-import type { Design, ServerProfile } from '../../common/experiment/types.js';
+import { RESTART_STEPS, type Design, type ServerProfile } from '../../common/experiment/types.js';
 import type { HostFingerprint } from '../../common/host.js';
 import type { ScheduledRestart } from '../../common/plan.js';
 import { assertPath } from '../../common/profile.js';
@@ -31,6 +31,12 @@ import { splitStatements } from '../workloads/setup.js';
 import { MEASURE_USER, measureAccountSql } from '../workloads/account.js';
 import { keptForm } from '../workloads/history.js';
 import { TIMER_CONSUMERS } from '../workloads/queries.js';
+
+/**
+ * The steps a detached runner times (RESTART_STEPS less connect and timer: its client logs in for
+ * each call, and the timer's probe runs inside measure).
+ */
+const STEP_NAMES = RESTART_STEPS.filter((n) => n !== 'connect' && n !== 'timer');
 
 /** Where the measurement account's password goes in its SQL: the runner puts in the one it made. */
 const PASSWORD_SLOT = '@@varlab_password@@';
@@ -401,6 +407,12 @@ ${NOISE_SAMPLE}
 SYS=${q(input.paths.sys)}
 ms() { t=$(date +%s%3N 2>/dev/null); case "$t" in *N*|'') t=$(date +%s)000 ;; esac; echo "$t"; }
 jr() { printf '%s\n' "$*" >> "$J"; }
+# Where a restart's time goes, as an attached run journals it (RESTART_STEPS): milliseconds per step,
+# summed where a step runs twice (the setup's two starts), written on the restart's D line.
+st_reset() { ${STEP_NAMES.map((n) => `ST_${n}=`).join('; ')}; }
+st_add() { eval "ST_$1=\$(( \${ST_$1:-0} + $2 ))"; }
+st_since() { st_add "$1" $(( $(ms) - $2 )); } # NAME FROM: the time since FROM (ms)
+st_line() { for n in ${STEP_NAMES.join(' ')}; do eval "v=\$ST_$n"; [ -n "$v" ] && printf ' %s=%s' "$n" "$v"; done; }
 b64() { x=$(base64 | tr -d '\n'); [ -n "$x" ] || x=-; printf '%s' "$x"; }
 CLIENT=$(command -v mariadb || command -v mysql)
 sql() { "$CLIENT" ${conn} -N -B -n --comments --binary-mode "$@"; }
@@ -484,11 +496,16 @@ gone() {
 # $1 cell, $2 seq: mysqld stopped and the host set; the design's idle time, journaled (I) and spent in a
 # step of its own that a cancel stops at once; then the start.
 start_cell() {
+  t_=$(ms)
   "down_$1" > "$DIR/reply" 2> "$DIR/reply.err"; rc=$?
   [ "$rc" = 0 ] || return 1
   eval "idl=\$idle_$1"
-  if [ -n "$idl" ]; then jr "I $(ms) $2 $(printf '%s' "$idl" | cut -d' ' -f1)"; bg idle $idl; ck; fi
-  "cell_$1" >> "$DIR/reply" 2>> "$DIR/reply.err"; rc=$?; [ "$rc" = 0 ] && grep -q '^@pid ' "$DIR/reply"
+  if [ -n "$idl" ]; then st_since stop "$t_"; t_=$(ms); jr "I $t_ $2 $(printf '%s' "$idl" | cut -d' ' -f1)"; bg idle $idl; ck; st_since idle "$t_"; t_=$(ms); fi
+  "cell_$1" >> "$DIR/reply" 2>> "$DIR/reply.err"; rc=$?
+  # Without an idle, one call stopped and started: its lap says where the start began.
+  lp=$(sed -n 's/^@lap stop //p' "$DIR/reply" | tail -n 1); case "$lp" in ''|*[!0-9]*) lp=0 ;; *) st_add stop "$lp" ;; esac
+  st_add start $(( $(ms) - t_ - lp ))
+  [ "$rc" = 0 ] && grep -q '^@pid ' "$DIR/reply"
 }
 # A start that fails is the restart's result (S) and the run goes on, as in an attached run
 # (common/restart-policy.ts): one that will fail the same way again ends it at once, and so do
@@ -524,22 +541,26 @@ run_restart() { # $1 seq, $2 cell
     ck
     WHY='the connection to mysqld was lost during this restart'
     jr "R $(ms) $1"
+    st_reset
     start_cell "$2" "$1" || { start_failed "$1"; return; }
     START_FAILS=0
     ck
-    login
+    tv=$(ms); login; st_since verify "$tv"
     eval "dk=\$data_$2"
     if ! case " $SETUP_DONE " in *" $dk "*) true ;; *) false ;; esac; then
+      tv=$(ms)
       setup
       ck
       check_queries
       SETUP_DONE="$SETUP_DONE $dk"
+      st_since setup "$tv"
       if [ "$AGAIN" = 1 ]; then
         # Fresh data sits in the buffer pool of this server: start a clean one for the measurements.
         start_cell "$2" "$1" || { start_failed "$1"; return; }
-        login
+        tv=$(ms); login; st_since verify "$tv"
       fi
     fi
+    tv=$(ms)
     q=$("vars_$2")
     v=
     r=0
@@ -550,13 +571,15 @@ run_restart() { # $1 seq, $2 cell
     q=$("cons_$2")
     if [ "$r" = 0 ] && [ -n "$q" ] && c=$(sql -e "$q" 2> /dev/null); then v="$v
 $c"; fi
+    st_since verify "$tv"
     [ "$r" = 0 ] && jr "F $(ms) $1 $(b64 < "$DIR/reply") $(printf '%s' "$v" | b64)"
     ck
     if [ "$r" = 0 ] && eval "[ -n \"\$preload_$2\" ]"; then
       t0=$(ms)
       if bg preload; then
         read -r pt pi pr < "$DIR/preload.out"
-        jr "P $(ms) $1 $pt $pi $pr $(($(ms) - t0))"
+        pms=$(($(ms) - t0)); st_add preload "$pms"
+        jr "P $(ms) $1 $pt $pi $pr $pms"
       else
         ck
         lost "$DIR/preload.err" && r=2 || finish failed msg "$(printf 'preload: %s' "$(errline "$DIR/preload.err")" | b64)"
@@ -567,10 +590,10 @@ $c"; fi
       # The host's counters just before and after the measured queries (N, after D): the restart's noise.
       MPID=$(sed -n 's/^@pid //p' "$DIR/reply" | tail -n 1)
       noise_sample from "$MPID" "$SYS" > "$DIR/noise"
-      measure "$1"; r=$?
+      tv=$(ms); measure "$1"; r=$?; st_since measure "$tv"
       noise_sample to "$MPID" "$SYS" >> "$DIR/noise"
     fi
-    if [ "$r" = 0 ]; then jr "D $(ms) $1"; jr "N $(ms) $1 $(b64 < "$DIR/noise")"; return; fi
+    if [ "$r" = 0 ]; then jr "D $(ms) $1$(st_line)"; jr "N $(ms) $1 $(b64 < "$DIR/noise")"; return; fi
     tries=$((tries + 1))
     jr "Z $(ms) $1 $(printf '%s' "$WHY" | b64)"
     [ "$tries" -lt ${RESTART_POLICY.triesPerRestart} ] || finish failed lost "$1" "$tries" "$(printf '%s' "$WHY" | b64)"
