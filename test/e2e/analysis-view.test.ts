@@ -21,8 +21,8 @@ let browser: Browser;
 const BIMODAL = 'aslr=on,ahi=on';
 const SINGLE = 'aslr=off,ahi=off';
 
-/** 4 cells × 10 restarts × 2 queries × 20 repetitions; see the header for the structure. */
-function experiment(): ExperimentDoc {
+/** 4 cells × 10 restarts × 2 queries × 20 repetitions; see the header for the structure. `steadySecond`: the second query never warms up. */
+function experiment(steadySecond = false): ExperimentDoc {
   const doc: ExperimentDoc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
   doc.design.factors = doc.design.factors.slice(0, 2);
   doc.design.restartsPerCell = 10;
@@ -38,7 +38,8 @@ function experiment(): ExperimentDoc {
       const base = 20 + 10 * qi;
       const bad = s.cell === BIMODAL && s.restartOfCell % 3 === 0;
       const level = base * (bad ? 1.1 : 1) * (1 + (random() - 0.5) * (s.cell.startsWith('aslr=on') ? 0.01 : 0.004));
-      const values = Array.from({ length: 20 }, (_, j) => level * (s.cell.includes('ahi=on') && j < 6 ? 1 + (6 - j) * 0.05 : 1) * (1 + (random() - 0.5) * 0.004));
+      const warms = s.cell.includes('ahi=on') && !(steadySecond && qi === 1);
+      const values = Array.from({ length: 20 }, (_, j) => level * (warms && j < 6 ? 1 + (6 - j) * 0.05 : 1) * (1 + (random() - 0.5) * 0.004));
       return { query: q.name, unit: 'ms', source: 'performance_schema' as const, values };
     });
     const status = s.cell === SINGLE && s.restartOfCell > 1 ? ('failed' as const) : ('ok' as const);
@@ -75,7 +76,7 @@ function twoHosts(): ExperimentDoc {
 }
 
 before(async () => {
-  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()) });
+  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)) });
   url = harness.url;
   browser = await launchBrowser();
 });
@@ -147,6 +148,24 @@ test('the warm-up the data suggest is shown and written into the design with one
   // The analysis follows the design: 6 dropped now, and nothing more to apply.
   await page.getByTestId('apply-warmup').waitFor({ state: 'detached' });
   assert.equal(await page.getByTestId('analysis-warmup').inputValue(), '6');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a query steady at once offers the design's one warm-up, not its own: the two warm-up lines agree", async () => {
+  const { page, errors } = await open('steady-second.json');
+  assert.match((await page.getByTestId('warmup-suggestion').textContent())!, /Every restart is steady after 6 executions.*The design drops 2: too few/);
+  const second = experiment(true).design.workload.queries[1].name;
+  await page.getByTestId('analysis-query').selectOption(second);
+  const line = page.getByTestId('query-warmup');
+  await line.getByText('every query: 6').waitFor();
+  assert.match((await line.textContent())!, new RegExp(`Warm-up from the data for ${second}: 0 executions · every query: 6, the design's one warm-up is for all of them`));
+  // Before, "Use warm-up 0" here, below "too few: set the design's warm-up to 6".
+  assert.equal(await page.getByTestId('apply-query-warmup').textContent(), 'Set the design’s warm-up to 6');
+  await page.getByTestId('apply-query-warmup').click();
+  assert.equal((await docIn(page)).design.workload.warmup, 6);
+  await page.getByTestId('apply-query-warmup').waitFor({ state: 'detached' });
+  await page.getByTestId('apply-warmup').waitFor({ state: 'detached' });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -194,7 +194,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
                   ))}
                 </select>
               </label>
-              <QueryPanel ctx={ctx} analysis={analysis} query={query} cell={cell} onCell={setCell} onApplyWarmup={applyWarmup} />
+              <QueryPanel ctx={ctx} analysis={analysis} query={query} cell={cell} onCell={setCell} onApplyWarmup={applyWarmup} designWarmup={designWarmup} />
             </Section>
           ) : null}
 

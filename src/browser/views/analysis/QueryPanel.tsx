@@ -19,6 +19,8 @@ interface Props {
   cell: string;
   onCell(cell: string): void;
   onApplyWarmup(n: number): void;
+  /** The design's warm-up: the one the Steady state section's advice is about, for every query. */
+  designWarmup: number;
 }
 
 /** Width of the strip plot's value axis in pixels, about: one dot per pixel of a row beyond THIN_ABOVE. */
@@ -90,7 +92,7 @@ function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
   );
 }
 
-export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }: Props) {
+export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup, designWarmup }: Props) {
   const target = analysis.settings.targetEffectPct;
   const pooled = analysis.mde.find((m) => m.query === query)?.mde;
   const notes = new Reasons();
@@ -150,7 +152,7 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }
         share. Restart means that vary no more than their executions predict show a between CoV with σ between and ICC at 0.
       </p>
       <NullNotes notes={notes} />
-      <RepetitionsPlot ctx={ctx} analysis={analysis} query={query} cell={cell} onCell={onCell} onApplyWarmup={onApplyWarmup} />
+      <RepetitionsPlot ctx={ctx} analysis={analysis} query={query} cell={cell} onCell={onCell} onApplyWarmup={onApplyWarmup} designWarmup={designWarmup} />
     </div>
   );
 }
@@ -158,14 +160,20 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup }
 /** `mean (ms)`: a column of values says its unit. */
 const unitLabel = (label: string, unit: string | null) => (unit ? `${label} (${unit})` : label);
 
-/** The executions of one cell in repetition order, one line per restart, with both warm-ups marked. */
-function RepetitionsPlot({ ctx, analysis, query, cell, onCell, onApplyWarmup }: Props) {
+/**
+ * The executions of one cell in repetition order, one line per restart, with both warm-ups marked.
+ * The design has one warm-up for every query, so the one offered here is the Steady state section's
+ * (the largest any query needs), with the same words: this query's own figure is said beside it, never
+ * offered as the design's (a query steady at once offered "Use warm-up 0" below "too few: set 6").
+ */
+function RepetitionsPlot({ ctx, analysis, query, cell, onCell, onApplyWarmup, designWarmup }: Props) {
   const suggestion = analysis.warmup.queries.find((q) => q.query === query);
   const forCell = suggestion?.cells.find((c) => c.cell === cell);
   const current = analysis.settings.warmup;
   const cells = ctx.cells.filter((c) => analysis.restarts.some((r) => r.cell === c && r.query === query));
   const figure = useMemo(() => repetitionsFigure(ctx, query, cell, current, forCell?.suggested ?? null, forCell), [ctx, query, cell, current, forCell]);
   const q = suggestion?.suggested ?? null;
+  const all = analysis.warmup.suggested;
   return (
     <div style={{ marginTop: 12 }} data-testid="repetitions-plot">
       <div className="row" style={{ alignItems: 'center', gap: 8 }}>
@@ -183,10 +191,11 @@ function RepetitionsPlot({ ctx, analysis, query, cell, onCell, onApplyWarmup }: 
           Warm-up from the data for {query}:{' '}
           {q === null ? <span className="muted">none found ({suggestion?.reason ?? 'no executions'})</span> : <strong>{fmtNum(q)} executions</strong>}
           {forCell && forCell.suggested !== q ? <span className="muted"> (this cell: {forCell.suggested ?? `none, ${forCell.reason}`})</span> : null}
+          {all !== null && all !== q ? <span className="muted"> · every query: {fmtNum(all)}, the design's one warm-up is for all of them</span> : null}
         </span>
-        {q !== null && q !== current ? (
-          <button onClick={() => onApplyWarmup(q)} data-testid="apply-query-warmup">
-            Use warm-up {q}
+        {all !== null && all !== designWarmup ? (
+          <button onClick={() => onApplyWarmup(all)} data-testid="apply-query-warmup">
+            Set the design’s warm-up to {all}
           </button>
         ) : null}
       </div>
