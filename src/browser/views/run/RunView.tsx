@@ -272,6 +272,16 @@ function HostButtons({ runs, shown, onShow }: { runs: LiveRuns; shown: LiveRun; 
   );
 }
 
+/** The time left, counted down each second between the estimates each finished restart brings. */
+function TimeLeft({ live }: { live: LiveRun }) {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  return <span data-testid="run-time-left">{formatDuration(Math.round(live.remainingNow(now) / 1000))} left</span>;
+}
+
 function Progress() {
   const live = useRunSession((s) => s.live);
   const detached = useRunSession((s) => s.detached);
@@ -295,7 +305,7 @@ function Progress() {
           {live.done} of {live.stopping ? 'at most ' : ''}
           {live.planned} restarts
         </span>
-        {active && <span>{formatDuration(live.remainingMs / 1000)} left</span>}
+        {active && <TimeLeft live={live} />}
         <span data-testid="run-executions">{live.executions.toLocaleString('en')} executions</span>
         {live.current && (
           <span data-testid="run-current">
@@ -386,6 +396,41 @@ function Verified({ live }: { live: LiveRun }) {
 }
 
 const PALETTE = ['#3271d4', '#d4573b', '#2f9e6e', '#8a5cd1', '#c49a1a', '#1b9aaa', '#c2417d', '#6b7785'];
+/** Past the palette's colours, the marker's shape (and the line's dash) tells the cells apart: 16 cells are 8 colours × 2 shapes. */
+const SHAPES = [
+  { symbol: 'circle', glyph: '●', dash: 'solid' },
+  { symbol: 'square', glyph: '■', dash: 'dot' },
+  { symbol: 'diamond', glyph: '◆', dash: 'dash' },
+  { symbol: 'triangle-up', glyph: '▲', dash: 'dashdot' },
+];
+
+/** How a cell is drawn in the Run view's plots: the i-th cell's colour and shape. */
+function cellStyle(i: number): { color: string; symbol: string; glyph: string; dash: string } {
+  return { color: PALETTE[i % PALETTE.length], ...SHAPES[Math.floor(i / PALETTE.length) % SHAPES.length] };
+}
+
+/**
+ * The cells of the restart-level plots, one legend for both (they draw a cell alike): beside a plot,
+ * sixteen cell names would leave it no room, so the names wrap below the pair instead.
+ */
+function CellLegend({ cells }: { cells: string[] }) {
+  if (cells.length < 2) return null;
+  return (
+    <div className="run-legend" data-testid="run-legend">
+      {cells.map((c, i) => {
+        const st = cellStyle(i);
+        return (
+          <span key={c} data-cell={c}>
+            <span style={{ color: st.color }} aria-hidden>
+              {st.glyph}
+            </span>{' '}
+            {c}
+          </span>
+        );
+      })}
+    </div>
+  );
+}
 
 function Charts({ live, frame }: { live: LiveRun; frame: number }) {
   const [chosen, setChosen] = useState<string | null>(null);
@@ -395,7 +440,7 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
   // The restart-level plots and the MDE change only when a restart finishes (or is discarded): not redrawn on every frame.
   const restarts = `${live.restarts.length} ${live.queries.length} ${live.cells.length} ${live.executions === 0 ? 0 : 1} ${live.state}`;
 
-  const cellColour = useMemo(() => new Map(live.cells.map((c, i) => [c, PALETTE[i % PALETTE.length]])), [live.cells]);
+  const cellColour = useMemo(() => new Map(live.cells.map((c, i) => [c, cellStyle(i)])), [live.cells]);
 
   const means = useMemo(() => {
     if (!query) return { data: [], layout: {} };
@@ -415,10 +460,10 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
         x: t.x,
         y: t.y,
         error_y: { type: 'data', array: t.e, visible: true, thickness: 1 },
-        marker: { color: cellColour.get(cell), size: 7 },
+        marker: { color: cellColour.get(cell)?.color, symbol: cellColour.get(cell)?.symbol, size: 7 },
         hovertemplate: `${cell}<br>restart %{x}: %{y:.3f} ± %{error_y.array:.3f}<extra></extra>`,
       })),
-      // Sixteen cell names do not fit beside the plot: the colour and the hover name the cell.
+      // Sixteen cell names do not fit beside the plot: the legend below the pair names them (CellLegend).
       layout: { margin: SMALL.margin, title: smallTitle('restart means ± within-restart SD', 'warm-ups excluded'), xaxis: { title: { text: 'restart' }, tick0: 1, dtick: integerStep(live.restarts.length) }, showlegend: false, datarevision: restarts, uirevision: query },
     };
   }, [live, query, restarts, cellColour]);
@@ -428,7 +473,7 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
     if (!query) return { data: [], layout: {} };
     const byCell = live.spreadByCell(query);
     return {
-      data: [...byCell].map(([cell, pts]) => ({ type: 'scatter', mode: 'lines+markers', name: cell, x: pts.map((p) => p.restarts), y: pts.map((p) => p.cvPct), line: { color: cellColour.get(cell) }, hovertemplate: `${cell}<br>after %{x} restarts: CV %{y:.2f}%<extra></extra>` })),
+      data: [...byCell].map(([cell, pts]) => ({ type: 'scatter', mode: 'lines+markers', name: cell, x: pts.map((p) => p.restarts), y: pts.map((p) => p.cvPct), line: { color: cellColour.get(cell)?.color, dash: cellColour.get(cell)?.dash }, marker: { symbol: cellColour.get(cell)?.symbol }, hovertemplate: `${cell}<br>after %{x} restarts: CV %{y:.2f}%<extra></extra>` })),
       layout: { margin: SMALL.margin, title: smallTitle('between-restart CV of each cell', 'as its restarts accumulate'), xaxis: { title: { text: 'restarts of the cell' }, dtick: 1 }, yaxis: { title: { text: 'CV of restart means (%)' } }, showlegend: false, datarevision: restarts, uirevision: query },
     };
   }, [live, query, restarts, cellColour]);
@@ -487,6 +532,7 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
           )}
         </div>
       </div>
+      <CellLegend cells={live.cells} />
     </>
   );
 }
@@ -507,25 +553,19 @@ const LABELLED_BOUNDARIES = 24;
  */
 function IntervalPlots({ live }: { live: LiveRun }) {
   const count = live.intervalCount;
-  const cellColour = useMemo(() => new Map(live.cells.map((c, i) => [c, PALETTE[i % PALETTE.length]])), [live.cells]);
+  const cellColour = useMemo(() => new Map(live.cells.map((c, i) => [c, cellStyle(i)])), [live.cells]);
   const figures = useMemo(() => {
     const traces = live.intervalTraces;
-    const legend = new Set<string>();
-    const few = live.cells.length <= 4;
     const line = (t: IntervalTrace, all: number[], what: string) => {
-      const first = !legend.has(t.cell);
-      legend.add(t.cell);
       const { x, y, rep } = drawnInterval(t, all, count);
       return {
         type: 'scatter',
         mode: 'lines',
         name: t.cell,
-        legendgroup: t.cell,
-        showlegend: few && first,
         x,
         y,
         customdata: rep,
-        line: { color: cellColour.get(t.cell) ?? PALETTE[0], width: 1.5 },
+        line: { color: cellColour.get(t.cell)?.color ?? PALETTE[0], dash: cellColour.get(t.cell)?.dash, width: 1.5 },
         connectgaps: false,
         hovertemplate: `restart ${t.seq} · ${t.cell}<br>run %{customdata}: %{y:.4~f} ${what}<extra></extra>`,
       };
@@ -540,8 +580,8 @@ function IntervalPlots({ live }: { live: LiveRun }) {
       yaxis: { title: { text: y }, rangemode: 'tozero' },
       shapes: boundaries,
       annotations: labels,
-      showlegend: few,
-      legend: { orientation: 'h', y: -0.3 },
+      // The cells are named once below the pair (CellLegend), as for the query plots.
+      showlegend: false,
       datarevision: count,
       uirevision: 'intervals',
     });
@@ -557,12 +597,15 @@ function IntervalPlots({ live }: { live: LiveRun }) {
   }, [live, count, cellColour]);
   if (!count) return null;
   return (
-    <div className="run-pair" data-testid="run-intervals">
-      <div>
-        <Plot data={figures.tps.data} layout={figures.tps.layout} className="run-plot" testId="run-throughput" />
+    <>
+      <div className="run-pair" data-testid="run-intervals">
+        <div>
+          <Plot data={figures.tps.data} layout={figures.tps.layout} className="run-plot" testId="run-throughput" />
+        </div>
+        <div>{figures.hasLatency ? <Plot data={figures.latency.data} layout={figures.latency.layout} className="run-plot" testId="run-latency" /> : <p className="run-plot">sysbench printed no latency percentile per interval.</p>}</div>
       </div>
-      <div>{figures.hasLatency ? <Plot data={figures.latency.data} layout={figures.latency.layout} className="run-plot" testId="run-latency" /> : <p className="run-plot">sysbench printed no latency percentile per interval.</p>}</div>
-    </div>
+      <CellLegend cells={live.cells} />
+    </>
   );
 }
 
