@@ -191,6 +191,17 @@ export interface PlanEstimate {
   dataSeconds: number;
 }
 
+/**
+ * Milliseconds per restart for a run's time left: the mean of the restarts it finished, each without
+ * its one-off set-up (the setup script and data load of a data directory's first restart), so the time
+ * left does not leap up after the first restart and creep back down; before any, the design's estimate.
+ * The attached engine and a detached run's follower say it alike.
+ */
+export function perRestartMs(finished: readonly { ms: number; setupMs?: number }[], design: Design): number {
+  if (!finished.length) return estimatePlan(design, 1).perRestartSeconds * 1000;
+  return finished.reduce((n, f) => n + Math.max(0, f.ms - (f.setupMs ?? 0)), 0) / finished.length;
+}
+
 export function estimatePlan(design: Design, restarts = buildPlan(design).length): PlanEstimate {
   const perRestartExecutions = design.workload.repetitions * (design.workload.kind === 'command' ? 1 : design.workload.queries.length);
   const perRestartSeconds =

@@ -9,7 +9,7 @@ import { ApiError, type EventBatch, type RunStatus } from '../../common/api.js';
 
 import type { RunEvent } from '../../common/events.js';
 import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
-import { buildPlan, estimatePlan, expandCells } from '../../common/plan.js';
+import { buildPlan, expandCells, perRestartMs } from '../../common/plan.js';
 import { eventOf, JournalFold, recordsOfRestart, resultsFromJournal, type JournalRecord, type JournalState } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
 import { EventBatcher } from '../engine/batcher.js';
@@ -105,7 +105,7 @@ export class Follower {
   private readonly fold: JournalFold;
   private readonly context: (s: JournalState) => ImportContext;
   private readonly batcher: EventBatcher;
-  private readonly restartMs: number[] = [];
+  private readonly restartMs: { ms: number; setupMs?: number }[] = [];
   private readonly startedAt = new Map<number, number>();
   private lastSave = 0;
   /** Aborted when following stops (detach, or the caller's signal). */
@@ -181,7 +181,7 @@ export class Follower {
     const s = this.fold.state();
     const design = s.header!.design;
     const left = this.d.planned - s.restarts.length;
-    const per = this.restartMs.length ? this.restartMs.reduce((a, b) => a + b, 0) / this.restartMs.length : estimatePlan(design, 1).perRestartSeconds * 1000;
+    const per = perRestartMs(this.restartMs, design);
     this.emit({ type: 'progress', at: Date.now(), done: s.restarts.length, planned: this.d.planned, remainingMs: Math.round(left * per) });
   }
 
@@ -341,7 +341,7 @@ export class Follower {
     if (r.t === 'restart-started') this.startedAt.set(r.seq, r.at);
     if (r.t === 'restart-finished') {
       const t0 = this.startedAt.get(r.seq);
-      if (t0 !== undefined) this.restartMs.push(r.at - t0);
+      if (t0 !== undefined) this.restartMs.push({ ms: r.at - t0, setupMs: r.steps?.setup });
       this.progress();
     }
   }

@@ -13,7 +13,7 @@ import { ApiError, type EventBatch, type RunStatus, type TargetAuth } from '../.
 import { CANCELLED_MESSAGE, type RunEvent } from '../../common/events.js';
 import type { Design, ExperimentDoc, HostNoise, Results } from '../../common/experiment/types.js';
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
-import { buildPlan, estimatePlan, expandCells, type ScheduledRestart } from '../../common/plan.js';
+import { buildPlan, expandCells, perRestartMs, type ScheduledRestart } from '../../common/plan.js';
 import { hostWideFactors } from '../../common/tunables/registry.js';
 import { eventOf, JournalFold, remainingRestarts, resultsFromJournal, type JournalRecord } from '../../common/records.js';
 import { writeExperimentFile } from '../files.js';
@@ -121,8 +121,8 @@ export class RunEngine implements Run {
   private inflight: Promise<unknown> | null = null;
   private lastSave = 0;
   private resumed = false;
-  /** Durations of restarts finished in this process, for the time remaining. */
-  private restartMs: number[] = [];
+  /** Durations of restarts finished in this process (and their set-up), for the time remaining. */
+  private restartMs: { ms: number; setupMs?: number }[] = [];
   private restartStartedAt = 0;
   /** Stop when answered: the round of the last look told, so each look is told once. */
   private lastLook = 0;
@@ -234,7 +234,7 @@ export class RunEngine implements Run {
     if (r.t === 'restart-finished') {
       this.measuredSeq = r.status === 'ok' ? r.seq : null;
       this.journal!.sync();
-      this.restartMs.push(r.at - this.restartStartedAt);
+      this.restartMs.push({ ms: r.at - this.restartStartedAt, setupMs: r.steps?.setup });
       this.progress();
     }
   }
@@ -310,7 +310,7 @@ export class RunEngine implements Run {
   private progress(): void {
     const done = this.fold.state().restarts.length;
     const left = this.plan.length - done;
-    const perRestart = this.restartMs.length ? this.restartMs.reduce((a, b) => a + b, 0) / this.restartMs.length : estimatePlan(this.design, 1).perRestartSeconds * 1000;
+    const perRestart = perRestartMs(this.restartMs, this.design);
     this.emit({ type: 'progress', at: Date.now(), done, planned: this.plan.length, remainingMs: Math.round(left * perRestart) });
   }
 

@@ -90,6 +90,9 @@ export class LiveRun {
   planned = 0;
   done = 0;
   remainingMs = 0;
+  /** When the last estimate of the time left was made (its progress event), and when the run was paused, if it is. */
+  private remainingAt = 0;
+  private pausedAt: number | null = null;
   state: 'running' | 'paused' | 'finished' | 'failed' | 'cancelled' = 'running';
   finishMessage?: string;
   cells: string[] = [];
@@ -156,6 +159,18 @@ export class LiveRun {
   /** Finished restarts (any status), in the order they finished. */
   get restarts(): readonly RestartResult[] {
     return this.fold.restarts;
+  }
+
+  /**
+   * The time left at `now`: the last estimate (made when a restart ended) counted down since, so it
+   * does not stand still for a whole restart and then jump; never below what the restarts after the
+   * current one take at that estimate (a restart slower than estimated holds it there until it ends).
+   */
+  remainingNow(now: number): number {
+    const left = this.planned - this.done;
+    const afterThis = left > 0 ? (this.remainingMs * (left - 1)) / left : 0;
+    const spent = Math.max(0, (this.pausedAt ?? now) - this.remainingAt);
+    return Math.max(afterThis, this.remainingMs - spent);
   }
 
   apply(events: RunEvent[]): void {
@@ -242,8 +257,15 @@ export class LiveRun {
         this.done = e.done;
         this.planned = e.planned;
         this.remainingMs = e.remainingMs;
+        this.remainingAt = e.at;
         break;
       case 'state':
+        // A pause stops the countdown of the time left; a resume goes on from where it stopped.
+        if (e.state === 'paused') this.pausedAt ??= e.at;
+        else if (this.pausedAt !== null) {
+          this.remainingAt += e.at - this.pausedAt;
+          this.pausedAt = null;
+        }
         this.state = e.state;
         break;
       case 'data-progress':
