@@ -17,7 +17,7 @@ export function tunable(id: string): TunableInfo | undefined {
 /** Why a level is not acceptable for a tunable, or null when it is. */
 export function levelProblem(tunableId: string, level: string): string | null {
   const t = tunable(tunableId);
-  if (!t) return `unknown tunable "${tunableId}" (known: ${TUNABLES.map((x) => x.id).join(', ')})`;
+  if (!t) return `unknown tunable ${JSON.stringify(tunableId)} (known: ${TUNABLES.map((x) => x.id).join(', ')})`;
   if (!t.valid(level)) return `level ${JSON.stringify(level)} is not valid for ${t.label}: expected ${t.syntax}`;
   return null;
 }

@@ -87,7 +87,7 @@ export function cellFactors(factors: Factor[], levels: Record<string, string>, h
     const level = levels[key];
     if (level === undefined) throw new ApiError('invalid-argument', `no level given for factor ${key}`);
     const kind = factorKind(factor.tunable);
-    if (!kind) throw new ApiError('invalid-argument', `factor ${key}: unknown tunable "${factor.tunable}"`);
+    if (!kind) throw new ApiError('invalid-argument', `factor ${key}: unknown tunable ${JSON.stringify(factor.tunable)}`);
     if (!kind.valid(level)) throw new ApiError('invalid-argument', `factor ${key}: level ${JSON.stringify(level)} is not valid for ${kind.label}: expected ${kind.syntax}`);
     if (factor.tunable === 'variable') {
       try {

@@ -120,6 +120,17 @@ test('CSV reader: a tidy CSV with hostile fields is analysed or refused naming i
   );
 });
 
+test('found by the fuzzer: a factor whose tunable is a line break is named on one line', async () => {
+  const doc = quickstart();
+  doc.design.factors[3].tunable = '\n';
+  const file = join(dir, 'newline-tunable.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const v = await varlab(['validate', file]);
+  assert.equal(v.code, 2);
+  assert.ok(v.err.length > 0 && v.err.every((l) => l.startsWith(`${file}: design.factors[3]`)), v.err.join('\n'));
+  assert.ok(v.err.some((l) => l.includes('unknown tunable "\\n"')), v.err.join('\n'));
+});
+
 test('found by the fuzzer: a control character where JSON expects a value is shown escaped, on one line, with its line and column', async () => {
   const file = join(dir, 'esc.varlab.json');
   writeFileSync(file, '\u001b' + JSON.stringify(quickstart(), null, 2));
