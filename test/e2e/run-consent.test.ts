@@ -2,7 +2,8 @@
 // resume the journal's design; the run then asks, in the Run view, about that design's own query,
 // shown whole with its carriage return and escape written visibly; Allow records the consent for
 // the run as it would run (the same request) and starts it. The target is a closed port on
-// 127.0.0.1: the run that starts fails to connect there, so nothing can run anywhere.
+// 127.0.0.1: the run that starts fails to connect there, so nothing can run anywhere. A list the Run view
+// asks about is not shown twice (the banner steps aside), and Allow in either place answers both.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -93,6 +94,8 @@ test("after Allow in the Run view the banner's list goes, above the run and in t
   await page.getByTestId('nav-run').click();
   await page.getByTestId('run-start-button').click();
   await page.getByTestId('run-consent').waitFor();
+  // One list on screen: the banner's goes while the Run view asks about the same run beside its button.
+  await page.getByTestId('trust-notice').waitFor({ state: 'detached' });
   await page.getByTestId('run-consent-allow').click();
   await page.getByTestId('run-consent').waitFor({ state: 'detached' });
   // The run started (here it fails to connect to the closed port): the banner's list is gone above it.
@@ -104,6 +107,34 @@ test("after Allow in the Run view the banner's list goes, above the run and in t
   await page.getByTestId('trust-checked').waitFor({ state: 'attached' });
   assert.equal(await page.getByTestId('trust-notice').count(), 0, 'the Plan view does not ask again');
   if (process.env.VARLAB_SHOTS) await page.screenshot({ path: join(process.env.VARLAB_SHOTS, 'plan-after-allow.png'), fullPage: true });
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
+
+test("Allow in the banner (in another view) takes the Run view's list of the same run away too", { timeout: 300_000 }, async () => {
+  const target = 'ssh://root@127.0.0.1:4';
+  const profile = { kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/var/tmp/varlab-sandbox-00000000/data', socket: '/var/tmp/varlab-sandbox-00000000/s.sock', port: 23456, user: 'root', extraArgs: [], sudo: false };
+  writeFileSync(join(env.app.home, 'profiles.json'), JSON.stringify({ [target]: profile }));
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  doc.design.target = target;
+  doc.design.workload.queries.push({ name: 'Q97', sql: 'SELECT 97' });
+  const file = join(env.app.dir, 'banner-first.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-start-button').click();
+  await page.getByTestId('run-consent').waitFor();
+  assert.equal(await page.getByTestId('trust-notice').count(), 0, 'not asked twice on one screen');
+  // In the Plan view the banner asks; allowed there, the Run view no longer asks about it.
+  await page.getByTestId('nav-plan').click();
+  await page.getByTestId('trust-allow').click();
+  await page.getByTestId('trust-checked').waitFor({ state: 'attached' });
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-start-button').waitFor();
+  assert.equal(await page.getByTestId('run-consent').count(), 0, "the Run view's list went with the banner's");
+  if (process.env.VARLAB_SHOTS) await page.screenshot({ path: join(process.env.VARLAB_SHOTS, 'run-after-banner-allow.png'), fullPage: true });
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });

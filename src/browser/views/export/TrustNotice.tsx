@@ -6,13 +6,17 @@ import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
 import { ConsentList } from './ConsentList.js';
-import { useTrustGrants } from './trust-grants.js';
+import { useTrustGrants, trustGranted } from './trust-grants.js';
+import { useRunSession } from '../run/session.js';
 
 export function TrustNotice({ target }: { target?: string }) {
   const doc = useApp((s) => s.doc);
   const generation = useApp((s) => s.generation);
   // A consent given elsewhere (the Run view) checks again: the list goes once what it names is allowed.
   const grants = useTrustGrants((s) => s.count);
+  // The Run view asks about the same list beside its Run (after a refused Run): one list on screen, not two.
+  const view = useApp((s) => s.view);
+  const runAsks = useRunSession((s) => s.consent !== null) && view === 'run';
   const [answer, setAnswer] = useState<{ key: string; check: TrustCheck } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const runTarget = target ?? doc?.design.target;
@@ -41,14 +45,20 @@ export function TrustNotice({ target }: { target?: string }) {
 
   async function allow() {
     const r = await getClient().call('trust.grant', { doc: doc!, target: runTarget, digest: check!.digest });
-    if (r.ok && key !== null) setAnswer({ key, check: r.value });
+    if (r.ok && key !== null) {
+      setAnswer({ key, check: r.value });
+      // The Run view's list of the same run goes too: Run then starts it without asking again.
+      const asked = useRunSession.getState().consent;
+      if (asked && asked.check.digest === check!.digest && asked.check.target === check!.target) useRunSession.setState({ consent: null });
+      trustGranted();
+    }
     // The list changed since it was shown: nothing was allowed; the new list is shown to read.
     else if (!r.ok && r.code === 'needs-consent' && r.details?.consent && key !== null) setAnswer({ key, check: r.details.consent });
     else if (!r.ok) setError(r.message);
   }
 
   if (error) return <p className="problem" data-testid="trust-error">Could not check what this file would run: {error}</p>;
-  if (!check) return null;
+  if (!check || runAsks) return null;
   // A marker that the check is done and nothing needs consent (tests and screen readers can tell "not yet" from "nothing").
   if (!check.needsConsent) return <span hidden data-testid="trust-checked" data-target={check.target} data-name={doc?.name} />;
   return (
