@@ -45,6 +45,8 @@ function StartPanel() {
   const [effect, setEffect] = useState(String(design?.stopping?.effect ?? 1));
   const [maxRestarts, setMaxRestarts] = useState(String(design?.stopping?.maxRestartsPerCell ?? Math.max(10, design?.restartsPerCell ?? 10)));
   const stop = stopChoice(untilAnswered, effect, maxRestarts, Boolean(design?.stopping));
+  // The rule's maximum becomes the design's restarts per cell (the plan runs up to it): said before Run, not found after.
+  const rewritesTo = design && stop.ask && stop.ask.maxRestarts !== undefined && stop.ask.maxRestarts !== design.restartsPerCell ? stop.ask.maxRestarts : null;
   const error = useRunSession((s) => s.error);
   const unfinished = useRunSession((s) => (s.unfinished?.path === path ? s.unfinished : null));
   const designChanged = useRunSession((s) => (s.designChanged?.path === path ? s.designChanged : null));
@@ -162,6 +164,12 @@ function StartPanel() {
                 <span className="muted small" style={{ flexBasis: '100%' }} data-testid="run-stop-hint">
                   Runs in rounds (every cell once per round) and, from round 3, looks at the rounds so far: it stops as soon as each cell is shown to differ from{' '}
                   <code>{design ? (expandCells(design).find((c) => !c.excluded)?.id ?? 'the first cell') : 'the first cell'}</code>, or to be within ±{effect} % of it, or cannot be shown either way; never more than {maxRestarts} restarts per cell.
+                  {design && rewritesTo !== null && (
+                    <span data-testid="run-stop-rewrites">
+                      {' '}
+                      Run writes the rule into the file&apos;s design, with {rewritesTo} restarts per cell as its most (the design says {design.restartsPerCell} now): the Designer and a later run show the design as it ran.
+                    </span>
+                  )}
                   {detach && ' '}
                   {detach && <span data-testid="run-stop-detached">{DETACHED_LOOKS}.</span>}
                 </span>
