@@ -11,6 +11,12 @@ test('DBT-3 at scale factor 0.1 from the welcome screen: 8 cells, 22 queries, th
   const page = await env.open();
   await page.getByTestId('dbt3-sf').selectOption('0.1');
   assert.match(await page.getByTestId('new-dbt3').innerText(), /DBT-3 at scale factor 0\.1/);
+  // The scale factor is chosen inside the DBT-3 card, not below it (new-user notes): within its box, under its title.
+  const card = (await page.locator('.template-choice').boundingBox())!;
+  const title = (await page.getByTestId('new-dbt3').boundingBox())!;
+  const sf = (await page.getByTestId('dbt3-sf').boundingBox())!;
+  assert.ok(sf.x >= card.x && sf.x + sf.width <= card.x + card.width && sf.y >= title.y + title.height - 1 && sf.y + sf.height <= card.y + card.height, JSON.stringify({ card, title, sf }));
+  assert.equal(await page.locator('.template-choice').evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { borderTopStyle: string } }).getComputedStyle(e).borderTopStyle), 'solid', 'the card is the box around both');
   await page.getByTestId('new-dbt3').click();
   await page.getByTestId('cell-count').waitFor();
   assert.equal(await page.getByTestId('cell-count').innerText(), '8 cells');
