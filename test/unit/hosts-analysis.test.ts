@@ -130,3 +130,37 @@ test('the cells offered as a baseline and the caption name the hosts', () => {
   delete doc.results!.host;
   assert.match(captionLine(doc), /2 hosts: /, 'a several-host file has no one host fingerprint: still named');
 });
+
+test('the CSVs exported from two hosts pair within a host only, as the file does; --until-answered replays each host', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-hosts-csv-'));
+  try {
+    const doc = twoHosts();
+    doc.design.stopping = { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 4 };
+    const file = join(dir, 'two.varlab.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const ctx = exportContext(doc);
+    const exec = join(dir, 'executions.csv');
+    const means = join(dir, 'restarts.csv');
+    writeFileSync(exec, executionsCsv(ctx));
+    writeFileSync(means, restartsCsv(ctx));
+    const cli = (args: string[]) => JSON.parse(execFileSync(process.execPath, [...CLI, 'analyze', ...args, '--json'], { encoding: 'utf8' }));
+    const base = `aslr=on,ahi=on,host=${A}`;
+    const pairing = (j: { comparisons: { cell: string; query: string; pairing: string; pairing_reason: string }[] }) => j.comparisons.map((c) => [c.cell, c.query, c.pairing]);
+    const fromFile = cli([file, '--baseline', base]);
+    // The same cell on the other host: its rounds are not the same time, so not paired.
+    const other = fromFile.comparisons.find((c: { cell: string }) => c.cell === `aslr=on,ahi=on,host=${B}`);
+    assert.equal(other.pairing, 'unpaired');
+    for (const csv of [exec, means]) {
+      const j = cli([csv, '--baseline', base]);
+      assert.deepEqual(pairing(j), pairing(fromFile), csv);
+      assert.match(j.comparisons.find((c: { cell: string }) => c.cell === `aslr=on,ahi=on,host=${B}`).pairing_reason, /ran on different hosts/);
+    }
+    // The rule replayed on the CSV: host by host, as on the file.
+    const seqFile = cli([file, '--until-answered']).sequential;
+    const seqCsv = cli([exec, '--until-answered', '--effect', '5', '--max-restarts', '4', '--baseline', `aslr=on,ahi=on,host=${A}`]).sequential;
+    assert.deepEqual(seqCsv.hosts.map((h: { host: string }) => h.host), [A, B]);
+    assert.deepEqual(seqCsv.hosts.map((h: { stopped_round: number | null }) => h.stopped_round), seqFile.hosts.map((h: { stopped_round: number | null }) => h.stopped_round));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -7,6 +7,7 @@
 //   restarts with status ok count (as in the experiment file); each mean is the restart's single value,
 //   its warm-up already dropped, so within-restart figures cannot be computed from it.
 import { ROUNDS_WHY, TidyBuilder, TidyError, type TidyData } from '../stats/tidy.js';
+import { HOST_FACTOR } from '../plan.js';
 import { parseCount, parseDecimal } from './numbers.js';
 
 export const TIDY_HEADER = ['cell', 'restart', 'query', 'rep', 'value'];
@@ -32,6 +33,8 @@ export class TidyCsv {
   /** `cell\0restart` → round, from a `round` column (varlab export writes one); 0 where it is empty. */
   private readonly rounds = new Map<string, number>();
   private roundColumn = false;
+  /** Each cell's host, from a `host` column (varlab export writes one for results from several hosts). */
+  private readonly hosts = new Map<string, string>();
 
   /** `unit`: the unit of the values when the file does not say (analyze --unit). */
   constructor(private readonly unit?: string) {}
@@ -52,12 +55,15 @@ export class TidyCsv {
       const known = [...this.rounds.values()].some((r) => r > 0);
       if (known) for (const s of data.series) s.rounds = s.restarts.map((l) => this.rounds.get(`${s.cell}\u0000${l}`) ?? 0);
       data.rounds = known ? { known, why: ROUNDS_WHY } : { known, why: 'the round column is empty: the restarts did not run in rounds (a blocked order)' };
+      // Several hosts: each numbered its own rounds, which are not the same time (as the file says: tidy.ts's blocks).
+      if (known && new Set(this.hosts.values()).size > 1) data.rounds.blocks = Object.fromEntries(this.hosts);
     }
     return { data, form: this.form, warmup: this.warmup };
   }
 
   /** A row's round, when the file has a `round` column: a whole number from 1, or empty. */
-  private round(row: string[], at: number, cell: string, restart: string, line: number): void {
+  private round(row: string[], at: number, cell: string, restart: string, line: number, hostAt = -1): void {
+    if (hostAt >= 0 && row[hostAt] !== '') this.hosts.set(cell, row[hostAt]);
     if (at < 0) return;
     const text = row[at];
     const n = text === '' ? 0 : parseCount(text);
@@ -70,6 +76,7 @@ export class TidyCsv {
     const at = (name: string) => names.lastIndexOf(name);
     const roundAt = at('round');
     this.roundColumn = roundAt >= 0;
+    const hostAt = at(HOST_FACTOR);
     const count = fields.length;
     const shape = `expected ${count} fields (${fields.join(',')})`;
     const check = (row: string[], l: number) => {
@@ -84,7 +91,7 @@ export class TidyCsv {
       this.take = (row, l) => {
         check(row, l);
         b.addFields(row[c], row[r], row[q], row[p], row[v], l);
-        this.round(row, roundAt, row[c], row[r], l);
+        this.round(row, roundAt, row[c], row[r], l, hostAt);
         if (u >= 0 && row[u] !== '' && this.units[row[q]] === undefined) {
           this.units[row[q]] = row[u];
           this.firstUnit ??= row[u];
@@ -106,7 +113,7 @@ export class TidyCsv {
         if (s >= 0 && row[s] !== 'ok') return;
         if (row[c] === '') throw new TidyError(l, 'cell is empty');
         if (row[r] === '') throw new TidyError(l, 'restart is empty');
-        this.round(row, roundAt, row[c], row[r], l);
+        this.round(row, roundAt, row[c], row[r], l, hostAt);
         means.forEach((i, k) => {
           if (row[i] === '') return;
           const value = parseDecimal(row[i]);
