@@ -2,31 +2,14 @@
 // (a shell loop in a session of its own): the Run view warns while the host is busy, the Analysis view
 // shows the noise beside the spread and names the busy restarts, and the Hosts view's noise check
 // names the loop with advice.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { keepCells, quickstartCopy } from '../integration/run-env.js';
+import { busyProcess, stopBusy } from '../fixtures/busy.js';
 import { openApp, openFile, pageProblems, runAppForTests } from './support.js';
 
 const t = runAppForTests();
-
-const loops: ChildProcess[] = [];
-function busyLoop(): ChildProcess {
-  const child = spawn('/bin/sh', ['-c', 'while :; do :; done'], { detached: true, stdio: 'ignore' });
-  loops.push(child);
-  return child;
-}
-function stopLoops(): void {
-  for (const c of loops.splice(0)) {
-    try {
-      process.kill(c.pid!, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-}
-after(stopLoops);
 
 test('the Run view warns while the host is busy, naming the restart and why', { timeout: 600_000 }, async () => {
   const file = quickstartCopy(t.env, 'noisy', (d: ExperimentDoc) => {
@@ -37,7 +20,7 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     d.design.workload.repetitions = 20;
     d.design.workload.warmup = 0;
   });
-  busyLoop();
+  const loop = busyProcess('half');
   try {
     const page = await openApp(t.browser, t.app);
     await openFile(page, file);
@@ -49,6 +32,7 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-host-busy.png` });
     assert.match(await page.getByTestId('run-log').innerText(), /restart \d+ ran on a busy host: /);
     await page.getByTestId('run-state').filter({ hasText: 'finished' }).waitFor({ timeout: 300_000 });
+    stopBusy(loop);
     assert.equal(await warning.count(), 0, 'said while the run goes on, not after');
     // Analysis: the noise beside the spread, and the busy restarts named.
     await page.getByTestId('nav-analysis').click();
@@ -59,12 +43,12 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     if (process.env.VARLAB_SHOTS) await page.getByTestId('section-noise').screenshot({ path: `${process.env.VARLAB_SHOTS}/analysis-noise.png` });
     assert.deepEqual(pageProblems(page), []);
   } finally {
-    stopLoops();
+    stopBusy();
   }
 });
 
 test("the Hosts view's noise check lists each setting and names the busy process, with advice", { timeout: 300_000 }, async () => {
-  const loop = busyLoop();
+  const loop = busyProcess('spin');
   try {
     const page = await openApp(t.browser, t.app);
     await page.getByRole('tab', { name: 'Hosts' }).click();
@@ -81,6 +65,6 @@ test("the Hosts view's noise check lists each setting and names the busy process
     if (process.env.VARLAB_SHOTS) await page.getByTestId('host-noise-check').screenshot({ path: `${process.env.VARLAB_SHOTS}/hosts-noise.png` });
     assert.deepEqual(pageProblems(page), []);
   } finally {
-    stopLoops();
+    stopBusy();
   }
 });

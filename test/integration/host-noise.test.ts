@@ -3,33 +3,17 @@
 // session of its own, as any other program on the host), every restart that measured says in the
 // file on disk what else the CPUs did over its measured window, and is flagged busy; restarts.csv
 // carries the columns. Attached and detached alike.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { busyReasons } from '../../src/common/noise.js';
+import { busyProcess, stopBusy } from '../fixtures/busy.js';
 import { runEnvForTests, shortQuickstartCopy, varlabRun, varlabSync } from './run-env.js';
 
 const env = runEnvForTests({ varlabHome: true });
-
-const loops: ChildProcess[] = [];
-/** A CPU-bound process in a session of its own (not varlab's, not mysqld): the noise to be seen. */
-function busyLoop(): ChildProcess {
-  const child = spawn('/bin/sh', ['-c', 'while :; do :; done'], { detached: true, stdio: 'ignore' });
-  loops.push(child);
-  return child;
-}
-function stopLoop(child: ChildProcess): void {
-  try {
-    process.kill(child.pid!, 'SIGKILL');
-  } catch {
-    /* gone */
-  }
-}
-after(() => loops.forEach(stopLoop));
 
 const copy = (name: string) => shortQuickstartCopy(env, name, { factors: [{ tunable: 'aslr', levels: ['on'] }], restartsPerCell: 3, repetitions: 30, warmup: 0 });
 
@@ -64,7 +48,7 @@ function assertCsv(file: string, name: string): void {
 
 test('attached: a busy process beside the run is measured over each restart\'s window and flagged in the file and restarts.csv', { timeout: 600_000 }, async () => {
   const file = copy('attached');
-  const loop = busyLoop();
+  const loop = busyProcess('half');
   try {
     const run = varlabRun([file, ...env.authArgs], env.varlabHome);
     assert.equal(await run.exit, 0, run.stderr());
@@ -79,7 +63,7 @@ test('attached: a busy process beside the run is measured over each restart\'s w
       [1, 2, 3],
     );
   } finally {
-    stopLoop(loop);
+    stopBusy(loop);
   }
   assertBusy(measuredNoise(file));
   assertCsv(file, 'attached');
@@ -87,21 +71,21 @@ test('attached: a busy process beside the run is measured over each restart\'s w
 
 test('detached: the runner reads the counters around the measured queries, and the import puts the noise in the file', { timeout: 600_000 }, async () => {
   const file = copy('detached');
-  const loop = busyLoop();
+  const loop = busyProcess('half');
   try {
     const started = varlabSync(['run', file, '--detach', ...env.authArgs], env.varlabHome);
     assert.equal(started.code, 0, started.stderr);
     const attached = varlabSync(['attach', file, ...env.authArgs], env.varlabHome);
     assert.equal(attached.code, 0, attached.stderr);
   } finally {
-    stopLoop(loop);
+    stopBusy(loop);
   }
   assertBusy(measuredNoise(file));
   assertCsv(file, 'detached');
 });
 
 test('`varlab probe TARGET --check` over SSH names the busy process beside it, with advice, and says every other setting', { timeout: 120_000 }, async () => {
-  const loop = busyLoop();
+  const loop = busyProcess('spin');
   let r: ReturnType<typeof varlabSync>;
   let json: ReturnType<typeof varlabSync>;
   try {
@@ -110,7 +94,7 @@ test('`varlab probe TARGET --check` over SSH names the busy process beside it, w
     r = varlabSync(['probe', env.sshd.target, ...env.authArgs, '--check'], env.varlabHome);
     json = varlabSync(['probe', env.sshd.target, ...env.authArgs, '--check', '--json'], env.varlabHome);
   } finally {
-    stopLoop(loop);
+    stopBusy(loop);
   }
   assert.equal(r.code, 0, r.stderr);
   for (const what of ['ASLR', 'CPU frequency governor', 'Turbo Boost', 'Transparent huge pages', 'Isolated CPUs', 'IRQ affinity', 'Swap', 'Load average']) assert.match(r.stdout, new RegExp(`^(ok  |WARN)  ${what} `, 'm'), r.stdout);
