@@ -5,7 +5,7 @@
 // Run view (through `recordOf`). The experiment file's results and the analysis's tidy table are
 // built from the fold's restarts.
 import type { RunEvent } from './events.js';
-import type { Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, TimingSource, TunableCheck } from './experiment/types.js';
+import type { Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, TimerVsClient, TimingSource, TunableCheck } from './experiment/types.js';
 import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
 import type { Look, SequentialComparison } from './stats/sequential.js';
@@ -31,7 +31,7 @@ export type JournalRecord =
       grows?: { part: number };
     }
   | { t: 'host'; at: number; host: HostFingerprint }
-  | { t: 'timer'; at: number; source: TimingSource; note?: string }
+  | { t: 'timer'; at: number; source: TimingSource; note?: string; /** A timer other than performance_schema's, against the client's time. */ vsClient?: TimerVsClient }
   | { t: 'restart-started'; at: number; seq: number; cell: string }
   | { t: 'checks'; at: number; seq: number; checks: TunableCheck[]; pid?: number; readyMs?: number; /** The server profile's own options, read back like the factors. */ options?: TunableCheck[] }
   | { t: 'preload'; at: number; seq: number; tables: number; indexes: number; rows: number; ms: number }
@@ -186,7 +186,7 @@ export function recordsOfRestart(r: RestartResult | (Omit<RestartResult, 'status
 export interface JournalState {
   header: RecordOf<'header'> | null;
   host?: HostFingerprint;
-  timer?: { source: TimingSource; note?: string };
+  timer?: { source: TimingSource; note?: string; vsClient?: TimerVsClient };
   /** Finished restarts in the order they finished; each planned seq at most once. */
   restarts: RestartResult[];
   /** Restarts thrown away, including ones interrupted before this read (not yet recorded as discarded). */
@@ -242,7 +242,7 @@ export class JournalFold {
         state.host = r.host;
         break;
       case 'timer':
-        state.timer = { source: r.source, note: r.note };
+        state.timer = { source: r.source, note: r.note, ...(r.vsClient ? { vsClient: r.vsClient } : {}) };
         break;
       case 'restart-started':
         if (this.finished.has(r.seq)) break;
@@ -449,6 +449,7 @@ export function resultsFromJournal(state: JournalState, interruptedReason = 'int
     ...(state.startedAt !== undefined ? { startedAt: state.startedAt } : {}),
     ...(state.finishedAt !== undefined && state.lastState ? { finishedAt: state.finishedAt } : {}),
     ...(state.timer?.note ? { timerNote: state.timer.note } : {}),
+    ...(state.timer?.vsClient ? { timerVsClient: state.timer.vsClient } : {}),
     ...(discarded.length ? { discarded } : {}),
     ...(state.stopped ? { stopped: [state.stopped] } : {}),
     restarts: state.restarts.filter((r) => !pastSeqs.has(r.seq)).sort((a, b) => a.seq - b.seq),

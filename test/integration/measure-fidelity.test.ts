@@ -187,3 +187,34 @@ test('the idle time is spent with mysqld stopped, after the stop and before the 
     await control.stop();
   }
 });
+
+test('a run on a server without the exact timer says which timer it uses, how it compares with the client\'s time at the start of the run, and how to turn on the exact one', { timeout: 300_000 }, async () => {
+  const { RunEngine } = await import('../../src/node/engine/run.js');
+  const { sandboxDir: _d, createdAt: _c, ...plain } = profile;
+  const serverProfile = { ...plain, target: 'local', extraArgs: [...plain.extraArgs, '--performance-schema=OFF'] };
+  const path = join(dir, 'profiling.varlab.json');
+  const events: { type: string; level?: string; message?: string }[] = [];
+  const engine = new RunEngine({
+    path,
+    doc: {
+      format: 'varlab-experiment',
+      version: 3,
+      name: 'profiling timer',
+      design: { factors: [], excludedCells: [], restartsPerCell: 2, workload: { ...workload(5), setupSql: '' }, order: 'interleaved', seed: 1, idleSeconds: 0, estimates: { restartSeconds: 2, executionMs: 1 }, target: 'local', serverProfile },
+    },
+    prompt: async () => ({ accept: true }),
+    onEvent: (e) => events.push(e as (typeof events)[number]),
+  });
+  const out = await engine.run();
+  assert.equal(out.state, 'finished', out.message);
+  const { readFileSync } = await import('node:fs');
+  const results = JSON.parse(readFileSync(path, 'utf8')).results;
+  const vs = results.timerVsClient;
+  assert.deepEqual([vs?.source, vs?.query, vs?.n], ['profiling', 'SELECT 1', 30], JSON.stringify(vs));
+  // The client's round trip holds the server's figure and more (the socket, the driver): a positive offset.
+  assert.ok(vs.offsetMs > 0 && vs.offsetMs < 50 && vs.spreadMs >= 0, JSON.stringify(vs));
+  assert.match(results.timerNote, /^times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off; for performance_schema's exact timer .*--performance-schema=ON.*; held against the client's round trip at the start of the run \(30 executions of SELECT 1\), the client's time is \d+\.\d{3} ms longer \(median\), spread \d+\.\d{3} ms/);
+  // Said once, as the run's warning, which the Run view shows.
+  assert.deepEqual(events.filter((e) => e.type === 'timer').length, 1);
+  assert.equal(events.filter((e) => e.type === 'log' && e.level === 'warn' && e.message === results.timerNote).length, 1);
+});

@@ -196,3 +196,28 @@ test('the file keeps "set, not verifiable" as the schema\'s own field: false, or
     assert.match(problems[0], /results\.restarts\[0\]\.options\[0\]\.verifiable/);
   }
 });
+
+test('a timer other than performance_schema\'s, held against the client\'s time: the journal, the file, restarts.csv and the report say it', async () => {
+  const { JournalFold, resultsFromJournal } = await import('../../src/common/records.js');
+  const vsClient = { source: 'profiling' as const, query: 'SELECT 1', n: 30, offsetMs: 0.131, spreadMs: 0.024, at: 1000 };
+  const note = "times from query profiling (SHOW PROFILES), not the exact timer: performance_schema is off; held against the client's round trip at the start of the run (30 executions of SELECT 1), the client's time is 0.131 ms longer (median), spread 0.024 ms (standard deviation)";
+  const fold = new JournalFold();
+  fold.apply({ t: 'timer', at: 1000, source: 'profiling', note, vsClient });
+  const results = resultsFromJournal(fold.state());
+  assert.deepEqual([results.timerNote, results.timerVsClient], [note, vsClient]);
+  const doc = finishedQuickstart();
+  for (const r of doc.results!.restarts) for (const q of r.queries) q.source = 'profiling';
+  doc.results!.timerNote = note;
+  doc.results!.timerVsClient = vsClient;
+  assert.deepEqual(checkExperiment(JSON.parse(JSON.stringify(doc))).problems, []);
+  const bad = JSON.parse(JSON.stringify(doc));
+  bad.results.timerVsClient.spreadMs = -1;
+  assert.equal(checkExperiment(bad).problems.length, 1);
+  const ctx = exportContext(doc);
+  const rows = rowsOf(restartsCsv(ctx));
+  assert.ok(rows.length > 0 && rows.every((r) => r.timer_offset_ms === '0.131' && r.timer_spread_ms === '0.024'), JSON.stringify(rows[0]));
+  assert.ok(markdownReport(ctx).split('\n').includes(`- Timer: ${note}`));
+  // The exact timer: nothing held against the client, the columns empty.
+  const exact = exportContext(finishedQuickstart());
+  assert.ok(rowsOf(restartsCsv(exact)).every((r) => r.timer_offset_ms === '' && r.timer_spread_ms === ''));
+});

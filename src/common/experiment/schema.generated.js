@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -2506,11 +2506,11 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
+const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
 const schema28 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema29 = {"type":"number","minimum":0,"maximum":1000000000000000};
-const schema40 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
-const schema46 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
+const schema36 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
+const schema43 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2877,15 +2877,11 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.discarded !== undefined){
-let data12 = data.discarded;
-if(Array.isArray(data12)){
-const len1 = data12.length;
-for(let i1=0; i1<len1; i1++){
-let data13 = data12[i1];
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.seq === undefined){
-const err30 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+if(data.timerVsClient !== undefined){
+let data12 = data.timerVsClient;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.source === undefined){
+const err30 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2894,8 +2890,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data13.cell === undefined){
-const err31 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+if(data12.query === undefined){
+const err31 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2904,8 +2900,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(data13.reason === undefined){
-const err32 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+if(data12.n === undefined){
+const err32 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "n"},message:"must have required property '"+"n"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2914,8 +2910,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(data13.at === undefined){
-const err33 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+if(data12.offsetMs === undefined){
+const err33 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "offsetMs"},message:"must have required property '"+"offsetMs"+"'"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2924,10 +2920,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data13.seq !== undefined){
-let data14 = data13.seq;
-if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
-const err34 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data12.spreadMs === undefined){
+const err34 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "spreadMs"},message:"must have required property '"+"spreadMs"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2936,9 +2930,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(typeof data14 == "number"){
-if(data14 > 1000000000 || isNaN(data14)){
-const err35 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data12.at === undefined){
+const err35 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2947,8 +2940,10 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(data14 < 1 || isNaN(data14)){
-const err36 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data12.source !== undefined){
+let data13 = data12.source;
+if(!(((((data13 === "performance_schema") || (data13 === "profiling")) || (data13 === "client")) || (data13 === "sysbench")) || (data13 === "regex"))){
+const err36 = {instancePath:instancePath+"/timerVsClient/source",schemaPath:"#/properties/timerVsClient/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.timerVsClient.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2958,12 +2953,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-if(data13.cell !== undefined){
-let data15 = data13.cell;
-if(typeof data15 === "string"){
-if(func2(data15) > 2000){
-const err37 = {instancePath:instancePath+"/discarded/" + i1+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data12.query !== undefined){
+let data14 = data12.query;
+if(typeof data14 === "string"){
+if(func2(data14) > 200){
+const err37 = {instancePath:instancePath+"/timerVsClient/query",schemaPath:"#/properties/timerVsClient/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2974,7 +2968,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/discarded/" + i1+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/timerVsClient/query",schemaPath:"#/properties/timerVsClient/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2984,11 +2978,10 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data13.reason !== undefined){
-let data16 = data13.reason;
-if(typeof data16 === "string"){
-if(func2(data16) > 10000){
-const err39 = {instancePath:instancePath+"/discarded/" + i1+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data12.n !== undefined){
+let data15 = data12.n;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err39 = {instancePath:instancePath+"/timerVsClient/n",schemaPath:"#/properties/timerVsClient/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -2997,9 +2990,9 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-else {
-const err40 = {instancePath:instancePath+"/discarded/" + i1+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data15 == "number"){
+if(data15 > 1000000 || isNaN(data15)){
+const err40 = {instancePath:instancePath+"/timerVsClient/n",schemaPath:"#/properties/timerVsClient/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3008,12 +3001,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-if(data13.at !== undefined){
-let data17 = data13.at;
-if(typeof data17 == "number"){
-if(data17 > 100000000000000 || isNaN(data17)){
-const err41 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data15 < 1 || isNaN(data15)){
+const err41 = {instancePath:instancePath+"/timerVsClient/n",schemaPath:"#/properties/timerVsClient/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3022,8 +3011,13 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data17 < 0 || isNaN(data17)){
-const err42 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data12.offsetMs !== undefined){
+let data16 = data12.offsetMs;
+if(typeof data16 == "number"){
+if(data16 > 1000000000000000 || isNaN(data16)){
+const err42 = {instancePath:instancePath+"/timerVsClient/offsetMs",schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3032,9 +3026,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-else {
-const err43 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data16 < -1000000000000000 || isNaN(data16)){
+const err43 = {instancePath:instancePath+"/timerVsClient/offsetMs",schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3044,11 +3037,8 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data13.host !== undefined){
-let data18 = data13.host;
-if(typeof data18 === "string"){
-if(func2(data18) > 500){
-const err44 = {instancePath:instancePath+"/discarded/" + i1+"/host",schemaPath:"#/properties/discarded/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err44 = {instancePath:instancePath+"/timerVsClient/offsetMs",schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3058,8 +3048,11 @@ vErrors.push(err44);
 errors++;
 }
 }
-else {
-const err45 = {instancePath:instancePath+"/discarded/" + i1+"/host",schemaPath:"#/properties/discarded/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data12.spreadMs !== undefined){
+let data17 = data12.spreadMs;
+if(typeof data17 == "number"){
+if(data17 > 1000000000000000 || isNaN(data17)){
+const err45 = {instancePath:instancePath+"/timerVsClient/spreadMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3068,10 +3061,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data17 < 0 || isNaN(data17)){
+const err46 = {instancePath:instancePath+"/timerVsClient/spreadMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3081,9 +3072,8 @@ vErrors.push(err46);
 errors++;
 }
 }
-}
 else {
-const err47 = {instancePath:instancePath+"/discarded",schemaPath:"#/properties/discarded/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err47 = {instancePath:instancePath+"/timerVsClient/spreadMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3093,11 +3083,11 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.stopped !== undefined){
-let data19 = data.stopped;
-if(Array.isArray(data19)){
-if(data19.length > 100){
-const err48 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if(data12.at !== undefined){
+let data18 = data12.at;
+if(typeof data18 == "number"){
+if(data18 > 100000000000000 || isNaN(data18)){
+const err48 = {instancePath:instancePath+"/timerVsClient/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3106,12 +3096,8 @@ vErrors.push(err48);
 }
 errors++;
 }
-const len2 = data19.length;
-for(let i2=0; i2<len2; i2++){
-let data20 = data19[i2];
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.round === undefined){
-const err49 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "round"},message:"must have required property '"+"round"+"'"};
+if(data18 < 0 || isNaN(data18)){
+const err49 = {instancePath:instancePath+"/timerVsClient/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3120,8 +3106,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data20.because === undefined){
-const err50 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "because"},message:"must have required property '"+"because"+"'"};
+}
+else {
+const err50 = {instancePath:instancePath+"/timerVsClient/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3130,8 +3117,10 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(data20.at === undefined){
-const err51 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3140,10 +3129,16 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(data20.round !== undefined){
-let data21 = data20.round;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-const err52 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.discarded !== undefined){
+let data19 = data.discarded;
+if(Array.isArray(data19)){
+const len1 = data19.length;
+for(let i1=0; i1<len1; i1++){
+let data20 = data19[i1];
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.seq === undefined){
+const err52 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3152,9 +3147,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(typeof data21 == "number"){
-if(data21 > 1000000000 || isNaN(data21)){
-const err53 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data20.cell === undefined){
+const err53 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3163,8 +3157,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(data21 < 1 || isNaN(data21)){
-const err54 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data20.reason === undefined){
+const err54 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3173,13 +3167,8 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-}
-if(data20.because !== undefined){
-let data22 = data20.because;
-if(typeof data22 === "string"){
-if(func2(data22) > 10000){
-const err55 = {instancePath:instancePath+"/stopped/" + i2+"/because",schemaPath:"#/properties/stopped/items/properties/because/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data20.at === undefined){
+const err55 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3188,9 +3177,10 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-else {
-const err56 = {instancePath:instancePath+"/stopped/" + i2+"/because",schemaPath:"#/properties/stopped/items/properties/because/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data20.seq !== undefined){
+let data21 = data20.seq;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err56 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3199,12 +3189,9 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-if(data20.at !== undefined){
-let data23 = data20.at;
-if(typeof data23 == "number"){
-if(data23 > 100000000000000 || isNaN(data23)){
-const err57 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(typeof data21 == "number"){
+if(data21 > 1000000000 || isNaN(data21)){
+const err57 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3213,8 +3200,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data23 < 0 || isNaN(data23)){
-const err58 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data21 < 1 || isNaN(data21)){
+const err58 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3224,8 +3211,12 @@ vErrors.push(err58);
 errors++;
 }
 }
-else {
-const err59 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data20.cell !== undefined){
+let data22 = data20.cell;
+if(typeof data22 === "string"){
+if(func2(data22) > 2000){
+const err59 = {instancePath:instancePath+"/discarded/" + i1+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3235,11 +3226,8 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data20.host !== undefined){
-let data24 = data20.host;
-if(typeof data24 === "string"){
-if(func2(data24) > 500){
-const err60 = {instancePath:instancePath+"/stopped/" + i2+"/host",schemaPath:"#/properties/stopped/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err60 = {instancePath:instancePath+"/discarded/" + i1+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3249,8 +3237,11 @@ vErrors.push(err60);
 errors++;
 }
 }
-else {
-const err61 = {instancePath:instancePath+"/stopped/" + i2+"/host",schemaPath:"#/properties/stopped/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data20.reason !== undefined){
+let data23 = data20.reason;
+if(typeof data23 === "string"){
+if(func2(data23) > 10000){
+const err61 = {instancePath:instancePath+"/discarded/" + i1+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3260,9 +3251,8 @@ vErrors.push(err61);
 errors++;
 }
 }
-}
 else {
-const err62 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err62 = {instancePath:instancePath+"/discarded/" + i1+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3272,9 +3262,11 @@ vErrors.push(err62);
 errors++;
 }
 }
-}
-else {
-const err63 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data20.at !== undefined){
+let data24 = data20.at;
+if(typeof data24 == "number"){
+if(data24 > 100000000000000 || isNaN(data24)){
+const err63 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3283,16 +3275,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-if(data.restarts !== undefined){
-let data25 = data.restarts;
-if(Array.isArray(data25)){
-const len3 = data25.length;
-for(let i3=0; i3<len3; i3++){
-let data26 = data25[i3];
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-if(data26.seq === undefined){
-const err64 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+if(data24 < 0 || isNaN(data24)){
+const err64 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3301,8 +3285,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data26.cell === undefined){
-const err65 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+}
+else {
+const err65 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3311,8 +3296,12 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data26.status === undefined){
-const err66 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+if(data20.host !== undefined){
+let data25 = data20.host;
+if(typeof data25 === "string"){
+if(func2(data25) > 500){
+const err66 = {instancePath:instancePath+"/discarded/" + i1+"/host",schemaPath:"#/properties/discarded/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3321,8 +3310,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(data26.startedAt === undefined){
-const err67 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
+}
+else {
+const err67 = {instancePath:instancePath+"/discarded/" + i1+"/host",schemaPath:"#/properties/discarded/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3331,8 +3321,10 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data26.finishedAt === undefined){
-const err68 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
+}
+}
+else {
+const err68 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3341,8 +3333,10 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(data26.checks === undefined){
-const err69 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/discarded",schemaPath:"#/properties/discarded/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -3351,8 +3345,12 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(data26.queries === undefined){
-const err70 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+}
+if(data.stopped !== undefined){
+let data26 = data.stopped;
+if(Array.isArray(data26)){
+if(data26.length > 100){
+const err70 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -3361,10 +3359,12 @@ vErrors.push(err70);
 }
 errors++;
 }
-if(data26.seq !== undefined){
-let data27 = data26.seq;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-const err71 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const len2 = data26.length;
+for(let i2=0; i2<len2; i2++){
+let data27 = data26[i2];
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+if(data27.round === undefined){
+const err71 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "round"},message:"must have required property '"+"round"+"'"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -3373,9 +3373,8 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(typeof data27 == "number"){
-if(data27 > 1000000000 || isNaN(data27)){
-const err72 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data27.because === undefined){
+const err72 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "because"},message:"must have required property '"+"because"+"'"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -3384,8 +3383,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(data27 < 1 || isNaN(data27)){
-const err73 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data27.at === undefined){
+const err73 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -3394,13 +3393,10 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-}
-if(data26.cell !== undefined){
-let data28 = data26.cell;
-if(typeof data28 === "string"){
-if(func2(data28) > 2000){
-const err74 = {instancePath:instancePath+"/restarts/" + i3+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data27.round !== undefined){
+let data28 = data27.round;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+const err74 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -3409,9 +3405,9 @@ vErrors.push(err74);
 }
 errors++;
 }
-}
-else {
-const err75 = {instancePath:instancePath+"/restarts/" + i3+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data28 == "number"){
+if(data28 > 1000000000 || isNaN(data28)){
+const err75 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -3420,12 +3416,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-if(data26.host !== undefined){
-let data29 = data26.host;
-if(typeof data29 === "string"){
-if(func2(data29) > 500){
-const err76 = {instancePath:instancePath+"/restarts/" + i3+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data28 < 1 || isNaN(data28)){
+const err76 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -3435,8 +3427,12 @@ vErrors.push(err76);
 errors++;
 }
 }
-else {
-const err77 = {instancePath:instancePath+"/restarts/" + i3+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data27.because !== undefined){
+let data29 = data27.because;
+if(typeof data29 === "string"){
+if(func2(data29) > 10000){
+const err77 = {instancePath:instancePath+"/stopped/" + i2+"/because",schemaPath:"#/properties/stopped/items/properties/because/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3446,10 +3442,8 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data26.part !== undefined){
-let data30 = data26.part;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-const err78 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err78 = {instancePath:instancePath+"/stopped/" + i2+"/because",schemaPath:"#/properties/stopped/items/properties/because/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3458,9 +3452,12 @@ vErrors.push(err78);
 }
 errors++;
 }
+}
+if(data27.at !== undefined){
+let data30 = data27.at;
 if(typeof data30 == "number"){
-if(data30 > 1000 || isNaN(data30)){
-const err79 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(data30 > 100000000000000 || isNaN(data30)){
+const err79 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3469,8 +3466,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data30 < 2 || isNaN(data30)){
-const err80 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
+if(data30 < 0 || isNaN(data30)){
+const err80 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -3480,11 +3477,8 @@ vErrors.push(err80);
 errors++;
 }
 }
-}
-if(data26.status !== undefined){
-let data31 = data26.status;
-if(!(((data31 === "ok") || (data31 === "verify-failed")) || (data31 === "failed"))){
-const err81 = {instancePath:instancePath+"/restarts/" + i3+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+else {
+const err81 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -3494,11 +3488,11 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data26.reason !== undefined){
-let data32 = data26.reason;
-if(typeof data32 === "string"){
-if(func2(data32) > 10000){
-const err82 = {instancePath:instancePath+"/restarts/" + i3+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data27.host !== undefined){
+let data31 = data27.host;
+if(typeof data31 === "string"){
+if(func2(data31) > 500){
+const err82 = {instancePath:instancePath+"/stopped/" + i2+"/host",schemaPath:"#/properties/stopped/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -3509,7 +3503,7 @@ errors++;
 }
 }
 else {
-const err83 = {instancePath:instancePath+"/restarts/" + i3+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err83 = {instancePath:instancePath+"/stopped/" + i2+"/host",schemaPath:"#/properties/stopped/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -3519,11 +3513,9 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data26.startedAt !== undefined){
-let data33 = data26.startedAt;
-if(typeof data33 == "number"){
-if(data33 > 100000000000000 || isNaN(data33)){
-const err84 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+}
+else {
+const err84 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -3532,8 +3524,10 @@ vErrors.push(err84);
 }
 errors++;
 }
-if(data33 < 0 || isNaN(data33)){
-const err85 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err85 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -3543,8 +3537,15 @@ vErrors.push(err85);
 errors++;
 }
 }
-else {
-const err86 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.restarts !== undefined){
+let data32 = data.restarts;
+if(Array.isArray(data32)){
+const len3 = data32.length;
+for(let i3=0; i3<len3; i3++){
+let data33 = data32[i3];
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data33.seq === undefined){
+const err86 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3553,12 +3554,8 @@ vErrors.push(err86);
 }
 errors++;
 }
-}
-if(data26.finishedAt !== undefined){
-let data34 = data26.finishedAt;
-if(typeof data34 == "number"){
-if(data34 > 100000000000000 || isNaN(data34)){
-const err87 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data33.cell === undefined){
+const err87 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -3567,8 +3564,8 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data34 < 0 || isNaN(data34)){
-const err88 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data33.status === undefined){
+const err88 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -3577,9 +3574,8 @@ vErrors.push(err88);
 }
 errors++;
 }
-}
-else {
-const err89 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data33.startedAt === undefined){
+const err89 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -3588,16 +3584,8 @@ vErrors.push(err89);
 }
 errors++;
 }
-}
-if(data26.checks !== undefined){
-let data35 = data26.checks;
-if(Array.isArray(data35)){
-const len4 = data35.length;
-for(let i4=0; i4<len4; i4++){
-let data36 = data35[i4];
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-if(data36.tunable === undefined){
-const err90 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data33.finishedAt === undefined){
+const err90 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -3606,8 +3594,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-if(data36.level === undefined){
-const err91 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data33.checks === undefined){
+const err91 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -3616,8 +3604,8 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(data36.ok === undefined){
-const err92 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+if(data33.queries === undefined){
+const err92 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -3626,8 +3614,10 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data36.observed === undefined){
-const err93 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+if(data33.seq !== undefined){
+let data34 = data33.seq;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+const err93 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -3636,11 +3626,9 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(data36.tunable !== undefined){
-let data37 = data36.tunable;
-if(typeof data37 === "string"){
-if(func2(data37) > 200){
-const err94 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(typeof data34 == "number"){
+if(data34 > 1000000000 || isNaN(data34)){
+const err94 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -3649,9 +3637,8 @@ vErrors.push(err94);
 }
 errors++;
 }
-}
-else {
-const err95 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data34 < 1 || isNaN(data34)){
+const err95 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -3661,11 +3648,12 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data36.level !== undefined){
-let data38 = data36.level;
-if(typeof data38 === "string"){
-if(func2(data38) > 300){
-const err96 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+}
+if(data33.cell !== undefined){
+let data35 = data33.cell;
+if(typeof data35 === "string"){
+if(func2(data35) > 2000){
+const err96 = {instancePath:instancePath+"/restarts/" + i3+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -3676,7 +3664,7 @@ errors++;
 }
 }
 else {
-const err97 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err97 = {instancePath:instancePath+"/restarts/" + i3+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -3686,9 +3674,11 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data36.ok !== undefined){
-if(typeof data36.ok !== "boolean"){
-const err98 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data33.host !== undefined){
+let data36 = data33.host;
+if(typeof data36 === "string"){
+if(func2(data36) > 500){
+const err98 = {instancePath:instancePath+"/restarts/" + i3+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -3698,9 +3688,8 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data36.verifiable !== undefined){
-if(false !== data36.verifiable){
-const err99 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+else {
+const err99 = {instancePath:instancePath+"/restarts/" + i3+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -3710,11 +3699,10 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data36.observed !== undefined){
-let data41 = data36.observed;
-if(typeof data41 === "string"){
-if(func2(data41) > 10000){
-const err100 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data33.part !== undefined){
+let data37 = data33.part;
+if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
+const err100 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -3723,9 +3711,9 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-else {
-const err101 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data37 == "number"){
+if(data37 > 1000 || isNaN(data37)){
+const err101 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -3734,10 +3722,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-}
-else {
-const err102 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data37 < 2 || isNaN(data37)){
+const err102 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -3748,8 +3734,10 @@ errors++;
 }
 }
 }
-else {
-const err103 = {instancePath:instancePath+"/restarts/" + i3+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data33.status !== undefined){
+let data38 = data33.status;
+if(!(((data38 === "ok") || (data38 === "verify-failed")) || (data38 === "failed"))){
+const err103 = {instancePath:instancePath+"/restarts/" + i3+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -3759,15 +3747,11 @@ vErrors.push(err103);
 errors++;
 }
 }
-if(data26.options !== undefined){
-let data42 = data26.options;
-if(Array.isArray(data42)){
-const len5 = data42.length;
-for(let i5=0; i5<len5; i5++){
-let data43 = data42[i5];
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-if(data43.tunable === undefined){
-const err104 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data33.reason !== undefined){
+let data39 = data33.reason;
+if(typeof data39 === "string"){
+if(func2(data39) > 10000){
+const err104 = {instancePath:instancePath+"/restarts/" + i3+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -3776,8 +3760,9 @@ vErrors.push(err104);
 }
 errors++;
 }
-if(data43.level === undefined){
-const err105 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+else {
+const err105 = {instancePath:instancePath+"/restarts/" + i3+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -3786,8 +3771,12 @@ vErrors.push(err105);
 }
 errors++;
 }
-if(data43.ok === undefined){
-const err106 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+if(data33.startedAt !== undefined){
+let data40 = data33.startedAt;
+if(typeof data40 == "number"){
+if(data40 > 100000000000000 || isNaN(data40)){
+const err106 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -3796,8 +3785,8 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(data43.observed === undefined){
-const err107 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+if(data40 < 0 || isNaN(data40)){
+const err107 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -3806,11 +3795,9 @@ vErrors.push(err107);
 }
 errors++;
 }
-if(data43.tunable !== undefined){
-let data44 = data43.tunable;
-if(typeof data44 === "string"){
-if(func2(data44) > 200){
-const err108 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+else {
+const err108 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -3820,8 +3807,11 @@ vErrors.push(err108);
 errors++;
 }
 }
-else {
-const err109 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.finishedAt !== undefined){
+let data41 = data33.finishedAt;
+if(typeof data41 == "number"){
+if(data41 > 100000000000000 || isNaN(data41)){
+const err109 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -3830,12 +3820,8 @@ vErrors.push(err109);
 }
 errors++;
 }
-}
-if(data43.level !== undefined){
-let data45 = data43.level;
-if(typeof data45 === "string"){
-if(func2(data45) > 300){
-const err110 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data41 < 0 || isNaN(data41)){
+const err110 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -3846,7 +3832,7 @@ errors++;
 }
 }
 else {
-const err111 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err111 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -3856,9 +3842,15 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data43.ok !== undefined){
-if(typeof data43.ok !== "boolean"){
-const err112 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data33.checks !== undefined){
+let data42 = data33.checks;
+if(Array.isArray(data42)){
+const len4 = data42.length;
+for(let i4=0; i4<len4; i4++){
+let data43 = data42[i4];
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(data43.tunable === undefined){
+const err112 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -3867,10 +3859,8 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-if(data43.verifiable !== undefined){
-if(false !== data43.verifiable){
-const err113 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(data43.level === undefined){
+const err113 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -3879,12 +3869,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-if(data43.observed !== undefined){
-let data48 = data43.observed;
-if(typeof data48 === "string"){
-if(func2(data48) > 10000){
-const err114 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data43.ok === undefined){
+const err114 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -3893,9 +3879,8 @@ vErrors.push(err114);
 }
 errors++;
 }
-}
-else {
-const err115 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.observed === undefined){
+const err115 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -3904,10 +3889,11 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-}
-else {
-const err116 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data43.tunable !== undefined){
+let data44 = data43.tunable;
+if(typeof data44 === "string"){
+if(func2(data44) > 200){
+const err116 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -3917,9 +3903,8 @@ vErrors.push(err116);
 errors++;
 }
 }
-}
 else {
-const err117 = {instancePath:instancePath+"/restarts/" + i3+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err117 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -3929,14 +3914,11 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data26.preload !== undefined){
-let data49 = data26.preload;
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.tables !== undefined){
-let data50 = data49.tables;
-if(typeof data50 == "number"){
-if(data50 > 1000000000000000 || isNaN(data50)){
-const err118 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data43.level !== undefined){
+let data45 = data43.level;
+if(typeof data45 === "string"){
+if(func2(data45) > 300){
+const err118 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -3945,8 +3927,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-if(data50 < 0 || isNaN(data50)){
-const err119 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err119 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -3956,8 +3939,9 @@ vErrors.push(err119);
 errors++;
 }
 }
-else {
-const err120 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data43.ok !== undefined){
+if(typeof data43.ok !== "boolean"){
+const err120 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -3967,11 +3951,9 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data49.indexes !== undefined){
-let data51 = data49.indexes;
-if(typeof data51 == "number"){
-if(data51 > 1000000000000000 || isNaN(data51)){
-const err121 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data43.verifiable !== undefined){
+if(false !== data43.verifiable){
+const err121 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -3980,8 +3962,12 @@ vErrors.push(err121);
 }
 errors++;
 }
-if(data51 < 0 || isNaN(data51)){
-const err122 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data43.observed !== undefined){
+let data48 = data43.observed;
+if(typeof data48 === "string"){
+if(func2(data48) > 10000){
+const err122 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -3992,7 +3978,7 @@ errors++;
 }
 }
 else {
-const err123 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err123 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -4002,11 +3988,9 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data49.rows !== undefined){
-let data52 = data49.rows;
-if(typeof data52 == "number"){
-if(data52 > 1000000000000000 || isNaN(data52)){
-const err124 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err124 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -4015,8 +3999,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-if(data52 < 0 || isNaN(data52)){
-const err125 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err125 = {instancePath:instancePath+"/restarts/" + i3+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -4026,8 +4012,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-else {
-const err126 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data33.options !== undefined){
+let data49 = data33.options;
+if(Array.isArray(data49)){
+const len5 = data49.length;
+for(let i5=0; i5<len5; i5++){
+let data50 = data49[i5];
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+if(data50.tunable === undefined){
+const err126 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -4036,12 +4029,8 @@ vErrors.push(err126);
 }
 errors++;
 }
-}
-if(data49.ms !== undefined){
-let data53 = data49.ms;
-if(typeof data53 == "number"){
-if(data53 > 1000000000000000 || isNaN(data53)){
-const err127 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data50.level === undefined){
+const err127 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -4050,8 +4039,8 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(data53 < 0 || isNaN(data53)){
-const err128 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data50.ok === undefined){
+const err128 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -4060,9 +4049,8 @@ vErrors.push(err128);
 }
 errors++;
 }
-}
-else {
-const err129 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data50.observed === undefined){
+const err129 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -4071,10 +4059,11 @@ vErrors.push(err129);
 }
 errors++;
 }
-}
-}
-else {
-const err130 = {instancePath:instancePath+"/restarts/" + i3+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data50.tunable !== undefined){
+let data51 = data50.tunable;
+if(typeof data51 === "string"){
+if(func2(data51) > 200){
+const err130 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -4084,15 +4073,8 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(data26.queries !== undefined){
-let data54 = data26.queries;
-if(Array.isArray(data54)){
-const len6 = data54.length;
-for(let i6=0; i6<len6; i6++){
-let data55 = data54[i6];
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-if(data55.query === undefined){
-const err131 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+else {
+const err131 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -4101,8 +4083,12 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data55.unit === undefined){
-const err132 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+}
+if(data50.level !== undefined){
+let data52 = data50.level;
+if(typeof data52 === "string"){
+if(func2(data52) > 300){
+const err132 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -4111,8 +4097,9 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(data55.source === undefined){
-const err133 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+else {
+const err133 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -4121,8 +4108,10 @@ vErrors.push(err133);
 }
 errors++;
 }
-if(data55.values === undefined){
-const err134 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+}
+if(data50.ok !== undefined){
+if(typeof data50.ok !== "boolean"){
+const err134 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -4131,11 +4120,10 @@ vErrors.push(err134);
 }
 errors++;
 }
-if(data55.query !== undefined){
-let data56 = data55.query;
-if(typeof data56 === "string"){
-if(func2(data56) > 200){
-const err135 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+if(data50.verifiable !== undefined){
+if(false !== data50.verifiable){
+const err135 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -4145,8 +4133,11 @@ vErrors.push(err135);
 errors++;
 }
 }
-else {
-const err136 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.observed !== undefined){
+let data55 = data50.observed;
+if(typeof data55 === "string"){
+if(func2(data55) > 10000){
+const err136 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -4156,11 +4147,8 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data55.unit !== undefined){
-let data57 = data55.unit;
-if(typeof data57 === "string"){
-if(func2(data57) > 40){
-const err137 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+else {
+const err137 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -4170,8 +4158,9 @@ vErrors.push(err137);
 errors++;
 }
 }
+}
 else {
-const err138 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err138 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -4181,10 +4170,9 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(data55.source !== undefined){
-let data58 = data55.source;
-if(!(((((data58 === "performance_schema") || (data58 === "profiling")) || (data58 === "client")) || (data58 === "sysbench")) || (data58 === "regex"))){
-const err139 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err139 = {instancePath:instancePath+"/restarts/" + i3+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -4194,15 +4182,14 @@ vErrors.push(err139);
 errors++;
 }
 }
-if(data55.values !== undefined){
-let data59 = data55.values;
-if(Array.isArray(data59)){
-const len7 = data59.length;
-for(let i7=0; i7<len7; i7++){
-let data60 = data59[i7];
-if(typeof data60 == "number"){
-if(data60 > 1000000000000000 || isNaN(data60)){
-const err140 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data33.preload !== undefined){
+let data56 = data33.preload;
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.tables !== undefined){
+let data57 = data56.tables;
+if(typeof data57 == "number"){
+if(data57 > 1000000000000000 || isNaN(data57)){
+const err140 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -4211,8 +4198,8 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data60 < -1000000000000000 || isNaN(data60)){
-const err141 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+if(data57 < 0 || isNaN(data57)){
+const err141 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -4223,7 +4210,7 @@ errors++;
 }
 }
 else {
-const err142 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err142 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -4233,9 +4220,11 @@ vErrors.push(err142);
 errors++;
 }
 }
-}
-else {
-const err143 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data56.indexes !== undefined){
+let data58 = data56.indexes;
+if(typeof data58 == "number"){
+if(data58 > 1000000000000000 || isNaN(data58)){
+const err143 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -4244,16 +4233,8 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
-if(data55.client !== undefined){
-let data61 = data55.client;
-if(Array.isArray(data61)){
-const len8 = data61.length;
-for(let i8=0; i8<len8; i8++){
-let data62 = data61[i8];
-if(typeof data62 == "number"){
-if(data62 > 1000000000000000 || isNaN(data62)){
-const err144 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data58 < 0 || isNaN(data58)){
+const err144 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -4262,8 +4243,9 @@ vErrors.push(err144);
 }
 errors++;
 }
-if(data62 < -1000000000000000 || isNaN(data62)){
-const err145 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+else {
+const err145 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -4273,8 +4255,11 @@ vErrors.push(err145);
 errors++;
 }
 }
-else {
-const err146 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data56.rows !== undefined){
+let data59 = data56.rows;
+if(typeof data59 == "number"){
+if(data59 > 1000000000000000 || isNaN(data59)){
+const err146 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -4283,10 +4268,8 @@ vErrors.push(err146);
 }
 errors++;
 }
-}
-}
-else {
-const err147 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data59 < 0 || isNaN(data59)){
+const err147 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -4296,9 +4279,8 @@ vErrors.push(err147);
 errors++;
 }
 }
-}
 else {
-const err148 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err148 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -4308,9 +4290,11 @@ vErrors.push(err148);
 errors++;
 }
 }
-}
-else {
-const err149 = {instancePath:instancePath+"/restarts/" + i3+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data56.ms !== undefined){
+let data60 = data56.ms;
+if(typeof data60 == "number"){
+if(data60 > 1000000000000000 || isNaN(data60)){
+const err149 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -4319,15 +4303,8 @@ vErrors.push(err149);
 }
 errors++;
 }
-}
-if(data26.steps !== undefined){
-let data63 = data26.steps;
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-if(data63.stop !== undefined){
-let data64 = data63.stop;
-if(typeof data64 == "number"){
-if(data64 > 1000000000000000 || isNaN(data64)){
-const err150 = {instancePath:instancePath+"/restarts/" + i3+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data60 < 0 || isNaN(data60)){
+const err150 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -4336,8 +4313,9 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(data64 < 0 || isNaN(data64)){
-const err151 = {instancePath:instancePath+"/restarts/" + i3+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err151 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -4347,8 +4325,9 @@ vErrors.push(err151);
 errors++;
 }
 }
+}
 else {
-const err152 = {instancePath:instancePath+"/restarts/" + i3+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err152 = {instancePath:instancePath+"/restarts/" + i3+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -4358,11 +4337,15 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(data63.idle !== undefined){
-let data65 = data63.idle;
-if(typeof data65 == "number"){
-if(data65 > 1000000000000000 || isNaN(data65)){
-const err153 = {instancePath:instancePath+"/restarts/" + i3+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data33.queries !== undefined){
+let data61 = data33.queries;
+if(Array.isArray(data61)){
+const len6 = data61.length;
+for(let i6=0; i6<len6; i6++){
+let data62 = data61[i6];
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data62.query === undefined){
+const err153 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -4371,8 +4354,8 @@ vErrors.push(err153);
 }
 errors++;
 }
-if(data65 < 0 || isNaN(data65)){
-const err154 = {instancePath:instancePath+"/restarts/" + i3+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data62.unit === undefined){
+const err154 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -4381,9 +4364,8 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-else {
-const err155 = {instancePath:instancePath+"/restarts/" + i3+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data62.source === undefined){
+const err155 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -4392,12 +4374,8 @@ vErrors.push(err155);
 }
 errors++;
 }
-}
-if(data63.start !== undefined){
-let data66 = data63.start;
-if(typeof data66 == "number"){
-if(data66 > 1000000000000000 || isNaN(data66)){
-const err156 = {instancePath:instancePath+"/restarts/" + i3+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data62.values === undefined){
+const err156 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -4406,8 +4384,11 @@ vErrors.push(err156);
 }
 errors++;
 }
-if(data66 < 0 || isNaN(data66)){
-const err157 = {instancePath:instancePath+"/restarts/" + i3+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data62.query !== undefined){
+let data63 = data62.query;
+if(typeof data63 === "string"){
+if(func2(data63) > 200){
+const err157 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -4418,7 +4399,7 @@ errors++;
 }
 }
 else {
-const err158 = {instancePath:instancePath+"/restarts/" + i3+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err158 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -4428,11 +4409,11 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(data63.verify !== undefined){
-let data67 = data63.verify;
-if(typeof data67 == "number"){
-if(data67 > 1000000000000000 || isNaN(data67)){
-const err159 = {instancePath:instancePath+"/restarts/" + i3+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data62.unit !== undefined){
+let data64 = data62.unit;
+if(typeof data64 === "string"){
+if(func2(data64) > 40){
+const err159 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -4441,8 +4422,9 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(data67 < 0 || isNaN(data67)){
-const err160 = {instancePath:instancePath+"/restarts/" + i3+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err160 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -4452,8 +4434,10 @@ vErrors.push(err160);
 errors++;
 }
 }
-else {
-const err161 = {instancePath:instancePath+"/restarts/" + i3+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data62.source !== undefined){
+let data65 = data62.source;
+if(!(((((data65 === "performance_schema") || (data65 === "profiling")) || (data65 === "client")) || (data65 === "sysbench")) || (data65 === "regex"))){
+const err161 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -4463,11 +4447,15 @@ vErrors.push(err161);
 errors++;
 }
 }
-if(data63.setup !== undefined){
-let data68 = data63.setup;
-if(typeof data68 == "number"){
-if(data68 > 1000000000000000 || isNaN(data68)){
-const err162 = {instancePath:instancePath+"/restarts/" + i3+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data62.values !== undefined){
+let data66 = data62.values;
+if(Array.isArray(data66)){
+const len7 = data66.length;
+for(let i7=0; i7<len7; i7++){
+let data67 = data66[i7];
+if(typeof data67 == "number"){
+if(data67 > 1000000000000000 || isNaN(data67)){
+const err162 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -4476,8 +4464,8 @@ vErrors.push(err162);
 }
 errors++;
 }
-if(data68 < 0 || isNaN(data68)){
-const err163 = {instancePath:instancePath+"/restarts/" + i3+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data67 < -1000000000000000 || isNaN(data67)){
+const err163 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -4488,7 +4476,7 @@ errors++;
 }
 }
 else {
-const err164 = {instancePath:instancePath+"/restarts/" + i3+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err164 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -4498,11 +4486,9 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(data63.connect !== undefined){
-let data69 = data63.connect;
-if(typeof data69 == "number"){
-if(data69 > 1000000000000000 || isNaN(data69)){
-const err165 = {instancePath:instancePath+"/restarts/" + i3+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err165 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -4511,8 +4497,16 @@ vErrors.push(err165);
 }
 errors++;
 }
-if(data69 < 0 || isNaN(data69)){
-const err166 = {instancePath:instancePath+"/restarts/" + i3+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data62.client !== undefined){
+let data68 = data62.client;
+if(Array.isArray(data68)){
+const len8 = data68.length;
+for(let i8=0; i8<len8; i8++){
+let data69 = data68[i8];
+if(typeof data69 == "number"){
+if(data69 > 1000000000000000 || isNaN(data69)){
+const err166 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -4521,9 +4515,8 @@ vErrors.push(err166);
 }
 errors++;
 }
-}
-else {
-const err167 = {instancePath:instancePath+"/restarts/" + i3+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data69 < -1000000000000000 || isNaN(data69)){
+const err167 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -4533,11 +4526,8 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(data63.preload !== undefined){
-let data70 = data63.preload;
-if(typeof data70 == "number"){
-if(data70 > 1000000000000000 || isNaN(data70)){
-const err168 = {instancePath:instancePath+"/restarts/" + i3+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err168 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -4546,8 +4536,10 @@ vErrors.push(err168);
 }
 errors++;
 }
-if(data70 < 0 || isNaN(data70)){
-const err169 = {instancePath:instancePath+"/restarts/" + i3+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err169 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -4557,8 +4549,9 @@ vErrors.push(err169);
 errors++;
 }
 }
+}
 else {
-const err170 = {instancePath:instancePath+"/restarts/" + i3+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err170 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -4568,11 +4561,9 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data63.timer !== undefined){
-let data71 = data63.timer;
-if(typeof data71 == "number"){
-if(data71 > 1000000000000000 || isNaN(data71)){
-const err171 = {instancePath:instancePath+"/restarts/" + i3+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err171 = {instancePath:instancePath+"/restarts/" + i3+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -4581,8 +4572,15 @@ vErrors.push(err171);
 }
 errors++;
 }
-if(data71 < 0 || isNaN(data71)){
-const err172 = {instancePath:instancePath+"/restarts/" + i3+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data33.steps !== undefined){
+let data70 = data33.steps;
+if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
+if(data70.stop !== undefined){
+let data71 = data70.stop;
+if(typeof data71 == "number"){
+if(data71 > 1000000000000000 || isNaN(data71)){
+const err172 = {instancePath:instancePath+"/restarts/" + i3+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -4591,9 +4589,8 @@ vErrors.push(err172);
 }
 errors++;
 }
-}
-else {
-const err173 = {instancePath:instancePath+"/restarts/" + i3+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data71 < 0 || isNaN(data71)){
+const err173 = {instancePath:instancePath+"/restarts/" + i3+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -4603,11 +4600,8 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(data63.measure !== undefined){
-let data72 = data63.measure;
-if(typeof data72 == "number"){
-if(data72 > 1000000000000000 || isNaN(data72)){
-const err174 = {instancePath:instancePath+"/restarts/" + i3+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err174 = {instancePath:instancePath+"/restarts/" + i3+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -4616,8 +4610,12 @@ vErrors.push(err174);
 }
 errors++;
 }
-if(data72 < 0 || isNaN(data72)){
-const err175 = {instancePath:instancePath+"/restarts/" + i3+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data70.idle !== undefined){
+let data72 = data70.idle;
+if(typeof data72 == "number"){
+if(data72 > 1000000000000000 || isNaN(data72)){
+const err175 = {instancePath:instancePath+"/restarts/" + i3+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -4626,9 +4624,8 @@ vErrors.push(err175);
 }
 errors++;
 }
-}
-else {
-const err176 = {instancePath:instancePath+"/restarts/" + i3+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data72 < 0 || isNaN(data72)){
+const err176 = {instancePath:instancePath+"/restarts/" + i3+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -4638,9 +4635,8 @@ vErrors.push(err176);
 errors++;
 }
 }
-}
 else {
-const err177 = {instancePath:instancePath+"/restarts/" + i3+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err177 = {instancePath:instancePath+"/restarts/" + i3+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -4650,11 +4646,11 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(data26.noise !== undefined){
-let data73 = data26.noise;
-if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
-if(data73.seconds === undefined){
-const err178 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
+if(data70.start !== undefined){
+let data73 = data70.start;
+if(typeof data73 == "number"){
+if(data73 > 1000000000000000 || isNaN(data73)){
+const err178 = {instancePath:instancePath+"/restarts/" + i3+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -4663,8 +4659,8 @@ vErrors.push(err178);
 }
 errors++;
 }
-if(data73.load === undefined){
-const err179 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
+if(data73 < 0 || isNaN(data73)){
+const err179 = {instancePath:instancePath+"/restarts/" + i3+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -4673,8 +4669,9 @@ vErrors.push(err179);
 }
 errors++;
 }
-if(data73.cpus === undefined){
-const err180 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
+}
+else {
+const err180 = {instancePath:instancePath+"/restarts/" + i3+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -4683,8 +4680,12 @@ vErrors.push(err180);
 }
 errors++;
 }
-if(data73.stealPct === undefined){
-const err181 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
+}
+if(data70.verify !== undefined){
+let data74 = data70.verify;
+if(typeof data74 == "number"){
+if(data74 > 1000000000000000 || isNaN(data74)){
+const err181 = {instancePath:instancePath+"/restarts/" + i3+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -4693,8 +4694,8 @@ vErrors.push(err181);
 }
 errors++;
 }
-if(data73.othersCpuPct === undefined){
-const err182 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
+if(data74 < 0 || isNaN(data74)){
+const err182 = {instancePath:instancePath+"/restarts/" + i3+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -4703,8 +4704,9 @@ vErrors.push(err182);
 }
 errors++;
 }
-if(data73.ctxPerS === undefined){
-const err183 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
+}
+else {
+const err183 = {instancePath:instancePath+"/restarts/" + i3+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -4713,11 +4715,12 @@ vErrors.push(err183);
 }
 errors++;
 }
-if(data73.seconds !== undefined){
-let data74 = data73.seconds;
-if(typeof data74 == "number"){
-if(data74 > 1000000000000000 || isNaN(data74)){
-const err184 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+if(data70.setup !== undefined){
+let data75 = data70.setup;
+if(typeof data75 == "number"){
+if(data75 > 1000000000000000 || isNaN(data75)){
+const err184 = {instancePath:instancePath+"/restarts/" + i3+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -4726,8 +4729,8 @@ vErrors.push(err184);
 }
 errors++;
 }
-if(data74 < 0 || isNaN(data74)){
-const err185 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data75 < 0 || isNaN(data75)){
+const err185 = {instancePath:instancePath+"/restarts/" + i3+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -4738,7 +4741,7 @@ errors++;
 }
 }
 else {
-const err186 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err186 = {instancePath:instancePath+"/restarts/" + i3+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -4748,11 +4751,11 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(data73.load !== undefined){
-let data75 = data73.load;
-if(typeof data75 == "number"){
-if(data75 > 1000000000000000 || isNaN(data75)){
-const err187 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data70.connect !== undefined){
+let data76 = data70.connect;
+if(typeof data76 == "number"){
+if(data76 > 1000000000000000 || isNaN(data76)){
+const err187 = {instancePath:instancePath+"/restarts/" + i3+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -4761,8 +4764,8 @@ vErrors.push(err187);
 }
 errors++;
 }
-if(data75 < 0 || isNaN(data75)){
-const err188 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data76 < 0 || isNaN(data76)){
+const err188 = {instancePath:instancePath+"/restarts/" + i3+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -4773,7 +4776,7 @@ errors++;
 }
 }
 else {
-const err189 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err189 = {instancePath:instancePath+"/restarts/" + i3+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -4783,11 +4786,11 @@ vErrors.push(err189);
 errors++;
 }
 }
-if(data73.cpus !== undefined){
-let data76 = data73.cpus;
-if(typeof data76 == "number"){
-if(data76 > 1000000000000000 || isNaN(data76)){
-const err190 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data70.preload !== undefined){
+let data77 = data70.preload;
+if(typeof data77 == "number"){
+if(data77 > 1000000000000000 || isNaN(data77)){
+const err190 = {instancePath:instancePath+"/restarts/" + i3+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -4796,8 +4799,8 @@ vErrors.push(err190);
 }
 errors++;
 }
-if(data76 < 0 || isNaN(data76)){
-const err191 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data77 < 0 || isNaN(data77)){
+const err191 = {instancePath:instancePath+"/restarts/" + i3+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -4808,7 +4811,7 @@ errors++;
 }
 }
 else {
-const err192 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err192 = {instancePath:instancePath+"/restarts/" + i3+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -4818,11 +4821,11 @@ vErrors.push(err192);
 errors++;
 }
 }
-if(data73.stealPct !== undefined){
-let data77 = data73.stealPct;
-if(typeof data77 == "number"){
-if(data77 > 100 || isNaN(data77)){
-const err193 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data70.timer !== undefined){
+let data78 = data70.timer;
+if(typeof data78 == "number"){
+if(data78 > 1000000000000000 || isNaN(data78)){
+const err193 = {instancePath:instancePath+"/restarts/" + i3+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -4831,8 +4834,8 @@ vErrors.push(err193);
 }
 errors++;
 }
-if(data77 < 0 || isNaN(data77)){
-const err194 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data78 < 0 || isNaN(data78)){
+const err194 = {instancePath:instancePath+"/restarts/" + i3+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -4843,7 +4846,7 @@ errors++;
 }
 }
 else {
-const err195 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err195 = {instancePath:instancePath+"/restarts/" + i3+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -4853,11 +4856,11 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(data73.othersCpuPct !== undefined){
-let data78 = data73.othersCpuPct;
-if(typeof data78 == "number"){
-if(data78 > 100 || isNaN(data78)){
-const err196 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data70.measure !== undefined){
+let data79 = data70.measure;
+if(typeof data79 == "number"){
+if(data79 > 1000000000000000 || isNaN(data79)){
+const err196 = {instancePath:instancePath+"/restarts/" + i3+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -4866,8 +4869,8 @@ vErrors.push(err196);
 }
 errors++;
 }
-if(data78 < 0 || isNaN(data78)){
-const err197 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data79 < 0 || isNaN(data79)){
+const err197 = {instancePath:instancePath+"/restarts/" + i3+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -4878,7 +4881,7 @@ errors++;
 }
 }
 else {
-const err198 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err198 = {instancePath:instancePath+"/restarts/" + i3+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -4888,11 +4891,9 @@ vErrors.push(err198);
 errors++;
 }
 }
-if(data73.ctxPerS !== undefined){
-let data79 = data73.ctxPerS;
-if(typeof data79 == "number"){
-if(data79 > 1000000000000000 || isNaN(data79)){
-const err199 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err199 = {instancePath:instancePath+"/restarts/" + i3+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -4901,8 +4902,12 @@ vErrors.push(err199);
 }
 errors++;
 }
-if(data79 < 0 || isNaN(data79)){
-const err200 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data33.noise !== undefined){
+let data80 = data33.noise;
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+if(data80.seconds === undefined){
+const err200 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -4911,9 +4916,8 @@ vErrors.push(err200);
 }
 errors++;
 }
-}
-else {
-const err201 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data80.load === undefined){
+const err201 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -4922,12 +4926,8 @@ vErrors.push(err201);
 }
 errors++;
 }
-}
-if(data73.cpuMhz !== undefined){
-let data80 = data73.cpuMhz;
-if(typeof data80 == "number"){
-if(data80 > 1000000000000000 || isNaN(data80)){
-const err202 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data80.cpus === undefined){
+const err202 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -4936,8 +4936,8 @@ vErrors.push(err202);
 }
 errors++;
 }
-if(data80 < 0 || isNaN(data80)){
-const err203 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data80.stealPct === undefined){
+const err203 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -4946,9 +4946,8 @@ vErrors.push(err203);
 }
 errors++;
 }
-}
-else {
-const err204 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data80.othersCpuPct === undefined){
+const err204 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -4957,10 +4956,8 @@ vErrors.push(err204);
 }
 errors++;
 }
-}
-}
-else {
-const err205 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data80.ctxPerS === undefined){
+const err205 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -4969,16 +4966,11 @@ vErrors.push(err205);
 }
 errors++;
 }
-}
-if(data26.intervals !== undefined){
-let data81 = data26.intervals;
-if(Array.isArray(data81)){
-const len9 = data81.length;
-for(let i9=0; i9<len9; i9++){
-let data82 = data81[i9];
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-if(data82.rep === undefined){
-const err206 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
+if(data80.seconds !== undefined){
+let data81 = data80.seconds;
+if(typeof data81 == "number"){
+if(data81 > 1000000000000000 || isNaN(data81)){
+const err206 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -4987,8 +4979,8 @@ vErrors.push(err206);
 }
 errors++;
 }
-if(data82.second === undefined){
-const err207 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
+if(data81 < 0 || isNaN(data81)){
+const err207 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -4997,8 +4989,9 @@ vErrors.push(err207);
 }
 errors++;
 }
-if(data82.threads === undefined){
-const err208 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
+}
+else {
+const err208 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -5007,8 +5000,12 @@ vErrors.push(err208);
 }
 errors++;
 }
-if(data82.tps === undefined){
-const err209 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
+}
+if(data80.load !== undefined){
+let data82 = data80.load;
+if(typeof data82 == "number"){
+if(data82 > 1000000000000000 || isNaN(data82)){
+const err209 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -5017,8 +5014,8 @@ vErrors.push(err209);
 }
 errors++;
 }
-if(data82.qps === undefined){
-const err210 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
+if(data82 < 0 || isNaN(data82)){
+const err210 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -5027,10 +5024,9 @@ vErrors.push(err210);
 }
 errors++;
 }
-if(data82.rep !== undefined){
-let data83 = data82.rep;
-if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
-const err211 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err211 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -5039,9 +5035,12 @@ vErrors.push(err211);
 }
 errors++;
 }
+}
+if(data80.cpus !== undefined){
+let data83 = data80.cpus;
 if(typeof data83 == "number"){
-if(data83 > 1000000000 || isNaN(data83)){
-const err212 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data83 > 1000000000000000 || isNaN(data83)){
+const err212 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -5050,8 +5049,8 @@ vErrors.push(err212);
 }
 errors++;
 }
-if(data83 < 1 || isNaN(data83)){
-const err213 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data83 < 0 || isNaN(data83)){
+const err213 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -5061,12 +5060,8 @@ vErrors.push(err213);
 errors++;
 }
 }
-}
-if(data82.second !== undefined){
-let data84 = data82.second;
-if(typeof data84 == "number"){
-if(data84 > 1000000000000000 || isNaN(data84)){
-const err214 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err214 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -5075,8 +5070,12 @@ vErrors.push(err214);
 }
 errors++;
 }
-if(data84 < 0 || isNaN(data84)){
-const err215 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data80.stealPct !== undefined){
+let data84 = data80.stealPct;
+if(typeof data84 == "number"){
+if(data84 > 100 || isNaN(data84)){
+const err215 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -5085,9 +5084,8 @@ vErrors.push(err215);
 }
 errors++;
 }
-}
-else {
-const err216 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data84 < 0 || isNaN(data84)){
+const err216 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -5097,11 +5095,8 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(data82.threads !== undefined){
-let data85 = data82.threads;
-if(typeof data85 == "number"){
-if(data85 > 1000000000000000 || isNaN(data85)){
-const err217 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err217 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -5110,8 +5105,12 @@ vErrors.push(err217);
 }
 errors++;
 }
-if(data85 < 0 || isNaN(data85)){
-const err218 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data80.othersCpuPct !== undefined){
+let data85 = data80.othersCpuPct;
+if(typeof data85 == "number"){
+if(data85 > 100 || isNaN(data85)){
+const err218 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -5120,9 +5119,8 @@ vErrors.push(err218);
 }
 errors++;
 }
-}
-else {
-const err219 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data85 < 0 || isNaN(data85)){
+const err219 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -5132,11 +5130,8 @@ vErrors.push(err219);
 errors++;
 }
 }
-if(data82.tps !== undefined){
-let data86 = data82.tps;
-if(typeof data86 == "number"){
-if(data86 > 1000000000000000 || isNaN(data86)){
-const err220 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err220 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -5145,8 +5140,12 @@ vErrors.push(err220);
 }
 errors++;
 }
-if(data86 < 0 || isNaN(data86)){
-const err221 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data80.ctxPerS !== undefined){
+let data86 = data80.ctxPerS;
+if(typeof data86 == "number"){
+if(data86 > 1000000000000000 || isNaN(data86)){
+const err221 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -5155,9 +5154,8 @@ vErrors.push(err221);
 }
 errors++;
 }
-}
-else {
-const err222 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data86 < 0 || isNaN(data86)){
+const err222 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -5167,11 +5165,8 @@ vErrors.push(err222);
 errors++;
 }
 }
-if(data82.qps !== undefined){
-let data87 = data82.qps;
-if(typeof data87 == "number"){
-if(data87 > 1000000000000000 || isNaN(data87)){
-const err223 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err223 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -5180,8 +5175,12 @@ vErrors.push(err223);
 }
 errors++;
 }
-if(data87 < 0 || isNaN(data87)){
-const err224 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data80.cpuMhz !== undefined){
+let data87 = data80.cpuMhz;
+if(typeof data87 == "number"){
+if(data87 > 1000000000000000 || isNaN(data87)){
+const err224 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -5190,9 +5189,8 @@ vErrors.push(err224);
 }
 errors++;
 }
-}
-else {
-const err225 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data87 < 0 || isNaN(data87)){
+const err225 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -5202,11 +5200,8 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(data82.latencyMs !== undefined){
-let data88 = data82.latencyMs;
-if(typeof data88 == "number"){
-if(data88 > 1000000000000000 || isNaN(data88)){
-const err226 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err226 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -5215,8 +5210,10 @@ vErrors.push(err226);
 }
 errors++;
 }
-if(data88 < 0 || isNaN(data88)){
-const err227 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err227 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -5226,8 +5223,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-else {
-const err228 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data33.intervals !== undefined){
+let data88 = data33.intervals;
+if(Array.isArray(data88)){
+const len9 = data88.length;
+for(let i9=0; i9<len9; i9++){
+let data89 = data88[i9];
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.rep === undefined){
+const err228 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -5236,12 +5240,8 @@ vErrors.push(err228);
 }
 errors++;
 }
-}
-if(data82.percentile !== undefined){
-let data89 = data82.percentile;
-if(typeof data89 == "number"){
-if(data89 > 100 || isNaN(data89)){
-const err229 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data89.second === undefined){
+const err229 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -5250,8 +5250,8 @@ vErrors.push(err229);
 }
 errors++;
 }
-if(data89 < 0 || isNaN(data89)){
-const err230 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data89.threads === undefined){
+const err230 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -5260,9 +5260,8 @@ vErrors.push(err230);
 }
 errors++;
 }
-}
-else {
-const err231 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data89.tps === undefined){
+const err231 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -5271,12 +5270,8 @@ vErrors.push(err231);
 }
 errors++;
 }
-}
-if(data82.errPerSec !== undefined){
-let data90 = data82.errPerSec;
-if(typeof data90 == "number"){
-if(data90 > 1000000000000000 || isNaN(data90)){
-const err232 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data89.qps === undefined){
+const err232 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -5285,8 +5280,10 @@ vErrors.push(err232);
 }
 errors++;
 }
-if(data90 < 0 || isNaN(data90)){
-const err233 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data89.rep !== undefined){
+let data90 = data89.rep;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+const err233 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -5295,9 +5292,9 @@ vErrors.push(err233);
 }
 errors++;
 }
-}
-else {
-const err234 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(typeof data90 == "number"){
+if(data90 > 1000000000 || isNaN(data90)){
+const err234 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -5306,10 +5303,8 @@ vErrors.push(err234);
 }
 errors++;
 }
-}
-}
-else {
-const err235 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data90 < 1 || isNaN(data90)){
+const err235 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -5320,8 +5315,11 @@ errors++;
 }
 }
 }
-else {
-const err236 = {instancePath:instancePath+"/restarts/" + i3+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data89.second !== undefined){
+let data91 = data89.second;
+if(typeof data91 == "number"){
+if(data91 > 1000000000000000 || isNaN(data91)){
+const err236 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -5330,10 +5328,8 @@ vErrors.push(err236);
 }
 errors++;
 }
-}
-}
-else {
-const err237 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data91 < 0 || isNaN(data91)){
+const err237 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -5343,9 +5339,8 @@ vErrors.push(err237);
 errors++;
 }
 }
-}
 else {
-const err238 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err238 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -5355,14 +5350,272 @@ vErrors.push(err238);
 errors++;
 }
 }
-}
-else {
-const err239 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data89.threads !== undefined){
+let data92 = data89.threads;
+if(typeof data92 == "number"){
+if(data92 > 1000000000000000 || isNaN(data92)){
+const err239 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err239];
 }
 else {
 vErrors.push(err239);
+}
+errors++;
+}
+if(data92 < 0 || isNaN(data92)){
+const err240 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err240];
+}
+else {
+vErrors.push(err240);
+}
+errors++;
+}
+}
+else {
+const err241 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err241];
+}
+else {
+vErrors.push(err241);
+}
+errors++;
+}
+}
+if(data89.tps !== undefined){
+let data93 = data89.tps;
+if(typeof data93 == "number"){
+if(data93 > 1000000000000000 || isNaN(data93)){
+const err242 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err242];
+}
+else {
+vErrors.push(err242);
+}
+errors++;
+}
+if(data93 < 0 || isNaN(data93)){
+const err243 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err243];
+}
+else {
+vErrors.push(err243);
+}
+errors++;
+}
+}
+else {
+const err244 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err244];
+}
+else {
+vErrors.push(err244);
+}
+errors++;
+}
+}
+if(data89.qps !== undefined){
+let data94 = data89.qps;
+if(typeof data94 == "number"){
+if(data94 > 1000000000000000 || isNaN(data94)){
+const err245 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err245];
+}
+else {
+vErrors.push(err245);
+}
+errors++;
+}
+if(data94 < 0 || isNaN(data94)){
+const err246 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err246];
+}
+else {
+vErrors.push(err246);
+}
+errors++;
+}
+}
+else {
+const err247 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err247];
+}
+else {
+vErrors.push(err247);
+}
+errors++;
+}
+}
+if(data89.latencyMs !== undefined){
+let data95 = data89.latencyMs;
+if(typeof data95 == "number"){
+if(data95 > 1000000000000000 || isNaN(data95)){
+const err248 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err248];
+}
+else {
+vErrors.push(err248);
+}
+errors++;
+}
+if(data95 < 0 || isNaN(data95)){
+const err249 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err249];
+}
+else {
+vErrors.push(err249);
+}
+errors++;
+}
+}
+else {
+const err250 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err250];
+}
+else {
+vErrors.push(err250);
+}
+errors++;
+}
+}
+if(data89.percentile !== undefined){
+let data96 = data89.percentile;
+if(typeof data96 == "number"){
+if(data96 > 100 || isNaN(data96)){
+const err251 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err251];
+}
+else {
+vErrors.push(err251);
+}
+errors++;
+}
+if(data96 < 0 || isNaN(data96)){
+const err252 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err252];
+}
+else {
+vErrors.push(err252);
+}
+errors++;
+}
+}
+else {
+const err253 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err253];
+}
+else {
+vErrors.push(err253);
+}
+errors++;
+}
+}
+if(data89.errPerSec !== undefined){
+let data97 = data89.errPerSec;
+if(typeof data97 == "number"){
+if(data97 > 1000000000000000 || isNaN(data97)){
+const err254 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err254];
+}
+else {
+vErrors.push(err254);
+}
+errors++;
+}
+if(data97 < 0 || isNaN(data97)){
+const err255 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err255];
+}
+else {
+vErrors.push(err255);
+}
+errors++;
+}
+}
+else {
+const err256 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err256];
+}
+else {
+vErrors.push(err256);
+}
+errors++;
+}
+}
+}
+else {
+const err257 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err257];
+}
+else {
+vErrors.push(err257);
+}
+errors++;
+}
+}
+}
+else {
+const err258 = {instancePath:instancePath+"/restarts/" + i3+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err258];
+}
+else {
+vErrors.push(err258);
+}
+errors++;
+}
+}
+}
+else {
+const err259 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err259];
+}
+else {
+vErrors.push(err259);
+}
+errors++;
+}
+}
+}
+else {
+const err260 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err260];
+}
+else {
+vErrors.push(err260);
+}
+errors++;
+}
+}
+}
+else {
+const err261 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err261];
+}
+else {
+vErrors.push(err261);
 }
 errors++;
 }

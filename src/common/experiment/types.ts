@@ -263,12 +263,29 @@ export interface HostNoise {
   cpuMhz?: number;
 }
 
+/**
+ * A server timer that is not the exact one, held against the client's round trip at the start of a
+ * run: `n` executions of `query` back to back; per execution the client's time less the server's.
+ */
+export interface TimerVsClient {
+  source: TimingSource;
+  query: string;
+  n: number;
+  /** Median of client − server, milliseconds: what the server's figure leaves out (network, driver, its own constant). */
+  offsetMs: number;
+  /** Standard deviation of client − server, milliseconds. */
+  spreadMs: number;
+  at: number;
+}
+
 export interface Results {
   host?: HostFingerprint;
   startedAt?: number;
   finishedAt?: number;
   /** When no server-side timer was available, why; the values are then client round trips. */
   timerNote?: string;
+  /** A timer that is not performance_schema's, against the client's round trip at the start of the run. */
+  timerVsClient?: TimerVsClient;
   /** Restarts thrown away and run again (interrupted mid-way), kept for the record. */
   discarded?: { seq: number; cell: string; reason: string; at: number; host?: string }[];
   /** Stop when answered (design.stopping): the look at which the run stopped before its maximum, and why; one per host that did. */

@@ -91,7 +91,11 @@ export function restartsCsv(ctx: ExportContext): string {
     ...ctx.queries.map((q) => `mean:${q}`),
     'round',
     ...NOISE_COLUMNS,
+    // A timer other than performance_schema's, against the client's round trip at the run's start.
+    'timer_offset_ms',
+    'timer_spread_ms',
   ];
+  const vs = ctx.doc.results?.timerVsClient;
   const rows = ctx.restarts.map((r): Row => {
     const check = (t: string) => r.checks.find((c) => c.tunable === t);
     const mean = (q: string) => {
@@ -112,6 +116,7 @@ export function restartsCsv(ctx: ExportContext): string {
       ...ctx.queries.map(mean),
       r.round ?? '',
       ...noiseCells(r.noise),
+      ...(vs && r.queries.some((q) => q.source === vs.source) ? [vs.offsetMs, vs.spreadMs] : ['', '']),
     ];
   });
   return table(header, rows);

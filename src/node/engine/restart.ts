@@ -20,7 +20,7 @@ import { verifyFailure } from '../../common/restart.js';
 import type { JournalRecord } from '../../common/records.js';
 import type { RunHooks, ServerControl, StartedServer, TargetSession } from '../host/types.js';
 import { ApiError } from '../../common/api.js';
-import { detectTimer, reuseExactTimer, type ServerTimer } from '../workloads/queries.js';
+import { detectTimer, reuseExactTimer, timerAgainstClient, vsClientText, type ServerTimer } from '../workloads/queries.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
 import { runSetup } from '../workloads/setup.js';
 import { runDataStep } from '../workloads/data-step.js';
@@ -234,8 +234,11 @@ export class RestartProcedure {
     if (timer.source === 'performance_schema') this.exactProved.add(cell);
     else this.exactProved.delete(cell);
     if (timer.source !== this.timer?.source) {
-      this.ctx.record({ t: 'timer', at: Date.now(), source: timer.source, ...(timer.note ? { note: timer.note } : {}) });
-      if (timer.note) this.ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: timer.note });
+      // Not the exact timer: held against the client's time now, and said with it (issue 22, Deliver 2).
+      const vsClient = timer.source === 'profiling' ? await timerAgainstClient(conn, timer) : null;
+      const note = timer.note && vsClient ? `${timer.note}; ${vsClientText(vsClient)}` : timer.note;
+      this.ctx.record({ t: 'timer', at: Date.now(), source: timer.source, ...(note ? { note } : {}), ...(vsClient ? { vsClient } : {}) });
+      if (note) this.ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: note });
     }
     this.timer = timer;
   }

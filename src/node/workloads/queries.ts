@@ -3,7 +3,7 @@
 // timer where there is one, and each client round trip kept beside it.
 import type { Connection } from 'mysql2/promise';
 import type { Connection as CoreConnection, QueryError } from 'mysql2';
-import type { TimingSource } from '../../common/experiment/types.js';
+import type { TimerVsClient, TimingSource } from '../../common/experiment/types.js';
 import { refusedOrAsIs } from './check.js';
 import { matchBatch, type HistoryRow, type SentExecution } from './history.js';
 
@@ -121,6 +121,35 @@ export async function reuseExactTimer(conn: Connection): Promise<ServerTimer | n
   } catch {
     return null;
   }
+}
+
+/** The statement a timer is held against the client's round trip with: it does nothing but answer. */
+export const VS_CLIENT_QUERY = 'SELECT 1';
+const VS_CLIENT_N = 30;
+
+/**
+ * A server timer that is not the exact one, held against the client's round trip: VS_CLIENT_N
+ * executions of VS_CLIENT_QUERY back to back (as the query loop runs them), and per execution the
+ * client's time less the server's figure; its median is the offset (what the figure leaves out: the
+ * network, the driver, and query profiling's own constant), its standard deviation the spread. Null
+ * when the timer gives too few figures to say.
+ */
+export async function timerAgainstClient(conn: Connection, timer: ServerTimer): Promise<TimerVsClient | null> {
+  if (timer.source === 'client') return null;
+  const b = await measureBatch(conn, VS_CLIENT_QUERY, VS_CLIENT_N, timer, await historyMark(conn, timer));
+  const d = b.executions.flatMap((m) => (m ? [m.client - m.value] : []));
+  if (d.length < 3) return null;
+  const s = [...d].sort((x, y) => x - y);
+  const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  const mean = d.reduce((x, y) => x + y, 0) / d.length;
+  const sd = Math.sqrt(d.reduce((x, y) => x + (y - mean) ** 2, 0) / (d.length - 1));
+  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  return { source: timer.source, query: VS_CLIENT_QUERY, n: d.length, offsetMs: r3(median), spreadMs: r3(sd), at: Date.now() };
+}
+
+/** How a timer compared with the client's round trip, in words (appended to the timer's note). */
+export function vsClientText(v: TimerVsClient): string {
+  return `held against the client's round trip at the start of the run (${v.n} executions of ${v.query}), the client's time is ${v.offsetMs.toFixed(3)} ms longer (median), spread ${v.spreadMs.toFixed(3)} ms (standard deviation)`;
 }
 
 /** Run one statement, counting rows as they stream past; resolves with the row count. */
