@@ -28,6 +28,8 @@ export interface MdeOptions {
   power: number;
   /** Restarts per cell the MDE is for; the fewest any given cell has when absent (the design as measured). */
   restarts?: number;
+  /** For the comparison paired within rounds at this variance ratio (the planner's), not Welch's. */
+  paired?: Paired;
 }
 
 export interface Mde {
@@ -102,7 +104,7 @@ export function minimumDetectableEffect(cells: readonly ArrayLike<number>[], opt
   const cov = Math.sqrt(num / df);
   out.cov_pct = cov;
   if (restarts < 2) return { ...out, reason: 'an MDE is for two or more restarts per cell' };
-  out.pct = mdeFromCov(cov, restarts, opts.alpha, opts.power);
+  out.pct = mdeFromCov(cov, restarts, opts.alpha, opts.power, opts.paired);
   return out;
 }
 

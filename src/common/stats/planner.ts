@@ -246,7 +246,8 @@ export function suggestPlan(doc: ExperimentDoc, a: AnalysisLike, targetPct: numb
     const per = plannedSeconds(design, 2, repetitions, costs) - one;
     const restartsPerDay = per > 0 ? Math.max(0, Math.floor((86400 - (one - per)) / per)) : 0;
     const measurable = plans.filter((p) => p.mde.cov_pct !== null);
-    const mdes = restartsPerDay >= 2 ? measurable.map((p) => minimumDetectableEffect(meansOf(p.query), { definition: 'pooled', alpha, power, restarts: restartsPerDay }).pct!) : [];
+    // For the comparison the restarts are planned for: paired within rounds where the ratio is known.
+    const mdes = restartsPerDay >= 2 ? measurable.map((p) => minimumDetectableEffect(meansOf(p.query), { definition: 'pooled', alpha, power, restarts: restartsPerDay, ...(p.varianceRatio === null ? {} : { paired: { varianceRatio: p.varianceRatio } }) }).pct!) : [];
     const culprits = beyond.length ? beyond : measurable;
     const covPct = Math.max(...culprits.map((p) => p.mde.cov_pct!));
     const limit = tooLong ? `more than ${PLAN_LIMITS.seconds / 86400} days of running` : null;
