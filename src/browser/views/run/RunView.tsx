@@ -11,7 +11,7 @@ import { useApp } from '../../store/index.js';
 import { saveAs } from '../../store/actions.js';
 import { LiveRun, LiveRuns, type IntervalTrace } from './live.js';
 import { drawnInterval } from './intervals.js';
-import { endedWords } from '../../../common/event-line.js';
+import { endedWords, measuredIn, measuredNothing } from '../../../common/event-line.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
@@ -297,6 +297,8 @@ function Progress() {
   // A run that stopped when answered finished with fewer restarts than its maximum: it is whole, all the same.
   const pct = live.state === 'finished' ? 100 : live.planned ? (100 * live.done) / live.planned : 0;
   const active = live.state === 'running' || live.state === 'paused';
+  // Of the restarts done, those that measured anything: a run whose restarts all failed to start says so, as the CLI does.
+  const tally = { done: live.restarts.length, measured: live.restarts.filter((r) => r.status === 'ok').length };
   return (
     <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-progress">
       <HostsBar />
@@ -311,7 +313,7 @@ function Progress() {
         )}
         <span data-testid="run-count">
           {live.done} of {live.stopping ? 'at most ' : ''}
-          {live.planned} restarts
+          {live.planned} restarts{measuredIn(tally)}
         </span>
         {active && <TimeLeft live={live} />}
         <span data-testid="run-executions">{live.executions.toLocaleString('en')} executions</span>
@@ -340,6 +342,11 @@ function Progress() {
         <div style={{ width: `${pct}%` }} />
       </div>
       {/* Why it ended, where the user looks: not only in the log below the plots. */}
+      {live.state === 'finished' && measuredNothing(tally) && (
+        <p className="run-ended run-failed" role="alert" data-testid="run-ended-why">
+          Run finished, but no restart measured anything (each one&apos;s reason is in the log below): the file holds no measurement. Fix the cause, then run it again from scratch.
+        </p>
+      )}
       {(live.state === 'failed' || live.state === 'cancelled') && live.finishMessage && (
         <p className={`run-ended run-${live.state}`} role={live.state === 'failed' ? 'alert' : undefined} data-testid="run-ended-why">
           Run {endedWords(live.state, live.finishMessage)}
