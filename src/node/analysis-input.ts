@@ -67,7 +67,7 @@ export async function readAnalysisInput(file: string, opts: { unit?: string } = 
     csv.reader.push(csv.decoder.end());
     csv.reader.end();
     const r = csv.tidy.build();
-    return { data: r.data, warmup: r.warmup ?? 0, name: file, form: r.form };
+    return { data: r.data, warmup: r.warmup ?? 0, name: file, form: r.form, ...(r.restarts?.some((x) => x.noise) ? { restarts: r.restarts } : {}) };
   } catch (e) {
     throw located(file, e);
   }

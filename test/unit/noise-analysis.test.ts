@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cliFixture } from '../fixtures/cli.js';
 import { finishedQuickstart } from '../fixtures/export-experiment.js';
-import { exportContext, markdownReport } from '../../src/common/export/index.js';
+import { exportContext, markdownReport, restartsCsv } from '../../src/common/export/index.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { cellsOfRestarts, noiseSummary } from '../../src/common/noise.js';
 import { hostCell } from '../../src/common/plan.js';
@@ -50,6 +50,33 @@ test('varlab analyze: the noise table in the text, host_noise in --json with the
   const cell = noise.cells.find((c) => c.cell === busyCell)!;
   assert.equal(cell.busy, 1);
   assert.ok(typeof cell.between_cov_pct === 'number');
+});
+
+test('varlab analyze on restarts.csv reads the noise columns back: the same busy restarts and noise table as on the file', () => {
+  const { doc, busySeq } = noisy();
+  // One restart whose noise was not read: empty columns, counted as measured but not read.
+  const unread = doc.results!.restarts.filter((r) => r.status === 'ok')[2];
+  delete unread.noise;
+  const file = write('noisy-csv.varlab.json', JSON.stringify(doc));
+  const csv = write('noisy-restarts.csv', restartsCsv(exportContext(doc)));
+  const noiseOf = (f: string) => {
+    const r = varlab(f, '--json');
+    assert.equal(r.code, 0, r.err);
+    return (JSON.parse(r.out) as { host_noise: { restarts: number; read: number; busy: { seq: number; reasons: string[] }[]; cells: { cell: string; others_cpu_pct_max: number | null; load_max: number | null }[] } }).host_noise;
+  };
+  const fromCsv = noiseOf(csv);
+  const fromFile = noiseOf(file);
+  assert.deepEqual(fromCsv.busy, fromFile.busy);
+  assert.deepEqual(fromCsv.busy.map((b) => b.seq), [busySeq]);
+  assert.deepEqual([fromCsv.restarts, fromCsv.read], [fromFile.restarts, fromFile.restarts - 1]);
+  // The same figures per cell (a CSV's cells come in code-point order, the file's in the design's).
+  const cells = (n: typeof fromCsv) => n.cells.map((c) => [c.cell, c.others_cpu_pct_max, c.load_max]).sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+  assert.deepEqual(cells(fromCsv), cells(fromFile));
+  const text = varlab(csv);
+  assert.match(text.out, /^Host noise over the measured windows: read at \d+ of \d+ measured restarts; 1 ran on a busy host/m);
+  // A restarts.csv without the noise columns (or from before host_cpus and window_s): no noise section.
+  const plain = write('plain-restarts.csv', restartsCsv(exportContext(finishedQuickstart())));
+  assert.doesNotMatch(varlab(plain).out, /Host noise/);
 });
 
 test('results from several hosts: each cell with its host, as the analysis names it, gets its own noise and its own spread', () => {

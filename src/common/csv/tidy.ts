@@ -7,6 +7,7 @@
 //   restarts with status ok count (as in the experiment file); each mean is the restart's single value,
 //   its warm-up already dropped, so within-restart figures cannot be computed from it.
 import { ROUNDS_WHY, TidyBuilder, TidyError, type TidyData } from '../stats/tidy.js';
+import type { HostNoise, RestartResult } from '../experiment/types.js';
 import { HOST_FACTOR } from '../plan.js';
 import { parseCount, parseDecimal } from './numbers.js';
 
@@ -20,7 +21,15 @@ export interface TidyCsvResult {
   form: CsvForm;
   /** The warm-up the file says was used: executions.csv's warmup flags, 0 for restart means, else null. */
   warmup: number | null;
+  /**
+   * restarts.csv with the host's noise columns (varlab export since 2026-11-27: with host_cpus and
+   * window_s): its measured restarts, each with its noise where it was read, for analyze's noise table.
+   */
+  restarts?: RestartResult[];
 }
+
+/** The noise columns of restarts.csv, as HostNoise reads them (cpu_mhz may be empty). */
+const NOISE_FIELDS = { load: 'host_load', stealPct: 'steal_pct', othersCpuPct: 'others_cpu_pct', ctxPerS: 'ctx_switches_per_s', cpus: 'host_cpus', seconds: 'window_s' } as const;
 
 /** Feed it the records of a CsvReader (`reader = new CsvReader(t.record)`), then build(). */
 export class TidyCsv {
@@ -35,6 +44,8 @@ export class TidyCsv {
   private roundColumn = false;
   /** Each cell's host, from a `host` column (varlab export writes one for results from several hosts). */
   private readonly hosts = new Map<string, string>();
+  /** restarts.csv's measured restarts with their noise, when it has the noise columns. */
+  private restarts: RestartResult[] | undefined;
 
   /** `unit`: the unit of the values when the file does not say (analyze --unit). */
   constructor(private readonly unit?: string) {}
@@ -58,7 +69,7 @@ export class TidyCsv {
       // Several hosts: each numbered its own rounds, which are not the same time (as the file says: tidy.ts's blocks).
       if (known && new Set(this.hosts.values()).size > 1) data.rounds.blocks = Object.fromEntries(this.hosts);
     }
-    return { data, form: this.form, warmup: this.warmup };
+    return { data, form: this.form, warmup: this.warmup, ...(this.restarts ? { restarts: this.restarts } : {}) };
   }
 
   /** A row's round, when the file has a `round` column: a whole number from 1, or empty. */
@@ -108,12 +119,24 @@ export class TidyCsv {
       const r = at('restart');
       const s = at('status');
       const queries = means.map((i) => fields[i].slice(MEAN.length));
+      const noiseAt = Object.entries(NOISE_FIELDS).map(([k, name]) => [k, at(name)] as const);
+      const mhzAt = at('cpu_mhz');
+      if (noiseAt.every(([, i]) => i >= 0)) this.restarts = [];
       this.take = (row, l) => {
         check(row, l);
         if (s >= 0 && row[s] !== 'ok') return;
         if (row[c] === '') throw new TidyError(l, 'cell is empty');
         if (row[r] === '') throw new TidyError(l, 'restart is empty');
         this.round(row, roundAt, row[c], row[r], l, hostAt);
+        if (this.restarts) {
+          // Its noise where every figure was read (empty where the run could not read it).
+          const n = noiseAt.map(([k, i]) => [k, row[i] === '' ? NaN : parseDecimal(row[i])] as const);
+          const noise = n.every(([, v]) => Number.isFinite(v)) ? (Object.fromEntries(n) as unknown as HostNoise) : undefined;
+          const mhz = mhzAt >= 0 && row[mhzAt] !== '' ? parseDecimal(row[mhzAt]) : NaN;
+          if (noise && Number.isFinite(mhz)) noise.cpuMhz = mhz;
+          const seq = parseCount(row[r]);
+          this.restarts.push({ seq: Number.isFinite(seq) ? seq : this.restarts.length + 1, cell: row[c], status: 'ok', startedAt: 0, finishedAt: 0, checks: [], queries: [], ...(noise ? { noise } : {}) });
+        }
         means.forEach((i, k) => {
           if (row[i] === '') return;
           const value = parseDecimal(row[i]);

@@ -123,11 +123,12 @@ export function restartsCsv(ctx: ExportContext): string {
 }
 
 /** The host's noise over each restart's measured window (common/noise.ts); empty where it was not read. */
-const NOISE_COLUMNS = ['host_load', 'steal_pct', 'others_cpu_pct', 'ctx_switches_per_s', 'cpu_mhz', 'host_busy'];
+export const NOISE_COLUMNS = ['host_load', 'steal_pct', 'others_cpu_pct', 'ctx_switches_per_s', 'cpu_mhz', 'host_busy', 'host_cpus', 'window_s'];
 
 function noiseCells(n: HostNoise | undefined): Row {
   if (!n) return NOISE_COLUMNS.map(() => '');
-  return [n.load, n.stealPct, n.othersCpuPct, n.ctxPerS, n.cpuMhz ?? '', busyReasons(n) ? 'true' : 'false'];
+  // The CPU count and the window's length too, so that analyze on this CSV judges the noise as on the file.
+  return [n.load, n.stealPct, n.othersCpuPct, n.ctxPerS, n.cpuMhz ?? '', busyReasons(n) ? 'true' : 'false', n.cpus, n.seconds];
 }
 
 export const SUMMARY_STATS = [
