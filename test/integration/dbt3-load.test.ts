@@ -61,7 +61,12 @@ after(async () => {
 test('SF 0.01 loads: the DBT-3 tables and indexes, and each of the 22 queries gives its expected rows and checksum', async () => {
   const conn = await connect();
   const progress: string[] = [];
-  const out = await loadDbt3(conn, 'dbt3', data, { onProgress: (p) => progress.push(p.phase) });
+  const rowsLeft: { fraction: number; remainingMs: number | null }[] = [];
+  const out = await loadDbt3(conn, 'dbt3', data, { onProgress: (p) => (progress.push(p.phase), p.phase === 'rows' && rowsLeft.push({ fraction: p.fraction, remainingMs: p.remainingMs })) });
+  // No time left from the first tables' few rows (each table's end is reported, region's at a tiny fraction); from 5 % on, one.
+  const early = rowsLeft.filter((p) => p.fraction < 0.05);
+  assert.ok(early.length > 0 && early.every((p) => p.remainingMs === null), JSON.stringify(rowsLeft));
+  assert.equal(typeof rowsLeft.at(-1)!.remainingMs, 'number', JSON.stringify(rowsLeft));
   assert.equal(out.recognised, false);
   assert.equal(out.method, 'load-data-local');
   assert.deepEqual(out.rows, { region: 5, nation: 25, part: 2000, supplier: 100, partsupp: 8000, customer: 1500, orders: 15000, lineitem: 60341 });

@@ -66,6 +66,8 @@ export interface Dbt3LoadOptions {
 }
 
 export const DEFAULT_CHUNK_UNITS = 100_000;
+/** The share of the rows' bytes moved before the time left is estimated from their rate. */
+const MOVED_BEFORE_ESTIMATE = 0.05;
 
 /** Approximate `.tbl` bytes per unit, measured on the generator: the progress weighs tables by them. */
 const BYTES_PER_UNIT: Record<Dbt3Table, number> = { region: 107, nation: 89, part: 119, supplier: 136, partsupp: 576, customer: 160, orders: 111, lineitem: 485 };
@@ -160,7 +162,10 @@ export async function loadDbt3(conn: Connection, database: string, data: Dbt3Dat
     if (!opts.onProgress || (!force && now - lastReport < 250)) return;
     lastReport = now;
     const rate = movedBytes / Math.max(1, now - tRows);
-    opts.onProgress({ phase: 'rows', table, fraction: Math.min(1, doneBytes / total), elapsedMs: now - t0, remainingMs: movedBytes > 0 ? Math.max(0, (total - doneBytes) / rate) : null });
+    // No time left before 5 % of the bytes have moved: the first tables are a few rows each, whose
+    // round trips, not their bytes, set their pace (SF 0.01 said "20 min left" for a load of seconds).
+    const known = movedBytes >= MOVED_BEFORE_ESTIMATE * total;
+    opts.onProgress({ phase: 'rows', table, fraction: Math.min(1, doneBytes / total), elapsedMs: now - t0, remainingMs: known ? Math.max(0, (total - doneBytes) / rate) : null });
   };
 
   const rows: Partial<Record<Dbt3Table, number>> = {};
