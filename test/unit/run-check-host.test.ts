@@ -23,7 +23,7 @@ const [A, B] = ['ssh://a.example', 'ssh://b.example'];
 writeFileSync(join(process.env.VARLAB_HOME, 'profiles.json'), JSON.stringify({ [A]: profile(A), [B]: profile(B) }));
 
 /** Two hosts, ahi on/off, one restart per cell: A measured both cells, B only ahi=on. */
-function twoHostFile(): string {
+function twoHostFile(edit: (doc: ExperimentDoc, restart: (seq: number, cell: string, host: string) => RestartResult) => void = () => {}): string {
   const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
   const d = doc.design;
   d.target = A;
@@ -34,6 +34,7 @@ function twoHostFile(): string {
   delete d.serverProfile;
   const restart = (seq: number, cell: string, host: string): RestartResult => ({ seq, cell, host, status: 'ok', startedAt: seq, finishedAt: seq + 1, checks: [], queries: [{ query: d.workload.queries[0].name, unit: 'ms', source: 'performance_schema', values: [1, 1, 1] }] });
   doc.results = { startedAt: 1, finishedAt: 9, restarts: [restart(1, 'ahi=on', A), restart(2, 'ahi=off', A), restart(1, 'ahi=on', B)] };
+  edit(doc, restart);
   const file = join(dir, 'two.varlab.json');
   writeFileSync(file, JSON.stringify(doc, null, 2));
   return file;
@@ -60,4 +61,15 @@ test('varlab run FILE --target HOST --missing on a several-host file runs on tha
   assert.deepEqual(p.hosts?.map((h) => [h.target, h.doc.design.excludedCells]), [[B, ['ahi=on']]]);
   assert.ok(p.grows, 'a run of what the file misses: its results join the file');
   await assert.rejects(prepareRun({ file, target: A, missing: true }), new RegExp(`nothing is missing on ${A.replace(/[.]/g, '\\.')}`));
+});
+
+test('--target HOST --missing: hosts not asked do not count, even when they miss a different number of restarts', async () => {
+  // Two restarts per cell: A misses both of ahi=off, B one of it. Both at once cannot be one run; B alone can.
+  const file = twoHostFile((doc, restart) => {
+    doc.design.restartsPerCell = 2;
+    doc.results!.restarts = [restart(1, 'ahi=on', A), restart(2, 'ahi=on', A), restart(1, 'ahi=on', B), restart(2, 'ahi=off', B), restart(3, 'ahi=on', B)];
+  });
+  await assert.rejects(prepareRun({ file, missing: true }), /the cells miss different numbers of restarts/);
+  const p = await prepareRun({ file, target: B, missing: true });
+  assert.deepEqual(p.hosts?.map((h) => [h.target, h.doc.design.excludedCells, h.doc.design.restartsPerCell]), [[B, ['ahi=on'], 1]]);
 });

@@ -170,12 +170,7 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   // This run's results replace any in the file (earlier ones are kept in a copy first, or are this run's own on resume).
   delete doc.results;
   // A run of what the file missed, asked (--missing) or left unfinished (it goes on as one).
-  const growth = req.missing || (!req.fresh && runJournals(out, d).some((j) => unfinishedGrowth(j.path))) ? missingRun(req.file, r.doc, d, out) : undefined;
-  if (growth && only) {
-    for (const host of [...growth.hosts.keys()]) if (!only.includes(host)) growth.hosts.delete(host);
-    if (!growth.hosts.size) throw new ApiError('already-finished', `${req.file}: nothing is missing on ${only.join(', ')}: every cell has its ${d.restartsPerCell} restart${d.restartsPerCell === 1 ? '' : 's'} there`);
-    growth.note = `${growth.note} (on ${[...growth.hosts.keys()].join(', ')} only, as asked)`;
-  }
+  const growth = req.missing || (!req.fresh && runJournals(out, d).some((j) => unfinishedGrowth(j.path))) ? missingRun(req.file, r.doc, d, out, only ?? undefined) : undefined;
   if (designHosts(d).length > 1) return prepareHosts(req, r.doc, doc, out, finished, growth);
   const notes: string[] = [];
   let grows: PreparedRun['grows'];
@@ -262,7 +257,10 @@ interface Growth {
  * that misses none is left out). Or the unfinished run of them that the journals hold. Refused, saying
  * why, when there is nothing to add to or nothing missing.
  */
-function missingRun(file: string, fileDoc: ExperimentDoc, d: Design, out: string): Growth {
+function missingRun(file: string, fileDoc: ExperimentDoc, d: Design, out: string, only?: string[]): Growth {
+  // Some of a several-host file's hosts (--target): what those miss, on those alone.
+  const asked = (host: string) => !only || only.includes(host);
+  const onAsked = only ? ` (on ${only.join(', ')} only, as asked)` : '';
   const journals = runJournals(out, d).map((j) => ({ ...j, state: readJournal(j.path) }));
   const unfinished = journals.filter((j) => j.state?.header && !isComplete(j.state));
   if (unfinished.length) {
@@ -273,15 +271,16 @@ function missingRun(file: string, fileDoc: ExperimentDoc, d: Design, out: string
     const ofPart = journals.filter((j) => j.state?.header?.grows?.part === part);
     const have = ofPart.reduce((n, j) => n + j.state!.restarts.length, 0);
     const planned = ofPart.reduce((n, j) => n + j.state!.header!.planned, 0);
-    const hosts = new Map(ofPart.map((j) => [j.host, { excludedCells: j.state!.header!.design.excludedCells, restartsPerCell: j.state!.header!.design.restartsPerCell }]));
-    return { part, hosts, note: `resuming the run of what ${out} missed: ${have} of its ${planned} restarts done (journal ${ofPart.map((j) => j.path).join(', ')})` };
+    const hosts = new Map(ofPart.filter((j) => asked(j.host)).map((j) => [j.host, { excludedCells: j.state!.header!.design.excludedCells, restartsPerCell: j.state!.header!.design.restartsPerCell }]));
+    if (!hosts.size) throw new ApiError('busy', `${file}: the unfinished run of what it missed is on ${ofPart.map((j) => j.host).join(', ')}, not on ${only!.join(', ')}: resume it there first (varlab run ${file} --missing)`);
+    return { part, hosts, note: `resuming the run of what ${out} missed: ${have} of its ${planned} restarts done (journal ${ofPart.map((j) => j.path).join(', ')})${onAsked}` };
   }
   const restarts = fileDoc.results?.restarts ?? [];
   if (!restarts.length) throw new ApiError('invalid-argument', `${file} holds no results yet: run it without --missing`);
   // A run stopped when answered has the restarts its rule needed: none is missing.
   if (fileDoc.results?.stopped?.length) throw new ApiError('already-finished', `${file}: its run stopped when answered (round ${fileDoc.results.stopped.map((s) => s.round).join(', ')}): nothing is missing; pass --fresh to run it again from scratch`);
-  const missing = missingRestarts(d, restarts);
-  if (!missing.length) throw new ApiError('already-finished', `${file}: nothing is missing: every cell has its ${d.restartsPerCell} restart${d.restartsPerCell === 1 ? '' : 's'}${designHosts(d).length > 1 ? ' on every host' : ''}`);
+  const missing = missingRestarts(d, restarts).filter((m) => asked(m.host ?? d.target));
+  if (!missing.length) throw new ApiError('already-finished', `${file}: nothing is missing${only ? ` on ${only.join(', ')}` : ''}: every cell has its ${d.restartsPerCell} restart${d.restartsPerCell === 1 ? '' : 's'}${only ? ' there' : designHosts(d).length > 1 ? ' on every host' : ''}`);
   const needs = [...new Set(missing.map((m) => m.need))];
   if (needs.length > 1) {
     throw new ApiError(
