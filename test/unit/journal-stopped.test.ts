@@ -137,7 +137,9 @@ test('the Markdown report of a run stopped when answered names the rule, the loo
   // The comparisons table says its verdicts are fixed-sample ones and gives the rule's beside each row, as the Analysis view.
   assert.ok(md.includes("| cell | query | effect | 95% interval | p | adjusted p | fixed-sample verdict (not valid under the rule) | the rule's verdict |"), md);
   const table = md.slice(md.indexOf('## Comparisons with the baseline'), md.indexOf('## Stop when answered'));
-  assert.match(table, new RegExp(`\\| aslr=off \\| Q1 pricing summary \\| .* \\| differs \\(round ${round}\\) \\|`));
+  assert.match(table, new RegExp(`\\| aslr=off \\| Q1 pricing summary \\| .* \\| differs \\(round ${round}\\) \\| paired \\| \\[\\+\\d+\\.\\d+, \\+\\d+\\.\\d+\\] % \\| \\d\\.\\d\\d \\|`));
+  // As the Analysis view, the pairing, the unpaired (Welch) interval and the variance ratio beside each row.
+  assert.ok(table.includes("| the rule's verdict | pairing | unpaired (Welch) 95% interval | variance paired/unpaired |"), table);
   assert.ok(!/^\*\*/m.test(table.split('\n').find((l) => l.includes('differ')) ?? ''), 'the fixed-sample summary is not in bold');
   // The comparisons figure says it too, and names the paired interval its bars are.
   const figure = comparisonsFigure(exportContext(saved))!;

@@ -192,16 +192,25 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
   if (ctx.doc.design.stopping) lines.push(`> **Note:** the run looked at its results as they came (stop when answered): these fixed-sample intervals, p-values and verdicts do not allow for the looks and overstate the evidence. The rule's verdict is beside each row it decided; its repeated intervals, which allow for the looks, are in *Stop when answered* below.`, '');
   const all = ctx.cells.filter((c) => c !== ctx.baseline).flatMap((cell) => ctx.queries.map((q) => findComparison(a, cell, q)).filter((c) => c !== undefined));
   const shown = all.slice(0, maxRows);
+  // As the Analysis view: when some comparison is paired within rounds, which one is, the unpaired (Welch) interval beside it and the variance ratio.
+  const paired = a.comparisons.some((c) => c.pairing === 'paired');
   lines.push(
     tableMd(
-      ['cell', 'query', 'effect', `${level}% interval`, 'p', 'adjusted p', rule ? 'fixed-sample verdict (not valid under the rule)' : 'verdict', ...(rule ? ["the rule's verdict"] : [])],
+      [
+        'cell', 'query', 'effect', `${level}% interval`, 'p', 'adjusted p', rule ? 'fixed-sample verdict (not valid under the rule)' : 'verdict', ...(rule ? ["the rule's verdict"] : []),
+        ...(paired ? ['pairing', `unpaired (Welch) ${level}% interval`, 'variance paired/unpaired'] : []),
+      ],
       shown.map((c) => {
         const verdict = c.verdict === null ? Object.values(c.null_reasons ?? {})[0] ?? '' : fmtVerdict(c);
         // Each host's rule compares with its own host's baseline: rows of other hosts have none.
         const ruled = rule?.get(`${c.cell}\u0000${c.query}`);
-        return [c.cell, c.query, fmtEffect(c.effect_pct, '—'), fmtInterval(c.ci_low_pct, c.ci_high_pct, '—'), fmtP(c.p_value, '—'), fmtP(c.p_adjusted, '—'), verdict, ...(rule ? [ruled ? ruleVerdictLabel(ruled, ctx.doc.design.stopping!.effect) : '—'] : [])];
+        return [
+          c.cell, c.query, fmtEffect(c.effect_pct, '—'), fmtInterval(c.ci_low_pct, c.ci_high_pct, '—'), fmtP(c.p_value, '—'), fmtP(c.p_adjusted, '—'), verdict,
+          ...(rule ? [ruled ? ruleVerdictLabel(ruled, ctx.doc.design.stopping!.effect) : '—'] : []),
+          ...(paired ? [c.pairing, fmtInterval(c.unpaired.ci_low_pct, c.unpaired.ci_high_pct, '—'), c.variance_ratio === null ? '—' : c.variance_ratio.toFixed(2)] : []),
+        ];
       }),
-      ['l', 'l', 'r', 'r', 'r', 'r', 'l', ...(rule ? ['l' as const] : [])],
+      ['l', 'l', 'r', 'r', 'r', 'r', 'l', ...(rule ? ['l' as const] : []), ...(paired ? (['l', 'r', 'r'] as const) : [])],
     ),
   );
   if (all.length > shown.length) lines.push('', `… and ${all.length - shown.length} more rows in summary.csv.`);
