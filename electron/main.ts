@@ -11,6 +11,7 @@ import { join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EVENTS, fail, isMethod } from '../src/common/api.js';
 import { createBackend } from '../src/node/backend.js';
+import { setOwnProcesses } from '../src/node/host/local.js';
 import { useSecretStore } from '../src/node/secrets.js';
 import { keychainSecretStore } from './secrets.js';
 
@@ -38,6 +39,10 @@ const backend = createBackend({
     },
   },
 });
+
+// The app's renderer, GPU and utility processes are varlab's own: a local run's host-noise sample
+// does not count their CPU (the live plots' drawing) as other processes' (issue 22, Deliver 5).
+setOwnProcesses(() => app.getAppMetrics().map((m) => m.pid));
 
 /** Whether a URL is our own page: parsed, not prefix-matched (`app://varlab.evil/` must not pass). */
 function ourOrigin(url: string | undefined): boolean {

@@ -114,6 +114,30 @@ test("the sampler runs on this machine's /proc with sh alone, and a window read 
   assert.ok(n && n.seconds >= 0.3 && n.othersCpuPct >= 0 && n.othersCpuPct <= 100 && n.ctxPerS >= 0, JSON.stringify(n));
 });
 
+test("the app's own processes that are not above the sampling shell count as its own: a local command carries them as VARLAB_OWN_PIDS", async () => {
+  const { spawn } = await import('node:child_process');
+  const { openLocalSession, setOwnProcesses } = await import('../../src/node/host/local.js');
+  // A process beside the shell, as Electron's renderer is beside the sh the app's backend starts.
+  const beside = spawn('sleep', ['30'], { stdio: 'ignore' });
+  try {
+    const script = `${HELPERS}\n${NOISE_SAMPLE}\nnoise_sample begin $$ /sys\n`;
+    const own = (out: string) => parseReply(out).noise.begin!.own.map((p) => p.pid);
+    const session = openLocalSession();
+    assert.ok(!own((await session.exec(script)).stdout).includes(beside.pid!), 'not own unless the app says');
+    // This process is above the shell already: named again, it is counted once; a word that is no pid is skipped.
+    setOwnProcesses(() => [beside.pid!, process.pid]);
+    const withOwn = (await session.exec(script)).stdout;
+    assert.ok(own(withOwn).includes(beside.pid!), withOwn);
+    assert.equal(own(withOwn).filter((p) => p === process.pid).length, 1);
+    const words = execFileSync('/bin/sh', ['-c', script], { encoding: 'utf8', env: { ...process.env, VARLAB_OWN_PIDS: `x;1 ${beside.pid}` } });
+    assert.ok(own(words).includes(beside.pid!), words);
+    await session.close();
+  } finally {
+    setOwnProcesses(() => []);
+    beside.kill('SIGKILL');
+  }
+});
+
 test('the noise record joins its finished restart in the fold, is replayed after it, and the file schema takes it', () => {
   const noise: HostNoise = { seconds: 2.5, load: 3.1, cpus: 2, stealPct: 0, othersCpuPct: 48.5, ctxPerS: 12000, cpuMhz: 2400 };
   const fold = new JournalFold();

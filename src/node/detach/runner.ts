@@ -392,6 +392,8 @@ lock_release() { true; }`;
 # the same restart, stop and restore scripts. Needs a POSIX shell, coreutils, setsid and the
 # mysql/mariadb client. Its journal ($DIR/journal) is read by varlab attach; nothing secret is in it.
 umask 077
+# The app's own processes (host/local.ts) are not the runner's: it outlives them.
+unset VARLAB_OWN_PIDS
 DIR=${q(dir)}
 J="$DIR/journal"
 RUN=${q(input.runId)}

@@ -8,6 +8,28 @@ import type { ServerProfile } from '../../common/experiment/types.js';
 import { processStart } from '../process.js';
 import type { ExecResult, TargetSession } from './types.js';
 
+/** The app's own processes besides this one (Electron's renderers, GPU process…): none unless the app says. */
+let ownProcesses: () => number[] = () => [];
+
+/**
+ * The app says which processes are its own (electron/main.ts): a local command gets their pids as
+ * VARLAB_OWN_PIDS, so that the host's noise sample counts them as varlab's, not as other processes'
+ * (the live plots' drawing is varlab's own work, not noise on the host).
+ */
+export function setOwnProcesses(list: () => number[]): void {
+  ownProcesses = list;
+}
+
+function commandEnv(): NodeJS.ProcessEnv | undefined {
+  let pids: number[] = [];
+  try {
+    pids = ownProcesses().filter((p) => Number.isInteger(p) && p > 1 && p !== process.pid);
+  } catch {
+    /* the app is going away */
+  }
+  return pids.length ? { ...process.env, VARLAB_OWN_PIDS: pids.join(' ') } : undefined;
+}
+
 export function openLocalSession(): TargetSession {
   return {
     target: 'local',
@@ -15,7 +37,7 @@ export function openLocalSession(): TargetSession {
     exec(command, o = {}) {
       return new Promise<ExecResult>((resolve, reject) => {
         // A new process group, so that a timeout can stop the whole command line.
-        const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+        const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: commandEnv() });
         let stdout = '';
         let stderr = '';
         const timer = o.timeoutMs

@@ -101,7 +101,9 @@ now() { stamp t; echo "$t"; }`.replaceAll('%{', '${');
  * the processes above it count without, since a shell above counts a restart script only once it has
  * waited for it, after its end sample, which would take the script's CPU time before the window for
  * the window's. Processes are matched across the two ends by pid and start time (common/noise.ts), so
- * each call's own short-lived shell, in one sample only, is left out of both sides.
+ * each call's own short-lived shell, in one sample only, is left out of both sides. VARLAB_OWN_PIDS,
+ * in the environment, names more of varlab's own that are not above the shell: the app's renderer
+ * and GPU processes on the target `local` (host/local.ts setOwnProcesses).
  */
 export const NOISE_SAMPLE = String.raw`ns_proc() { # PID CHILDREN: ns_t=pid:start:ticks, ns_pp=its parent
   ns_t=; ns_pp=0
@@ -129,6 +131,11 @@ noise_sample() {
   ns_m=-; case "$2" in ''|*[!0-9]*) ;; *) ns_proc "$2" 0 && ns_m=$ns_t ;; esac
   ns_own=; ns_p=$$; ns_c=1; ns_k=0
   while [ "$ns_p" -gt 1 ] && [ "$ns_k" -lt 32 ] && ns_proc "$ns_p" "$ns_c"; do ns_own="$ns_own $ns_t"; ns_p=$ns_pp; ns_c=0; ns_k=$((ns_k + 1)); done
+  for ns_p in %{VARLAB_OWN_PIDS:-}; do
+    case "$ns_p" in ''|*[!0-9]*) continue ;; esac
+    case "$ns_own " in *" $ns_p:"*) continue ;; esac
+    ns_proc "$ns_p" 0 && ns_own="$ns_own $ns_t"
+  done
   say "noise $1 $ns_up $ns_l $ns_n $ns_tot $ns_busy $ns_steal $ns_x $ns_mhz $ns_m$ns_own"
 }`.replaceAll('%{', '${');
 
