@@ -16,7 +16,8 @@ export function TrustNotice({ target }: { target?: string }) {
   const grants = useTrustGrants((s) => s.count);
   // The Run view asks about the same list beside its Run (after a refused Run): one list on screen, not two.
   const view = useApp((s) => s.view);
-  const runAsks = useRunSession((s) => s.consent !== null) && view === 'run';
+  const path = useApp((s) => s.path);
+  const runAsks = useRunSession((s) => s.consent !== null && s.consent.path === path) && view === 'run';
   const [answer, setAnswer] = useState<{ key: string; check: TrustCheck } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const runTarget = target ?? doc?.design.target;
