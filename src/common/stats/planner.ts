@@ -94,8 +94,16 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
  */
 export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, restarts?: number): { estimate: PlanEstimate; costs: Costs; basis: string } {
   const costs = measuredCosts(doc);
-  const design: Design = costs.source === 'journal' ? { ...doc.design, estimates: { restartSeconds: costs.restartSeconds, executionMs: costs.executionSeconds * 1000 } } : doc.design;
-  return { estimate: estimatePlan(design, restarts), costs, basis: costsBasis(costs) };
+  return { estimate: estimatePlan(withCosts(doc.design, costs), restarts), costs, basis: costsBasis(costs) };
+}
+
+/** The design with the estimates its file's run measured, when it measured them (what learnedEstimate plans with). */
+export function learnedDesign(doc: Pick<ExperimentDoc, 'design' | 'results'>): Design {
+  return withCosts(doc.design, measuredCosts(doc));
+}
+
+function withCosts(design: Design, costs: Costs): Design {
+  return costs.source === 'journal' ? { ...design, estimates: { restartSeconds: costs.restartSeconds, executionMs: costs.executionSeconds * 1000 } } : design;
 }
 
 /**

@@ -25,6 +25,7 @@ import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
+import { learnedDesign } from '../../common/stats/planner.js';
 import { hostCheck, type NoiseFacts } from '../../common/host-check.js';
 import type { HostFingerprint } from '../../common/host.js';
 
@@ -132,6 +133,8 @@ export class RunEngine implements Run {
    * Cleared by any restart that finishes without measuring (its window measured nothing).
    */
   private measuredSeq: number | null = null;
+  /** The design at the costs the file's results measured (for the time left before a restart finishes here). */
+  private learned: Design | undefined;
 
   constructor(private readonly opts: EngineOptions) {
     this.runId = opts.runId ?? randomUUID();
@@ -310,7 +313,9 @@ export class RunEngine implements Run {
   private progress(): void {
     const done = this.fold.state().restarts.length;
     const left = this.plan.length - done;
-    const perRestart = perRestartMs(this.restartMs, this.design);
+    // Before this run's first restart, at the costs the file's earlier restarts measured (a resumed run, run --missing), as the start line says.
+    this.learned ??= learnedDesign(this.opts.doc);
+    const perRestart = perRestartMs(this.restartMs, this.learned);
     this.emit({ type: 'progress', at: Date.now(), done, planned: this.plan.length, remainingMs: Math.round(left * perRestart) });
   }
 
