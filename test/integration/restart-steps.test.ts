@@ -77,7 +77,12 @@ test('a lean restart: the verify login becomes the measuring one, and the timer 
   const logins = text.split('\n').filter((l) => / (Connect|Change user)\t/.test(l)).join('\n');
   // The probe on the cell's first restart only (the setup's start measures nothing).
   assert.equal(text.split('varlab_timer_probe').length - 1, 1, 'one timer probe in three restarts');
-  // The measurement account logs in once (the setup's check of the queries); each restart switches the verify login to it.
-  assert.equal(text.match(/ Connect\tvarlab_measure@/g)?.length ?? 0, 1, logins);
-  assert.equal(text.match(/ Change user\tvarlab_measure@/g)?.length ?? 0, 3, logins);
+  // The measurement account: one login for the setup's check of the queries and one per restart's
+  // measuring connection (4). A restart whose server started fresh switches its verify login to it
+  // (Change user): restarts 2 and 3 at least; the first too when its setup restarted the server (a
+  // setup skipped, its table there from an earlier test, does not: its verify login went to the setup).
+  const connects = text.match(/ Connect\tvarlab_measure@/g)?.length ?? 0;
+  const switches = text.match(/ Change user\tvarlab_measure@/g)?.length ?? 0;
+  assert.equal(connects + switches, 4, logins);
+  assert.ok(switches >= 2, logins);
 });
