@@ -118,7 +118,7 @@ test('exported plots: restart rows labelled with their cell, the MDE pooled over
   assert.match(title, /\d+ of 75 comparisons differ after Holm adjustment \(α = 0\.05\): filled markers/);
   // The interval each comparison uses: this interleaved fixture pairs within rounds where a pair of cells allows it.
   assert.ok(ctx.analysis.pairing.paired > 0 && ctx.analysis.pairing.paired < ctx.analysis.pairing.comparisons);
-  assert.match(String((cmp.layout.xaxis as { title: { text: string } }).title.text), /95% interval of the ratio, log scale, paired t within rounds, else Welch df\)/);
+  assert.match(String((cmp.layout.xaxis as { title: { text: string } }).title.text), /\(%, log scale; 95% CI, paired t within rounds, else Welch\)/);
 });
 
 test('varlab export --alpha --adjust: the report and summary.csv say what the Analysis view with the same choices says', async () => {

@@ -144,7 +144,7 @@ test('the Markdown report of a run stopped when answered names the rule, the loo
   // The comparisons figure says it too, and names the paired interval its bars are.
   const figure = comparisonsFigure(exportContext(saved))!;
   assert.match((figure.layout.title as { text: string }).text.replace(/<br>/g, ' '), /fixed-sample, not valid under the stopping rule: 1 of 1 comparison differs/);
-  assert.match(String((figure.layout.xaxis as { title: { text: string } }).title.text), /log scale, paired t within rounds\)/);
+  assert.match(String((figure.layout.xaxis as { title: { text: string } }).title.text), /log scale; 95% CI, paired t within rounds\)/);
   // A design without a rule has no such section.
   assert.ok(!markdownReport(exportContext({ ...saved, design: { ...saved.design, stopping: undefined } })).includes('## Stop when answered'));
 });

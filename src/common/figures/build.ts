@@ -613,8 +613,9 @@ export function comparisonsFigure(ctx: ExportContext): FigureSpec | null {
   layout.scattergap = 0.3;
   const beyond = changes.some((p) => { const r = ratioOf(p); return !(r >= scale.lo && r <= scale.hi); });
   // The interval each comparison uses (analysis.ts compare): paired within rounds when the restarts ran in rounds, else Welch.
-  const df = !a.pairing.paired ? 'Welch df' : a.pairing.paired === a.pairing.comparisons ? 'paired t within rounds' : 'paired t within rounds, else Welch df';
-  layout.xaxis = axis(`Change against the baseline (%, ${level}% interval of the ratio, log scale, ${df})${beyond ? '; ▸ beyond the axis' : ''}`, {
+  // Short enough to fit the image's width with the longest interval name and the arrow's note (the label check).
+  const df = !a.pairing.paired ? 'Welch' : a.pairing.paired === a.pairing.comparisons ? 'paired t within rounds' : 'paired t within rounds, else Welch';
+  layout.xaxis = axis(`Change vs. baseline (%, log scale; ${level}% CI, ${df})${beyond ? '; ▸ beyond the axis' : ''}`, {
     type: 'log',
     range: [Math.log10(scale.lo), Math.log10(scale.hi)],
     tickvals: scale.tickvals,
