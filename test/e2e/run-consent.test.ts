@@ -37,7 +37,7 @@ test("resuming a journal's other design asks about its query in the Run view, in
 
   const ask = page.getByTestId('run-consent');
   await ask.waitFor();
-  await page.screenshot({ path: '/work/team/shots/run-consent.png', fullPage: true });
+  if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-consent.png`, fullPage: true });
   const items = ask.locator('[data-testid=trust-commands] li');
   assert.equal(await items.count(), 1);
   const text = await items.nth(0).innerText();
