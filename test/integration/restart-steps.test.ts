@@ -33,8 +33,9 @@ test('every restart journals its step times; the file keeps them and analyze say
     const s = r.steps!;
     assert.ok(s, `restart ${r.seq} has its step times`);
     for (const step of ['stop', 'idle', 'start', 'verify', 'connect', 'timer', 'measure'] as const) assert.ok((s[step] ?? -1) >= 0, `restart ${r.seq}: ${step} timed (${JSON.stringify(s)})`);
-    // The idle is the design's second, spent with mysqld stopped.
-    assert.ok(s.idle! >= 1000 && s.idle! < 3000, `idle ${s.idle} ms`);
+    // The idle is the design's second, spent with mysqld stopped (the laps it lies between are whole
+    // milliseconds, each cut down: their difference can lose one; a fresh-clone CI once read 999).
+    assert.ok(s.idle! >= 999 && s.idle! < 3000, `idle ${s.idle} ms`);
     const ready = journal.find((x) => x.t === 'checks' && x.seq === r.seq)?.readyMs;
     assert.ok(ready !== undefined && s.start! >= ready, `start ${s.start} ms holds the server's own start (${ready} ms)`);
     const sum = Object.values(s).reduce((a, b) => a + b, 0);
