@@ -11,20 +11,12 @@ import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/t
 import type { JournalRecord } from '../../src/common/records.js';
 import { rebuildFromJournal } from '../../src/node/documents/rebuild.js';
 import { headerRecord, journalPath, JournalWriter } from '../../src/node/engine/journal.js';
+import { tinyQuickstart } from '../fixtures/tiny-quickstart.js';
 
 const OLD = ['aslr=on', 'aslr=off'];
 const NEW = 'aslr=on,thp=never';
 
-function doc(): ExperimentDoc {
-  const d = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
-  d.design.factors = [{ tunable: 'aslr', levels: ['on', 'off'] }];
-  d.design.excludedCells = [];
-  d.design.restartsPerCell = 2;
-  d.design.workload.queries = d.design.workload.queries.slice(0, 1);
-  d.design.workload.repetitions = 2;
-  d.design.workload.warmup = 0;
-  return d;
-}
+const doc = (): ExperimentDoc => tinyQuickstart(2);
 
 const restart = (seq: number, cell: string, part?: number): RestartResult => ({
   seq,

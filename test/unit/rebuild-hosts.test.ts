@@ -13,6 +13,7 @@ import { hostDesign } from '../../src/common/plan.js';
 import type { JournalRecord } from '../../src/common/records.js';
 import { rebuildFromJournal } from '../../src/node/documents/rebuild.js';
 import { headerRecord, hostJournalPath, JournalWriter } from '../../src/node/engine/journal.js';
+import { tinyQuickstart } from '../fixtures/tiny-quickstart.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-rebuild-hosts-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,15 +21,9 @@ const [A, B] = ['ssh://a.example', 'ssh://b.example'];
 const T0 = 1_700_000_000_000;
 
 function doc(): ExperimentDoc {
-  const d = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  const d = tinyQuickstart(1);
   d.design.target = A;
   d.design.targets = [A, B];
-  d.design.factors = [{ tunable: 'aslr', levels: ['on', 'off'] }];
-  d.design.excludedCells = [];
-  d.design.restartsPerCell = 1;
-  d.design.workload.queries = d.design.workload.queries.slice(0, 1);
-  d.design.workload.repetitions = 2;
-  d.design.workload.warmup = 0;
   delete d.design.serverProfile;
   return d;
 }

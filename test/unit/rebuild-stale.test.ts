@@ -13,18 +13,13 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { resultsFromJournal, type JournalRecord } from '../../src/common/records.js';
 import { rebuildFromJournal } from '../../src/node/documents/rebuild.js';
 import { headerRecord, journalPath, JournalWriter, readJournal } from '../../src/node/engine/journal.js';
+import { tinyQuickstart } from '../fixtures/tiny-quickstart.js';
 
 test('as many restarts as the journal but not all it knows of them: rebuilt from the journal; then left alone', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'varlab-rebuild-stale-'));
   try {
     const file = join(dir, 'stale.varlab.json');
-    const d = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
-    d.design.factors = [{ tunable: 'aslr', levels: ['on', 'off'] }];
-    d.design.excludedCells = [];
-    d.design.restartsPerCell = 1;
-    d.design.workload.queries = d.design.workload.queries.slice(0, 1);
-    d.design.workload.repetitions = 2;
-    d.design.workload.warmup = 0;
+    const d = tinyQuickstart(1);
     const query = d.design.workload.queries[0].name;
     const t0 = 1_700_000_000_000;
     const records: JournalRecord[] = [headerRecord(d.design, t0)];
