@@ -158,7 +158,8 @@ test('workload fields are validated inline and feed the estimate', async () => {
 });
 
 test('a file with a run: the Designer and the workload give the time at the costs measured there, "from the run of DATE"', async () => {
-  // 20 restarts of 9 s each (2 s of it idle), where the design's own estimates say about a second each.
+  // 20 restarts of 9 s each (2 s of it idle), where the design's own estimates say about a second each;
+  // the run ended 1 s after its last restart (mysqld stopped, the host restored), counted once.
   const doc = roundsExperiment({ rounds: 10, between: 0.03, shared: 0.5, effectPct: 0 });
   doc.design.estimates = { restartSeconds: 1, executionMs: 1 };
   const file = join(env.app.dir, 'measured.varlab.json');
@@ -166,7 +167,7 @@ test('a file with a run: the Designer and the workload give the time at the cost
   const page = await env.open();
   await openFile(page, file);
   await page.getByTestId('design-summary').waitFor();
-  assert.equal(await page.getByTestId('design-summary').innerText(), '20 restarts · 100 executions · about 3 min 00 s (costs from the run of 2026-11-26 10:00 UTC)');
+  assert.equal(await page.getByTestId('design-summary').innerText(), '20 restarts · 100 executions · about 3 min 01 s (costs from the run of 2026-11-26 10:00 UTC)');
   assert.match(await page.getByTestId('workload-estimate').innerText(), / · about 9 s per restart with the idle time \(costs from the run of 2026-11-26 10:00 UTC\)$/);
   if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'designer-learned.png'), fullPage: true });
   assert.deepEqual(problems(page), []);

@@ -17,6 +17,7 @@ import {
   suggestPlan,
   measuredCosts,
   plannedSeconds,
+  learnedEstimate,
   tidyFromExperiment,
   type Analysis,
   type TidyData,
@@ -354,6 +355,50 @@ test('the planner: costs from the journal, restarts for the target, Kalibera-Jon
   // 16 cells × n restarts × (7.964 s + idle + 4 queries × 23 × 12 ms).
   const perRestart = 9.964 - idle + idle + doc.design.workload.queries.length * 23 * 0.012;
   close(plan.seconds, 16 * plan.restartsPerCell! * perRestart, 1e-9, 'seconds');
+});
+
+test('the planner\'s costs as a rerun takes them: an execution at its measuring loop\'s wall time, and what a run costs once (npm run bench -- plan-check)', () => {
+  const doc: ExperimentDoc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
+  const idle = doc.design.idleSeconds;
+  assert.equal(idle, 2);
+  // Each restart: 10 s of wall time, 2 s of it idle; its loop ran 3 executions in 600 ms, which the
+  // server timed at 12 ms each (the client's round trip and the recording are the rest of the 200 ms).
+  const restart = (seq: number, steps?: { measure: number }) => ({
+    seq,
+    cell: 'A',
+    status: 'ok' as const,
+    startedAt: seq * 20_000,
+    finishedAt: seq * 20_000 + 10_000,
+    checks: [],
+    queries: [{ query: 'q', unit: 'ms', source: 'performance_schema' as const, values: [12, 12, 12] }],
+    ...(steps ? { steps: { idle: 2000, start: 1000, ...steps } } : {}),
+  });
+  // The run began 3 s before its first restart (the host reached and probed) and ended 1.5 s after its last (stopped, restored).
+  doc.results = { startedAt: 17_000, finishedAt: 3 * 20_000 + 10_000 + 1_500, restarts: [1, 2, 3].map((k) => restart(k, { measure: 600 })) };
+  const costs = measuredCosts(doc);
+  close(costs.executionSeconds, 0.2, 1e-12, 'an execution: the loop\'s 600 ms over its 3, not the server\'s 12 ms');
+  close(costs.restartSeconds, 10 - idle - 0.6, 1e-12, 'a restart: the wall time less the idle time and the loop');
+  close(costs.runSeconds, 3 + 1.5, 1e-12, 'a run, once');
+  // Two restarts of 3 executions, planned again: 2 × (7.4 s + 2 s idle + 3 × 0.2 s), plus the 4.5 s once.
+  const one = { ...doc.design, factors: [], workload: { ...doc.design.workload, queries: [{ name: 'q', sql: 'SELECT 1' }] } };
+  close(plannedSeconds(one, 2, 3, costs), 2 * (7.4 + 2 + 0.6) + 4.5, 1e-9, 'planned');
+  // The same design planned again takes what the run took, from its start to its end, less the waits between restarts.
+  const same = { ...one, restartsPerCell: 3, workload: { ...one.workload, repetitions: 3 } };
+  close(learnedEstimate({ design: same, results: doc.results }).estimate.seconds, (doc.results.finishedAt! - doc.results.startedAt!) / 1000 - 2 * 10, 1e-9, 'the same run');
+  // More repetitions cost the loop's time each: 10 executions are 2 s, not 120 ms.
+  close(plannedSeconds(one, 1, 10, costs) - plannedSeconds(one, 1, 3, costs), 7 * 0.2, 1e-9, 'seven more executions');
+
+  // A file from before the steps were recorded: the timings, as before, and no once-cost without the run's dates.
+  const old = measuredCosts({ design: doc.design, results: { restarts: [1, 2, 3].map((k) => restart(k)) } });
+  close(old.executionSeconds, 0.012, 1e-12, 'an execution from the timings');
+  close(old.restartSeconds, 10 - idle - 0.036, 1e-12, 'a restart');
+  assert.equal(old.runSeconds, 0);
+
+  // A benchmark command's timings are tps, no durations: its loop's wall time still gives the costs.
+  const tps = measuredCosts({ design: doc.design, results: { restarts: [1, 2, 3].map((k) => ({ ...restart(k, { measure: 6000 }), queries: [{ query: 'tps', unit: 'tps', source: 'sysbench' as const, values: [500, 510, 505] }] })) } });
+  assert.equal(tps.source, 'journal');
+  close(tps.executionSeconds, 2, 1e-12, 'a run of the command');
+  close(tps.restartSeconds, 10 - idle - 6, 1e-12, 'a restart around it');
 });
 
 test('tidy records: a bad field names the line and what is wrong', () => {

@@ -1,16 +1,23 @@
 // A loopback sandbox for the benchmarks that need a real mariadbd (target `local`): made in a
 // temporary folder with its own VARLAB_HOME, handed to the bench as a server profile, and removed
 // with everything else whatever happens; and the one-query experiment those benchmarks run on it.
-// `target` may be an SSH target (the test sshd on 127.0.0.1, scripts/testenv/sshd.ts), with its `auth`.
+// `target` may be an SSH target (the test sshd on 127.0.0.1, scripts/testenv/sshd.ts), with its `auth`;
+// `options.builds` registers server builds (NAME=PATH), each with its own data directory.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TargetAuth } from '../../../src/common/api.js';
 import type { ExperimentDoc, ServerProfile } from '../../../src/common/experiment/types.js';
 import { createSandbox, openTarget, removeSandbox, type TargetSession } from '../../../src/node/host/index.js';
+import type { SandboxOptions } from '../../../src/node/host/sandbox.js';
 import type { RegisteredProfile } from '../../../src/node/host/profiles.js';
 
-export async function withSandbox(name: string, body: (s: { dir: string; session: TargetSession; profile: ServerProfile }) => Promise<void>, where: { target: string; auth?: TargetAuth } = { target: 'local' }): Promise<void> {
+export async function withSandbox(
+  name: string,
+  body: (s: { dir: string; session: TargetSession; profile: ServerProfile }) => Promise<void>,
+  where: { target: string; auth?: TargetAuth } = { target: 'local' },
+  options: Pick<SandboxOptions, 'builds'> = {},
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `varlab-bench-${name}-`));
   chmodSync(dir, 0o755);
   const savedHome = process.env.VARLAB_HOME;
@@ -18,7 +25,7 @@ export async function withSandbox(name: string, body: (s: { dir: string; session
   const session = await openTarget(where.target, { auth: where.auth, prompt: async () => ({ accept: false }) });
   let sandbox: RegisteredProfile | null = null;
   try {
-    sandbox = (await createSandbox(session, { parent: dir })).profile;
+    sandbox = (await createSandbox(session, { ...options, parent: dir })).profile;
     const profile: ServerProfile = { ...sandbox, target: where.target };
     delete (profile as Partial<RegisteredProfile>).sandboxDir;
     delete (profile as Partial<RegisteredProfile>).createdAt;

@@ -17,7 +17,8 @@ export const plan: Command = {
     'between-restart CoV, the restarts per cell needed to see the target effect (the design\'s stopping effect, else\n' +
     `${DEFAULTS.targetEffectPct}%) and the optimal repetitions, and the time that takes; then one line per scheduled restart:\n` +
     'its number, round, cell and queries. Times use the costs measured in the file\'s own run when it has one\n' +
-    '("from the run of DATE"), else the design\'s estimates; the idle time is counted once.\n' +
+    '("from the run of DATE"), else the design\'s estimates; the idle time is counted once, and what that run took\n' +
+    'before its first restart and after its last is added once.\n' +
     '--order   overrides the order in the file\n' +
     '--json    an array with one object per scheduled restart: {seq, round, restartOfCell, cell, levels, queries}\n' +
     '--effect E  instead, plan FILE to see an E% effect: restarts per cell, repetitions, warm-up and time, from the\n' +

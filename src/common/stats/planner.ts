@@ -25,8 +25,13 @@ export function optimalRepetitions(restartSeconds: number, executionSeconds: num
 export interface Costs {
   /** Seconds for one restart beyond its executions and the idle time (stop, start, verify, preload). */
   restartSeconds: number;
-  /** Seconds for one execution. */
+  /** Seconds for one execution, as the run's measuring loop took it (the client's round trip and its recording included). */
   executionSeconds: number;
+  /**
+   * Seconds a run costs once, beyond its restarts: reaching the host and probing it before the first
+   * restart, stopping mysqld and restoring the host after the last. 0 until a run measured it.
+   */
+  runSeconds: number;
   /** Whether the journal measured them or the design's estimates stand in. */
   source: 'journal' | 'estimates';
   /** When measured: the start of the run that measured them (epoch ms). */
@@ -46,13 +51,19 @@ export function costsBasis(costs: Costs): string {
 const SECONDS_PER: Record<string, number> = { s: 1, ms: 1e-3, us: 1e-6, µs: 1e-6, ns: 1e-9 };
 
 /**
- * The costs measured from the results when they allow it: an execution from the timings (when they
- * are durations), a restart from its wall time less its executions. Otherwise the design's estimates.
+ * The costs measured from the results when they allow it, otherwise the design's estimates:
+ * - an execution: the restarts' measuring loops (their `measure` step) over the executions they ran,
+ *   so the client's round trip and the recording of each are in it; for restarts without steps (files
+ *   from before them), the timings when they are durations;
+ * - a restart: the median of its wall time less its executions and the design's idle time;
+ * - a run, once: from the run's start to its first restart, and from its last restart to its end.
+ * `npm run bench -- plan-check` compares a time planned from these with a rerun's.
  */
 export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): Costs {
   const est: Costs = {
     restartSeconds: doc.design.estimates.restartSeconds,
     executionSeconds: doc.design.estimates.executionMs / 1000,
+    runSeconds: 0,
     source: 'estimates',
   };
   const restarts = (doc.results?.restarts ?? []).filter((r) => r.status === 'ok' && r.finishedAt > r.startedAt);
@@ -61,20 +72,22 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
   let execCount = 0;
   const overheads: number[] = [];
   for (const r of restarts) {
-    let restartExec = 0;
+    let timed = 0;
     let countInRestart = 0;
     for (const q of r.queries) {
       const per = SECONDS_PER[q.unit];
       countInRestart += q.values.length;
       if (per === undefined) continue;
-      for (const v of q.values) restartExec += v * per;
+      for (const v of q.values) timed += v * per;
     }
+    // The loop's own wall time where the restart has it: a tps workload's too (its values are no durations).
+    const restartExec = r.steps?.measure !== undefined && countInRestart ? r.steps.measure / 1000 : timed;
     // The wall time holds the idle time spent before the start, mysqld stopped (common/restart.ts), which
     // estimatePlan adds on its own: taken out here, so it is counted once.
     const wall = (r.finishedAt - r.startedAt) / 1000 - doc.design.idleSeconds;
     execTotal += restartExec;
     execCount += countInRestart;
-    // When timings are not durations (tps), execution time is unknown: spread the wall time evenly later.
+    // When execution time is unknown (tps timings and no steps), spread the wall time evenly later.
     overheads.push(restartExec > 0 ? Math.max(0, wall - restartExec) : Number.NaN);
   }
   if (!(execTotal > 0) || !execCount) return est;
@@ -82,19 +95,36 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
   return {
     restartSeconds: known.length ? known[Math.floor(known.length / 2)] : est.restartSeconds,
     executionSeconds: execTotal / execCount,
+    runSeconds: runOnceSeconds(doc.results!),
     source: 'journal',
     runAt: doc.results?.startedAt ?? Math.min(...restarts.map((r) => r.startedAt)),
   };
 }
 
 /**
+ * What a run took beyond its restarts, once: from its start (the journal's header) to its first restart,
+ * and from its last restart to its end (mysqld stopped, the host restored). The waits between restarts
+ * (a save, a look) are not in it: a resumed run's pause would be. 0 for what the results do not date.
+ */
+export function runOnceSeconds(results: Pick<NonNullable<ExperimentDoc['results']>, 'startedAt' | 'finishedAt' | 'restarts'>): number {
+  if (!results.restarts.length) return 0;
+  const first = Math.min(...results.restarts.map((r) => r.startedAt));
+  const last = Math.max(...results.restarts.map((r) => r.finishedAt));
+  const before = results.startedAt !== undefined ? Math.max(0, first - results.startedAt) : 0;
+  const after = results.finishedAt !== undefined ? Math.max(0, results.finishedAt - last) : 0;
+  return (before + after) / 1000;
+}
+
+/**
  * The time a design will take, learned from its own run when the file has one (issue 21: the estimates
  * learn): the design's restarts at the costs measured there, idle time counted once (estimatePlan adds
- * it; measuredCosts took it out of each restart's wall time). Without a measured run, the design's estimates.
+ * it; measuredCosts took it out of each restart's wall time), and what the run cost once before its
+ * first restart and after its last. Without a measured run, the design's estimates.
  */
 export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, restarts?: number): { estimate: PlanEstimate; costs: Costs; basis: string } {
   const costs = measuredCosts(doc);
-  return { estimate: estimatePlan(withCosts(doc.design, costs), restarts), costs, basis: costsBasis(costs) };
+  const estimate = estimatePlan(withCosts(doc.design, costs), restarts);
+  return { estimate: { ...estimate, seconds: estimate.seconds + costs.runSeconds }, costs, basis: costsBasis(costs) };
 }
 
 /** The design with the estimates its file's run measured, when it measured them (what learnedEstimate plans with). */
@@ -115,7 +145,7 @@ export function aboutText(l: { estimate: PlanEstimate; costs: Costs; basis: stri
   return `about ${formatDuration(l.estimate.seconds)}${l.costs.source === 'journal' ? ` (costs ${l.basis})` : ''}`;
 }
 
-/** Seconds the design will take with the given restarts per cell and repetitions, at the given costs. */
+/** Seconds the design will take with the given restarts per cell and repetitions, at the given costs (what a run costs once included). */
 export function plannedSeconds(design: Design, restartsPerCell: number, repetitions: number, costs: Costs): number {
   const planned: Design = {
     ...design,
@@ -124,7 +154,7 @@ export function plannedSeconds(design: Design, restartsPerCell: number, repetiti
     estimates: { restartSeconds: costs.restartSeconds, executionMs: costs.executionSeconds * 1000 },
   };
   const cells = expandCells(design).filter((c) => !c.excluded).length;
-  return estimatePlan(planned, cells * restartsPerCell).seconds;
+  return estimatePlan(planned, cells * restartsPerCell).seconds + costs.runSeconds;
 }
 
 export interface QueryPlan {
@@ -347,7 +377,7 @@ export function planningTable(doc: ExperimentDoc, a: AnalysisLike, targetPct: nu
     ],
   }));
   const measured = costs.source === 'journal' ? `Costs measured in the run of ${runDate(costs.runAt)}` : 'Costs from the design’s estimates (no run with durations measured them)';
-  const costsText = `${measured}: a restart ${costs.restartSeconds.toFixed(1)} s beyond its executions and the idle time, an execution ${(costs.executionSeconds * 1000).toPrecision(3)} ms, idle ${design.idleSeconds} s per restart (counted once). Optimal repetitions: ⌈√((restart cost / execution cost) · σ²within / σ²between)⌉ (Kalibera and Jones), the median over queries is suggested.`;
+  const costsText = `${measured}: a restart ${costs.restartSeconds.toFixed(1)} s beyond its executions and the idle time, an execution ${(costs.executionSeconds * 1000).toPrecision(3)} ms, idle ${design.idleSeconds} s per restart (counted once)${costs.runSeconds > 0 ? `, ${costs.runSeconds.toFixed(1)} s once per run (before its first restart and after its last)` : ''}. Optimal repetitions: ⌈√((restart cost / execution cost) · σ²within / σ²between)⌉ (Kalibera and Jones), the median over queries is suggested.`;
   const cells = expandCells(design).filter((c) => !c.excluded).length;
   const suggestion =
     plan.restartsPerCell === null
