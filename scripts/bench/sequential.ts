@@ -12,10 +12,13 @@
 //   sequential.ts with E = the fixed design's MDE. Its maximum is the smallest whose simulated power at
 //   1× MDE reaches the fixed design's simulated power: the same power, found, not assumed (the earlier
 //   ⌈20 · 0.75 · 1.1⌉ = 17 gave it power 0.66–0.80, below the fixed design's).
-// ρ = 0.25 is the issue's "at least a quarter". The one run that measured the variance ratio
-// paired/unpaired (Analysis reports it per run: `pairing.variance_ratio_median` = 1 − ρ), an A/A build
-// design of 20 rounds on the loaded development machine, gave 0.91 and 1.14 (docs/STATISTICS.md): no
-// ground for a larger ρ, so the headline uses the lower bound. The what-if rows below it say what a larger ρ, looks at every round and
+// ρ = 0.25 is the issue's "at least a quarter". Two runs measured the variance ratio paired/unpaired
+// (Analysis reports it per run: `pairing.variance_ratio_median` = 1 − ρ), A/A build designs on the
+// 2-core development VM (docs/STATISTICS.md): 20 rounds at load 13–18 gave 0.91 and 1.14; 40 rounds
+// quiet (load 0.24, rounds 1–32 before the other helpers' load) gave 0.47 and 0.44, ρ ≈ 0.55 at a
+// between-restart CoV of 1.8 %, with 95 % intervals that reach ρ 0.17 (ρ 0.25 inside). ρ is a share:
+// that drift (≈ 1.3 %) is ρ ≈ 0.05–0.19 at the seeds' 3–6 %. No ground for a larger ρ at the seeds'
+// components, so the headline keeps the lower bound. The what-if rows below it say what a larger ρ, looks at every round and
 // a known variance (the issue's normal model) would give, so the gap to the goals can be read off.
 import { decideAtLook, intervalLevels, lookSchedule, replaySequential, scheduleBoundaries, type LookComparison, type StoppingSettings } from '../../src/common/stats/sequential.js';
 import { seededRandom, simulateRounds, type Components } from '../../src/common/stats/simulate.js';
@@ -113,7 +116,7 @@ const f3 = (x: number, w: number) => x.toFixed(3).padStart(w);
 
 export async function bench(): Promise<void> {
   console.log(`${RUNS} simulated runs per row. Fixed design: ${FIXED} restarts per cell, A's and B's independent (blocked, or two runs), Welch; α ${ALPHA}, planned power ${POWER}.`);
-  console.log(`Sequential: rounds A B, paired within rounds; round drift ρ = ${RHO} of the between-restart variance (the issue's lower bound; the one run that measured it, on a loaded machine, gave 0.91 and 1.14 paired/unpaired);`);
+  console.log(`Sequential: rounds A B, paired within rounds; round drift ρ = ${RHO} of the between-restart variance (the issue's lower bound; measured paired/unpaired: 0.91 and 1.14 loaded, 0.47 and 0.44 on the quiet VM at CoV 1.8 %: docs/STATISTICS.md);`);
   console.log('target effect E = the fixed design\'s MDE; maximum = the smallest with the fixed design\'s simulated power at 1× MDE.');
   console.log('\nmachine  between  MDE     fixed: power  false+  | max  power | true effect  restarts/fixed mean  p90   differs  equivalent  inconclusive');
   const goals: string[] = [];
