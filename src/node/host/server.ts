@@ -220,6 +220,29 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     return Object.fromEntries(rows.map((r) => [String(r.Variable_name ?? r.variable_name).toLowerCase(), String(r.Value ?? r.value)]));
   }
 
+  /** False once this server refused the one-query read back (MySQL 8 has no information_schema.GLOBAL_VARIABLES). */
+  let oneQueryReadBack = true;
+
+  /**
+   * What the verify step reads back from the server: the variables, and the performance_schema
+   * consumers when the profile's options set any. In one query where the server has
+   * information_schema.GLOBAL_VARIABLES (MariaDB): over SSH every query is a round trip through the
+   * channel (issue 22, a lean restart). Else the two reads of before, the consumers none where
+   * performance_schema cannot be read.
+   */
+  async function readBack(conn: Connection, names: string[]): Promise<Record<string, string>> {
+    if (oneQueryReadBack && names.some((n) => n.startsWith(CONSUMER))) {
+      try {
+        const [rows] = await conn.query<RowDataPacket[]>(`SELECT VARIABLE_NAME AS n, VARIABLE_VALUE AS e FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN (?) UNION ALL ${CONSUMERS_SQL}`, [names]);
+        return Object.fromEntries(rows.map((r) => [String(r.n).toLowerCase(), String(r.e)]));
+      } catch (e) {
+        if ((e as { fatal?: boolean }).fatal) throw e; // the connection itself is gone: no query would do
+        oneQueryReadBack = false;
+      }
+    }
+    return { ...(await variables(conn, names)), ...(await consumerStates(conn, names)) };
+  }
+
   async function procedure(factors: Factor[], levels: Record<string, string>, extra: { schemas?: string[]; workload?: boolean; idleSeconds?: number } = {}): Promise<RestartProcedure> {
     return restartProcedure({ profile, factors, levels, host: await hostFacts(), startTimeoutS: opts.startTimeoutS, stopTimeoutS: opts.stopTimeoutS, ...extra });
   }
@@ -272,7 +295,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     let live: Record<string, string>;
     try {
       const names = verifyVariables(proc);
-      live = { ...(await variables(conn, names)), ...(await consumerStates(conn, names)) };
+      live = await readBack(conn, names);
     } catch (e) {
       await closeConnection(conn);
       throw e;
