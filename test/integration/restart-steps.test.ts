@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
 import { RunEngine } from '../../src/node/engine/run.js';
+import { keptForm } from '../../src/node/workloads/history.js';
 import { keepCells, quickstartCopy, runEnvForTests, varlabSync } from './run-env.js';
 
 const env = runEnvForTests();
@@ -86,4 +87,21 @@ test('a lean restart: the verify login becomes the measuring one, and the timer 
   const switches = text.match(/ Change user\tvarlab_measure@/g)?.length ?? 0;
   assert.equal(connects + switches, 4, logins);
   assert.ok(switches >= 2, logins);
+
+  // Round trips on the measuring connection of a restart that reused the proved timer (each one
+  // through the SSH channel): the verify step's read back, the timer's query (which also says where
+  // the statement history stands), the executions, and one history read after them; nothing else.
+  const measured = keptForm(doc.design.workload.queries[0].sql);
+  const lives = text.split(/^.*started with:$/m).slice(1);
+  const reused = lives.filter((l) => l.includes(measured) && !l.includes('varlab_timer_probe'));
+  assert.equal(reused.length, 2, 'restarts 2 and 3 reused the proved timer');
+  for (const life of reused) {
+    const thread = new RegExp(`^(?:\\d{6}\\s+[\\d:]+)?\\s+(\\d+) Query\\t${measured.slice(0, 40).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm').exec(life)![1];
+    const statements = [...life.matchAll(/^(?:\d{6}\s+[\d:]+)?\s+(\d+) (Query|Change user)\t(.*)$/gm)].filter((m) => m[1] === thread).map((m) => (m[3] === measured ? 'execution' : m[2] === 'Change user' ? 'change user' : m[3].slice(0, 60)));
+    assert.deepEqual(
+      statements.map((x) => x.replace(/^(SELECT VARIABLE_NAME|SELECT t\.THREAD_ID|SELECT EVENT_ID).*/, '$1')),
+      ['SELECT VARIABLE_NAME', 'change user', 'SELECT t.THREAD_ID', 'execution', 'execution', 'execution', 'SELECT EVENT_ID'],
+      statements.join('\n'),
+    );
+  }
 });

@@ -154,11 +154,11 @@ export class RestartProcedure {
         const p = await steps.time('preload', () => ctx.host.preloadSchemas(conn, preload.schemas));
         ctx.record({ t: 'preload', at: Date.now(), seq: r.seq, ...p });
       }
-      if (w.kind === 'queries') await steps.time('timer', () => this.queryTimer(conn, r.cell));
+      const mark = w.kind === 'queries' ? await steps.time('timer', () => this.queryTimer(conn, r.cell)) : undefined;
       ctx.checkCancel();
       await steps.time('measure', async () => {
         if (w.kind === 'queries')
-          await runQueryLoop(conn, w, this.timer!, hooks).catch((e: unknown) => {
+          await runQueryLoop(conn, w, this.timer!, hooks, mark).catch((e: unknown) => {
             throw e instanceof QueryRefused ? queryFailure(r.seq, r.cell, e.query, e.why) : e;
           });
         else
@@ -227,10 +227,12 @@ export class RestartProcedure {
   /**
    * Which statement timer this server offers; recorded when it changes (and on the first restart).
    * Proved by a probe statement on a cell's first restart; on its next ones, where it was the exact
-   * timer, one query finds the connection's thread and the consumers still on (a lean restart).
+   * timer, one query finds the connection's thread, the consumers still on and where the thread's
+   * statement history stands (returned: the query loop's first mark; a lean restart).
    */
-  private async queryTimer(conn: Connection, cell: string): Promise<void> {
-    const timer = (this.exactProved.has(cell) ? await reuseExactTimer(conn) : null) ?? (await detectTimer(conn));
+  private async queryTimer(conn: Connection, cell: string): Promise<number | undefined> {
+    const reused = this.exactProved.has(cell) ? await reuseExactTimer(conn) : null;
+    const timer = reused?.timer ?? (await detectTimer(conn));
     if (timer.source === 'performance_schema') this.exactProved.add(cell);
     else this.exactProved.delete(cell);
     if (timer.source !== this.timer?.source) {
@@ -241,6 +243,7 @@ export class RestartProcedure {
       if (note) this.ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: note });
     }
     this.timer = timer;
+    return reused?.after;
   }
 }
 

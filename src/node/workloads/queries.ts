@@ -108,16 +108,20 @@ export async function detectTimer(conn: Connection): Promise<ServerTimer> {
 
 /**
  * The exact timer on a new connection to a server where it was proved before with the same options
- * (the same cell of the run): one query, which finds this connection's THREAD_ID, instrumented, and
- * the statement consumers the timer needs on. Null when it does not: then detectTimer proves it anew.
+ * (the same cell of the run): one query, which finds this connection's THREAD_ID, instrumented, the
+ * statement consumers the timer needs on, and where the thread's statement history stands (`after`,
+ * its newest statement id: the first batch's figures come after it; issue 22, a lean restart: no
+ * round trip of its own for historyMark). Null when it does not: then detectTimer proves it anew.
  */
-export async function reuseExactTimer(conn: Connection): Promise<ServerTimer | null> {
+export async function reuseExactTimer(conn: Connection): Promise<{ timer: ServerTimer; after: number } | null> {
   try {
     const [row] = await rows(
       conn,
-      `SELECT t.THREAD_ID AS t, (SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE ENABLED = 'YES' AND NAME IN (${TIMER_CONSUMERS.map((c) => `'${c}'`).join(', ')})) AS c FROM performance_schema.threads t WHERE t.PROCESSLIST_ID = CONNECTION_ID() AND t.INSTRUMENTED = 'YES'`,
+      `SELECT t.THREAD_ID AS t, (SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE ENABLED = 'YES' AND NAME IN (${TIMER_CONSUMERS.map((c) => `'${c}'`).join(', ')})) AS c, ` +
+        `(SELECT COALESCE(MAX(h.EVENT_ID), 0) FROM performance_schema.events_statements_history_long h WHERE h.THREAD_ID = t.THREAD_ID AND h.NESTING_EVENT_LEVEL = 0) AS m ` +
+        `FROM performance_schema.threads t WHERE t.PROCESSLIST_ID = CONNECTION_ID() AND t.INSTRUMENTED = 'YES'`,
     );
-    return row?.t != null && Number(row.c) === TIMER_CONSUMERS.length ? { source: 'performance_schema', threadId: Number(row.t) } : null;
+    return row?.t != null && Number(row.c) === TIMER_CONSUMERS.length && Number.isSafeInteger(Number(row.m)) ? { timer: { source: 'performance_schema', threadId: Number(row.t) }, after: Number(row.m) } : null;
   } catch {
     return null;
   }

@@ -27,10 +27,12 @@ const FRUITLESS_BATCHES = 3;
  * Each query, `repetitions` times in a row (the first `warmup` of each flagged warm-up): back to back
  * in batches of at most BATCH, the server timer's figures read after each batch. An execution whose
  * figure cannot be proved its own is measured again in the next batch; the executions reach
- * `onExecution` (the journal) only between batches, off the measured path.
+ * `onExecution` (the journal) only between batches, off the measured path. `mark`: the newest
+ * statement id of the connection's history, when the caller has just read it (else read here).
  */
-export async function runQueryLoop(conn: Connection, w: Workload, timer: ServerTimer, hooks: RunnerHooks): Promise<void> {
-  let after = await historyMark(conn, timer);
+export async function runQueryLoop(conn: Connection, w: Workload, timer: ServerTimer, hooks: RunnerHooks, mark?: number): Promise<void> {
+  // Where this connection's statement history stands: `mark` when the timer's own query read it (reuseExactTimer).
+  let after = mark ?? (await historyMark(conn, timer));
   for (const q of w.queries) {
     let todo = Array.from({ length: w.repetitions }, (_, i) => i + 1);
     let fruitless = 0;
