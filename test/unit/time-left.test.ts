@@ -1,13 +1,23 @@
 // The Run view's time left (new-user notes: "the time left jumps"): the estimate each finished restart
 // brings is counted down between them, never below what the restarts after the current one take, held
 // while paused; and the estimate leaves out the first restart's one-off set-up, so it does not leap up
-// after the first restart and creep back down.
+// after the first restart and creep back down. Before a restart finishes, a detached run's follower
+// says it at the costs measured so far, as the attached engine does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import type { ExperimentDoc } from '../../src/common/experiment/types.js';
-import { estimatePlan, perRestartMs } from '../../src/common/plan.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Design, ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+import type { HostFingerprint } from '../../src/common/host.js';
+import type { RunEvent } from '../../src/common/events.js';
+import { buildPlan, estimatePlan, perRestartMs } from '../../src/common/plan.js';
+import { recordsOfRestart, type JournalRecord } from '../../src/common/records.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
+import { Follower } from '../../src/node/detach/follower.js';
+import { detachedRun } from '../../src/node/detach/runs.js';
+import { DocumentService } from '../../src/node/documents/service.js';
+import { headerRecord, journalPath } from '../../src/node/engine/journal.js';
 
 test('the time left counts down between estimates, stops at what the later restarts take, and holds while paused', () => {
   const live = new LiveRun();
@@ -32,4 +42,83 @@ test("the time per restart leaves out the first restart's set-up; before any res
   assert.equal(perRestartMs([], design), estimatePlan(design, 1).perRestartSeconds * 1000);
   // A first restart of 40 s of which 30 s set-up, then two of 10 s: 10 s each, not 20.
   assert.equal(perRestartMs([{ ms: 40_000, setupMs: 30_000 }, { ms: 10_000 }, { ms: 10_000 }], design), 10_000);
+});
+
+/**
+ * A detached run's follower, before any restart finishes while it looks (an attach to a run whose
+ * earlier restarts an earlier attach brought in, or a run --missing of a measured file): the time left
+ * at the costs measured there, as the attached engine says it (engine/run.ts), not the journal
+ * header's design estimates. The run here has ended and its directory is gone from the target, so the
+ * real follower runs to its end without a connection; its first progress event is the one looked at.
+ */
+test('a detached run\'s follower gives the time left before its first restart at the costs measured so far, not the design\'s estimates', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-time-left-'));
+  try {
+    const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+    const design: Design = {
+      ...doc.design,
+      target: 'ssh://bench1',
+      factors: [],
+      excludedCells: [],
+      restartsPerCell: 5,
+      idleSeconds: 2,
+      workload: { ...doc.design.workload, queries: doc.design.workload.queries.slice(0, 1), repetitions: 3, warmup: 1 },
+      // Far off, as the quickstart's were: about 3 s a restart.
+      estimates: { restartSeconds: 1, executionMs: 1 },
+      serverProfile: { kind: 'direct', mysqld: '/usr/sbin/mariadbd', datadir: '/srv/sb/data', socket: '/srv/sb/mysqld.sock', port: 23306, osUser: 'mysql', user: 'root', errorLog: '/srv/sb/error.log', pidFile: '/srv/sb/mysqld.pid', extraArgs: [], sudo: true, target: 'ssh://bench1' },
+    };
+    const plan = buildPlan(design);
+    const query = plan[0].queries[0];
+    // Each restart measured: 9 s of wall time, 2 s of it idle, 3 executions in a loop of 300 ms. So 9 s each.
+    const restart = (seq: number): RestartResult => ({
+      seq,
+      cell: plan[seq - 1].cell,
+      status: 'ok',
+      startedAt: 1_000_000 + seq * 10_000,
+      finishedAt: 1_000_000 + seq * 10_000 + 9_000,
+      checks: [],
+      queries: [{ query, unit: 'ms', source: 'performance_schema', values: [100, 100, 100] }],
+      steps: { idle: 2_000, measure: 300 },
+    });
+    const host = { target: 'ssh://bench1' } as unknown as HostFingerprint;
+    const firstLeft = async (name: string, restarts: RestartResult[], fileResults?: ExperimentDoc['results']) => {
+      const file = join(dir, `${name}.varlab.json`);
+      writeFileSync(file, JSON.stringify({ ...doc, design, ...(fileResults ? { results: fileResults } : {}) }));
+      const run = 'c0ffee00-0000-4000-8000-00000000000' + restarts.length;
+      const records: JournalRecord[] = [
+        headerRecord(design, 1_000_000),
+        { t: 'detached', at: 1_000_001, runId: run, target: 'ssh://bench1', dir: `/var/lib/varlab/mysqld-3306-0123456789/runs/${run}`, supervisor: 'setsid' },
+        { t: 'host', at: 1_000_002, host },
+        ...restarts.flatMap((r) => recordsOfRestart(r, design.workload.warmup)),
+        { t: 'run-finished', at: 1_100_000, state: 'cancelled', message: 'cancelled; run again to resume' },
+        { t: 'target-cleaned', at: 1_100_001 },
+      ];
+      writeFileSync(journalPath(file), records.map((r) => JSON.stringify(r) + '\n').join(''));
+      const d = detachedRun(file)!;
+      const events: RunEvent[] = [];
+      const out = await new Follower(d, { documents: new DocumentService(), prompt: async () => ({ accept: false }), onEvent: (e) => events.push(e) }).run();
+      assert.equal(out.state, 'cancelled', out.message);
+      const progress = events.find((e): e is Extract<RunEvent, { type: 'progress' }> => e.type === 'progress');
+      assert.ok(progress, JSON.stringify(events.map((e) => e.type)));
+      return progress;
+    };
+    const designs = estimatePlan(design, 1).perRestartSeconds * 1000;
+    assert.ok(Math.abs(designs - 3_003) < 1, `the design's estimate: ${designs} ms a restart`);
+
+    // Two restarts brought in by an earlier attach: the 3 left at their 9 s each.
+    const attachedAgain = await firstLeft('again', [restart(1), restart(2)]);
+    assert.equal(attachedAgain.done, 2);
+    assert.ok(Math.abs(attachedAgain.remainingMs - 3 * 9_000) <= 1, `3 restarts left at 9 s each, not ${attachedAgain.remainingMs} ms`);
+
+    // None here yet, but the file's own results measured them (run --missing of a measured file): all 5 at 9 s.
+    const grown = await firstLeft('grown', [], { startedAt: 1_000_000, restarts: [restart(1), restart(2)] });
+    assert.equal(grown.done, 0);
+    assert.ok(Math.abs(grown.remainingMs - 5 * 9_000) <= 1, `5 restarts at 9 s each, not ${grown.remainingMs} ms`);
+
+    // Nothing measured anywhere: the design's estimates.
+    const fresh = await firstLeft('fresh', []);
+    assert.ok(Math.abs(fresh.remainingMs - 5 * designs) <= 1, `${fresh.remainingMs} ms`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -8,7 +8,7 @@ import { detachedCannotPause } from '../runs/run.js';
 import { ApiError, type EventBatch, type RunStatus } from '../../common/api.js';
 
 import type { RunEvent } from '../../common/events.js';
-import type { ExperimentDoc, Results } from '../../common/experiment/types.js';
+import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { buildPlan, expandCells, perRestartMs } from '../../common/plan.js';
 import { eventOf, JournalFold, recordsOfRestart, resultsFromJournal, type JournalRecord, type JournalState } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
@@ -20,6 +20,8 @@ import { forgetLaunch } from './launched.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
+import { learnedDesign } from '../../common/stats/planner.js';
+import { readExperimentFile } from '../files.js';
 
 import { connect, fileDoc, localRun, savedDoc, sudoOf, type ConnectVia, type DetachedRun } from './runs.js';
 
@@ -106,6 +108,8 @@ export class Follower {
   private readonly context: (s: JournalState) => ImportContext;
   private readonly batcher: EventBatcher;
   private readonly restartMs: { ms: number; setupMs?: number }[] = [];
+  /** The design at the costs measured so far (for the time left before a restart finishes while this follower looks). */
+  private learned: Design | undefined;
   private readonly startedAt = new Map<number, number>();
   private lastSave = 0;
   /** Aborted when following stops (detach, or the caller's signal). */
@@ -179,9 +183,8 @@ export class Follower {
 
   private progress(): void {
     const s = this.fold.state();
-    const design = s.header!.design;
     const left = this.d.planned - s.restarts.length;
-    const per = perRestartMs(this.restartMs, design);
+    const per = perRestartMs(this.restartMs, this.learned ?? s.header!.design);
     this.emit({ type: 'progress', at: Date.now(), done: s.restarts.length, planned: this.d.planned, remainingMs: Math.round(left * per) });
   }
 
@@ -215,8 +218,23 @@ export class Follower {
     return { ...out, signalled: this.signalled };
   }
 
+  /**
+   * Before a restart finishes while this follower looks, the time left is at the costs measured so far,
+   * as the attached engine's (engine/run.ts progress): the restarts the local journal holds (brought in
+   * by an earlier attach), else the file's own (run --missing grows a measured file); else the design's estimates.
+   */
+  private async learnedCosts(): Promise<Design> {
+    const state = this.fold.state();
+    const design = state.header!.design;
+    const here = resultsFromJournal(state);
+    if (here.restarts.some((r) => r.status === 'ok')) return learnedDesign({ design, results: here });
+    const file = await readExperimentFile(this.d.path).catch(() => null);
+    return learnedDesign({ design, results: file?.doc?.results });
+  }
+
   private async attach(): Promise<AttachOutcome> {
     const d = this.d;
+    this.learned = await this.learnedCosts();
     for (const e of openingEvents(this.fold, d.planned, d.ended)) this.emit(e);
     const open = d.ended ? undefined : this.fold.current();
     if (open) this.startedAt.set(open.seq, open.startedAt);
