@@ -179,6 +179,38 @@ test('a file with a run: the Designer and the workload give the time at the cost
   await fresh.close();
 });
 
+test('a file whose run measured part of its design: the Designer, and the Run view\'s offer to run what is missing or all again, give the time at the costs measured there, "from the run of DATE"', async () => {
+  // Ten rounds measured (9 s a restart, 2 s of it idle; the run ended 1 s after its last restart), the
+  // design since grown to 12 restarts per cell; no journal beside it. The design's own estimates say about a second a restart.
+  const doc = roundsExperiment({ rounds: 10, between: 0.03, shared: 0.5, effectPct: 0 });
+  doc.design.restartsPerCell = 12;
+  doc.design.estimates = { restartSeconds: 1, executionMs: 1 };
+  const file = join(env.app.dir, 'grown-rounds.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const page = await env.open();
+  await openFile(page, file);
+  const basis = '(costs from the run of 2026-11-26 10:00 UTC)';
+  // The whole design: 24 restarts × 9 s + 1 s once.
+  await page.getByTestId('design-summary').waitFor();
+  assert.equal(await page.getByTestId('design-summary').innerText(), `24 restarts · 120 executions · about 3 min 37 s ${basis}`);
+  // A file with results is a finished run in the Run view (no start panel): what is missing, 4 × 9 s + 1 s.
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 20 of 24 restarts' }).waitFor();
+  assert.equal(await page.getByTestId('run-start').count(), 0);
+  assert.equal(await page.getByTestId('run-missing-note').innerText(), `The design grew since: 2 cells need 4 restarts in all, about 37 s ${basis}. The old cells are not measured again.`);
+  await page.getByTestId('run-missing').waitFor();
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'run-learned.png'), fullPage: false });
+  // Running it all again says its time before it is confirmed; Cancel changes nothing.
+  await page.getByTestId('run-again').click();
+  const dialog = page.getByTestId('confirm-dialog');
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), new RegExp(`will be run again from its first restart \\(24 restarts, about 3 min 37 s \\(costs from the run of 2026-11-26 10:00 UTC\\)\\) and its results replaced`));
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await dialog.count(), 0);
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
 test('a backend prompt asks for a password in a password field and sends it only in the answer', async () => {
   // The real backend, with the prompt event and its answer observed by the test.
   const home = mkdtempSync(join(tmpdir(), 'varlab-home-'));

@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { checkWord, type ExperimentDoc, type RestartResult } from '../../../common/experiment/types.js';
 import { buildPlan, designHosts, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
-import { learnedEstimate } from '../../../common/stats/planner.js';
+import { aboutText, learnedEstimate } from '../../../common/stats/planner.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { saveAs } from '../../store/actions.js';
@@ -640,14 +640,20 @@ function Log() {
   );
 }
 
-/** A finished run of the open file: what it holds, and running it again only when the user confirms. */
-function FinishedPanel({ path, done, planned, keepResultsAs, summary, missing, stopped }: { path: string; done: number; planned: number; keepResultsAs: string; summary: string | null; missing?: { cells: number; restarts: number }; stopped: { round: number }[] }) {
+/**
+ * A finished run of the open file: what it holds, and running it again only when the user confirms.
+ * What running again or running only what is missing would take is said at the costs this run
+ * measured ("from the run of DATE"), as plan, the Designer and the start panel say it.
+ */
+function FinishedPanel({ path, doc, done, planned, keepResultsAs, summary, missing, stopped }: { path: string; doc: ExperimentDoc | null; done: number; planned: number; keepResultsAs: string; summary: string | null; missing?: { cells: number; restarts: number }; stopped: { round: number }[] }) {
   const error = useRunSession((s) => s.error);
+  const again = useMemo(() => (doc ? { restarts: buildPlan(doc.design).length, about: aboutText(learnedEstimate(doc)) } : null), [doc]);
+  const missingAbout = useMemo(() => (doc && missing ? aboutText(learnedEstimate(doc, missing.restarts)) : null), [doc, missing]);
   const ask = () =>
     useApp.getState().setDialog({
       kind: 'confirm',
       title: 'Run again from scratch?',
-      message: `${path} will be run again from its first restart and its results replaced. The current results are kept in ${keepResultsAs} (and the journal archived beside it).`,
+      message: `${path} will be run again from its first restart${again ? ` (${again.restarts} restarts, ${again.about})` : ''} and its results replaced. The current results are kept in ${keepResultsAs} (and the journal archived beside it).`,
       yes: 'Run again from scratch',
       resolve: (yes) => {
         useApp.getState().setDialog(null);
@@ -666,7 +672,8 @@ function FinishedPanel({ path, done, planned, keepResultsAs, summary, missing, s
       <span style={{ flex: 1 }} />
       {missing && (
         <span data-testid="run-missing-note">
-          The design grew since: {missing.cells} cell{missing.cells === 1 ? '' : 's'} need{missing.cells === 1 ? 's' : ''} {missing.restarts} restart{missing.restarts === 1 ? '' : 's'} in all. The old cells are not measured again.
+          The design grew since: {missing.cells} cell{missing.cells === 1 ? '' : 's'} need{missing.cells === 1 ? 's' : ''} {missing.restarts} restart{missing.restarts === 1 ? '' : 's'} in all
+          {missingAbout ? <span data-testid="run-missing-estimate">, {missingAbout}</span> : null}. The old cells are not measured again.
         </span>
       )}
       {missing && (
@@ -764,7 +771,7 @@ export function RunView() {
   }, [path, active, generation]);
   return (
     <div className="run" data-testid="run-view">
-      {!active && (finished ? <FinishedPanel path={finished.path} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} missing={finished.missing} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [])} stopped={doc?.results?.stopped ?? []} /> : <StartPanel />)}
+      {!active && (finished ? <FinishedPanel path={finished.path} doc={doc} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} missing={finished.missing} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [])} stopped={doc?.results?.stopped ?? []} /> : <StartPanel />)}
       {showSession && <Progress />}
       {showSession && <StopPanel live={live} />}
       {showSession && <IntervalPlots live={live} />}
