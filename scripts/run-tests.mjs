@@ -179,7 +179,7 @@ function runner(name, list, concurrency, wrap = []) {
   const [cmd, ...cmdArgs] = [...joinGroup, ...wrap, process.execPath, ...argv];
   const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
-  const result = { name, specFile, tests: [], fileTimes: [], summary: {}, code: 1, cpu: undefined };
+  const result = { name, specFile, tests: [], fileTimes: [], summary: {}, code: 1, cpu: undefined, line: undefined };
   createInterface({ input: child.stdout }).on('line', (line) => {
     let e;
     try {
@@ -191,7 +191,10 @@ function runner(name, list, concurrency, wrap = []) {
     if (e.kind === 'file') {
       const file = relative(process.cwd(), e.file);
       result.fileTimes.push({ file, ms: e.ms });
-      console.log(`${e.ok ? '✔' : '✖'} ${file} (${secs(e.ms)}, ${secs(Date.now() - started)} in)`);
+      const line = (cpu) => `${e.ok ? '✔' : '✖'} ${file} (${secs(e.ms)}${cpu === undefined ? '' : `, ${cpu.toFixed(1)} s CPU`}, ${secs(Date.now() - started)} in)`;
+      // A file alone in its runner (integration, end-to-end) is said when its runner ends, with its CPU time.
+      if (list.length === 1) result.line = line;
+      else console.log(line());
     } else if (e.kind === 'test') result.tests.push({ ...e, file: relative(process.cwd(), e.file) });
     else if (e.kind === 'summary') result.summary[e.key] = e.value;
   });
@@ -199,6 +202,7 @@ function runner(name, list, concurrency, wrap = []) {
     child.on('close', (code, signal) => {
       result.code = code ?? (signal ? 1 : 0);
       result.cpu = cpuOf(group, name);
+      if (result.line) console.log(result.line(result.cpu));
       resolve(result);
     });
   });
