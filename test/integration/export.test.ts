@@ -19,6 +19,7 @@ import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, chromiumPath, openRenderer } from '../../src/node/export/render.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { CLI } from '../fixtures/cli.js';
 
 let dir: string;
 const doc = finishedQuickstart();
@@ -26,7 +27,7 @@ const file = () => join(dir, 'quickstart-done.varlab.json');
 
 function varlab(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('npm', ['run', '--silent', 'varlab', '--', ...args], { env: { ...process.env, ...env }, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
