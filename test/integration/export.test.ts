@@ -17,7 +17,7 @@ import { readPng } from '../fixtures/png.js';
 import { textProblems } from '../fixtures/figure-text.js';
 import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, chromiumPath, openRenderer } from '../../src/node/export/render.js';
+import { CHROMIUM_ARGS, RENDER_ONLY_ARGS, chromiumPath, openRenderer } from '../../src/node/export/render.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { CLI } from '../fixtures/cli.js';
 
@@ -160,8 +160,10 @@ test('every exported figure at 1× and 2× (the export\'s and the Analysis view\
     ['sysbench', finishedSysbench()],
     ['big', syntheticExperiment({ queries: 1, restartsPerCell: 12, reps: 120 })],
   ];
-  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS] });
+  // The export's own browser: laying out text needs no GPU. One page per scale, each SVG set into it in turn.
+  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...RENDER_ONLY_ARGS] });
   try {
+    const pages = new Map([1, 2].map((scale) => [scale, browser.newPage({ deviceScaleFactor: scale })]));
     const problems: string[] = [];
     for (const [name, d] of cases) {
       const path = join(dir, `labels-${name}.varlab.json`);
@@ -171,10 +173,8 @@ test('every exported figure at 1× and 2× (the export\'s and the Analysis view\
       assert.equal(r.code, 0, r.stderr);
       const svgs = readdirSync(out).filter((f) => f.endsWith('.svg'));
       assert.equal(svgs.length, buildFigures(exportContext(d), { image: true }).length, `${name}: every figure`);
-      for (const scale of [1, 2]) {
-        const page = await browser.newPage({ deviceScaleFactor: scale });
-        for (const f of svgs) for (const p of await textProblems(page, readFileSync(join(out, f), 'utf8'))) problems.push(`${scale}× ${name}/${f}: ${p}`);
-        await page.close();
+      for (const [scale, page] of pages) {
+        for (const f of svgs) for (const p of await textProblems(await page, readFileSync(join(out, f), 'utf8'))) problems.push(`${scale}× ${name}/${f}: ${p}`);
       }
     }
     // The Analysis view exports its per-restart plot too (boxes, or the dots of its strip): drawn as the export draws.
@@ -185,10 +185,8 @@ test('every exported figure at 1× and 2× (the export\'s and the Analysis view\
         for (const opts of [{ boxes: true }, { screen: { pixels: 760 } }]) {
           const figure = executionsFigure(ctx, ctx.queries[0], opts);
           const { svg } = await renderer.render(figure, { svg: true });
-          for (const scale of [1, 2]) {
-            const page = await browser.newPage({ deviceScaleFactor: scale });
-            for (const p of await textProblems(page, svg!.toString('utf8'))) problems.push(`${scale}× ${name}/${figure.id} (${Object.keys(opts)[0]}): ${p}`);
-            await page.close();
+          for (const [scale, page] of pages) {
+            for (const p of await textProblems(await page, svg!.toString('utf8'))) problems.push(`${scale}× ${name}/${figure.id} (${Object.keys(opts)[0]}): ${p}`);
           }
         }
       }

@@ -31,14 +31,13 @@ export const CHROMIUM_ARGS = [
 ];
 
 /**
- * For the render page only. Chromium's own headless mode is a whole browser with a window: it
- * preloads the address bar's suggestion popup (chrome://omnibox-popup.top-chrome, a renderer of its
- * own), which cost 1-2 s of CPU of every export here, more than drawing most figures. Chromium takes
- * the last --disable-features it is given, so this one repeats playwright-core's own list (1.65) and
- * adds the popup's features.
+ * Chromium's own headless mode is a whole browser with a window: it preloads the address bar's
+ * suggestion popup (chrome://omnibox-popup.top-chrome, a renderer of its own), which cost 1-2 s of CPU
+ * of every export here, more than drawing most figures, and keeps a spare renderer ready for the next
+ * site. Chromium takes the last --disable-features it is given, so this one repeats playwright-core's
+ * own list (1.65) and adds the popup's features and the spare renderer.
  */
-export const RENDER_ONLY_ARGS = [
-  '--disable-gpu',
+export const NO_BROWSER_UI_ARGS = [
   '--disable-features=' +
     [
       'AvoidUnnecessaryBeforeUnloadCheckSync',
@@ -61,6 +60,9 @@ export const RENDER_ONLY_ARGS = [
       'SpareRendererForSitePerProcess',
     ].join(','),
 ];
+
+/** For the render page only: no GPU process, and none of the browser's own UI. */
+export const RENDER_ONLY_ARGS = ['--disable-gpu', ...NO_BROWSER_UI_ARGS];
 
 /** What is missing for headless rendering, as a message a person can act on; null when nothing is. */
 export function renderProblem(): string | null {
