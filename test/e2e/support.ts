@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type BrowserModeServer } from '../../src/node/transport/websocket-server.js';
-import { CHROMIUM_ARGS, chromiumPath } from '../../src/node/export/render.js';
+import { CHROMIUM_ARGS, NO_BROWSER_UI_ARGS, chromiumPath } from '../../src/node/export/render.js';
 import { startRunEnv, type RunEnv } from '../integration/run-env.js';
 
 export interface TestApp extends BrowserModeServer {
@@ -35,9 +35,16 @@ export async function startApp(): Promise<TestApp> {
   };
 }
 
-/** Chromium with the same binary and flags as the command line's headless export. */
+/**
+ * Chromium with the same binary and flags as the command line's headless export, and WebGL (through
+ * SwiftShader: the Run view's timeline and the Analysis view's dots draw with it). The page's layers are
+ * composited in software: with SwiftShader compositing every frame, the GPU process took 10-12 s of CPU
+ * of a live run's journey (run-stop-live), a quarter of the file; WebGL is the same either way.
+ */
+export const TEST_BROWSER_ARGS: readonly string[] = [...CHROMIUM_ARGS, ...NO_BROWSER_UI_ARGS, '--disable-gpu-compositing'];
+
 export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...TEST_BROWSER_ARGS, ...extraArgs] });
 }
 
 /** Open the app in a new page and wait until it has rendered; CSP violations and page errors fail the test. */
