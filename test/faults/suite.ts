@@ -28,6 +28,7 @@ import { detachedStatus } from '../../src/node/detach/status.js';
 import type { HostFingerprint } from '../../src/common/host.js';
 import { startSshd } from '../../scripts/testenv/sshd.js';
 import { shipDetachedRun } from '../fixtures/shipped-run.js';
+import { CLI } from '../fixtures/cli.js';
 
 export const FAULTS = [
   'ssh-session-killed',
@@ -833,7 +834,7 @@ function plans(lab: Lab): Record<Fault, TrialPlan | AttackPlan> {
             const shipped = shipDetachedRun({ dir: join(lab.env.dir, 'shipped-zero', String(++n)), name: 'zero', target: lab.env.sshd.target, host, auth });
             const command = ['status', 'attach', 'cancel'][between(rand, 0, 2)];
             const t0 = Date.now();
-            const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', command, shipped.file], { env: { ...process.env, HOME: home, VARLAB_HOME: join(home, 'varlab'), SSH_AUTH_SOCK: '' }, encoding: 'utf8', timeout: 60_000 });
+            const r = spawnSync(process.execPath, [...CLI, command, shipped.file], { env: { ...process.env, HOME: home, VARLAB_HOME: join(home, 'varlab'), SSH_AUTH_SOCK: '' }, encoding: 'utf8', timeout: 60_000 });
             const problems: string[] = [];
             if (r.error || r.status === null) problems.push(`${command} did not end within 60 s (${r.error?.message ?? r.signal})`);
             else if (!/named by the journal .* (is|are) not used/.test(r.stderr) || /not a regular file/.test(r.stderr)) problems.push(`${command} read the journal's /dev/zero or did not say it was not used (exit ${r.status}, ${Date.now() - t0} ms): ${r.stderr.slice(-300)}`);
@@ -865,7 +866,7 @@ function plans(lab: Lab): Record<Fault, TrialPlan | AttackPlan> {
             const shipped = shipDetachedRun({ dir: join(lab.env.dir, 'shipped-impostor', String(++n)), name: 'teammate', target: sshd.target, host, auth: { identity: sshd.keyFile, knownHosts: impostorKnownHosts } });
             const command = ['status', 'attach', 'cancel'][between(rand, 0, 2)];
             const before = logins();
-            const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', command, shipped.file], { env: { ...process.env, HOME: home, VARLAB_HOME: join(home, 'varlab'), SSH_AUTH_SOCK: '' }, encoding: 'utf8', timeout: 120_000 });
+            const r = spawnSync(process.execPath, [...CLI, command, shipped.file], { env: { ...process.env, HOME: home, VARLAB_HOME: join(home, 'varlab'), SSH_AUTH_SOCK: '' }, encoding: 'utf8', timeout: 120_000 });
             const problems: string[] = [];
             if (r.status !== 1 || !/REMOTE HOST IDENTIFICATION HAS CHANGED/.test(r.stderr)) problems.push(`${command} was not refused for the changed host key (exit ${r.status}): ${r.stderr.slice(-300)}`);
             if (logins() !== before) problems.push(`${command} logged in to the impostor`);

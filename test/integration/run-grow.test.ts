@@ -12,6 +12,7 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { expandCells } from '../../src/common/plan.js';
 import { DocumentService } from '../../src/node/documents/service.js';
 import { keepCells, quickstartCopy, runEnvForTests, varlabRun } from './run-env.js';
+import { CLI } from '../fixtures/cli.js';
 
 const OLD = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=on,numa=interleave'];
 const NEW = ['aslr=on,ahi=on,preload=off,numa=bind:0', 'aslr=off,ahi=off,preload=on,numa=bind:0'];
@@ -19,7 +20,7 @@ const NEW = ['aslr=on,ahi=on,preload=off,numa=bind:0', 'aslr=off,ahi=off,preload
 const env = runEnvForTests({ varlabHome: true });
 
 function varlabPlain(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', ...args], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [...CLI, 'run', ...args], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, encoding: 'utf8', maxBuffer: 64 << 20 });
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -85,12 +86,12 @@ test('a level added to a finished design: --missing runs only the new cells, int
   assert.equal(detached.code, 0, detached.stderr + detached.stdout);
   assert.match(detached.stdout, /^detached: run [0-9a-f-]{36} on .* \(4 restarts,/m);
   for (;;) {
-    const s = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'status', file, '--json'], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, encoding: 'utf8' });
+    const s = spawnSync(process.execPath, [...CLI, 'status', file, '--json'], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, encoding: 'utf8' });
     assert.equal(s.status, 0, s.stderr + s.stdout);
     if ((JSON.parse(s.stdout) as { state: string }).state !== 'running') break;
     await new Promise((r) => setTimeout(r, 1000));
   }
-  const attached = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'attach', file], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, encoding: 'utf8' });
+  const attached = spawnSync(process.execPath, [...CLI, 'attach', file], { env: { ...process.env, VARLAB_HOME: env.varlabHome }, encoding: 'utf8' });
   assert.equal(attached.status, 0, attached.stderr);
   const third = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
   assert.deepEqual(third.results!.restarts.slice(0, 8), after.results!.restarts, 'runs 1 and 2 untouched');
