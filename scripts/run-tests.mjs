@@ -12,8 +12,10 @@
 // Each file's report is Node's spec reporter, printed whole when everything has ended; live, one line
 // per finished file; then the slowest tests and files, and one closing line `N passed, N failed`.
 //
-// Usage: node scripts/run-tests.mjs [--quick] [unit|integration|e2e|FILE ...]
+// Usage: node scripts/run-tests.mjs [--quick] [--checks] [unit|integration|e2e|FILE ...]
 //   --quick: the unit files and the fast integration files (QUICK below).
+//   --checks (npm test): lint and the type checks as well, beside the test files rather than before them:
+//     each is one process on one core, so run first they left the other core idle for half a minute.
 //   VARLAB_TEST_CONCURRENCY: unit files at a time (default: the number of cores).
 //   VARLAB_TEST_FILES_AT_ONCE: integration and end-to-end files at a time (default: cores + 2: several
 //     files spend most of their time waiting for a server to start, a run's idle time or a query loop
@@ -61,7 +63,8 @@ const QUICK = new Set([
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const named = args.filter((a) => a !== '--quick');
+const withChecks = args.includes('--checks');
+const named = args.filter((a) => a !== '--quick' && a !== '--checks');
 const suites = named.length ? named : ['unit', 'integration', 'e2e'];
 let files = suites.flatMap((s) => {
   if (s.endsWith('.test.ts')) return existsSync(s) ? [s] : [];
@@ -242,12 +245,34 @@ async function runHostFiles() {
   return results;
 }
 
-const [unit, hosts] = await Promise.all([
+/** One of package.json's checks (`npm run -s NAME`), its output kept for the end, its CPU counted like a file's. */
+function check(name) {
+  const group = cpuGroup();
+  const joinGroup = group ? ['sh', '-c', 'echo $$ > "$0/cgroup.procs" 2>/dev/null; exec "$@"', group] : [];
+  const [cmd, ...cmdArgs] = [...joinGroup, 'npm', 'run', '-s', name];
+  const t0 = Date.now();
+  const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      const r = { name, code: code ?? (signal ? 1 : 0), output, cpu: cpuOf(group, name) };
+      console.log(`${r.code === 0 ? '✔' : '✖'} npm run ${name} (${secs(Date.now() - t0)}${r.cpu === undefined ? '' : `, ${r.cpu.toFixed(1)} s CPU`}, ${secs(Date.now() - started)} in)${r.code === 0 ? '' : `: exit ${r.code}, its output follows the reports`}`);
+      resolve(r);
+    });
+  });
+}
+
+const [unit, hosts, checks] = await Promise.all([
   unitFiles.length ? runner('unit', unitFiles, Number(process.env.VARLAB_TEST_CONCURRENCY) || cores).then((r) => [r]) : [],
   runHostFiles(),
+  Promise.all(withChecks ? ['lint', 'typecheck'].map(check) : []),
 ]);
 const results = [...unit, ...hosts.sort((a, b) => a.name.localeCompare(b.name))];
 for (const r of results) process.stdout.write(existsSync(r.specFile) ? readFileSync(r.specFile, 'utf8') : `(no report from ${r.name})\n`);
+for (const c of checks.filter((x) => x.output.trim() || x.code !== 0)) console.log(`\nnpm run ${c.name} (exit ${c.code}):\n${c.output.trimEnd()}`);
 rmSync(out, { recursive: true, force: true });
 
 const top = (rows, n) => rows.sort((a, b) => b.ms - a.ms).slice(0, n);
@@ -257,18 +282,21 @@ console.log('slowest files:');
 const cpuOfFile = new Map(results.map((r) => [r.name, r.cpu]));
 const cpuText = (file) => (cpuOfFile.get(file) === undefined ? '' : `  ${cpuOfFile.get(file).toFixed(1).padStart(6)} s CPU`);
 for (const f of top(results.flatMap((r) => r.fileTimes), 10)) console.log(`  ${secs(f.ms).padStart(8)}${cpuText(f.file)}  ${f.file}`);
-if (results.every((r) => r.cpu !== undefined)) {
+if ([...results, ...checks].every((r) => r.cpu !== undefined)) {
   console.log('most CPU (integration and end-to-end files, their servers and browsers included):');
   for (const r of results.filter((x) => x.name !== 'unit').sort((a, b) => b.cpu - a.cpu).slice(0, 10)) console.log(`  ${r.cpu.toFixed(1).padStart(8)} s  ${r.name}`);
-  const total = results.reduce((t, r) => t + r.cpu, 0);
-  console.log(`CPU: ${total.toFixed(0)} s in all (unit files ${(cpuOfFile.get('unit') ?? 0).toFixed(0)} s), ${(total / cores).toFixed(0)} s on ${cores} cores`);
+  const checksCpu = checks.reduce((t, c) => t + c.cpu, 0);
+  const total = results.reduce((t, r) => t + r.cpu, 0) + checksCpu;
+  console.log(`CPU: ${total.toFixed(0)} s in all (unit files ${(cpuOfFile.get('unit') ?? 0).toFixed(0)} s${checks.length ? `, lint and type checks ${checksCpu.toFixed(0)} s` : ''}), ${(total / cores).toFixed(0)} s on ${cores} cores`);
 }
 
 const sum = (key) => results.reduce((s, r) => s + (r.summary[key] ?? 0), 0);
 // A runner that ended without its summary (killed, crashed) counts as one failure, so it cannot pass.
 const lost = results.filter((r) => r.summary.pass === undefined);
 for (const r of lost) console.log(`✖ ${r.name}: its runner ended (exit ${r.code}) without a summary`);
-const failed = sum('fail') + sum('cancelled') + lost.length;
-console.log(`\n${files.length} files in ${secs(Date.now() - started)}, load average ${load()}`);
-console.log(`${sum('pass')} passed, ${failed} failed`);
+// A check that failed counts as one failure.
+const failedChecks = checks.filter((c) => c.code !== 0);
+const failed = sum('fail') + sum('cancelled') + lost.length + failedChecks.length;
+console.log(`\n${files.length} files${checks.length ? ` and ${checks.map((c) => c.name).join(' and ')}` : ''} in ${secs(Date.now() - started)}, load average ${load()}`);
+console.log(`${sum('pass')} passed, ${failed} failed${failedChecks.length ? ` (${failedChecks.map((c) => c.name).join(', ')} among them)` : ''}`);
 process.exit(failed > 0 || results.some((r) => r.code !== 0) ? 1 : 0);
