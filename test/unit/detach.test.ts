@@ -15,9 +15,9 @@ import { buildPlan } from '../../src/common/plan.js';
 import { JournalFold, type JournalRecord } from '../../src/common/records.js';
 import { restartProcedure } from '../../src/common/restart.js';
 import { DEFAULT_HOST_PATHS, restartScript } from '../../src/node/host/script.js';
-import { compileRunner, DETACHED_BATCH, runDir } from '../../src/node/detach/runner.js';
+import { compileRunner, DETACHED_BATCH, runDir, VS_CLIENT_AWK } from '../../src/node/detach/runner.js';
 import { importLines, parseVariables, type ImportContext } from '../../src/node/detach/import.js';
-import { profilingNote } from '../../src/node/workloads/queries.js';
+import { profilingNote, VS_CYCLE_QUERY } from '../../src/node/workloads/queries.js';
 import { launchInput, launchScript, parseLaunch, parseRead, readScript } from '../../src/node/detach/supervisor.js';
 
 const profile: ServerProfile = {
@@ -305,6 +305,78 @@ test('import: the runner lines become the records an attached run writes, whatev
     assert.equal(t?.t === 'timer' && t.note, profilingNote(why), word);
   }
 });
+
+test('import: a restart that failed its verification keeps the step times the F line carries; an older F line has none', () => {
+  const d = small();
+  const plan = buildPlan(d);
+  // The cell whose level the read back contradicts.
+  const seq = plan.findIndex((r) => r.levels.ahi === 'off') + 1;
+  const vars = b64('innodb_adaptive_hash_index\tON\ninnodb_buffer_pool_size\t536870912\n');
+  const reply = b64('@pid 78\n@ready 700\n');
+  const finished = (lines: string[]) => importLines(lines.join('\n') + '\n', ctx(d, new JournalFold())).records.find((r) => r.t === 'restart-finished');
+  const r = finished([`R 1 ${seq}`, `F 2 ${seq} ${reply} ${vars} stop=41 start=180 verify=9 setup=4100 bogus=3`]);
+  assert.deepEqual(r?.t === 'restart-finished' && [r.status, r.steps], ['verify-failed', { stop: 41, start: 180, verify: 9, setup: 4100 }]);
+  const old = finished([`R 1 ${seq}`, `F 2 ${seq} ${reply} ${vars}`]);
+  assert.deepEqual(old?.t === 'restart-finished' && [old.status, old.steps], ['verify-failed', undefined]);
+  // The runner writes them on its F line.
+  assert.match(compiled(d).files[0].text, /jr "F \$\(ms\) \$1 \$\(b64 < "\$DIR\/reply"\) \$\(printf '%s' "\$v" \| b64\)\$\(st_line\)"/);
+});
+
+test('import: query profiling against the client\'s time, as the runner measured it, goes into the timer record and its note', () => {
+  const d = small();
+  const t = importLines('T 5 profiling off 30 0.071 0.012\n', ctx(d, new JournalFold())).records.find((r) => r.t === 'timer');
+  assert.ok(t?.t === 'timer');
+  assert.deepEqual(t.vsClient, { source: 'profiling', query: VS_CYCLE_QUERY, n: 30, offsetMs: 0.071, spreadMs: 0.012, at: 5 });
+  assert.equal(t.note, `${profilingNote('performance_schema is off')}; held against the client's round trip at the start of the run (30 executions of ${VS_CYCLE_QUERY}, the client's time taken by the server's clock from one execution's start to the next's), the client's time is 0.071 ms longer (median), spread 0.012 ms (standard deviation)`);
+  // A runner that measured nothing (or said something else) gives the note alone.
+  for (const line of ['T 5 profiling off\n', 'T 5 profiling off \n', 'T 5 profiling off 2 0.1 0.1\n', 'T 5 profiling off 30 x 0.1\n']) {
+    const u = importLines(line, ctx(d, new JournalFold())).records.find((r) => r.t === 'timer');
+    assert.deepEqual(u?.t === 'timer' && [u.vsClient, u.note], [undefined, profilingNote('performance_schema is off')], line);
+  }
+});
+
+test('vs_client: the time from one execution\'s start to the next\'s less its profile, per execution: their count, median and standard deviation', () => {
+  const N = 'vlabab';
+  // Starts 0.100 ms + 0.001·i apart by the server's clock, each profiled at 0.040 ms; a profile of another statement before them.
+  const starts = [0, 100, 201, 303, 406, 510].map((us) => `${N} v 1764230400.${String(123000 + us).padStart(6, '0')}`);
+  const profiles = ['11\t0.00002000\tSET profiling_history_size = 100', ...starts.map((_, i) => `${12 + i}\t0.00004000\tSELECT CONCAT('${N} v ', UNIX_TIMESTAMP(NOW(6)))`)];
+  const r = spawnSync('awk', ['-v', `N=${N}`, VS_CLIENT_AWK], { input: [...starts, ...profiles].join('\n') + '\n', encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  // Intervals 100 101 102 103 104 µs less 40: 0.060 … 0.064 ms; median 0.062, sd 0.00158.
+  assert.equal(r.stdout, '5 0.062 0.002\n');
+  // Too few figures, or fewer profiles than starts: nothing (the note goes without).
+  const none = spawnSync('awk', ['-v', `N=${N}`, VS_CLIENT_AWK], { input: [...starts.slice(0, 3), ...profiles].join('\n') + '\n', encoding: 'utf8' });
+  assert.equal(none.stdout, '');
+});
+
+test('import: a refusal in a detached measured session names the statement at the line the client gives: an execution, or the timer read after a batch', () => {
+  const d = small();
+  d.workload.queries = quickstart().workload.queries.slice(0, 2);
+  d.workload.repetitions = 3;
+  const [q1, q2] = d.workload.queries.map((q) => q.name);
+  const cell = buildPlan(d)[1].cell;
+  const lines = (timer: 'profiling' | 'performance_schema') => sessionSqlLines(d, timer);
+  for (const timer of ['performance_schema', 'profiling'] as const) {
+    const sql = lines(timer);
+    const lineOf = (pred: (l: string) => boolean, nth = 0) => sql.map((l, i) => (pred(l) ? i + 1 : 0)).filter(Boolean)[nth];
+    const end = (line: number, last = '0 0') =>
+      endOf(importLines(`T 1 ${timer}${timer === 'profiling' ? ' off' : ''}\nR 1 2\nE 2 failed query 2 ${b64(`ERROR 1142 (42000) at line ${line}: SELECT command denied to user 'varlab_measure'@'localhost' for table \`events_statements_history_long\``)} ${last}\nH 3 ok\n`, ctx(d, new JournalFold())).records)?.message;
+    const denied = "SELECT command denied to user 'varlab_measure'@'localhost' for table `events_statements_history_long`";
+    // The timer's read after query 1's batch: the batch is named, not the next query (the lines before said "query 2").
+    const read = lineOf((l) => (timer === 'profiling' ? l === 'SHOW PROFILES' : l.includes('events_statements_history_long') && l.startsWith('SELECT CONCAT(')));
+    assert.equal(end(read, '1 3'), `restart 2 (${cell}): the server's statement timer (${timer}) could not be read after executions 1-3 of query ${JSON.stringify(q1)}, which ran: ${denied}. The run stopped there; the restarts measured before it are kept`, timer);
+    // An execution: that query, whatever the session had got to.
+    const second = lineOf((l) => l === d.workload.queries[1].sql, 1);
+    assert.match(end(second, '1 3') ?? '', new RegExp(`^restart 2 \\(${cell.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): query ${JSON.stringify(q2).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} failed on the server: `), timer);
+    // The session's first statements, before any query ran.
+    assert.match(end(1) ?? '', new RegExp(`could not be set up for the measured session, before any query ran: ${denied.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), timer);
+  }
+});
+
+const sessionSqlLines = (d: Design, timer: 'profiling' | 'performance_schema') => {
+  const { files } = compiled(d);
+  return files.find((f) => f.name === `session-${timer}.sql`)!.text.split('\n');
+};
 
 test("import: the run's end waits for the host's restore; a failure's text comes back whole from base64", () => {
   const d = small();

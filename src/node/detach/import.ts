@@ -6,8 +6,10 @@
 //
 //   V 1 RUN AT PID          the runner started            A AT              the client logged in
 //   R AT SEQ                restart SEQ started           U AT SKIPPED N MS the setup script
-//   F AT SEQ REPLY VARS     the restart script's reply and the server variables (the verify facts)
-//   T AT SOURCE [LACKS]     the statement timer (profiling: what the exact timer lacks, off|names|-)
+//   F AT SEQ REPLY VARS [STEP=MS…]  the restart script's reply and the server variables (the verify
+//                           facts), and the step times so far
+//   T AT SOURCE [LACKS [N OFFSET SPREAD]]  the statement timer (profiling: what the exact timer lacks,
+//                           off|names|-, and how it compared with the client's time, vs_client in runner.ts)
 //   X AT SEQ Q REP RAW      one execution, raw timer figure
 //   I AT SEQ SECONDS        the idle time began (mysqld stopped, before the start)
 //   C AT SEQ REP RC OUT     one run of the benchmark command and its output
@@ -20,7 +22,7 @@
 // the raw timer figures with serverMs, the command's output with commandExecution, the failures'
 // texts with startFailure, setupFailure and queryProblems.
 import { CANCELLED_MESSAGE, type RunEvent } from '../../common/events.js';
-import { RESTART_STEPS, type Design, type ServerProfile, type TimingSource } from '../../common/experiment/types.js';
+import { RESTART_STEPS, type Design, type RestartStep, type ServerProfile, type TimerVsClient, type TimingSource } from '../../common/experiment/types.js';
 import type { HostFingerprint } from '../../common/host.js';
 import type { ScheduledRestart } from '../../common/plan.js';
 import type { JournalRecord, RecordOf } from '../../common/records.js';
@@ -31,7 +33,8 @@ import { parseReply } from '../host/script.js';
 import { noiseWindow, parseNoiseSample } from '../../common/noise.js';
 import { judgeStart, startFailure } from '../host/server.js';
 import { queryFailure, queryProblems } from '../workloads/check.js';
-import { profilingNote, serverMs, whyNotExact } from '../workloads/queries.js';
+import { profilingNote, serverMs, VS_CYCLE_QUERY, vsClientText, whyNotExact } from '../workloads/queries.js';
+import { sessionStatementAt } from './runner.js';
 import { commandExecution, commandIntervals } from '../workloads/runners.js';
 import { setupFailure, splitStatements } from '../workloads/setup.js';
 
@@ -65,6 +68,21 @@ const int = (s: string | undefined): number => {
   return Number.isFinite(n) ? n : 0;
 };
 
+/**
+ * Query profiling against the client's time as the runner measured it (vs_client: N OFFSET SPREAD in
+ * milliseconds); null when it said nothing, or something else.
+ */
+function vsClientOf(words: string[], at: number): TimerVsClient | null {
+  const [n, offset, spread] = words.map(Number);
+  if (!(words.length === 3 && Number.isInteger(n) && n >= 3 && n <= 1000 && Number.isFinite(offset) && Number.isFinite(spread) && spread >= 0)) return null;
+  return { source: 'profiling', query: VS_CYCLE_QUERY, n, offsetMs: offset, spreadMs: spread, at };
+}
+
+/** A restart's step times from the runner's `NAME=MS` words (a word that is not a step, or not a count, is left out). */
+function stepsOf(words: string[]): Partial<Record<RestartStep, number>> {
+  return Object.fromEntries(words.map((x) => x.split('=')).filter(([k, v]) => (RESTART_STEPS as readonly string[]).includes(k) && /^[0-9]+$/.test(v ?? '')).map(([k, v]) => [k, Number(v)]));
+}
+
 /** The client's batch output escapes \n, \t, \\ and \0 in values. */
 function unescapeBatch(s: string): string {
   return s.replace(/\\([nt0\\])/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c === '0' ? '\0' : '\\'));
@@ -95,10 +113,11 @@ export function clientError(line: string): string {
 }
 
 /** Why the run ended, from the E line's words after the state. */
-function endMessage(state: string, why: string[], ctx: ImportContext): string | undefined {
+function endMessage(state: string, why: string[], ctx: ImportContext, measuredBy: TimingSource | undefined): string | undefined {
   const w = ctx.design.workload;
   const cellOf = (seq: number) => ctx.plan[seq - 1]?.cell ?? `restart ${seq}`;
   if (state === 'finished') return undefined;
+  const timer = measuredBy === 'performance_schema' || measuredBy === 'profiling' ? measuredBy : null;
   if (state === 'cancelled') return CANCELLED_MESSAGE;
   const [kind, ...a] = why;
   switch (kind) {
@@ -109,6 +128,16 @@ function endMessage(state: string, why: string[], ctx: ImportContext): string | 
       return inARow > 1 ? startFailuresMessage(inARow, last) : last;
     }
     case 'query': {
+      // The client names the line of the session file the refused statement begins on: a measured
+      // execution, or the server's timer read after a batch (which is not the query's doing).
+      const line = /^ERROR \d+ \([0-9A-Z]+\) at line (\d+): /.exec(text(a[1]));
+      const refused = line && timer ? sessionStatementAt(ctx.design, timer, Number(line[1])) : null;
+      if (refused?.kind === 'execution') return queryFailure(int(a[0]), cellOf(int(a[0])), w.queries[refused.query - 1]?.name ?? `#${refused.query}`, clientError(text(a[1]))).message;
+      if (refused?.kind === 'read') {
+        const name = w.queries[refused.query - 1]?.name ?? `#${refused.query}`;
+        return `restart ${int(a[0])} (${cellOf(int(a[0]))}): the server's statement timer (${timer}) could not be read after executions ${refused.from}-${refused.from + refused.n - 1} of query ${JSON.stringify(name)}, which ran: ${clientError(text(a[1]))}. The run stopped there; the restarts measured before it are kept`;
+      }
+      if (refused?.kind === 'prologue') return `restart ${int(a[0])} (${cellOf(int(a[0]))}): the server's statement timer (${timer}) could not be set up for the measured session, before any query ran: ${clientError(text(a[1]))}. The run stopped there; the restarts measured before it are kept`;
       // The query and repetition the session had got to (a runner of before it said none): the refused statement is the next.
       if (!a[2]) return clientError(text(a[1]));
       const [q, rep] = [int(a[2]), int(a[3])];
@@ -198,8 +227,10 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
         records.push({ t: 'checks', at, seq, checks, ...(reply.pid ? { pid: reply.pid } : {}), ...(reply.readyMs !== null ? { readyMs: reply.readyMs } : {}), ...(options.length ? { options } : {}) });
         const reason = verifyFailure(checks);
         if (reason) {
-          // The runner measured it anyway; those figures belong to no cell and stay out.
-          records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'verify-failed', reason });
+          // The runner measured it anyway; those figures belong to no cell and stay out. Its step times
+          // so far (stop … verify) follow the F line's fields, as an attached run journals them.
+          const steps = stepsOf(f.slice(5));
+          records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'verify-failed', reason, ...(Object.keys(steps).length ? { steps } : {}) });
           open.delete(seq);
         }
         break;
@@ -217,9 +248,11 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
       case 'T':
         if (f[2] === 'performance_schema' || f[2] === 'profiling') {
           if (timer !== f[2]) {
-            // Which timer, and why not the exact one: said once, as an attached run says it (a warning in its log).
-            const note = f[2] === 'profiling' ? profilingNote(whyNotExactWord(f[3])) : undefined;
-            records.push({ t: 'timer', at, source: f[2], ...(note ? { note } : {}) });
+            // Which timer, and why not the exact one: said once, as an attached run says it (a warning in its
+            // log), with how query profiling compared with the client's time (N OFFSET SPREAD after the word).
+            const vsClient = f[2] === 'profiling' ? vsClientOf(f.slice(4), at) : null;
+            const note = f[2] === 'profiling' ? profilingNote(whyNotExactWord(f[3])) + (vsClient ? `; ${vsClientText(vsClient)}` : '') : undefined;
+            records.push({ t: 'timer', at, source: f[2], ...(note ? { note } : {}), ...(vsClient ? { vsClient } : {}) });
             if (note) log(at, 'warn', note);
           }
           timer = f[2];
@@ -254,7 +287,7 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
         break;
       case 'D': {
         // Its step times follow as NAME=MS (a runner of before 2026-11-27 wrote none).
-        const steps = Object.fromEntries(f.slice(3).map((x) => x.split('=')).filter(([k, v]) => (RESTART_STEPS as readonly string[]).includes(k) && /^[0-9]+$/.test(v ?? '')).map(([k, v]) => [k, Number(v)]));
+        const steps = stepsOf(f.slice(3));
         if (open.has(seq)) records.push({ t: 'restart-finished', at, seq, cell: cellOf(seq), status: 'ok', ...(Object.keys(steps).length ? { steps } : {}) });
         open.delete(seq);
         break;
@@ -274,7 +307,7 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
         break;
       case 'E': {
         const state = f[2] === 'finished' || f[2] === 'cancelled' ? f[2] : 'failed';
-        const message = endMessage(f[2], f.slice(3), ctx);
+        const message = endMessage(f[2], f.slice(3), ctx, timer);
         end = { at, state, ...(message ? { message } : {}), ...(f[3] === 'gone' ? { gone: true } : {}) };
         endStart = lineStart;
         endRecords = records.length;

@@ -30,7 +30,7 @@ import { commandLine } from '../workloads/runners.js';
 import { splitStatements } from '../workloads/setup.js';
 import { MEASURE_USER, measureAccountSql } from '../workloads/account.js';
 import { keptForm } from '../workloads/history.js';
-import { TIMER_CONSUMERS } from '../workloads/queries.js';
+import { TIMER_CONSUMERS, VS_CYCLE_QUERY } from '../workloads/queries.js';
 
 /**
  * The steps a detached runner times (RESTART_STEPS less connect and timer: its client logs in for
@@ -135,6 +135,7 @@ export function compileRunner(input: RunnerInput): RunnerFile[] {
     for (const flavor of ['mariadb', 'mysql'] as const) data(`account-${flavor}.sql`, measureAccountSql(flavor, w.database, `'${PASSWORD_SLOT}'`).map((x) => `${x}\n${delim}\n`).join(''));
     // One session per restart, written once: nothing is generated on the target while it measures.
     for (const timer of ['profiling', 'performance_schema'] as const) data(`session-${timer}.sql`, sessionSql(design, timer, mark, delim));
+    data('vs-client.sql', vsClientSql(mark, delim));
   }
   // The preload's list query (the attached run's own), each row turned into a marked COUNT statement.
   data('preload-list.sql', preloadListSql([w.database], (kind, source) => `CONCAT('SELECT CONCAT(''${mark} p ', ${kind}, ' '', COUNT(*)) FROM ', ${source}, '\n${delim}')`));
@@ -149,6 +150,13 @@ export function compileRunner(input: RunnerInput): RunnerFile[] {
  */
 export const DETACHED_BATCH = 98;
 
+/** What a statement of a measured session is (sessionStatements): where the run's words for a refusal of it come from. */
+export type SessionStatement =
+  | { kind: 'prologue' }
+  | { kind: 'execution'; query: number; rep: number }
+  /** The server's timer read after a batch (and the batch's markers): `n` executions of `query` from repetition `from`. */
+  | { kind: 'read'; query: number; from: number; n: number };
+
 /**
  * The measured statements of one restart: each query, its repetitions back to back in batches, the
  * server's own timer read after each batch (what the attached query loop does, queries.ts).
@@ -156,11 +164,11 @@ export const DETACHED_BATCH = 98;
  *   whether its text is the query's; query profiling: a `P` marker, then SHOW PROFILES's rows.
  * A `b` line ends each batch; MEASURE_AWK keeps a batch's figures only when they are provably its own.
  */
-function sessionSql(design: Design, timer: 'profiling' | 'performance_schema', mark: string, delim: string): string {
+export function sessionStatements(design: Design, timer: 'profiling' | 'performance_schema', mark: string): { sql: string; is: SessionStatement }[] {
   const w = design.workload;
   const at = 'ROUND(UNIX_TIMESTAMP(NOW(3)) * 1000)';
-  const out: string[] = [];
-  const st = (sql: string) => out.push(`${sql}\n${delim}\n`);
+  const out: { sql: string; is: SessionStatement }[] = [];
+  const st = (sql: string, is: SessionStatement = { kind: 'prologue' }) => out.push({ sql, is });
   const since = 'FROM performance_schema.events_statements_history_long WHERE THREAD_ID = @vl_t';
   if (timer === 'profiling') {
     st('SET profiling = 1');
@@ -174,21 +182,44 @@ function sessionSql(design: Design, timer: 'profiling' | 'performance_schema', m
     const text = `CONVERT(X'${Buffer.from(keptForm(qq.sql), 'utf8').toString('hex')}' USING utf8mb4)`;
     for (let r0 = 1; r0 <= w.repetitions; r0 += DETACHED_BATCH) {
       const n = Math.min(DETACHED_BATCH, w.repetitions - r0 + 1);
+      const read: SessionStatement = { kind: 'read', query: i + 1, from: r0, n };
       const head = `'${mark} ${timer === 'profiling' ? 'P' : 'h'} ${i + 1} ${r0} ${n} ', ${at}`;
-      for (let k = 0; k < n; k++) st(qq.sql);
+      for (let k = 0; k < n; k++) st(qq.sql, { kind: 'execution', query: i + 1, rep: r0 + k });
       if (timer === 'profiling') {
-        st(`SELECT CONCAT(${head})`);
-        st('SHOW PROFILES');
+        st(`SELECT CONCAT(${head})`, read);
+        st('SHOW PROFILES', read);
       } else {
         // Byte for byte (a _ci collation would take SELECT 1 for select 1); a text the server cut short matches the query it begins.
         const same = `IF(BINARY SQL_TEXT = BINARY ${text} OR (CHAR_LENGTH(SQL_TEXT) >= 200 AND BINARY LEFT(${text}, CHAR_LENGTH(SQL_TEXT)) = BINARY SQL_TEXT), 1, 0)`;
-        st(`SELECT CONCAT(${head}, ' ', EVENT_ID, ' ', IFNULL(TIMER_WAIT, '-'), ' ', ${same}) ${since} AND EVENT_ID > @vl_e AND NESTING_EVENT_LEVEL = 0 ORDER BY EVENT_ID`);
-        st(`SET @vl_e = (SELECT IFNULL(MAX(EVENT_ID), 0) ${since})`);
+        st(`SELECT CONCAT(${head}, ' ', EVENT_ID, ' ', IFNULL(TIMER_WAIT, '-'), ' ', ${same}) ${since} AND EVENT_ID > @vl_e AND NESTING_EVENT_LEVEL = 0 ORDER BY EVENT_ID`, read);
+        st(`SET @vl_e = (SELECT IFNULL(MAX(EVENT_ID), 0) ${since})`, read);
       }
-      st(`SELECT CONCAT('${mark} b ${i + 1} ${r0} ${n} ', ${at})`);
+      st(`SELECT CONCAT('${mark} b ${i + 1} ${r0} ${n} ', ${at})`, read);
     }
   });
-  return out.join('');
+  return out;
+}
+
+/** The session file: each statement on its own lines, the delimiter on the line after it. */
+function sessionSql(design: Design, timer: 'profiling' | 'performance_schema', mark: string, delim: string): string {
+  return sessionStatements(design, timer, mark)
+    .map((x) => `${x.sql}\n${delim}\n`)
+    .join('');
+}
+
+/**
+ * The statement of a measured session at `line` of its file (the client names the line a refused
+ * statement begins on: `ERROR 1142 (42000) at line 57: …`); null past its end. The mark and the
+ * delimiter are one line each whatever the nonce, so the lines are the design's alone.
+ */
+export function sessionStatementAt(design: Design, timer: 'profiling' | 'performance_schema', line: number): SessionStatement | null {
+  let first = 1;
+  for (const x of sessionStatements(design, timer, 'vl')) {
+    const last = first + x.sql.split('\n').length; // its own lines, then the delimiter's
+    if (line >= first && line < last) return x.is;
+    first = last + 1;
+  }
+  return null;
 }
 
 /**
@@ -218,6 +249,31 @@ index($0, N " b ") == 1 {
 }
 inp { t = index($0, "\t"); id = substr($0, 1, t - 1) + 0; rest = substr($0, t + 1); u = index(rest, "\t"); dur[id] = substr(rest, 1, u - 1); mk[id] = index(rest, N) > 0; if (id > top) top = id; next }
 END { print c + 0 > cnt; if (last != "") print (lq + 0) " " (lr + 0) > last }`;
+
+/** Executions of VS_CYCLE_QUERY timed against the client: the first begins the first interval. */
+const VS_CLIENT_N = 30;
+
+/** The session vs_client runs: query profiling on, VS_CYCLE_QUERY (marked) back to back, then SHOW PROFILES. */
+function vsClientSql(mark: string, delim: string): string {
+  const one = `SELECT CONCAT('${mark} v ', ${VS_CYCLE_QUERY.slice('SELECT '.length)})`;
+  return ['SET profiling = 1', 'SET profiling_history_size = 100', ...Array(VS_CLIENT_N + 1).fill(one), 'SHOW PROFILES'].map((x) => `${x}\n${delim}\n`).join('');
+}
+
+/**
+ * vs_client's output to N OFFSET SPREAD: the start times (`N v SECONDS.MICROS`) and the profiles of
+ * the marked statements (Query_ID TAB Duration TAB Query, in order); per execution but the last, the
+ * time to the next one's start less its own profile (ms); their median and standard deviation.
+ */
+export const VS_CLIENT_AWK = String.raw`function us(x,  p) { p = index(x, "."); return (substr(x, 1, p - 1) - s0) * 1000000 + substr(x, p + 1, 6) }
+index($0, N " v ") == 1 { x = substr($0, length(N) + 4); if (!nt) { s0 = substr(x, 1, index(x, ".") - 1) } t[++nt] = us(x); next }
+/^[0-9]+\t/ && index($0, N " v ") { split($0, f, "\t"); d[++nd] = f[2] * 1000000 }
+END {
+  if (nt < 4 || nd < nt) exit
+  for (i = 1; i < nt; i++) { v = (t[i + 1] - t[i] - d[nd - nt + i]) / 1000; for (j = i - 1; j >= 1 && x2[j] > v; j--) x2[j + 1] = x2[j]; x2[j + 1] = v; sum += v }
+  n = nt - 1; m = sum / n; for (i = 1; i <= n; i++) ss += (x2[i] - m) ^ 2
+  med = n % 2 ? x2[(n + 1) / 2] : (x2[n / 2] + x2[n / 2 + 1]) / 2
+  printf "%d %.3f %.3f\n", n, med, sqrt(ss / (n - 1))
+}`;
 
 const PRELOAD_AWK = String.raw`index($0, N " p ") == 1 { split($0, f, " "); k = f[3]; if (k == "T" || k == "t") { tables++; rows += f[4] } if (k == "T" || k == "i") indexes++ }
 END { printf "%d %d %.0f\n", tables, indexes, rows }`;
@@ -275,8 +331,9 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
     performance_schema|profiling) ;;
     *) finish failed msg "$(printf '%s' "mysqld on $TARGET offers no server-side statement timer (performance_schema statement history is off and query profiling is unavailable): a detached run measures with the server's own timer only" | b64)" ;;
   esac
-  # Profiling says why the exact timer is not the one (timer_off), for the run's timer note.
-  [ "$timer" = "$LAST_TIMER" ] || { why=; [ "$timer" = profiling ] && why=" $(timer_off)"; jr "T $(ms) $timer$why"; LAST_TIMER=$timer; }
+  # Profiling says why the exact timer is not the one (timer_off), and how it compares with the client's
+  # time (vs_client), for the run's timer note.
+  [ "$timer" = "$LAST_TIMER" ] || { why=; [ "$timer" = profiling ] && why=" $(timer_off) $(vs_client)"; jr "T $(ms) $timer$why"; LAST_TIMER=$timer; }
   bg measure "$1" "$timer"; rc=$?
   ck
   if [ "$rc" != 0 ]; then
@@ -289,6 +346,10 @@ function runnerScript(input: RunnerInput, procs: RestartProcedure[], mark: strin
   # A figure that is not provably its execution's is never guessed: the restart is measured again.
   [ "$got" = "$EXECUTIONS" ] || { WHY="the server's statement timer gave a time that is provably its own for $got of $EXECUTIONS executions"; return 2; }
 }
+# Query profiling held against the client's time, as an attached run holds it (queries.ts
+# timerAgainstClient): ${VS_CLIENT_N + 1} executions back to back, each saying when it began by the server's clock;
+# the time from one's start to the next's less its profile, per execution: N OFFSET SPREAD (ms), or nothing.
+vs_client() { msql --delimiter="$D" < "$DIR/vs-client.sql" 2>/dev/null | awk -v N="$N" "$VS_CLIENT_AWK"; }
 step_measure() { # $1 seq, $2 timer
   { msql ${db} --delimiter="$D" < "$DIR/session-$2.sql" 2> "$DIR/measure.err"; echo $? > "$DIR/measure.rc"; } |
     awk -v N="$N" -v seq="$1" -v cnt="$DIR/measure.count" -v last="$DIR/measure.last" "$MEASURE_AWK" >> "$J"
@@ -403,6 +464,7 @@ D=${q(delim)}
 EXECUTIONS=${executions}
 MEASURE_AWK=${q(MEASURE_AWK)}
 PRELOAD_AWK=${q(PRELOAD_AWK)}
+VS_CLIENT_AWK=${q(VS_CLIENT_AWK)}
 ${HELPERS}
 ${RUNNER_ALIVE}
 ${NOISE_SAMPLE}
@@ -574,7 +636,7 @@ run_restart() { # $1 seq, $2 cell
     if [ "$r" = 0 ] && [ -n "$q" ] && c=$(sql -e "$q" 2> /dev/null); then v="$v
 $c"; fi
     st_since verify "$tv"
-    [ "$r" = 0 ] && jr "F $(ms) $1 $(b64 < "$DIR/reply") $(printf '%s' "$v" | b64)"
+    [ "$r" = 0 ] && jr "F $(ms) $1 $(b64 < "$DIR/reply") $(printf '%s' "$v" | b64)$(st_line)"
     ck
     if [ "$r" = 0 ] && eval "[ -n \"\$preload_$2\" ]"; then
       t0=$(ms)

@@ -151,9 +151,17 @@ export async function timerAgainstClient(conn: Connection, timer: ServerTimer): 
   return { source: timer.source, query: VS_CLIENT_QUERY, n: d.length, offsetMs: r3(median), spreadMs: r3(sd), at: Date.now() };
 }
 
+/**
+ * The statement a detached runner holds query profiling against its client with (runner.ts vs_client):
+ * the mysql client on the target times nothing, so the client's time is taken by the server's clock,
+ * from one execution's start to the next's (its round trip and the client's turn between the two).
+ */
+export const VS_CYCLE_QUERY = 'SELECT UNIX_TIMESTAMP(NOW(6))';
+
 /** How a timer compared with the client's round trip, in words (appended to the timer's note). */
 export function vsClientText(v: TimerVsClient): string {
-  return `held against the client's round trip at the start of the run (${v.n} executions of ${v.query}), the client's time is ${v.offsetMs.toFixed(3)} ms longer (median), spread ${v.spreadMs.toFixed(3)} ms (standard deviation)`;
+  const how = v.query === VS_CYCLE_QUERY ? ", the client's time taken by the server's clock from one execution's start to the next's" : '';
+  return `held against the client's round trip at the start of the run (${v.n} executions of ${v.query}${how}), the client's time is ${v.offsetMs.toFixed(3)} ms longer (median), spread ${v.spreadMs.toFixed(3)} ms (standard deviation)`;
 }
 
 /** Run one statement, counting rows as they stream past; resolves with the row count. */
