@@ -213,7 +213,7 @@ test('a run on a server without the exact timer says which timer it uses, how it
   assert.deepEqual([vs?.source, vs?.query, vs?.n], ['profiling', 'SELECT 1', 30], JSON.stringify(vs));
   // The client's round trip holds the server's figure and more (the socket, the driver): a positive offset.
   assert.ok(vs.offsetMs > 0 && vs.offsetMs < 50 && vs.spreadMs >= 0, JSON.stringify(vs));
-  assert.match(results.timerNote, /^times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off; for performance_schema's exact timer .*--performance-schema=ON.*; held against the client's round trip at the start of the run \(30 executions of SELECT 1\), the client's time is \d+\.\d{3} ms longer \(median\), spread \d+\.\d{3} ms/);
+  assert.match(results.timerNote, /^times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off; for performance_schema's exact timer .*--performance-schema=ON.*; compared with the client's round trip at the start of the run \(30 executions of SELECT 1\): the client's time is \d+\.\d{3} ms longer \(median\), spread \d+\.\d{3} ms/);
   // Said once, as the run's warning, which the Run view shows.
   assert.deepEqual(events.filter((e) => e.type === 'timer').length, 1);
   assert.equal(events.filter((e) => e.type === 'log' && e.level === 'warn' && e.message === results.timerNote).length, 1);

@@ -327,7 +327,7 @@ test('import: query profiling against the client\'s time, as the runner measured
   const t = importLines('T 5 profiling off 30 0.071 0.012\n', ctx(d, new JournalFold())).records.find((r) => r.t === 'timer');
   assert.ok(t?.t === 'timer');
   assert.deepEqual(t.vsClient, { source: 'profiling', query: VS_CYCLE_QUERY, n: 30, offsetMs: 0.071, spreadMs: 0.012, at: 5 });
-  assert.equal(t.note, `${profilingNote('performance_schema is off')}; held against the client's round trip at the start of the run (30 executions of ${VS_CYCLE_QUERY}, the client's time taken by the server's clock from one execution's start to the next's), the client's time is 0.071 ms longer (median), spread 0.012 ms (standard deviation)`);
+  assert.equal(t.note, `${profilingNote('performance_schema is off')}; compared with the client's round trip at the start of the run (30 executions of ${VS_CYCLE_QUERY}, the client's time taken by the server's clock from one execution's start to the next's): the client's time is 0.071 ms longer (median), spread 0.012 ms (standard deviation)`);
   // A runner that measured nothing (or said something else) gives the note alone.
   for (const line of ['T 5 profiling off\n', 'T 5 profiling off \n', 'T 5 profiling off 2 0.1 0.1\n', 'T 5 profiling off 30 x 0.1\n']) {
     const u = importLines(line, ctx(d, new JournalFold())).records.find((r) => r.t === 'timer');

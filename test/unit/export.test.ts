@@ -200,7 +200,7 @@ test('the file keeps "set, not verifiable" as the schema\'s own field: false, or
 test('a timer other than performance_schema\'s, held against the client\'s time: the journal, the file, restarts.csv and the report say it', async () => {
   const { JournalFold, resultsFromJournal } = await import('../../src/common/records.js');
   const vsClient = { source: 'profiling' as const, query: 'SELECT 1', n: 30, offsetMs: 0.131, spreadMs: 0.024, at: 1000 };
-  const note = "times from query profiling (SHOW PROFILES), not the exact timer: performance_schema is off; held against the client's round trip at the start of the run (30 executions of SELECT 1), the client's time is 0.131 ms longer (median), spread 0.024 ms (standard deviation)";
+  const note = "times from query profiling (SHOW PROFILES), not the exact timer: performance_schema is off; compared with the client's round trip at the start of the run (30 executions of SELECT 1): the client's time is 0.131 ms longer (median), spread 0.024 ms (standard deviation)";
   const fold = new JournalFold();
   fold.apply({ t: 'timer', at: 1000, source: 'profiling', note, vsClient });
   const results = resultsFromJournal(fold.state());

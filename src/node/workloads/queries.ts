@@ -4,6 +4,7 @@
 import type { Connection } from 'mysql2/promise';
 import type { Connection as CoreConnection, QueryError } from 'mysql2';
 import type { TimerVsClient, TimingSource } from '../../common/experiment/types.js';
+import { EXACT_TIMER_HELP_START, VS_CLIENT_START } from '../../common/timer-note.js';
 import { refusedOrAsIs } from './check.js';
 import { matchBatch, type HistoryRow, type SentExecution } from './history.js';
 
@@ -46,7 +47,7 @@ export const EXACT_TIMER_OPTIONS = [
 ];
 
 /** How to turn the exact timer on, for a server without it. */
-export const EXACT_TIMER_HELP = `for performance_schema's exact timer (TIMER_WAIT, in picoseconds), start mysqld with ${EXACT_TIMER_OPTIONS.join(' ')} (options of the server profile; a varlab sandbox has them)`;
+export const EXACT_TIMER_HELP = `${EXACT_TIMER_HELP_START} (TIMER_WAIT, in picoseconds), start mysqld with ${EXACT_TIMER_OPTIONS.join(' ')} (add them to the server profile's options; a varlab sandbox has them)`;
 
 const PROBE = 'SELECT 1 AS varlab_timer_probe';
 
@@ -161,7 +162,7 @@ export const VS_CYCLE_QUERY = 'SELECT UNIX_TIMESTAMP(NOW(6))';
 /** How a timer compared with the client's round trip, in words (appended to the timer's note). */
 export function vsClientText(v: TimerVsClient): string {
   const how = v.query === VS_CYCLE_QUERY ? ", the client's time taken by the server's clock from one execution's start to the next's" : '';
-  return `held against the client's round trip at the start of the run (${v.n} executions of ${v.query}${how}), the client's time is ${v.offsetMs.toFixed(3)} ms longer (median), spread ${v.spreadMs.toFixed(3)} ms (standard deviation)`;
+  return `${VS_CLIENT_START} at the start of the run (${v.n} executions of ${v.query}${how}): the client's time is ${v.offsetMs.toFixed(3)} ms longer (median), spread ${v.spreadMs.toFixed(3)} ms (standard deviation)`;
 }
 
 /** Run one statement, counting rows as they stream past; resolves with the row count. */

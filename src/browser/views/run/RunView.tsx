@@ -10,6 +10,7 @@ import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { saveAs } from '../../store/actions.js';
 import { LiveRun, LiveRuns, type IntervalTrace } from './live.js';
+import { timerNoteParts } from '../../../common/timer-note.js';
 import { drawnInterval } from './intervals.js';
 import { endedWords, measuredIn, measuredNothing } from '../../../common/event-line.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
@@ -365,8 +366,43 @@ function Progress() {
           ⚠ The host is busy: restart {live.busyHost.seq} ran beside other load ({live.busyHost.reasons.join('; ')}). Its timings carry that noise; Analysis flags each such restart.
         </small>
       )}
-      {live.timerNote && <small style={{ color: '#9a6700' }}>⚠ {live.timerNote}</small>}
+      {live.timerNote && <TimerNote note={live.timerNote} />}
       {!live.timerNote && live.source && <small>times from the server: {live.source}</small>}
+    </div>
+  );
+}
+
+/** A part of a note as a sentence of its own: capital first, a full stop last. */
+const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${s.endsWith('.') ? '' : '.'}`;
+
+/**
+ * The timer note (not the exact timer) in its parts, one a line: which timer and why, how it compared
+ * with the client's time and what that difference is, and, folded, how to measure with the exact
+ * timer, its server options one under another to copy.
+ */
+function TimerNote({ note }: { note: string }) {
+  const p = timerNoteParts(note);
+  const opts = p.help?.options ?? [];
+  const before = p.help && opts.length ? p.help.text.slice(0, p.help.text.indexOf(opts[0])).trim() : p.help?.text;
+  const after = p.help && opts.length ? p.help.text.slice(p.help.text.indexOf(opts[opts.length - 1]) + opts[opts.length - 1].length).trim().replace(/^\((.*)\)$/, '$1') : '';
+  return (
+    <div className="run-timer-note" role="note" data-testid="run-timer-note">
+      <div>⚠ {sentence(p.what)}</div>
+      {p.vsClient && (
+        <div data-testid="run-timer-vs-client">
+          {sentence(p.vsClient)} That difference is what the server&apos;s figure leaves out of each execution: the way to the client and back, and the timer&apos;s own constant.
+        </div>
+      )}
+      {p.help && (
+        <details>
+          <summary>How to measure with the exact timer</summary>
+          <div>
+            {sentence(before ?? '').replace(/\.$/, ':')}
+          </div>
+          {opts.length > 0 && <pre>{opts.join('\n')}</pre>}
+          {after && <div>{sentence(after)}</div>}
+        </details>
+      )}
     </div>
   );
 }
@@ -715,9 +751,12 @@ function liveFromResults(doc: ExperimentDoc): LiveRuns {
   const stopping = doc.design.stopping;
   for (const [host, restarts] of groups) {
     const live = new LiveRun();
+    // Which statement timer measured the queries, and its note, as the run said them.
+    const source = doc.design.workload.kind === 'queries' ? restarts.flatMap((r) => r.queries.map((q) => q.source))[0] : undefined;
     live.apply([
       { type: 'run-started', at, planned, done: restarts.length, cells, queries, warmup: doc.design.workload.warmup, ...(stopping ? { stopping } : {}) },
       { type: 'history', at, warmup: doc.design.workload.warmup, restarts },
+      ...(source ? [{ type: 'timer' as const, at, source, ...(results.timerNote ? { note: results.timerNote } : {}) }] : []),
       ...stopEvents(doc, host, restarts, at),
       { type: 'run-finished', at, state: 'finished' },
     ]);
@@ -779,10 +818,11 @@ export function RunView() {
       {showSession && <Log />}
       {saved && savedLive && (
         <>
-          {(saved.hosts.length > 1 || savedLive.verified) && (
+          {(saved.hosts.length > 1 || savedLive.verified || savedLive.timerNote) && (
             <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-saved">
               <HostButtons runs={saved} shown={savedLive} onShow={setSavedHost} />
               <Verified live={savedLive} />
+              {savedLive.timerNote && <TimerNote note={savedLive.timerNote} />}
             </div>
           )}
           <StopPanel live={savedLive} />
