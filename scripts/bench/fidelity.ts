@@ -17,7 +17,11 @@
 // (varlab: launch → listening, the script's readyMs; by hand: launch → a login answers) − the
 // executions' server time. Restarts 2 … RESTARTS−1 count (the first runs varlab's setup, the last has
 // no next). Prints numbers only; asserts nothing about time.
+//
+// FIDELITY_PART=clients (not in the default run): the ~1 ms query sent each way between the by-hand
+// loop and varlab, one step apart (serverTimeClients), to find what makes the two differ.
 import { spawn } from 'node:child_process';
+import { createConnection } from 'mysql2/promise';
 import { join } from 'node:path';
 import type { TargetAuth } from '../../src/common/api.js';
 import type { RestartResult, ServerProfile } from '../../src/common/experiment/types.js';
@@ -68,6 +72,8 @@ async function calibrate(conn: Awaited<ReturnType<ReturnType<typeof createServer
 export async function bench(): Promise<void> {
   if (!process.env.FIDELITY_PART || process.env.FIDELITY_PART === 'time') await serverTime();
   if (!process.env.FIDELITY_PART || process.env.FIDELITY_PART === 'overhead') await overheads();
+  // Not in the default run: what of varlab's way makes its server time differ from the by-hand loop's.
+  if (process.env.FIDELITY_PART === 'clients') await serverTimeClients();
 }
 
 async function serverTime(): Promise<void> {
@@ -216,4 +222,92 @@ async function varlabSeries(path: string, profile: ServerProfile, sql: string, t
   const out = await engine.run();
   if (out.state !== 'finished') throw new Error(`varlab run ${out.state}: ${out.message}`);
   return s;
+}
+
+const CLIENT_ROUNDS = Number(process.env.FIDELITY_CLIENT_ROUNDS ?? 20);
+
+/**
+ * `FIDELITY_PART=clients`: the ~1 ms query's server time by each way of sending it, one step apart
+ * from the by-hand loop to varlab, rounds rotated (each after a restart of the server):
+ *   by hand         the mariadb client as root, fed the query through stdin (the server-time part's B)
+ *   mysql2 root     varlab's query loop (measureBatch) on a login of its own as root
+ *   mysql2 account  the same as a read-only account like varlab_measure
+ *   mysql2 switched the same, the root login switched to the account by COM_CHANGE_USER (varlab's way)
+ *   varlab          a RunEngine restart (the server-time part's A)
+ * Per way: the median of round medians (executions after the first WARM) over the by-hand one, the
+ * 10th percentile of all executions over the by-hand one (less touched by load), and the server's gap
+ * between two executions (TIMER_START of one less TIMER_END of the one before, µs).
+ */
+async function serverTimeClients(): Promise<void> {
+  const PW = 'fidelity-Bench-1';
+  await withSandbox('fidelity-clients', async ({ dir, session, profile }) => {
+    const control = createServerControl(session, profile);
+    await control.restart([], {});
+    const admin = await control.connect();
+    await admin.query('CREATE DATABASE IF NOT EXISTS varlab_bench');
+    for (const h of ['localhost', '127.0.0.1']) {
+      await admin.query(`CREATE USER IF NOT EXISTS 'fidelity'@'${h}' IDENTIFIED BY '${PW}'`);
+      await admin.query(`GRANT SELECT ON varlab_bench.* TO 'fidelity'@'${h}'`);
+      for (const t of ['events_statements_history', 'events_statements_history_long', 'threads', 'setup_consumers']) await admin.query(`GRANT SELECT ON performance_schema.${t} TO 'fidelity'@'${h}'`);
+    }
+    const sql = await calibrate(admin, 1);
+    await admin.end();
+    const read = `SELECT CONCAT('T ', TIMER_WAIT, ' ', TIMER_START, ' ', TIMER_END) FROM performance_schema.events_statements_history_long WHERE THREAD_ID = (SELECT THREAD_ID FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()) AND SQL_TEXT = '${sql.replace(/'/g, "''")}' ORDER BY EVENT_ID`;
+    const gaps: Record<string, number[]> = {};
+    /** The figures of `T WAIT START END` lines (ms), the gaps between them kept under `way`. */
+    const figures = (way: string, lines: string[]) => {
+      const rows = lines.filter((l) => l.startsWith('T ')).map((l) => l.slice(2).split(' ').map(Number));
+      for (let i = WARM + 1; i < rows.length; i++) (gaps[way] ??= []).push((rows[i][1] - rows[i - 1][2]) / 1e6);
+      return rows.map((r) => r[0] / 1e9);
+    };
+    const mysql2Way = async (way: string, conn: Awaited<ReturnType<typeof control.connect>>) => {
+      const timer = await detectTimer(conn);
+      await measureBatch(conn, sql, REPS, timer, await historyMark(conn, timer));
+      const [rows] = await conn.query(read);
+      await conn.end();
+      return figures(way, (rows as Record<string, string>[]).map((r) => String(Object.values(r)[0])));
+    };
+    const login = (user: string, password: string) => createConnection({ socketPath: profile.socket, user, password, database: 'varlab_bench' });
+    let run = 0;
+    const ways: Record<string, () => Promise<number[]>> = {
+      'by hand': async () => figures('by hand', (await client(profile, `${`${sql};\n`.repeat(REPS)}${read};\n`)).split('\n')),
+      'mysql2 root': async () => mysql2Way('mysql2 root', await login(profile.user, '')),
+      'mysql2 account': async () => mysql2Way('mysql2 account', await login('fidelity', PW)),
+      'mysql2 switched': async () => {
+        const conn = await login(profile.user, '');
+        await conn.query("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('performance_schema')");
+        await conn.changeUser({ user: 'fidelity', password: PW, database: 'varlab_bench' });
+        return mysql2Way('mysql2 switched', conn);
+      },
+      varlab: async () => {
+        const values: number[] = [];
+        await control.stop();
+        const engine = new RunEngine({ path: join(dir, `c${++run}.varlab.json`), doc: oneQuery('fidelity clients', profile, sql, 1, REPS), prompt: async () => ({ accept: false }), onEvent: (e) => e.type === 'execution' && values.push(e.value) });
+        const out = await engine.run();
+        if (out.state !== 'finished') throw new Error(`varlab run ${out.state}: ${out.message}`);
+        return values;
+      },
+    };
+    const names = Object.keys(ways);
+    const rounds: Record<string, number[]> = {};
+    const all: Record<string, number[]> = {};
+    for (let r = 0; r < CLIENT_ROUNDS; r++) {
+      for (const way of r % 2 ? [...names].reverse() : names) {
+        if (way !== 'varlab') await control.restart([], {});
+        const v = await ways[way]();
+        if (v.length !== REPS) throw new Error(`${way}: ${v.length} of ${REPS} figures`);
+        (rounds[way] ??= []).push(median(v.slice(WARM)));
+        (all[way] ??= []).push(...v.slice(WARM));
+      }
+    }
+    await control.stop();
+    const p10 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.1 * (xs.length - 1))];
+    console.log(`${sql}: ${CLIENT_ROUNDS} rounds of each way, ${REPS} executions, the first ${WARM} left out`);
+    for (const way of names) {
+      console.log(
+        `${way.padEnd(16)} median ${f(median(rounds[way]))} ms (×${f(median(rounds[way]) / median(rounds['by hand']))})   p10 ${f(p10(all[way]))} ms (×${f(p10(all[way]) / p10(all['by hand']))})` +
+          `   gap between executions ${gaps[way] ? `${f(median(gaps[way]), 1)} µs` : '-'}`,
+      );
+    }
+  });
 }
