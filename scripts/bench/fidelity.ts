@@ -19,8 +19,10 @@
 // no next). Prints numbers only; asserts nothing about time.
 //
 // FIDELITY_PART=clients (not in the default run): the ~1 ms query sent each way between the by-hand
-// loop and varlab, one step apart (serverTimeClients), to find what makes the two differ.
-import { spawn } from 'node:child_process';
+// loop and varlab, one step apart (serverTimeClients), to find what makes the two differ;
+// FIDELITY_PIN=apart|same pins mysqld to CPU 0 and the clients to CPU 1 (apart) or 0 (same).
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createConnection } from 'mysql2/promise';
 import { join } from 'node:path';
 import type { TargetAuth } from '../../src/common/api.js';
@@ -43,9 +45,9 @@ const median = (xs: number[]) => {
 const f = (x: number, d = 3) => x.toFixed(d);
 
 /** The mariadb client, fed `input` on stdin; its stdout. */
-function client(profile: ServerProfile, input: string): Promise<string> {
+function client(profile: ServerProfile, input: string, cpu?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const p = spawn('mariadb', ['--no-defaults', `--socket=${profile.socket}`, `--user=${profile.user}`, '-N', '-B', 'varlab_bench'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const p = spawn(cpu ? 'taskset' : 'mariadb', [...(cpu ? ['-c', cpu, 'mariadb'] : []), '--no-defaults', `--socket=${profile.socket}`, `--user=${profile.user}`, '-N', '-B', 'varlab_bench'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));
@@ -225,6 +227,8 @@ async function varlabSeries(path: string, profile: ServerProfile, sql: string, t
 }
 
 const CLIENT_ROUNDS = Number(process.env.FIDELITY_CLIENT_ROUNDS ?? 20);
+/** FIDELITY_PIN=apart: mysqld on CPU 0, every client (this process, the mariadb client) on CPU 1; same: all on CPU 0. */
+const PIN = process.env.FIDELITY_PIN === 'apart' || process.env.FIDELITY_PIN === 'same' ? process.env.FIDELITY_PIN : null;
 
 /**
  * `FIDELITY_PART=clients`: the ~1 ms query's server time by each way of sending it, one step apart
@@ -240,6 +244,8 @@ const CLIENT_ROUNDS = Number(process.env.FIDELITY_CLIENT_ROUNDS ?? 20);
  */
 async function serverTimeClients(): Promise<void> {
   const PW = 'fidelity-Bench-1';
+  const clientCpu = PIN === 'apart' ? '1' : '0';
+  if (PIN) execFileSync('taskset', ['-apc', clientCpu, String(process.pid)], { stdio: 'ignore' });
   await withSandbox('fidelity-clients', async ({ dir, session, profile }) => {
     const control = createServerControl(session, profile);
     await control.restart([], {});
@@ -270,7 +276,7 @@ async function serverTimeClients(): Promise<void> {
     const login = (user: string, password: string) => createConnection({ socketPath: profile.socket, user, password, database: 'varlab_bench' });
     let run = 0;
     const ways: Record<string, () => Promise<number[]>> = {
-      'by hand': async () => figures('by hand', (await client(profile, `${`${sql};\n`.repeat(REPS)}${read};\n`)).split('\n')),
+      'by hand': async () => figures('by hand', (await client(profile, `${`${sql};\n`.repeat(REPS)}${read};\n`, PIN ? clientCpu : undefined)).split('\n')),
       'mysql2 root': async () => mysql2Way('mysql2 root', await login(profile.user, '')),
       'mysql2 account': async () => mysql2Way('mysql2 account', await login('fidelity', PW)),
       'mysql2 switched': async () => {
@@ -282,7 +288,12 @@ async function serverTimeClients(): Promise<void> {
       varlab: async () => {
         const values: number[] = [];
         await control.stop();
-        const engine = new RunEngine({ path: join(dir, `c${++run}.varlab.json`), doc: oneQuery('fidelity clients', profile, sql, 1, REPS), prompt: async () => ({ accept: false }), onEvent: (e) => e.type === 'execution' && values.push(e.value) });
+        const engine = new RunEngine({ path: join(dir, `c${++run}.varlab.json`), doc: oneQuery('fidelity clients', profile, sql, 1, REPS), prompt: async () => ({ accept: false }), onEvent: (e) => {
+            if (e.type === 'execution') values.push(e.value);
+            // Pinned once verified (the verify is before the measuring), as the other ways after their restart.
+            else if (PIN && e.type === 'tunables-verified' && e.pid) execFileSync('taskset', ['-apc', '0', String(e.pid)], { stdio: 'ignore' });
+          },
+        });
         const out = await engine.run();
         if (out.state !== 'finished') throw new Error(`varlab run ${out.state}: ${out.message}`);
         return values;
@@ -294,6 +305,8 @@ async function serverTimeClients(): Promise<void> {
     for (let r = 0; r < CLIENT_ROUNDS; r++) {
       for (const way of r % 2 ? [...names].reverse() : names) {
         if (way !== 'varlab') await control.restart([], {});
+        // Each of mysqld's threads on CPU 0 (varlab's own restart pins its mysqld once it is verified).
+        if (PIN && way !== 'varlab') execFileSync('taskset', ['-apc', '0', readFileSync(profile.pidFile ?? join(profile.datadir, 'mysqld.pid'), 'utf8').trim()], { stdio: 'ignore' });
         const v = await ways[way]();
         if (v.length !== REPS) throw new Error(`${way}: ${v.length} of ${REPS} figures`);
         (rounds[way] ??= []).push(median(v.slice(WARM)));
