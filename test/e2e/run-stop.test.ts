@@ -99,6 +99,9 @@ test('Analysis shows the pairing within rounds beside Welch with the variance ra
   await openFile(page, file);
   await page.getByTestId('nav-analysis').click();
   await page.getByTestId('section-comparisons').waitFor();
+  // The target effect is the one the rule asked about (±5 %), not the default 1 %: the fixed-sample verdicts and the planning table speak of it too.
+  assert.equal(await page.getByTestId('analysis-target').inputValue(), '5');
+  assert.match(await page.getByTestId('section-planning').innerText(), /restarts needed for 5%/);
   assert.match(await page.getByTestId('comparison-pairing').innerText(), /^Paired within rounds: .*variance paired\/unpaired: median \d\.\d\d over 1 comparison\.$/);
   const row = page.locator('[data-testid=comparisons-table] tbody tr');
   // effect, interval, p, adjusted p, the fixed-sample verdict, the rule's, then pairing, the unpaired (Welch) interval and the variance ratio.

@@ -17,6 +17,7 @@ import { exportContext } from '../../src/common/export/context.js';
 import { markdownReport } from '../../src/common/export/markdown.js';
 import { comparisonsFigure } from '../../src/common/figures/build.js';
 import { roundsLeft, ruleBaseline, ruleVerdictsFor } from '../../src/common/stats/replay.js';
+import { DEFAULTS, targetEffectOf } from '../../src/common/stats/analysis.js';
 
 /** A run of a large effect with a rule of at most 10 rounds, journaled as the engine does up to its stop. */
 function stoppedJournal() {
@@ -166,4 +167,21 @@ test("the rule's replay takes the report's baseline when it can, says so, and ke
   const beside = ruleVerdictsFor(saved, 'aslr=off')!;
   assert.equal(beside.get('aslr=on\u0000Q1 pricing summary')?.verdict, 'differs');
   assert.equal(ruleVerdictsFor({ ...saved, design: { ...saved.design, stopping: undefined } }, 'aslr=on'), null);
+});
+
+test("a run stopped when answered is analysed and reported at its rule's target effect, not the default 1 %", () => {
+  const { doc, records, stop } = stoppedJournal();
+  const state = readJournalText([...records, stop].map((r) => JSON.stringify(r)).join('\n'));
+  const saved = { ...doc, results: resultsFromJournal(state) };
+  assert.equal(targetEffectOf(saved.design), 5);
+  assert.equal(targetEffectOf({ ...saved.design, stopping: undefined }), DEFAULTS.targetEffectPct);
+  // The export (the Markdown report, the CSVs, the figures) and the app's Analysis start from it: the
+  // fixed-sample equivalence test and the planning table speak of the ±E the rule's verdicts do.
+  const ctx = exportContext(saved);
+  assert.equal(ctx.analysis.settings.targetEffectPct, 5);
+  assert.ok(ctx.analysis.comparisons.every((c) => !c.equivalence || c.equivalence.margin_pct === 5));
+  assert.match(markdownReport(ctx), /restarts for 5%/);
+  // An explicit choice still wins, and a design without a rule keeps the default.
+  assert.equal(exportContext(saved, { targetEffectPct: 2 }).analysis.settings.targetEffectPct, 2);
+  assert.equal(exportContext({ ...saved, design: { ...saved.design, stopping: undefined } }).analysis.settings.targetEffectPct, DEFAULTS.targetEffectPct);
 });

@@ -21,7 +21,8 @@ restarts.csv (restart means: within-restart figures need the executions). Number
   --warmup W          drop repetitions 1..W of every restart (default: the experiment's or executions.csv's warm-up, 0 for a CSV)
   --alpha A           significance level of the tests and the MDE; intervals are at 1 − A (default ${DEFAULTS.alpha})
   --power P           power of the minimum detectable effect (default ${DEFAULTS.power})
-  --target-effect PCT the effect restarts_for_target is computed for, in percent (default ${DEFAULTS.targetEffectPct})
+  --target-effect PCT the effect restarts_for_target and the equivalence verdicts are for, in percent (default: the
+                      file's design.stopping.effect, else ${DEFAULTS.targetEffectPct})
   --baseline CELL     compare every other cell with CELL: the ${COMPARISON_METHOD}
   --adjust holm|bh    adjust the comparisons' p-values as one family: Holm (default) or Benjamini–Hochberg
   --unit U            the unit of a CSV's values (ms, tps…); an experiment file records its own
@@ -112,7 +113,7 @@ export const analyze: Command = {
     }
     // The design's first cell, as the app's Analysis and the run's stop rule take it (a CSV's first in code-point order).
     const baseline = values.baseline ?? (until ? (loaded.cells?.[0] ?? data.cells[0]) : undefined);
-    const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : undefined), baseline, adjustment, acrossRuns: values['across-runs'] === true });
+    const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : stopping?.effect), baseline, adjustment, acrossRuns: values['across-runs'] === true });
     const rounds = Math.max(0, ...a.restarts.flatMap((r) => r.rounds ?? []));
     // On several hosts each host's rounds, as the run looked at them: the host is a block.
     const seq = until ? replayByHost(a.restarts, data.rounds?.blocks, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds), queryOrder: data.order }) : null;

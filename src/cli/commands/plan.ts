@@ -3,7 +3,7 @@ import { describeDataSet } from '../../common/dbt3/scale.js';
 import { buildPlan, expandCells, formatDuration } from '../../common/plan.js';
 import type { OrderKind } from '../../common/experiment/types.js';
 import { numberOption, parse, UsageError, type Command } from '../io.js';
-import { analyze, DEFAULTS, learnedEstimate, measuredCosts, planningTable, planningTableText, runDate, tidyFromExperiment } from '../../common/stats/index.js';
+import { analyze, DEFAULTS, learnedEstimate, targetEffectOf, measuredCosts, planningTable, planningTableText, runDate, tidyFromExperiment } from '../../common/stats/index.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 
 const ORDERS: OrderKind[] = ['random', 'interleaved', 'blocked'];
@@ -52,7 +52,7 @@ export const plan: Command = {
     if (design.workload.data) io.out(`data step: ${describeDataSet(design.workload.database, design.workload.data)} (about ${formatDuration(est.dataSeconds)}, counted once)`);
     if (kind === 'blocked') io.out('warning: blocked order (A A A B B B) lets drift over time look like a difference between cells');
     if (r.doc.results?.restarts.some((x) => x.status === 'ok')) {
-      const target = design.stopping?.effect ?? DEFAULTS.targetEffectPct;
+      const target = targetEffectOf(design);
       io.out(`planning the next run for a ${target}% effect (varlab plan FILE --effect E for another):`);
       for (const line of planningLines(r.doc, r.doc, target)) io.out(line);
     }

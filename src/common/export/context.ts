@@ -3,7 +3,7 @@
 // so the three never disagree about warm-up or baseline.
 import type { ExperimentDoc, RestartResult } from '../experiment/types.js';
 import { expandCells, factorKey, hostCell, levelsByCell, resultHosts, withHostFactor } from '../plan.js';
-import { ADJUSTMENTS, analyze, restartRounds, tidyFromExperiment, type Adjustment, type Analysis } from '../stats/index.js';
+import { ADJUSTMENTS, analyze, restartRounds, targetEffectOf, tidyFromExperiment, type Adjustment, type Analysis } from '../stats/index.js';
 import { effectConvention, fewRestartsNote } from './format.js';
 
 export interface ExportOptions {
@@ -11,7 +11,7 @@ export interface ExportOptions {
   warmup?: number;
   /** The cell others are compared with; the first cell of the plan that has results when absent. */
   baseline?: string;
-  /** The target effect (percent) planning figures mark. Default 1. */
+  /** The target effect (percent) planning figures mark. Default: the design's (its rule's ±E, else 1; targetEffectOf). */
   targetEffectPct?: number;
   /** Significance level of the comparisons; their intervals are at 1 − alpha. Default 0.05. */
   alpha?: number;
@@ -86,7 +86,7 @@ export function exportContext(doc: ExperimentDoc, opts: ExportOptions = {}): Exp
   if (cells.length < 2) baseline = opts.baseline ?? null;
   if (opts.alpha !== undefined && !(opts.alpha > 0 && opts.alpha < 1)) throw new ExportError(`alpha must be a number between 0 and 1 (exclusive), got ${opts.alpha}`);
   if (opts.adjustment !== undefined && !ADJUSTMENTS.includes(opts.adjustment)) throw new ExportError(`adjustment must be holm or bh, got ${JSON.stringify(opts.adjustment)}`);
-  const analysis = analyze(data, { warmup, baseline: baseline ?? undefined, targetEffectPct: opts.targetEffectPct, alpha: opts.alpha, adjustment: opts.adjustment, acrossRuns: opts.acrossRuns });
+  const analysis = analyze(data, { warmup, baseline: baseline ?? undefined, targetEffectPct: opts.targetEffectPct ?? targetEffectOf(doc.design), alpha: opts.alpha, adjustment: opts.adjustment, acrossRuns: opts.acrossRuns });
   return contextAround(doc, analysis, data.unit ?? '');
 }
 

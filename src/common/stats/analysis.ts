@@ -16,6 +16,7 @@ import { COMPARISON_METHOD, ratioOfMeans, type ComparisonEstimate } from './rati
 import { EQUIVALENCE_METHOD, PAIRED_METHOD, pairedLogRatio, tost } from './paired.js';
 import { hostAnalysis, HOST_INTERACTION_METHOD, HOST_SPREAD_METHOD, type HostAnalysis } from './hosts.js';
 import { stabilityTest } from './stability.js';
+import type { Stopping } from '../experiment/types.js';
 
 export interface AnalysisOptions {
   /** Repetitions 1..warmup of every restart are dropped. Default 0. */
@@ -41,6 +42,17 @@ export interface AnalysisOptions {
 }
 
 export const DEFAULTS = { warmup: 0, alpha: 0.05, power: 0.8, targetEffectPct: 1, adjustment: 'holm', acrossRuns: false } as const satisfies Partial<AnalysisOptions>;
+
+/**
+ * The target effect (percent) a design asks about: its stop-when-answered rule's ±E when it has one (what
+ * the user said matters and the run decided against), else DEFAULTS.targetEffectPct. The app's Analysis,
+ * the exports, `analyze` and `plan` start from it, so the fixed-sample verdicts and the planning table
+ * speak of the same E as the rule's verdicts beside them.
+ */
+export function targetEffectOf(design: { stopping?: Pick<Stopping, 'effect'> } | undefined): number {
+  const e = design?.stopping?.effect;
+  return e !== undefined && e > 0 ? e : DEFAULTS.targetEffectPct;
+}
 
 export type QueryField =
   | 'reps_per_restart'

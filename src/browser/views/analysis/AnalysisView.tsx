@@ -4,7 +4,7 @@
 // Mount: <AnalysisView doc={doc} /> with the open experiment (it needs results).
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
-import { DEFAULTS, ruleBaseline, type Adjustment } from '../../../common/stats/index.js';
+import { DEFAULTS, ruleBaseline, targetEffectOf, type Adjustment } from '../../../common/stats/index.js';
 import { cellsWithResults } from '../../../common/export/context.js';
 import { NumberField } from '../../components/NumberField.js';
 import { AdjustmentField } from '../../components/AdjustmentField.js';
@@ -59,7 +59,8 @@ const BELOW_SECTIONS = 3;
 export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const designWarmup = doc.design.workload.warmup;
   const [warmup, setWarmup] = useState<number | null>(null);
-  const [target, setTarget] = useState<number>(DEFAULTS.targetEffectPct);
+  // The target effect: the run's rule's ±E when the design has one (targetEffectOf), until the reader sets another.
+  const [targetChoice, setTarget] = useState<number | null>(null);
   const [alpha, setAlpha] = useState<number>(DEFAULTS.alpha);
   const [power, setPower] = useState<number>(DEFAULTS.power);
   const [adjustment, setAdjustment] = useState<Adjustment>(DEFAULTS.adjustment);
@@ -72,6 +73,8 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const withResults = useMemo(() => cellsWithResults(doc), [doc]);
   const baseline = baselineChoice !== null && withResults.includes(baselineChoice) ? baselineChoice : withResults[0] ?? null;
   const usedWarmup = warmup ?? designWarmup;
+  const designTarget = targetEffectOf(doc.design);
+  const target = targetChoice ?? designTarget;
   const options = { warmup: usedWarmup, alpha, power, targetEffectPct: target, baseline: baseline ?? undefined, adjustment, acrossRuns };
   // A grown design (run --missing) has cells of different runs: whether to compare them is the reader's to choose.
   const grown = useMemo(() => doc.results?.restarts.some((r) => (r.part ?? 1) > 1) ?? false, [doc]);
@@ -113,7 +116,17 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
             help={`Repetitions 1..W of every restart are left out (the design says ${designWarmup})`}
             testid="analysis-warmup"
           />
-          <NumberField label="target effect" unit="%" value={target} min={0.001} max={1000} integer={false} onChange={setTarget} testid="analysis-target" />
+          <NumberField
+            label="target effect"
+            unit="%"
+            value={target}
+            min={0.001}
+            max={1000}
+            integer={false}
+            onChange={setTarget}
+            help={doc.design.stopping ? `The effect that matters: the run's stop-when-answered rule asked about ±${designTarget} %` : undefined}
+            testid="analysis-target"
+          />
           <NumberField label="α" value={alpha} min={0.0001} max={0.5} integer={false} onChange={setAlpha} help="Significance level of the tests; intervals are at 1 − α" testid="analysis-alpha" />
           <NumberField label="power" value={power} min={0.5} max={0.9999} integer={false} onChange={setPower} testid="analysis-power" />
           <label className="field">
@@ -141,8 +154,8 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
         </div>
         {error ? <p className="problem">The analysis failed: {error}</p> : null}
       </div>
-      {/* The export's figures and tables use the export's defaults for the target effect and power: the worker's analysis serves it when the view's are the same. */}
-      <ExportBar doc={doc} warmup={usedWarmup} baseline={baseline ?? undefined} alpha={alpha} adjustment={adjustment} acrossRuns={acrossRuns} context={target === DEFAULTS.targetEffectPct && power === DEFAULTS.power ? (busy ? null : ctx) : undefined} />
+      {/* The export's figures and tables use the export's defaults for the target effect (the design's, targetEffectOf) and power: the worker's analysis serves it when the view's are the same. */}
+      <ExportBar doc={doc} warmup={usedWarmup} baseline={baseline ?? undefined} alpha={alpha} adjustment={adjustment} acrossRuns={acrossRuns} context={target === designTarget && power === DEFAULTS.power ? (busy ? null : ctx) : undefined} />
 
       {analysis && ctx ? (
         <>
