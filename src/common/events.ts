@@ -72,7 +72,8 @@ type RunEventOfOneHost =
   // Events that are not records:
   /** `warmup`: the first executions of each restart flagged warm-up (out of the means). */
   | { type: 'run-started'; at: number; planned: number; done: number; cells: string[]; queries: string[]; warmup: number; /** Stop when answered: the rule (planned is then a maximum). */ stopping?: Stopping }
-  | { type: 'progress'; at: number; done: number; planned: number; remainingMs: number }
+  /** `remainingMs`: the restarts left and the run's end (stats/planner.ts timeLeftMs); `endMs`: of it, what the run costs once, not per restart. */
+  | { type: 'progress'; at: number; done: number; planned: number; remainingMs: number; endMs?: number }
   | { type: 'log'; at: number; level: 'info' | 'warn' | 'error'; message: string }
   /** The data step under way: its phase, the rows' fraction done and the time left for them (null until known). */
   | { type: 'data-progress'; at: number; phase: 'rows' | 'indexes' | 'analyze' | 'check'; table?: string; fraction: number; remainingMs: number | null }

@@ -2,7 +2,8 @@
 // brings is counted down between them, never below what the restarts after the current one take, held
 // while paused; and the estimate leaves out the first restart's one-off set-up, so it does not leap up
 // after the first restart and creep back down. Before a restart finishes, a detached run's follower
-// says it at the costs measured so far, as the attached engine does.
+// says it at the costs measured so far, as the attached engine does. Both add what the run costs once,
+// as the estimate before Run does (stats/planner.ts timeLeftMs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import type { Design, ExperimentDoc, RestartResult } from '../../src/common/expe
 import type { HostFingerprint } from '../../src/common/host.js';
 import type { RunEvent } from '../../src/common/events.js';
 import { buildPlan, estimatePlan, perRestartMs } from '../../src/common/plan.js';
+import { learnedDesign, learnedEstimate, measuredCosts, timeLeftMs } from '../../src/common/stats/planner.js';
 import { recordsOfRestart, type JournalRecord } from '../../src/common/records.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { Follower } from '../../src/node/detach/follower.js';
@@ -42,6 +44,47 @@ test("the time per restart leaves out the first restart's set-up; before any res
   assert.equal(perRestartMs([], design), estimatePlan(design, 1).perRestartSeconds * 1000);
   // A first restart of 40 s of which 30 s set-up, then two of 10 s: 10 s each, not 20.
   assert.equal(perRestartMs([{ ms: 40_000, setupMs: 30_000 }, { ms: 10_000 }, { ms: 10_000 }], design), 10_000);
+});
+
+test('the time left holds what the run costs once, as the estimate before Run does: all of it before the first restart, then its end (stop, restore)', () => {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  const design: Design = { ...doc.design, factors: [], excludedCells: [], restartsPerCell: 4, idleSeconds: 0, workload: { ...doc.design.workload, queries: doc.design.workload.queries.slice(0, 1), repetitions: 3, warmup: 1 } };
+  const query = buildPlan(design)[0].queries[0];
+  // A measured run: 2 s from its start to the first restart (probe, the busy-host sample), restarts of
+  // 5 s, and 1.5 s from the last restart's end to the run's (mysqld stopped, the host restored).
+  const restarts: RestartResult[] = [1, 2, 3, 4].map((seq) => ({
+    seq,
+    cell: buildPlan(design)[seq - 1].cell,
+    status: 'ok',
+    startedAt: 2_000 + (seq - 1) * 5_000,
+    finishedAt: 2_000 + seq * 5_000,
+    checks: [],
+    queries: [{ query, unit: 'ms', source: 'performance_schema', values: [100, 100, 100] }],
+    steps: { measure: 300 },
+  }));
+  const measured: ExperimentDoc = { ...doc, design, results: { startedAt: 0, finishedAt: 23_500, restarts } };
+  const costs = measuredCosts(measured);
+  assert.equal(costs.runSeconds, 3.5);
+  assert.equal(costs.runEndSeconds, 1.5);
+  const per = perRestartMs([], learnedDesign(measured));
+  // Before the first restart: the whole run, the very time the Designer, the Plan view and `plan` say.
+  const first = timeLeftMs(4, per, costs, false);
+  assert.ok(Math.abs(first.remainingMs - learnedEstimate(measured, 4).estimate.seconds * 1000) <= 1, `${first.remainingMs} ms against ${learnedEstimate(measured, 4).estimate.seconds * 1000}`);
+  assert.equal(first.remainingMs, 4 * 5_000 + 3_500);
+  // Once restarts have begun, the start is behind: the restarts left and the end; after the last, the end alone.
+  assert.deepEqual(timeLeftMs(2, per, costs, true), { remainingMs: 2 * 5_000 + 1_500, endMs: 1_500 });
+  assert.deepEqual(timeLeftMs(0, per, costs, true), { remainingMs: 1_500, endMs: 1_500 });
+  // Nothing measured: nothing added once (the design's estimates have no such cost).
+  assert.deepEqual(timeLeftMs(2, 3_000, measuredCosts({ design, results: undefined }), false), { remainingMs: 6_000, endMs: 0 });
+
+  // The Run view counts the restarts' part down and keeps the end: 4 of 10 done, 10 s per restart and 1.5 s at the end.
+  const live = new LiveRun();
+  live.apply([{ type: 'run-started', at: 0, planned: 10, done: 0, cells: ['a'], queries: ['q'], warmup: 0 }]);
+  live.apply([{ type: 'progress', at: 1_000, done: 4, planned: 10, remainingMs: 61_500, endMs: 1_500 }]);
+  assert.equal(live.remainingNow(4_000), 58_500, 'counted down');
+  assert.equal(live.remainingNow(30_000), 51_500, 'a slow restart: held at what the 5 after it take, and the end');
+  live.apply([{ type: 'progress', at: 40_000, done: 10, planned: 10, remainingMs: 1_500, endMs: 1_500 }]);
+  assert.equal(live.remainingNow(40_500), 1_000, 'after the last restart, the end counts down');
 });
 
 /**

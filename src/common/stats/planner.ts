@@ -32,6 +32,11 @@ export interface Costs {
    * restart, stopping mysqld and restoring the host after the last. 0 until a run measured it.
    */
   runSeconds: number;
+  /**
+   * Of runSeconds, the part after the last restart (stopping mysqld, restoring the host): what a run's
+   * time left still holds once its restarts have begun (timeLeftMs). 0 until a run measured it.
+   */
+  runEndSeconds: number;
   /** Whether the journal measured them or the design's estimates stand in. */
   source: 'journal' | 'estimates';
   /** When measured: the start of the run that measured them (epoch ms). */
@@ -64,6 +69,7 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
     restartSeconds: doc.design.estimates.restartSeconds,
     executionSeconds: doc.design.estimates.executionMs / 1000,
     runSeconds: 0,
+    runEndSeconds: 0,
     source: 'estimates',
   };
   const restarts = (doc.results?.restarts ?? []).filter((r) => r.status === 'ok' && r.finishedAt > r.startedAt);
@@ -96,6 +102,7 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
     restartSeconds: known.length ? known[Math.floor(known.length / 2)] : est.restartSeconds,
     executionSeconds: execTotal / execCount,
     runSeconds: runOnceSeconds(doc.results!),
+    runEndSeconds: runOnceParts(doc.results!).after,
     source: 'journal',
     runAt: doc.results?.startedAt ?? Math.min(...restarts.map((r) => r.startedAt)),
   };
@@ -107,12 +114,30 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
  * (a save, a look) are not in it: a resumed run's pause would be. 0 for what the results do not date.
  */
 export function runOnceSeconds(results: Pick<NonNullable<ExperimentDoc['results']>, 'startedAt' | 'finishedAt' | 'restarts'>): number {
-  if (!results.restarts.length) return 0;
+  const { before, after } = runOnceParts(results);
+  return before + after;
+}
+
+/** runOnceSeconds in its two parts, in seconds: before the first restart, and after the last (stop and restore). */
+export function runOnceParts(results: Pick<NonNullable<ExperimentDoc['results']>, 'startedAt' | 'finishedAt' | 'restarts'>): { before: number; after: number } {
+  if (!results.restarts.length) return { before: 0, after: 0 };
   const first = Math.min(...results.restarts.map((r) => r.startedAt));
   const last = Math.max(...results.restarts.map((r) => r.finishedAt));
   const before = results.startedAt !== undefined ? Math.max(0, first - results.startedAt) : 0;
   const after = results.finishedAt !== undefined ? Math.max(0, results.finishedAt - last) : 0;
-  return (before + after) / 1000;
+  return { before: before / 1000, after: after / 1000 };
+}
+
+/**
+ * A run's time left in ms, counted as learnedEstimate counts the whole run: the restarts left at
+ * `perRestartMs` each (plan.ts perRestartMs), plus what the run costs once: all of it (Costs.runSeconds)
+ * until this run's first restart has begun, then only its end (Costs.runEndSeconds: stop mysqld and
+ * restore the host), which is still ahead after the last restart. So a run's first time left is the
+ * estimate said before Run. The attached engine and a detached run's follower say it alike.
+ */
+export function timeLeftMs(left: number, perRestartMs: number, costs: Pick<Costs, 'runSeconds' | 'runEndSeconds'>, begun: boolean): { remainingMs: number; endMs: number } {
+  const endMs = Math.round(1000 * (begun ? costs.runEndSeconds : costs.runSeconds));
+  return { remainingMs: Math.round(Math.max(0, left) * perRestartMs) + endMs, endMs };
 }
 
 /**

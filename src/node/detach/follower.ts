@@ -20,11 +20,13 @@ import { forgetLaunch } from './launched.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
-import { learnedDesign } from '../../common/stats/planner.js';
+import { learnedDesign, measuredCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
 import { readExperimentFile } from '../files.js';
 
 import { connect, fileDoc, localRun, savedDoc, sudoOf, type ConnectVia, type DetachedRun } from './runs.js';
 
+/** Before the costs are read: nothing once. */
+const NO_COSTS = { runSeconds: 0, runEndSeconds: 0 };
 
 export interface AttachOptions extends ConnectVia {
   documents: DocumentService;
@@ -110,6 +112,8 @@ export class Follower {
   private readonly restartMs: { ms: number; setupMs?: number }[] = [];
   /** The design at the costs measured so far (for the time left before a restart finishes while this follower looks). */
   private learned: Design | undefined;
+  /** The costs measured so far, as `learned` (what the run costs at its end, for the time left). */
+  private costs: Costs | undefined;
   private readonly startedAt = new Map<number, number>();
   private lastSave = 0;
   /** Aborted when following stops (detach, or the caller's signal). */
@@ -185,7 +189,9 @@ export class Follower {
     const s = this.fold.state();
     const left = this.d.planned - s.restarts.length;
     const per = perRestartMs(this.restartMs, this.learned ?? s.header!.design);
-    this.emit({ type: 'progress', at: Date.now(), done: s.restarts.length, planned: this.d.planned, remainingMs: Math.round(left * per) });
+    // The runner on the target has begun: what is left once is its end (stop, restore), as the attached engine says it.
+    const { remainingMs, endMs } = timeLeftMs(left, per, this.costs ?? NO_COSTS, true);
+    this.emit({ type: 'progress', at: Date.now(), done: s.restarts.length, planned: this.d.planned, remainingMs, endMs });
   }
 
   private async save(force = false): Promise<void> {
@@ -223,18 +229,19 @@ export class Follower {
    * as the attached engine's (engine/run.ts progress): the restarts the local journal holds (brought in
    * by an earlier attach), else the file's own (run --missing grows a measured file); else the design's estimates.
    */
-  private async learnedCosts(): Promise<Design> {
+  private async learnedCosts(): Promise<{ design: Design; costs: Costs }> {
     const state = this.fold.state();
     const design = state.header!.design;
     const here = resultsFromJournal(state);
-    if (here.restarts.some((r) => r.status === 'ok')) return learnedDesign({ design, results: here });
-    const file = await readExperimentFile(this.d.path).catch(() => null);
-    return learnedDesign({ design, results: file?.doc?.results });
+    // The run followed here has not ended: its own restarts say what a restart costs, not what its end will.
+    if (here.restarts.some((r) => r.status === 'ok')) return { design: learnedDesign({ design, results: here }), costs: { ...measuredCosts({ design, results: here }), ...NO_COSTS } };
+    const measured = { design, results: (await readExperimentFile(this.d.path).catch(() => null))?.doc?.results };
+    return { design: learnedDesign(measured), costs: measuredCosts(measured) };
   }
 
   private async attach(): Promise<AttachOutcome> {
     const d = this.d;
-    this.learned = await this.learnedCosts();
+    ({ design: this.learned, costs: this.costs } = await this.learnedCosts());
     for (const e of openingEvents(this.fold, d.planned, d.ended)) this.emit(e);
     const open = d.ended ? undefined : this.fold.current();
     if (open) this.startedAt.set(open.seq, open.startedAt);

@@ -25,7 +25,7 @@ import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
-import { learnedDesign } from '../../common/stats/planner.js';
+import { learnedDesign, measuredCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
 import { hostCheck, type NoiseFacts } from '../../common/host-check.js';
 import type { HostFingerprint } from '../../common/host.js';
 
@@ -135,6 +135,8 @@ export class RunEngine implements Run {
   private measuredSeq: number | null = null;
   /** The design at the costs the file's results measured (for the time left before a restart finishes here). */
   private learned: Design | undefined;
+  /** The costs the file's results measured: what the run costs once (its end, for the time left). */
+  private costs: Costs | undefined;
 
   constructor(private readonly opts: EngineOptions) {
     this.runId = opts.runId ?? randomUUID();
@@ -315,8 +317,11 @@ export class RunEngine implements Run {
     const left = this.plan.length - done;
     // Before this run's first restart, at the costs the file's earlier restarts measured (a resumed run, run --missing), as the start line says.
     this.learned ??= learnedDesign(this.opts.doc);
+    this.costs ??= measuredCosts(this.opts.doc);
     const perRestart = perRestartMs(this.restartMs, this.learned);
-    this.emit({ type: 'progress', at: Date.now(), done, planned: this.plan.length, remainingMs: Math.round(left * perRestart) });
+    // And what the run costs once, as the estimate before Run counts it: all of it until this run's first restart, then its end (stop, restore).
+    const { remainingMs, endMs } = timeLeftMs(left, perRestart, this.costs, this.restartMs.length > 0);
+    this.emit({ type: 'progress', at: Date.now(), done, planned: this.plan.length, remainingMs, endMs });
   }
 
   /** Run the whole plan (or what the journal says is left of it). Never throws: the outcome says how it ended. */

@@ -90,6 +90,8 @@ export class LiveRun {
   planned = 0;
   done = 0;
   remainingMs = 0;
+  /** Of remainingMs, what the run costs once (its end: stop, restore), not per restart. */
+  private endMs = 0;
   /** When the last estimate of the time left was made (its progress event), and when the run was paused, if it is. */
   private remainingAt = 0;
   private pausedAt: number | null = null;
@@ -164,11 +166,13 @@ export class LiveRun {
   /**
    * The time left at `now`: the last estimate (made when a restart ended) counted down since, so it
    * does not stand still for a whole restart and then jump; never below what the restarts after the
-   * current one take at that estimate (a restart slower than estimated holds it there until it ends).
+   * current one take at that estimate and the run's end (a restart slower than estimated holds it there
+   * until it ends).
    */
   remainingNow(now: number): number {
     const left = this.planned - this.done;
-    const afterThis = left > 0 ? (this.remainingMs * (left - 1)) / left : 0;
+    const end = Math.min(this.endMs, this.remainingMs);
+    const afterThis = left > 0 ? ((this.remainingMs - end) * (left - 1)) / left + end : 0;
     const spent = Math.max(0, (this.pausedAt ?? now) - this.remainingAt);
     return Math.max(afterThis, this.remainingMs - spent);
   }
@@ -257,6 +261,7 @@ export class LiveRun {
         this.done = e.done;
         this.planned = e.planned;
         this.remainingMs = e.remainingMs;
+        this.endMs = e.endMs ?? 0;
         this.remainingAt = e.at;
         break;
       case 'state':
