@@ -217,6 +217,14 @@ export function estimatePlan(design: Design, restarts = buildPlan(design).length
   };
 }
 
+/**
+ * A time that may be under a second (a sandbox restart's): `350 ms` below 1 s, where formatDuration
+ * would say `0 s`; else as formatDuration.
+ */
+export function formatShortDuration(seconds: number): string {
+  return seconds > 0 && seconds < 0.995 ? `${Math.max(1, Math.round(seconds * 1000))} ms` : formatDuration(seconds);
+}
+
 /** `1 h 05 min`, `4 min 10 s`, `12 s`. */
 export function formatDuration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));

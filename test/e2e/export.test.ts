@@ -89,6 +89,8 @@ test('export all plots, CSVs and the Markdown report from the export bar', async
   const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-markdown').click()]);
   const mdFile = join(env.app.dir, md.suggestedFilename());
   await md.saveAs(mdFile);
+  // Browser mode downloads it: said so, not "saved", so nobody looks for it in the folder above.
+  await page.getByTestId('export-result').filter({ hasText: `downloaded by the browser as ${md.suggestedFilename()} (into its downloads folder)` }).waitFor();
   const report = readFileSync(mdFile, 'utf8');
   for (const cell of ctx.cells) assert.ok(report.includes(cell), `the report mentions ${cell}`);
   assert.match(report, /## Comparisons with the baseline/);

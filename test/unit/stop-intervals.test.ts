@@ -60,7 +60,7 @@ test('the Markdown report and the Analysis data name both repeated intervals, an
   assert.equal(check.result?.comparisons[0].cell, CONTENDER);
   assert.equal(check.result?.comparisons[0].verdict, 'equivalent');
   const md = markdownReport(exportContext({ ...doc, results: { ...doc.results!, restarts: doc.results!.restarts.slice(0, 6), stopped: [{ at: 1, round: 3, because: check.result!.stopped_because }] } }));
-  assert.match(md, /\| cell \| query \| verdict \| decided at round \| effect \| repeated 95 % interval \| repeated 90 % interval \| why \|/);
+  assert.match(md, /\| cell \| query \| verdict \| decided at round \| effect at that round \| repeated 95 % interval \| repeated 90 % interval \| why \|/);
   // The rule's own table (the comparisons table above it has the rule's verdict beside its rows too).
   const row = md.slice(md.indexOf('## Stop when answered')).split('\n').find((l) => l.startsWith(`| ${CONTENDER} |`) && l.includes('equivalent within ±50 %'));
   assert.ok(row, md);

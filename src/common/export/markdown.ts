@@ -246,7 +246,7 @@ function stoppingSection(ctx: ExportContext): string[] {
       `A comparison ${names.rule}. Both are repeated confidence intervals, valid at whatever look the run stopped.`,
       '',
       tableMd(
-        ['cell', 'query', 'verdict', 'decided at round', 'effect', names.differs, names.equivalent, 'why'],
+        ['cell', 'query', 'verdict', 'decided at round', 'effect at that round', names.differs, names.equivalent, 'why'],
         r.comparisons.map((c) => [c.cell, c.query, sequentialVerdictText(c.verdict, r.effect_pct), c.decided_round === null ? '—' : String(c.decided_round), fmtEffect(c.effect_pct, '—'), fmtInterval(c.rci_low_pct, c.rci_high_pct, '—'), fmtInterval(c.eq_low_pct, c.eq_high_pct, '—'), c.because]),
         ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'l'],
       ),

@@ -52,7 +52,9 @@ export function SequentialPanel({ doc, baseline }: { doc: ExperimentDoc; baselin
                       <th style={{ textAlign: 'left' }}>query</th>
                       <th style={{ textAlign: 'left' }}>verdict</th>
                       <th style={{ textAlign: 'right' }}>decided at round</th>
-                      <th style={{ textAlign: 'right' }}>effect</th>
+                      <th style={{ textAlign: 'right' }} title="The effect at the look that decided it (the table above has it over every round)">
+                        effect at that round
+                      </th>
                       <th style={{ textAlign: 'right' }} title="differs when it leaves out 0">
                         {names!.differs}
                       </th>

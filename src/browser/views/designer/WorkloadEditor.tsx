@@ -3,7 +3,7 @@
 // estimates the plan's duration is computed from.
 import { useRef } from 'react';
 import type { Design, Query, Workload } from '../../../common/experiment/types.js';
-import { estimatePlan, formatDuration } from '../../../common/plan.js';
+import { estimatePlan, formatShortDuration } from '../../../common/plan.js';
 import { learnedEstimate } from '../../../common/stats/planner.js';
 import { getClient } from '../../client.js';
 import { NumberField } from '../../components/NumberField.js';
@@ -193,7 +193,7 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
         <EstimateField value={design.estimates.executionMs} label="Execution estimate" unit="ms" field="executionMs" max={86400000} testid="execution-ms" help="One execution of a query, used until a run measures it." />
       </div>
       <p className="muted small" data-testid="workload-estimate">
-        {w.repetitions * w.queries.length} executions per restart ({w.warmup * w.queries.length} warm-up) · about {formatDuration(estimate.perRestartSeconds)} per restart with the idle time
+        {w.repetitions * w.queries.length} executions per restart ({w.warmup * w.queries.length} warm-up) · about {formatShortDuration(estimate.perRestartSeconds)} per restart with the idle time
         {learned?.costs.source === 'journal' ? ` (costs ${learned.basis})` : ''}
       </p>
     </section>

@@ -12,7 +12,7 @@ import { buildFigures } from '../../../common/figures/index.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
 import { FigurePlot } from './FigurePlot.js';
-import { dataUrlToBase64, saveDataUrl, textToDataUrl } from './save.js';
+import { dataUrlToBase64, saveDataUrl, savedWords, textToDataUrl } from './save.js';
 
 export interface ExportBarProps {
   /** The experiment; the open one when absent. */
@@ -133,7 +133,7 @@ export function ExportBar(props: ExportBarProps) {
         // The clipboard needs a focused page and permission; the download below still works.
       }
       const saved = await saveDataUrl(`${doc!.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-report.md`, textToDataUrl(md, 'text/markdown'));
-      return [copied ? 'Markdown report copied to the clipboard' : 'the clipboard refused', saved ? `saved ${saved}` : '', besidePlots].filter(Boolean).join('; ');
+      return [copied ? 'Markdown report copied to the clipboard' : 'the clipboard refused', saved ? savedWords(saved) : '', besidePlots].filter(Boolean).join('; ');
     });
 
   return (

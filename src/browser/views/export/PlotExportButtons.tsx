@@ -2,7 +2,7 @@
 // from the drawn plot at the figure's own CSS size, so it matches `varlab export` pixel for pixel.
 import { useState } from 'react';
 import { plotImage } from '../../plot/Plot.js';
-import { saveDataUrl } from './save.js';
+import { saveDataUrl, savedWords } from './save.js';
 
 export interface PlotExportButtonsProps {
   /** The element Plotly drew into (from Plot's onReady). */
@@ -27,7 +27,7 @@ export function PlotExportButtons({ getElement, name, width, height }: PlotExpor
       const url = await plotImage(el, format, { width, height, scale });
       const file = `${name}${format === 'png' && scale !== 1 ? `@${scale}x` : ''}.${format}`;
       const where = await saveDataUrl(file, url);
-      if (where) setMessage(`saved ${where}`);
+      if (where) setMessage(savedWords(where));
     } catch (e) {
       setMessage(`could not export: ${(e as Error).message}`);
     } finally {

@@ -29,6 +29,14 @@ function download(name: string, url: string): void {
 }
 
 /**
+ * Where a saveDataUrl went, in words: in browser mode a download, which lands in the browser's
+ * downloads folder and not in the export folder shown above it (a new user looked there).
+ */
+export function savedWords(where: string): string {
+  return getClient().transport === 'websocket' ? `downloaded by the browser as ${where} (into its downloads folder)` : `saved ${where}`;
+}
+
+/**
  * Save a data URL under a suggested file name. Returns where it went (a path in the desktop app,
  * the file name for a download), or null when the user cancelled the dialog.
  */

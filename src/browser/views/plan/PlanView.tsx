@@ -2,7 +2,7 @@
 // estimated duration of the whole plan: at the costs measured in the file's own run when it has one
 // ("from the run of DATE", stats/planner.ts learnedEstimate, as `varlab plan` says), else the design's estimates.
 import { useMemo } from 'react';
-import { buildPlan, expandCells, formatDuration } from '../../../common/plan.js';
+import { buildPlan, expandCells, formatDuration, formatShortDuration } from '../../../common/plan.js';
 import { learnedEstimate } from '../../../common/stats/planner.js';
 import { useApp } from '../../store/index.js';
 
@@ -29,7 +29,7 @@ export function PlanView() {
           {ORDER_TEXT[design.order]} order{design.order === 'random' ? `, seed ${design.seed}` : ''}
         </span>
         <span>{estimate.executions.toLocaleString('en')} executions</span>
-        <span>{formatDuration(estimate.perRestartSeconds)} per restart</span>
+        <span>{formatShortDuration(estimate.perRestartSeconds)} per restart</span>
         <span data-testid="plan-estimate">
           estimated <strong>{formatDuration(estimate.seconds)}</strong> <span className="muted">(costs {learned.basis})</span>
         </span>

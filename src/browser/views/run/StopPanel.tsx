@@ -60,7 +60,7 @@ export function StopPanel({ live }: { live: LiveRun }) {
                 <Row key={`${c.cell}/${c.query}`} c={c} boundary={look.look.boundary_z} effect={look.effect_pct} levels={levels!} span={span} verdict={decided.get(`${c.cell}\u0000${c.query}`)} />
               ))}
               {earlier.map((c) => (
-                <Row key={`${c.cell}/${c.query}`} c={{ ...c, z: null, decision: c.verdict, pairs: 0, conditional_power: null }} boundary={null} effect={look.effect_pct} levels={levels!} span={span} verdict={c} />
+                <Row key={`${c.cell}/${c.query}`} c={{ ...c, z: null, decision: c.verdict, pairs: 0, conditional_power: null }} boundary={null} effect={look.effect_pct} levels={levels!} span={span} verdict={c} earlier />
               ))}
             </tbody>
           </table>
@@ -83,7 +83,7 @@ export function StopPanel({ live }: { live: LiveRun }) {
   );
 }
 
-function Row({ c, boundary, effect, levels, span, verdict }: { c: LookComparison; boundary: number | null; effect: number; levels: IntervalLevels; span: number; verdict?: SequentialComparison }) {
+function Row({ c, boundary, effect, levels, span, verdict, earlier }: { c: LookComparison; boundary: number | null; effect: number; levels: IntervalLevels; span: number; verdict?: SequentialComparison; earlier?: boolean }) {
   const word = sequentialVerdictText(c.decision, effect);
   const eq = c.eq_low_pct !== undefined && c.eq_low_pct !== null && c.eq_high_pct !== undefined && c.eq_high_pct !== null;
   const at = verdict?.decided_round !== null && verdict?.decided_round !== undefined && c.decision ? ` at round ${verdict.decided_round}` : '';
@@ -109,7 +109,10 @@ function Row({ c, boundary, effect, levels, span, verdict }: { c: LookComparison
           </span>
         </small>
       </td>
-      <td>{c.z === null ? '—' : `${Math.abs(c.z).toFixed(2)} / ${boundary?.toFixed(2) ?? '—'}`}</td>
+      <td data-testid="run-stop-z">
+        {/* A comparison decided at an earlier look is not tested again: its effect and intervals are that look's. */}
+        {earlier && verdict?.decided_round ? <span className="muted">not tested again: its figures are round {verdict.decided_round}&apos;s</span> : c.z === null ? '—' : `${Math.abs(c.z).toFixed(2)} / ${boundary?.toFixed(2) ?? '—'}`}
+      </td>
       <td className={`run-stop-${c.decision ?? 'undecided'}`} title={c.because}>
         {word}
         {at}
