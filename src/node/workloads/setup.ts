@@ -84,7 +84,15 @@ export async function runSetup(conn: Connection, database: string, script: strin
   return { skipped: false, statements: statements.length, ms: Date.now() - t0 };
 }
 
-/** The error for setup statement i (from 0) failing: which one, the server's message, and its start. */
+/**
+ * The error for setup statement i (from 0) failing: which one, the server's message, and its start.
+ * A table that already exists (the data of an earlier run: a second run of a new user's design) also
+ * says the way out, which the message alone does not.
+ */
 export function setupFailure(i: number, statements: string[], message: string): Error {
-  return new Error(`setup script, statement ${i + 1} of ${statements.length} failed: ${message}\n  ${(statements[i] ?? '').slice(0, 200)}`);
+  const exists = /Table '(?:[^'.]+\.)?([^'.]+)' already exists/.exec(message);
+  const way = exists
+    ? `\n  The data is there from an earlier run: to keep it, set "Skip the setup when this table exists" to ${exists[1]} in the Designer (design.workload.setupSkipIfTable in the file); to make it again each run, begin the script with DROP TABLE IF EXISTS ${exists[1]};`
+    : '';
+  return new Error(`setup script, statement ${i + 1} of ${statements.length} failed: ${message}\n  ${(statements[i] ?? '').slice(0, 200)}${way}`);
 }
