@@ -12,6 +12,7 @@ import { createBackend } from '../../src/node/backend.js';
 import { assertComplete } from './run-journal-check.js';
 import { keepCells, quickstartCopy, runEnvForTests, varlabRun } from './run-env.js';
 import { CLI } from '../fixtures/cli.js';
+import { learnedEstimate } from '../../src/common/stats/planner.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=on,numa=interleave'];
 
@@ -72,6 +73,10 @@ test('a finished file is left alone unless --fresh; --fresh keeps the old result
   assert.ok(fresh.stderr().includes(`the results of the finished run are kept in ${keptAs}`), fresh.stderr());
   assert.match(fresh.stderr(), /running 2 restarts on .*, about \d+ s \(costs from the run of \d{4}-\d\d-\d\d \d\d:\d\d UTC\); results into /);
   assert.equal(fresh.events.filter((e) => e.type === 'restart-started').length, 2, 'the whole plan ran again');
+  // Its first time left is the time said before it ran, at the costs of the run it replaces (not the design's estimates).
+  const said = learnedEstimate(JSON.parse(finishedText) as ExperimentDoc, 2).estimate.seconds * 1000;
+  const firstLeft = fresh.events.find((e) => e.type === 'progress');
+  assert.ok(firstLeft?.type === 'progress' && Math.abs(firstLeft.remainingMs - said) <= 1, `first time left ${firstLeft?.type === 'progress' ? firstLeft.remainingMs : '?'} ms, said ${said} ms`);
   assert.deepEqual((JSON.parse(readFileSync(keptAs, 'utf8')) as ExperimentDoc).results, oldResults, 'the copy holds the old results');
   const archived = readdirSync(dirname(file)).filter((f) => f !== basename(journal) && f.startsWith(basename(journal, '.jsonl') + '.') && f.endsWith('.jsonl'));
   assert.equal(archived.length, 1, 'the old journal is archived');

@@ -36,6 +36,8 @@ export interface EngineOptions {
   path: string;
   /** The experiment as run: overrides applied, server profile resolved. */
   doc: ExperimentDoc;
+  /** The file's results before this run (runs/prepare.ts PreparedRun.measured): the costs its time left starts from. */
+  measured?: Results;
   auth?: TargetAuth;
   prompt: Prompter;
   host?: HostLayer;
@@ -316,8 +318,9 @@ export class RunEngine implements Run {
     const done = this.fold.state().restarts.length;
     const left = this.plan.length - done;
     // Before this run's first restart, at the costs the file's earlier restarts measured (a resumed run, run --missing), as the start line says.
-    this.learned ??= learnedDesign(this.opts.doc);
-    this.costs ??= measuredCosts(this.opts.doc);
+    const measured = { design: this.opts.doc.design, results: this.opts.measured ?? this.opts.doc.results };
+    this.learned ??= learnedDesign(measured);
+    this.costs ??= measuredCosts(measured);
     const perRestart = perRestartMs(this.restartMs, this.learned);
     // And what the run costs once, as the estimate before Run counts it: all of it until this run's first restart, then its end (stop, restore).
     const { remainingMs, endMs } = timeLeftMs(left, perRestart, this.costs, this.restartMs.length > 0);

@@ -59,6 +59,12 @@ export interface PreparedRun {
   hosts?: HostRun[];
   /** A run of what the file misses (run --missing): its restarts join the file's as this part. */
   grows?: { part: number };
+  /**
+   * The file's results as read (`doc` has none: this run's replace them): a finished run run again from
+   * scratch, the file a run --missing grows. The costs its time left starts from, as the estimate said
+   * before the run does (stats/planner.ts learnedEstimate).
+   */
+  measured?: ExperimentDoc['results'];
 }
 
 /** One host of a design run on several hosts. */
@@ -234,7 +240,7 @@ export async function prepareRun(req: RunRequest): Promise<PreparedRun> {
   refuseUnsafeProfile(req.file, doc.design.target, resolved);
   const saved = savedDoc(doc, fileProfile);
   doc.design.serverProfile = resolved.profile;
-  return { doc, saved, out, profileFrom: resolved.from, designFrom, verdict: req.fresh ? 'fresh' : verdict.kind, notes, commit: () => commitSteps(steps), ...(grows ? { grows } : {}) };
+  return { doc, saved, out, profileFrom: resolved.from, designFrom, verdict: req.fresh ? 'fresh' : verdict.kind, notes, commit: () => commitSteps(steps), ...(grows ? { grows } : {}), ...(r.doc.results ? { measured: r.doc.results } : {}) };
 }
 
 /** This journal (the one beside the file, or a host's) holds an unfinished run of what the file missed (run --missing). */

@@ -152,6 +152,7 @@ export class RunService {
       host: this.opts.host,
       save: (results: Results) => this.opts.documents.writeRunResults(out, prepared.saved, results, prepared.grows),
       ...(prepared.grows ? { grows: prepared.grows } : {}),
+      ...(prepared.measured ? { measured: prepared.measured } : {}),
     };
     return { prepared, target, runId, locks, said, out, run, auths };
   }
