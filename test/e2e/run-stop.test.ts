@@ -131,6 +131,14 @@ test('Analysis shows the pairing within rounds beside Welch with the variance ra
   assert.match(await row.innerText(), new RegExp(`^aslr=on\\s+Q1 pricing summary\\s+−1\\d\\.\\d\\d %.*differs\\s+differs \\(round ${round}\\)`));
   await page.getByTestId('section-comparisons').scrollIntoViewIfNeeded();
   await shot(page, 'analysis-stopped-baseline.png');
+  // The rule's maximum is a maximum wherever the plan's size is said: the Plan view and running it again.
+  await page.getByTestId('nav-plan').click();
+  assert.equal(await page.getByTestId('plan-count').innerText(), 'at most 24 restarts');
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-again').click();
+  const dialog = page.getByTestId('confirm-dialog');
+  assert.match(await dialog.innerText(), /will be run again from its first restart \(at most 24 restarts, about /);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });

@@ -24,7 +24,10 @@ export function PlanView() {
   return (
     <div className="plan" data-testid="plan">
       <div className="plan-summary">
-        <span data-testid="plan-count">{plan.length} restarts</span>
+        <span data-testid="plan-count" title={design.stopping ? 'Stop when answered: the run stops at the look that answers, at most this many' : undefined}>
+          {design.stopping ? 'at most ' : ''}
+          {plan.length} restarts
+        </span>
         <span>
           {ORDER_TEXT[design.order]} order{design.order === 'random' ? `, seed ${design.seed}` : ''}
         </span>

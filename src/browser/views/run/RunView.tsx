@@ -683,7 +683,8 @@ function Log() {
  */
 function FinishedPanel({ path, doc, done, planned, keepResultsAs, summary, missing, stopped }: { path: string; doc: ExperimentDoc | null; done: number; planned: number; keepResultsAs: string; summary: string | null; missing?: { cells: number; restarts: number }; stopped: { round: number }[] }) {
   const error = useRunSession((s) => s.error);
-  const again = useMemo(() => (doc ? { restarts: buildPlan(doc.design).length, about: aboutText(learnedEstimate(doc)) } : null), [doc]);
+  // With stop when answered the plan is a maximum: said so, as the run's own progress says it.
+  const again = useMemo(() => (doc ? { restarts: `${doc.design.stopping ? 'at most ' : ''}${buildPlan(doc.design).length}`, about: aboutText(learnedEstimate(doc)) } : null), [doc]);
   const missingAbout = useMemo(() => (doc && missing ? aboutText(learnedEstimate(doc, missing.restarts)) : null), [doc, missing]);
   const ask = () =>
     useApp.getState().setDialog({
