@@ -72,6 +72,12 @@ test('plan FILE of a file with a run: the time at the costs measured there (idle
   const fresh = varlab('examples/quickstart.varlab.json');
   assert.match(fresh.out.split('\n')[0], /: 80 restarts, interleaved order, about \d+ min \d\d s \(costs from the design’s estimates\)$/);
   assert.ok(!fresh.out.includes('planning the next run'));
+
+  // With stop when answered the plan is a maximum, and the next run is planned for the rule's effect.
+  writeFileSync(file, JSON.stringify({ ...doc, design: { ...doc.design, stopping: { effect: 3, alpha: 0.05, power: 0.8, maxRestartsPerCell: 10 } } }));
+  const ruled = varlab(file).out.split('\n');
+  assert.match(ruled[0], /^Quickstart: ASLR x AHI x preload x NUMA: at most 20 restarts, interleaved order, about /);
+  assert.equal(ruled[1], 'planning the next run for a 3% effect (varlab plan FILE --effect E for another):');
 });
 
 test('a design in rounds is planned for the paired comparison at the variance ratio its run measured; a blocked one for Welch, and the plan says which', () => {

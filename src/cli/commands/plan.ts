@@ -48,7 +48,7 @@ export const plan: Command = {
     }
     const { estimate: est, basis } = learnedEstimate(r.doc, schedule.length);
     const kind = order ?? design.order;
-    io.out(`${r.doc.name}: ${schedule.length} restarts, ${kind} order, about ${formatDuration(est.seconds)} (costs ${basis})`);
+    io.out(`${r.doc.name}: ${design.stopping ? 'at most ' : ''}${schedule.length} restarts, ${kind} order, about ${formatDuration(est.seconds)} (costs ${basis})`);
     if (design.workload.data) io.out(`data step: ${describeDataSet(design.workload.database, design.workload.data)} (about ${formatDuration(est.dataSeconds)}, counted once)`);
     if (kind === 'blocked') io.out('warning: blocked order (A A A B B B) lets drift over time look like a difference between cells');
     if (r.doc.results?.restarts.some((x) => x.status === 'ok')) {
