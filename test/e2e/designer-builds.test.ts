@@ -64,6 +64,16 @@ test("the Designer offers the host's registered builds as the levels of a build 
   const summary = await page.getByTestId('host-profile').innerText();
   assert.match(summary, /patched: \/opt\/patched\/run\.sh \(runs \/opt\/patched\/bin\/mariadbd\), 10\.11\.19-MariaDB \(patched\)/);
   if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'hosts-builds.png'), fullPage: true });
+
+  // A build comparison alone, interleaved: the run order's preview names the builds, round by round.
+  await page.getByTestId('nav-design').click();
+  await factor.locator('[data-testid=level-chip][data-level=patched]').click();
+  await factor.getByTestId('custom-level').fill('');
+  while ((await page.getByTestId('factor').count()) > 1) await page.locator('[data-testid=factor]:not([data-factor=build])').first().getByTestId('remove-factor').click();
+  await page.getByTestId('order-interleaved').check();
+  assert.equal(await page.getByTestId('cell-count').innerText(), '2 cells');
+  assert.match(await page.getByTestId('order-preview').innerText(), /round 1:\s+base patched\s+round 2:\s+patched base\s+round 3:\s+base patched/);
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'designer-builds-order.png'), fullPage: true });
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });

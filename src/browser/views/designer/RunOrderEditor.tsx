@@ -2,7 +2,7 @@
 import { MIN_RESTARTS } from '../../../common/stats/evidence.js';
 import { useMemo } from 'react';
 import type { Design, OrderKind } from '../../../common/experiment/types.js';
-import { buildPlan, expandCells } from '../../../common/plan.js';
+import { orderPreview } from './order-preview.js';
 import { NumberField } from '../../components/NumberField.js';
 import { newSeed } from '../../store/doc.js';
 import { useDesignEdit } from './FactorsEditor.js';
@@ -20,20 +20,11 @@ function freshSeed(): number {
   return a[0] || newSeed();
 }
 
-/** The first rounds of the plan as cell numbers (as counted in the grid), e.g. `1 2 3 … / 2 3 4 …`. */
+/** The first rounds of the plan (order-preview.ts): levels for one factor, else cell numbers as in the grid. */
 function OrderPreview({ design }: { design: Design }) {
-  const lines = useMemo(() => {
-    const number = new Map(expandCells(design).map((c, i) => [c.id, i + 1]));
-    const plan = buildPlan(design);
-    // A blocked plan has no rounds: show its first restarts as they run.
-    if (design.order === 'blocked') return [{ label: 'first restarts', cells: plan.slice(0, 20).map((r) => number.get(r.cell) ?? 0), more: plan.length > 20 }];
-    return [1, 2, 3]
-      .map((round) => plan.filter((r) => r.round === round).map((r) => number.get(r.cell) ?? 0))
-      .filter((cells) => cells.length > 0)
-      .map((cells, i) => ({ label: `round ${i + 1}`, cells: cells.slice(0, 20), more: cells.length > 20 }));
-  }, [design]);
+  const { lines, byLevel } = useMemo(() => orderPreview(design), [design]);
   return (
-    <div className="order-preview muted small" data-testid="order-preview" title="Cells numbered as in the grid, row by row">
+    <div className="order-preview muted small" data-testid="order-preview" title={byLevel ? 'Each restart named by its level' : 'Cells numbered as in the grid, row by row'}>
       {lines.map((l) => (
         <div key={l.label}>
           <span className="order-preview-label">{l.label}:</span> <code>{l.cells.join(' ')}{l.more ? ' …' : ''}</code>
