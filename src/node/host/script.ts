@@ -83,6 +83,8 @@ fail() { say "fail $1 $2"; exit 1; }
 first_line() { fl=; read -r fl 2>/dev/null < "$1"; }
 alive() { first_line "/proc/$1/stat"; case "%{fl##*) }" in ''|Z*) return 1 ;; esac; }
 nap() { sleep "%{1:-0.05}" 2>/dev/null || sleep 1; }
+deadline() { first_line /proc/uptime; dl=$(( %{fl%%.*} + $1 + 1 )); }
+past() { first_line /proc/uptime; [ "%{fl%%.*}" -ge "$dl" ]; }
 stamp() { st=$(date +%s%N 2>/dev/null); case "$st" in *N*|'') st=$(date +%s)000000000 ;; esac; eval "$1=\$st"; }
 now() { stamp t; echo "$t"; }`.replaceAll('%{', '${');
 
@@ -267,7 +269,10 @@ function stopText(p: ServerProfile, s: Extract<RestartStep, { kind: 'stop' }>): 
     `  kill -TERM "$pid" || fail stop "cannot signal mysqld (pid $pid)"`,
     // Looked at every 10 ms (alive starts no process): mysqld's shutdown ends within one look of it,
     // not up to 50 ms after (which made a stop 60 or 110 ms by where its end fell).
-    `  i=0; while alive "$pid"; do i=$((i+1)); [ $i -gt ${s.timeoutS * 100} ] && fail stop "mysqld (pid $pid) still running ${s.timeoutS} s after SIGTERM"; nap 0.01; done`,
+    // The deadline is the clock's (/proc/uptime, read without a process), not a count of looks: on a
+    // loaded host each look's `sleep` takes far longer than 10 ms, and a count of 100 a second let a
+    // stop outlast the SSH command's own limit (the fault suite's killed runner, at load 5).
+    `  deadline ${s.timeoutS}; while alive "$pid"; do past && fail stop "mysqld (pid $pid) still running ${s.timeoutS} s after SIGTERM"; nap 0.01; done`,
     `fi`,
   ].join('\n');
 }
@@ -379,12 +384,12 @@ function waitText(p: ServerProfile, s: Extract<RestartStep, { kind: 'wait-ready'
     ? `VARLAB_SOCK=${q(p.socket)} awk '{ n = length(ENVIRON["VARLAB_SOCK"]) } $4 == "00010000" && substr($0, length($0) - n + 1) == ENVIRON["VARLAB_SOCK"] { f = 1 } END { exit !f }' /proc/net/unix`
     : `awk '$4 == "0A" && substr($2, length($2) - 4) == ":${p.port.toString(16).toUpperCase().padStart(4, '0')}" { f = 1 } END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null`;
   return [
-    `i=0`,
+    `deadline ${s.timeoutS}`,
     `while :; do`,
     `  alive "$pid" || { say "fail exited mysqld (pid $pid) exited during start-up"; ${newLogText(p)}; exit 1; }`,
     `  ${listening} && break`,
     // Every 20 ms: how late after it listens the start is seen (one awk a look, so not as often as the stop's).
-    `  i=$((i+1)); [ $i -gt ${s.timeoutS * 50} ] && { say "fail timeout mysqld (pid $pid) did not accept connections within ${s.timeoutS} s"; ${newLogText(p)}; exit 1; }`,
+    `  past && { say "fail timeout mysqld (pid $pid) did not accept connections within ${s.timeoutS} s"; ${newLogText(p)}; exit 1; }`,
     `  nap 0.02`,
     `done`,
     `stamp t1`,
