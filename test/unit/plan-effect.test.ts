@@ -9,7 +9,7 @@ import { cliFixture } from '../fixtures/cli.js';
 import { roundsExperiment } from '../fixtures/rounds-experiment.js';
 import { exportContext } from '../../src/common/export/context.js';
 import { markdownReport } from '../../src/common/export/markdown.js';
-import { learnedDesign, learnedEstimate, measuredVarianceRatio, planningTable } from '../../src/common/stats/planner.js';
+import { learnedCosts, learnedEstimate, measuredVarianceRatio, planningTable } from '../../src/common/stats/planner.js';
 import { analyze, tidyFromExperiment } from '../../src/common/stats/index.js';
 import { restartsForTarget } from '../../src/common/stats/mde.js';
 import { buildPlan, perRestartMs } from '../../src/common/plan.js';
@@ -48,8 +48,8 @@ test('plan FILE of a file with a run: the time at the costs measured there (idle
   assert.ok(Math.abs(learned.estimate.seconds - (took + 1)) < 1, `the same design planned again takes what it took: ${learned.estimate.seconds} s against ${took + 1} s`);
   assert.equal(learned.basis, 'from the run of 2026-11-26 10:00 UTC');
   // The time left before a run's first restart (the engine's, on resume or run --missing): the same learned costs.
-  assert.equal(perRestartMs([], learnedDesign(doc)), learnedEstimate(doc, 1).estimate.perRestartSeconds * 1000);
-  assert.ok(Math.abs(perRestartMs([], learnedDesign(doc)) - 9_000) < 1_000, 'about the 9 s each restart took, not the design\'s 1 s');
+  assert.equal(perRestartMs([], learnedCosts(doc).design), learnedEstimate(doc, 1).estimate.perRestartSeconds * 1000);
+  assert.ok(Math.abs(perRestartMs([], learnedCosts(doc).design) - 9_000) < 1_000, 'about the 9 s each restart took, not the design\'s 1 s');
 
   const r = varlab(file);
   assert.equal(r.code, 0, r.err);

@@ -13,7 +13,7 @@ import type { Design, ExperimentDoc, RestartResult } from '../../src/common/expe
 import type { HostFingerprint } from '../../src/common/host.js';
 import type { RunEvent } from '../../src/common/events.js';
 import { buildPlan, estimatePlan, perRestartMs } from '../../src/common/plan.js';
-import { learnedDesign, learnedEstimate, measuredCosts, timeLeftMs } from '../../src/common/stats/planner.js';
+import { learnedCosts, learnedEstimate, measuredCosts, timeLeftMs } from '../../src/common/stats/planner.js';
 import { recordsOfRestart, type JournalRecord } from '../../src/common/records.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { Follower } from '../../src/node/detach/follower.js';
@@ -66,7 +66,7 @@ test('the time left holds what the run costs once, as the estimate before Run do
   const costs = measuredCosts(measured);
   assert.equal(costs.runSeconds, 3.5);
   assert.equal(costs.runEndSeconds, 1.5);
-  const per = perRestartMs([], learnedDesign(measured));
+  const per = perRestartMs([], learnedCosts(measured).design);
   // Before the first restart: the whole run, the very time the Designer, the Plan view and `plan` say.
   const first = timeLeftMs(4, per, costs, false);
   assert.ok(Math.abs(first.remainingMs - learnedEstimate(measured, 4).estimate.seconds * 1000) <= 1, `${first.remainingMs} ms against ${learnedEstimate(measured, 4).estimate.seconds * 1000}`);

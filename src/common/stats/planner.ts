@@ -101,8 +101,7 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
   return {
     restartSeconds: known.length ? known[Math.floor(known.length / 2)] : est.restartSeconds,
     executionSeconds: execTotal / execCount,
-    runSeconds: runOnceSeconds(doc.results!),
-    runEndSeconds: runOnceParts(doc.results!).after,
+    ...runOnce(doc.results!),
     source: 'journal',
     runAt: doc.results?.startedAt ?? Math.min(...restarts.map((r) => r.startedAt)),
   };
@@ -110,22 +109,17 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
 
 /**
  * What a run took beyond its restarts, once: from its start (the journal's header) to its first restart,
- * and from its last restart to its end (mysqld stopped, the host restored). The waits between restarts
- * (a save, a look) are not in it: a resumed run's pause would be. 0 for what the results do not date.
+ * and from its last restart to its end (mysqld stopped, the host restored), and the latter alone. The
+ * waits between restarts (a save, a look) are not in it: a resumed run's pause would be. 0 for what the
+ * results do not date.
  */
-export function runOnceSeconds(results: Pick<NonNullable<ExperimentDoc['results']>, 'startedAt' | 'finishedAt' | 'restarts'>): number {
-  const { before, after } = runOnceParts(results);
-  return before + after;
-}
-
-/** runOnceSeconds in its two parts, in seconds: before the first restart, and after the last (stop and restore). */
-export function runOnceParts(results: Pick<NonNullable<ExperimentDoc['results']>, 'startedAt' | 'finishedAt' | 'restarts'>): { before: number; after: number } {
-  if (!results.restarts.length) return { before: 0, after: 0 };
+function runOnce(results: Pick<NonNullable<ExperimentDoc['results']>, 'startedAt' | 'finishedAt' | 'restarts'>): Pick<Costs, 'runSeconds' | 'runEndSeconds'> {
+  if (!results.restarts.length) return { runSeconds: 0, runEndSeconds: 0 };
   const first = Math.min(...results.restarts.map((r) => r.startedAt));
   const last = Math.max(...results.restarts.map((r) => r.finishedAt));
   const before = results.startedAt !== undefined ? Math.max(0, first - results.startedAt) : 0;
   const after = results.finishedAt !== undefined ? Math.max(0, results.finishedAt - last) : 0;
-  return { before: before / 1000, after: after / 1000 };
+  return { runSeconds: (before + after) / 1000, runEndSeconds: after / 1000 };
 }
 
 /**
@@ -152,9 +146,13 @@ export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, 
   return { estimate: { ...estimate, seconds: estimate.seconds + costs.runSeconds }, costs, basis: costsBasis(costs) };
 }
 
-/** The design with the estimates its file's run measured, when it measured them (what learnedEstimate plans with). */
-export function learnedDesign(doc: Pick<ExperimentDoc, 'design' | 'results'>): Design {
-  return withCosts(doc.design, measuredCosts(doc));
+/**
+ * The costs its file's run measured, and the design with them as its estimates when it measured them
+ * (what learnedEstimate plans with, and a run's time left starts from).
+ */
+export function learnedCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): { design: Design; costs: Costs } {
+  const costs = measuredCosts(doc);
+  return { design: withCosts(doc.design, costs), costs };
 }
 
 function withCosts(design: Design, costs: Costs): Design {

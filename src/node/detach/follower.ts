@@ -20,7 +20,7 @@ import { forgetLaunch } from './launched.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
-import { learnedDesign, measuredCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
+import { learnedCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
 import { readExperimentFile } from '../files.js';
 
 import { connect, fileDoc, localRun, savedDoc, sudoOf, type ConnectVia, type DetachedRun } from './runs.js';
@@ -110,10 +110,8 @@ export class Follower {
   private readonly context: (s: JournalState) => ImportContext;
   private readonly batcher: EventBatcher;
   private readonly restartMs: { ms: number; setupMs?: number }[] = [];
-  /** The design at the costs measured so far (for the time left before a restart finishes while this follower looks). */
-  private learned: Design | undefined;
-  /** The costs measured so far, as `learned` (what the run costs at its end, for the time left). */
-  private costs: Costs | undefined;
+  /** The costs measured so far and the design at them (the time left before a restart finishes while this follower looks, and the run's end). */
+  private learned: { design: Design; costs: Costs } | undefined;
   private readonly startedAt = new Map<number, number>();
   private lastSave = 0;
   /** Aborted when following stops (detach, or the caller's signal). */
@@ -188,9 +186,9 @@ export class Follower {
   private progress(): void {
     const s = this.fold.state();
     const left = this.d.planned - s.restarts.length;
-    const per = perRestartMs(this.restartMs, this.learned ?? s.header!.design);
+    const per = perRestartMs(this.restartMs, this.learned?.design ?? s.header!.design);
     // The runner on the target has begun: what is left once is its end (stop, restore), as the attached engine says it.
-    const { remainingMs, endMs } = timeLeftMs(left, per, this.costs ?? NO_COSTS, true);
+    const { remainingMs, endMs } = timeLeftMs(left, per, this.learned?.costs ?? NO_COSTS, true);
     this.emit({ type: 'progress', at: Date.now(), done: s.restarts.length, planned: this.d.planned, remainingMs, endMs });
   }
 
@@ -234,14 +232,16 @@ export class Follower {
     const design = state.header!.design;
     const here = resultsFromJournal(state);
     // The run followed here has not ended: its own restarts say what a restart costs, not what its end will.
-    if (here.restarts.some((r) => r.status === 'ok')) return { design: learnedDesign({ design, results: here }), costs: { ...measuredCosts({ design, results: here }), ...NO_COSTS } };
-    const measured = { design, results: (await readExperimentFile(this.d.path).catch(() => null))?.doc?.results };
-    return { design: learnedDesign(measured), costs: measuredCosts(measured) };
+    if (here.restarts.some((r) => r.status === 'ok')) {
+      const l = learnedCosts({ design, results: here });
+      return { design: l.design, costs: { ...l.costs, ...NO_COSTS } };
+    }
+    return learnedCosts({ design, results: (await readExperimentFile(this.d.path).catch(() => null))?.doc?.results });
   }
 
   private async attach(): Promise<AttachOutcome> {
     const d = this.d;
-    ({ design: this.learned, costs: this.costs } = await this.learnedCosts());
+    this.learned = await this.learnedCosts();
     for (const e of openingEvents(this.fold, d.planned, d.ended)) this.emit(e);
     const open = d.ended ? undefined : this.fold.current();
     if (open) this.startedAt.set(open.seq, open.startedAt);

@@ -25,7 +25,7 @@ import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
-import { learnedDesign, measuredCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
+import { learnedCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
 import { hostCheck, type NoiseFacts } from '../../common/host-check.js';
 import type { HostFingerprint } from '../../common/host.js';
 
@@ -135,10 +135,11 @@ export class RunEngine implements Run {
    * Cleared by any restart that finishes without measuring (its window measured nothing).
    */
   private measuredSeq: number | null = null;
-  /** The design at the costs the file's results measured (for the time left before a restart finishes here). */
-  private learned: Design | undefined;
-  /** The costs the file's results measured: what the run costs once (its end, for the time left). */
-  private costs: Costs | undefined;
+  /**
+   * The costs the file's results measured, and the design at them: the time left before a restart
+   * finishes here, and what the run costs once (its end).
+   */
+  private learned: { design: Design; costs: Costs } | undefined;
 
   constructor(private readonly opts: EngineOptions) {
     this.runId = opts.runId ?? randomUUID();
@@ -318,12 +319,10 @@ export class RunEngine implements Run {
     const done = this.fold.state().restarts.length;
     const left = this.plan.length - done;
     // Before this run's first restart, at the costs the file's earlier restarts measured (a resumed run, run --missing), as the start line says.
-    const measured = { design: this.opts.doc.design, results: this.opts.measured ?? this.opts.doc.results };
-    this.learned ??= learnedDesign(measured);
-    this.costs ??= measuredCosts(measured);
-    const perRestart = perRestartMs(this.restartMs, this.learned);
+    this.learned ??= learnedCosts({ design: this.opts.doc.design, results: this.opts.measured ?? this.opts.doc.results });
+    const perRestart = perRestartMs(this.restartMs, this.learned.design);
     // And what the run costs once, as the estimate before Run counts it: all of it until this run's first restart, then its end (stop, restore).
-    const { remainingMs, endMs } = timeLeftMs(left, perRestart, this.costs, this.restartMs.length > 0);
+    const { remainingMs, endMs } = timeLeftMs(left, perRestart, this.learned.costs, this.restartMs.length > 0);
     this.emit({ type: 'progress', at: Date.now(), done, planned: this.plan.length, remainingMs, endMs });
   }
 
