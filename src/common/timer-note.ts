@@ -11,8 +11,11 @@ export const VS_CLIENT_START = "compared with the client's round trip";
 export interface TimerNoteParts {
   /** Which timer, and why not the exact one. */
   what: string;
-  /** How to turn on the exact timer: the sentence, and the server options it names. */
-  help?: { text: string; options: string[] };
+  /**
+   * How to turn on the exact timer: the sentence, the server options it names, and the words before
+   * the first option and after the last (unbracketed), for a view that lists the options on their own.
+   */
+  help?: { text: string; options: string[]; before: string; after: string };
   /** How the timer compared with the client's time. */
   vsClient?: string;
 }
@@ -27,7 +30,19 @@ export function timerNoteParts(note: string): TimerNoteParts {
   const [what, help] = cut(rest!, EXACT_TIMER_HELP_START);
   return {
     what: what!,
-    ...(help ? { help: { text: help, options: help.split(/\s+/).filter((w) => /^--[a-z0-9-]+(=\S+)?$/.test(w)) } } : {}),
+    ...(help ? { help: helpParts(help) } : {}),
     ...(vsClient ? { vsClient } : {}),
+  };
+}
+
+function helpParts(text: string): NonNullable<TimerNoteParts['help']> {
+  const options = text.split(/\s+/).filter((w) => /^--[a-z0-9-]+(=\S+)?$/.test(w));
+  if (!options.length) return { text, options, before: text, after: '' };
+  const last = options[options.length - 1];
+  return {
+    text,
+    options,
+    before: text.slice(0, text.indexOf(options[0])).trim(),
+    after: text.slice(text.indexOf(last) + last.length).trim().replace(/^\((.*)\)$/, '$1'),
   };
 }

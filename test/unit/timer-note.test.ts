@@ -13,6 +13,8 @@ test("a query profiling note with the client's time: which timer and why, the he
   assert.equal(p.what, 'times from query profiling (SHOW PROFILES), not the exact timer: performance_schema is off');
   assert.equal(p.help?.text, EXACT_TIMER_HELP);
   assert.deepEqual(p.help?.options, EXACT_TIMER_OPTIONS);
+  assert.equal(p.help?.before, "for performance_schema's exact timer (TIMER_WAIT, in picoseconds), start mysqld with");
+  assert.equal(p.help?.after, "add them to the server profile's options; a varlab sandbox has them");
   assert.equal(p.vsClient, vs);
   assert.match(vs, /^compared with the client's round trip at the start of the run \(30 executions of SELECT 1\): the client's time is 0\.071 ms longer \(median\), spread 0\.040 ms/);
 });

@@ -383,8 +383,6 @@ const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${s.en
 function TimerNote({ note }: { note: string }) {
   const p = timerNoteParts(note);
   const opts = p.help?.options ?? [];
-  const before = p.help && opts.length ? p.help.text.slice(0, p.help.text.indexOf(opts[0])).trim() : p.help?.text;
-  const after = p.help && opts.length ? p.help.text.slice(p.help.text.indexOf(opts[opts.length - 1]) + opts[opts.length - 1].length).trim().replace(/^\((.*)\)$/, '$1') : '';
   return (
     <div className="run-timer-note" role="note" data-testid="run-timer-note">
       <div>⚠ {sentence(p.what)}</div>
@@ -397,10 +395,10 @@ function TimerNote({ note }: { note: string }) {
         <details>
           <summary>How to measure with the exact timer</summary>
           <div>
-            {sentence(before ?? '').replace(/\.$/, ':')}
+            {sentence(p.help.before).replace(/\.$/, ':')}
           </div>
           {opts.length > 0 && <pre>{opts.join('\n')}</pre>}
-          {after && <div>{sentence(after)}</div>}
+          {p.help.after && <div>{sentence(p.help.after)}</div>}
         </details>
       )}
     </div>
