@@ -11,6 +11,7 @@ import type { HostProfile } from '../../src/common/api.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { buildPlan } from '../../src/common/plan.js';
 import { appForTests, openFile, openQuickstart, pageProblems } from './support.js';
+import { EXACT_TIMER_OPTIONS, profilingNote, vsClientText } from '../../src/node/workloads/queries.js';
 
 const env = appForTests();
 const SHA = '0123456789abcdef'.repeat(4);
@@ -121,6 +122,31 @@ test('the Run view shows the running build: its executable, digest and version, 
   const verified = await page.getByTestId('run-verified').innerText();
   assert.match(verified, new RegExp(`^verified at restart 8: build=${build} ✓ \\(exe /opt/${build}/bin/mariadbd sha256 ${SHA}; 10\\.11\\.19-MariaDB \\(${build}\\)\\)\\s*aslr=(on|off) ✓`));
   if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'run-builds.png'), fullPage: true });
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
+
+// The same finished file, measured by query profiling (a server without the exact timer): its Run view
+// says which timer and why, how it compared with the client's time, and, folded, the server options
+// that turn the exact timer on, one to a line (common/timer-note.ts timerNoteParts, RunView TimerNote).
+test("a finished file measured by query profiling: the Run view's timer note in its parts, the exact timer's options folded", async () => {
+  const doc = finishedBuildRun();
+  for (const r of doc.results!.restarts) for (const q of r.queries) q.source = 'profiling';
+  const vs = vsClientText({ source: 'profiling', query: 'SELECT 1', n: 30, offsetMs: 0.071, spreadMs: 0.04, at: 1 });
+  doc.results!.timerNote = `${profilingNote('performance_schema is off')}; ${vs}`;
+  const file = join(env.app.dir, 'profiled.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  const note = page.getByTestId('run-timer-note');
+  await note.waitFor();
+  assert.match(await note.innerText(), /^⚠ Times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off\.\n/);
+  assert.match(await page.getByTestId('run-timer-vs-client').innerText(), /^Compared with the client's round trip at the start of the run \(30 executions of SELECT 1\): the client's time is 0\.071 ms longer/);
+  await note.locator('summary', { hasText: 'How to measure with the exact timer' }).click();
+  assert.equal(await note.locator('pre').innerText(), EXACT_TIMER_OPTIONS.join('\n'));
+  assert.match(await note.locator('details').innerText(), /start mysqld with:\n[\s\S]*Add them to the server profile's options; a varlab sandbox has them\./);
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'run-timer-note.png'), fullPage: true });
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });
