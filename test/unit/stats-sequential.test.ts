@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { obrienFlemingBoundaries, spendingBoundaries, crossingProbability } from '../../src/common/stats/boundaries.js';
 import { pairedLogRatio, tost } from '../../src/common/stats/paired.js';
-import { lookSchedule, replaySequential } from '../../src/common/stats/sequential.js';
+import { lookSchedule, pairedUpTo, replaySequential } from '../../src/common/stats/sequential.js';
 import { seededRandom, simulateRounds } from '../../src/common/stats/simulate.js';
 import { pnorm, qnorm } from '../../src/common/stats/normal.js';
 
@@ -124,4 +124,46 @@ test("the comparisons follow the workload's query order (Q1, Q3, Q12), not the t
   const r = replaySequential(series, 'A', { effectPct: 3, alpha: 0.05, power: 0.8, maxRounds: 6, queryOrder: ['Q1', 'Q3', 'Q12'] });
   assert.deepEqual(r.comparisons.map((c) => c.query), ['Q1', 'Q3', 'Q12']);
   assert.deepEqual(replaySequential(series, 'A', { effectPct: 3, alpha: 0.05, power: 0.8, maxRounds: 6 }).comparisons.map((c) => c.query), ['Q1', 'Q12', 'Q3'], 'without an order: code-point order');
+});
+
+test('an earlier run\'s variance is pooled with the current rounds\': s² = (df0·s0² + SS) / (df0 + n − 1) at df0 + n − 1', () => {
+  // The hand-worked example above: d = 0.02, 0.04, 0, 0.02, SS = 0.0008, alone se 0.0081650 at df 3.
+  // With s0 = 0.01 at df0 6: s² = (6 · 0.0001 + 0.0008) / 9 = 1.5556e-4, se = √(s² / 4) = 0.0062361, df 9.
+  const base = [100, 110, 90, 100];
+  const cell = base.map((b, i) => b * Math.exp([0.02, 0.04, 0, 0.02][i]));
+  const alone = pairedUpTo(cell, base, 4);
+  near(alone?.se ?? null, 0.008165, 1e-6, 'se alone');
+  assert.equal(alone?.df, 3);
+  const pooled = pairedUpTo(cell, base, 4, { sd: 0.01, df: 6 });
+  near(pooled?.est ?? null, 0.02, 1e-12, 'estimate: the current rounds only');
+  near(pooled?.se ?? null, 0.0062361, 1e-6, 'se pooled');
+  assert.equal(pooled?.df, 9);
+  // The rule uses it for the comparison it names, and only for that one.
+  const series = [{ cell: 'A', query: 'q', means: base }, { cell: 'B', query: 'q', means: cell }];
+  const settings = { effectPct: 3, alpha: 0.05, power: 0.8, maxRounds: 4 };
+  const width = (r: ReturnType<typeof replaySequential>) => r.looks[0].comparisons[0].rci_high_pct! - r.looks[0].comparisons[0].rci_low_pct!;
+  const without = replaySequential(series, 'A', settings);
+  const other = replaySequential(series, 'A', { ...settings, prior: { comparisons: [{ cell: 'C', query: 'q', sd: 0.01, df: 6 }] } });
+  const withPrior = replaySequential(series, 'A', { ...settings, prior: { comparisons: [{ cell: 'B', query: 'q', sd: 0.01, df: 6 }] } });
+  assert.equal(width(other), width(without));
+  assert.ok(width(withPrior) < 0.8 * width(without), `pooled ${width(withPrior)} against ${width(without)}`);
+});
+
+test('1,000 simulated A/A runs with the variance of an earlier run of 21 rounds pooled: false "differs" in at most α plus its binomial margin', () => {
+  const random = seededRandom(2127);
+  const runs = 1000;
+  const alpha = 0.05;
+  const components = { between: 0.03, within: 0.001, reps: 10, shared: 0.25 };
+  let falseDiffers = 0;
+  for (let i = 0; i < runs; i++) {
+    const [ea, eb] = simulateRounds(['A', 'B'], 21, components, {}, random);
+    const d = ea.means.map((x, r) => Math.log(eb.means[r] as number) - Math.log(x as number));
+    const m = d.reduce((u, x) => u + x, 0) / d.length;
+    const sd = Math.sqrt(d.reduce((u, x) => u + (x - m) ** 2, 0) / 20);
+    const s = simulateRounds(['A', 'B'], 17, components, {}, random);
+    const r = replaySequential(s, 'A', { effectPct: 2.7, alpha, power: 0.8, maxRounds: 17, prior: { comparisons: [{ cell: 'B', query: 'q', sd, df: 20 }] } });
+    if (r.comparisons[0].verdict === 'differs') falseDiffers++;
+  }
+  const margin = 1.96 * Math.sqrt((alpha * (1 - alpha)) / runs);
+  assert.ok(falseDiffers / runs <= alpha + margin, `false "differs" in ${falseDiffers} of ${runs}`);
 });

@@ -42,6 +42,23 @@ export interface StoppingSettings {
   futility?: number;
   /** The queries in the order people expect them (the workload's): the comparisons follow it; others after, in code-point order. */
   queryOrder?: readonly string[];
+  /**
+   * The variance of the within-round difference of log restart means from an earlier interleaved run,
+   * per comparison (cell and query): pooled with the current rounds' (see pairedUpTo). A comparison
+   * absent here is tested on the current rounds alone.
+   */
+  prior?: PriorVariance;
+}
+
+/** An earlier run's sd of the within-round log difference, per comparison, and its degrees of freedom. */
+export interface PriorVariance {
+  /** One entry per comparison: `sd` of log(cell) − log(baseline) within a round, `df` = that run's pairs − 1. */
+  comparisons: readonly { cell: string; query: string; sd: number; df: number }[];
+}
+
+/** The prior's entry for one comparison, if any (the earliest entry when several name it). */
+export function priorFor(prior: PriorVariance | undefined, cell: string, query: string): { sd: number; df: number } | undefined {
+  return prior?.comparisons.find((c) => c.cell === cell && c.query === query);
 }
 
 /** One cell and query: its restart means by round (index 0 is round 1); null where the round's restart failed. */
@@ -149,8 +166,14 @@ export function scheduleBoundaries(schedule: readonly number[], maxRounds: numbe
   return b;
 }
 
-/** The paired statistics of one comparison over rounds 1..n: estimate, se and df on the log scale. */
-function pairedUpTo(cell: readonly (number | null)[], base: readonly (number | null)[], n: number): { pairs: number; est: number; se: number; df: number } | null {
+/**
+ * The paired statistics of one comparison over rounds 1..n: estimate, se and df on the log scale.
+ * With a prior {sd: s0, df: df0} from an earlier run, the variance of a within-round difference is the
+ * pooled s² = (df0 · s0² + SS) / (df0 + n − 1) at df0 + n − 1 (SS the current n pairs' sum of squares
+ * about their mean): when both runs share the variance, s² / σ² is χ²(df0 + n − 1)/(df0 + n − 1) and
+ * independent of the current mean, so est / se is exactly t at that df and the boundaries keep their α.
+ */
+export function pairedUpTo(cell: readonly (number | null)[], base: readonly (number | null)[], n: number, prior?: { sd: number; df: number }): { pairs: number; est: number; se: number; df: number } | null {
   const d: number[] = [];
   for (let r = 0; r < n; r++) {
     const c = cell[r];
@@ -160,7 +183,9 @@ function pairedUpTo(cell: readonly (number | null)[], base: readonly (number | n
   if (d.length < 2) return null;
   const est = d.reduce((a, x) => a + x, 0) / d.length;
   const ss = d.reduce((a, x) => a + (x - est) ** 2, 0);
-  return { pairs: d.length, est, se: Math.sqrt(ss / (d.length - 1) / d.length), df: d.length - 1 };
+  const df = (prior?.df ?? 0) + d.length - 1;
+  const variance = ((prior ? prior.df * prior.sd ** 2 : 0) + ss) / df;
+  return { pairs: d.length, est, se: Math.sqrt(variance / d.length), df };
 }
 
 const pct = (x: number) => 100 * Math.expm1(x);
@@ -298,7 +323,7 @@ export function replaySequential(series: readonly RoundSeries[], baseline: strin
     const look: Look = { round, fraction: t, boundary_z: efficacy[k], levels, comparisons: [] };
     pairs.forEach((p, i) => {
       if (decided.has(i)) return;
-      const st = pairedUpTo(p.c.means, p.b.means, round);
+      const st = pairedUpTo(p.c.means, p.b.means, round, priorFor(s.prior, p.cell, p.query));
       const lc: LookComparison = { cell: p.cell, query: p.query, pairs: st?.pairs ?? 0, effect_pct: null, z: null, rci_low_pct: null, rci_high_pct: null, eq_low_pct: null, eq_high_pct: null, conditional_power: null, decision: null };
       last.set(i, lc);
       look.comparisons.push(lc);
