@@ -21,6 +21,8 @@
 // FIDELITY_PART=clients (not in the default run): the ~1 ms query sent each way between the by-hand
 // loop and varlab, one step apart (serverTimeClients), to find what makes the two differ;
 // FIDELITY_PIN=apart|same pins mysqld to CPU 0 and the clients to CPU 1 (apart) or 0 (same).
+// FIDELITY_CLIENT_MS sets the clients part's query time (default 1). VARLAB_SERVER_FIRST=0 keeps varlab's
+// process under the ordinary policy (host/server-first.ts), to see what yielding the CPU to mysqld changes.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createConnection } from 'mysql2/promise';
@@ -32,6 +34,7 @@ import { RunEngine } from '../../src/node/engine/run.js';
 import { startSshd } from '../testenv/sshd.js';
 import { byHandRestarts } from './lib/by-hand.js';
 import { oneQuery, withSandbox } from './lib/sandbox.js';
+import { localArgv, serverFirstMessage } from '../../src/node/host/server-first.js';
 import { BATCH, detectTimer, historyMark, measureBatch } from '../../src/node/workloads/queries.js';
 
 const ROUNDS = Number(process.env.FIDELITY_ROUNDS ?? 6);
@@ -47,7 +50,9 @@ const f = (x: number, d = 3) => x.toFixed(d);
 /** The mariadb client, fed `input` on stdin; its stdout. */
 function client(profile: ServerProfile, input: string, cpu?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const p = spawn(cpu ? 'taskset' : 'mariadb', [...(cpu ? ['-c', cpu, 'mariadb'] : []), '--no-defaults', `--socket=${profile.socket}`, `--user=${profile.user}`, '-N', '-B', 'varlab_bench'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // Under the ordinary policy, as from a shell, while this process yields to the server (server-first.ts).
+    const [file, ...pre] = localArgv([...(cpu ? ['taskset', '-c', cpu] : []), 'mariadb']);
+    const p = spawn(file, [...pre, '--no-defaults', `--socket=${profile.socket}`, `--user=${profile.user}`, '-N', '-B', 'varlab_bench'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout.on('data', (d) => (out += d));
@@ -90,6 +95,7 @@ async function serverTime(): Promise<void> {
     const sizes: { label: string; sql: string }[] = [];
     for (const ms of [0.5, 1]) sizes.push({ label: `~${ms} ms`, sql: await calibrate(admin, ms) });
     await admin.end();
+    console.log(`server first: ${serverFirstMessage()?.message ?? 'not connected'}`);
     console.log(`timer: ${timer.source}; ${ROUNDS} rounds of A (varlab) B (by hand) per size, ${REPS} executions each, the first ${WARM} left out; batch ${BATCH}`);
 
     let run = 0;
@@ -256,7 +262,7 @@ async function serverTimeClients(): Promise<void> {
       await admin.query(`GRANT SELECT ON varlab_bench.* TO 'fidelity'@'${h}'`);
       for (const t of ['events_statements_history', 'events_statements_history_long', 'threads', 'setup_consumers']) await admin.query(`GRANT SELECT ON performance_schema.${t} TO 'fidelity'@'${h}'`);
     }
-    const sql = await calibrate(admin, 1);
+    const sql = await calibrate(admin, Number(process.env.FIDELITY_CLIENT_MS ?? 1));
     await admin.end();
     const read = `SELECT CONCAT('T ', TIMER_WAIT, ' ', TIMER_START, ' ', TIMER_END) FROM performance_schema.events_statements_history_long WHERE THREAD_ID = (SELECT THREAD_ID FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()) AND SQL_TEXT = '${sql.replace(/'/g, "''")}' ORDER BY EVENT_ID`;
     const gaps: Record<string, number[]> = {};
@@ -315,6 +321,7 @@ async function serverTimeClients(): Promise<void> {
     }
     await control.stop();
     const p10 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.1 * (xs.length - 1))];
+    console.log(`server first: ${serverFirstMessage()?.message ?? 'not connected'}`);
     console.log(`${sql}: ${CLIENT_ROUNDS} rounds of each way, ${REPS} executions, the first ${WARM} left out`);
     for (const way of names) {
       console.log(

@@ -7,6 +7,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { localArgv } from '../../src/node/host/server-first.js';
 import { processRuns as alive } from '../../src/node/process.js';
 
 export interface Sshd {
@@ -95,7 +96,9 @@ export async function startSshd(): Promise<Sshd> {
   );
   writeConfig([hostKey]);
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
-  const child = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  // Under the ordinary policy, as a host's sshd runs, even while this process yields to a local server.
+  const [file, ...args] = localArgv([SSHD, '-D', '-e', '-f', join(dir, 'sshd_config')]);
+  const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let log = '';
   child.stderr.on('data', (d: Buffer) => (log += d.toString()));
   child.unref();

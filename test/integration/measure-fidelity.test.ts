@@ -19,6 +19,7 @@ process.env.VARLAB_HOME = join(dir, 'varlab');
 const host = await import('../../src/node/host/index.js');
 const { detectTimer } = await import('../../src/node/workloads/queries.js');
 const { runQueryLoop } = await import('../../src/node/workloads/runners.js');
+const { schedPolicy, SCHED_BATCH, SCHED_OTHER } = await import('../../src/node/host/server-first.js');
 
 let session: Awaited<ReturnType<typeof host.openTarget>>;
 let profile: RegisteredProfile;
@@ -66,6 +67,19 @@ test('a sandbox starts with the exact timer: performance_schema and its statemen
       assert.equal(o?.observed, `performance_schema.setup_consumers ${c} ENABLED = YES`);
     }
     assert.equal((await detectTimer(conn)).source, 'performance_schema');
+  } finally {
+    await conn.end();
+    await control.stop();
+  }
+});
+
+test('connected to a local server, varlab yields the CPU to it (SCHED_BATCH) while mysqld keeps the ordinary policy', { timeout: 300_000 }, async () => {
+  const { control, s, conn } = await started();
+  try {
+    assert.equal(schedPolicy('self'), SCHED_BATCH, "varlab's process, once connected");
+    assert.equal(schedPolicy(s.pid), SCHED_OTHER, 'mysqld, started through the local session, runs as from a shell');
+    const own = (await session.exec('cat /proc/$$/stat')).stdout;
+    assert.equal(Number(own.slice(own.lastIndexOf(')') + 2).split(' ')[38]), SCHED_OTHER, 'a command on the local target');
   } finally {
     await conn.end();
     await control.stop();
@@ -217,4 +231,6 @@ test('a run on a server without the exact timer says which timer it uses, how it
   // Said once, as the run's warning, which the Run view shows.
   assert.deepEqual(events.filter((e) => e.type === 'timer').length, 1);
   assert.equal(events.filter((e) => e.type === 'log' && e.level === 'warn' && e.message === results.timerNote).length, 1);
+  // On `local`, once: varlab's process yields the CPU to mysqld (host/server-first.ts).
+  assert.equal(events.filter((e) => e.type === 'log' && e.level === 'info' && /^varlab's process yields the CPU to mysqld on this host while connected \(SCHED_BATCH\)/.test(e.message ?? '')).length, 1);
 });

@@ -27,6 +27,7 @@ import { runDataStep } from '../workloads/data-step.js';
 import { checkQueries, queryFailure, QueryRefused } from '../workloads/check.js';
 import { makeMeasureAccount, type MeasureAccount } from '../workloads/account.js';
 import type { HostLayer } from './hostlayer.js';
+import { serverFirstMessage } from '../host/server-first.js';
 
 /** What a restart needs from the run around it. */
 export interface RestartContext {
@@ -235,6 +236,11 @@ export class RestartProcedure {
     const timer = reused?.timer ?? (await detectTimer(conn));
     if (timer.source === 'performance_schema') this.exactProved.add(cell);
     else this.exactProved.delete(cell);
+    if (!this.timer && this.ctx.session().isLocal) {
+      // Once a run, on `local`: whether varlab's process yields the CPU to the server (host/server-first.ts).
+      const said = serverFirstMessage();
+      if (said) this.ctx.emit({ type: 'log', at: Date.now(), ...said });
+    }
     if (timer.source !== this.timer?.source) {
       // Not the exact timer: held against the client's time now, and said with it (issue 22, Deliver 2).
       const vsClient = timer.source === 'profiling' ? await timerAgainstClient(conn, timer) : null;

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { ApiError } from '../../common/api.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { processStart } from '../process.js';
+import { holdServerFirst, localArgv } from './server-first.js';
 import type { ExecResult, TargetSession } from './types.js';
 
 /** The app's own processes besides this one (Electron's renderers, GPU process…): none unless the app says. */
@@ -31,13 +32,17 @@ function commandEnv(): NodeJS.ProcessEnv | undefined {
 }
 
 export function openLocalSession(): TargetSession {
+  // From the first connection to the server until the session closes, varlab's processes yield the
+  // CPU to the server (server-first.ts). A session that only runs commands (a probe) changes nothing.
+  let release: (() => void) | null = null;
   return {
     target: 'local',
     isLocal: true,
     exec(command, o = {}) {
       return new Promise<ExecResult>((resolve, reject) => {
         // A new process group, so that a timeout can stop the whole command line.
-        const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: commandEnv() });
+        const [file, ...args] = localArgv(['/bin/sh', '-c', command]);
+        const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: commandEnv() });
         let stdout = '';
         let stderr = '';
         const timer = o.timeoutMs
@@ -67,6 +72,7 @@ export function openLocalSession(): TargetSession {
       });
     },
     connectStream(profile: ServerProfile) {
+      release ??= holdServerFirst(() => ownProcesses());
       return new Promise<Duplex>((resolve, reject) => {
         const sock = profile.socket ? connect(profile.socket) : connect(profile.port, '127.0.0.1');
         sock.once('connect', () => resolve(sock));
@@ -82,6 +88,8 @@ export function openLocalSession(): TargetSession {
     onDrop() {
       return () => {};
     },
-    async close() {},
+    async close() {
+      release?.();
+    },
   };
 }
