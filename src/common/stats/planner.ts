@@ -1,7 +1,7 @@
 // Planning: how many restarts a given effect needs, how many repetitions per restart are worth their
 // cost, and what the planned design will cost in time. The unit of evidence is the restart.
 import type { Design, ExperimentDoc } from '../experiment/types.js';
-import { estimatePlan, expandCells, formatDuration, type PlanEstimate } from '../plan.js';
+import { designHosts, estimatePlan, expandCells, formatDuration, hostDesign, type PlanEstimate } from '../plan.js';
 import { COV_REDUCERS, PLAN_LIMITS, outOfReachText } from './evidence.js';
 import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
 import { groupReasons, roundPairs } from './analysis.js';
@@ -141,6 +141,12 @@ export function timeLeftMs(left: number, perRestartMs: number, costs: Pick<Costs
  * first restart and after its last. Without a measured run, the design's estimates.
  */
 export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, restarts?: number): { estimate: PlanEstimate; costs: Costs; basis: string } {
+  // On several hosts at once the run takes what its slowest host takes, each at the costs it measured itself.
+  const hosts = designHosts(doc.design);
+  if (hosts.length > 1 && doc.results?.restarts.some((r) => r.host !== undefined)) {
+    const each = hosts.map((h) => learnedEstimate({ design: hostDesign(doc.design, h), results: hostResults(doc.results!, h) }, restarts));
+    return each.reduce((a, b) => (b.estimate.seconds > a.estimate.seconds ? b : a));
+  }
   const costs = measuredCosts(doc);
   const estimate = estimatePlan(withCosts(doc.design, costs), restarts);
   return { estimate: { ...estimate, seconds: estimate.seconds + costs.runSeconds }, costs, basis: costsBasis(costs) };
@@ -153,6 +159,22 @@ export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, 
 export function learnedCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): { design: Design; costs: Costs } {
   const costs = measuredCosts(doc);
   return { design: withCosts(doc.design, costs), costs };
+}
+
+/**
+ * What one host of a run on several hosts measured, as a run of its own: its restarts (when it has
+ * none, a host new to the design, the other hosts' stand in), the run's start (the hosts start at
+ * once), and the run's end only when this host's last restart was the run's last: a host that
+ * finished sooner waited for the others, so its own stop and restore are not in the file. What each
+ * host's time left (runs/prepare.ts HostRun.measured) and the time said before Run start from.
+ */
+export function hostResults(results: NonNullable<ExperimentDoc['results']>, host: string): NonNullable<ExperimentDoc['results']> {
+  const own = results.restarts.filter((r) => r.host === host);
+  const restarts = own.length ? own : results.restarts;
+  const last = (rs: typeof restarts) => Math.max(...rs.map((r) => r.finishedAt));
+  const endsLast = restarts.length > 0 && last(restarts) >= last(results.restarts);
+  const { finishedAt, ...rest } = results;
+  return { ...rest, ...(endsLast && finishedAt !== undefined ? { finishedAt } : {}), restarts };
 }
 
 function withCosts(design: Design, costs: Costs): Design {

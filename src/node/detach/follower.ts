@@ -20,7 +20,7 @@ import { forgetLaunch } from './launched.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
-import { learnedCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
+import { hostResults, learnedCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
 import { readExperimentFile } from '../files.js';
 
 import { connect, fileDoc, localRun, savedDoc, sudoOf, type ConnectVia, type DetachedRun } from './runs.js';
@@ -236,7 +236,9 @@ export class Follower {
       const l = learnedCosts({ design, results: here });
       return { design: l.design, costs: { ...l.costs, ...NO_COSTS } };
     }
-    return learnedCosts({ design, results: (await readExperimentFile(this.d.path).catch(() => null))?.doc?.results });
+    const file = (await readExperimentFile(this.d.path).catch(() => null))?.doc?.results;
+    // One host of a run on several: what this host measured there, as the attached engine of that host is given it (runs/prepare.ts).
+    return learnedCosts({ design, results: file?.restarts.length && this.group ? hostResults(file, this.d.target) : file });
   }
 
   private async attach(): Promise<AttachOutcome> {

@@ -14,6 +14,7 @@ import type { Design, ExperimentDoc } from '../../common/experiment/types.js';
 import { buildPlan, designHosts, expandCells, hostDesign } from '../../common/plan.js';
 import { checkProfile } from '../../common/profile.js';
 import { isComplete, restorePending, type JournalState } from '../../common/records.js';
+import { hostResults } from '../../common/stats/planner.js';
 import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from '../documents/results-copy.js';
 import { archiveJournal, hostJournalPath, inspectJournal, journalPath, readJournal, runJournals, type JournalVerdict } from '../engine/journal.js';
 import { noProfileMessage, resolveProfile, type ResolvedProfile } from '../engine/profiles.js';
@@ -75,6 +76,8 @@ export interface HostRun {
   journal: string;
   /** Its journal holds a finished run already (the other hosts resume): it is not run again. */
   done: boolean;
+  /** What this host measured in the file's results as read (PreparedRun.measured, stats/planner.ts hostResults): the costs its time left starts from. */
+  measured?: ExperimentDoc['results'];
 }
 
 /** A run of this file that already finished: nothing to do unless the user asks for a fresh run. */
@@ -438,7 +441,8 @@ async function prepareHosts(req: RunRequest, fileDoc: ExperimentDoc, doc: Experi
     if (!resolved) throw new ApiError('not-found', noProfileMessage(h.target, fileProfile));
     refuseUnsafeProfile(req.file, h.target, resolved);
     if (h === hosts[0]) profileFrom = resolved.from;
-    runs.push({ target: h.target, doc: { ...doc, design: { ...h.design, serverProfile: resolved.profile } }, journal: h.journal, done: !fresh && h.verdict.kind === 'complete' });
+    const measured = fileDoc.results?.restarts.length ? hostResults(fileDoc.results, h.target) : undefined;
+    runs.push({ target: h.target, doc: { ...doc, design: { ...h.design, serverProfile: resolved.profile } }, journal: h.journal, done: !fresh && h.verdict.kind === 'complete', ...(measured ? { measured } : {}) });
   }
   const saved = savedDoc(doc, fileProfile);
   doc.design.serverProfile = runs[0].doc.design.serverProfile;

@@ -169,7 +169,7 @@ export class RunService {
           save: run.save,
           onBatch: this.opts.onBatch,
           batchMs: o.batchMs,
-          engine: (h, batcher, hostSave) => engine({ doc: h.doc, journalFile: h.journal, hostOfGroup: { target: h.target, batcher }, save: hostSave, auth: auths.get(h.target) }),
+          engine: (h, batcher, hostSave) => engine({ doc: h.doc, journalFile: h.journal, hostOfGroup: { target: h.target, batcher }, save: hostSave, auth: auths.get(h.target), measured: h.measured }),
         })
       : engine();
     const failed = (e: unknown): RunOutcome => ({ state: 'failed', message: (e as Error).message, planned: 0, done: 0, resumed: false, path: out, journal: journalPath(out), transient: false });
