@@ -157,6 +157,48 @@ test('workload fields are validated inline and feed the estimate', async () => {
   await page.close();
 });
 
+test("'Skip the setup when this table exists' is proposed from the setup script, says so, stays editable, and a file that sets it opens unchanged", async () => {
+  const page = await env.open();
+  await page.getByTestId('new-experiment').click();
+  const skip = page.getByTestId('setup-skip');
+  const from = page.getByTestId('setup-skip-from');
+  await skip.waitFor();
+  assert.equal(await skip.inputValue(), '', 'a new experiment has no setup script');
+  assert.equal(await from.count(), 0);
+  // Typed in the setup script: its last table is proposed, and the field says where it came from.
+  await page.getByTestId('setup-sql').fill('CREATE TABLE t (n INT PRIMARY KEY);\nINSERT INTO t VALUES (1), (2);\nCREATE TABLE t2 (n INT);\nINSERT INTO t2 SELECT n FROM t;');
+  assert.equal(await skip.inputValue(), 't2');
+  assert.equal(await from.innerText(), 'the last table the setup script creates: a later run on the same server keeps the data');
+  if (process.env.VARLAB_SCREENSHOTS) await page.getByTestId('workload').screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'designer-setup-skip.png') });
+  // A name of the user's own stays when the script changes, and is not said to come from it.
+  await skip.fill('t');
+  assert.equal(await from.count(), 0);
+  await page.getByTestId('setup-sql').fill('CREATE TABLE t (n INT PRIMARY KEY);\nCREATE TABLE t3 (n INT);');
+  assert.equal(await skip.inputValue(), 't');
+  // Emptied: the setup runs every run; editing the script proposes nothing by itself, one click does.
+  await skip.fill('');
+  await page.getByTestId('setup-sql').fill('CREATE TABLE t (n INT PRIMARY KEY);\nCREATE TABLE t4 (n INT);');
+  assert.equal(await skip.inputValue(), '');
+  assert.match(await from.innerText(), /^empty: the script runs in every run, and fails once its tables exist\. Use t4 \(the last table it creates\)$/);
+  if (process.env.VARLAB_SCREENSHOTS) await page.getByTestId('workload').screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'designer-setup-skip-empty.png') });
+  await page.getByTestId('setup-skip-use').click();
+  assert.equal(await skip.inputValue(), 't4');
+  // A script that makes its table anew each run: nothing proposed.
+  await skip.fill('');
+  await page.getByTestId('setup-sql').fill('DROP TABLE IF EXISTS t;\nCREATE TABLE t (n INT);');
+  assert.equal(await from.count(), 0);
+  assert.deepEqual(problems(page), []);
+  await page.close();
+
+  // The quickstart sets it (lineitem, the last table its script keeps): shown as is, said to come from the script, nothing edited.
+  const quick = await env.open();
+  await openQuickstart(quick);
+  assert.equal(await quick.getByTestId('setup-skip').inputValue(), 'lineitem');
+  assert.match(await quick.getByTestId('setup-skip-from').innerText(), /^the last table the setup script creates/);
+  assert.equal(await quick.getByTestId('dirty').count(), 0);
+  await quick.close();
+});
+
 test('a file with a run: the Designer and the workload give the time at the costs measured there, "from the run of DATE"', async () => {
   // 20 restarts of 9 s each (2 s of it idle), where the design's own estimates say about a second each;
   // the run ended 1 s after its last restart (mysqld stopped, the host restored), counted once.

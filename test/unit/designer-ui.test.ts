@@ -9,7 +9,7 @@ import { expandCells } from '../../src/common/plan.js';
 import { addFactor, addLevel, carryExclusions, moveFactor, removeFactor, toggleCell, toggleLevel } from '../../src/browser/views/designer/edits.js';
 import { cellCountText, gridLayout } from '../../src/browser/views/designer/grid.js';
 import { designProblems, numberProblem } from '../../src/browser/views/designer/problems.js';
-import { queriesFromSql, splitSql } from '../../src/browser/views/designer/sql.js';
+import { queriesFromSql, setupTable, splitSql, withSetupSql } from '../../src/browser/views/designer/sql.js';
 import { emptyHistory, recordEdit, redo, undo } from '../../src/browser/store/history.js';
 import { fileSlug, suggestedPath } from '../../src/browser/store/doc.js';
 import { useApp } from '../../src/browser/store/index.js';
@@ -90,6 +90,31 @@ test('a .sql file splits into one query per statement, outside quotes and commen
   ]);
   assert.deepEqual(queriesFromSql('q1.sql', 'SELECT 1;', ['q1']), [{ name: 'q1 (2)', sql: 'SELECT 1' }]);
   assert.deepEqual(queriesFromSql('t.sql', 'SELECT 1; SELECT 2', []).map((q) => q.name), ['t #1', 't #2']);
+});
+
+test("'Skip the setup when this table exists' is proposed from the setup script: the last table it creates, unless it drops or replaces what it makes", () => {
+  // The quickstart's own choice, from its script: the last of its tables.
+  const q = quickstart().design.workload;
+  assert.equal(setupTable(q.setupSql), q.setupSkipIfTable);
+  assert.equal(setupTable('-- data\nCREATE TABLE t (n INT);\nINSERT INTO t VALUES (1);\ncreate table if not exists `u2` (n INT);\nCREATE TEMPORARY TABLE tmp (n INT);'), 'u2');
+  assert.equal(setupTable('CREATE TABLE other.t (n INT)'), undefined, 'a table in another database is not looked for in this one');
+  assert.equal(setupTable('CREATE TABLE t (n INT); CREATE TABLE helper (n INT); DROP TABLE helper;'), 't', 'a helper it drops is not proposed');
+  assert.equal(setupTable('DROP TABLE IF EXISTS t; CREATE TABLE t (n INT)'), undefined, 'made anew each run');
+  assert.equal(setupTable('CREATE OR REPLACE TABLE t (n INT)'), undefined);
+  assert.equal(setupTable('DROP DATABASE IF EXISTS d; CREATE TABLE t (n INT)'), undefined);
+  assert.equal(setupTable("INSERT INTO x VALUES ('CREATE TABLE y (n INT)')"), undefined);
+  assert.equal(setupTable(''), undefined);
+
+  // The field follows the script while it is empty or holds what the script proposed; a table of the user's own stays.
+  const w = { setupSql: '' } as { setupSql: string; setupSkipIfTable?: string };
+  const one = withSetupSql(w, 'CREATE TABLE t (n INT)');
+  assert.equal(one.setupSkipIfTable, 't');
+  assert.equal(withSetupSql(one, 'CREATE TABLE t (n INT); CREATE TABLE t2 (n INT)').setupSkipIfTable, 't2');
+  assert.equal('setupSkipIfTable' in withSetupSql(one, 'SELECT 1'), false, 'no table: the setup runs every time');
+  const own = { setupSql: 'CREATE TABLE t (n INT)', setupSkipIfTable: 'mine' };
+  assert.deepEqual(withSetupSql(own, 'CREATE TABLE t2 (n INT)'), { setupSql: 'CREATE TABLE t2 (n INT)', setupSkipIfTable: 'mine' });
+  // A file that sets it to its last table (the quickstart): an edit that leaves the tables alone changes nothing.
+  assert.equal(withSetupSql(q, q.setupSql + '\nANALYZE TABLE lineitem;').setupSkipIfTable, 'lineitem');
 });
 
 test('history: keyed edits coalesce into one undo step; a new edit clears redo', () => {

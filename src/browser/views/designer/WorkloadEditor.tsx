@@ -10,7 +10,7 @@ import { NumberField } from '../../components/NumberField.js';
 import { useApp } from '../../store/index.js';
 import { useDesignEdit } from './FactorsEditor.js';
 import type { Problems } from './problems.js';
-import { queriesFromSql } from './sql.js';
+import { queriesFromSql, setupTable, withSetupSql } from './sql.js';
 
 function useWorkloadEdit() {
   const change = useDesignEdit();
@@ -61,6 +61,18 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
   const fileInput = useRef<HTMLInputElement>(null);
   const w = design.workload;
   const doc = useApp((s) => s.doc);
+  const path = useApp((s) => s.path);
+  // The table the setup script makes last: proposed for "Skip the setup when this table exists" (sql.ts setupTable).
+  const proposed = setupTable(w.setupSql);
+  // Emptied by the user in this file: the setup runs every time, and editing the script proposes no table again.
+  const declined = useRef<string | null | undefined>(undefined);
+  const setSkip = (t: string) => {
+    declined.current = t ? undefined : path;
+    edit((x) => {
+      const { setupSkipIfTable: _, ...rest } = x;
+      return t ? { ...rest, setupSkipIfTable: t } : rest;
+    }, 'setupSkipIfTable');
+  };
   // Per restart at the costs the file's run measured, when it has one (as the Designer's summary).
   const learned = doc ? learnedEstimate({ ...doc, design }) : null;
   const estimate = learned?.estimate ?? estimatePlan(design);
@@ -104,7 +116,8 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
   return (
     <section className="panel" data-testid="workload">
       <h2>Workload</h2>
-      <div className="row">
+      {/* Aligned at the top: a field's note or problem below it does not lift the others' labels. */}
+      <div className="row" style={{ alignItems: 'flex-start' }}>
         <label className="field" title="Where mysqld runs: local, ssh://[user@]host[:port], or an alias from ~/.ssh/config">
           <span>Target</span>
           <input
@@ -130,21 +143,31 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
             value={w.setupSkipIfTable ?? ''}
             placeholder="(always run it)"
             aria-invalid={!!problems['design.workload.setupSkipIfTable']}
-            onChange={(e) => {
-              const t = e.target.value;
-              edit((x) => {
-                const { setupSkipIfTable: _, ...rest } = x;
-                return t ? { ...rest, setupSkipIfTable: t } : rest;
-              }, 'setupSkipIfTable');
-            }}
+            onChange={(e) => setSkip(e.target.value)}
             spellCheck={false}
+            style={{ alignSelf: 'flex-start' }}
+            data-testid="setup-skip"
           />
           {problems['design.workload.setupSkipIfTable'] && <span className="problem">{problems['design.workload.setupSkipIfTable']}</span>}
+          {proposed && w.setupSkipIfTable === proposed && (
+            <span className="muted small" data-testid="setup-skip-from">
+              the last table the setup script creates: a later run on the same server keeps the data
+            </span>
+          )}
+          {proposed && !w.setupSkipIfTable && (
+            <span className="muted small" data-testid="setup-skip-from">
+              empty: the script runs in every run, and fails once its tables exist.{' '}
+              <button className="link" onClick={() => setSkip(proposed)} data-testid="setup-skip-use">
+                Use {proposed}
+              </button>{' '}
+              (the last table it creates)
+            </span>
+          )}
         </label>
       </div>
       <label className="field">
-        <span>Setup script (run once before the first restart: create and fill the data)</span>
-        <textarea className="sql" rows={6} value={w.setupSql} spellCheck={false} onChange={(e) => { const setupSql = e.target.value; edit((x) => ({ ...x, setupSql }), 'setupSql'); }} data-testid="setup-sql" />
+        <span>Setup script (run before the first restart unless the table above exists: create and fill the data)</span>
+        <textarea className="sql" rows={6} value={w.setupSql} spellCheck={false} onChange={(e) => { const setupSql = e.target.value; edit((x) => (declined.current === path ? { ...x, setupSql } : withSetupSql(x, setupSql)), 'setupSql'); }} data-testid="setup-sql" />
       </label>
 
       <h3>

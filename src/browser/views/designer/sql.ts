@@ -57,3 +57,44 @@ export function queriesFromSql(fileName: string, text: string, taken: string[]):
     return { name, sql };
   });
 }
+
+/**
+ * The table to propose for "Skip the setup when this table exists": the last one the setup script
+ * creates (`CREATE TABLE [IF NOT EXISTS] name`) and keeps, since its statements run in order and that
+ * one is there only once the others are. A table it drops after making it (a helper, as the
+ * quickstart's `seq`) is not proposed. None when the script creates no table in its database (a name
+ * like `other.t`) or is meant to run every time: it drops a table before making it, drops a database,
+ * or replaces a table (CREATE OR REPLACE TABLE).
+ */
+export function setupTable(setupSql: string): string | undefined {
+  const made: string[] = [];
+  const name = (n: string) => n.replace(/`/g, '').toLowerCase();
+  for (const statement of splitSql(setupSql)) {
+    const s = stripComments(statement).trim();
+    if (/^(drop\s+(database|schema)|create\s+or\s+replace\s+table)\b/i.test(s)) return undefined;
+    const dropped = /^drop\s+(?:temporary\s+)?tables?\s+(?:if\s+exists\s+)?([\s\S]*)$/i.exec(s);
+    if (dropped) {
+      for (const n of dropped[1].split(',').map((x) => name(x.trim().split(/\s+/)[0]))) {
+        const i = made.findIndex((m) => m.toLowerCase() === n);
+        if (i < 0) return undefined;
+        made.splice(i, 1);
+      }
+      continue;
+    }
+    const m = /^create\s+table\s+(?:if\s+not\s+exists\s+)?(`?)([A-Za-z_][A-Za-z0-9_]{0,63})\1(\s*\.)?/i.exec(s);
+    if (m && !m[3]) made.push(m[2]);
+  }
+  return made.at(-1);
+}
+
+/**
+ * A workload whose setup script changed: "Skip the setup when this table exists" follows the script
+ * while it is empty or is the table the old script proposed (setupTable); a name of the user's own
+ * (another table) is kept.
+ */
+export function withSetupSql<W extends { setupSql: string; setupSkipIfTable?: string }>(w: W, setupSql: string): W {
+  const { setupSkipIfTable: skip, ...rest } = w;
+  if (skip !== undefined && skip !== setupTable(w.setupSql)) return { ...w, setupSql };
+  const table = setupTable(setupSql);
+  return { ...rest, setupSql, ...(table ? { setupSkipIfTable: table } : {}) } as W;
+}
