@@ -3,6 +3,7 @@
 // registry), the Designer offers "Server build" with those builds as its levels, both switched on, and
 // the grid doubles; the Hosts view lists the builds and what each runs; and the Run view of a finished
 // build × ASLR file shows the running build's executable, digest and version among the verified facts.
+// Before all of it, the Welcome page's "Is build B faster than A?" leads to the Hosts view with the steps said.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -35,6 +36,20 @@ function registerBuilds(home: string): void {
   };
   writeFileSync(join(home, 'profiles.json'), JSON.stringify({ local: profile }));
 }
+
+test('the Welcome page says where comparing two builds starts: Hosts, with the steps after it', async () => {
+  const page = await env.open();
+  const entry = page.getByTestId('welcome-builds');
+  assert.equal(await entry.innerText(), 'Is build B faster than A?\nRegister both builds in Hosts, add the factor “Server build” to a new experiment, and run it with “Stop when answered”');
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'welcome-builds.png'), fullPage: true });
+  await entry.click();
+  await page.getByTestId('hosts').waitFor();
+  assert.equal(await page.getByTestId('nav-hosts').getAttribute('aria-selected'), 'true');
+  assert.match(await page.getByTestId('status-text').innerText(), /^Is build B faster than A\? 1\. Here: add or choose the host, and make a sandbox on it with both builds under “Server builds”\. 2\. New experiment: add the factor “Server build”\. 3\. Run: tick “Stop when answered”\.$/);
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'welcome-builds-hosts.png'), fullPage: true });
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
 
 test("the Designer offers the host's registered builds as the levels of a build factor", async () => {
   registerBuilds(env.app.home);

@@ -1,9 +1,9 @@
-// What the app shows with no experiment open: the quickstart, a new experiment, a file, or a
-// recent one.
+// What the app shows with no experiment open: the quickstart, a new experiment, where comparing two
+// builds starts, a template, a file, or a recent one.
 import { useState } from 'react';
 import { dbt3Template } from '../../common/dbt3/template.js';
 import { SYSBENCH_LOGIN, sysbenchTemplate } from '../../common/templates/sysbench.js';
-import { newExperiment, newFromTemplate, openCommand, openExample, openPath } from '../store/actions.js';
+import { compareBuilds, newExperiment, newFromTemplate, openCommand, openExample, openPath } from '../store/actions.js';
 import { baseName } from '../store/doc.js';
 import { useApp } from '../store/index.js';
 import { FirstRun } from './FirstRun.js';
@@ -30,6 +30,11 @@ export function Welcome() {
         <button className="big" onClick={() => void newExperiment()} data-testid="new-experiment">
           New experiment
           <small>Start from one factor and one query</small>
+        </button>
+        {/* The users' most common question: across the page, between the starts and the templates. */}
+        <button className="big" style={{ gridColumn: '1 / -1' }} onClick={compareBuilds} data-testid="welcome-builds">
+          Is build B faster than A?
+          <small>Register both builds in Hosts, add the factor “Server build” to a new experiment, and run it with “Stop when answered”</small>
         </button>
         <div className="template-choice">
           <button className="big" onClick={() => void newFromTemplate(dbt3Template({ sf }))} data-testid="new-dbt3">

@@ -83,6 +83,12 @@ export async function openExample(name = 'quickstart'): Promise<boolean> {
   return opened(await getClient().call('experiment.example', { name }), `Cannot open the example ${name}`);
 }
 
+/** The Welcome page's "Is build B faster than A?": to the Hosts view, where the builds are registered, with the steps after it said. */
+export function compareBuilds(): void {
+  state().setView('hosts');
+  info('Is build B faster than A? 1. Here: add or choose the host, and make a sandbox on it with both builds under “Server builds”. 2. New experiment: add the factor “Server build”. 3. Run: tick “Stop when answered”.');
+}
+
 export async function newExperiment(): Promise<void> {
   await startNew(blankExperiment(), 'Start a new experiment', 'New experiment: choose factors, then save it.');
 }
