@@ -89,7 +89,8 @@ test('the time left holds what the run costs once, as the estimate before Run do
 
 /**
  * A detached run's follower, before any restart finishes while it looks (an attach to a run whose
- * earlier restarts an earlier attach brought in, or a run --missing of a measured file): the time left
+ * earlier restarts an earlier attach brought in, a run --missing of a measured file, or a run again
+ * from scratch followed by the process that launched it, AttachOptions.measured): the time left
  * at the costs measured there, as the attached engine says it (engine/run.ts), not the journal
  * header's design estimates. The run here has ended and its directory is gone from the target, so the
  * real follower runs to its end without a connection; its first progress event is the one looked at.
@@ -124,7 +125,7 @@ test('a detached run\'s follower gives the time left before its first restart at
       steps: { idle: 2_000, measure: 300 },
     });
     const host = { target: 'ssh://bench1' } as unknown as HostFingerprint;
-    const firstLeft = async (name: string, restarts: RestartResult[], fileResults?: ExperimentDoc['results']) => {
+    const firstLeft = async (name: string, restarts: RestartResult[], fileResults?: ExperimentDoc['results'], before?: ExperimentDoc['results']) => {
       const file = join(dir, `${name}.varlab.json`);
       writeFileSync(file, JSON.stringify({ ...doc, design, ...(fileResults ? { results: fileResults } : {}) }));
       const run = 'c0ffee00-0000-4000-8000-00000000000' + restarts.length;
@@ -139,7 +140,7 @@ test('a detached run\'s follower gives the time left before its first restart at
       writeFileSync(journalPath(file), records.map((r) => JSON.stringify(r) + '\n').join(''));
       const d = detachedRun(file)!;
       const events: RunEvent[] = [];
-      const out = await new Follower(d, { documents: new DocumentService(), prompt: async () => ({ accept: false }), onEvent: (e) => events.push(e) }).run();
+      const out = await new Follower(d, { documents: new DocumentService(), prompt: async () => ({ accept: false }), onEvent: (e) => events.push(e), ...(before ? { measured: () => before } : {}) }).run();
       assert.equal(out.state, 'cancelled', out.message);
       const progress = events.find((e): e is Extract<RunEvent, { type: 'progress' }> => e.type === 'progress');
       assert.ok(progress, JSON.stringify(events.map((e) => e.type)));
@@ -157,6 +158,11 @@ test('a detached run\'s follower gives the time left before its first restart at
     const grown = await firstLeft('grown', [], { startedAt: 1_000_000, restarts: [restart(1), restart(2)] });
     assert.equal(grown.done, 0);
     assert.ok(Math.abs(grown.remainingMs - 5 * 9_000) <= 1, `5 restarts at 9 s each, not ${grown.remainingMs} ms`);
+
+    // Run again from scratch, detached and followed by the process that launched it: the launch replaced
+    // the file's results with this run's (none yet); what the file held before is what the time starts from.
+    const again = await firstLeft('fresh-again', [], undefined, { startedAt: 1_000_000, restarts: [restart(1), restart(2)] });
+    assert.ok(Math.abs(again.remainingMs - 5 * 9_000) <= 1, `5 restarts at 9 s each, not ${again.remainingMs} ms`);
 
     // Nothing measured anywhere: the design's estimates.
     const fresh = await firstLeft('fresh', []);

@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import type { RunEvent } from '../../common/events.js';
 import type { BackendContext, Handlers } from '../backend.js';
-import { consentNote } from '../runs/prepare.js';
+import { consentNote, measuredBefore } from '../runs/prepare.js';
 import { requireConsentFor } from '../trust.js';
 import { detachedRuns } from '../detach/runs.js';
 import { notLaunchedHere, requireFollowConsent } from '../detach/launched.js';
@@ -22,7 +22,8 @@ export function runHandlers(ctx: BackendContext): Handlers {
         // The launch's own work here (the DBT-3 data step) is shown in the window that launched it.
         const onEvent = (e: RunEvent) => e.type === 'data-progress' && ctx.hub.emit('run.launch', { path: resolve(path), event: e }, origin.clientId);
         const d = await runs.detach({ file: path, target, auth, prompt, untilAnswered, onEvent, resume: resume === true, fresh: fresh === true, missing: missing === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
-        const s = await runs.attach(path, { prompt });
+        // Followed from the costs the file measured before the launch replaced its results (a run again from scratch).
+        const s = await runs.attach(path, { prompt, measured: (t) => measuredBefore(d.prepared, t) });
         // Several hosts: a host that did not start is said; the others go on.
         return d.failed.length && s.detached ? { ...s, detached: { ...s.detached, notStarted: d.failed } } : s;
       }

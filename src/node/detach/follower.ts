@@ -41,6 +41,12 @@ export interface AttachOptions extends ConnectVia {
   signal?: AbortSignal;
   /** Save the experiment file at most this often while following (always at the end). */
   saveEveryMs?: number;
+  /**
+   * Following the run this process has just launched: what the file held before the launch replaced
+   * it with this run's results (runs/prepare.ts measuredBefore, per host): the costs its time left
+   * starts from, as the attached engine's do.
+   */
+  measured?: (target: string) => Results | undefined;
 }
 
 export interface AttachOutcome {
@@ -225,7 +231,8 @@ export class Follower {
   /**
    * Before a restart finishes while this follower looks, the time left is at the costs measured so far,
    * as the attached engine's (engine/run.ts progress): the restarts the local journal holds (brought in
-   * by an earlier attach), else the file's own (run --missing grows a measured file); else the design's estimates.
+   * by an earlier attach), else the file's before this process launched the run (AttachOptions.measured),
+   * else the file's own (run --missing grows a measured file); else the design's estimates.
    */
   private async learnedCosts(): Promise<{ design: Design; costs: Costs }> {
     const state = this.fold.state();
@@ -236,6 +243,9 @@ export class Follower {
       const l = learnedCosts({ design, results: here });
       return { design: l.design, costs: { ...l.costs, ...NO_COSTS } };
     }
+    // What the file held before this process launched the run (a run again from scratch: the launch replaced it).
+    const before = this.o.measured?.(this.d.target);
+    if (before?.restarts.length) return learnedCosts({ design, results: before });
     const file = (await readExperimentFile(this.d.path).catch(() => null))?.doc?.results;
     // One host of a run on several: what this host measured there, as the attached engine of that host is given it (runs/prepare.ts).
     return learnedCosts({ design, results: file?.restarts.length && this.group ? hostResults(file, this.d.target) : file });

@@ -68,6 +68,11 @@ export interface PreparedRun {
   measured?: ExperimentDoc['results'];
 }
 
+/** What the file's results held for this target before the run (PreparedRun.measured, a host's HostRun.measured): the costs its time left starts from. */
+export function measuredBefore(prepared: Pick<PreparedRun, 'measured' | 'hosts'>, target: string): ExperimentDoc['results'] {
+  return prepared.hosts ? prepared.hosts.find((h) => h.target === target)?.measured : prepared.measured;
+}
+
 /** One host of a design run on several hosts. */
 export interface HostRun {
   target: string;

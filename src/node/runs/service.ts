@@ -271,7 +271,7 @@ export class RunService {
    * Follow the file's detached run from this process: its events arrive as batches like a live run's,
    * and when it has ended its results are saved into the file. Returns at once.
    */
-  async attach(path: string, o: { prompt?: Prompter } = {}): Promise<RunStatus> {
+  async attach(path: string, o: Pick<FollowOptions, 'prompt' | 'measured'> = {}): Promise<RunStatus> {
     const abs = resolve(path);
     for (const a of this.attachments.values()) if (a.path === abs && a.status().detached?.following) return a.status();
     return (await this.follow(abs, o)).status();
