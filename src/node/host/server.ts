@@ -138,6 +138,12 @@ export function judgeStart(proc: RestartProcedure, targetFacts: Record<string, s
   return { checks, options, facts };
 }
 
+/** The verify step's login and the variables it read back. */
+interface Verified {
+  conn: Connection;
+  live: Record<string, string>;
+}
+
 export function createServerControl(session: TargetSession, profile: ServerProfile, opts: ServerControlOptions = {}): ServerControl & { readonly pid: number | null } {
   checkProfile(profile);
   const paths = hostPaths(opts.paths);
@@ -243,6 +249,17 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     return { ...(await variables(conn, names)), ...(await consumerStates(conn, names)) };
   }
 
+  /** The verify step's login to the server just started, and what it read back. */
+  async function verifyLogin(names: string[]): Promise<Verified> {
+    const conn = await connectReady();
+    try {
+      return { conn, live: await readBack(conn, names) };
+    } catch (e) {
+      await closeConnection(conn);
+      throw e;
+    }
+  }
+
   async function procedure(factors: Factor[], levels: Record<string, string>, extra: { schemas?: string[]; workload?: boolean; idleSeconds?: number } = {}): Promise<RestartProcedure> {
     return restartProcedure({ profile, factors, levels, host: await hostFacts(), startTimeoutS: opts.startTimeoutS, stopTimeoutS: opts.stopTimeoutS, ...extra });
   }
@@ -275,13 +292,38 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
       part = 'up';
     }
     const s = await script(proc, part);
+    const names = verifyVariables(proc);
+    // The verify step's login and read back begin as soon as the script says mysqld is ready, while
+    // the script still reads the facts and the host's counters and its reply comes back (issue 22, a
+    // lean restart: over SSH a login is a channel of its own and round trips that would wait for it).
+    let early: Promise<Verified> | null = null;
+    let said = '';
+    const onStdout = (chunk: string) => {
+      if (early) return;
+      said += chunk;
+      if (!/^@ready \d/m.test(said)) return;
+      early = verifyLogin(names);
+      early.catch(() => {}); // awaited below, or closed when the call fails
+    };
+    const dropEarly = async () => {
+      const e = early;
+      early = null;
+      if (e) await e.then((v) => closeConnection(v.conn)).catch(() => {});
+    };
     const startedAt = Date.now();
-    const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs: timeoutMs + (part ? 0 : Math.ceil(idleS) * 1000) });
+    let r: Awaited<ReturnType<TargetSession['exec']>>;
+    try {
+      r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs: timeoutMs + (part ? 0 : Math.ceil(idleS) * 1000), onStdout });
+    } catch (e) {
+      await dropEarly();
+      throw e;
+    }
     const reply = parseReply(r.stdout);
     if (!part) closeWindow(reply);
     // Ready is the script's own word (a fact that could not be read afterwards is the verification's business).
     if (reply.fail || !reply.pid || reply.readyMs === null) {
       pid = null;
+      await dropEarly();
       throw startFailure(session.target, profile, s.sudo, r, reply);
     }
     pid = reply.pid;
@@ -291,15 +333,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     // One call for stop and start: its lap says where the start began.
     const lap = part ? undefined : reply.laps.stop;
     const verifyFrom = Date.now();
-    const conn = await connectReady();
-    let live: Record<string, string>;
-    try {
-      const names = verifyVariables(proc);
-      live = await readBack(conn, names);
-    } catch (e) {
-      await closeConnection(conn);
-      throw e;
-    }
+    const { conn, live } = await (early ?? verifyLogin(names));
     if (hooks.keepLogin) {
       conn.on('error', () => {}); // mysqld gone while it waits: the next connect() finds out and logs in anew
       spare = { conn, pid: reply.pid };
