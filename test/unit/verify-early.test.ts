@@ -80,3 +80,11 @@ test('a session that does not stream its output logs in after the call, as befor
   await assert.rejects(control.restart([], {}), /no server in this test/);
   assert.deepEqual(seen, ['call', 'call ended', 'login']);
 });
+
+test("with the measuring account named, a verify login it cannot make falls back to the profile's own login", async () => {
+  const { session, seen } = fakeSession(async () => ({ code: 0, stdout: '@pid 4242\n@ready 120\n', stderr: '' }));
+  const control = createServerControl(session, profile, { host });
+  const proc = await control.procedure([], {});
+  await assert.rejects(control.run(proc, { keepLogin: true, verifyAs: { user: 'varlab_measure', password: 'x', database: 'w' } }), /no server in this test/);
+  assert.deepEqual(seen, ['call', 'call ended', 'login', 'login'], 'as the account, then as the profile');
+});

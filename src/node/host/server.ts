@@ -138,9 +138,17 @@ export function judgeStart(proc: RestartProcedure, targetFacts: Record<string, s
   return { checks, options, facts };
 }
 
+/** Who a login is and to which database. */
+interface Login {
+  user: string;
+  password: string;
+  database: string | undefined;
+}
+
 /** The verify step's login and the variables it read back. */
 interface Verified {
   conn: Connection;
+  login: Login;
   live: Record<string, string>;
 }
 
@@ -155,10 +163,11 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
   let opened: NoiseSample | null = null;
   /**
    * The verify step's login, kept open for the next connect() to the same mysqld: that one takes it
-   * over as its own account and database (COM_CHANGE_USER, a fresh session) instead of logging in again
-   * (issue 22, a lean restart: over SSH each new login is a channel of its own). Closed by anything else.
+   * over as its own account and database (COM_CHANGE_USER, a fresh session) instead of logging in again,
+   * or as it is when it is that login already (issue 22, a lean restart: over SSH each new login is a
+   * channel of its own, each switch a round trip). Closed by anything else.
    */
-  let spare: { conn: Connection; pid: number } | null = null;
+  let spare: { conn: Connection; pid: number; login: Login } | null = null;
   const dropSpare = async () => {
     const s = spare;
     spare = null;
@@ -179,6 +188,10 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     const kept = spare;
     spare = null;
     if (kept && kept.pid === pid) {
+      // Already this login (the verify step logged in as the measuring account): a fresh session still,
+      // since the verify only read global values; no switch, no round trip.
+      const { user, password: pw, database: db } = kept.login;
+      if (user === (as?.user ?? profile.user) && pw === (as ? as.password : (password ?? '')) && db === database) return kept.conn;
       try {
         await kept.conn.changeUser({ user: as?.user ?? profile.user, password: as ? as.password : (password ?? ''), database });
         return kept.conn;
@@ -249,11 +262,30 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     return { ...(await variables(conn, names)), ...(await consumerStates(conn, names)) };
   }
 
-  /** The verify step's login to the server just started, and what it read back. */
-  async function verifyLogin(names: string[]): Promise<Verified> {
-    const conn = await connectReady();
+  /**
+   * The verify step's login to the server just started, and what it read back: as the account the
+   * caller names (the measuring one, which may read the global variables and the consumers), else as
+   * the profile's, as before. A login as that account that fails (refused, or the server not yet
+   * accepting) falls back to the profile's, which waits for the server; the caller's own connect()
+   * as the account then says why it is refused.
+   */
+  async function verifyLogin(names: string[], as?: RunHooks['verifyAs']): Promise<Verified> {
+    let conn: Connection | undefined;
+    let login: Login | undefined;
+    if (as) {
+      try {
+        conn = await connect(as.database, as);
+        login = { user: as.user, password: as.password, database: as.database };
+      } catch {
+        conn = undefined;
+      }
+    }
+    if (!conn || !login) {
+      conn = await connectReady();
+      login = { user: profile.user, password: password ?? '', database: undefined };
+    }
     try {
-      return { conn, live: await readBack(conn, names) };
+      return { conn, login, live: await readBack(conn, names) };
     } catch (e) {
       await closeConnection(conn);
       throw e;
@@ -302,7 +334,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
       if (early) return;
       said += chunk;
       if (!/^@ready \d/m.test(said)) return;
-      early = verifyLogin(names);
+      early = verifyLogin(names, hooks.keepLogin ? hooks.verifyAs : undefined);
       early.catch(() => {}); // awaited below, or closed when the call fails
     };
     const dropEarly = async () => {
@@ -333,10 +365,10 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     // One call for stop and start: its lap says where the start began.
     const lap = part ? undefined : reply.laps.stop;
     const verifyFrom = Date.now();
-    const { conn, live } = await (early ?? verifyLogin(names));
+    const { conn, login, live } = await (early ?? verifyLogin(names, hooks.keepLogin ? hooks.verifyAs : undefined));
     if (hooks.keepLogin) {
       conn.on('error', () => {}); // mysqld gone while it waits: the next connect() finds out and logs in anew
-      spare = { conn, pid: reply.pid };
+      spare = { conn, pid: reply.pid, login };
     } else await closeConnection(conn);
     const { checks, options, facts } = judgeStart(proc, reply.facts, live, await hostFacts());
     const stop = stopMs ?? lap;

@@ -63,9 +63,17 @@ export interface RunHooks {
   idle?: (ms: number) => Promise<void>;
   /**
    * Keep the verify step's login open: the next connect() to this mysqld takes it over (COM_CHANGE_USER
-   * to its account and database) instead of logging in again. Anything else the control does closes it.
+   * to its account and database, none when it is that login already) instead of logging in again.
+   * Anything else the control does closes it.
    */
   keepLogin?: boolean;
+  /**
+   * With keepLogin: the account and database the verify step logs in as (the measuring account, which
+   * may read the global variables and the performance_schema consumers), so that the next connect()
+   * as that same login takes it over as it is, without a switch. The profile's account when it is
+   * refused, or without it.
+   */
+  verifyAs?: { user: string; password: string; database: string };
 }
 
 /** How mysqld is started, stopped, verified and the host restored, for one target and server profile. */
