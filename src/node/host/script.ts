@@ -122,7 +122,7 @@ noise_sample() {
     case "$ns_k" in
       cpu) ns_tot=$((%{ns_u:-0} + %{ns_ni:-0} + %{ns_s:-0} + %{ns_i:-0} + %{ns_io:-0} + %{ns_irq:-0} + %{ns_si:-0} + %{ns_st:-0})); ns_busy=$((%{ns_u:-0} + %{ns_ni:-0} + %{ns_s:-0})); ns_steal=%{ns_st:-0} ;;
       cpu[0-9]*) ns_n=$((ns_n + 1)) ;;
-      ctxt) ns_x=$ns_u ;;
+      ctxt) ns_x=$ns_u; break ;;
     esac
   done < /proc/stat
   ns_f=0; ns_c=0
