@@ -361,13 +361,17 @@ function startText(p: ServerProfile, s: Extract<RestartStep, { kind: 'start' }>,
   lines.push(`[ -x ${q(mysqld)} ] || fail no-binary ${q(`${mysqld} does not exist or is not executable on this host`)}`);
   // A log created by root would be unwritable for mysqld once it switches to its own user.
   if (p.errorLog && user) lines.push(`[ -e ${q(p.errorLog)} ] || { : > ${q(p.errorLog)} && chown ${q(user)} ${q(p.errorLog)}; }`);
-  // The log's size before this start (its new part is what this start wrote): one process, which the
-  // subshell execs (no `|| echo 0` after it, which would cost a fork more); a log that is not there is 0.
-  lines.push(`logsize=$(wc -c 2>/dev/null < ${q(log)}); logsize=$((\${logsize:-0} + 0))`);
+  // The log's size before this start (its new part is what this start wrote; a log that is not there
+  // is 0) and the launch's time stamp t0, read by two processes side by side in one subshell (wc in
+  // the background, date exec'd; the substitution ends when both have written): each process costs
+  // 1-2 ms, and on two cores the second is nearly free (issue 22, a lean restart). date's word is
+  // marked T; a date without %N leaves t0 to stamp's fallback.
+  lines.push(`logsize=0; t0=; for w in $(wc -c 2>/dev/null < ${q(log)} & exec date +T%s%N 2>/dev/null); do case "$w" in T*) t0=\${w#T} ;; *) logsize=$w ;; esac; done`);
+  lines.push(`case "$t0" in ''|*[!0-9]*) stamp t0 ;; esac; logsize=$((logsize + 0))`);
   const cmd = [...wrapperWords(s.wrapper), mysqld, ...mysqldArgs(p, s.options, user, s.server)].map(q).join(' ');
   // A simple command, so that the background job is mysqld itself (nohup and the wrapper exec), not a
   // subshell that would wait for it holding the channel open.
-  lines.push('stamp t0', 'cd /', `nohup ${cmd} </dev/null >>${q(log)} 2>&1 &`, 'pid=$!');
+  lines.push('cd /', `nohup ${cmd} </dev/null >>${q(log)} 2>&1 &`, 'pid=$!');
   return lines.join('\n');
 }
 
