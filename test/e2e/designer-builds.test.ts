@@ -79,6 +79,8 @@ test("the Designer offers the host's registered builds as the levels of a build 
   await page.getByTestId('nav-hosts').click();
   const summary = await page.getByTestId('host-profile').innerText();
   assert.match(summary, /patched: \/opt\/patched\/run\.sh \(runs \/opt\/patched\/bin\/mariadbd\), 10\.11\.19-MariaDB \(patched\)/);
+  // And which server a design without the build factor starts.
+  assert.match(summary, /mysqld\s+\/usr\/sbin\/mariadbd, data directory \/var\/tmp\/varlab-sandbox-0123abcd\/data \(what a design without the “Server build” factor runs\)/);
   if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'hosts-builds.png'), fullPage: true });
 
   // A build comparison alone, interleaved: the run order's preview names the builds, round by round.

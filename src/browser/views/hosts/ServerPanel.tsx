@@ -48,7 +48,8 @@ function ProfileSummary({ p }: { p: HostProfile }) {
   const rows: [string, string][] = p.sandboxDir
     ? [
         ['Sandbox', p.sandboxDir],
-        ['mysqld', p.mysqld],
+        // With builds registered, which server a design without the build factor starts (walk21: it was not said).
+        ['mysqld', p.builds?.length ? `${p.mysqld}, data directory ${p.datadir} (what a design without the “Server build” factor runs)` : p.mysqld],
         ['Port and socket', `${p.port}, ${p.socket}`],
       ]
     : [
