@@ -68,6 +68,8 @@ test("the Designer offers the host's registered builds as the levels of a build 
     ['patched', 'true'],
   ]);
   assert.equal(await page.getByTestId('cell-count').innerText(), '32 cells');
+  // Each build has its own data directory, which the setup fills at that build's first restart: said where the script is.
+  assert.equal(await page.getByTestId('setup-sql-label').innerText(), "Setup script (run before each build's first restart, in that build's own data directory, unless the table above exists: create and fill the data)");
   await page.screenshot({ path: join(env.app.dir, 'designer-builds.png'), fullPage: true });
   if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'designer-builds.png'), fullPage: true });
   // Switching one off leaves the other; the level that is not registered cannot be typed in as a shell word.

@@ -166,7 +166,9 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
         </label>
       </div>
       <label className="field">
-        <span>Setup script (run before the first restart unless the table above exists: create and fill the data)</span>
+        <span data-testid="setup-sql-label">
+          Setup script (run before {design.factors.some((f) => f.tunable === 'build') ? "each build's first restart, in that build's own data directory," : 'the first restart'} unless the table above exists: create and fill the data)
+        </span>
         <textarea className="sql" rows={6} value={w.setupSql} spellCheck={false} onChange={(e) => { const setupSql = e.target.value; edit((x) => (declined.current === path ? { ...x, setupSql } : withSetupSql(x, setupSql)), 'setupSql'); }} data-testid="setup-sql" />
       </label>
 
