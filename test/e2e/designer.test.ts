@@ -12,6 +12,8 @@ import { createBackend } from '../../src/node/backend.js';
 import { startServer } from '../../src/node/transport/websocket-server.js';
 import { appForTests, openApp, openFile, openQuickstart, pageProblems } from './support.js';
 import { roundsExperiment } from '../fixtures/rounds-experiment.js';
+import { recordsOfRestart } from '../../src/common/records.js';
+import { headerRecord, journalPath } from '../../src/node/engine/journal.js';
 
 const env = appForTests();
 
@@ -249,6 +251,32 @@ test('a file whose run measured part of its design: the Designer, and the Run vi
   assert.match(await dialog.innerText(), new RegExp(`will be run again from its first restart \\(24 restarts, about 3 min 37 s \\(costs from the run of 2026-11-26 10:00 UTC\\)\\) and its results replaced`));
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   assert.equal(await dialog.count(), 0);
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
+test("an unfinished run: the Run view says what resuming it, or starting over, takes at the costs its restarts so far measured", async () => {
+  // Ten rounds planned (20 restarts); the run was cut after its sixth restart (9 s each, as measured):
+  // its journal beside the file, and the file saved with those six, as an interrupted run leaves them.
+  const doc = roundsExperiment({ rounds: 10, between: 0.03, shared: 0.5, effectPct: 0 });
+  doc.design.estimates = { restartSeconds: 1, executionMs: 1 };
+  const done = doc.results!.restarts.slice(0, 6);
+  doc.results = { startedAt: doc.results!.startedAt, restarts: done };
+  const file = join(env.app.dir, 'unfinished-rounds.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const records = [headerRecord(doc.design, doc.results.startedAt), ...done.flatMap((r) => recordsOfRestart(r, doc.design.workload.warmup))];
+  writeFileSync(journalPath(file), records.map((r) => JSON.stringify(r) + '\n').join(''));
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  const basis = '(costs from the run of 2026-11-26 10:00 UTC)';
+  await page.getByTestId('run-unfinished').filter({ hasText: 'An unfinished run of this file: 6 of 20 restarts done.' }).waitFor();
+  // The 14 left at 9 s each, where the design's estimates say about a second each.
+  assert.equal(await page.getByTestId('run-unfinished-about').innerText(), `Resuming it takes about 2 min 06 s ${basis} for the 14 left.`);
+  if (process.env.VARLAB_SCREENSHOTS) await page.getByTestId('run-start').screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'run-unfinished.png') });
+  // Start over: all 20.
+  await page.getByText('start over').click();
+  assert.equal(await page.getByTestId('run-unfinished-about').innerText(), `Starting over takes about 3 min 00 s ${basis}.`);
   assert.deepEqual(problems(page), []);
   await page.close();
 });

@@ -59,6 +59,14 @@ function StartPanel() {
   // At the costs the file's own run measured when it has one (issue 21: the estimates learn).
   const learned = useMemo(() => (doc && asRun ? learnedEstimate({ ...doc, design: asRun }, buildPlan(asRun).length) : null), [doc, asRun]);
   const estimate = learned?.estimate ?? null;
+  // An unfinished run: what resuming it (the restarts left) or starting over takes, at the costs its restarts so far measured.
+  // Several hosts each have their own restarts left: not said.
+  const unfinishedAbout = useMemo(() => {
+    if (!doc || !unfinished || hosts.length > 1) return null;
+    if (startOver) return learned ? `Starting over takes ${aboutText(learned)}.` : null;
+    const left = unfinished.restartsPlanned - unfinished.restartsDone;
+    return left > 0 ? `Resuming it takes ${aboutText(learnedEstimate(doc, left))} for the ${left} left.` : null;
+  }, [doc, unfinished, hosts.length, startOver, learned]);
   if (!path) {
     return (
       <p data-testid="run-needs-save">
@@ -135,6 +143,14 @@ function StartPanel() {
       {unfinished && (
         <span data-testid="run-unfinished">
           An unfinished run of this file: {unfinished.restartsDone} of {unfinished.restartsPlanned} restarts done.
+          {unfinishedAbout && (
+            <>
+              {' '}
+              <span className="muted" data-testid="run-unfinished-about">
+                {unfinishedAbout}
+              </span>
+            </>
+          )}
         </span>
       )}
       {changes ? (
