@@ -143,7 +143,9 @@ const OVERHEAD_ROUNDS = Number(process.env.FIDELITY_OVERHEAD_ROUNDS ?? 4);
 async function overheads(): Promise<void> {
   console.log(`overhead per restart beyond the server's start, idle and executions: ${OVERHEAD_ROUNDS} rounds of A (varlab) B (by hand), ${RESTARTS} restarts each, restarts 2…${RESTARTS - 1} counted`);
   await overhead('local');
-  const sshd = await startSshd();
+  // As a real host's sshd runs (parent pid 1): the noise sample then reads the processes a real host
+  // has above varlab's shell, not this bench's node, npm and shells as well.
+  const sshd = await startSshd({ parentless: true });
   try {
     await overhead(sshd.target, { identity: sshd.keyFile, knownHosts: sshd.knownHostsFile });
   } finally {

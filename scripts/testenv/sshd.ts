@@ -59,7 +59,18 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function startSshd(): Promise<Sshd> {
+export interface SshdOptions {
+  /**
+   * Started as a real host's sshd runs, with no parent but pid 1 (setsid --fork: the process that
+   * starts it exits at once), not as a child of this process. Above a command on the target there is
+   * then what a real host has: the command's shell, the session's sshd and the listening one. The
+   * fidelity bench needs it: varlab's noise sample reads every process above its shell, and above a
+   * child sshd are also this node process, npm and the shells that started them.
+   */
+  parentless?: boolean;
+}
+
+export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   const dir = mkdtempSync(join(tmpdir(), 'varlab-sshd-'));
   const keygen = (file: string, comment: string, type: HostKeyType = 'ed25519') =>
     execFileSync('ssh-keygen', ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-C', comment, '-f', file]);
@@ -97,18 +108,23 @@ export async function startSshd(): Promise<Sshd> {
   writeConfig([hostKey]);
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   // Under the ordinary policy, as a host's sshd runs, even while this process yields to a local server.
-  const [file, ...args] = localArgv([SSHD, '-D', '-e', '-f', join(dir, 'sshd_config')]);
+  const [file, ...args] = localArgv([...(opts.parentless ? ['setsid', '--fork'] : []), SSHD, '-D', '-e', '-f', join(dir, 'sshd_config')]);
   const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let log = '';
   child.stderr.on('data', (d: Buffer) => (log += d.toString()));
   child.unref();
   (child.stderr as unknown as { unref?: () => void }).unref?.();
-  const pid = child.pid!;
+  let pid = child.pid!;
   const deadline = Date.now() + 10000;
   while (!(await accepts(port))) {
-    if (!alive(pid) || child.exitCode !== null) throw new Error(`sshd did not start: ${log.trim() || 'no output'}`);
+    // Parentless, the process started here is setsid's, which ends at once: sshd's pid is in its pid file.
+    if (opts.parentless ? child.exitCode !== null && child.exitCode !== 0 : !alive(pid) || child.exitCode !== null) throw new Error(`sshd did not start: ${log.trim() || 'no output'}`);
     if (Date.now() > deadline) throw new Error(`sshd did not accept connections on 127.0.0.1:${port} within 10 s: ${log.trim()}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+  if (opts.parentless) {
+    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    pid = Number(readFileSync(pidFile, 'utf8').trim());
   }
   const hostPublicKey = readFileSync(hostKey + '.pub', 'utf8').trim();
   const keyInfo = (type: HostKeyType) => {
