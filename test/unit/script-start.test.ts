@@ -1,7 +1,8 @@
 // The restart script's start, run by the real sh with a stand-in mysqld: the error log's size before
 // the start and the launch's time stamp come from one subshell (wc and date side by side, issue 22, a
-// lean restart), and a start that fails still reports the log's new part only, the stop's lap and a
-// time stamp; a log that is not there yet counts as empty.
+// lean restart), as do the script's start T0 and the host's counters before anything else (date beside
+// the noise sample), and a start that fails still reports the log's new part only, the host's
+// counters once, and the stop's lap; a log that is not there yet counts as empty.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -42,6 +43,9 @@ for (const withOldLog of [true, false]) {
       const { text, reply, out } = run(dir, withOldLog);
       // One subshell reads the log's size (wc, in the background) and the time (date, exec'd).
       assert.match(text, /\$\(wc -c 2>\/dev\/null < \S+error\.log & exec date \+T%s%N 2>\/dev\/null\)/);
+      assert.match(text, /\{ T0=\$\(date \+%s%N 2>\/dev\/null & noise_sample begin "\$fl" \S+ >&3\); \} 3>&1/);
+      assert.equal(out.split('\n').filter((l) => l.startsWith('@noise begin ')).length, 1, out);
+      assert.ok(reply.noise.begin && reply.noise.begin.uptime > 0 && reply.noise.begin.ctxt > 0, out);
       assert.equal(reply.fail?.kind, 'exited', out);
       assert.deepEqual(reply.log.map((l) => l.replace(/^.*\[ERROR\]/, '[ERROR]')), ["[ERROR] unknown variable 'x=1'"], out);
       assert.ok(reply.laps.stop !== undefined && reply.laps.stop >= 0 && reply.laps.stop < 60_000, out);

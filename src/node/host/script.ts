@@ -451,19 +451,29 @@ export function partSteps(proc: RestartProcedure, part?: 'down' | 'up'): Restart
  * The host's counters before anything else (the end of the last restart's measured window, whose
  * mysqld is still the one in the pid file): the first section after the helpers of every call that
  * begins a restart and of the stop script, so the window is read in calls the run makes anyway.
+ * With `stampT0`, the script's start T0 too (a restart's stop lap begins there), read by date while
+ * the sample runs: both in one subshell that ends when both have, the sample's line going straight to
+ * the reply (fd 3) and date's word into T0 (issue 22, a lean restart: the shell waited ~1 ms for date).
+ * The sampling shell ($$) is the script's shell as before; the subshell reads what it read.
  */
-function noiseBeginSection(p: ServerProfile, paths: HostPaths): ScriptSection[] {
+function noiseBeginSection(p: ServerProfile, paths: HostPaths, stampT0 = false): ScriptSection[] {
   const read = p.kind === 'systemd' ? `fl=$(systemctl show --value -p MainPID ${q(p.service!)} 2>/dev/null)` : `first_line ${q(pidFileOf(p))}`;
-  return [{ what: "read the host's counters (the end of the last measured window)", text: `${NOISE_SAMPLE}
-${read}; noise_sample begin "$fl" ${q(paths.sys)}` }];
+  const sample = `noise_sample begin "$fl" ${q(paths.sys)}`;
+  return [
+    {
+      what: "read the host's counters (the end of the last measured window)",
+      text: `${NOISE_SAMPLE}
+${read}; ${stampT0 ? `{ T0=$(date +%s%N 2>/dev/null & ${sample} >&3); } 3>&1; case "$T0" in ''|*[!0-9]*) stamp T0 ;; esac` : sample}`,
+    },
+  ];
 }
 
 /** The one script a restart runs on the target: every target step of the procedure (or of its part), in order. */
 export function restartScript({ proc, profile, host, paths, recordDir: dir, part }: CompileInput): Script {
-  const sections: ScriptSection[] = [{ what: 'helpers', text: `${HELPERS}
-stamp T0` }];
+  // T0, the script's start: read beside the host's counters where the call reads them first.
+  const sections: ScriptSection[] = [{ what: 'helpers', text: part === 'up' ? `${HELPERS}\nstamp T0` : HELPERS }];
   const steps = partSteps(proc, part);
-  if (part !== 'up') sections.push(...noiseBeginSection(profile, paths));
+  if (part !== 'up') sections.push(...noiseBeginSection(profile, paths, true));
   if (steps.some((s) => s.kind === 'set' || s.kind === 'restore')) sections.push({ what: `the restore record (${dir}/restore.tsv)`, text: recordFunctions(dir, paths) });
   for (const s of steps) {
     const what = describeStep(s);
