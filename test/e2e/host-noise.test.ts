@@ -16,8 +16,9 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
     d.design.target = 'local';
     delete d.design.serverProfile;
-    d.design.restartsPerCell = 4;
-    d.design.workload.repetitions = 20;
+    // More restarts than the log's box holds lines: each busy one adds a line.
+    d.design.restartsPerCell = 12;
+    d.design.workload.repetitions = 10;
     d.design.workload.warmup = 0;
   });
   const loop = busyProcess('half');
@@ -34,11 +35,17 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     await page.getByTestId('run-state').filter({ hasText: 'finished' }).waitFor({ timeout: 300_000 });
     stopBusy(loop);
     assert.equal(await warning.count(), 0, 'said while the run goes on, not after');
+    // The log keeps what was said once at the start beside every busy restart's line (it showed the last 12 lines alone).
+    const log = await page.getByTestId('run-log').innerText();
+    assert.match(log, /yields? the CPU to mysqld/);
+    const busyLines = log.match(/restart \d+ ran on a busy host: /g)?.length ?? 0;
     // Analysis: the noise beside the spread, and the busy restarts named.
     await page.getByTestId('nav-analysis').click();
     const noise = page.getByTestId('analysis-noise');
     await noise.waitFor({ timeout: 120_000 });
-    assert.match(await page.getByTestId('analysis-noise-summary').innerText(), /^⚠ Read at 4 of 4 measured restarts; [1-4] ran on a busy host\./);
+    const summary = await page.getByTestId('analysis-noise-summary').innerText();
+    assert.match(summary, /^⚠ Read at 12 of 12 measured restarts; \d+ ran on a busy host\./);
+    assert.equal(busyLines, Number(/; (\d+) ran on a busy host/.exec(summary)![1]), `the log names every busy restart:\n${log}`);
     assert.match(await page.getByTestId('analysis-noise-busy').innerText(), /restart \d+ \(aslr=on,ahi=on,preload=off,numa=default\): /);
     if (process.env.VARLAB_SHOTS) await page.getByTestId('section-noise').screenshot({ path: `${process.env.VARLAB_SHOTS}/analysis-noise.png` });
     assert.deepEqual(pageProblems(page), []);

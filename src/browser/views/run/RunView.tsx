@@ -2,7 +2,7 @@
 // timeline coloured by restart, per-restart means with their within-restart spread, the
 // between-restart spread of each cell as restarts accumulate, and the current minimum detectable
 // effect. Pause, resume, cancel. Redrawn at most once per animation frame, whatever the event rate.
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { checkWord, type ExperimentDoc, type RestartResult } from '../../../common/experiment/types.js';
 import { buildPlan, designHosts, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
 import { aboutText, learnedEstimate } from '../../../common/stats/planner.js';
@@ -674,13 +674,34 @@ function IntervalPlots({ live }: { live: LiveRun }) {
   );
 }
 
+/**
+ * The run's log, every line the live run keeps (its first 500 and more: live.ts), in a box of about 12
+ * lines that follows the newest line while the reader is at its end. Not the last 12 alone: a restart
+ * on a busy host adds a line each, and they pushed the lines said once at the start (the host busy
+ * before the run, the setup script, varlab yielding the CPU to mysqld) out of sight by restart 10.
+ */
 function Log() {
   const live = useRunSession((s) => s.live);
   useRunSession((s) => s.frame);
-  const lines = live.log.slice(-12);
+  const last = live.log[live.log.length - 1];
+  // The log is appended to in place: its length and newest line say when it changed.
+  const lines = useMemo(() => live.log.slice(), [live, live.log.length, last]);
+  const box = useRef<HTMLDivElement>(null);
+  const atEnd = useRef(true);
+  useLayoutEffect(() => {
+    if (box.current && atEnd.current) box.current.scrollTop = box.current.scrollHeight;
+  }, [lines]);
   if (!lines.length) return null;
   return (
-    <div className="run-box run-log" data-testid="run-log">
+    <div
+      className="run-box run-log"
+      data-testid="run-log"
+      ref={box}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        atEnd.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 4;
+      }}
+    >
       {lines.map((l, i) => (
         <div key={`${l.at}-${i}`} style={{ color: l.level === 'error' ? '#b42318' : l.level === 'warn' ? '#9a6700' : undefined }}>
           {new Date(l.at).toLocaleTimeString()} {l.message}
