@@ -38,6 +38,8 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     // The log keeps what was said once at the start beside every busy restart's line (it showed the last 12 lines alone).
     const log = await page.getByTestId('run-log').innerText();
     assert.match(log, /yields? the CPU to mysqld/);
+    // Said before the first restart, with where the app checks the host (it named only the command line's `varlab probe local --check`).
+    assert.match(log, /the host is busy before the run: .*; the Hosts view's noise check \(or `varlab probe local --check`\) lists what else makes it noisy/);
     const busyLines = log.match(/restart \d+ ran on a busy host: /g)?.length ?? 0;
     // Analysis: the noise beside the spread, and the busy restarts named.
     await page.getByTestId('nav-analysis').click();

@@ -250,7 +250,8 @@ export class RunEngine implements Run {
   /**
    * A host that is busy before the run is named before the first restart (a log warning): the load and
    * the busy processes of probe --check's one-second sample. Not on the measured path; a host that
-   * cannot say is not held against the run.
+   * cannot say is not held against the run. The line reaches the app's Run view and the terminal alike,
+   * so it names the check in both.
    */
   private async sayBusyHost(host: HostFingerprint): Promise<void> {
     const layer = this.link.host;
@@ -264,7 +265,7 @@ export class RunEngine implements Run {
     }
     // The load and the busy processes only: the settings (governor, turbo…) are the design's to set, and the check's to say.
     const busy = hostCheck(host, facts).filter((i) => !i.ok && (i.what === 'Load average' || i.what === 'Other busy processes'));
-    if (busy.length) this.emit({ type: 'log', at: Date.now(), level: 'warn', message: `the host is busy before the run: ${busy.map((i) => `${i.what.toLowerCase()} ${i.state}`).join('; ')}. Its restarts are flagged when it stays so; \`varlab probe ${host.target} --check\` lists what else makes it noisy` });
+    if (busy.length) this.emit({ type: 'log', at: Date.now(), level: 'warn', message: `the host is busy before the run: ${busy.map((i) => `${i.what.toLowerCase()} ${i.state}`).join('; ')}. Its restarts are flagged when it stays so; the Hosts view's noise check (or \`varlab probe ${host.target} --check\`) lists what else makes it noisy` });
   }
 
   /** A measured window closed by the server control: the noise of the restart that measured in it. */
