@@ -50,6 +50,11 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     assert.equal(busyLines, Number(/; (\d+) ran on a busy host/.exec(summary)![1]), `the log names every busy restart:\n${log}`);
     assert.match(await page.getByTestId('analysis-noise-busy').innerText(), /restart \d+ \(aslr=on,ahi=on,preload=off,numa=default\): /);
     if (process.env.VARLAB_SHOTS) await page.getByTestId('section-noise').screenshot({ path: `${process.env.VARLAB_SHOTS}/analysis-noise.png` });
+    // At 1000 px the table stays within its section: the between-restart CoV beside the noise is in view, not past the edge.
+    await page.setViewportSize({ width: 1000, height: 900 });
+    const edges = (await page.evaluate(`(() => { const s = document.querySelector('[data-testid="section-noise"]'); return { section: s.getBoundingClientRect().right, table: s.querySelector('[data-testid="analysis-noise"] table').getBoundingClientRect().right }; })()`)) as { section: number; table: number };
+    assert.ok(edges.table <= edges.section, `the noise table ends at ${edges.table} px, its section at ${edges.section} px`);
+    if (process.env.VARLAB_SHOTS) await page.getByTestId('section-noise').screenshot({ path: `${process.env.VARLAB_SHOTS}/analysis-noise-1000.png` });
     assert.deepEqual(pageProblems(page), []);
   } finally {
     stopBusy();

@@ -19,7 +19,8 @@ export function NoisePanel({ analysis, restarts, cells }: { analysis: Analysis; 
       <p className={s.busy.length ? 'warning' : 'muted'} data-testid="analysis-noise-summary">
         {s.busy.length ? '⚠ ' : ''}Read at {s.read} of {s.restarts} measured restarts; {s.busy.length ? `${s.busy.length} ran on a busy host` : 'none ran on a busy host'}. Busy: other processes used {BUSY_HOST.othersCpus} of a CPU or more, steal was above {BUSY_HOST.stealPct} %, or the load average was above the CPU count. A cell whose restarts ran on a busy host may owe part of its between-restart spread to the host.
       </p>
-      <table className="data">
+      {/* The headers wrap: on one line each, the table was wider than the view at 1000 px and hid the between-restart CoV it is there to stand beside. */}
+      <table className="data wrap-head">
         <thead>
           <tr>
             {['cell', 'restarts read', 'busy', 'others CPU % median', 'others CPU % max', 'steal % max', 'load max', 'between-restart CoV %'].map((h) => (
