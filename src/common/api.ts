@@ -110,6 +110,11 @@ export interface AppInfo {
   platform: string;
   /** Where the user's home is, for suggesting paths in browser mode. */
   home: string;
+  /**
+   * The folder varlab keeps experiments in: the quickstart's (~/varlab, or VARLAB_HOME/experiments when
+   * that is set). Save As of a file that has no path yet starts there.
+   */
+  documents: string;
   /** Whether a password or passphrase can be kept when the user asks: only the desktop app has a keychain; 'plain-text' is one that does not really encrypt (Linux without a secret service). */
   keychain: 'encrypted' | 'plain-text' | 'none';
 }

@@ -34,9 +34,10 @@ test('save as a path, then reopen it from the recent list and the open dialog: t
   await page.locator('[data-testid=cell][data-cell="aslr=off,ahi=off,preload=on,numa=interleave"]').click();
   await page.getByTestId('order-blocked').check();
 
-  // Ctrl+S on a document without a path asks where to save, suggesting the home folder and the name.
+  // Ctrl+S on a document without a path asks where to save, suggesting varlab's experiments folder (the
+  // quickstart's: VARLAB_HOME/experiments here, not the user's home outside it) and the name.
   await page.keyboard.press('Control+s');
-  assert.match(await page.getByTestId('save-path').inputValue(), /\/aslr-check\.varlab\.json$/);
+  assert.equal(await page.getByTestId('save-path').inputValue(), join(env.app.home, 'experiments', 'aslr-check.varlab.json'));
   await page.getByRole('button', { name: 'Cancel' }).click();
 
   const file = join(env.app.dir, 'aslr-check.varlab.json');

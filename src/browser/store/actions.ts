@@ -224,7 +224,7 @@ export async function saveAs(opts: { withoutResults?: boolean; suggested?: strin
   const { doc, path } = state();
   if (!doc) return false;
   if (!state().info) await loadAppInfo();
-  const suggested = opts.suggested ?? suggestedPath(doc, path, state().info?.home ?? '');
+  const suggested = opts.suggested ?? suggestedPath(doc, path, state().info?.documents ?? '');
   const title = opts.withoutResults ? 'Save as a new experiment' : 'Save experiment';
   const r = await getClient().call('dialog.save', { title, suggested, extensions: ['varlab.json'] });
   if (!r.ok) {

@@ -44,11 +44,11 @@ export function fileSlug(name: string): string {
   return slug || 'experiment';
 }
 
-/** Where Save As suggests writing: beside the current file, else in the home directory. */
-export function suggestedPath(doc: Pick<ExperimentDoc, 'name'>, currentPath: string | null, home: string): string {
+/** Where Save As suggests writing: beside the current file, else in `folder` (varlab's experiments folder, AppInfo.documents). */
+export function suggestedPath(doc: Pick<ExperimentDoc, 'name'>, currentPath: string | null, folder: string): string {
   if (currentPath) return currentPath;
-  const sep = home.includes('\\') && !home.includes('/') ? '\\' : '/';
-  return `${home.replace(/[\\/]+$/, '')}${sep}${fileSlug(doc.name)}.varlab.json`;
+  const sep = folder.includes('\\') && !folder.includes('/') ? '\\' : '/';
+  return `${folder.replace(/[\\/]+$/, '')}${sep}${fileSlug(doc.name)}.varlab.json`;
 }
 
 /** The last part of a path, for recent lists and the title. */

@@ -9,6 +9,7 @@ import { parseExperimentText, readExperimentFile, recentFiles } from '../files.j
 import type { BackendContext, Handlers } from '../backend.js';
 import { homedir } from 'node:os';
 import { keychainState } from '../secrets.js';
+import { defaultQuickstartDir } from '../quickstart.js';
 
 /** examples/ ships at the top of the package: found by walking up from this module (src/ or dist/). */
 function examplesDir(): string {
@@ -25,7 +26,7 @@ function opened(path: string | null, r: Checked, where: string): OpenedExperimen
 
 export function experimentHandlers(ctx: BackendContext): Handlers {
   return {
-    'app.info': async () => ({ version: '0.1.0', transport: ctx.options.transport, platform: process.platform, home: homedir(), keychain: keychainState() }),
+    'app.info': async () => ({ version: '0.1.0', transport: ctx.options.transport, platform: process.platform, home: homedir(), documents: defaultQuickstartDir(), keychain: keychainState() }),
     'experiment.example': async ({ name }) => {
       if (!/^[a-z0-9-]+$/.test(name)) throw new ApiError('invalid-argument', `no example called ${JSON.stringify(name)}`);
       const file = join(examplesDir(), `${name}.varlab.json`);
