@@ -79,7 +79,7 @@ export function examplesDir(): string {
 
 /** The sandbox registered for `local` when it is still there (and on the port asked for); else a new one. */
 async function localSandbox(session: TargetSession, port?: number): Promise<{ profile: RegisteredProfile; created: boolean }> {
-  const r = await createSandbox(session, { port });
+  const r = await createSandbox(session, { port, chooseFolder: 'make the sandbox in the Hosts view with another "Folder on the target"' });
   return { profile: r.profile, created: !r.reused };
 }
 

@@ -30,6 +30,14 @@ test('a sandbox with a 512M buffer pool made and checked from the Hosts view, th
   await page.getByTestId('register-submit').click();
   assert.match(await page.getByTestId('register-error').innerText(), /not registered: on local, datadir: .*no-such-datadir is not a directory there/);
 
+  // A sandbox folder that does not exist: refused, naming this form's field, not the command line's --dir.
+  const missing = join(ctx.app.dir, 'no-such-folder');
+  await page.getByTestId('sandbox-parent').fill(missing);
+  await page.getByTestId('sandbox-create').click();
+  const refused = await page.getByTestId('sandbox-error').innerText();
+  assert.match(refused, new RegExp(`the sandbox folder ${missing} does not exist on local: make it first \\(mkdir -p ${missing}\\), or choose another in "Folder on the target"`));
+  assert.doesNotMatch(refused, /--dir/);
+
   await page.getByTestId('sandbox-buffer-pool').fill('512M');
   await page.getByTestId('sandbox-parent').fill(ctx.app.dir);
   await page.getByTestId('sandbox-options').fill('innodb_flush_log_at_trx_commit=2');

@@ -88,7 +88,7 @@ export function hostHandlers(ctx: BackendContext): Handlers {
     },
     'sandbox.create': async (req, origin) => {
       const t = targetArg('sandbox.create', req.target);
-      const r = await withTarget(origin, t, req.auth, (s) => createSandbox(s, { parent: req.parent, port: req.port, bufferPool: req.bufferPool, options: req.options, replace: req.replace === true, builds: req.builds }));
+      const r = await withTarget(origin, t, req.auth, (s) => createSandbox(s, { parent: req.parent, port: req.port, bufferPool: req.bufferPool, options: req.options, replace: req.replace === true, builds: req.builds, chooseFolder: 'choose another in "Folder on the target"' }));
       await rememberHost(t, { auth: req.auth });
       return { entry: await hostEntry(t), reused: r.reused, replaced: r.replaced };
     },

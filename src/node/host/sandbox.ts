@@ -27,6 +27,11 @@ export interface SandboxOptions {
   replace?: boolean;
   /** Server builds, NAME=PATH (a binary, a wrapper script or an installation directory): each gets its own data directory. */
   builds?: string[];
+  /**
+   * How the caller's user picks another sandbox folder, said when the folder cannot be used: the
+   * command line's `choose another with --dir` unless told (the Hosts view names its field).
+   */
+  chooseFolder?: string;
 }
 
 export interface SandboxPlan {
@@ -96,8 +101,8 @@ async function facts(session: TargetSession, mysqld: string | undefined, port: n
 }
 
 /** The sandbox folder must be a folder this login can make a folder in: said in words before anything is made. */
-function assertParentUsable(target: string, parent: string, f: TargetFacts['parent']): void {
-  const choose = 'or choose another with --dir (in the Hosts view: "Folder on the target")';
+function assertParentUsable(target: string, parent: string, f: TargetFacts['parent'], chooseFolder = 'choose another with --dir'): void {
+  const choose = `or ${chooseFolder}`;
   if (!f.exists) throw new ApiError('not-found', `the sandbox folder ${parent} does not exist on ${target}: make it first (mkdir -p ${parent}), ${choose}`);
   if (!f.folder) throw new ApiError('invalid-argument', `the sandbox folder ${parent} on ${target} is not a folder: make one there, ${choose}`);
   if (!f.writable) throw new ApiError('path-refused', `the sandbox folder ${parent} on ${target} is not writable by ${f.user}: make it writable for ${f.user}, ${choose}`);
@@ -132,7 +137,7 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
   assertSandboxParent('the sandbox folder', parent);
   if (opts.mysqld !== undefined) assertProfilePath('--mysqld', opts.mysqld);
   const f = await facts(session, opts.mysqld, port, parent);
-  assertParentUsable(session.target, parent, f.parent);
+  assertParentUsable(session.target, parent, f.parent, opts.chooseFolder);
   if (f.portInUse) throw new ApiError('busy', `port ${port} is already in use on ${session.target}: choose another with --port`);
   const dir = `${parent}/varlab-sandbox-${randomBytes(4).toString('hex')}`;
   // As root, mysqld refuses to run as root: it runs as `mysql`, which must own the directory.
