@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerProfile } from '../../src/common/experiment/types.js';
 import { stopScript } from '../../src/node/host/script.js';
+import { openLocalSession } from '../../src/node/host/local.js';
+import { runScript } from '../../src/node/host/restore.js';
 
 test('a stop whose mysqld ignores SIGTERM fails at its limit in seconds, however slow each look is', () => {
   const dir = mkdtempSync(join(tmpdir(), 'varlab-deadline-'));
@@ -33,4 +35,12 @@ test('a stop whose mysqld ignores SIGTERM fails at its limit in seconds, however
     server.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a script cut by its limit is named, with the part it said it was doing, not as "a command"', async () => {
+  const script = { sections: [], text: "echo '@doing looking'\necho '@doing ending the run of its runner, found gone'\nsleep 30\n", sudo: false };
+  await assert.rejects(runScript(openLocalSession(), script, 'reading the detached run journal', 1_000), (e: Error) => {
+    assert.equal(e.message, 'reading the detached run journal on local did not finish within 1 s: it was ending the run of its runner, found gone');
+    return true;
+  });
 });

@@ -33,9 +33,26 @@ export function hostDir(paths: HostPaths): string {
   return recordDir(paths, 'host');
 }
 
-/** Run a script, as root through sudo -n when it says so, turning sudo's password demand into one clear error. */
+/**
+ * Run a script, as root through sudo -n when it says so, turning sudo's password demand into one clear
+ * error. A script cut by its limit is named (`what`), with the last part it said it was doing
+ * (`@doing …`), not only as "a command".
+ */
 export async function runScript(session: TargetSession, s: Script, what: string, timeoutMs = 120_000): Promise<string> {
-  const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs });
+  let doing = '';
+  let out = '';
+  const onStdout = (chunk: string) => {
+    out += chunk;
+    const nl = out.lastIndexOf('\n');
+    if (nl < 0) return;
+    for (const m of out.slice(0, nl).matchAll(/^@doing (.+)$/gm)) doing = m[1];
+    out = out.slice(nl + 1);
+  };
+  const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs, onStdout }).catch((e: unknown) => {
+    const limit = e instanceof ApiError && /did not finish within (\d+) s/.exec(e.message);
+    if (!limit) throw e;
+    throw new ApiError(e.code, `${what} on ${session.target} did not finish within ${limit[1]} s${doing ? `: it was ${doing}` : ''}`);
+  });
   if (r.code !== 0) {
     if (s.sudo && sudoWantsPassword(r.stderr)) throw sudoRefused(session.target, what);
     const said = /^@fail \S+ (.*)$/m.exec(r.stdout)?.[1];
