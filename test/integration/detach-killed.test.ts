@@ -135,3 +135,62 @@ test('a detached runner killed by SIGKILL: a run of another file on that host go
   assert.equal(s.state, 'failed');
   assert.match(s.message, /is gone since/);
 });
+
+/** One cell that sets THP to never, and one execution of a query that lasts: the runner measures for a while. */
+function measuring(name: string): string {
+  return quickstartCopy(env, name, (d: ExperimentDoc) => {
+    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
+    d.design.factors = [{ tunable: 'thp', levels: ['never'] }];
+    d.design.excludedCells = [];
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = 2;
+    d.design.workload.queries = [{ name: 'long', sql: 'SELECT SLEEP(30)' }];
+    d.design.workload.repetitions = 1;
+    d.design.workload.warmup = 0;
+  });
+}
+
+test('a detached runner killed while its mysqld is slow to stop: status says at once that its end is being made, attach waits for it and brings it in', { timeout: 600_000 }, async () => {
+  const { paths, thp } = hostTree('tree-slow-stop');
+  const file = measuring('killed-slow-stop');
+  const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
+  const started = await service.detach({ file, auth: auth(), consent: async () => {}, waitS: 300 });
+  const journal = join(started.dir, 'journal');
+  // Measuring: the timer is chosen (T) and the session of the first restart runs its long query.
+  for (let i = 0; i < 3000 && !/^T /m.test(readFileSync(journal, 'utf8')); i++) await sleep(100);
+  assert.match(readFileSync(journal, 'utf8'), /^T /m, 'the runner measures');
+  assert.equal(readFileSync(thp, 'utf8').trim(), 'never', 'the restart set THP');
+  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
+  const mysqld = Number(readFileSync(pidFile, 'utf8'));
+  assert.ok(alive(mysqld), 'mysqld runs');
+  process.kill(started.pid!, 'SIGKILL');
+  assert.equal(await exited(started.pid!), true);
+  // A mysqld that does not end on SIGTERM for as long as it is held: a stop slower than anyone's wait.
+  process.kill(mysqld, 'SIGSTOP');
+  try {
+    const status = varlabSync(['status', file], env.varlabHome);
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, new RegExp(`^failed on \\S+: 0 of 2 restarts \\(the runner \\(pid ${started.pid}\\) is gone since \\S+ \\(its last journal line; killed\\?\\); no restart of it had finished; its end is being made on the target now: stopping its mysqld, then restoring the host's settings from the record\\); varlab attach brings the results into the file\\n$`));
+    assert.ok(alive(mysqld), 'mysqld is still there (held)');
+    assert.equal(readFileSync(thp, 'utf8').trim(), 'never', 'THP is put back after mysqld is stopped');
+    // A run of another file on that host meanwhile is refused, and told why: the host is being put back.
+    const other = quickstartCopy(env, 'other-while-ending', (d) => {
+      keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
+      d.design.target = env.sshd.target;
+      d.design.restartsPerCell = 1;
+    });
+    const run = await service.start({ file: other, auth: auth(), consent: async () => {} });
+    const refused = await run.done;
+    assert.equal(refused.state, 'failed');
+    assert.match(refused.message ?? '', /is busy: the detached run of \S*killed-slow-stop\.varlab\.json held it, but its runner \(pid \d+\) is gone; its end is being made on the target now: stopping its mysqld, then restoring the host's settings from the record\. Try again once that is done/);
+  } finally {
+    process.kill(mysqld, 'SIGCONT');
+  }
+  // attach follows the end being made, and brings it in once the host is put back.
+  const attached = varlabSync(['attach', file], env.varlabHome);
+  assert.equal(attached.code, 1, attached.stderr);
+  assert.match(attached.stderr, /the run on .* failed after 0 of 2 restarts: the runner \(pid \d+\) is gone since .*; its mysqld is stopped and the host's settings are restored from the record; results so far saved into/);
+  assert.ok(mysqldStopped(), 'mysqld stopped');
+  assert.equal(readFileSync(thp, 'utf8').trim(), 'madvise', 'THP put back from the record');
+  assert.equal(existsSync(started.dir), false, "the run's directory is removed once its end is in the file");
+});

@@ -386,6 +386,7 @@ test("import: the run's end waits for the host's restore; a failure's text comes
   const a = importLines(start.join('\n') + '\n', ctx(d, fold));
   assert.equal(a.ended, false);
   assert.equal(a.consumed, 'R 1001 1\n'.length, 'E is read again with its H');
+  assert.deepEqual(a.pending, { state: 'failed', message: "Table 'x.lineitem' doesn't exist\nR 1 1\nD 9 1" }, 'how it ended, for a look before its H');
   for (const r of a.records) fold.apply(r);
   const b = importLines(`${start[1]}\nH 1003 ok\n`, ctx(d, fold));
   assert.equal(b.ended, true);

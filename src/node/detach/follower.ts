@@ -13,6 +13,7 @@ import { buildPlan, expandCells, perRestartMs } from '../../common/plan.js';
 import { eventOf, JournalFold, recordsOfRestart, resultsFromJournal, type JournalRecord, type JournalState } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
 import { EventBatcher } from '../engine/batcher.js';
+import { ENDING_AFTER_GONE } from '../host/lock.js';
 import { JournalWriter } from '../engine/journal.js';
 import type { TargetSession } from '../host/types.js';
 import type { ImportContext } from './import.js';
@@ -130,6 +131,8 @@ export class Follower {
   private lastLook = 0;
   private answered = false;
   private ended: AttachOutcome | null = null;
+  /** The end of a runner found gone is being made on the target, and the log said so. */
+  private saidEnding = false;
 
   constructor(
     private readonly d: DetachedRun,
@@ -315,7 +318,12 @@ export class Follower {
           journal.close();
           return await this.finish(session);
         }
-        if (ranOut && got.state !== 'running') {
+        if (ranOut && got.state === 'ending' && !this.saidEnding) {
+          // Its end is made there in a process of its own (a slow stop of mysqld holds no read): followed until its H.
+          this.saidEnding = true;
+          this.emit({ type: 'log', at: Date.now(), level: 'info', message: `the runner on ${d.target} is gone; ${ENDING_AFTER_GONE}` });
+        }
+        if (ranOut && got.state === 'ended') {
           // The runner is gone and said nothing more (killed): its run is over, and this journal says so.
           const message = `the runner on ${d.target} stopped without saying how it ended (killed?); the host may not be as it was found (varlab offers to restore it when it next connects there)`;
           const end: JournalRecord = { t: 'run-finished', at: Date.now(), state: 'failed', message };
@@ -403,7 +411,7 @@ export class Follower {
       try {
         const sudo = sudoOf(s);
         // The runner writes its last line just before it exits: give it a moment to be gone.
-        for (let i = 0; i < 40 && (await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state === 'running'; i++) await sleep(250);
+        for (let i = 0; i < 40 && ['running', 'ending'].includes((await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state); i++) await sleep(250);
         await cleanupTargetRun(own, this.d.dir, sudo);
         cleanedUp = (await readTargetJournal(own, this.d.dir, 0, sudo, 0)).state === 'missing';
         if (cleanedUp) {

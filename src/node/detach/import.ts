@@ -60,6 +60,8 @@ export interface Imported {
   consumed: number;
   /** The run-finished record is among the records. */
   ended: boolean;
+  /** The run's end (E) read but held back until the host is put back (H): how it ended, for whoever only looks (status). */
+  pending?: { state: RecordOf<'run-finished'>['state']; message?: string };
 }
 
 const text = (b64: string | undefined): string => (!b64 || b64 === '-' ? '' : Buffer.from(b64, 'base64').toString('utf8'));
@@ -343,6 +345,7 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
       // Wait for H: the E line and what the records made of it are read again next time.
       records.length = endRecords;
       consumed = endStart;
+      return { records, logs, consumed, ended, pending: { state: end.state, ...(end.message ? { message: end.message } : {}) } };
     }
   }
   return { records, logs, consumed, ended };

@@ -22,7 +22,7 @@ import type { ScheduledRestart } from '../../common/plan.js';
 import { assertPath } from '../../common/profile.js';
 import type { RestartProcedure } from '../../common/restart.js';
 import { preloadListSql } from '../host/preload.js';
-import { HELPERS, NOISE_SAMPLE, restartScript, restoreAllScript, RUNNER_ALIVE, stopScript, type HostPaths } from '../host/script.js';
+import { GONE_MODE, HELPERS, NOISE_SAMPLE, restartScript, restoreAllScript, RUNNER_ALIVE, stopScript, type HostPaths } from '../host/script.js';
 import { CONSUMER, CONSUMERS_SQL, REPEATING_START_FAILURES, verifyVariables } from '../host/server.js';
 import { RESTART_POLICY } from '../../common/restart-policy.js';
 import { shellQuote } from '../host/shell.js';
@@ -534,21 +534,29 @@ finish() {
 wind_up() {
   ( ${'\n'}${stop}) > "$DIR/stop.out" 2>&1; s1=$?
   ( ${'\n'}${restore}) > "$DIR/restore.out" 2>&1; s2=$?
-  if [ "$s1" = 0 ] && [ "$s2" = 0 ]; then H=ok; jr "H $(ms) ok"; else H=fail; jr "H $(ms) fail $(cat "$DIR/stop.out" "$DIR/restore.out" | b64)"; fi
+  if [ "$s1" = 0 ] && [ "$s2" = 0 ]; then H=ok; jr "H $(ms) ok"; else H=fail; jr "H $(ms) fail $({ [ "$s1" = 0 ] || { printf 'stopping mysqld: '; failure "$DIR/stop.out"; }; [ "$s2" = 0 ] || { printf "restoring the host's settings: "; failure "$DIR/restore.out"; }; } | b64)"; fi
   lock_release
 }
+# What a script of the end said when it failed, with the step that failed: its @fail's words and what
+# it wrote to stderr, not the host's counters.
+failure() { awk '/^@fail / { sub(/^@fail [^ ]* /, ""); print; next } /^@/ { next } NF' "$1"; }
 
 # The end of a runner that died without its own (SIGKILL, the OOM killer), made by whoever finds it
 # gone (status, attach, cancel, a new run on this host; REAP in host/script.ts), as the runner's user:
 # its step still running stopped, the end journaled (its pid, its last journal line's time, the last
 # restart it finished), then wind_up. One at a time (mkdir), and never twice (the H line).
+${GONE_MODE}
+# With "held" (REAP made $DIR/gone and started this in a session of its own, its output to gone/out):
+# its pid in gone/pid first, so that whoever looks while mysqld stops sees the end being made
+# (winding), and does not wait for it: a slow stop held their command past its own limit.
 gone() {
   # A dropped connection of whoever called it does not cut it short.
   trap '' HUP PIPE
-  mkdir "$DIR/gone" 2>/dev/null || return 0
-  grep -q '^H ' "$J" && return 0
+  [ "$1" = held ] || mkdir "$DIR/gone" 2>/dev/null || return 0
+  grep -q '^H ' "$J" && { rm -rf "$DIR/gone"; return 0; }
   read -r pid < "$DIR/pid"
-  runner_alive "$DIR" "$pid" && { rmdir "$DIR/gone"; return 0; }
+  runner_alive "$DIR" "$pid" && { rm -rf "$DIR/gone"; return 0; }
+  printf '%s %s\n' $$ "$(proc_start $$)" > "$DIR/gone/pid.new" && mv "$DIR/gone/pid.new" "$DIR/gone/pid"
   read -r sp < "$DIR/step.pid" 2>/dev/null
   [ -n "$sp" ] && tr '\0' '\n' < "/proc/$sp/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh" && kill -KILL "-$sp" 2>/dev/null
   last=$(($(stat -c %Y "$J") * 1000)); k=$(grep '^D ' "$J" | tail -n 1 | cut -d' ' -f3); [ -n "$k" ] || k=0
@@ -676,7 +684,7 @@ main() {
   while read -r seq cell <&3; do run_restart "$seq" "$cell"; done 3< "$DIR/plan"
   finish finished
 }
-case "$1" in gone) gone; exit 0 ;; esac
+case "$1" in gone) gone "$2"; exit 0 ;; esac
 main
 `;
 }

@@ -2,6 +2,7 @@
 // written; and the one line that says it, the same in the CLI and the app.
 import { ApiError, type DetachedStatus } from '../../common/api.js';
 
+import { ENDING_AFTER_GONE } from '../host/lock.js';
 import { pullTargetJournal, type Pulled } from './target.js';
 
 import { connect, localRun, requireDetachedRuns, sudoOf, type ConnectVia, type DetachedRun } from './runs.js';
@@ -74,6 +75,8 @@ async function statusOf(d: DetachedRun, o: ConnectVia): Promise<DetachedStatus> 
       offset = got.offset;
       if (got.ended) return { ...base, state: s.lastState ?? 'failed', done: s.restarts.length, message: s.lastMessage, imported: false };
       if (ranOut) {
+        // A runner found gone whose end is being made: how it ended, and that its host is being put back.
+        if (got.state === 'ending') return { ...base, state: got.pending?.state ?? 'failed', done: s.restarts.length, message: [got.pending?.message, ENDING_AFTER_GONE].filter(Boolean).join('; '), imported: false };
         if (got.state !== 'running') return { ...base, state: 'failed', done: s.restarts.length, message: `the runner on ${d.target} stopped without saying how it ended`, imported: false };
         return { ...base, state: 'running', done: s.restarts.length, current: s.restarts.length + 1, imported: false };
       }

@@ -7,7 +7,7 @@
 // where the target runs systemd and the runner runs as root, else `setsid nohup`. Which one is
 // decided on the target, in the same script, so the one text covers both.
 import { ApiError } from '../../common/api.js';
-import { HELPERS, OWNED_SAFE, REAP, RUN_DIR_SAFE, RUNNER_ALIVE, type HostPaths, type Script } from '../host/script.js';
+import { HELPERS, OWNED_SAFE, REAP, REAP_WAIT_S, RUN_DIR_SAFE, RUNNER_ALIVE, type HostPaths, type Script } from '../host/script.js';
 import { shellQuote } from '../host/shell.js';
 import { checkRunId, RUN_MARKER, type RunnerFile } from './runner.js';
 
@@ -102,7 +102,9 @@ export const READ_CHUNK = 4 << 20;
 
 /**
  * Look at the runner and read its journal from a byte offset. Its state is taken before the bytes,
- * so a runner seen ended has written everything the read returns.
+ * so a runner seen ended has written everything the read returns. A runner found gone has its end
+ * made (REAP, in a process of its own): `ending` while that goes on past the little REAP waits for it.
+ * Each part says itself first (`@doing`), so a read cut by its limit says where it was.
  */
 export function readScript(dir: string, offset: number, sudo: boolean, max = READ_CHUNK): Script {
   if (!Number.isSafeInteger(offset) || offset < 0) throw new ApiError('invalid-argument', `journal offset ${offset}`);
@@ -113,7 +115,12 @@ export function readScript(dir: string, offset: number, sudo: boolean, max = REA
     `if [ ! -f "$d/journal" ]; then echo '@state missing'; exit 0; fi`,
     `pid=$(cat "$d/pid" 2>/dev/null)`,
     // A runner gone without its end (killed) is ended here and now: the host is not left changed for anyone to find later.
-    `if runner_alive "$d" "$pid"; then echo "@state running $pid"; else reap "$d"; echo "@state ended"; fi`,
+    `if runner_alive "$d" "$pid"; then echo "@state running $pid"; else`,
+    `  grep -q '^H ' "$d/journal" || echo "@doing ending the run of its runner, found gone (stopping mysqld, then restoring the host's settings; waited for at most ${REAP_WAIT_S} s)"`,
+    `  reap "$d"`,
+    `  if winding "$d"; then wp=$(cut -d' ' -f1 "$d/gone/pid" 2>/dev/null); echo "@state ending\${wp:+ $wp}"; else echo "@state ended"; fi`,
+    `fi`,
+    `echo '@doing reading the journal'`,
     `echo "@size $(wc -c < "$d/journal")"`,
     `echo '@data'`,
     `tail -c +${offset + 1} "$d/journal" | head -c ${max}`,
@@ -122,7 +129,8 @@ export function readScript(dir: string, offset: number, sudo: boolean, max = REA
 }
 
 export interface JournalRead {
-  state: 'running' | 'ended' | 'missing';
+  /** ending: the runner was found gone and its end is being made there now (stopping mysqld, restoring the host). */
+  state: 'running' | 'ending' | 'ended' | 'missing';
   pid: number | null;
   size: number;
   /** The bytes after the offset (at most READ_CHUNK). */
@@ -132,7 +140,7 @@ export interface JournalRead {
 export function parseRead(stdout: string): JournalRead {
   const head = stdout.indexOf('@data\n');
   const meta = head < 0 ? stdout : stdout.slice(0, head);
-  const st = /^@state (running|ended|missing)(?: (\d+))?$/m.exec(meta);
+  const st = /^@state (running|ending|ended|missing)(?: (\d+))?$/m.exec(meta);
   return {
     state: (st?.[1] as JournalRead['state']) ?? 'missing',
     pid: st?.[2] ? Number(st[2]) : null,
@@ -155,6 +163,8 @@ export function cleanupScript(dir: string, sudo: boolean): Script {
     `run_dir_safe "$d" || exit 1`,
     `pid=$(cat "$d/pid" 2>/dev/null)`,
     `runner_alive "$d" "$pid" && exit 0`,
+    // Nor while the end of a runner found gone is being made (it journals there).
+    `winding "$d" && exit 0`,
     // Only a directory with varlab's marker naming this very run (its name is the run id).
     `[ -f "$d/${RUN_MARKER}" ] && [ "$(cat "$d/${RUN_MARKER}")" = "$(basename "$d")" ] && rm -rf "$d"; rmdir "$(dirname "$d")" 2>/dev/null; true`,
   ].join('\n');

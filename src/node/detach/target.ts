@@ -83,9 +83,10 @@ export async function pullTargetJournal(session: TargetSession, dir: string, sud
     const read = await readTargetJournal(session, dir, offset, sudo, max);
     if (read.state === 'missing') throw new ApiError('not-found', `the detached run's directory ${dir} is not on ${session.target} (removed, or another host answers there)`);
     // The runner is gone only for a read that reached the journal's end: a read cut between the run's
-    // end (E) and the host put back (H) would otherwise call a finished run failed.
+    // end (E) and the host put back (H) would otherwise call a finished run failed. A runner found gone
+    // whose end is being made (ending) writes its H as a runner does.
     const whole = offset + Buffer.byteLength(read.data, 'utf8') >= read.size;
-    const got = importLines(read.data, ctx, { runnerGone: read.state !== 'running' && whole });
+    const got = importLines(read.data, ctx, { runnerGone: read.state === 'ended' && whole });
     if (got.consumed === 0 && read.data.length >= max && max < 256 << 20) continue;
     return { ...got, offset: offset + Buffer.byteLength(read.data.slice(0, got.consumed), 'utf8'), state: read.state };
   }

@@ -76,6 +76,9 @@ export function runnerGone(pid: number, lastMs: number, restart: number): string
 
 export const RESTORED_AFTER_GONE = "its mysqld is stopped and the host's settings are restored from the record";
 
+/** The same, while its end is still being made there (a slow stop of mysqld: REAP waits no longer for it). */
+export const ENDING_AFTER_GONE = "its end is being made on the target now: stopping its mysqld, then restoring the host's settings from the record";
+
 /** Locks that must not be held by another run while this one holds its own: shell words (globs allowed), and the rule said when one is. */
 export interface LockConflicts {
   words: string[];
@@ -114,7 +117,15 @@ export function acquireScript(path: string, owner: string, staleAfterS: number, 
     '    read -r rp rs rb rd < "$1/runner"',
     '    if ! proc_is "$rp" "$rs" "$rb"; then',
     `      printf '@was %s\\n' "$(cat "$1/owner" 2>/dev/null)"`,
-    `      case "$rd" in /*) why=$(run_dir_safe "$rd" 2>&1) && reap "$rd" || printf '@unreaped %s\\n' "$why" ;; -) echo '@left' ;; *) echo '@unreaped no run directory' ;; esac`,
+    // Its end being made (by this look or an earlier one: a run's second lock waits no more) keeps the lock held until that ends.
+    `      case "$rd" in`,
+    `        /*) if why=$(run_dir_safe "$rd" 2>&1); then`,
+    `              winding "$rd" || reap "$rd" || printf '@unreaped \\n'`,
+    `              winding "$rd" && { age=0; echo '@winding'; return 0; }`,
+    `            else printf '@unreaped %s\\n' "$why"; fi ;;`,
+    `        -) echo '@left' ;;`,
+    `        *) echo '@unreaped no run directory' ;;`,
+    `      esac`,
     '      rm -rf "$1"; return 1',
     '    fi',
     '  fi',
@@ -165,6 +176,7 @@ export async function acquireTargetLock(session: TargetSession, dir: string, own
     if (r.code !== 0) throw new ApiError('internal', `cannot take the run lock ${path} on ${session.target}: ${r.stderr.trim() || out}`);
     const lines = out.split('\n');
     said = reaped(session.target, lines) ?? said;
+    if (lines.includes('@winding')) throw endBeingMade(session.target, lines);
     const conflict = lines.findIndex((l) => l.startsWith('@conflict '));
     if (conflict >= 0) throw busy(session.target, lines[conflict].slice(10), parseOwner(lines[conflict + 1] ?? ''), '', opts.conflicts!.rule);
     also = lines.flatMap((l, i) => (l === '@also' ? [parseOwner(lines[i + 1] ?? '')].filter((o): o is LockOwner => o !== null) : []));
@@ -276,6 +288,13 @@ function reaped(target: string, lines: string[]): string | undefined {
   if (!unreaped) return `the detached run of ${file} had ended on ${target}, but its runner (pid ${o?.pid ?? '?'}) was gone before it let go of its lock: taken over`;
   const why = unreaped.slice(10).replace(/^varlab: /, '');
   return `the detached run of ${file} held ${target}, but its runner (pid ${o?.pid ?? '?'}) is gone${why ? ` and its directory was not used (${why})` : ''}: its lock is taken over; the host settings it changed stay in the restore record`;
+}
+
+/** A gone runner's lock, kept while its end is being made (stopping its mysqld, restoring the host): the run asking waits for that. */
+function endBeingMade(target: string, lines: string[]): ApiError {
+  const o = parseOwner(lines.find((l) => l.startsWith('@was '))?.slice(5) ?? '');
+  const file = o?.file ?? 'another file';
+  return new ApiError('busy', `${target} is busy: the detached run of ${file} held it, but its runner${o ? ` (pid ${o.pid})` : ''} is gone; ${ENDING_AFTER_GONE}. Try again once that is done (\`varlab status ${file}\` says when).`);
 }
 
 function busy(target: string, path: string, held: LockOwner | null, prefix = '', rule = 'one run at a time per target'): ApiError {

@@ -79,7 +79,8 @@ export async function readRestoreRecords(session: TargetSession, paths: HostPath
     `  d=\${d%/}; f="$d/restore.tsv"; [ -f "$f" ] || continue`,
     `  owned_safe ${shellQuote(paths.records)} && owned_safe "$d" && owned_safe "$f" || continue`,
     // A detached run is going on there: its settings are in use, not left behind.
-    `  live=; for p in "$d"/runs/*/pid; do [ -f "$p" ] && runner_alive "\${p%/pid}" "$(cat "$p")" && live=1; done; [ -n "$live" ] && continue`,
+    // (Or its runner was found gone and its end is being made: it puts them back itself.)
+    `  live=; for p in "$d"/runs/*/pid; do [ -f "$p" ] && { runner_alive "\${p%/pid}" "$(cat "$p")" || winding "\${p%/pid}"; } && live=1; done; [ -n "$live" ] && continue`,
     // A run holds the record's lock (the host's): its settings are in use. Refreshed lately, and its runner (if detached) is still that process.
     `  l="$d/${LOCK_NAME}"; if [ -d "$l" ] && [ $(($(date +%s) - $(stat -c %Y "$l/owner" 2>/dev/null || echo 0))) -le ${DEFAULT_STALE_AFTER_S} ]; then`,
     `    if [ -f "$l/runner" ]; then read -r rp rs rb rd < "$l/runner"; proc_is "$rp" "$rs" "$rb" && continue; else continue; fi`,

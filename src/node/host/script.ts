@@ -166,13 +166,38 @@ export const ANCHOR_SCRIPT = `${PROC_IS}
 printf '%s %s\n' "$$" "$(proc_start $$)"
 exec cat >/dev/null`;
 
+/** How long a process started to make a gone runner's end may take to write its pid (DIR/gone/pid) before the next REAP starts another. */
+const GONE_SAYS_PID_S = 60;
+
+/**
+ * How long REAP waits for a gone runner's end once it is being made, at most. The end is made in a
+ * process of its own, since it stops mysqld with the profile's limit (600 s): inline, a slow stop held
+ * whoever found the runner gone past the limit of its own command (120 s for a journal read, 30 s for
+ * taking a lock), and left mysqld running (the fault suite's detached-runner-killed, seed 1210572468).
+ * Well under the 30 s of a lock's script, which may wait once (a run's second lock finds the end
+ * being made, `winding`, and waits no more).
+ */
+export const REAP_WAIT_S = 15;
+
+/** The line of a runner script whose `gone` mode can run in a process of its own (REAP). */
+export const GONE_MODE = '# gone: in a process of its own';
+
 /**
  * `runner_alive DIR PID`: that pid is the detached runner of the run in DIR: its command line names
  * DIR/runner.sh, and when the runner wrote its start (DIR/started: start time and boot id), it is
  * that very process.
+ *
+ * `winding DIR`: the runner of DIR was found gone and its end is being made now (REAP) by the process
+ * DIR/gone/pid names (pid, start time, boot id; written whole), or by one just started that has not
+ * written it yet (DIR/gone made less than GONE_SAYS_PID_S ago). A process making an end was killed
+ * when DIR/gone/pid names a process that is no more and the journal has no H: the next REAP makes it again.
  */
 export const RUNNER_ALIVE = String.raw`${PROC_IS}
-runner_alive() { [ -n "$2" ] && tr '\0' '\n' < "/proc/$2/cmdline" 2>/dev/null | grep -qxF "$1/runner.sh" || return 1; [ -f "$1/started" ] || return 0; read -r ra_s ra_b < "$1/started"; proc_is "$2" "$ra_s" "$ra_b"; }`;
+runner_alive() { [ -n "$2" ] && tr '\0' '\n' < "/proc/$2/cmdline" 2>/dev/null | grep -qxF "$1/runner.sh" || return 1; [ -f "$1/started" ] || return 0; read -r ra_s ra_b < "$1/started"; proc_is "$2" "$ra_s" "$ra_b"; }
+winding() {
+  if [ -f "$1/gone/pid" ]; then read -r wd_p wd_s wd_b < "$1/gone/pid"; proc_is "$wd_p" "$wd_s" "$wd_b"; return; fi
+  [ -d "$1/gone" ] && [ $(($(date +%s) - $(stat -c %Y "$1/gone" 2>/dev/null || echo 0))) -lt ${GONE_SAYS_PID_S} ]
+}`;
 
 /**
  * `run_dir_safe DIR`: DIR is a run directory as launch made it, not one someone else made or pointed
@@ -199,16 +224,29 @@ export const RUN_DIR_SAFE = String.raw`run_dir_safe() {
 
 /**
  * `reap DIR`: the detached run in DIR whose runner is gone without its end (SIGKILL, the OOM killer)
- * is ended now by its own runner script's `gone` mode: its step stopped, its end journaled, mysqld
- * stopped and the host put back from the record, its lock let go. Prints the runner's `@gone` line.
- * Only a runner that has that mode, that is not running, and whose journal lacks its last line (H).
+ * is ended by its own runner script's `gone` mode: its step stopped, its end journaled, mysqld
+ * stopped and the host put back from the record, its lock let go. That runs in a process of its own
+ * (setsid, DIR/gone/pid: `winding`), which reap starts and waits for, at most REAP_WAIT_S: it prints
+ * the runner's `@gone` line when the end is made by then; else the end goes on, and `winding` says so
+ * to whoever looks next (the journal read says `@state ending`). A runner compiled before that mode
+ * (no `# gone: in a process of its own` line) is ended inline, as it was.
+ * Only a runner that has a `gone` mode, that is not running, and whose journal lacks its last line (H).
  * Needs RUNNER_ALIVE; DIR is checked by run_dir_safe before.
  */
 export const REAP = String.raw`reap() {
   [ -f "$1/journal" ] && ! grep -q '^H ' "$1/journal" && grep -q '^gone() {' "$1/runner.sh" 2>/dev/null || return 0
   runner_alive "$1" "$(cat "$1/pid" 2>/dev/null)" && return 0
-  /bin/sh "$1/runner.sh" gone < /dev/null 2>/dev/null | grep '^@gone '
-}`;
+  if ! grep -qxF '${GONE_MODE}' "$1/runner.sh"; then /bin/sh "$1/runner.sh" gone < /dev/null 2>/dev/null | grep '^@gone '; return; fi
+  # Nothing makes its end (never begun, or its maker was killed): begun now, once (mkdir).
+  winding "$1" || rm -rf "$1/gone"
+  mkdir "$1/gone" 2>/dev/null && (cd / && exec setsid /bin/sh "$1/runner.sh" gone held < /dev/null > "$1/gone/out" 2>&1 &)
+  read -r rp_u rp_x < /proc/uptime; rp_end=$((%{rp_u%%.*} + ${REAP_WAIT_S}))
+  while winding "$1" && ! grep -q '^@gone ' "$1/gone/out" 2>/dev/null; do
+    read -r rp_u rp_x < /proc/uptime; [ "%{rp_u%%.*}" -lt "$rp_end" ] || break
+    sleep 0.05 2>/dev/null || sleep 1
+  done
+  grep '^@gone ' "$1/gone/out" 2>/dev/null || winding "$1"
+}`.replaceAll('%{', '${');
 
 /** Functions for the restore record: only a directory and file owned by this user and writable by no one else are used. */
 function recordFunctions(dir: string, paths: HostPaths): string {
