@@ -243,7 +243,8 @@ export const REAP = String.raw`reap() {
   read -r rp_u rp_x < /proc/uptime; rp_end=$((%{rp_u%%.*} + ${REAP_WAIT_S}))
   while winding "$1" && ! grep -q '^@gone ' "$1/gone/out" 2>/dev/null; do
     read -r rp_u rp_x < /proc/uptime; [ "%{rp_u%%.*}" -lt "$rp_end" ] || break
-    sleep 0.05 2>/dev/null || sleep 1
+    # Five looks a second (each starts a few processes): an end made is seen within 0.2 s.
+    sleep 0.2 2>/dev/null || sleep 1
   done
   grep '^@gone ' "$1/gone/out" 2>/dev/null || winding "$1"
 }`.replaceAll('%{', '${');
