@@ -7,7 +7,7 @@
 // files in a temporary tree.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { readJournalText } from '../../src/common/records.js';
@@ -193,4 +193,81 @@ test('a detached runner killed while its mysqld is slow to stop: status says at 
   assert.ok(mysqldStopped(), 'mysqld stopped');
   assert.equal(readFileSync(thp, 'utf8').trim(), 'madvise', 'THP put back from the record');
   assert.equal(existsSync(started.dir), false, "the run's directory is removed once its end is in the file");
+});
+
+/** The processes whose command line holds `text`: a run directory's runner.sh, a data directory's mysqld. */
+function processesOf(text: string, program?: RegExp): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (cmd.includes(text) && (!program || program.test(cmd.split('\0')[0])) && alive(Number(name))) out.push(Number(name));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+test('a detached runner killed while its restart starts mysqld: the restart it was making is stopped with it, and so is the mysqld that restart started', { timeout: 600_000 }, async () => {
+  const { paths, thp } = hostTree('tree-mid-restart');
+  const file = quickstartCopy(env, 'killed-mid-restart', (d: ExperimentDoc) => {
+    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
+    d.design.factors = [{ tunable: 'thp', levels: ['never'] }];
+    d.design.excludedCells = [];
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = 2;
+    d.design.workload.queries = [{ name: 'one', sql: 'SELECT 1' }];
+    d.design.workload.repetitions = 1;
+    d.design.workload.warmup = 0;
+  });
+  const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
+  const started = await service.detach({ file, auth: auth(), consent: async () => {}, waitS: 300 });
+  const journal = join(started.dir, 'journal');
+  const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
+  const mariadbd = /mariadbd|mysqld/;
+  const named = () => {
+    try {
+      return Number(readFileSync(pidFile, 'utf8'));
+    } catch {
+      return 0;
+    }
+  };
+  // The first restart's mysqld: the pid its start said (F).
+  let f: RegExpExecArray | null = null;
+  for (let i = 0; i < 3000 && !(f = /^F \d+ 1 (\S+)/m.exec(readFileSync(journal, 'utf8'))); i++) await sleep(100);
+  const first = Number(/^@pid (\d+)$/m.exec(Buffer.from(f![1], 'base64').toString('utf8'))?.[1]);
+  assert.ok(first > 0, 'the first restart started mysqld');
+  // The second restart's mysqld, held as soon as it is there (before it listens, and before its pid file names it).
+  let second = 0;
+  for (let i = 0; i < 60_000 && !second; i++) {
+    second = processesOf(env.profile.datadir, mariadbd).find((p) => p !== first) ?? 0;
+    if (!second) await new Promise((r) => setImmediate(r));
+  }
+  assert.ok(second, "the second restart's mysqld started");
+  process.kill(second, 'SIGSTOP');
+  try {
+    assert.notEqual(named(), second, 'held before its pid file names it');
+    assert.equal(alive(first), false, "the first restart's mysqld is stopped");
+    // The runner is killed in the middle of its restart script (waiting for mysqld to listen).
+    process.kill(started.pid!, 'SIGKILL');
+    assert.equal(await exited(started.pid!), true);
+    // The runner's own processes (its restart script, a subshell of runner.sh), not the one making its end (runner.sh gone).
+    const runnerLeft = () => processesOf(join(started.dir, 'runner.sh')).filter((p) => !readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes('gone'));
+    assert.notDeepEqual(runnerLeft(), [], 'its restart script goes on without it');
+    const status = varlabSync(['status', file], env.varlabHome);
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /^failed on \S+: 1 of 2 restarts \(the runner \(pid \d+\) is gone since /);
+    assert.deepEqual(runnerLeft(), [], 'the restart script it left is stopped');
+  } finally {
+    process.kill(second, 'SIGCONT');
+  }
+  const attached = varlabSync(['attach', file], env.varlabHome);
+  assert.equal(attached.code, 1, attached.stderr);
+  assert.match(attached.stderr, /the runner \(pid \d+\) is gone since .*; its mysqld is stopped and the host's settings are restored from the record; results so far saved into/);
+  // The held mysqld was stopped by the end, not left to listen once let go.
+  assert.deepEqual(processesOf(env.profile.datadir, mariadbd), [], 'no mysqld left running');
+  assert.equal(readFileSync(thp, 'utf8').trim(), 'madvise', 'THP put back from the record');
+  assert.equal(existsSync(started.dir), false, "the run's directory is removed");
 });

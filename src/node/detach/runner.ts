@@ -22,7 +22,7 @@ import type { ScheduledRestart } from '../../common/plan.js';
 import { assertPath } from '../../common/profile.js';
 import type { RestartProcedure } from '../../common/restart.js';
 import { preloadListSql } from '../host/preload.js';
-import { GONE_MODE, HELPERS, NOISE_SAMPLE, restartScript, restoreAllScript, RUNNER_ALIVE, stopScript, type HostPaths } from '../host/script.js';
+import { GONE_MODE, HELPERS, IN_SESSION, NOISE_SAMPLE, restartScript, restoreAllScript, RUNNER_ALIVE, STOP_LIMIT_S, stopScript, type HostPaths } from '../host/script.js';
 import { CONSUMER, CONSUMERS_SQL, REPEATING_START_FAILURES, verifyVariables } from '../host/server.js';
 import { RESTART_POLICY } from '../../common/restart-policy.js';
 import { shellQuote } from '../host/shell.js';
@@ -467,6 +467,7 @@ PRELOAD_AWK=${q(PRELOAD_AWK)}
 VS_CLIENT_AWK=${q(VS_CLIENT_AWK)}
 ${HELPERS}
 ${RUNNER_ALIVE}
+${IN_SESSION}
 ${NOISE_SAMPLE}
 SYS=${q(input.paths.sys)}
 ms() { t=$(date +%s%3N 2>/dev/null); case "$t" in *N*|'') t=$(date +%s)000 ;; esac; echo "$t"; }
@@ -533,9 +534,22 @@ finish() {
 # Stop mysqld, put the host back from the record, journal how that went (H) and let the lock go.
 wind_up() {
   ( ${'\n'}${stop}) > "$DIR/stop.out" 2>&1; s1=$?
+  [ -z "$LEFT" ] || stop_left >> "$DIR/stop.out" 2>&1 || s1=1
   ( ${'\n'}${restore}) > "$DIR/restore.out" 2>&1; s2=$?
   if [ "$s1" = 0 ] && [ "$s2" = 0 ]; then H=ok; jr "H $(ms) ok"; else H=fail; jr "H $(ms) fail $({ [ "$s1" = 0 ] || { printf 'stopping mysqld: '; failure "$DIR/stop.out"; }; [ "$s2" = 0 ] || { printf "restoring the host's settings: "; failure "$DIR/restore.out"; }; } | b64)"; fi
   lock_release
+}
+# The processes a gone runner left in its session, stopped as the stop stops mysqld: SIGTERM, then
+# waited for within the same limit.
+stop_left() {
+  for p in $LEFT; do kill -TERM "$p" 2>/dev/null; done
+  deadline ${STOP_LIMIT_S}
+  for p in $LEFT; do
+    while alive "$p"; do
+      past && { read -r c < "/proc/$p/comm"; say "fail stop $c (pid $p), left running by the runner, still running ${STOP_LIMIT_S} s after SIGTERM"; return 1; }
+      nap 0.01
+    done
+  done
 }
 # What a script of the end said when it failed, with the step that failed: its @fail's words and what
 # it wrote to stderr, not the host's counters.
@@ -557,6 +571,14 @@ gone() {
   read -r pid < "$DIR/pid"
   runner_alive "$DIR" "$pid" && { rm -rf "$DIR/gone"; return 0; }
   printf '%s %s\n' $$ "$(proc_start $$)" > "$DIR/gone/pid.new" && mv "$DIR/gone/pid.new" "$DIR/gone/pid"
+  # What the runner left running in its session (it led one: setsid and systemd start it so): a restart
+  # it was making goes on in a subshell of runner.sh, which would set the host and start mysqld after
+  # this end: stopped at once. The rest (a mysqld that subshell started, which its pid file may not
+  # name yet; a client) is stopped with mysqld (stop_left).
+  LEFT=
+  for p in $(in_session "$pid"); do
+    if tr '\0' '\n' < "/proc/$p/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh"; then kill -KILL "$p" 2>/dev/null; else LEFT="$LEFT $p"; fi
+  done
   read -r sp < "$DIR/step.pid" 2>/dev/null
   [ -n "$sp" ] && tr '\0' '\n' < "/proc/$sp/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh" && kill -KILL "-$sp" 2>/dev/null
   last=$(($(stat -c %Y "$J") * 1000)); k=$(grep '^D ' "$J" | tail -n 1 | cut -d' ' -f3); [ -n "$k" ] || k=0

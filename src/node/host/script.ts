@@ -166,12 +166,28 @@ export const ANCHOR_SCRIPT = `${PROC_IS}
 printf '%s %s\n' "$$" "$(proc_start $$)"
 exec cat >/dev/null`;
 
+/** How long a stop outside a restart (the end of a run) waits for mysqld to exit after SIGTERM. */
+export const STOP_LIMIT_S = 600;
+
+/**
+ * `in_session SID`: the pids of the processes of session SID, SID itself left out (fields after the
+ * command name's last `) `: state, parent, group, session). Built-ins only.
+ */
+export const IN_SESSION = String.raw`in_session() {
+  for is_p in /proc/[0-9]*; do
+    is_p=%{is_p#/proc/}; [ "$is_p" = "$1" ] && continue
+    read -r is_s 2>/dev/null < "/proc/$is_p/stat" || continue
+    set -- "$1" %{is_s##*) }
+    [ "$5" = "$1" ] && echo "$is_p"
+  done
+}`.replaceAll('%{', '${');
+
 /** How long a process started to make a gone runner's end may take to write its pid (DIR/gone/pid) before the next REAP starts another. */
 const GONE_SAYS_PID_S = 60;
 
 /**
  * How long REAP waits for a gone runner's end once it is being made, at most. The end is made in a
- * process of its own, since it stops mysqld with the profile's limit (600 s): inline, a slow stop held
+ * process of its own, since it stops mysqld with the limit of a stop (STOP_LIMIT_S): inline, a slow stop held
  * whoever found the runner gone past the limit of its own command (120 s for a journal read, 30 s for
  * taking a lock), and left mysqld running (the fault suite's detached-runner-killed, seed 1210572468).
  * Well under the 30 s of a lock's script, which may wait once (a run's second lock finds the end
@@ -565,7 +581,7 @@ export function restartScript({ proc, profile, host, paths, recordDir: dir, part
 }
 
 /** Stop mysqld (SIGTERM, wait until gone) or the service: outside a restart (end of a run, `sandbox stop`); its counters end the last restart's window. */
-export function stopScript(profile: ServerProfile, timeoutS = 600, paths: HostPaths = DEFAULT_HOST_PATHS): Script {
+export function stopScript(profile: ServerProfile, timeoutS = STOP_LIMIT_S, paths: HostPaths = DEFAULT_HOST_PATHS): Script {
   const step = { kind: 'stop', via: profile.kind === 'systemd' ? 'systemd' : 'signal', timeoutS } as const;
   return script([{ what: 'helpers', text: HELPERS }, ...noiseBeginSection(profile, paths), { what: describeStep(step), text: stopText(profile, step) }], profile.sudo);
 }
