@@ -518,6 +518,8 @@ case "$1" in step) shift; s=$1; shift; "step_$s" "$@"; exit $? ;; esac
 
 child=
 cancelled=
+# What a runner found gone left running in its session (gone): nothing for a runner's own end.
+LEFT=
 # Its pid is kept on disk too: a runner killed mid-step leaves it running, and its end (gone) stops it.
 bg() { setsid /bin/sh "$DIR/runner.sh" step "$@" & child=$!; echo "$child" > "$DIR/step.pid"; wait "$child"; rc=$?; child=; return "$rc"; }
 on_term() { cancelled=1; [ -n "$child" ] && kill -TERM "-$child" 2>/dev/null; }
