@@ -518,8 +518,6 @@ case "$1" in step) shift; s=$1; shift; "step_$s" "$@"; exit $? ;; esac
 
 child=
 cancelled=
-# What a runner found gone left running in its session (gone): nothing for a runner's own end.
-LEFT=
 # Its pid is kept on disk too: a runner killed mid-step leaves it running, and its end (gone) stops it.
 bg() { setsid /bin/sh "$DIR/runner.sh" step "$@" & child=$!; echo "$child" > "$DIR/step.pid"; wait "$child"; rc=$?; child=; return "$rc"; }
 on_term() { cancelled=1; [ -n "$child" ] && kill -TERM "-$child" 2>/dev/null; }
@@ -536,23 +534,12 @@ finish() {
 # Stop mysqld, put the host back from the record, journal how that went (H) and let the lock go.
 wind_up() {
   ( ${'\n'}${stop}) > "$DIR/stop.out" 2>&1; s1=$?
-  [ -z "$LEFT" ] || stop_left >> "$DIR/stop.out" 2>&1 || s1=1
   ( ${'\n'}${restore}) > "$DIR/restore.out" 2>&1; s2=$?
   if [ "$s1" = 0 ] && [ "$s2" = 0 ]; then H=ok; jr "H $(ms) ok"; else H=fail; jr "H $(ms) fail $({ [ "$s1" = 0 ] || { printf 'stopping mysqld: '; failure "$DIR/stop.out"; }; [ "$s2" = 0 ] || { printf "restoring the host's settings: "; failure "$DIR/restore.out"; }; } | b64)"; fi
   lock_release
 }
-# The processes a gone runner left in its session, stopped as the stop stops mysqld: SIGTERM, then
-# waited for within the same limit.
-stop_left() {
-  for p in $LEFT; do kill -TERM "$p" 2>/dev/null; done
-  deadline ${STOP_LIMIT_S}
-  for p in $LEFT; do
-    while alive "$p"; do
-      past && { read -r c < "/proc/$p/comm"; say "fail stop $c (pid $p), left running by the runner, still running ${STOP_LIMIT_S} s after SIGTERM"; return 1; }
-      nap 0.01
-    done
-  done
-}
+# The processes of runner.sh that a gone runner (pid $1) left in its session.
+runner_left() { for p in $(in_session "$1"); do tr '\0' '\n' 2>/dev/null < "/proc/$p/cmdline" | grep -qxF "$DIR/runner.sh" && echo "$p"; done; }
 # What a script of the end said when it failed, with the step that failed: its @fail's words and what
 # it wrote to stderr, not the host's counters.
 failure() { awk '/^@fail / { sub(/^@fail [^ ]* /, ""); print; next } /^@/ { next } NF' "$1"; }
@@ -573,18 +560,22 @@ gone() {
   read -r pid < "$DIR/pid"
   runner_alive "$DIR" "$pid" && { rm -rf "$DIR/gone"; return 0; }
   printf '%s %s\n' $$ "$(proc_start $$)" > "$DIR/gone/pid.new" && mv "$DIR/gone/pid.new" "$DIR/gone/pid"
-  # What the runner left running in its session (it led one: setsid and systemd start it so): a restart
-  # it was making goes on in a subshell of runner.sh, which would set the host and start mysqld after
-  # this end: stopped at once. The rest (a mysqld that subshell started, which its pid file may not
-  # name yet; a client) is stopped with mysqld (stop_left).
-  LEFT=
-  for p in $(in_session "$pid"); do
-    if tr '\0' '\n' < "/proc/$p/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh"; then kill -KILL "$p" 2>/dev/null; else LEFT="$LEFT $p"; fi
-  done
   read -r sp < "$DIR/step.pid" 2>/dev/null
   [ -n "$sp" ] && tr '\0' '\n' < "/proc/$sp/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh" && kill -KILL "-$sp" 2>/dev/null
   last=$(($(stat -c %Y "$J") * 1000)); k=$(grep '^D ' "$J" | tail -n 1 | cut -d' ' -f3); [ -n "$k" ] || k=0
   grep -q '^E ' "$J" || jr "E $(ms) failed gone $pid $last $k"
+  # A restart the runner was making goes on without it, in a subshell of runner.sh in its session (it
+  # led one: setsid and systemd start it so). It is waited for (it ends within its own stop and start
+  # limits), so that it sets nothing and starts no mysqld after this end, and the mysqld it starts is
+  # stopped once started: a mariadbd sent SIGTERM in the middle of its start-up may never end. The
+  # runner's lock refresher, the other such subshell, is stopped first.
+  read -r rf < "$DIR/refresh.pid" 2>/dev/null
+  [ -n "$rf" ] && tr '\0' '\n' < "/proc/$rf/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh" && kill "$rf" 2>/dev/null
+  deadline $((2 * ${STOP_LIMIT_S}))
+  while [ -n "$(runner_left "$pid")" ]; do
+    past && { for p in $(runner_left "$pid"); do kill -KILL "$p" 2>/dev/null; done; break; }
+    nap 0.1
+  done
   wind_up
   say "gone $pid $last $k $H"
 }
