@@ -58,7 +58,7 @@ function TransportBanner() {
   if (t.state !== 'reconnecting') return null;
   return (
     <div className="transport-banner" role="status" data-testid="transport-reconnecting">
-      Reconnecting to the varlab backend…{t.attempt ? ` (attempt ${t.attempt})` : ''} Runs go on meanwhile; what happened is shown once the connection is back.
+      Reconnecting to the varlab backend…{t.attempt ? ` (attempt ${t.attempt})` : ''} Runs go on meanwhile; what happened is shown once the connection is back. If varlab was started again, open the address it printed: each launch has a token of its own.
     </div>
   );
 }

@@ -12,11 +12,14 @@ function start() {
   if (bridge) {
     setClient(electronClient(bridge));
   } else {
+    // An address pasted into this tab changes only its fragment, and the page would go on with the
+    // token it has (none, or a former launch's after varlab was started again): start anew with it.
+    window.addEventListener('hashchange', () => {
+      if (/(?:^|[#&])token=/.test(location.hash)) location.reload();
+    });
     const token = takeToken();
     if (!token) {
       root.textContent = 'This page needs the address that `npm start` or `npm run web` printed (it carries the token of this launch). Open that address instead.';
-      // The address pasted into this tab changes only its fragment: start then, without a reload.
-      window.addEventListener('hashchange', () => location.reload(), { once: true });
       return;
     }
     setClient(websocketClient(token));

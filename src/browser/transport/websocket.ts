@@ -26,6 +26,8 @@ export function websocketClient(token: string): Client {
   let retry = 0;
   /** The connection was up and went away: keep trying until it is back. */
   let reconnecting = false;
+  /** A connection was up once (a tab whose first connection fails is told so, and keeps trying). */
+  let everOpen = false;
 
   const url = () => `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api?token=${encodeURIComponent(token)}`;
 
@@ -35,6 +37,7 @@ export function websocketClient(token: string): Client {
     opening = new Promise((resolve, reject) => {
       const ws = new WebSocket(url());
       ws.onopen = () => {
+        everOpen = true;
         socket = ws;
         opening = null;
         retry = 0;
@@ -60,7 +63,9 @@ export function websocketClient(token: string): Client {
           p.resolve({ ok: false, code: 'connection', message: 'lost the connection to the varlab backend' });
           pending.delete(id);
         }
-        if (wasOpen || reconnecting) {
+        // Also when the first connection fails: a token of a former launch (kept for this tab) is
+        // refused, and the page would otherwise look connected while nothing it asks is answered.
+        if (wasOpen || reconnecting || !everOpen) {
           reconnecting = true;
           emit('transport', { state: 'reconnecting', attempt: retry });
           setTimeout(() => connect().catch(() => {}), Math.min(5000, 250 * 2 ** retry++));
