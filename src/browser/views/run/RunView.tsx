@@ -383,13 +383,18 @@ function Progress() {
         </small>
       )}
       {live.timerNote && <TimerNote note={live.timerNote} />}
-      {!live.timerNote && live.source && <small>times from the server: {live.source}</small>}
+      {!live.timerNote && live.source && <TimerSource source={live.source} />}
     </div>
   );
 }
 
 /** A part of a note as a sentence of its own: capital first, a full stop last. */
 const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${s.endsWith('.') ? '' : '.'}`;
+
+/** The exact timer named (a run measured by another one has its note instead): live, and on a finished file. */
+function TimerSource({ source }: { source: string }) {
+  return <small data-testid="run-timer-source">times from the server: {source}</small>;
+}
 
 /**
  * The timer note (not the exact timer) in its parts, one a line: which timer and why, how it compared
@@ -854,11 +859,12 @@ export function RunView() {
       {showSession && <Log />}
       {saved && savedLive && (
         <>
-          {(saved.hosts.length > 1 || savedLive.verified || savedLive.timerNote) && (
+          {(saved.hosts.length > 1 || savedLive.verified || savedLive.timerNote || savedLive.source) && (
             <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-saved">
               <HostButtons runs={saved} shown={savedLive} onShow={setSavedHost} />
               <Verified live={savedLive} />
               {savedLive.timerNote && <TimerNote note={savedLive.timerNote} />}
+              {!savedLive.timerNote && savedLive.source && <TimerSource source={savedLive.source} />}
             </div>
           )}
           <StopPanel live={savedLive} />
