@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { keptForm, matchBatch, sameStatement, type HistoryRow, type SentExecution } from '../../src/node/workloads/history.js';
+import { exactTimerFromProbe, TIMER_CONSUMERS, TIMER_PROBE_NAME, TIMER_PROBE_ROW } from '../../src/node/workloads/queries.js';
 
 const SQL = 'SELECT COUNT(*) FROM t WHERE n < 1000';
 const READ = 'SELECT EVENT_ID AS id, TIMER_WAIT AS w FROM performance_schema.events_statements_history_long WHERE THREAD_ID = 42';
@@ -57,4 +58,15 @@ test('the server keeps a statement without the whitespace around it and the semi
   assert.equal(keptForm('SELECT 1 ;  \n\t'), 'SELECT 1');
   assert.ok(sameStatement('SELECT COUNT(*) FROM t -- ;note', 'SELECT COUNT(*) FROM t -- ;note\n'));
   assert.ok(!sameStatement('SELECT COUNT(*) FROM t', 'SELECT COUNT(*) FROM u\n'));
+});
+
+test("the exact timer's probe, read in the verify step's read back: thread, consumers on, history mark", () => {
+  const all = TIMER_CONSUMERS.length;
+  assert.deepEqual(exactTimerFromProbe(`42 ${all} 1234`), { timer: { source: 'performance_schema', threadId: 42 }, after: 1234 });
+  assert.equal(exactTimerFromProbe(`42 ${all - 1} 1234`), null, 'a consumer off');
+  assert.equal(exactTimerFromProbe(`42 ${all}`), null);
+  assert.equal(exactTimerFromProbe(''), null);
+  assert.equal(exactTimerFromProbe(undefined), null);
+  // One (n, e) row, as the read back's other parts give theirs.
+  assert.match(TIMER_PROBE_ROW, new RegExp(`^SELECT '${TIMER_PROBE_NAME}' AS n, CONCAT_WS\\(' ', t\\.THREAD_ID, .* AS e FROM performance_schema\\.threads t WHERE t\\.PROCESSLIST_ID = CONNECTION_ID\\(\\)`));
 });

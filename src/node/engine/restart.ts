@@ -20,7 +20,7 @@ import { verifyFailure } from '../../common/restart.js';
 import type { JournalRecord } from '../../common/records.js';
 import type { RunHooks, ServerControl, StartedServer, TargetSession } from '../host/types.js';
 import { ApiError } from '../../common/api.js';
-import { detectTimer, reuseExactTimer, timerAgainstClient, vsClientText, type ServerTimer } from '../workloads/queries.js';
+import { detectTimer, exactTimerFromProbe, reuseExactTimer, timerAgainstClient, vsClientText, type ServerTimer } from '../workloads/queries.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
 import { runSetup } from '../workloads/setup.js';
 import { runDataStep } from '../workloads/data-step.js';
@@ -151,15 +151,18 @@ export class RestartProcedure {
 
     // Queries (and the preload's scans) as the read-only account; a command workload brings its own login.
     const conn = ctx.track(await steps.time('connect', () => control.connect(w.database, w.kind === 'queries' && this.account ? this.account : undefined)));
+    // The verify step's login handed over as it was: its read back took the exact timer's probe too.
+    const probe = control.timerProbe?.(conn);
     const onExecution = ({ at, ...x }: Execution) => ctx.record({ t: 'execution', at: at ?? Date.now(), seq: r.seq, ...x });
     const hooks = { checkCancel: ctx.checkCancel, onExecution };
     try {
       const preload = proc.steps.find((s) => s.kind === 'preload');
+      // (after a preload's scans the probe's history mark is behind them: the timer reads its own)
       if (preload?.kind === 'preload') {
         const p = await steps.time('preload', () => ctx.host.preloadSchemas(conn, preload.schemas));
         ctx.record({ t: 'preload', at: Date.now(), seq: r.seq, ...p });
       }
-      const mark = w.kind === 'queries' ? await steps.time('timer', () => this.queryTimer(conn, r.cell)) : undefined;
+      const mark = w.kind === 'queries' ? await steps.time('timer', () => this.queryTimer(conn, r.cell, preload ? undefined : probe)) : undefined;
       ctx.checkCancel();
       await steps.time('measure', async () => {
         if (w.kind === 'queries')
@@ -233,10 +236,11 @@ export class RestartProcedure {
    * Which statement timer this server offers; recorded when it changes (and on the first restart).
    * Proved by a probe statement on a cell's first restart; on its next ones, where it was the exact
    * timer, one query finds the connection's thread, the consumers still on and where the thread's
-   * statement history stands (returned: the query loop's first mark; a lean restart).
+   * statement history stands (returned: the query loop's first mark; a lean restart), or none when the
+   * verify step's read back on this very login took that probe already (`probe`).
    */
-  private async queryTimer(conn: Connection, cell: string): Promise<number | undefined> {
-    const reused = this.exactProved.has(cell) ? await reuseExactTimer(conn) : null;
+  private async queryTimer(conn: Connection, cell: string, probe?: string): Promise<number | undefined> {
+    const reused = this.exactProved.has(cell) ? (probe !== undefined ? exactTimerFromProbe(probe) : await reuseExactTimer(conn)) : null;
     const timer = reused?.timer ?? (await detectTimer(conn));
     if (timer.source === 'performance_schema') this.exactProved.add(cell);
     else this.exactProved.delete(cell);

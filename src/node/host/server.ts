@@ -14,6 +14,7 @@ import { probeHost } from './probe.js';
 import { hostDir, restoreHost, runScript } from './restore.js';
 import { hostPaths, parseReply, restartScript, stopScript, type HostPaths, type Reply, type Script } from './script.js';
 import { asRoot, sudoRefused, sudoWantsPassword } from './shell.js';
+import { TIMER_PROBE_NAME, TIMER_PROBE_ROW } from '../workloads/queries.js';
 import type { Prompter, RunHooks, ServerControl, StartedServer, TargetSession } from './types.js';
 
 /**
@@ -145,11 +146,12 @@ interface Login {
   database: string | undefined;
 }
 
-/** The verify step's login and the variables it read back. */
+/** The verify step's login, the variables it read back and, as the measuring login, the timer's probe of it. */
 interface Verified {
   conn: Connection;
   login: Login;
   live: Record<string, string>;
+  probe?: string;
 }
 
 export function createServerControl(session: TargetSession, profile: ServerProfile, opts: ServerControlOptions = {}): ServerControl & { readonly pid: number | null } {
@@ -167,10 +169,13 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
    * or as it is when it is that login already (issue 22, a lean restart: over SSH each new login is a
    * channel of its own, each switch a round trip). Closed by anything else.
    */
-  let spare: { conn: Connection; pid: number; login: Login } | null = null;
+  let spare: { conn: Connection; pid: number; login: Login; probe?: string } | null = null;
+  /** The kept login connect() handed over as it was, with the timer's probe its read back took: for timerProbe(), once. */
+  let handed: { conn: Connection; probe: string } | null = null;
   const dropSpare = async () => {
     const s = spare;
     spare = null;
+    handed = null;
     if (s) await closeConnection(s.conn);
   };
 
@@ -187,11 +192,15 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
   async function connect(database?: string, as?: { user: string; password: string }): Promise<Connection> {
     const kept = spare;
     spare = null;
+    handed = null;
     if (kept && kept.pid === pid) {
       // Already this login (the verify step logged in as the measuring account): a fresh session still,
       // since the verify only read global values; no switch, no round trip.
       const { user, password: pw, database: db } = kept.login;
-      if (user === (as?.user ?? profile.user) && pw === (as ? as.password : (password ?? '')) && db === database) return kept.conn;
+      if (user === (as?.user ?? profile.user) && pw === (as ? as.password : (password ?? '')) && db === database) {
+        handed = kept.probe !== undefined ? { conn: kept.conn, probe: kept.probe } : null;
+        return kept.conn;
+      }
       try {
         await kept.conn.changeUser({ user: as?.user ?? profile.user, password: as ? as.password : (password ?? ''), database });
         return kept.conn;
@@ -244,22 +253,32 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
 
   /**
    * What the verify step reads back from the server: the variables, and the performance_schema
-   * consumers when the profile's options set any. In one query where the server has
-   * information_schema.GLOBAL_VARIABLES (MariaDB): over SSH every query is a round trip through the
-   * channel (issue 22, a lean restart). Else the two reads of before, the consumers none where
-   * performance_schema cannot be read.
+   * consumers when the profile's options set any; with `probe` (the login is the measuring one), the
+   * exact timer's probe of this connection too (queries.ts TIMER_PROBE_ROW: the timer step's query
+   * rides in this one). In one query where the server has information_schema.GLOBAL_VARIABLES
+   * (MariaDB): over SSH every query is a round trip through the channel (issue 22, a lean restart).
+   * Else the two reads of before, the consumers none where performance_schema cannot be read, no probe.
    */
-  async function readBack(conn: Connection, names: string[]): Promise<Record<string, string>> {
-    if (oneQueryReadBack && names.some((n) => n.startsWith(CONSUMER))) {
+  async function readBack(conn: Connection, names: string[], probe = false): Promise<{ live: Record<string, string>; probe?: string }> {
+    const consumers = names.some((n) => n.startsWith(CONSUMER));
+    if (oneQueryReadBack && (consumers || probe)) {
+      const parts = [
+        ...(names.length ? ['SELECT VARIABLE_NAME AS n, VARIABLE_VALUE AS e FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN (?)'] : []),
+        ...(consumers ? [CONSUMERS_SQL] : []),
+        ...(probe ? [TIMER_PROBE_ROW] : []),
+      ];
       try {
-        const [rows] = await conn.query<RowDataPacket[]>(`SELECT VARIABLE_NAME AS n, VARIABLE_VALUE AS e FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN (?) UNION ALL ${CONSUMERS_SQL}`, [names]);
-        return Object.fromEntries(rows.map((r) => [String(r.n).toLowerCase(), String(r.e)]));
+        const [rows] = await conn.query<RowDataPacket[]>(parts.join(' UNION ALL '), names.length ? [names] : []);
+        const live = Object.fromEntries(rows.map((r) => [String(r.n).toLowerCase(), String(r.e)]));
+        const found = live[TIMER_PROBE_NAME];
+        delete live[TIMER_PROBE_NAME];
+        return { live, ...(found !== undefined ? { probe: found } : {}) };
       } catch (e) {
         if ((e as { fatal?: boolean }).fatal) throw e; // the connection itself is gone: no query would do
         oneQueryReadBack = false;
       }
     }
-    return { ...(await variables(conn, names)), ...(await consumerStates(conn, names)) };
+    return { live: { ...(await variables(conn, names)), ...(await consumerStates(conn, names)) } };
   }
 
   /**
@@ -272,10 +291,12 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
   async function verifyLogin(names: string[], as?: RunHooks['verifyAs']): Promise<Verified> {
     let conn: Connection | undefined;
     let login: Login | undefined;
+    let measuring = false;
     if (as) {
       try {
         conn = await connect(as.database, as);
         login = { user: as.user, password: as.password, database: as.database };
+        measuring = true;
       } catch {
         conn = undefined;
       }
@@ -285,7 +306,9 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
       login = { user: profile.user, password: password ?? '', database: undefined };
     }
     try {
-      return { conn, login, live: await readBack(conn, names) };
+      // Read as the measuring login, the timer's probe comes with the variables.
+      const read = await readBack(conn, names, measuring);
+      return { conn, login, live: read.live, ...(read.probe !== undefined ? { probe: read.probe } : {}) };
     } catch (e) {
       await closeConnection(conn);
       throw e;
@@ -365,10 +388,10 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     // One call for stop and start: its lap says where the start began.
     const lap = part ? undefined : reply.laps.stop;
     const verifyFrom = Date.now();
-    const { conn, login, live } = await (early ?? verifyLogin(names, hooks.keepLogin ? hooks.verifyAs : undefined));
+    const { conn, login, live, probe } = await (early ?? verifyLogin(names, hooks.keepLogin ? hooks.verifyAs : undefined));
     if (hooks.keepLogin) {
       conn.on('error', () => {}); // mysqld gone while it waits: the next connect() finds out and logs in anew
-      spare = { conn, pid: reply.pid, login };
+      spare = { conn, pid: reply.pid, login, ...(probe !== undefined ? { probe } : {}) };
     } else await closeConnection(conn);
     const { checks, options, facts } = judgeStart(proc, reply.facts, live, await hostFacts());
     const stop = stopMs ?? lap;
@@ -395,6 +418,11 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
       return run(await procedure(factors, levels));
     },
     stop,
+    timerProbe(conn: Connection) {
+      const h = handed;
+      handed = null;
+      return h && h.conn === conn ? h.probe : undefined;
+    },
     async restore() {
       await dropSpare();
       await restoreHost(session, profile, paths);

@@ -97,4 +97,9 @@ export interface ServerControl {
   restore(): Promise<void>;
   /** A new client connection to the running server: as the profile's account, or as `as` (the measurement account). */
   connect(database?: string, as?: { user: string; password: string }): Promise<Connection>;
+  /**
+   * When `conn` is the verify step's login, handed over as it was by the last connect() (RunHooks.verifyAs),
+   * the exact timer's probe its read back took (queries.ts exactTimerFromProbe), once; else undefined.
+   */
+  timerProbe?(conn: Connection): string | undefined;
 }

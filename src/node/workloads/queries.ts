@@ -107,6 +107,30 @@ export async function detectTimer(conn: Connection): Promise<ServerTimer> {
   };
 }
 
+/** What the exact timer's reuse reads of a connection: its thread, the timer's consumers on, where its history stands. */
+const PROBE_THREAD = 't.THREAD_ID';
+const PROBE_CONSUMERS = `(SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE ENABLED = 'YES' AND NAME IN (${TIMER_CONSUMERS.map((c) => `'${c}'`).join(', ')}))`;
+const PROBE_MARK = '(SELECT COALESCE(MAX(h.EVENT_ID), 0) FROM performance_schema.events_statements_history_long h WHERE h.THREAD_ID = t.THREAD_ID AND h.NESTING_EVENT_LEVEL = 0)';
+const PROBE_FROM = "FROM performance_schema.threads t WHERE t.PROCESSLIST_ID = CONNECTION_ID() AND t.INSTRUMENTED = 'YES'";
+
+/** The exact timer is this connection's when its thread is instrumented, the consumers on, and the history's mark a number. */
+function exactTimerOf(thread: unknown, consumers: unknown, mark: unknown): { timer: ServerTimer; after: number } | null {
+  return thread != null && Number.isSafeInteger(Number(thread)) && Number(consumers) === TIMER_CONSUMERS.length && Number.isSafeInteger(Number(mark)) ? { timer: { source: 'performance_schema', threadId: Number(thread) }, after: Number(mark) } : null;
+}
+
+/**
+ * The same probe as one (n, e) row named `TIMER_PROBE_NAME`, "thread consumers mark", for a read back
+ * that already runs on the measuring login (host/server.ts readBack): the timer's query rides in it.
+ */
+export const TIMER_PROBE_NAME = 'varlab:timer';
+export const TIMER_PROBE_ROW = `SELECT '${TIMER_PROBE_NAME}' AS n, CONCAT_WS(' ', ${PROBE_THREAD}, ${PROBE_CONSUMERS}, ${PROBE_MARK}) AS e ${PROBE_FROM}`;
+
+/** The exact timer from that row's value (as reuseExactTimer judges it), or null. */
+export function exactTimerFromProbe(value: string | undefined): { timer: ServerTimer; after: number } | null {
+  const [t, c, m] = (value ?? '').split(' ');
+  return m === undefined ? null : exactTimerOf(t, c, m);
+}
+
 /**
  * The exact timer on a new connection to a server where it was proved before with the same options
  * (the same cell of the run): one query, which finds this connection's THREAD_ID, instrumented, the
@@ -116,13 +140,8 @@ export async function detectTimer(conn: Connection): Promise<ServerTimer> {
  */
 export async function reuseExactTimer(conn: Connection): Promise<{ timer: ServerTimer; after: number } | null> {
   try {
-    const [row] = await rows(
-      conn,
-      `SELECT t.THREAD_ID AS t, (SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE ENABLED = 'YES' AND NAME IN (${TIMER_CONSUMERS.map((c) => `'${c}'`).join(', ')})) AS c, ` +
-        `(SELECT COALESCE(MAX(h.EVENT_ID), 0) FROM performance_schema.events_statements_history_long h WHERE h.THREAD_ID = t.THREAD_ID AND h.NESTING_EVENT_LEVEL = 0) AS m ` +
-        `FROM performance_schema.threads t WHERE t.PROCESSLIST_ID = CONNECTION_ID() AND t.INSTRUMENTED = 'YES'`,
-    );
-    return row?.t != null && Number(row.c) === TIMER_CONSUMERS.length && Number.isSafeInteger(Number(row.m)) ? { timer: { source: 'performance_schema', threadId: Number(row.t) }, after: Number(row.m) } : null;
+    const [row] = await rows(conn, `SELECT ${PROBE_THREAD} AS t, ${PROBE_CONSUMERS} AS c, ${PROBE_MARK} AS m ${PROBE_FROM}`);
+    return row ? exactTimerOf(row.t, row.c, row.m) : null;
   } catch {
     return null;
   }
