@@ -41,6 +41,9 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     // Said before the first restart, with where the app checks the host (it named only the command line's `varlab probe local --check`).
     assert.match(log, /the host is busy before the run: .*; the Hosts view's noise check \(or `varlab probe local --check`\) lists what else makes it noisy/);
     const busyLines = log.match(/restart \d+ ran on a busy host: /g)?.length ?? 0;
+    // Once the run has ended, the finished panel says what the warning said while it ran.
+    const finishedBusy = await page.getByTestId('run-finished-busy').innerText();
+    assert.match(finishedBusy, /^⚠ \d+ of 12 measured restarts ran on a busy host: their timings carry that noise\. Analysis shows it beside the between-restart spread/);
     // Analysis: the noise beside the spread, and the busy restarts named.
     await page.getByTestId('nav-analysis').click();
     const noise = page.getByTestId('analysis-noise');
@@ -48,6 +51,7 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     const summary = await page.getByTestId('analysis-noise-summary').innerText();
     assert.match(summary, /^⚠ Read at 12 of 12 measured restarts; \d+ ran on a busy host\./);
     assert.equal(busyLines, Number(/; (\d+) ran on a busy host/.exec(summary)![1]), `the log names every busy restart:\n${log}`);
+    assert.equal(Number(/^⚠ (\d+)/.exec(finishedBusy)![1]), busyLines);
     assert.match(await page.getByTestId('analysis-noise-busy').innerText(), /restart \d+ \(aslr=on,ahi=on,preload=off,numa=default\): /);
     if (process.env.VARLAB_SHOTS) await page.getByTestId('section-noise').screenshot({ path: `${process.env.VARLAB_SHOTS}/analysis-noise.png` });
     // At 1000 px the table stays within its section: the between-restart CoV beside the noise is in view, not past the edge.

@@ -13,6 +13,7 @@ import { LiveRun, LiveRuns, type IntervalTrace } from './live.js';
 import { timerNoteParts } from '../../../common/timer-note.js';
 import { drawnInterval } from './intervals.js';
 import { endedWords, measuredIn, measuredNothing } from '../../../common/event-line.js';
+import { noiseSummary } from '../../../common/noise.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
@@ -726,6 +727,8 @@ function FinishedPanel({ path, doc, done, planned, keepResultsAs, summary, missi
   // With stop when answered the plan is a maximum: said so, as the run's own progress says it.
   const again = useMemo(() => (doc ? { restarts: `${doc.design.stopping ? 'at most ' : ''}${buildPlan(doc.design).length}`, about: aboutText(learnedEstimate(doc)) } : null), [doc]);
   const missingAbout = useMemo(() => (doc && missing ? aboutText(learnedEstimate(doc, missing.restarts)) : null), [doc, missing]);
+  // The busy-host warning is shown while a run goes on; once it has ended, this says what it left in the file.
+  const noise = useMemo(() => (doc?.results ? noiseSummary(doc.results.restarts, [], () => null) : null), [doc]);
   const ask = () =>
     useApp.getState().setDialog({
       kind: 'confirm',
@@ -746,6 +749,11 @@ function FinishedPanel({ path, doc, done, planned, keepResultsAs, summary, missi
         The results are in <code>{path}</code>
         {summary ? ` (${summary})` : ''}; the Analysis tab compares the cells.
       </span>
+      {noise?.busy.length ? (
+        <span className="warning" style={{ flexBasis: '100%' }} data-testid="run-finished-busy">
+          ⚠ {noise.busy.length} of {noise.read} measured restarts ran on a busy host: their timings carry that noise. Analysis shows it beside the between-restart spread, and names each such restart.
+        </span>
+      ) : null}
       <span style={{ flex: 1 }} />
       {missing && (
         <span data-testid="run-missing-note">
