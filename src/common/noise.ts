@@ -152,8 +152,11 @@ export interface CellNoise {
 export interface NoiseSummary {
   restarts: number;
   read: number;
-  /** Every restart on a busy host, with why. */
-  busy: { seq: number; cell: string; host?: string; reasons: string[] }[];
+  /**
+   * Every restart on a busy host, with why. `restart_of_cell`: its number within its cell (on its host), as the
+   * plots label a restart ("cell · r2") and restarts.csv's restart_of_cell counts it.
+   */
+  busy: { seq: number; cell: string; restart_of_cell: number; host?: string; reasons: string[] }[];
   cells: CellNoise[];
 }
 
@@ -174,9 +177,17 @@ export function noiseSummary(restarts: readonly RestartResult[], cells: readonly
   const ok = restarts.filter((r) => r.status === 'ok');
   const read = ok.filter((r) => r.noise);
   if (!read.length) return null;
+  // Numbered within the cell over every restart (any status), in run order, as the export context numbers them.
+  const ofCell = new Map<RestartResult, number>();
+  const seen = new Map<string, number>();
+  for (const r of [...restarts].sort((a, b) => a.seq - b.seq)) {
+    const key = `${r.host ?? ''}\u0000${r.cell}`;
+    seen.set(key, (seen.get(key) ?? 0) + 1);
+    ofCell.set(r, seen.get(key)!);
+  }
   const busy = read.flatMap((r) => {
     const reasons = busyReasons(r.noise!);
-    return reasons ? [{ seq: r.seq, cell: r.cell, ...(r.host ? { host: r.host } : {}), reasons }] : [];
+    return reasons ? [{ seq: r.seq, cell: r.cell, restart_of_cell: ofCell.get(r)!, ...(r.host ? { host: r.host } : {}), reasons }] : [];
   });
   return {
     restarts: ok.length,
@@ -223,12 +234,17 @@ export function cellsOfRestarts(restarts: readonly RestartResult[], order: reado
 
 const fx = (x: number | null, d = 1) => (x === null ? '–' : x.toFixed(d));
 
+/** A restart on a busy host, named by its run order and as the plots label it ("cell · r2"), with why. */
+export function busyLine(b: NoiseSummary['busy'][number]): string {
+  return `restart ${b.seq}${b.host ? ` on ${b.host}` : ''} (${b.cell} · r${b.restart_of_cell}): ${b.reasons.join('; ')}`;
+}
+
 /** The summary as lines of text (analyze) or Markdown (the report): what was read, the busy restarts, and per cell the noise beside the spread. */
 export function noiseLines(s: NoiseSummary, md: boolean): string[] {
   const head = `Host noise over the measured windows: read at ${s.read} of ${s.restarts} measured restarts; ${s.busy.length ? `${s.busy.length} ran on a busy host` : 'none ran on a busy host'} (busy: other processes ≥ ${BUSY_HOST.othersCpus} CPU, steal > ${BUSY_HOST.stealPct} %, or load above the CPU count).`;
   const cols = ['cell', 'restarts', 'busy', 'others CPU % median', 'others CPU % max', 'steal % max', 'load max', 'between-restart CoV %'];
   const rows = s.cells.map((c) => [c.cell, `${c.read}/${c.restarts}`, String(c.busy), fx(c.others_cpu_pct_median), fx(c.others_cpu_pct_max), fx(c.steal_pct_max), fx(c.load_max, 2), fx(c.between_cov_pct, 2)]);
-  const busy = s.busy.map((b) => `restart ${b.seq}${b.host ? ` on ${b.host}` : ''} (${b.cell}): ${b.reasons.join('; ')}`);
+  const busy = s.busy.map(busyLine);
   if (md) {
     const esc = (x: string) => x.replace(/\|/g, '\\|');
     return [head, '', `| ${cols.join(' | ')} |`, `|${cols.map((_, i) => (i ? '--:' : '---')).join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`), ...(busy.length ? ['', 'Restarts on a busy host:', ...busy.map((b) => `- ${b}`)] : [])];

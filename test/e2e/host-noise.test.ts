@@ -52,7 +52,8 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     assert.match(summary, /^⚠ Read at 12 of 12 measured restarts; \d+ ran on a busy host\./);
     assert.equal(busyLines, Number(/; (\d+) ran on a busy host/.exec(summary)![1]), `the log names every busy restart:\n${log}`);
     assert.equal(Number(/^⚠ (\d+)/.exec(finishedBusy)![1]), busyLines);
-    assert.match(await page.getByTestId('analysis-noise-busy').innerText(), /restart \d+ \(aslr=on,ahi=on,preload=off,numa=default\): /);
+    // Each busy restart named as the plots above label it too ("cell · r2"), so it can be found there.
+    assert.match(await page.getByTestId('analysis-noise-busy').innerText(), /restart (\d+) \(aslr=on,ahi=on,preload=off,numa=default · r\1\): /);
     if (process.env.VARLAB_SHOTS) await page.getByTestId('section-noise').screenshot({ path: `${process.env.VARLAB_SHOTS}/analysis-noise.png` });
     // At 1000 px the table stays within its section: the between-restart CoV beside the noise is in view, not past the edge.
     await page.setViewportSize({ width: 1000, height: 900 });

@@ -13,17 +13,19 @@ import { hostCell } from '../../src/common/plan.js';
 const { varlab, write } = cliFixture('analyze');
 
 /** The quickstart's results, every restart read, one of them on a busy host. */
-function noisy(): { doc: ExperimentDoc; busySeq: number; busyCell: string } {
+function noisy(): { doc: ExperimentDoc; busySeq: number; busyCell: string; busyOfCell: number } {
   const doc = finishedQuickstart();
   const ok = doc.results!.restarts.filter((r) => r.status === 'ok');
   for (const r of ok) r.noise = { seconds: 1.2, load: 0.3, cpus: 4, stealPct: 0, othersCpuPct: 1.5, ctxPerS: 3000 };
-  const busy = ok[1];
+  // A cell's second restart: named as the plots label it ("cell · r2"), from the export's own numbering.
+  const second = exportContext(doc).restarts.find((r) => r.status === 'ok' && r.restartOfCell === 2)!;
+  const busy = ok.find((r) => r.seq === second.seq)!;
   busy.noise = { seconds: 1.2, load: 5.5, cpus: 4, stealPct: 0, othersCpuPct: 26, ctxPerS: 9000, cpuMhz: 2900 };
-  return { doc, busySeq: busy.seq, busyCell: busy.cell };
+  return { doc, busySeq: busy.seq, busyCell: busy.cell, busyOfCell: second.restartOfCell };
 }
 
 test('the report has the host\'s noise beside the between-restart CoV, and names each restart on a busy host with why', () => {
-  const { doc, busySeq, busyCell } = noisy();
+  const { doc, busySeq, busyCell, busyOfCell } = noisy();
   const md = markdownReport(exportContext(doc));
   const at = md.indexOf("## The host's noise");
   assert.ok(at > md.indexOf('## Configurations'), 'after the configurations');
@@ -31,18 +33,18 @@ test('the report has the host\'s noise beside the between-restart CoV, and names
   const ok = doc.results!.restarts.filter((r) => r.status === 'ok').length;
   assert.match(section, new RegExp(`read at ${ok} of ${ok} measured restarts; 1 ran on a busy host`));
   assert.match(section, /\| cell \| restarts \| busy \| others CPU % median \| others CPU % max \| steal % max \| load max \| between-restart CoV % \|/);
-  assert.ok(section.includes(`- restart ${busySeq} (${busyCell}): other processes used 1.04 of 4 CPUs; load average 5.50 on 4 CPUs`), section);
+  assert.ok(section.includes(`- restart ${busySeq} (${busyCell} · r${busyOfCell}): other processes used 1.04 of 4 CPUs; load average 5.50 on 4 CPUs`), section);
   // Without noise in the file (results from before it was read): no section.
   assert.ok(!markdownReport(exportContext(finishedQuickstart())).includes("## The host's noise"));
 });
 
 test('varlab analyze: the noise table in the text, host_noise in --json with the busy restarts', () => {
-  const { doc, busySeq, busyCell } = noisy();
+  const { doc, busySeq, busyCell, busyOfCell } = noisy();
   const file = write('noisy.varlab.json', JSON.stringify(doc));
   const text = varlab(file);
   assert.equal(text.code, 0, text.err);
   assert.match(text.out, /^Host noise over the measured windows: read at \d+ of \d+ measured restarts; 1 ran on a busy host/m);
-  assert.ok(text.out.includes(`  busy: restart ${busySeq} (${busyCell}): other processes used 1.04 of 4 CPUs; load average 5.50 on 4 CPUs`), text.out);
+  assert.ok(text.out.includes(`  busy: restart ${busySeq} (${busyCell} · r${busyOfCell}): other processes used 1.04 of 4 CPUs; load average 5.50 on 4 CPUs`), text.out);
   const json = varlab(file, '--json');
   assert.equal(json.code, 0, json.err);
   const noise = (JSON.parse(json.out) as { host_noise: { busy: { seq: number }[]; cells: { cell: string; busy: number; between_cov_pct: number | null }[] } }).host_noise;

@@ -4,7 +4,7 @@
 import type { Analysis } from '../../../common/stats/analysis.js';
 import { findCell } from '../../../common/stats/analysis.js';
 import type { RestartResult } from '../../../common/experiment/types.js';
-import { BUSY_HOST, cellsOfRestarts, meanBetweenCov, noiseSummary } from '../../../common/noise.js';
+import { BUSY_HOST, busyLine, cellsOfRestarts, meanBetweenCov, noiseSummary } from '../../../common/noise.js';
 
 const fx = (x: number | null, d = 1) => (x === null ? '–' : x.toFixed(d));
 
@@ -48,10 +48,7 @@ export function NoisePanel({ analysis, restarts, cells }: { analysis: Analysis; 
       {s.busy.length ? (
         <ul data-testid="analysis-noise-busy">
           {s.busy.slice(0, 50).map((b) => (
-            <li key={`${b.host ?? ''}${b.seq}`}>
-              restart {b.seq}
-              {b.host ? ` on ${b.host}` : ''} ({b.cell}): {b.reasons.join('; ')}
-            </li>
+            <li key={`${b.host ?? ''}${b.seq}`}>{busyLine(b)}</li>
           ))}
           {s.busy.length > 50 ? <li>… and {s.busy.length - 50} more (varlab analyze --json lists them all)</li> : null}
         </ul>
