@@ -430,3 +430,17 @@ test("where a restart's time goes: each step's median over the restarts that wen
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('at 1000 px the wide tables scroll sideways in their own box: no section is wider than the view', async () => {
+  const { page, errors } = await open();
+  await page.setViewportSize({ width: 1000, height: 900 });
+  await page.getByTestId('comparisons-table').waitFor();
+  await page.getByTestId('query-table').waitFor();
+  // A section wider than its box made the whole view scroll sideways, its plots and text with it.
+  const wide = (await page.evaluate(
+    `[...document.querySelectorAll('[data-testid^="section-"]')].filter((s) => s.scrollWidth > s.clientWidth + 1).map((s) => s.getAttribute('data-testid') + ' ' + s.scrollWidth + ' > ' + s.clientWidth)`,
+  )) as string[];
+  assert.deepEqual(wide, []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -62,66 +62,69 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
         </p>
       ) : null}
       {figure ? <FigurePlot figure={figure} /> : null}
-      <table className="plan-table" style={TABLE_STYLE} data-testid="comparisons-table">
-        <thead>
-          <tr>
-            <th style={{ textAlign: 'left' }}>cell</th>
-            <th style={{ textAlign: 'left' }}>query</th>
-            <th style={{ textAlign: 'right' }}>effect</th>
-            <th style={{ textAlign: 'right' }}>{level}% interval</th>
-            <th style={{ textAlign: 'right' }}>p</th>
-            <th style={{ textAlign: 'right' }}>adjusted p</th>
-            <th style={{ textAlign: 'left' }}>{rule ? 'fixed-sample verdict (not valid under the rule)' : 'verdict'}</th>
-            {rule ? (
-              <th style={{ textAlign: 'left' }} title="the group-sequential rule's verdict, valid at the look the run stopped">
-                the rule&apos;s verdict
-              </th>
-            ) : null}
-            {paired ? (
-              <>
-                <th style={{ textAlign: 'left' }} title="paired: within-round differences of log restart means (paired t); unpaired: Welch on restart means">
-                  pairing
+      {/* Wider than the view at 1000 px: it scrolls in its own box, not the whole view with it. */}
+      <div style={{ overflowX: 'auto' }}>
+        <table className="plan-table" style={TABLE_STYLE} data-testid="comparisons-table">
+          <thead>
+            <tr>
+              <th style={{ textAlign: 'left' }}>cell</th>
+              <th style={{ textAlign: 'left' }}>query</th>
+              <th style={{ textAlign: 'right' }}>effect</th>
+              <th style={{ textAlign: 'right' }}>{level}% interval</th>
+              <th style={{ textAlign: 'right' }}>p</th>
+              <th style={{ textAlign: 'right' }}>adjusted p</th>
+              <th style={{ textAlign: 'left' }}>{rule ? 'fixed-sample verdict (not valid under the rule)' : 'verdict'}</th>
+              {rule ? (
+                <th style={{ textAlign: 'left' }} title="the group-sequential rule's verdict, valid at the look the run stopped">
+                  the rule&apos;s verdict
                 </th>
-                <th style={{ textAlign: 'right' }}>unpaired (Welch) {level}% interval</th>
-                <th style={{ textAlign: 'right' }} title="variance of the paired estimate over the unpaired one's: below 1, pairing removed drift both cells shared">
-                  variance paired/unpaired
-                </th>
-              </>
-            ) : null}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((c) => {
-            const where = `${c.cell} / ${c.query}`;
-            const r = c.null_reasons ?? {};
-            return (
-              <tr key={where} data-verdict={c.verdict ?? 'none'}>
-                <td>{c.cell}</td>
-                <td>{c.query}</td>
-                <td style={{ textAlign: 'right' }}><V value={c.effect_pct} reason={r.effect_pct} fmt={(x) => fmtEffect(x)} notes={notes} where={where} /></td>
-                <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>
-                  {c.ci_low_pct === null ? <V value={null} reason={r.ci_low_pct} notes={notes} where={where} /> : fmtInterval(c.ci_low_pct, c.ci_high_pct)}
-                </td>
-                <td style={{ textAlign: 'right' }}><V value={c.p_value} reason={r.p_value} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
-                <td style={{ textAlign: 'right' }}><V value={c.p_adjusted} reason={r.p_adjusted} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
-                <td className="small">
-                  {rule ? <span className="muted" data-testid="comparison-fixed-verdict">{c.verdict ? fmtVerdict(c) : ''}</span> : c.verdict === 'differs' ? <strong>differs</strong> : c.verdict ? <span className="muted">{fmtVerdict(c)}</span> : ''}
-                </td>
-                {rule ? <RuleVerdict c={rule.get(`${c.cell}\u0000${c.query}`)} effectPct={ctx.doc.design.stopping!.effect} /> : null}
-                {paired ? (
-                  <>
-                    <td className="small" title={c.pairing_reason} data-testid="comparison-pairing-cell">
-                      {c.pairing}
-                    </td>
-                    <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>{fmtInterval(c.unpaired.ci_low_pct, c.unpaired.ci_high_pct, '—')}</td>
-                    <td style={{ textAlign: 'right' }}>{c.variance_ratio === null ? '—' : c.variance_ratio.toFixed(2)}</td>
-                  </>
-                ) : null}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+              ) : null}
+              {paired ? (
+                <>
+                  <th style={{ textAlign: 'left' }} title="paired: within-round differences of log restart means (paired t); unpaired: Welch on restart means">
+                    pairing
+                  </th>
+                  <th style={{ textAlign: 'right' }}>unpaired (Welch) {level}% interval</th>
+                  <th style={{ textAlign: 'right' }} title="variance of the paired estimate over the unpaired one's: below 1, pairing removed drift both cells shared">
+                    variance paired/unpaired
+                  </th>
+                </>
+              ) : null}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((c) => {
+              const where = `${c.cell} / ${c.query}`;
+              const r = c.null_reasons ?? {};
+              return (
+                <tr key={where} data-verdict={c.verdict ?? 'none'}>
+                  <td>{c.cell}</td>
+                  <td>{c.query}</td>
+                  <td style={{ textAlign: 'right' }}><V value={c.effect_pct} reason={r.effect_pct} fmt={(x) => fmtEffect(x)} notes={notes} where={where} /></td>
+                  <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>
+                    {c.ci_low_pct === null ? <V value={null} reason={r.ci_low_pct} notes={notes} where={where} /> : fmtInterval(c.ci_low_pct, c.ci_high_pct)}
+                  </td>
+                  <td style={{ textAlign: 'right' }}><V value={c.p_value} reason={r.p_value} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
+                  <td style={{ textAlign: 'right' }}><V value={c.p_adjusted} reason={r.p_adjusted} fmt={(p) => fmtP(p)} notes={notes} where={where} /></td>
+                  <td className="small">
+                    {rule ? <span className="muted" data-testid="comparison-fixed-verdict">{c.verdict ? fmtVerdict(c) : ''}</span> : c.verdict === 'differs' ? <strong>differs</strong> : c.verdict ? <span className="muted">{fmtVerdict(c)}</span> : ''}
+                  </td>
+                  {rule ? <RuleVerdict c={rule.get(`${c.cell}\u0000${c.query}`)} effectPct={ctx.doc.design.stopping!.effect} /> : null}
+                  {paired ? (
+                    <>
+                      <td className="small" title={c.pairing_reason} data-testid="comparison-pairing-cell">
+                        {c.pairing}
+                      </td>
+                      <td style={{ textAlign: 'right', whiteSpace: 'nowrap' }}>{fmtInterval(c.unpaired.ci_low_pct, c.unpaired.ci_high_pct, '—')}</td>
+                      <td style={{ textAlign: 'right' }}>{c.variance_ratio === null ? '—' : c.variance_ratio.toFixed(2)}</td>
+                    </>
+                  ) : null}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
       <NullNotes notes={notes} />
     </div>
   );

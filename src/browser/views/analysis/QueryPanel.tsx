@@ -102,51 +102,54 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup, 
   return (
     <div data-testid="query-panel">
       <StripPlot ctx={ctx} query={query} />
-      <table className="plan-table" style={TABLE_STYLE} data-testid="query-table">
-        <thead>
-          <tr>
-            {['cell', 'restarts', 'reps', unitLabel('mean', unit), 'within CoV', 'between CoV', unitLabel('σ within', unit), unitLabel('σ between', unit), 'ICC', 'spread', `MDE (${MDE_LABELS['per-cell']})`, `restarts for ${target}%`].map((h, i) => (
-              <th key={h} style={{ textAlign: i ? 'right' : 'left', whiteSpace: 'nowrap' }}>
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {cellsWithQuery.map((c) => {
-            const q = c.queries.find((x) => x.query === query)!;
-            const r = q.null_reasons ?? {};
-            const w = c.cell;
-            return (
-              <tr key={c.cell}>
-                <td>{c.cell}</td>
-                <td style={{ textAlign: 'right' }}>{q.n_restarts}</td>
-                <td style={{ textAlign: 'right' }}><V value={q.reps_per_restart} reason={r.reps_per_restart} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.mean} reason={r.mean} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.within_cov_pct} reason={r.within_cov_pct} fmt={fmtPct} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.between_cov_pct} reason={r.between_cov_pct} fmt={fmtPct} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.sigma_within} reason={r.sigma_within} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.sigma_between} reason={r.sigma_between} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.icc} reason={r.icc} fmt={(x) => x.toFixed(2)} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.spread_pct} reason={r.spread_pct} fmt={fmtPct} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.mde_pct} reason={r.mde_pct} fmt={fmtPct} notes={notes} where={w} /></td>
-                <td style={{ textAlign: 'right' }}><V value={q.restarts_for_target} reason={r.restarts_for_target} fmt={String} notes={notes} where={w} /></td>
-              </tr>
-            );
-          })}
-        </tbody>
-        <tfoot>
-          <tr data-testid="query-mde-pooled">
-            <td colSpan={10}>
-              all cells: MDE {pooled?.pct != null ? fmtMdeBasis(pooled) : MDE_LABELS.pooled}
-            </td>
-            <td style={{ textAlign: 'right' }}>
-              <V value={pooled?.pct} reason={pooled?.reason} fmt={fmtPct} notes={notes} where="all cells" />
-            </td>
-            <td />
-          </tr>
-        </tfoot>
-      </table>
+      {/* Wider than the view at 1000 px: it scrolls in its own box, not the whole view with it. */}
+      <div style={{ overflowX: 'auto' }}>
+        <table className="plan-table" style={TABLE_STYLE} data-testid="query-table">
+          <thead>
+            <tr>
+              {['cell', 'restarts', 'reps', unitLabel('mean', unit), 'within CoV', 'between CoV', unitLabel('σ within', unit), unitLabel('σ between', unit), 'ICC', 'spread', `MDE (${MDE_LABELS['per-cell']})`, `restarts for ${target}%`].map((h, i) => (
+                <th key={h} style={{ textAlign: i ? 'right' : 'left', whiteSpace: 'nowrap' }}>
+                  {h}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {cellsWithQuery.map((c) => {
+              const q = c.queries.find((x) => x.query === query)!;
+              const r = q.null_reasons ?? {};
+              const w = c.cell;
+              return (
+                <tr key={c.cell}>
+                  <td>{c.cell}</td>
+                  <td style={{ textAlign: 'right' }}>{q.n_restarts}</td>
+                  <td style={{ textAlign: 'right' }}><V value={q.reps_per_restart} reason={r.reps_per_restart} notes={notes} where={w} /></td>
+                  <td style={{ textAlign: 'right' }}><V value={q.mean} reason={r.mean} notes={notes} where={w} /></td>
+                  <td style={{ textAlign: 'right' }}><V value={q.within_cov_pct} reason={r.within_cov_pct} fmt={fmtPct} notes={notes} where={w} /></td>
+                  <td style={{ textAlign: 'right' }}><V value={q.between_cov_pct} reason={r.between_cov_pct} fmt={fmtPct} notes={notes} where={w} /></td>
+                  <td style={{ textAlign: 'right' }}><V value={q.sigma_within} reason={r.sigma_within} notes={notes} where={w} /></td>
+                  <td style={{ textAlign: 'right' }}><V value={q.sigma_between} reason={r.sigma_between} notes={notes} where={w} /></td>
+                  <td style={{ textAlign: 'right' }}><V value={q.icc} reason={r.icc} fmt={(x) => x.toFixed(2)} notes={notes} where={w} /></td>
+                  <td style={{ textAlign: 'right' }}><V value={q.spread_pct} reason={r.spread_pct} fmt={fmtPct} notes={notes} where={w} /></td>
+                  <td style={{ textAlign: 'right' }}><V value={q.mde_pct} reason={r.mde_pct} fmt={fmtPct} notes={notes} where={w} /></td>
+                  <td style={{ textAlign: 'right' }}><V value={q.restarts_for_target} reason={r.restarts_for_target} fmt={String} notes={notes} where={w} /></td>
+                </tr>
+              );
+            })}
+          </tbody>
+          <tfoot>
+            <tr data-testid="query-mde-pooled">
+              <td colSpan={10}>
+                all cells: MDE {pooled?.pct != null ? fmtMdeBasis(pooled) : MDE_LABELS.pooled}
+              </td>
+              <td style={{ textAlign: 'right' }}>
+                <V value={pooled?.pct} reason={pooled?.reason} fmt={fmtPct} notes={notes} where="all cells" />
+              </td>
+              <td />
+            </tr>
+          </tfoot>
+        </table>
+      </div>
       <p className="muted" data-testid="query-between-note">
         Between CoV is the spread of the restart means, which holds the part of the executions' own noise that reaches a mean; σ between is what is left once that part is taken out (a variance component, never below 0), and ICC its
         share. Restart means that vary no more than their executions predict show a between CoV with σ between and ICC at 0.
