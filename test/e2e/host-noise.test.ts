@@ -71,6 +71,10 @@ test("the Hosts view's noise check lists each setting and names the busy process
   try {
     const page = await openApp(t.browser, t.app);
     await page.getByRole('tab', { name: 'Hosts' }).click();
+    // `local` has a profile (as after the quickstart) but no probe: its button probes, not "again".
+    await page.getByTestId('host-row').filter({ hasText: 'never probed' }).getByRole('button', { name: 'local' }).click();
+    assert.equal(await page.getByTestId('host-reprobe').innerText(), 'Probe');
+    assert.match(await page.getByTestId('host-detail').innerText(), /Not probed yet\n+Probe shows its CPUs/);
     await page.getByTestId('host-target').fill('local');
     await page.getByTestId('host-probe').click();
     await page.getByTestId('host-detail').waitFor({ timeout: 120_000 });

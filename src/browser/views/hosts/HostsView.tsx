@@ -177,7 +177,7 @@ export function HostsView() {
           <div className="row">
             <h2>{entry.target}</h2>
             <button onClick={() => void add(entry.target, authFor(entry))} disabled={busy} data-testid="host-reprobe">
-              {busy ? 'Probing…' : 'Probe again'}
+              {busy ? 'Probing…' : entry.lastProbe ? 'Probe again' : 'Probe'}
             </button>
             <button className="danger" onClick={() => void forget(entry.target)} disabled={busy || !!entry.profile} title={entry.profile ? 'Remove its sandbox or server profile first' : undefined} data-testid="host-forget">
               Forget this host
@@ -185,8 +185,9 @@ export function HostsView() {
           </div>
           <div className="host-columns">
             <div>
-              <h3>Probed {entry.lastProbe ? new Date(entry.lastProbe.probedAt).toLocaleString() : 'never'}</h3>
-              {entry.lastProbe ? <Fingerprint f={entry.lastProbe} /> : <p className="muted">Not probed yet.</p>}
+              {/* A host registered without a probe (the quickstart's sandbox on local, a profile made by the command line). */}
+              <h3>{entry.lastProbe ? `Probed ${new Date(entry.lastProbe.probedAt).toLocaleString()}` : 'Not probed yet'}</h3>
+              {entry.lastProbe ? <Fingerprint f={entry.lastProbe} /> : <p className="muted">Probe shows its CPUs, kernel, ASLR, governor, turbo, THP and mysqld, read-only.</p>}
               <NoiseCheckPanel key={entry.target} target={entry.target} auth={authFor(entry)} />
             </div>
             <ServerPanel key={entry.target} entry={entry} auth={authFor(entry)} onChanged={replace} />
