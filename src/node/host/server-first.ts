@@ -3,11 +3,11 @@
 // Why: on `local`, varlab's process and mysqld share the host's CPUs. When a result arrives, the kernel
 // wakes varlab's thread and, under the ordinary policy (SCHED_OTHER), lets it preempt mysqld on its
 // CPU before the server has timed the statement's end: the server's timer then holds varlab's work.
-// At a ~0.5 ms query varlab read 1.04–1.07× a by-hand loop through the `mariadb` client (whose wake-up
+// At a ~0.5 ms query varlab read 1.01–1.11× a by-hand loop through the `mariadb` client (whose wake-up
 // is lighter), on a quiet machine (npm run bench -- fidelity; FIDELITY_PART=clients shows it per client).
 // A SCHED_BATCH thread never preempts another on wake-up (the kernel's fair class: "batch tasks do not
 // preempt non-batch tasks"); it runs when mysqld waits for the next statement, or at the next tick.
-// Under SCHED_BATCH the same loop read 0.99–1.00×.
+// Under SCHED_BATCH the same bench read 0.99–1.02× (README, Performance).
 //
 // The host's processes keep the ordinary policy: every local command starts under `chrt --other 0`
 // (localArgv), so mysqld, the restart script, sysbench and a detached runner are started as they would
