@@ -5,7 +5,7 @@
 // Run view (through `recordOf`). The experiment file's results and the analysis's tidy table are
 // built from the fold's restarts.
 import type { RunEvent } from './events.js';
-import type { Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, TimerVsClient, TimingSource, TunableCheck } from './experiment/types.js';
+import type { Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, RunLogLine, TimerVsClient, TimingSource, TunableCheck } from './experiment/types.js';
 import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
 import type { Look, SequentialComparison } from './stats/sequential.js';
@@ -58,6 +58,12 @@ export type JournalRecord =
    */
   | { t: 'noise'; at: number; seq: number; noise: HostNoise }
   | { t: 'run-finished'; at: number; state: 'finished' | 'failed' | 'cancelled'; message?: string }
+  /**
+   * A line the run said (the log): that varlab's process yields the CPU to mysqld, the host busy
+   * before the run, the setup script, a timer's note, a reconnect… Journaled so the finished file
+   * says it too (results.log), as the live run did.
+   */
+  | ({ t: 'log' } & RunLogLine)
   /**
    * Stop when answered (design.stopping): at the look after this round every comparison was decided,
    * so the restarts planned after it are not run. The journal is complete with it.
@@ -136,6 +142,7 @@ const EVENT_TYPE = {
   'stopped-answered': 'stopped-answered',
   look: 'look',
   data: 'data',
+  log: 'log',
 } as const satisfies Partial<Record<RecordKind, RunEvent['type']>>;
 
 type Evented = keyof typeof EVENT_TYPE;
@@ -208,6 +215,8 @@ export interface JournalState {
   stopped?: { at: number; round: number; because: string };
   /** The stopping rule's last look. */
   lastLook?: Omit<RecordOf<'look'>, 't'>;
+  /** What the run said (its log records), in journal order. */
+  log: RunLogLine[];
 }
 
 /** A restart started and not yet finished nor discarded. */
@@ -224,7 +233,7 @@ export interface OpenRestart {
 
 /** Folds records, one at a time, into what the journal says. */
 export class JournalFold {
-  private s: JournalState = { header: null, restarts: [], discarded: [], interrupted: [], skippedLines: 0 };
+  private s: JournalState = { header: null, restarts: [], discarded: [], interrupted: [], skippedLines: 0, log: [] };
   private open = new Map<number, OpenRestart>();
   private finished = new Set<number>();
 
@@ -333,6 +342,9 @@ export class JournalFold {
         state.lastLook = look;
         break;
       }
+      case 'log':
+        state.log.push({ at: r.at, level: r.level, message: r.message });
+        break;
       case 'host-left':
         state.hostLeft = { ok: r.ok, ...(r.problem ? { problem: r.problem } : {}) };
         break;
@@ -368,7 +380,7 @@ export class JournalFold {
 
   /** The state now; restarts started and not yet finished count as interrupted. */
   state(): JournalState {
-    return { ...this.s, restarts: [...this.s.restarts], discarded: [...this.s.discarded], interrupted: [...this.open.values()].map((o) => ({ seq: o.seq, cell: o.cell, at: o.startedAt })) };
+    return { ...this.s, restarts: [...this.s.restarts], discarded: [...this.s.discarded], log: [...this.s.log], interrupted: [...this.open.values()].map((o) => ({ seq: o.seq, cell: o.cell, at: o.startedAt })) };
   }
 }
 
@@ -435,6 +447,17 @@ function pastTheStop(restarts: readonly RestartResult[], round: number): Restart
   return past;
 }
 
+/** At most this many of a run's log lines are kept in its file: its first ones (what it said as it began) and its newest. */
+export const LOG_KEPT = { first: 100, last: 400 };
+
+/** A log too long for the file: its first and newest lines, a line between saying how many were left out (the journal has them all). */
+function keptLog(log: RunLogLine[]): RunLogLine[] {
+  const { first, last } = LOG_KEPT;
+  if (log.length <= first + last) return log;
+  const gap = log.length - first - last;
+  return [...log.slice(0, first), { at: log[first].at, level: 'info', message: `… ${gap} more lines (the journal beside the file has every one)` }, ...log.slice(-last)];
+}
+
 /** The `results` section of the experiment file, rebuilt from the journal (restarts in plan order). */
 export function resultsFromJournal(state: JournalState, interruptedReason = 'interrupted before it finished'): Results {
   const past = state.stopped ? pastTheStop(state.restarts, state.stopped.round) : [];
@@ -452,6 +475,7 @@ export function resultsFromJournal(state: JournalState, interruptedReason = 'int
     ...(state.timer?.vsClient ? { timerVsClient: state.timer.vsClient } : {}),
     ...(discarded.length ? { discarded } : {}),
     ...(state.stopped ? { stopped: [state.stopped] } : {}),
+    ...(state.log.length ? { log: keptLog(state.log) } : {}),
     restarts: state.restarts.filter((r) => !pastSeqs.has(r.seq)).sort((a, b) => a.seq - b.seq),
   };
 }
@@ -469,12 +493,14 @@ export function severalHostsResults(byHost: { host: string; results: Results }[]
   const notes = [...new Set(byHost.filter((h) => h.results.timerNote).map((h) => `${h.host}: ${h.results.timerNote}`))];
   const discarded = byHost.flatMap((h) => (h.results.discarded ?? []).map((d) => ({ ...d, host: h.host })));
   const stopped = byHost.flatMap((h) => (h.results.stopped ?? []).map((s) => ({ ...s, host: h.host })));
+  const log = byHost.flatMap((h) => (h.results.log ?? []).map((l) => ({ ...l, host: h.host })));
   return {
     ...(started.length ? { startedAt: Math.min(...started) } : {}),
     ...(finished.length && finished.every((t) => t !== undefined) ? { finishedAt: Math.max(...(finished as number[])) } : {}),
     ...(notes.length ? { timerNote: notes.join('; ') } : {}),
     ...(discarded.length ? { discarded } : {}),
     ...(stopped.length ? { stopped } : {}),
+    ...(log.length ? { log } : {}),
     restarts: byHost.flatMap((h) => [...h.results.restarts].sort((a, b) => a.seq - b.seq).map((r) => ({ ...r, host: h.host }))),
   };
 }

@@ -61,6 +61,18 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     assert.ok(edges.table <= edges.section, `the noise table ends at ${edges.table} px, its section at ${edges.section} px`);
     if (process.env.VARLAB_SHOTS) await page.getByTestId('section-noise').screenshot({ path: `${process.env.VARLAB_SHOTS}/analysis-noise-1000.png` });
     assert.deepEqual(pageProblems(page), []);
+    // Reopened in a new tab, the finished file's Run view shows what the run said (the file keeps its log), as the live run did.
+    const again = await openApp(t.browser, t.app);
+    await openFile(again, file);
+    await again.getByTestId('nav-run').click();
+    await again.getByTestId('run-saved').waitFor({ timeout: 60_000 });
+    const saved = await again.getByTestId('run-log').innerText();
+    assert.match(saved, /yields? the CPU to mysqld/);
+    assert.match(saved, /the host is busy before the run: /);
+    assert.equal(saved.match(/restart \d+ ran on a busy host: /g)?.length ?? 0, busyLines, saved);
+    assert.match(saved, /run finished/);
+    if (process.env.VARLAB_SHOTS) await again.getByTestId('run-log').screenshot({ path: `${process.env.VARLAB_SHOTS}/run-saved-log.png` });
+    assert.deepEqual(pageProblems(again), []);
   } finally {
     stopBusy();
   }

@@ -192,6 +192,8 @@ export function grownResults(file: Results | undefined, run: Results, part: numb
     ...(meta.startedAt === undefined && run.startedAt !== undefined ? { startedAt: run.startedAt } : {}),
     ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}),
     ...(discarded.length ? { discarded } : {}),
+    // What the grown run said, in place of what the run before it said (a log is one run's).
+    ...(run.log ? { log: run.log } : {}),
     restarts: [...kept, ...run.restarts.map((r) => ({ ...r, seq: r.seq + last(r.host), part }))],
   };
 }

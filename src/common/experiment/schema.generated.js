@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -2506,11 +2506,11 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
+const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
 const schema28 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema29 = {"type":"number","minimum":0,"maximum":1000000000000000};
 const schema36 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
-const schema43 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
+const schema44 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3537,15 +3537,11 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data.restarts !== undefined){
-let data32 = data.restarts;
+if(data.log !== undefined){
+let data32 = data.log;
 if(Array.isArray(data32)){
-const len3 = data32.length;
-for(let i3=0; i3<len3; i3++){
-let data33 = data32[i3];
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if(data33.seq === undefined){
-const err86 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+if(data32.length > 100000){
+const err86 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3554,8 +3550,12 @@ vErrors.push(err86);
 }
 errors++;
 }
-if(data33.cell === undefined){
-const err87 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+const len3 = data32.length;
+for(let i3=0; i3<len3; i3++){
+let data33 = data32[i3];
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data33.at === undefined){
+const err87 = {instancePath:instancePath+"/log/" + i3,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -3564,8 +3564,8 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data33.status === undefined){
-const err88 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(data33.level === undefined){
+const err88 = {instancePath:instancePath+"/log/" + i3,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -3574,8 +3574,8 @@ vErrors.push(err88);
 }
 errors++;
 }
-if(data33.startedAt === undefined){
-const err89 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
+if(data33.message === undefined){
+const err89 = {instancePath:instancePath+"/log/" + i3,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -3584,8 +3584,11 @@ vErrors.push(err89);
 }
 errors++;
 }
-if(data33.finishedAt === undefined){
-const err90 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
+if(data33.at !== undefined){
+let data34 = data33.at;
+if(typeof data34 == "number"){
+if(data34 > 100000000000000 || isNaN(data34)){
+const err90 = {instancePath:instancePath+"/log/" + i3+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -3594,8 +3597,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-if(data33.checks === undefined){
-const err91 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
+if(data34 < 0 || isNaN(data34)){
+const err91 = {instancePath:instancePath+"/log/" + i3+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -3604,8 +3607,9 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(data33.queries === undefined){
-const err92 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+}
+else {
+const err92 = {instancePath:instancePath+"/log/" + i3+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -3614,10 +3618,11 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data33.seq !== undefined){
-let data34 = data33.seq;
-if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
-const err93 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data33.level !== undefined){
+let data35 = data33.level;
+if(!(((data35 === "info") || (data35 === "warn")) || (data35 === "error"))){
+const err93 = {instancePath:instancePath+"/log/" + i3+"/level",schemaPath:"#/properties/log/items/properties/level/enum",keyword:"enum",params:{allowedValues: schema27.properties.log.items.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -3626,9 +3631,12 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(typeof data34 == "number"){
-if(data34 > 1000000000 || isNaN(data34)){
-const err94 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+}
+if(data33.message !== undefined){
+let data36 = data33.message;
+if(typeof data36 === "string"){
+if(func2(data36) > 20000){
+const err94 = {instancePath:instancePath+"/log/" + i3+"/message",schemaPath:"#/properties/log/items/properties/message/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -3637,8 +3645,9 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(data34 < 1 || isNaN(data34)){
-const err95 = {instancePath:instancePath+"/restarts/" + i3+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err95 = {instancePath:instancePath+"/log/" + i3+"/message",schemaPath:"#/properties/log/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -3648,12 +3657,11 @@ vErrors.push(err95);
 errors++;
 }
 }
-}
-if(data33.cell !== undefined){
-let data35 = data33.cell;
-if(typeof data35 === "string"){
-if(func2(data35) > 2000){
-const err96 = {instancePath:instancePath+"/restarts/" + i3+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data33.host !== undefined){
+let data37 = data33.host;
+if(typeof data37 === "string"){
+if(func2(data37) > 500){
+const err96 = {instancePath:instancePath+"/log/" + i3+"/host",schemaPath:"#/properties/log/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -3664,7 +3672,7 @@ errors++;
 }
 }
 else {
-const err97 = {instancePath:instancePath+"/restarts/" + i3+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err97 = {instancePath:instancePath+"/log/" + i3+"/host",schemaPath:"#/properties/log/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -3674,11 +3682,9 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data33.host !== undefined){
-let data36 = data33.host;
-if(typeof data36 === "string"){
-if(func2(data36) > 500){
-const err98 = {instancePath:instancePath+"/restarts/" + i3+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+}
+else {
+const err98 = {instancePath:instancePath+"/log/" + i3,schemaPath:"#/properties/log/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -3688,8 +3694,9 @@ vErrors.push(err98);
 errors++;
 }
 }
+}
 else {
-const err99 = {instancePath:instancePath+"/restarts/" + i3+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err99 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -3699,10 +3706,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data33.part !== undefined){
-let data37 = data33.part;
-if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
-const err100 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.restarts !== undefined){
+let data38 = data.restarts;
+if(Array.isArray(data38)){
+const len4 = data38.length;
+for(let i4=0; i4<len4; i4++){
+let data39 = data38[i4];
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+if(data39.seq === undefined){
+const err100 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -3711,9 +3723,8 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(typeof data37 == "number"){
-if(data37 > 1000 || isNaN(data37)){
-const err101 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(data39.cell === undefined){
+const err101 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -3722,8 +3733,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data37 < 2 || isNaN(data37)){
-const err102 = {instancePath:instancePath+"/restarts/" + i3+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
+if(data39.status === undefined){
+const err102 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -3732,12 +3743,8 @@ vErrors.push(err102);
 }
 errors++;
 }
-}
-}
-if(data33.status !== undefined){
-let data38 = data33.status;
-if(!(((data38 === "ok") || (data38 === "verify-failed")) || (data38 === "failed"))){
-const err103 = {instancePath:instancePath+"/restarts/" + i3+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(data39.startedAt === undefined){
+const err103 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -3746,12 +3753,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-if(data33.reason !== undefined){
-let data39 = data33.reason;
-if(typeof data39 === "string"){
-if(func2(data39) > 10000){
-const err104 = {instancePath:instancePath+"/restarts/" + i3+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data39.finishedAt === undefined){
+const err104 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -3760,9 +3763,8 @@ vErrors.push(err104);
 }
 errors++;
 }
-}
-else {
-const err105 = {instancePath:instancePath+"/restarts/" + i3+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.checks === undefined){
+const err105 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -3771,12 +3773,8 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-if(data33.startedAt !== undefined){
-let data40 = data33.startedAt;
-if(typeof data40 == "number"){
-if(data40 > 100000000000000 || isNaN(data40)){
-const err106 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data39.queries === undefined){
+const err106 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -3785,8 +3783,10 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(data40 < 0 || isNaN(data40)){
-const err107 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data39.seq !== undefined){
+let data40 = data39.seq;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+const err107 = {instancePath:instancePath+"/restarts/" + i4+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -3795,9 +3795,9 @@ vErrors.push(err107);
 }
 errors++;
 }
-}
-else {
-const err108 = {instancePath:instancePath+"/restarts/" + i3+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(typeof data40 == "number"){
+if(data40 > 1000000000 || isNaN(data40)){
+const err108 = {instancePath:instancePath+"/restarts/" + i4+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -3806,12 +3806,8 @@ vErrors.push(err108);
 }
 errors++;
 }
-}
-if(data33.finishedAt !== undefined){
-let data41 = data33.finishedAt;
-if(typeof data41 == "number"){
-if(data41 > 100000000000000 || isNaN(data41)){
-const err109 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data40 < 1 || isNaN(data40)){
+const err109 = {instancePath:instancePath+"/restarts/" + i4+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -3820,8 +3816,13 @@ vErrors.push(err109);
 }
 errors++;
 }
-if(data41 < 0 || isNaN(data41)){
-const err110 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data39.cell !== undefined){
+let data41 = data39.cell;
+if(typeof data41 === "string"){
+if(func2(data41) > 2000){
+const err110 = {instancePath:instancePath+"/restarts/" + i4+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -3832,7 +3833,7 @@ errors++;
 }
 }
 else {
-const err111 = {instancePath:instancePath+"/restarts/" + i3+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err111 = {instancePath:instancePath+"/restarts/" + i4+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -3842,15 +3843,11 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data33.checks !== undefined){
-let data42 = data33.checks;
-if(Array.isArray(data42)){
-const len4 = data42.length;
-for(let i4=0; i4<len4; i4++){
-let data43 = data42[i4];
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-if(data43.tunable === undefined){
-const err112 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data39.host !== undefined){
+let data42 = data39.host;
+if(typeof data42 === "string"){
+if(func2(data42) > 500){
+const err112 = {instancePath:instancePath+"/restarts/" + i4+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -3859,8 +3856,9 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(data43.level === undefined){
-const err113 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+else {
+const err113 = {instancePath:instancePath+"/restarts/" + i4+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -3869,8 +3867,11 @@ vErrors.push(err113);
 }
 errors++;
 }
-if(data43.ok === undefined){
-const err114 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+if(data39.part !== undefined){
+let data43 = data39.part;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+const err114 = {instancePath:instancePath+"/restarts/" + i4+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -3879,8 +3880,9 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(data43.observed === undefined){
-const err115 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+if(typeof data43 == "number"){
+if(data43 > 1000 || isNaN(data43)){
+const err115 = {instancePath:instancePath+"/restarts/" + i4+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -3889,11 +3891,8 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(data43.tunable !== undefined){
-let data44 = data43.tunable;
-if(typeof data44 === "string"){
-if(func2(data44) > 200){
-const err116 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data43 < 2 || isNaN(data43)){
+const err116 = {instancePath:instancePath+"/restarts/" + i4+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -3903,8 +3902,11 @@ vErrors.push(err116);
 errors++;
 }
 }
-else {
-const err117 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data39.status !== undefined){
+let data44 = data39.status;
+if(!(((data44 === "ok") || (data44 === "verify-failed")) || (data44 === "failed"))){
+const err117 = {instancePath:instancePath+"/restarts/" + i4+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -3914,11 +3916,11 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data43.level !== undefined){
-let data45 = data43.level;
+if(data39.reason !== undefined){
+let data45 = data39.reason;
 if(typeof data45 === "string"){
-if(func2(data45) > 300){
-const err118 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(func2(data45) > 10000){
+const err118 = {instancePath:instancePath+"/restarts/" + i4+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -3929,7 +3931,7 @@ errors++;
 }
 }
 else {
-const err119 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err119 = {instancePath:instancePath+"/restarts/" + i4+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -3939,9 +3941,11 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data43.ok !== undefined){
-if(typeof data43.ok !== "boolean"){
-const err120 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data39.startedAt !== undefined){
+let data46 = data39.startedAt;
+if(typeof data46 == "number"){
+if(data46 > 100000000000000 || isNaN(data46)){
+const err120 = {instancePath:instancePath+"/restarts/" + i4+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -3950,10 +3954,8 @@ vErrors.push(err120);
 }
 errors++;
 }
-}
-if(data43.verifiable !== undefined){
-if(false !== data43.verifiable){
-const err121 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(data46 < 0 || isNaN(data46)){
+const err121 = {instancePath:instancePath+"/restarts/" + i4+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -3963,11 +3965,8 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data43.observed !== undefined){
-let data48 = data43.observed;
-if(typeof data48 === "string"){
-if(func2(data48) > 10000){
-const err122 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err122 = {instancePath:instancePath+"/restarts/" + i4+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -3977,8 +3976,11 @@ vErrors.push(err122);
 errors++;
 }
 }
-else {
-const err123 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.finishedAt !== undefined){
+let data47 = data39.finishedAt;
+if(typeof data47 == "number"){
+if(data47 > 100000000000000 || isNaN(data47)){
+const err123 = {instancePath:instancePath+"/restarts/" + i4+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -3987,10 +3989,8 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-}
-else {
-const err124 = {instancePath:instancePath+"/restarts/" + i3+"/checks/" + i4,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data47 < 0 || isNaN(data47)){
+const err124 = {instancePath:instancePath+"/restarts/" + i4+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -4000,9 +4000,8 @@ vErrors.push(err124);
 errors++;
 }
 }
-}
 else {
-const err125 = {instancePath:instancePath+"/restarts/" + i3+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err125 = {instancePath:instancePath+"/restarts/" + i4+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -4012,15 +4011,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data33.options !== undefined){
-let data49 = data33.options;
-if(Array.isArray(data49)){
-const len5 = data49.length;
+if(data39.checks !== undefined){
+let data48 = data39.checks;
+if(Array.isArray(data48)){
+const len5 = data48.length;
 for(let i5=0; i5<len5; i5++){
-let data50 = data49[i5];
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-if(data50.tunable === undefined){
-const err126 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+let data49 = data48[i5];
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.tunable === undefined){
+const err126 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -4029,8 +4028,8 @@ vErrors.push(err126);
 }
 errors++;
 }
-if(data50.level === undefined){
-const err127 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data49.level === undefined){
+const err127 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -4039,8 +4038,8 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(data50.ok === undefined){
-const err128 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+if(data49.ok === undefined){
+const err128 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -4049,8 +4048,8 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(data50.observed === undefined){
-const err129 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+if(data49.observed === undefined){
+const err129 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -4059,11 +4058,11 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data50.tunable !== undefined){
-let data51 = data50.tunable;
-if(typeof data51 === "string"){
-if(func2(data51) > 200){
-const err130 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data49.tunable !== undefined){
+let data50 = data49.tunable;
+if(typeof data50 === "string"){
+if(func2(data50) > 200){
+const err130 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -4074,7 +4073,7 @@ errors++;
 }
 }
 else {
-const err131 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err131 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -4084,11 +4083,11 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data50.level !== undefined){
-let data52 = data50.level;
-if(typeof data52 === "string"){
-if(func2(data52) > 300){
-const err132 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data49.level !== undefined){
+let data51 = data49.level;
+if(typeof data51 === "string"){
+if(func2(data51) > 300){
+const err132 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -4099,7 +4098,7 @@ errors++;
 }
 }
 else {
-const err133 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err133 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -4109,9 +4108,9 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(data50.ok !== undefined){
-if(typeof data50.ok !== "boolean"){
-const err134 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data49.ok !== undefined){
+if(typeof data49.ok !== "boolean"){
+const err134 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -4121,9 +4120,9 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(data50.verifiable !== undefined){
-if(false !== data50.verifiable){
-const err135 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(data49.verifiable !== undefined){
+if(false !== data49.verifiable){
+const err135 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -4133,11 +4132,11 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data50.observed !== undefined){
-let data55 = data50.observed;
-if(typeof data55 === "string"){
-if(func2(data55) > 10000){
-const err136 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data49.observed !== undefined){
+let data54 = data49.observed;
+if(typeof data54 === "string"){
+if(func2(data54) > 10000){
+const err136 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -4148,7 +4147,7 @@ errors++;
 }
 }
 else {
-const err137 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err137 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -4160,7 +4159,7 @@ errors++;
 }
 }
 else {
-const err138 = {instancePath:instancePath+"/restarts/" + i3+"/options/" + i5,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err138 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -4172,7 +4171,7 @@ errors++;
 }
 }
 else {
-const err139 = {instancePath:instancePath+"/restarts/" + i3+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err139 = {instancePath:instancePath+"/restarts/" + i4+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -4182,14 +4181,15 @@ vErrors.push(err139);
 errors++;
 }
 }
-if(data33.preload !== undefined){
-let data56 = data33.preload;
+if(data39.options !== undefined){
+let data55 = data39.options;
+if(Array.isArray(data55)){
+const len6 = data55.length;
+for(let i6=0; i6<len6; i6++){
+let data56 = data55[i6];
 if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-if(data56.tables !== undefined){
-let data57 = data56.tables;
-if(typeof data57 == "number"){
-if(data57 > 1000000000000000 || isNaN(data57)){
-const err140 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data56.tunable === undefined){
+const err140 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -4198,8 +4198,8 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data57 < 0 || isNaN(data57)){
-const err141 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data56.level === undefined){
+const err141 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -4208,9 +4208,8 @@ vErrors.push(err141);
 }
 errors++;
 }
-}
-else {
-const err142 = {instancePath:instancePath+"/restarts/" + i3+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data56.ok === undefined){
+const err142 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -4219,12 +4218,8 @@ vErrors.push(err142);
 }
 errors++;
 }
-}
-if(data56.indexes !== undefined){
-let data58 = data56.indexes;
-if(typeof data58 == "number"){
-if(data58 > 1000000000000000 || isNaN(data58)){
-const err143 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data56.observed === undefined){
+const err143 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -4233,8 +4228,11 @@ vErrors.push(err143);
 }
 errors++;
 }
-if(data58 < 0 || isNaN(data58)){
-const err144 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data56.tunable !== undefined){
+let data57 = data56.tunable;
+if(typeof data57 === "string"){
+if(func2(data57) > 200){
+const err144 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -4245,7 +4243,7 @@ errors++;
 }
 }
 else {
-const err145 = {instancePath:instancePath+"/restarts/" + i3+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err145 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -4255,11 +4253,11 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(data56.rows !== undefined){
-let data59 = data56.rows;
-if(typeof data59 == "number"){
-if(data59 > 1000000000000000 || isNaN(data59)){
-const err146 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data56.level !== undefined){
+let data58 = data56.level;
+if(typeof data58 === "string"){
+if(func2(data58) > 300){
+const err146 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -4268,8 +4266,9 @@ vErrors.push(err146);
 }
 errors++;
 }
-if(data59 < 0 || isNaN(data59)){
-const err147 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err147 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -4279,8 +4278,9 @@ vErrors.push(err147);
 errors++;
 }
 }
-else {
-const err148 = {instancePath:instancePath+"/restarts/" + i3+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data56.ok !== undefined){
+if(typeof data56.ok !== "boolean"){
+const err148 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -4290,11 +4290,9 @@ vErrors.push(err148);
 errors++;
 }
 }
-if(data56.ms !== undefined){
-let data60 = data56.ms;
-if(typeof data60 == "number"){
-if(data60 > 1000000000000000 || isNaN(data60)){
-const err149 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data56.verifiable !== undefined){
+if(false !== data56.verifiable){
+const err149 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -4303,8 +4301,12 @@ vErrors.push(err149);
 }
 errors++;
 }
-if(data60 < 0 || isNaN(data60)){
-const err150 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data56.observed !== undefined){
+let data61 = data56.observed;
+if(typeof data61 === "string"){
+if(func2(data61) > 10000){
+const err150 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -4315,7 +4317,7 @@ errors++;
 }
 }
 else {
-const err151 = {instancePath:instancePath+"/restarts/" + i3+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err151 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -4327,7 +4329,7 @@ errors++;
 }
 }
 else {
-const err152 = {instancePath:instancePath+"/restarts/" + i3+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err152 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -4337,15 +4339,9 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(data33.queries !== undefined){
-let data61 = data33.queries;
-if(Array.isArray(data61)){
-const len6 = data61.length;
-for(let i6=0; i6<len6; i6++){
-let data62 = data61[i6];
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
-if(data62.query === undefined){
-const err153 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+}
+else {
+const err153 = {instancePath:instancePath+"/restarts/" + i4+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -4354,8 +4350,15 @@ vErrors.push(err153);
 }
 errors++;
 }
-if(data62.unit === undefined){
-const err154 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+}
+if(data39.preload !== undefined){
+let data62 = data39.preload;
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data62.tables !== undefined){
+let data63 = data62.tables;
+if(typeof data63 == "number"){
+if(data63 > 1000000000000000 || isNaN(data63)){
+const err154 = {instancePath:instancePath+"/restarts/" + i4+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -4364,8 +4367,8 @@ vErrors.push(err154);
 }
 errors++;
 }
-if(data62.source === undefined){
-const err155 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(data63 < 0 || isNaN(data63)){
+const err155 = {instancePath:instancePath+"/restarts/" + i4+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -4374,8 +4377,9 @@ vErrors.push(err155);
 }
 errors++;
 }
-if(data62.values === undefined){
-const err156 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+}
+else {
+const err156 = {instancePath:instancePath+"/restarts/" + i4+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -4384,11 +4388,12 @@ vErrors.push(err156);
 }
 errors++;
 }
-if(data62.query !== undefined){
-let data63 = data62.query;
-if(typeof data63 === "string"){
-if(func2(data63) > 200){
-const err157 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+if(data62.indexes !== undefined){
+let data64 = data62.indexes;
+if(typeof data64 == "number"){
+if(data64 > 1000000000000000 || isNaN(data64)){
+const err157 = {instancePath:instancePath+"/restarts/" + i4+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -4397,9 +4402,8 @@ vErrors.push(err157);
 }
 errors++;
 }
-}
-else {
-const err158 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64 < 0 || isNaN(data64)){
+const err158 = {instancePath:instancePath+"/restarts/" + i4+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -4409,11 +4413,8 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(data62.unit !== undefined){
-let data64 = data62.unit;
-if(typeof data64 === "string"){
-if(func2(data64) > 40){
-const err159 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+else {
+const err159 = {instancePath:instancePath+"/restarts/" + i4+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -4423,8 +4424,11 @@ vErrors.push(err159);
 errors++;
 }
 }
-else {
-const err160 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.rows !== undefined){
+let data65 = data62.rows;
+if(typeof data65 == "number"){
+if(data65 > 1000000000000000 || isNaN(data65)){
+const err160 = {instancePath:instancePath+"/restarts/" + i4+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -4433,11 +4437,8 @@ vErrors.push(err160);
 }
 errors++;
 }
-}
-if(data62.source !== undefined){
-let data65 = data62.source;
-if(!(((((data65 === "performance_schema") || (data65 === "profiling")) || (data65 === "client")) || (data65 === "sysbench")) || (data65 === "regex"))){
-const err161 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(data65 < 0 || isNaN(data65)){
+const err161 = {instancePath:instancePath+"/restarts/" + i4+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -4447,15 +4448,8 @@ vErrors.push(err161);
 errors++;
 }
 }
-if(data62.values !== undefined){
-let data66 = data62.values;
-if(Array.isArray(data66)){
-const len7 = data66.length;
-for(let i7=0; i7<len7; i7++){
-let data67 = data66[i7];
-if(typeof data67 == "number"){
-if(data67 > 1000000000000000 || isNaN(data67)){
-const err162 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err162 = {instancePath:instancePath+"/restarts/" + i4+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -4464,8 +4458,12 @@ vErrors.push(err162);
 }
 errors++;
 }
-if(data67 < -1000000000000000 || isNaN(data67)){
-const err163 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+if(data62.ms !== undefined){
+let data66 = data62.ms;
+if(typeof data66 == "number"){
+if(data66 > 1000000000000000 || isNaN(data66)){
+const err163 = {instancePath:instancePath+"/restarts/" + i4+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -4474,9 +4472,8 @@ vErrors.push(err163);
 }
 errors++;
 }
-}
-else {
-const err164 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values/" + i7,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data66 < 0 || isNaN(data66)){
+const err164 = {instancePath:instancePath+"/restarts/" + i4+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -4486,9 +4483,8 @@ vErrors.push(err164);
 errors++;
 }
 }
-}
 else {
-const err165 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err165 = {instancePath:instancePath+"/restarts/" + i4+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -4498,15 +4494,9 @@ vErrors.push(err165);
 errors++;
 }
 }
-if(data62.client !== undefined){
-let data68 = data62.client;
-if(Array.isArray(data68)){
-const len8 = data68.length;
-for(let i8=0; i8<len8; i8++){
-let data69 = data68[i8];
-if(typeof data69 == "number"){
-if(data69 > 1000000000000000 || isNaN(data69)){
-const err166 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err166 = {instancePath:instancePath+"/restarts/" + i4+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -4515,8 +4505,16 @@ vErrors.push(err166);
 }
 errors++;
 }
-if(data69 < -1000000000000000 || isNaN(data69)){
-const err167 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+if(data39.queries !== undefined){
+let data67 = data39.queries;
+if(Array.isArray(data67)){
+const len7 = data67.length;
+for(let i7=0; i7<len7; i7++){
+let data68 = data67[i7];
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+if(data68.query === undefined){
+const err167 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -4525,9 +4523,8 @@ vErrors.push(err167);
 }
 errors++;
 }
-}
-else {
-const err168 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client/" + i8,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data68.unit === undefined){
+const err168 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -4536,10 +4533,8 @@ vErrors.push(err168);
 }
 errors++;
 }
-}
-}
-else {
-const err169 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data68.source === undefined){
+const err169 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -4548,10 +4543,8 @@ vErrors.push(err169);
 }
 errors++;
 }
-}
-}
-else {
-const err170 = {instancePath:instancePath+"/restarts/" + i3+"/queries/" + i6,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data68.values === undefined){
+const err170 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -4560,10 +4553,11 @@ vErrors.push(err170);
 }
 errors++;
 }
-}
-}
-else {
-const err171 = {instancePath:instancePath+"/restarts/" + i3+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data68.query !== undefined){
+let data69 = data68.query;
+if(typeof data69 === "string"){
+if(func2(data69) > 200){
+const err171 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -4573,14 +4567,8 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(data33.steps !== undefined){
-let data70 = data33.steps;
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
-if(data70.stop !== undefined){
-let data71 = data70.stop;
-if(typeof data71 == "number"){
-if(data71 > 1000000000000000 || isNaN(data71)){
-const err172 = {instancePath:instancePath+"/restarts/" + i3+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err172 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -4589,8 +4577,12 @@ vErrors.push(err172);
 }
 errors++;
 }
-if(data71 < 0 || isNaN(data71)){
-const err173 = {instancePath:instancePath+"/restarts/" + i3+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data68.unit !== undefined){
+let data70 = data68.unit;
+if(typeof data70 === "string"){
+if(func2(data70) > 40){
+const err173 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -4601,7 +4593,7 @@ errors++;
 }
 }
 else {
-const err174 = {instancePath:instancePath+"/restarts/" + i3+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err174 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -4611,11 +4603,10 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(data70.idle !== undefined){
-let data72 = data70.idle;
-if(typeof data72 == "number"){
-if(data72 > 1000000000000000 || isNaN(data72)){
-const err175 = {instancePath:instancePath+"/restarts/" + i3+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data68.source !== undefined){
+let data71 = data68.source;
+if(!(((((data71 === "performance_schema") || (data71 === "profiling")) || (data71 === "client")) || (data71 === "sysbench")) || (data71 === "regex"))){
+const err175 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -4624,8 +4615,16 @@ vErrors.push(err175);
 }
 errors++;
 }
-if(data72 < 0 || isNaN(data72)){
-const err176 = {instancePath:instancePath+"/restarts/" + i3+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data68.values !== undefined){
+let data72 = data68.values;
+if(Array.isArray(data72)){
+const len8 = data72.length;
+for(let i8=0; i8<len8; i8++){
+let data73 = data72[i8];
+if(typeof data73 == "number"){
+if(data73 > 1000000000000000 || isNaN(data73)){
+const err176 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/values/" + i8,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -4634,9 +4633,8 @@ vErrors.push(err176);
 }
 errors++;
 }
-}
-else {
-const err177 = {instancePath:instancePath+"/restarts/" + i3+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data73 < -1000000000000000 || isNaN(data73)){
+const err177 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/values/" + i8,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -4646,11 +4644,8 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(data70.start !== undefined){
-let data73 = data70.start;
-if(typeof data73 == "number"){
-if(data73 > 1000000000000000 || isNaN(data73)){
-const err178 = {instancePath:instancePath+"/restarts/" + i3+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err178 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/values/" + i8,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -4659,8 +4654,10 @@ vErrors.push(err178);
 }
 errors++;
 }
-if(data73 < 0 || isNaN(data73)){
-const err179 = {instancePath:instancePath+"/restarts/" + i3+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err179 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -4670,8 +4667,15 @@ vErrors.push(err179);
 errors++;
 }
 }
-else {
-const err180 = {instancePath:instancePath+"/restarts/" + i3+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data68.client !== undefined){
+let data74 = data68.client;
+if(Array.isArray(data74)){
+const len9 = data74.length;
+for(let i9=0; i9<len9; i9++){
+let data75 = data74[i9];
+if(typeof data75 == "number"){
+if(data75 > 1000000000000000 || isNaN(data75)){
+const err180 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/client/" + i9,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -4680,12 +4684,8 @@ vErrors.push(err180);
 }
 errors++;
 }
-}
-if(data70.verify !== undefined){
-let data74 = data70.verify;
-if(typeof data74 == "number"){
-if(data74 > 1000000000000000 || isNaN(data74)){
-const err181 = {instancePath:instancePath+"/restarts/" + i3+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data75 < -1000000000000000 || isNaN(data75)){
+const err181 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/client/" + i9,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -4694,8 +4694,9 @@ vErrors.push(err181);
 }
 errors++;
 }
-if(data74 < 0 || isNaN(data74)){
-const err182 = {instancePath:instancePath+"/restarts/" + i3+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err182 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/client/" + i9,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -4705,8 +4706,9 @@ vErrors.push(err182);
 errors++;
 }
 }
+}
 else {
-const err183 = {instancePath:instancePath+"/restarts/" + i3+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err183 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -4716,11 +4718,9 @@ vErrors.push(err183);
 errors++;
 }
 }
-if(data70.setup !== undefined){
-let data75 = data70.setup;
-if(typeof data75 == "number"){
-if(data75 > 1000000000000000 || isNaN(data75)){
-const err184 = {instancePath:instancePath+"/restarts/" + i3+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err184 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -4729,8 +4729,10 @@ vErrors.push(err184);
 }
 errors++;
 }
-if(data75 < 0 || isNaN(data75)){
-const err185 = {instancePath:instancePath+"/restarts/" + i3+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err185 = {instancePath:instancePath+"/restarts/" + i4+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -4740,8 +4742,14 @@ vErrors.push(err185);
 errors++;
 }
 }
-else {
-const err186 = {instancePath:instancePath+"/restarts/" + i3+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data39.steps !== undefined){
+let data76 = data39.steps;
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+if(data76.stop !== undefined){
+let data77 = data76.stop;
+if(typeof data77 == "number"){
+if(data77 > 1000000000000000 || isNaN(data77)){
+const err186 = {instancePath:instancePath+"/restarts/" + i4+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -4750,12 +4758,8 @@ vErrors.push(err186);
 }
 errors++;
 }
-}
-if(data70.connect !== undefined){
-let data76 = data70.connect;
-if(typeof data76 == "number"){
-if(data76 > 1000000000000000 || isNaN(data76)){
-const err187 = {instancePath:instancePath+"/restarts/" + i3+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data77 < 0 || isNaN(data77)){
+const err187 = {instancePath:instancePath+"/restarts/" + i4+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -4764,8 +4768,9 @@ vErrors.push(err187);
 }
 errors++;
 }
-if(data76 < 0 || isNaN(data76)){
-const err188 = {instancePath:instancePath+"/restarts/" + i3+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err188 = {instancePath:instancePath+"/restarts/" + i4+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -4775,8 +4780,11 @@ vErrors.push(err188);
 errors++;
 }
 }
-else {
-const err189 = {instancePath:instancePath+"/restarts/" + i3+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data76.idle !== undefined){
+let data78 = data76.idle;
+if(typeof data78 == "number"){
+if(data78 > 1000000000000000 || isNaN(data78)){
+const err189 = {instancePath:instancePath+"/restarts/" + i4+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -4785,12 +4793,8 @@ vErrors.push(err189);
 }
 errors++;
 }
-}
-if(data70.preload !== undefined){
-let data77 = data70.preload;
-if(typeof data77 == "number"){
-if(data77 > 1000000000000000 || isNaN(data77)){
-const err190 = {instancePath:instancePath+"/restarts/" + i3+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data78 < 0 || isNaN(data78)){
+const err190 = {instancePath:instancePath+"/restarts/" + i4+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -4799,8 +4803,9 @@ vErrors.push(err190);
 }
 errors++;
 }
-if(data77 < 0 || isNaN(data77)){
-const err191 = {instancePath:instancePath+"/restarts/" + i3+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err191 = {instancePath:instancePath+"/restarts/" + i4+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -4810,8 +4815,11 @@ vErrors.push(err191);
 errors++;
 }
 }
-else {
-const err192 = {instancePath:instancePath+"/restarts/" + i3+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data76.start !== undefined){
+let data79 = data76.start;
+if(typeof data79 == "number"){
+if(data79 > 1000000000000000 || isNaN(data79)){
+const err192 = {instancePath:instancePath+"/restarts/" + i4+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -4820,12 +4828,8 @@ vErrors.push(err192);
 }
 errors++;
 }
-}
-if(data70.timer !== undefined){
-let data78 = data70.timer;
-if(typeof data78 == "number"){
-if(data78 > 1000000000000000 || isNaN(data78)){
-const err193 = {instancePath:instancePath+"/restarts/" + i3+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data79 < 0 || isNaN(data79)){
+const err193 = {instancePath:instancePath+"/restarts/" + i4+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -4834,8 +4838,9 @@ vErrors.push(err193);
 }
 errors++;
 }
-if(data78 < 0 || isNaN(data78)){
-const err194 = {instancePath:instancePath+"/restarts/" + i3+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err194 = {instancePath:instancePath+"/restarts/" + i4+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -4845,8 +4850,11 @@ vErrors.push(err194);
 errors++;
 }
 }
-else {
-const err195 = {instancePath:instancePath+"/restarts/" + i3+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data76.verify !== undefined){
+let data80 = data76.verify;
+if(typeof data80 == "number"){
+if(data80 > 1000000000000000 || isNaN(data80)){
+const err195 = {instancePath:instancePath+"/restarts/" + i4+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -4855,12 +4863,8 @@ vErrors.push(err195);
 }
 errors++;
 }
-}
-if(data70.measure !== undefined){
-let data79 = data70.measure;
-if(typeof data79 == "number"){
-if(data79 > 1000000000000000 || isNaN(data79)){
-const err196 = {instancePath:instancePath+"/restarts/" + i3+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data80 < 0 || isNaN(data80)){
+const err196 = {instancePath:instancePath+"/restarts/" + i4+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -4869,8 +4873,9 @@ vErrors.push(err196);
 }
 errors++;
 }
-if(data79 < 0 || isNaN(data79)){
-const err197 = {instancePath:instancePath+"/restarts/" + i3+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err197 = {instancePath:instancePath+"/restarts/" + i4+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -4880,8 +4885,11 @@ vErrors.push(err197);
 errors++;
 }
 }
-else {
-const err198 = {instancePath:instancePath+"/restarts/" + i3+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data76.setup !== undefined){
+let data81 = data76.setup;
+if(typeof data81 == "number"){
+if(data81 > 1000000000000000 || isNaN(data81)){
+const err198 = {instancePath:instancePath+"/restarts/" + i4+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -4890,10 +4898,8 @@ vErrors.push(err198);
 }
 errors++;
 }
-}
-}
-else {
-const err199 = {instancePath:instancePath+"/restarts/" + i3+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data81 < 0 || isNaN(data81)){
+const err199 = {instancePath:instancePath+"/restarts/" + i4+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -4903,11 +4909,8 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(data33.noise !== undefined){
-let data80 = data33.noise;
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
-if(data80.seconds === undefined){
-const err200 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
+else {
+const err200 = {instancePath:instancePath+"/restarts/" + i4+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -4916,8 +4919,12 @@ vErrors.push(err200);
 }
 errors++;
 }
-if(data80.load === undefined){
-const err201 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
+}
+if(data76.connect !== undefined){
+let data82 = data76.connect;
+if(typeof data82 == "number"){
+if(data82 > 1000000000000000 || isNaN(data82)){
+const err201 = {instancePath:instancePath+"/restarts/" + i4+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -4926,8 +4933,8 @@ vErrors.push(err201);
 }
 errors++;
 }
-if(data80.cpus === undefined){
-const err202 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
+if(data82 < 0 || isNaN(data82)){
+const err202 = {instancePath:instancePath+"/restarts/" + i4+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -4936,8 +4943,9 @@ vErrors.push(err202);
 }
 errors++;
 }
-if(data80.stealPct === undefined){
-const err203 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
+}
+else {
+const err203 = {instancePath:instancePath+"/restarts/" + i4+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -4946,8 +4954,12 @@ vErrors.push(err203);
 }
 errors++;
 }
-if(data80.othersCpuPct === undefined){
-const err204 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
+}
+if(data76.preload !== undefined){
+let data83 = data76.preload;
+if(typeof data83 == "number"){
+if(data83 > 1000000000000000 || isNaN(data83)){
+const err204 = {instancePath:instancePath+"/restarts/" + i4+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -4956,8 +4968,8 @@ vErrors.push(err204);
 }
 errors++;
 }
-if(data80.ctxPerS === undefined){
-const err205 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
+if(data83 < 0 || isNaN(data83)){
+const err205 = {instancePath:instancePath+"/restarts/" + i4+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -4966,11 +4978,9 @@ vErrors.push(err205);
 }
 errors++;
 }
-if(data80.seconds !== undefined){
-let data81 = data80.seconds;
-if(typeof data81 == "number"){
-if(data81 > 1000000000000000 || isNaN(data81)){
-const err206 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err206 = {instancePath:instancePath+"/restarts/" + i4+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -4979,8 +4989,12 @@ vErrors.push(err206);
 }
 errors++;
 }
-if(data81 < 0 || isNaN(data81)){
-const err207 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data76.timer !== undefined){
+let data84 = data76.timer;
+if(typeof data84 == "number"){
+if(data84 > 1000000000000000 || isNaN(data84)){
+const err207 = {instancePath:instancePath+"/restarts/" + i4+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -4989,9 +5003,8 @@ vErrors.push(err207);
 }
 errors++;
 }
-}
-else {
-const err208 = {instancePath:instancePath+"/restarts/" + i3+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data84 < 0 || isNaN(data84)){
+const err208 = {instancePath:instancePath+"/restarts/" + i4+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -5001,11 +5014,8 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(data80.load !== undefined){
-let data82 = data80.load;
-if(typeof data82 == "number"){
-if(data82 > 1000000000000000 || isNaN(data82)){
-const err209 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err209 = {instancePath:instancePath+"/restarts/" + i4+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -5014,8 +5024,12 @@ vErrors.push(err209);
 }
 errors++;
 }
-if(data82 < 0 || isNaN(data82)){
-const err210 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data76.measure !== undefined){
+let data85 = data76.measure;
+if(typeof data85 == "number"){
+if(data85 > 1000000000000000 || isNaN(data85)){
+const err210 = {instancePath:instancePath+"/restarts/" + i4+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -5024,9 +5038,8 @@ vErrors.push(err210);
 }
 errors++;
 }
-}
-else {
-const err211 = {instancePath:instancePath+"/restarts/" + i3+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data85 < 0 || isNaN(data85)){
+const err211 = {instancePath:instancePath+"/restarts/" + i4+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -5036,11 +5049,8 @@ vErrors.push(err211);
 errors++;
 }
 }
-if(data80.cpus !== undefined){
-let data83 = data80.cpus;
-if(typeof data83 == "number"){
-if(data83 > 1000000000000000 || isNaN(data83)){
-const err212 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err212 = {instancePath:instancePath+"/restarts/" + i4+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -5049,8 +5059,10 @@ vErrors.push(err212);
 }
 errors++;
 }
-if(data83 < 0 || isNaN(data83)){
-const err213 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err213 = {instancePath:instancePath+"/restarts/" + i4+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -5060,8 +5072,11 @@ vErrors.push(err213);
 errors++;
 }
 }
-else {
-const err214 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data39.noise !== undefined){
+let data86 = data39.noise;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.seconds === undefined){
+const err214 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -5070,12 +5085,8 @@ vErrors.push(err214);
 }
 errors++;
 }
-}
-if(data80.stealPct !== undefined){
-let data84 = data80.stealPct;
-if(typeof data84 == "number"){
-if(data84 > 100 || isNaN(data84)){
-const err215 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data86.load === undefined){
+const err215 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -5084,8 +5095,8 @@ vErrors.push(err215);
 }
 errors++;
 }
-if(data84 < 0 || isNaN(data84)){
-const err216 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data86.cpus === undefined){
+const err216 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -5094,9 +5105,8 @@ vErrors.push(err216);
 }
 errors++;
 }
-}
-else {
-const err217 = {instancePath:instancePath+"/restarts/" + i3+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data86.stealPct === undefined){
+const err217 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -5105,12 +5115,8 @@ vErrors.push(err217);
 }
 errors++;
 }
-}
-if(data80.othersCpuPct !== undefined){
-let data85 = data80.othersCpuPct;
-if(typeof data85 == "number"){
-if(data85 > 100 || isNaN(data85)){
-const err218 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data86.othersCpuPct === undefined){
+const err218 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -5119,8 +5125,8 @@ vErrors.push(err218);
 }
 errors++;
 }
-if(data85 < 0 || isNaN(data85)){
-const err219 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data86.ctxPerS === undefined){
+const err219 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -5129,9 +5135,11 @@ vErrors.push(err219);
 }
 errors++;
 }
-}
-else {
-const err220 = {instancePath:instancePath+"/restarts/" + i3+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data86.seconds !== undefined){
+let data87 = data86.seconds;
+if(typeof data87 == "number"){
+if(data87 > 1000000000000000 || isNaN(data87)){
+const err220 = {instancePath:instancePath+"/restarts/" + i4+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -5140,12 +5148,8 @@ vErrors.push(err220);
 }
 errors++;
 }
-}
-if(data80.ctxPerS !== undefined){
-let data86 = data80.ctxPerS;
-if(typeof data86 == "number"){
-if(data86 > 1000000000000000 || isNaN(data86)){
-const err221 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data87 < 0 || isNaN(data87)){
+const err221 = {instancePath:instancePath+"/restarts/" + i4+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -5154,8 +5158,9 @@ vErrors.push(err221);
 }
 errors++;
 }
-if(data86 < 0 || isNaN(data86)){
-const err222 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err222 = {instancePath:instancePath+"/restarts/" + i4+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -5165,8 +5170,11 @@ vErrors.push(err222);
 errors++;
 }
 }
-else {
-const err223 = {instancePath:instancePath+"/restarts/" + i3+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data86.load !== undefined){
+let data88 = data86.load;
+if(typeof data88 == "number"){
+if(data88 > 1000000000000000 || isNaN(data88)){
+const err223 = {instancePath:instancePath+"/restarts/" + i4+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -5175,12 +5183,8 @@ vErrors.push(err223);
 }
 errors++;
 }
-}
-if(data80.cpuMhz !== undefined){
-let data87 = data80.cpuMhz;
-if(typeof data87 == "number"){
-if(data87 > 1000000000000000 || isNaN(data87)){
-const err224 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data88 < 0 || isNaN(data88)){
+const err224 = {instancePath:instancePath+"/restarts/" + i4+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -5189,8 +5193,9 @@ vErrors.push(err224);
 }
 errors++;
 }
-if(data87 < 0 || isNaN(data87)){
-const err225 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err225 = {instancePath:instancePath+"/restarts/" + i4+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -5200,8 +5205,11 @@ vErrors.push(err225);
 errors++;
 }
 }
-else {
-const err226 = {instancePath:instancePath+"/restarts/" + i3+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data86.cpus !== undefined){
+let data89 = data86.cpus;
+if(typeof data89 == "number"){
+if(data89 > 1000000000000000 || isNaN(data89)){
+const err226 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -5210,10 +5218,8 @@ vErrors.push(err226);
 }
 errors++;
 }
-}
-}
-else {
-const err227 = {instancePath:instancePath+"/restarts/" + i3+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data89 < 0 || isNaN(data89)){
+const err227 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -5223,15 +5229,8 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(data33.intervals !== undefined){
-let data88 = data33.intervals;
-if(Array.isArray(data88)){
-const len9 = data88.length;
-for(let i9=0; i9<len9; i9++){
-let data89 = data88[i9];
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-if(data89.rep === undefined){
-const err228 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
+else {
+const err228 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -5240,8 +5239,12 @@ vErrors.push(err228);
 }
 errors++;
 }
-if(data89.second === undefined){
-const err229 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
+}
+if(data86.stealPct !== undefined){
+let data90 = data86.stealPct;
+if(typeof data90 == "number"){
+if(data90 > 100 || isNaN(data90)){
+const err229 = {instancePath:instancePath+"/restarts/" + i4+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -5250,8 +5253,8 @@ vErrors.push(err229);
 }
 errors++;
 }
-if(data89.threads === undefined){
-const err230 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
+if(data90 < 0 || isNaN(data90)){
+const err230 = {instancePath:instancePath+"/restarts/" + i4+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -5260,8 +5263,9 @@ vErrors.push(err230);
 }
 errors++;
 }
-if(data89.tps === undefined){
-const err231 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
+}
+else {
+const err231 = {instancePath:instancePath+"/restarts/" + i4+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -5270,8 +5274,12 @@ vErrors.push(err231);
 }
 errors++;
 }
-if(data89.qps === undefined){
-const err232 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
+}
+if(data86.othersCpuPct !== undefined){
+let data91 = data86.othersCpuPct;
+if(typeof data91 == "number"){
+if(data91 > 100 || isNaN(data91)){
+const err232 = {instancePath:instancePath+"/restarts/" + i4+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -5280,10 +5288,8 @@ vErrors.push(err232);
 }
 errors++;
 }
-if(data89.rep !== undefined){
-let data90 = data89.rep;
-if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
-const err233 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data91 < 0 || isNaN(data91)){
+const err233 = {instancePath:instancePath+"/restarts/" + i4+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -5292,9 +5298,9 @@ vErrors.push(err233);
 }
 errors++;
 }
-if(typeof data90 == "number"){
-if(data90 > 1000000000 || isNaN(data90)){
-const err234 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+}
+else {
+const err234 = {instancePath:instancePath+"/restarts/" + i4+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -5303,8 +5309,12 @@ vErrors.push(err234);
 }
 errors++;
 }
-if(data90 < 1 || isNaN(data90)){
-const err235 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data86.ctxPerS !== undefined){
+let data92 = data86.ctxPerS;
+if(typeof data92 == "number"){
+if(data92 > 1000000000000000 || isNaN(data92)){
+const err235 = {instancePath:instancePath+"/restarts/" + i4+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -5313,13 +5323,8 @@ vErrors.push(err235);
 }
 errors++;
 }
-}
-}
-if(data89.second !== undefined){
-let data91 = data89.second;
-if(typeof data91 == "number"){
-if(data91 > 1000000000000000 || isNaN(data91)){
-const err236 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data92 < 0 || isNaN(data92)){
+const err236 = {instancePath:instancePath+"/restarts/" + i4+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -5328,8 +5333,9 @@ vErrors.push(err236);
 }
 errors++;
 }
-if(data91 < 0 || isNaN(data91)){
-const err237 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err237 = {instancePath:instancePath+"/restarts/" + i4+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -5339,8 +5345,11 @@ vErrors.push(err237);
 errors++;
 }
 }
-else {
-const err238 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data86.cpuMhz !== undefined){
+let data93 = data86.cpuMhz;
+if(typeof data93 == "number"){
+if(data93 > 1000000000000000 || isNaN(data93)){
+const err238 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -5349,12 +5358,8 @@ vErrors.push(err238);
 }
 errors++;
 }
-}
-if(data89.threads !== undefined){
-let data92 = data89.threads;
-if(typeof data92 == "number"){
-if(data92 > 1000000000000000 || isNaN(data92)){
-const err239 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data93 < 0 || isNaN(data93)){
+const err239 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -5363,8 +5368,9 @@ vErrors.push(err239);
 }
 errors++;
 }
-if(data92 < 0 || isNaN(data92)){
-const err240 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err240 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -5374,8 +5380,9 @@ vErrors.push(err240);
 errors++;
 }
 }
+}
 else {
-const err241 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err241 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -5385,11 +5392,15 @@ vErrors.push(err241);
 errors++;
 }
 }
-if(data89.tps !== undefined){
-let data93 = data89.tps;
-if(typeof data93 == "number"){
-if(data93 > 1000000000000000 || isNaN(data93)){
-const err242 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data39.intervals !== undefined){
+let data94 = data39.intervals;
+if(Array.isArray(data94)){
+const len10 = data94.length;
+for(let i10=0; i10<len10; i10++){
+let data95 = data94[i10];
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+if(data95.rep === undefined){
+const err242 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -5398,8 +5409,8 @@ vErrors.push(err242);
 }
 errors++;
 }
-if(data93 < 0 || isNaN(data93)){
-const err243 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data95.second === undefined){
+const err243 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -5408,9 +5419,8 @@ vErrors.push(err243);
 }
 errors++;
 }
-}
-else {
-const err244 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data95.threads === undefined){
+const err244 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -5419,12 +5429,8 @@ vErrors.push(err244);
 }
 errors++;
 }
-}
-if(data89.qps !== undefined){
-let data94 = data89.qps;
-if(typeof data94 == "number"){
-if(data94 > 1000000000000000 || isNaN(data94)){
-const err245 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data95.tps === undefined){
+const err245 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -5433,8 +5439,8 @@ vErrors.push(err245);
 }
 errors++;
 }
-if(data94 < 0 || isNaN(data94)){
-const err246 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data95.qps === undefined){
+const err246 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -5443,9 +5449,10 @@ vErrors.push(err246);
 }
 errors++;
 }
-}
-else {
-const err247 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data95.rep !== undefined){
+let data96 = data95.rep;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+const err247 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -5454,12 +5461,9 @@ vErrors.push(err247);
 }
 errors++;
 }
-}
-if(data89.latencyMs !== undefined){
-let data95 = data89.latencyMs;
-if(typeof data95 == "number"){
-if(data95 > 1000000000000000 || isNaN(data95)){
-const err248 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(typeof data96 == "number"){
+if(data96 > 1000000000 || isNaN(data96)){
+const err248 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -5468,8 +5472,8 @@ vErrors.push(err248);
 }
 errors++;
 }
-if(data95 < 0 || isNaN(data95)){
-const err249 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data96 < 1 || isNaN(data96)){
+const err249 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -5479,8 +5483,12 @@ vErrors.push(err249);
 errors++;
 }
 }
-else {
-const err250 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data95.second !== undefined){
+let data97 = data95.second;
+if(typeof data97 == "number"){
+if(data97 > 1000000000000000 || isNaN(data97)){
+const err250 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -5489,12 +5497,8 @@ vErrors.push(err250);
 }
 errors++;
 }
-}
-if(data89.percentile !== undefined){
-let data96 = data89.percentile;
-if(typeof data96 == "number"){
-if(data96 > 100 || isNaN(data96)){
-const err251 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data97 < 0 || isNaN(data97)){
+const err251 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -5503,8 +5507,9 @@ vErrors.push(err251);
 }
 errors++;
 }
-if(data96 < 0 || isNaN(data96)){
-const err252 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err252 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -5514,8 +5519,11 @@ vErrors.push(err252);
 errors++;
 }
 }
-else {
-const err253 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data95.threads !== undefined){
+let data98 = data95.threads;
+if(typeof data98 == "number"){
+if(data98 > 1000000000000000 || isNaN(data98)){
+const err253 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -5524,12 +5532,8 @@ vErrors.push(err253);
 }
 errors++;
 }
-}
-if(data89.errPerSec !== undefined){
-let data97 = data89.errPerSec;
-if(typeof data97 == "number"){
-if(data97 > 1000000000000000 || isNaN(data97)){
-const err254 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data98 < 0 || isNaN(data98)){
+const err254 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -5538,8 +5542,9 @@ vErrors.push(err254);
 }
 errors++;
 }
-if(data97 < 0 || isNaN(data97)){
-const err255 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err255 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -5549,8 +5554,11 @@ vErrors.push(err255);
 errors++;
 }
 }
-else {
-const err256 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data95.tps !== undefined){
+let data99 = data95.tps;
+if(typeof data99 == "number"){
+if(data99 > 1000000000000000 || isNaN(data99)){
+const err256 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -5559,10 +5567,8 @@ vErrors.push(err256);
 }
 errors++;
 }
-}
-}
-else {
-const err257 = {instancePath:instancePath+"/restarts/" + i3+"/intervals/" + i9,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data99 < 0 || isNaN(data99)){
+const err257 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -5572,9 +5578,8 @@ vErrors.push(err257);
 errors++;
 }
 }
-}
 else {
-const err258 = {instancePath:instancePath+"/restarts/" + i3+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err258 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -5584,9 +5589,11 @@ vErrors.push(err258);
 errors++;
 }
 }
-}
-else {
-const err259 = {instancePath:instancePath+"/restarts/" + i3,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data95.qps !== undefined){
+let data100 = data95.qps;
+if(typeof data100 == "number"){
+if(data100 > 1000000000000000 || isNaN(data100)){
+const err259 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -5595,10 +5602,8 @@ vErrors.push(err259);
 }
 errors++;
 }
-}
-}
-else {
-const err260 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data100 < 0 || isNaN(data100)){
+const err260 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -5608,14 +5613,178 @@ vErrors.push(err260);
 errors++;
 }
 }
-}
 else {
-const err261 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err261 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err261];
 }
 else {
 vErrors.push(err261);
+}
+errors++;
+}
+}
+if(data95.latencyMs !== undefined){
+let data101 = data95.latencyMs;
+if(typeof data101 == "number"){
+if(data101 > 1000000000000000 || isNaN(data101)){
+const err262 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err262];
+}
+else {
+vErrors.push(err262);
+}
+errors++;
+}
+if(data101 < 0 || isNaN(data101)){
+const err263 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err263];
+}
+else {
+vErrors.push(err263);
+}
+errors++;
+}
+}
+else {
+const err264 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err264];
+}
+else {
+vErrors.push(err264);
+}
+errors++;
+}
+}
+if(data95.percentile !== undefined){
+let data102 = data95.percentile;
+if(typeof data102 == "number"){
+if(data102 > 100 || isNaN(data102)){
+const err265 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err265];
+}
+else {
+vErrors.push(err265);
+}
+errors++;
+}
+if(data102 < 0 || isNaN(data102)){
+const err266 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err266];
+}
+else {
+vErrors.push(err266);
+}
+errors++;
+}
+}
+else {
+const err267 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err267];
+}
+else {
+vErrors.push(err267);
+}
+errors++;
+}
+}
+if(data95.errPerSec !== undefined){
+let data103 = data95.errPerSec;
+if(typeof data103 == "number"){
+if(data103 > 1000000000000000 || isNaN(data103)){
+const err268 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err268];
+}
+else {
+vErrors.push(err268);
+}
+errors++;
+}
+if(data103 < 0 || isNaN(data103)){
+const err269 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err269];
+}
+else {
+vErrors.push(err269);
+}
+errors++;
+}
+}
+else {
+const err270 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err270];
+}
+else {
+vErrors.push(err270);
+}
+errors++;
+}
+}
+}
+else {
+const err271 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err271];
+}
+else {
+vErrors.push(err271);
+}
+errors++;
+}
+}
+}
+else {
+const err272 = {instancePath:instancePath+"/restarts/" + i4+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err272];
+}
+else {
+vErrors.push(err272);
+}
+errors++;
+}
+}
+}
+else {
+const err273 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err273];
+}
+else {
+vErrors.push(err273);
+}
+errors++;
+}
+}
+}
+else {
+const err274 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err274];
+}
+else {
+vErrors.push(err274);
+}
+errors++;
+}
+}
+}
+else {
+const err275 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err275];
+}
+else {
+vErrors.push(err275);
 }
 errors++;
 }

@@ -290,7 +290,17 @@ export interface Results {
   discarded?: { seq: number; cell: string; reason: string; at: number; host?: string }[];
   /** Stop when answered (design.stopping): the look at which the run stopped before its maximum, and why; one per host that did. */
   stopped?: StoppedAnswered[];
+  /** What the run that last wrote these results said (its log, as the Run view showed it live); the first and newest lines of a long one (records.ts LOG_KEPT). */
+  log?: RunLogLine[];
   restarts: RestartResult[];
+}
+
+/** One line of a run's log; `host` in a run on several hosts. */
+export interface RunLogLine {
+  at: number;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  host?: string;
 }
 
 /** A run that stopped at a look of its stopping rule because every comparison was decided. */

@@ -223,6 +223,16 @@ export class RunEngine implements Run {
   }
 
   private emit(e: RunEvent): void {
+    // What the run says goes to its journal too (while it is open), so the file keeps it (results.log).
+    if (e.type === 'log' && this.journal) {
+      const { type: _type, ...line } = e;
+      try {
+        this.journal.append({ t: 'log', ...line });
+        this.fold.apply({ t: 'log', ...line });
+      } catch {
+        // A journal that cannot take it (closed, a full disk) loses only the line here; it is still told.
+      }
+    }
     const group = this.opts.hostOfGroup;
     const event = group ? { ...e, host: group.target } : e;
     this.opts.onEvent?.(event);

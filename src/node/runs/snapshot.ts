@@ -21,6 +21,8 @@ export function snapshotBatch(runId: string, seq: number, journal: string | Jour
   const done = s.restarts.length;
   events.push({ type: 'run-started', at: header.at, planned: plan.length, done, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: plan[0]?.queries ?? [], warmup, ...(design.stopping ? { stopping: design.stopping } : {}) });
   if (s.timer) events.push({ type: 'timer', at: header.at, ...s.timer });
+  // What the run has said so far (journaled log lines), as a client there from the start saw it.
+  for (const l of s.log) events.push({ type: 'log', ...l });
   if (done) events.push({ type: 'history', at, warmup, restarts: [...s.restarts].sort((a, b) => a.seq - b.seq) });
   for (const d of s.discarded) events.push({ type: 'restart-discarded', ...d });
   if (s.lastLook) events.push({ type: 'look', ...s.lastLook });

@@ -12,7 +12,7 @@ import { saveAs } from '../../store/actions.js';
 import { LiveRun, LiveRuns, type IntervalTrace } from './live.js';
 import { timerNoteParts } from '../../../common/timer-note.js';
 import { drawnInterval } from './intervals.js';
-import { endedWords, measuredIn, measuredNothing } from '../../../common/event-line.js';
+import { endedWords, eventLine, measuredIn, measuredNothing } from '../../../common/event-line.js';
 import { noiseSummary } from '../../../common/noise.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
@@ -686,8 +686,7 @@ function IntervalPlots({ live }: { live: LiveRun }) {
  * on a busy host adds a line each, and they pushed the lines said once at the start (the host busy
  * before the run, the setup script, varlab yielding the CPU to mysqld) out of sight by restart 10.
  */
-function Log() {
-  const live = useRunSession((s) => s.live);
+function Log({ live }: { live: LiveRun }) {
   useRunSession((s) => s.frame);
   const last = live.log[live.log.length - 1];
   // The log is appended to in place: its length and newest line say when it changed.
@@ -809,7 +808,10 @@ function liveFromResults(doc: ExperimentDoc): LiveRuns {
       ...stopEvents(doc, host, restarts, at),
       { type: 'run-finished', at, state: 'finished' },
     ]);
-    live.log.length = 0;
+    // What the run said (results.log, journaled as it said it) beside the lines its records make (a busy or failed restart), in time order.
+    const said = (results.log ?? []).filter((l) => (l.host ?? '') === host).map(({ host: _h, ...l }) => ({ ...l, message: eventLine({ type: 'log', ...l })!.text }));
+    const lines = [...live.log, ...said].sort((a, b) => a.at - b.at);
+    live.log.splice(0, live.log.length, ...lines);
     runs.byHost.set(host, live);
   }
   return runs;
@@ -864,7 +866,7 @@ export function RunView() {
       {showSession && <StopPanel live={live} />}
       {showSession && <IntervalPlots live={live} />}
       {showSession && <Charts live={live} frame={frame} />}
-      {showSession && <Log />}
+      {showSession && <Log live={live} />}
       {saved && savedLive && (
         <>
           {(saved.hosts.length > 1 || savedLive.verified || savedLive.timerNote || savedLive.source) && (
@@ -878,6 +880,7 @@ export function RunView() {
           <StopPanel live={savedLive} />
           <IntervalPlots live={savedLive} />
           <Charts live={savedLive} frame={0} />
+          <Log live={savedLive} />
         </>
       )}
     </div>

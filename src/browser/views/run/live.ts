@@ -280,11 +280,6 @@ export class LiveRun {
         this.warmup = e.warmup;
         for (const restart of e.restarts) for (const rec of recordsOfRestart(restart, e.warmup)) this.take(rec, restart.cell);
         break;
-      case 'log': {
-        const line = eventLine(e)!;
-        this.say({ at: e.at, level: line.level, message: line.text });
-        break;
-      }
       default:
         break;
     }
