@@ -25,6 +25,11 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
   try {
     const page = await openApp(t.browser, t.app);
     await openFile(page, file);
+    // `local` has a profile (as after the quickstart) but no probe yet: its button probes, not "again".
+    await page.getByRole('tab', { name: 'Hosts' }).click();
+    await page.getByTestId('host-row').filter({ hasText: 'never probed' }).getByRole('button', { name: 'local' }).click();
+    assert.equal(await page.getByTestId('host-reprobe').innerText(), 'Probe');
+    assert.match(await page.getByTestId('host-detail').innerText(), /Not probed yet\n+Probe shows its CPUs/);
     await page.getByTestId('nav-run').click();
     await page.getByTestId('run-start-button').click();
     const warning = page.getByTestId('run-host-busy');
@@ -72,6 +77,15 @@ test('the Run view warns while the host is busy, naming the restart and why', { 
     assert.equal(saved.match(/restart \d+ ran on a busy host: /g)?.length ?? 0, busyLines, saved);
     assert.match(saved, /run finished/);
     if (process.env.VARLAB_SHOTS) await again.getByTestId('run-log').screenshot({ path: `${process.env.VARLAB_SHOTS}/run-saved-log.png` });
+    // The run probed `local`: the Hosts view's list keeps that probe as its last one (it said "never probed").
+    await again.getByRole('tab', { name: 'Hosts' }).click();
+    const row = again.getByTestId('host-row').filter({ has: again.getByRole('button', { name: 'local', exact: true }) });
+    const probe = await row.locator('td').nth(2).innerText();
+    assert.doesNotMatch(probe, /never probed/);
+    assert.match(probe, / · .+ · /, probe);
+    await row.getByRole('button', { name: 'local', exact: true }).click();
+    assert.equal(await again.getByTestId('host-reprobe').innerText(), 'Probe again');
+    if (process.env.VARLAB_SHOTS) await again.getByTestId('hosts').screenshot({ path: `${process.env.VARLAB_SHOTS}/hosts-after-run.png` });
     assert.deepEqual(pageProblems(again), []);
   } finally {
     stopBusy();
@@ -83,10 +97,6 @@ test("the Hosts view's noise check lists each setting and names the busy process
   try {
     const page = await openApp(t.browser, t.app);
     await page.getByRole('tab', { name: 'Hosts' }).click();
-    // `local` has a profile (as after the quickstart) but no probe: its button probes, not "again".
-    await page.getByTestId('host-row').filter({ hasText: 'never probed' }).getByRole('button', { name: 'local' }).click();
-    assert.equal(await page.getByTestId('host-reprobe').innerText(), 'Probe');
-    assert.match(await page.getByTestId('host-detail').innerText(), /Not probed yet\n+Probe shows its CPUs/);
     await page.getByTestId('host-target').fill('local');
     await page.getByTestId('host-probe').click();
     await page.getByTestId('host-detail').waitFor({ timeout: 120_000 });

@@ -60,6 +60,8 @@ export interface EngineOptions {
   hostOfGroup?: { target: string; batcher: EventBatcher };
   /** The run measures only what the file misses (run --missing): said in its journal's header. */
   grows?: { part: number };
+  /** The host layer's probe of the target, once the run has it (the run service keeps it as the host's last probe). */
+  onHost?: (host: HostFingerprint) => void;
 }
 
 export interface RunOutcome {
@@ -434,6 +436,7 @@ export class RunEngine implements Run {
     // The host layer's own probe: the one its restart procedures are computed for.
     const fingerprint = await Promise.race([this.link.control.host(), this.cancelSignal]);
     this.record({ t: 'host', at: Date.now(), host: fingerprint });
+    this.opts.onHost?.(fingerprint);
     await this.sayBusyHost(fingerprint);
 
     // A process that died between a round's last restart and its look takes the look now.

@@ -75,8 +75,17 @@ export async function hostEntry(target: string): Promise<HostEntry> {
   return found ?? { target, addedAt: Date.now(), lastProbe: null, profile: null };
 }
 
+/** hosts.json's writes, one after another: the hosts of a several-host run are probed at once, and each read-modify-write must see the one before. */
+let hostsWrites: Promise<unknown> = Promise.resolve();
+
 /** Keep a host in the list (its key file paths only: nothing secret), with its latest probe. */
-export async function rememberHost(target: string, update: { auth?: TargetAuth; probe?: HostFingerprint }): Promise<void> {
+export function rememberHost(target: string, update: { auth?: TargetAuth; probe?: HostFingerprint }): Promise<void> {
+  const next = hostsWrites.then(() => remember(target, update));
+  hostsWrites = next.catch(() => {});
+  return next;
+}
+
+async function remember(target: string, update: { auth?: TargetAuth; probe?: HostFingerprint }): Promise<void> {
   const all = await readHosts();
   const old = all[target];
   const auth = update.auth && (update.auth.identity || update.auth.knownHosts) ? { ...(update.auth.identity ? { identity: update.auth.identity } : {}), ...(update.auth.knownHosts ? { knownHosts: update.auth.knownHosts } : {}) } : old?.auth;
@@ -84,8 +93,12 @@ export async function rememberHost(target: string, update: { auth?: TargetAuth; 
   await writeAtomic(hostsPath(), JSON.stringify(all, null, 2) + '\n');
 }
 
-export async function forgetHost(target: string): Promise<void> {
-  const all = await readHosts();
-  delete all[target];
-  await writeAtomic(hostsPath(), JSON.stringify(all, null, 2) + '\n');
+export function forgetHost(target: string): Promise<void> {
+  const next = hostsWrites.then(async () => {
+    const all = await readHosts();
+    delete all[target];
+    await writeAtomic(hostsPath(), JSON.stringify(all, null, 2) + '\n');
+  });
+  hostsWrites = next.catch(() => {});
+  return next;
 }

@@ -27,6 +27,8 @@ import { RunEngine, type EngineOptions, type ReconnectPolicy, type RunOutcome } 
 import { HostGroup } from './group.js';
 import { readExperimentFile } from '../files.js';
 import type { Prompter } from '../host/types.js';
+import { rememberHost } from '../host/profiles.js';
+import type { HostFingerprint } from '../../common/host.js';
 import { acquireRunLocks, runningOnFile } from './locks.js';
 import { finishedRun, journalDesignChanges, prepareRun, type PreparedRun, type RunRequest } from './prepare.js';
 import { snapshotBatch } from './snapshot.js';
@@ -160,7 +162,9 @@ export class RunService {
   async start(o: StartOptions): Promise<StartedRun> {
     const { prepared, target, runId, locks, said, out, run, auths } = await this.admit(o);
     await this.refuseIfDisposing(locks);
-    const engine = (more: Partial<EngineOptions> = {}) => new RunEngine({ ...run, onEvent: o.onEvent, onBatch: this.opts.onBatch, batchMs: o.batchMs, reconnect: o.reconnect, saveEveryMs: o.saveEveryMs, ...more });
+    // The run's probe of its host is that host's last probe (the Hosts view's list), as a probe from there would be.
+    const onHost = (f: HostFingerprint) => void rememberHost(f.target, { probe: f }).catch(() => {});
+    const engine = (more: Partial<EngineOptions> = {}) => new RunEngine({ ...run, onEvent: o.onEvent, onBatch: this.opts.onBatch, batchMs: o.batchMs, reconnect: o.reconnect, saveEveryMs: o.saveEveryMs, onHost, ...more });
     const runner = prepared.hosts
       ? new HostGroup({
           runId,
