@@ -66,6 +66,9 @@ test('export all plots, CSVs and the Markdown report from the export bar', async
   const figures = buildFigures(ctx);
   const page = await env.open();
   await openResults(page, doc);
+  // A file without a path (dropped) exports beside varlab's experiments (VARLAB_HOME/experiments here), not into ~/varlab-export.
+  assert.equal(await page.getByTestId('export-dir').inputValue(), join(env.app.home, 'experiments', 'Quickstart-ASLR-x-AHI-x-preload-x-NUMA-export'));
+  if (process.env.VARLAB_SHOTS) await page.getByTestId('export-bar').screenshot({ path: `${process.env.VARLAB_SHOTS}/export-bar-unsaved.png` });
   const dir = join(env.app.dir, 'exported');
   await page.getByTestId('export-dir').fill(dir);
 

@@ -5,8 +5,8 @@
 // - Never inside varlab's own state (varlabHome(): consent records, server profiles, known_hosts,
 //   keychain blobs, recent files) or ~/.ssh, whoever names them; symlinks are resolved first.
 // - In the desktop app, only what the user picked in a native dialog in this session (dialog.open,
-//   dialog.save), recent files (opened or saved before), varlab's own documents folders (the
-//   quickstart's folder, ~/varlab-export for exports of unsaved documents), and the export folder the
+//   dialog.save), recent files (opened or saved before), varlab's own documents folder (the
+//   quickstart's, where unsaved documents export too: AppInfo.documents), and the export folder the
 //   UI proposes beside an allowed experiment file (`<name>-export`, and the files in it).
 // - In browser mode there are no native dialogs, and a registration call would come from the same
 //   page that names the path: the page holding the per-launch token is the user's own agent (the
@@ -87,8 +87,8 @@ export function createPathPolicy(opts: { pickedOnly: boolean }): PathPolicy {
     { folder: await realTarget(varlabHome()), what: "varlab's own settings (consent, server profiles, known hosts, keychain)" },
     { folder: await realTarget(join(homedir(), '.ssh')), what: 'your SSH folder' },
   ];
-  /** Folders varlab itself writes the user's documents into. */
-  const ownFolders = async () => [await realTarget(defaultQuickstartDir()), await realTarget(join(homedir(), 'varlab-export'))];
+  /** The folder varlab itself writes the user's documents into (experiments, and the exports of unsaved ones). */
+  const ownFolders = async () => [await realTarget(defaultQuickstartDir())];
 
   const granted = (path: string, access: Access, kind: PathKind) => {
     for (const [p, g] of grants) {

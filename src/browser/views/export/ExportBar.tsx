@@ -34,15 +34,18 @@ export interface ExportBarProps {
   context?: ExportContext | null;
 }
 
-/** `/data/run.varlab.json` → `/data/run-export`; an unsaved document exports under the home folder. */
-export function defaultExportDir(path: string | null, home: string | undefined, name: string): string {
+/**
+ * `/data/run.varlab.json` → `/data/run-export`; an unsaved document (an example, a dropped file)
+ * exports beside varlab's experiments (`documents`: ~/varlab, or VARLAB_HOME/experiments), as `<name>-export`.
+ */
+export function defaultExportDir(path: string | null, documents: string | undefined, name: string): string {
   const slug = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'experiment';
   if (path) {
     const cut = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
     const base = path.slice(cut + 1).replace(/\.varlab\.json$|\.json$/i, '');
     return `${path.slice(0, cut)}${path[cut] ?? '/'}${base}-export`;
   }
-  return `${home ?? ''}/varlab-export/${slug}`;
+  return `${documents ?? ''}/${slug}-export`;
 }
 
 function useExportContext(doc: ExperimentDoc | null, { warmup, baseline, alpha, adjustment, acrossRuns, context }: Pick<ExportBarProps, 'warmup' | 'baseline' | 'alpha' | 'adjustment' | 'acrossRuns' | 'context'>): { ctx: ExportContext | null; problem: string | null } {
@@ -72,7 +75,7 @@ export function ExportBar(props: ExportBarProps) {
   const [result, setResult] = useState<{ kind: 'info' | 'error'; text: string } | null>(null);
   // Plots exported in this session, so the report can link them as `varlab export --markdown` does.
   const [plotsIn, setPlotsIn] = useState<{ dir: string; files: string[] } | null>(null);
-  const folder = dir ?? (doc ? defaultExportDir(path, info?.home, doc.name) : '');
+  const folder = dir ?? (doc ? defaultExportDir(path, info?.documents, doc.name) : '');
 
   // A saved file is exported from disk; an unsaved one (an example, a dropped file) travels along.
   const source = () => (path && openDoc === doc && !useApp.getState().dirty ? { path } : { doc: doc! });
