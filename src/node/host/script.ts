@@ -311,6 +311,33 @@ function collectFiles(files: HostFile[], paths: HostPaths): string {
   return ['set --', ...files.map((f) => `for f in ${fileWords(f, paths)}; do [ -e "$f" ] && set -- "$@" "$f"; done`)].join('\n');
 }
 
+/** How long a stop waits for a mysqld that is still starting to say it is ready, before it kills it. */
+export const STARTING_WAIT_S = 60;
+
+/**
+ * The stop's lines for a mysqld that has not finished starting, when the profile names its error log.
+ * MariaDB 10.11.19 (at least) hangs for good when SIGTERM reaches it in the middle of its start-up:
+ * its signal thread takes the signal, sets the server's abort flag and exits, and the main thread then
+ * waits in init_slave() for ever, before "ready for connections"; a second SIGTERM stays pending. A
+ * stop that sent SIGTERM then waited its whole limit (600 s) and left the mysqld running. So while
+ * this mysqld's start ("as process PID" in its log) has no ": ready for connections" after it, the
+ * stop waits for it (a start takes seconds); past WAIT_S it is killed (SIGKILL) instead. A kill is safe
+ * here: a server that never said ready has served no client, and InnoDB's crash recovery at the next
+ * start redoes from its log whatever the killed start had begun (recovery itself is repeatable).
+ * A log that does not show this start (no log, rotated, truncated, or its last 64 KiB without the
+ * line) counts as ready: the stop is then the plain SIGTERM and wait. The look is two processes
+ * (tail, awk), a few ms, made once on a ready server.
+ */
+function startingText(p: ServerProfile, waitS: number): string[] {
+  if (!p.errorLog || p.errorLog === '/dev/null') return [];
+  return [
+    `  starting() { tail -c 65536 ${q(p.errorLog)} 2>/dev/null | awk -v p="as process $pid" '$0 ~ (p "( |$)") { s = 1; r = 0 } s && /: ready for connections/ { r = 1 } END { exit !(s && !r) }'; }`,
+    `  if starting; then`,
+    `    deadline ${waitS}; while alive "$pid" && starting; do past && { sig=KILL; echo "varlab: mysqld (pid $pid) had not finished starting ${waitS} s after the stop began: killed (SIGKILL); InnoDB recovers at the next start" >&2; break; }; nap 0.1; done`,
+    `  fi`,
+  ];
+}
+
 function stopText(p: ServerProfile, s: Extract<RestartStep, { kind: 'stop' }>): string {
   if (s.via === 'systemd') return `systemctl stop ${q(p.service!)} >&2 || fail stop ${q(`systemctl stop ${p.service} failed`)}`;
   return [
@@ -321,13 +348,15 @@ function stopText(p: ServerProfile, s: Extract<RestartStep, { kind: 'stop' }>): 
     ...(p.builds?.length ? [`exes=${q(p.builds.map((b) => b.exe).join('\n'))}`] : ['exes=']),
     `if [ -n "$pid" ] && alive "$pid"; then first_line "/proc/$pid/comm"; case "$fl" in mysqld|mariadbd|mysqld-debug|mariadbd-debug) ;; *) [ -n "$exes" ] && printf '%s\\n' "$exes" | grep -qxF -- "$(readlink "/proc/$pid/exe" 2>/dev/null)" || pid= ;; esac; else pid=; fi`,
     `if [ -n "$pid" ]; then`,
-    `  kill -TERM "$pid" || fail stop "cannot signal mysqld (pid $pid)"`,
+    `  sig=TERM`,
+    ...startingText(p, Math.min(STARTING_WAIT_S, s.timeoutS)),
+    `  alive "$pid" && { kill -$sig "$pid" || fail stop "cannot signal mysqld (pid $pid)"; }`,
     // Looked at every 10 ms (alive starts no process): mysqld's shutdown ends within one look of it,
     // not up to 50 ms after (which made a stop 60 or 110 ms by where its end fell).
     // The deadline is the clock's (/proc/uptime, read without a process), not a count of looks: on a
     // loaded host each look's `sleep` takes far longer than 10 ms, and a count of 100 a second let a
     // stop outlast the SSH command's own limit (the fault suite's killed runner, at load 5).
-    `  deadline ${s.timeoutS}; while alive "$pid"; do past && fail stop "mysqld (pid $pid) still running ${s.timeoutS} s after SIGTERM"; nap 0.01; done`,
+    `  deadline ${s.timeoutS}; while alive "$pid"; do past && fail stop "mysqld (pid $pid) still running ${s.timeoutS} s after SIG$sig"; nap 0.01; done`,
     `fi`,
   ].join('\n');
 }
