@@ -333,7 +333,7 @@ function startingText(p: ServerProfile, waitS: number): string[] {
   return [
     `  starting() { tail -c 65536 ${q(p.errorLog)} 2>/dev/null | awk -v p="as process $pid" '$0 ~ (p "( |$)") { s = 1; r = 0 } s && /: ready for connections/ { r = 1 } END { exit !(s && !r) }'; }`,
     `  if starting; then`,
-    `    deadline ${waitS}; while alive "$pid" && starting; do past && { sig=KILL; echo "varlab: mysqld (pid $pid) had not finished starting ${waitS} s after the stop began: killed (SIGKILL); InnoDB recovers at the next start" >&2; break; }; nap 0.1; done`,
+    `    deadline ${waitS}; while alive "$pid" && starting; do past && { sig=KILL; echo "varlab: mysqld (pid $pid) had not finished starting ${waitS} s after the stop began: killed (SIGKILL); InnoDB recovers at the next start" >&2; kill -KILL "$pid" || fail stop "cannot kill mysqld (pid $pid)"; break; }; nap 0.1; done`,
     `  fi`,
   ];
 }
@@ -350,7 +350,7 @@ function stopText(p: ServerProfile, s: Extract<RestartStep, { kind: 'stop' }>): 
     `if [ -n "$pid" ]; then`,
     `  sig=TERM`,
     ...startingText(p, Math.min(STARTING_WAIT_S, s.timeoutS)),
-    `  alive "$pid" && { kill -$sig "$pid" || fail stop "cannot signal mysqld (pid $pid)"; }`,
+    `  if [ $sig = TERM ] && alive "$pid"; then kill -TERM "$pid" || fail stop "cannot signal mysqld (pid $pid)"; fi`,
     // Looked at every 10 ms (alive starts no process): mysqld's shutdown ends within one look of it,
     // not up to 50 ms after (which made a stop 60 or 110 ms by where its end fell).
     // The deadline is the clock's (/proc/uptime, read without a process), not a count of looks: on a
