@@ -681,7 +681,7 @@ function IntervalPlots({ live }: { live: LiveRun }) {
 }
 
 /**
- * The run's log, every line the live run keeps (its first 500 and more: live.ts), in a box of about 12
+ * The run's log, every line the live run keeps (its newest 500: live.ts), in a box of about 12
  * lines that follows the newest line while the reader is at its end. Not the last 12 alone: a restart
  * on a busy host adds a line each, and they pushed the lines said once at the start (the host busy
  * before the run, the setup script, varlab yielding the CPU to mysqld) out of sight by restart 10.
@@ -689,14 +689,23 @@ function IntervalPlots({ live }: { live: LiveRun }) {
 function Log({ live }: { live: LiveRun }) {
   useRunSession((s) => s.frame);
   const last = live.log[live.log.length - 1];
-  // The log is appended to in place: its length and newest line say when it changed.
-  const lines = useMemo(() => live.log.slice(), [live, live.log.length, last]);
+  // The log is appended to in place: its length and newest line say when it changed. The rows are made
+  // only then, not at every animation frame a streaming run redraws on.
+  const rows = useMemo(
+    () =>
+      live.log.map((l, i) => (
+        <div key={`${l.at}-${i}`} style={{ color: l.level === 'error' ? '#b42318' : l.level === 'warn' ? '#9a6700' : undefined }}>
+          {new Date(l.at).toLocaleTimeString()} {l.message}
+        </div>
+      )),
+    [live, live.log.length, last],
+  );
   const box = useRef<HTMLDivElement>(null);
   const atEnd = useRef(true);
   useLayoutEffect(() => {
     if (box.current && atEnd.current) box.current.scrollTop = box.current.scrollHeight;
-  }, [lines]);
-  if (!lines.length) return null;
+  }, [rows]);
+  if (!rows.length) return null;
   return (
     <div
       className="run-box run-log"
@@ -707,11 +716,7 @@ function Log({ live }: { live: LiveRun }) {
         atEnd.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 4;
       }}
     >
-      {lines.map((l, i) => (
-        <div key={`${l.at}-${i}`} style={{ color: l.level === 'error' ? '#b42318' : l.level === 'warn' ? '#9a6700' : undefined }}>
-          {new Date(l.at).toLocaleTimeString()} {l.message}
-        </div>
-      ))}
+      {rows}
     </div>
   );
 }
