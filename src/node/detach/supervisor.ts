@@ -118,7 +118,7 @@ export function readScript(dir: string, offset: number, sudo: boolean, max = REA
     `if runner_alive "$d" "$pid"; then echo "@state running $pid"; else`,
     `  grep -q '^H ' "$d/journal" || echo "@doing ending the run of its runner, found gone (stopping mysqld, then restoring the host's settings; waited for at most ${REAP_WAIT_S} s)"`,
     `  reap "$d"`,
-    `  if winding "$d"; then wp=$(cut -d' ' -f1 "$d/gone/pid" 2>/dev/null); echo "@state ending\${wp:+ $wp}"; else echo "@state ended"; fi`,
+    `  if winding "$d"; then echo '@state ending'; else echo '@state ended'; fi`,
     `fi`,
     `echo '@doing reading the journal'`,
     `echo "@size $(wc -c < "$d/journal")"`,

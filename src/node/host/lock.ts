@@ -11,8 +11,9 @@
 //     process has it now: its start time differs), or
 //   - its owner is a detached runner on the target (the lock's `runner` file: pid, start time, boot
 //     id, run directory) and that process is gone: the runner was killed (SIGKILL, the OOM killer)
-//     without its end, which is then made at once from its directory (REAP: the host put back), and
-//     said (issue 24, item 7), or
+//     without its end, which is then begun from its directory (REAP: the host put back, in a process
+//     of its own): the lock is taken once that end is made and said (issue 24, item 7); while it is
+//     being made, taking the lock is refused as busy (`@winding`), or
 //   - its owner is an attached run whose connection to the target is gone (the lock's `runner` file
 //     names the session's anchor, a process on the target that lives as long as the connection, with
 //     `-` for its directory): the run's varlab was killed, or its machine closed the connection. So a

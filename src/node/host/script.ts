@@ -244,7 +244,7 @@ export const RUN_DIR_SAFE = String.raw`run_dir_safe() {
  * stopped and the host put back from the record, its lock let go. That runs in a process of its own
  * (setsid, DIR/gone/pid: `winding`), which reap starts and waits for, at most REAP_WAIT_S: it prints
  * the runner's `@gone` line when the end is made by then; else the end goes on, and `winding` says so
- * to whoever looks next (the journal read says `@state ending`). A runner compiled before that mode
+ * to whoever looks next (the journal read says `@state ending`), without waiting again. A runner compiled before that mode
  * (no `# gone: in a process of its own` line) is ended inline, as it was.
  * Only a runner that has a `gone` mode, that is not running, and whose journal lacks its last line (H).
  * Needs RUNNER_ALIVE; DIR is checked by run_dir_safe before.
@@ -255,7 +255,9 @@ export const REAP = String.raw`reap() {
   if ! grep -qxF '${GONE_MODE}' "$1/runner.sh"; then /bin/sh "$1/runner.sh" gone < /dev/null 2>/dev/null | grep '^@gone '; return; fi
   # Nothing makes its end (never begun, or its maker was killed): begun now, once (mkdir).
   winding "$1" || rm -rf "$1/gone"
-  mkdir "$1/gone" 2>/dev/null && (cd / && exec setsid /bin/sh "$1/runner.sh" gone held < /dev/null > "$1/gone/out" 2>&1 &)
+  # Begun by an earlier look: said now, not waited for again (a follower's every read would wait).
+  mkdir "$1/gone" 2>/dev/null || { grep '^@gone ' "$1/gone/out" 2>/dev/null || winding "$1"; return; }
+  (cd / && exec setsid /bin/sh "$1/runner.sh" gone held < /dev/null > "$1/gone/out" 2>&1 &)
   read -r rp_u rp_x < /proc/uptime; rp_end=$((%{rp_u%%.*} + ${REAP_WAIT_S}))
   while winding "$1" && ! grep -q '^@gone ' "$1/gone/out" 2>/dev/null; do
     read -r rp_u rp_x < /proc/uptime; [ "%{rp_u%%.*}" -lt "$rp_end" ] || break
