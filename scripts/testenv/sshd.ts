@@ -123,8 +123,11 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
     await new Promise((r) => setTimeout(r, 50));
   }
   if (opts.parentless) {
-    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    pid = Number(readFileSync(pidFile, 'utf8').trim());
+    // Until it holds a pid: a file caught before sshd wrote it would give 0, and kill(0) signals our own group.
+    const written = () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0);
+    while (!(written() > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    pid = written();
+    if (!(pid > 0)) throw new Error(`sshd wrote no pid to ${pidFile} within 10 s: ${log.trim()}`);
   }
   const hostPublicKey = readFileSync(hostKey + '.pub', 'utf8').trim();
   const keyInfo = (type: HostKeyType) => {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
  * file (no /proc, or no such process). The command name before them is in parentheses and may hold
  * spaces and parentheses itself, so the fields start after the last `)`.
  */
-function statFields(pid: number): string[] | null {
+export function statFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');

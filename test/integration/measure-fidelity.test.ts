@@ -233,4 +233,6 @@ test('a run on a server without the exact timer says which timer it uses, how it
   assert.equal(events.filter((e) => e.type === 'log' && e.level === 'warn' && e.message === results.timerNote).length, 1);
   // On `local`, once: varlab's process yields the CPU to mysqld (host/server-first.ts).
   assert.equal(events.filter((e) => e.type === 'log' && e.level === 'info' && /^varlab's process yields the CPU to mysqld on this host while connected \(SCHED_BATCH\)/.test(e.message ?? '')).length, 1);
+  // And the file on disk keeps it, journaled as it was said (results.log).
+  assert.equal((results.log as { message: string }[]).filter((l) => /^varlab's process yields the CPU to mysqld/.test(l.message)).length, 1, JSON.stringify(results.log));
 });

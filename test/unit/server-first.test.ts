@@ -3,7 +3,10 @@
 // ordinary policy, and the last release sets the process back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { holdServerFirst, localArgv, schedPolicy, SCHED_BATCH, SCHED_OTHER, serverFirstMessage } from '../../src/node/host/server-first.js';
 
 /** The policy a command started through localArgv runs under, read by that command itself. */
@@ -13,9 +16,22 @@ function childPolicy(): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]);
 }
 
-test('schedPolicy reads field 41 of /proc/PID/stat, past a command name with spaces and parentheses', () => {
+test('schedPolicy reads field 41 of /proc/PID/stat, past a command name with spaces and parentheses', async () => {
   assert.equal(schedPolicy('self'), SCHED_OTHER);
   assert.equal(schedPolicy(2 ** 22 + 12345), undefined, 'no such process');
+  // A process named `a) (b c` under SCHED_BATCH: its stat line reads "PID (a) (b c) S …".
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-sched-'));
+  const named = join(dir, 'a) (b c');
+  copyFileSync('/bin/sleep', named);
+  const child = spawn('chrt', ['--batch', '0', named, '30'], { stdio: 'ignore' });
+  try {
+    const until = Date.now() + 5000;
+    while (!readFileSync(`/proc/${child.pid}/stat`, 'utf8').includes('(a) (b c)') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(schedPolicy(child.pid!), SCHED_BATCH);
+  } finally {
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('held: this process yields (SCHED_BATCH), its commands do not; nested holds; the last release restores', () => {

@@ -62,6 +62,7 @@ export class RestartProcedure {
   private account: MeasureAccount | null = null;
   private startFailures = 0;
   private timer: ServerTimer | null = null;
+  private saidServerFirst = false;
   /** Cells whose server proved the exact timer (its options are the cell's: the proof holds for its next restarts). */
   private readonly exactProved = new Set<string>();
 
@@ -101,6 +102,13 @@ export class RestartProcedure {
     };
     let started = await startServer();
     if (!started) return;
+    if (!this.saidServerFirst && ctx.session().isLocal) {
+      // Once a run, on `local`, whatever the workload: whether varlab's process yields the CPU to the
+      // server (host/server-first.ts), which it does from the verify's login on.
+      this.saidServerFirst = true;
+      const said = serverFirstMessage();
+      if (said) ctx.emit({ type: 'log', at: Date.now(), ...said });
+    }
     this.account = this.accounts.get(datadir) ?? null;
     if (!this.setupDone.has(datadir)) {
       const setupFrom = Date.now();
@@ -244,11 +252,6 @@ export class RestartProcedure {
     const timer = reused?.timer ?? (await detectTimer(conn));
     if (timer.source === 'performance_schema') this.exactProved.add(cell);
     else this.exactProved.delete(cell);
-    if (!this.timer && this.ctx.session().isLocal) {
-      // Once a run, on `local`: whether varlab's process yields the CPU to the server (host/server-first.ts).
-      const said = serverFirstMessage();
-      if (said) this.ctx.emit({ type: 'log', at: Date.now(), ...said });
-    }
     if (timer.source !== this.timer?.source) {
       // Not the exact timer: held against the client's time now, and said with it (issue 22, Deliver 2).
       const vsClient = timer.source === 'profiling' ? await timerAgainstClient(conn, timer) : null;

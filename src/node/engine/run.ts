@@ -15,7 +15,7 @@ import type { Design, ExperimentDoc, HostNoise, Results } from '../../common/exp
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
 import { buildPlan, expandCells, perRestartMs, type ScheduledRestart } from '../../common/plan.js';
 import { hostWideFactors } from '../../common/tunables/registry.js';
-import { eventOf, JournalFold, remainingRestarts, resultsFromJournal, type JournalRecord } from '../../common/records.js';
+import { eventOf, JournalFold, recordOf, remainingRestarts, resultsFromJournal, type JournalRecord } from '../../common/records.js';
 import { writeExperimentFile } from '../files.js';
 import type { Prompter } from '../host/types.js';
 import { EventBatcher } from './batcher.js';
@@ -227,10 +227,8 @@ export class RunEngine implements Run {
   private emit(e: RunEvent): void {
     // What the run says goes to its journal too (while it is open), so the file keeps it (results.log).
     if (e.type === 'log' && this.journal) {
-      const { type: _type, ...line } = e;
       try {
-        this.journal.append({ t: 'log', ...line });
-        this.fold.apply({ t: 'log', ...line });
+        this.record(recordOf(e)!, true);
       } catch {
         // A journal that cannot take it (closed, a full disk) loses only the line here; it is still told.
       }

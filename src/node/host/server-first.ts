@@ -15,23 +15,16 @@
 // policy for varlab keeps it); without `chrt` (util-linux) nothing changes and `serverFirstState` says so.
 // VARLAB_SERVER_FIRST=0 turns it off, for the bench's comparison (FIDELITY_SERVER_FIRST=both).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { statFields } from '../process.js';
 
 /** SCHED_OTHER and SCHED_BATCH, as /proc/PID/stat's policy field gives them. */
 export const SCHED_OTHER = 0;
 export const SCHED_BATCH = 3;
 
-/** A process's scheduling policy (its main thread's), from /proc/PID/stat; undefined where unreadable. */
+/** A process's scheduling policy (its main thread's): /proc/PID/stat's field 41; undefined where unreadable. */
 export function schedPolicy(pid: number | 'self'): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name, which may hold spaces and parentheses: policy is field 41.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const policy = Number(rest[41 - 3]);
-    return Number.isInteger(policy) ? policy : undefined;
-  } catch {
-    return undefined;
-  }
+  const policy = Number(statFields(pid === 'self' ? process.pid : pid)?.[41 - 3]);
+  return Number.isInteger(policy) ? policy : undefined;
 }
 
 let holders = 0;
