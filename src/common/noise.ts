@@ -5,6 +5,7 @@
 // runner's import and the tests compute the very same thing.
 import type { HostNoise, RestartResult } from './experiment/types.js';
 import { hostCell } from './plan.js';
+import { restartsOfCell } from './restart-of-cell.js';
 
 /** A process's CPU time (clock ticks) at a sample: known by pid and start time, so a reused pid is not taken for it. */
 export interface ProcTicks {
@@ -177,14 +178,8 @@ export function noiseSummary(restarts: readonly RestartResult[], cells: readonly
   const ok = restarts.filter((r) => r.status === 'ok');
   const read = ok.filter((r) => r.noise);
   if (!read.length) return null;
-  // Numbered within the cell over every restart (any status), in run order, as the export context numbers them.
-  const ofCell = new Map<RestartResult, number>();
-  const seen = new Map<string, number>();
-  for (const r of [...restarts].sort((a, b) => a.seq - b.seq)) {
-    const key = `${r.host ?? ''}\u0000${r.cell}`;
-    seen.set(key, (seen.get(key) ?? 0) + 1);
-    ofCell.set(r, seen.get(key)!);
-  }
+  // Numbered as the plots and restarts.csv number them (restart-of-cell.ts).
+  const ofCell = restartsOfCell(restarts);
   const busy = read.flatMap((r) => {
     const reasons = busyReasons(r.noise!);
     return reasons ? [{ seq: r.seq, cell: r.cell, restart_of_cell: ofCell.get(r)!, ...(r.host ? { host: r.host } : {}), reasons }] : [];

@@ -8,6 +8,7 @@ import type { RunEvent } from './events.js';
 import type { Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, RunLogLine, TimerVsClient, TimingSource, TunableCheck } from './experiment/types.js';
 import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
+import { restartsOfCell } from './restart-of-cell.js';
 import type { Look, SequentialComparison } from './stats/sequential.js';
 
 export const JOURNAL_FORMAT = 'varlab-journal';
@@ -437,14 +438,9 @@ export function restorePending(state: JournalState): boolean {
  * restartRounds derives it.
  */
 function pastTheStop(restarts: readonly RestartResult[], round: number): RestartResult[] {
-  const count = new Map<string, number>();
-  const past: RestartResult[] = [];
-  for (const r of [...restarts].sort((a, b) => a.seq - b.seq)) {
-    const k = (count.get(r.cell) ?? 0) + 1;
-    count.set(r.cell, k);
-    if (k > round) past.push(r);
-  }
-  return past;
+  // One journal is one host's run of one part: its k-th restart of a cell is that cell's round k.
+  const ofCell = restartsOfCell(restarts);
+  return [...restarts].sort((a, b) => a.seq - b.seq).filter((r) => ofCell.get(r)! > round);
 }
 
 /** At most this many of a run's log lines are kept in its file: its first ones (what it said as it began) and its newest. */

@@ -23,7 +23,8 @@ export interface TidyCsvResult {
   warmup: number | null;
   /**
    * restarts.csv with the host's noise columns (varlab export since 2026-11-27: with host_cpus and
-   * window_s): its measured restarts, each with its noise where it was read, for analyze's noise table.
+   * window_s): its restarts, each measured one with its noise where it was read, for analyze's noise
+   * table; the others (status not ok) only to number the restarts of each cell as the file did.
    */
   restarts?: RestartResult[];
 }
@@ -124,7 +125,13 @@ export class TidyCsv {
       if (noiseAt.every(([, i]) => i >= 0)) this.restarts = [];
       this.take = (row, l) => {
         check(row, l);
-        if (s >= 0 && row[s] !== 'ok') return;
+        const status = s >= 0 ? row[s] : 'ok';
+        if (status !== 'ok') {
+          // Not measured, but numbered: restart_of_cell counts it, and so must analyze's busy restarts (restart-of-cell.ts).
+          const seq = parseCount(row[r]);
+          if (this.restarts && row[c] !== '' && Number.isFinite(seq)) this.restarts.push({ seq, cell: row[c], status: status === 'verify-failed' ? status : 'failed', startedAt: 0, finishedAt: 0, checks: [], queries: [] });
+          return;
+        }
         if (row[c] === '') throw new TidyError(l, 'cell is empty');
         if (row[r] === '') throw new TidyError(l, 'restart is empty');
         this.round(row, roundAt, row[c], row[r], l, hostAt);

@@ -3,6 +3,7 @@
 // so the three never disagree about warm-up or baseline.
 import type { ExperimentDoc, RestartResult } from '../experiment/types.js';
 import { expandCells, factorKey, hostCell, levelsByCell, resultHosts, withHostFactor } from '../plan.js';
+import { restartsOfCell } from '../restart-of-cell.js';
 import { ADJUSTMENTS, analyze, restartRounds, targetEffectOf, tidyFromExperiment, type Adjustment, type Analysis } from '../stats/index.js';
 import { effectConvention, fewRestartsNote } from './format.js';
 
@@ -100,12 +101,12 @@ export function contextAround(doc: ExperimentDoc, analysis: Analysis, unitFallba
   const design = withHostFactor(doc.design, hosts);
   const hostAt = (r: RestartResult) => (r.host === undefined ? -1 : hosts.indexOf(r.host));
   const restarts = [...(doc.results?.restarts ?? [])].sort((a, b) => hostAt(a) - hostAt(b) || a.seq - b.seq);
-  const seen = new Map<string, number>();
+  // Numbered by the one rule the report's and analyze's busy restarts follow too (restart-of-cell.ts).
+  const ofCell = restartsOfCell(restarts);
   const rounds = restartRounds(doc);
   const numbered = restarts.map((r) => {
     const cell = hostCell(r.cell, hosts.length ? r.host : undefined);
-    const n = (seen.get(cell) ?? 0) + 1;
-    seen.set(cell, n);
+    const n = ofCell.get(r)!;
     const round = rounds?.get(`${hosts.length ? (r.host ?? '') : ''}\u0000${r.seq}`);
     return { ...r, cell, restartOfCell: n, ...(round !== undefined ? { round } : {}) };
   });
