@@ -2,6 +2,7 @@
 // fail with a message that names the option that avoids the question.
 import { createInterface } from 'node:readline';
 import { ApiError } from '../common/api.js';
+import { oneAtATime } from '../common/turns.js';
 import type { Prompter } from '../node/host/types.js';
 
 const HOW_TO_AVOID: Record<string, string> = {
@@ -35,20 +36,10 @@ function ask(question: string, hidden: boolean): Promise<string> {
 }
 
 /**
- * f, but each call starts only once the one before has ended (whether it answered or threw). The hosts
- * of a run on several hosts connect at once: two questions open on one terminal at once were printed
- * into each other, and the line typed went to both.
+ * There is one terminal: every prompter asks through the same queue. The hosts of a run on several
+ * hosts connect at once: two questions open on one terminal at once were printed into each other, and
+ * the line typed went to both.
  */
-export function oneAtATime<A, R>(f: (a: A) => Promise<R>): (a: A) => Promise<R> {
-  let last: Promise<unknown> = Promise.resolve();
-  return (a) => {
-    const next = last.then(() => f(a));
-    last = next.catch(() => undefined);
-    return next;
-  };
-}
-
-/** There is one terminal: every prompter asks through the same queue. */
 const queued: Prompter = oneAtATime(answer);
 
 export function terminalPrompter(): Prompter {

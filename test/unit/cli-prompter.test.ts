@@ -2,7 +2,7 @@
 // and two questions open on one terminal were printed into each other and both read the line typed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { oneAtATime } from '../../src/cli/prompter.js';
+import { oneAtATime } from '../../src/common/turns.js';
 
 test('a second question waits until the first is answered, and one that fails does not hold up the next', async () => {
   const said: string[] = [];

@@ -31,6 +31,7 @@ import { carryJournals } from './journal-carry.js';
 import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from './results-copy.js';
 import { rebuildFromJournal } from './rebuild.js';
 import { withWriteLock } from './write-lock.js';
+import { Turns } from '../../common/turns.js';
 
 export interface DocumentServiceOptions {
   /** Every change of a watched file, to every client. */
@@ -56,7 +57,7 @@ export class DocumentService {
   private readonly watched = new Set<string>();
   private readonly dirs = new Map<string, { watcher: FSWatcher; files: Set<string> }>();
   /** One write at a time per file in this process. */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly turns = new Turns();
   private disposed = false;
 
   constructor(private readonly opts: DocumentServiceOptions = {}) {}
@@ -219,7 +220,7 @@ export class DocumentService {
     this.dirs.clear();
     this.watched.clear();
     for (const k of this.known.values()) clearTimeout(k.timer);
-    return Promise.all(this.queues.values()).then(() => {});
+    return this.turns.settled();
   }
 
   private entry(abs: string): Known {
@@ -258,15 +259,7 @@ export class DocumentService {
 
   /** One writer at a time: in this process (a queue per file), and across processes (the file's write lock). */
   private serial<T>(abs: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.queues.get(abs) ?? Promise.resolve();
-    const locked = () => withWriteLock(abs, fn);
-    const next = prev.then(locked, locked);
-    const tail = next.catch(() => {});
-    this.queues.set(abs, tail);
-    void tail.then(() => {
-      if (this.queues.get(abs) === tail) this.queues.delete(abs);
-    });
-    return next;
+    return this.turns.take(abs, () => withWriteLock(abs, fn));
   }
 
   private watch(abs: string): void {
