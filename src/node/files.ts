@@ -2,16 +2,19 @@
 // readExperimentFile and writeExperimentFile are the one way an experiment file is read and written
 // (the app, the engine, the CLI): each reads or writes the file once, in pieces (common/experiment/text.ts).
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, readdir, rename, writeFile, open, unlink, type FileHandle } from 'node:fs/promises';
-import { createHash, randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { checkExperiment, parseExperiment, problemsBeforeSave, type Checked } from '../common/experiment/validate.js';
 import { ExperimentJsonReader, experimentText, NotJson } from '../common/experiment/text.js';
 import type { ExperimentDoc } from '../common/experiment/types.js';
 import { ApiError } from '../common/api.js';
 import { DEFAULT_LIMITS, type ExperimentLimits } from '../common/experiment/limits.js';
-import { processRuns } from './process.js';
+import { writeAtomic } from './atomic-write.js';
+import { readJsonFile, updateJsonFile } from './json-file.js';
+
+export { removeStaleTemporaries, writeAtomic } from './atomic-write.js';
 
 /** Where varlab keeps its own state (recent files, known hosts, server profiles). VARLAB_HOME overrides it. */
 export function varlabHome(): string {
@@ -96,67 +99,6 @@ export async function finishExperimentRead(path: string, reader: ExperimentJsonR
   }
 }
 
-/**
- * Temporary files of `path` left by a writer that was killed before it renamed them (its pid is in
- * the name): removed before the next write, so a crash leaves no `.tmp` behind for long.
- */
-export async function removeStaleTemporaries(path: string): Promise<void> {
-  const prefix = `.${basename(path)}.`;
-  const names = await readdir(dirname(path)).catch(() => [] as string[]);
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length)) : null;
-    if (m && Number(m[1]) !== process.pid && !processRuns(Number(m[1]))) await unlink(join(dirname(path), name)).catch(() => {});
-  }
-}
-
-/**
- * Write a file so that a crash leaves either the old or the new content, never half of one:
- * a temporary file beside it, flushed to disk, checked, then renamed over the original. A full disk
- * is an error here, never a shorter file: every write is checked for all its bytes, and the
- * temporary file's size (and `check`, when given) before it replaces anything.
- */
-export async function writeAtomic(
-  path: string,
-  content: string | Uint8Array | Iterable<string>,
-  opts: { mode?: number; dirMode?: number; check?: (tmp: string) => Promise<void> } = {},
-): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: opts.dirMode });
-  await removeStaleTemporaries(path);
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    const fh = await open(tmp, 'w', opts.mode ?? 0o644);
-    let size = 0;
-    try {
-      const pieces = typeof content === 'string' || content instanceof Uint8Array ? [content] : content;
-      for (const piece of pieces) size += await writeWhole(fh, typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
-      await fh.sync();
-      const written = (await fh.stat()).size;
-      if (written !== size) throw new Error(`${size} bytes were written but the file holds ${written} (is the disk full?)`);
-    } finally {
-      await fh.close();
-    }
-    await opts.check?.(tmp);
-    await rename(tmp, path);
-  } catch (e) {
-    await unlink(tmp).catch(() => {});
-    throw e;
-  }
-}
-
-/**
- * All of `data`, or an error: a write(2) may write fewer bytes than asked (the disk filled up under
- * it) and say so only in its count, so the count is checked and the rest written again, which then
- * fails with ENOSPC if there is no more room.
- */
-async function writeWhole(fh: FileHandle, data: Uint8Array): Promise<number> {
-  for (let done = 0; done < data.length; ) {
-    const { bytesWritten } = await fh.write(data, done, data.length - done);
-    if (bytesWritten <= 0) throw Object.assign(new Error(`no space left to write (${done} of ${data.length} bytes written)`), { code: 'ENOSPC' });
-    done += bytesWritten;
-  }
-  return data.length;
-}
-
 /** Write an experiment file atomically, in pieces (see experimentText): the one writer of experiment files. Returns the new revision. */
 export async function writeExperimentFile(path: string, doc: ExperimentDoc): Promise<Revision> {
   const hash = createHash('sha256');
@@ -211,18 +153,14 @@ export async function saveExperimentFile(path: string, doc: ExperimentDoc): Prom
 const RECENT_MAX = 10;
 const recentPath = () => join(varlabHome(), 'recent.json');
 
-export async function recentFiles(): Promise<string[]> {
-  try {
-    const list = JSON.parse(await readFile(recentPath(), 'utf8'));
-    return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
+const paths = (data: unknown): string[] => (Array.isArray(data) ? data.filter((x): x is string => typeof x === 'string') : []);
+
+export function recentFiles(): Promise<string[]> {
+  return readJsonFile(recentPath(), paths);
 }
 
-export async function rememberRecent(path: string): Promise<void> {
-  const list = [path, ...(await recentFiles()).filter((p) => p !== path)].slice(0, RECENT_MAX);
-  await writeAtomic(recentPath(), JSON.stringify(list, null, 2));
+export function rememberRecent(path: string): Promise<void> {
+  return updateJsonFile(recentPath(), paths, (list) => [path, ...list.filter((p) => p !== path)].slice(0, RECENT_MAX));
 }
 
 export async function writeFileIfAbsent(path: string, content: string): Promise<void> {

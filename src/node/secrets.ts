@@ -3,8 +3,7 @@
 // backed by Electron's safeStorage; browser mode and the command line have none, and then nothing is
 // ever kept. A secret is never written to a file unencrypted and never logged: stores hold only
 // blobs the keychain encrypted, and error messages name keys, never values.
-import { readFile } from 'node:fs/promises';
-import { writeAtomic } from './files.js';
+import { entries, readJsonFile, updateJsonFile } from './json-file.js';
 
 /** How well the keychain protects what it holds: 'plain-text' is Linux without a secret service. */
 export type KeychainKind = 'encrypted' | 'plain-text';
@@ -42,16 +41,9 @@ export interface Cipher {
  */
 export function createBlobSecretStore(opts: { path: string; kind: KeychainKind; cipher: Cipher }): SecretStore {
   const { path, cipher } = opts;
-  const readAll = async (): Promise<Record<string, string>> => {
-    try {
-      const data = JSON.parse(await readFile(path, 'utf8'));
-      return data && typeof data === 'object' && !Array.isArray(data) ? data : {};
-    } catch {
-      return {};
-    }
-  };
+  const readAll = () => readJsonFile(path, entries<string>);
   // Only ciphertext is written, readable by this user alone.
-  const writeAll = (all: Record<string, string>) => writeAtomic(path, JSON.stringify(all, null, 2) + '\n', { mode: 0o600, dirMode: 0o700 });
+  const change = (fn: (all: Record<string, string>) => Record<string, string> | undefined) => updateJsonFile(path, entries<string>, fn, { mode: 0o600, dirMode: 0o700 });
   return {
     kind: opts.kind,
     async get(key) {
@@ -64,15 +56,15 @@ export function createBlobSecretStore(opts: { path: string; kind: KeychainKind; 
       }
     },
     async set(key, secret) {
-      const all = await readAll();
-      all[key] = cipher.encrypt(secret).toString('base64');
-      await writeAll(all);
+      const blob = cipher.encrypt(secret).toString('base64');
+      await change((all) => ({ ...all, [key]: blob }));
     },
     async delete(key) {
-      const all = await readAll();
-      if (!(key in all)) return;
-      delete all[key];
-      await writeAll(all);
+      await change((all) => {
+        if (!(key in all)) return undefined;
+        delete all[key];
+        return all;
+      });
     },
   };
 }

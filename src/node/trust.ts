@@ -3,7 +3,7 @@
 // so rerunning a design with more restarts does not ask again, but changing a command or a host does.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiError } from '../common/api.js';
@@ -11,7 +11,8 @@ import type { ExperimentDoc } from '../common/experiment/types.js';
 import { visible } from '../common/printable.js';
 import { commandsNeedingConsent, consentList, consentText, type ConsentItem, type TrustCheck } from '../common/trust.js';
 import { registeredProfile } from './engine/profiles.js';
-import { readExperimentFile, varlabHome, writeAtomic } from './files.js';
+import { readExperimentFile, varlabHome } from './files.js';
+import { readJsonFile, updateJsonFile } from './json-file.js';
 
 interface Grant {
   digest: string;
@@ -25,14 +26,12 @@ export function commandsDigest(items: ConsentItem[]): string {
   return createHash('sha256').update(consentText(items)).digest('hex');
 }
 
-async function grants(): Promise<Grant[]> {
-  try {
-    const data = JSON.parse(await readFile(storePath(), 'utf8'));
-    return Array.isArray(data?.grants) ? data.grants.filter((g: Grant) => typeof g?.digest === 'string' && typeof g?.target === 'string') : [];
-  } catch {
-    return [];
-  }
+function grantsIn(data: unknown): Grant[] {
+  const list = (data as { grants?: unknown } | undefined)?.grants;
+  return Array.isArray(list) ? list.filter((g: Grant) => typeof g?.digest === 'string' && typeof g?.target === 'string') : [];
 }
+
+const grants = () => readJsonFile(storePath(), grantsIn);
 
 /** examples/ ships at the top of the package (as experiment.example finds it): walk up from this module. */
 function examplesDir(): string {
@@ -98,9 +97,11 @@ export async function grantTrust(doc: ExperimentDoc, target = doc.design.target,
     throw new ApiError('needs-consent', `what this experiment would run on ${check.target} changed since it was shown; nothing was allowed. Read the list again:\n${consentList(check.commands)}`, { consent: check });
   }
   if (check.needsConsent) {
-    const list = (await grants()).filter((g) => !(g.digest === check.digest && g.target === check.target));
-    list.push({ digest: check.digest, target: check.target, grantedAt: Date.now() });
-    await writeAtomic(storePath(), JSON.stringify({ version: 1, grants: list }, null, 2) + '\n');
+    await updateJsonFile(storePath(), grantsIn, (now) => {
+      const list = now.filter((g) => !(g.digest === check.digest && g.target === check.target));
+      list.push({ digest: check.digest, target: check.target, grantedAt: Date.now() });
+      return { version: 1, grants: list };
+    });
   }
   return { ...check, needsConsent: false };
 }

@@ -1,23 +1,19 @@
 // The server profiles varlab knows, by target, in varlabHome()/profiles.json: `varlab sandbox create`
 // registers one, so `varlab run --target T` finds how to start mysqld there without more options.
 // Beside it, hosts.json: the Hosts view's list of targets, with their last probe and key files.
-import { readFile } from 'node:fs/promises';
+// Both are changed through updateJsonFile: one change at a time, in this process and across processes.
 import { join } from 'node:path';
 import type { HostEntry, HostProfile, TargetAuth } from '../../common/api.js';
 import type { HostFingerprint } from '../../common/host.js';
-import { varlabHome, writeAtomic } from '../files.js';
+import { varlabHome } from '../files.js';
+import { entries, readJsonFile, updateJsonFile } from '../json-file.js';
 
 export type RegisteredProfile = HostProfile;
 
 export const profilesPath = () => join(varlabHome(), 'profiles.json');
 
-export async function readProfiles(): Promise<Record<string, RegisteredProfile>> {
-  try {
-    const data = JSON.parse(await readFile(profilesPath(), 'utf8'));
-    return data && typeof data === 'object' && !Array.isArray(data) ? data : {};
-  } catch {
-    return {};
-  }
+export function readProfiles(): Promise<Record<string, RegisteredProfile>> {
+  return readJsonFile(profilesPath(), entries<RegisteredProfile>);
 }
 
 /** The profile registered for a target (what `varlab run --target T` uses when the file names none). */
@@ -25,18 +21,19 @@ export async function sandboxProfile(target: string): Promise<RegisteredProfile 
   return (await readProfiles())[target] ?? null;
 }
 
-export async function registerProfile(target: string, profile: RegisteredProfile): Promise<void> {
-  const all = await readProfiles();
-  all[target] = profile;
-  await writeAtomic(profilesPath(), JSON.stringify(all, null, 2) + '\n');
+export function registerProfile(target: string, profile: RegisteredProfile): Promise<void> {
+  return updateJsonFile(profilesPath(), entries<RegisteredProfile>, (all) => ({ ...all, [target]: profile }));
 }
 
 export async function unregisterProfile(target: string): Promise<boolean> {
-  const all = await readProfiles();
-  if (!(target in all)) return false;
-  delete all[target];
-  await writeAtomic(profilesPath(), JSON.stringify(all, null, 2) + '\n');
-  return true;
+  let found = false;
+  await updateJsonFile(profilesPath(), entries<RegisteredProfile>, (all) => {
+    found = target in all;
+    if (!found) return undefined;
+    delete all[target];
+    return all;
+  });
+  return found;
 }
 
 interface HostRecord {
@@ -47,14 +44,7 @@ interface HostRecord {
 
 const hostsPath = () => join(varlabHome(), 'hosts.json');
 
-async function readHosts(): Promise<Record<string, HostRecord>> {
-  try {
-    const data = JSON.parse(await readFile(hostsPath(), 'utf8'));
-    return data && typeof data === 'object' && !Array.isArray(data) ? data : {};
-  } catch {
-    return {};
-  }
-}
+const readHosts = () => readJsonFile(hostsPath(), entries<HostRecord>);
 
 /** Every host the user added or probed, and every target with a registered profile, in the order they came. */
 export async function listHosts(): Promise<HostEntry[]> {
@@ -75,30 +65,19 @@ export async function hostEntry(target: string): Promise<HostEntry> {
   return found ?? { target, addedAt: Date.now(), lastProbe: null, profile: null };
 }
 
-/** hosts.json's writes, one after another: the hosts of a several-host run are probed at once, and each read-modify-write must see the one before. */
-let hostsWrites: Promise<unknown> = Promise.resolve();
-
 /** Keep a host in the list (its key file paths only: nothing secret), with its latest probe. */
 export function rememberHost(target: string, update: { auth?: TargetAuth; probe?: HostFingerprint }): Promise<void> {
-  const next = hostsWrites.then(() => remember(target, update));
-  hostsWrites = next.catch(() => {});
-  return next;
-}
-
-async function remember(target: string, update: { auth?: TargetAuth; probe?: HostFingerprint }): Promise<void> {
-  const all = await readHosts();
-  const old = all[target];
-  const auth = update.auth && (update.auth.identity || update.auth.knownHosts) ? { ...(update.auth.identity ? { identity: update.auth.identity } : {}), ...(update.auth.knownHosts ? { knownHosts: update.auth.knownHosts } : {}) } : old?.auth;
-  all[target] = { addedAt: old?.addedAt ?? Date.now(), ...(auth ? { auth } : {}), ...(update.probe ?? old?.lastProbe ? { lastProbe: update.probe ?? old!.lastProbe } : {}) };
-  await writeAtomic(hostsPath(), JSON.stringify(all, null, 2) + '\n');
+  return updateJsonFile(hostsPath(), entries<HostRecord>, (all) => {
+    const old = all[target];
+    const auth = update.auth && (update.auth.identity || update.auth.knownHosts) ? { ...(update.auth.identity ? { identity: update.auth.identity } : {}), ...(update.auth.knownHosts ? { knownHosts: update.auth.knownHosts } : {}) } : old?.auth;
+    all[target] = { addedAt: old?.addedAt ?? Date.now(), ...(auth ? { auth } : {}), ...(update.probe ?? old?.lastProbe ? { lastProbe: update.probe ?? old!.lastProbe } : {}) };
+    return all;
+  });
 }
 
 export function forgetHost(target: string): Promise<void> {
-  const next = hostsWrites.then(async () => {
-    const all = await readHosts();
+  return updateJsonFile(hostsPath(), entries<HostRecord>, (all) => {
     delete all[target];
-    await writeAtomic(hostsPath(), JSON.stringify(all, null, 2) + '\n');
+    return all;
   });
-  hostsWrites = next.catch(() => {});
-  return next;
 }

@@ -1,0 +1,52 @@
+// varlab's own small JSON files in varlabHome(): the Hosts list (hosts.json), the server profiles
+// (profiles.json), the consent records (consent.json), the recent files (recent.json) and the
+// keychain's blobs (secrets.json). Each change reads the file, changes one entry and writes it all
+// back, from the app, browser mode and any number of CLIs sharing one VARLAB_HOME, and from several
+// hosts probed at once in one process. Two such changes at once each read the old file and the
+// second wrote over the first: a host added, a sandbox registered, lost. updateJsonFile makes every
+// change wait its turn: in this process (a queue per file), and across processes (the file's write
+// lock, documents/write-lock.ts, as for experiment files); the file is replaced atomically
+// (writeAtomic: a temporary file renamed over it), so a reader never sees half of one.
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { Turns } from '../common/turns.js';
+import { withWriteLock } from './documents/write-lock.js';
+import { writeAtomic } from './atomic-write.js';
+
+/** The file's JSON, or undefined when it is missing or is not JSON (then `parse` says what that means: none yet). */
+async function readJson(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON object of entries by name, or none when the file holds anything else. */
+export function entries<V>(data: unknown): Record<string, V> {
+  return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, V>) : {};
+}
+
+/** What the file holds now, through `parse` (which gets undefined when it is missing or not JSON). */
+export async function readJsonFile<T>(path: string, parse: (data: unknown) => T): Promise<T> {
+  return parse(await readJson(path));
+}
+
+const turns = new Turns();
+
+/**
+ * Change the file: `change` gets what it holds now (through `parse`) and returns what to write (as
+ * JSON), or undefined to leave the file as it is. Resolves once the new content is in place. `mode` and
+ * `dirMode` as writeAtomic's (0600 and 0700 for a file that names key files or holds secrets).
+ */
+export function updateJsonFile<T>(path: string, parse: (data: unknown) => T, change: (now: T) => object | undefined, opts: { mode?: number; dirMode?: number } = {}): Promise<void> {
+  const abs = resolve(path);
+  return turns.take(abs, async () => {
+    // The folder first: the lock lives in it, and a lock that cannot be made is no lock (write-lock.ts).
+    await mkdir(dirname(abs), { recursive: true, mode: opts.dirMode });
+    await withWriteLock(abs, async () => {
+      const next = change(parse(await readJson(abs)));
+      if (next !== undefined) await writeAtomic(abs, JSON.stringify(next, null, 2) + '\n', opts);
+    });
+  });
+}
