@@ -255,7 +255,14 @@ export type RunCheck =
   | {
       finished: false;
       /** detached: the unfinished run is detached on that target, its end not brought in yet (it is followed, not resumed). */
-      unfinished?: { restartsDone: number; restartsPlanned: number; designChanges: string[]; detached?: DetachedHere };
+      unfinished?: {
+        restartsDone: number;
+        restartsPlanned: number;
+        designChanges: string[];
+        detached?: DetachedHere;
+        /** On several hosts, each host's own count (each runs the whole design): what resuming takes is the slowest host's. */
+        hosts?: { host: string; restartsDone: number; restartsPlanned: number }[];
+      };
     }
   | {
       finished: true;

@@ -13,7 +13,8 @@ import { startServer } from '../../src/node/transport/websocket-server.js';
 import { appForTests, openApp, openFile, openQuickstart, pageProblems } from './support.js';
 import { roundsExperiment } from '../fixtures/rounds-experiment.js';
 import { recordsOfRestart } from '../../src/common/records.js';
-import { headerRecord, journalPath } from '../../src/node/engine/journal.js';
+import { headerRecord, journalPath, runJournals } from '../../src/node/engine/journal.js';
+import { hostDesign } from '../../src/common/plan.js';
 
 const env = appForTests();
 
@@ -277,6 +278,34 @@ test("an unfinished run: the Run view says what resuming it, or starting over, t
   // Start over: all 20.
   await page.getByText('start over').click();
   assert.equal(await page.getByTestId('run-unfinished-about').innerText(), `Starting over takes about 3 min 00 s ${basis}.`);
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
+test("an unfinished run on several hosts: resuming takes what the host with the most left takes, at its own costs", async () => {
+  // Two hosts, ten rounds each (20 restarts a host); the run was cut when A had done 6 and B 16 (9 s a
+  // restart on both, as measured): each host's journal beside the file, the file saved with those 22.
+  const doc = roundsExperiment({ rounds: 10, between: 0.03, shared: 0.5, effectPct: 0 });
+  doc.design.estimates = { restartSeconds: 1, executionMs: 1 };
+  const [A, B] = [doc.design.target, 'ssh://varlab@b.example'];
+  doc.design.targets = [A, B];
+  const all = doc.results!.restarts;
+  const onA = all.slice(0, 6).map((r) => ({ ...r, host: A }));
+  const onB = all.slice(0, 16).map((r) => ({ ...r, host: B }));
+  doc.results = { startedAt: doc.results!.startedAt, restarts: [...onA, ...onB] };
+  const file = join(env.app.dir, 'unfinished-hosts.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  for (const [host, done] of [[A, onA], [B, onB]] as const) {
+    const records = [headerRecord(hostDesign(doc.design, host), doc.results.startedAt), ...done.flatMap((r) => recordsOfRestart(r, doc.design.workload.warmup))];
+    writeFileSync(runJournals(file, doc.design).find((j) => j.host === host)!.path, records.map((r) => JSON.stringify(r) + '\n').join(''));
+  }
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-unfinished').filter({ hasText: 'An unfinished run of this file: 22 of 40 restarts done.' }).waitFor();
+  // A's 14 left at 9 s each; before, nothing was said for several hosts.
+  assert.equal(await page.getByTestId('run-unfinished-about').innerText(), `Resuming it takes about 2 min 06 s (costs from the run of 2026-11-26 10:00 UTC) for the 18 left on 2 hosts (the slowest, ${A}, has 14 left).`);
+  if (process.env.VARLAB_SCREENSHOTS) await page.getByTestId('run-start').screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'run-unfinished-hosts.png') });
   assert.deepEqual(problems(page), []);
   await page.close();
 });

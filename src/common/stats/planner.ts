@@ -140,16 +140,33 @@ export function timeLeftMs(left: number, perRestartMs: number, costs: Pick<Costs
  * it; measuredCosts took it out of each restart's wall time), and what the run cost once before its
  * first restart and after its last. Without a measured run, the design's estimates.
  */
-export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, restarts?: number): { estimate: PlanEstimate; costs: Costs; basis: string } {
-  // On several hosts at once the run takes what its slowest host takes, each at the costs it measured itself.
+export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, restarts?: number | HostRestarts): LearnedEstimate {
+  // On several hosts at once the run takes what its slowest host takes, each at the costs it measured
+  // itself and with its own restarts left (an unfinished run's hosts stopped at different points).
   const hosts = designHosts(doc.design);
-  if (hosts.length > 1 && doc.results?.restarts.some((r) => r.host !== undefined)) {
-    const each = hosts.map((h) => learnedEstimate({ design: hostDesign(doc.design, h), results: hostResults(doc.results!, h) }, restarts));
+  const measuredByHost = doc.results?.restarts.some((r) => r.host !== undefined);
+  if (hosts.length > 1 && (measuredByHost || typeof restarts === 'object')) {
+    const each = hosts.map((h): LearnedEstimate => ({
+      ...learnedEstimate({ design: hostDesign(doc.design, h), results: measuredByHost ? hostResults(doc.results!, h) : doc.results }, typeof restarts === 'object' ? (restarts[h] ?? 0) : restarts),
+      host: h,
+    }));
     return each.reduce((a, b) => (b.estimate.seconds > a.estimate.seconds ? b : a));
   }
+  if (typeof restarts === 'object') restarts = Math.max(0, ...Object.values(restarts));
   const costs = measuredCosts(doc);
   const estimate = estimatePlan(withCosts(doc.design, costs), restarts);
   return { estimate: { ...estimate, seconds: estimate.seconds + costs.runSeconds }, costs, basis: costsBasis(costs) };
+}
+
+/** Restarts to run, by host: what each host of an unfinished several-host run has left. */
+export type HostRestarts = Readonly<Record<string, number>>;
+
+/** What learnedEstimate gives; on several hosts, `host` names the slowest one, whose time it is. */
+export interface LearnedEstimate {
+  estimate: PlanEstimate;
+  costs: Costs;
+  basis: string;
+  host?: string;
 }
 
 /**

@@ -268,7 +268,8 @@ export class RunService {
     const designChanges = design ? [...new Set(states.flatMap((j) => journalDesignChanges(j.state!.header!.design, asRun(several ? hostDesign(design, j.host) : design, j.state!.header!))))] : [];
     const header = states[0].state!.header!;
     const restartsDone = states.reduce((n, j) => n + j.state!.restarts.length, 0);
-    return { finished: false, unfinished: { restartsDone, restartsPlanned: header.planned * journals.length, designChanges } };
+    const hosts = several ? states.map((j) => ({ host: j.host, restartsDone: j.state!.restarts.length, restartsPlanned: j.state!.header!.planned })) : undefined;
+    return { finished: false, unfinished: { restartsDone, restartsPlanned: header.planned * journals.length, designChanges, ...(hosts ? { hosts } : {}) } };
   }
 
   /**

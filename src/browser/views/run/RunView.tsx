@@ -61,12 +61,19 @@ function StartPanel() {
   const learned = useMemo(() => (doc && asRun ? learnedEstimate({ ...doc, design: asRun }, buildPlan(asRun).length) : null), [doc, asRun]);
   const estimate = learned?.estimate ?? null;
   // An unfinished run: what resuming it (the restarts left) or starting over takes, at the costs its restarts so far measured.
-  // Several hosts each have their own restarts left: not said.
+  // On several hosts each host goes on from where it stopped: the time is the slowest host's, at its own costs.
   const unfinishedAbout = useMemo(() => {
-    if (!doc || !unfinished || hosts.length > 1) return null;
+    if (!doc || !unfinished) return null;
     if (startOver) return learned ? `Starting over takes ${aboutText(learned)}.` : null;
     const left = unfinished.restartsPlanned - unfinished.restartsDone;
-    return left > 0 ? `Resuming it takes ${aboutText(learnedEstimate(doc, left))} for the ${left} left.` : null;
+    if (left <= 0) return null;
+    if (hosts.length > 1) {
+      if (!unfinished.hosts) return null;
+      const byHost = Object.fromEntries(unfinished.hosts.map((h) => [h.host, Math.max(0, h.restartsPlanned - h.restartsDone)]));
+      const slowest = learnedEstimate(doc, byHost);
+      return `Resuming it takes ${aboutText(slowest)} for the ${left} left on ${unfinished.hosts.length} hosts${slowest.host ? ` (the slowest, ${slowest.host}, has ${byHost[slowest.host]} left)` : ''}.`;
+    }
+    return `Resuming it takes ${aboutText(learnedEstimate(doc, left))} for the ${left} left.`;
   }, [doc, unfinished, hosts.length, startOver, learned]);
   if (!path) {
     return (
