@@ -9,6 +9,7 @@ import type { Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Resul
 import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
 import { restartsOfCell } from './restart-of-cell.js';
+import type { Costs } from './stats/planner.js';
 import type { Look, SequentialComparison } from './stats/sequential.js';
 
 export const JOURNAL_FORMAT = 'varlab-journal';
@@ -101,6 +102,13 @@ export type JournalRecord =
       pid?: number;
       /** A host of a design detached on several hosts: the several-host run's id and every host it went to (each host's journal has its own record). */
       group?: { id: string; hosts: string[] };
+      /**
+       * What a restart and the run cost on this target in the file's run before this launch, when it
+       * measured them. A run started again from scratch replaces the file's results at launch (the old
+       * ones go to a kept copy nothing points to), so a follower in another process starts its time
+       * left from these rather than from the design's estimates.
+       */
+      costs?: Costs;
     }
   /** The target's journal is in this one up to this byte offset (written with the records it brought). */
   | { t: 'imported'; at: number; offset: number }

@@ -49,6 +49,16 @@ test('a DBT-3 SF 0.01 design run --detach: the data step runs at the launch with
   assert.equal(again.code, 0, again.stderr + again.stdout);
   const records = dataRecords(file);
   assert.equal(records[records.length - 1].recognised, true, 'the second launch recognises the data');
+  // Run again from scratch, the launch replaced the file's results: its record keeps what they measured, so
+  // an attach in another process (this one) starts its time left from them, not from the design's estimates.
+  const launches = readFileSync(file.replace(/\.json$/, '.journal.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"t":"detached"'))
+    .map((l) => JSON.parse(l) as { costs?: { source: string; runAt?: number; restartSeconds: number } });
+  const launch = launches[launches.length - 1];
+  assert.equal(launch.costs?.source, 'journal', JSON.stringify(launches));
+  assert.equal(launch.costs?.runAt, saved.results!.startedAt, 'the costs of the run the launch replaced');
+  assert.ok((launch.costs?.restartSeconds ?? 0) > 0);
   const done = varlabSync(['attach', file, ...env.authArgs], env.varlabHome);
   assert.equal(done.code, 0, done.stderr + done.stdout);
 });

@@ -13,7 +13,7 @@ import type { Design, ExperimentDoc, RestartResult } from '../../src/common/expe
 import type { HostFingerprint } from '../../src/common/host.js';
 import type { RunEvent } from '../../src/common/events.js';
 import { buildPlan, estimatePlan, perRestartMs } from '../../src/common/plan.js';
-import { learnedCosts, learnedEstimate, measuredCosts, timeLeftMs } from '../../src/common/stats/planner.js';
+import { learnedCosts, learnedEstimate, measuredCosts, timeLeftMs, type Costs } from '../../src/common/stats/planner.js';
 import { recordsOfRestart, type JournalRecord } from '../../src/common/records.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { Follower } from '../../src/node/detach/follower.js';
@@ -125,13 +125,13 @@ test('a detached run\'s follower gives the time left before its first restart at
       steps: { idle: 2_000, measure: 300 },
     });
     const host = { target: 'ssh://bench1' } as unknown as HostFingerprint;
-    const firstLeft = async (name: string, restarts: RestartResult[], fileResults?: ExperimentDoc['results'], before?: ExperimentDoc['results']) => {
+    const firstLeft = async (name: string, restarts: RestartResult[], fileResults?: ExperimentDoc['results'], before?: ExperimentDoc['results'], recorded?: Costs) => {
       const file = join(dir, `${name}.varlab.json`);
       writeFileSync(file, JSON.stringify({ ...doc, design, ...(fileResults ? { results: fileResults } : {}) }));
       const run = 'c0ffee00-0000-4000-8000-00000000000' + restarts.length;
       const records: JournalRecord[] = [
         headerRecord(design, 1_000_000),
-        { t: 'detached', at: 1_000_001, runId: run, target: 'ssh://bench1', dir: `/var/lib/varlab/mysqld-3306-0123456789/runs/${run}`, supervisor: 'setsid' },
+        { t: 'detached', at: 1_000_001, runId: run, target: 'ssh://bench1', dir: `/var/lib/varlab/mysqld-3306-0123456789/runs/${run}`, supervisor: 'setsid', ...(recorded ? { costs: recorded } : {}) },
         { t: 'host', at: 1_000_002, host },
         ...restarts.flatMap((r) => recordsOfRestart(r, design.workload.warmup)),
         { t: 'run-finished', at: 1_100_000, state: 'cancelled', message: 'cancelled; run again to resume' },
@@ -163,6 +163,16 @@ test('a detached run\'s follower gives the time left before its first restart at
     // the file's results with this run's (none yet); what the file held before is what the time starts from.
     const again = await firstLeft('fresh-again', [], undefined, { startedAt: 1_000_000, restarts: [restart(1), restart(2)] });
     assert.ok(Math.abs(again.remainingMs - 5 * 9_000) <= 1, `5 restarts at 9 s each, not ${again.remainingMs} ms`);
+
+    // The same, launched by another process (`varlab run --detach --fresh`, then `varlab attach`): the
+    // costs the launch recorded in the journal from the results it replaced. Before, the design's estimates.
+    const measuredBefore = learnedCosts({ design, results: { startedAt: 1_000_000, restarts: [restart(1), restart(2)] } }).costs;
+    assert.equal(measuredBefore.source, 'journal');
+    const elsewhere = await firstLeft('fresh-elsewhere', [], undefined, undefined, measuredBefore);
+    assert.ok(Math.abs(elsewhere.remainingMs - 5 * 9_000) <= 1, `5 restarts at 9 s each, not ${elsewhere.remainingMs} ms`);
+    // A recorded figure that is no number (a journal from anyone's machine) is not used.
+    const garbled = await firstLeft('fresh-garbled', [], undefined, undefined, { ...measuredBefore, restartSeconds: -1 });
+    assert.ok(Math.abs(garbled.remainingMs - 5 * designs) <= 1, `${garbled.remainingMs} ms`);
 
     // Nothing measured anywhere: the design's estimates.
     const fresh = await firstLeft('fresh', []);

@@ -154,7 +154,7 @@ export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, 
   }
   if (typeof restarts === 'object') restarts = Math.max(0, ...Object.values(restarts));
   const costs = measuredCosts(doc);
-  const estimate = estimatePlan(withCosts(doc.design, costs), restarts);
+  const estimate = estimatePlan(designWithCosts(doc.design, costs), restarts);
   return { estimate: { ...estimate, seconds: estimate.seconds + costs.runSeconds }, costs, basis: costsBasis(costs) };
 }
 
@@ -175,7 +175,7 @@ export interface LearnedEstimate {
  */
 export function learnedCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): { design: Design; costs: Costs } {
   const costs = measuredCosts(doc);
-  return { design: withCosts(doc.design, costs), costs };
+  return { design: designWithCosts(doc.design, costs), costs };
 }
 
 /**
@@ -194,7 +194,14 @@ export function hostResults(results: NonNullable<ExperimentDoc['results']>, host
   return { ...rest, ...(endsLast && finishedAt !== undefined ? { finishedAt } : {}), restarts };
 }
 
-function withCosts(design: Design, costs: Costs): Design {
+/** Costs read from a journal (which may come from anyone's machine): measured, every figure finite and not negative. */
+export function sensibleCosts(c: Costs): boolean {
+  const n = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+  return c.source === 'journal' && n(c.restartSeconds) && n(c.executionSeconds) && n(c.runSeconds) && n(c.runEndSeconds) && (c.runAt === undefined || n(c.runAt));
+}
+
+/** The design with measured costs as its estimates (unchanged when the costs are the design's own estimates). */
+export function designWithCosts(design: Design, costs: Costs): Design {
   return costs.source === 'journal' ? { ...design, estimates: { restartSeconds: costs.restartSeconds, executionMs: costs.executionSeconds * 1000 } } : design;
 }
 

@@ -21,7 +21,7 @@ import { forgetLaunch } from './launched.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
-import { hostResults, learnedCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
+import { designWithCosts, hostResults, learnedCosts, sensibleCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
 import { readExperimentFile } from '../files.js';
 
 import { connect, fileDoc, localRun, savedDoc, sudoOf, type ConnectVia, type DetachedRun } from './runs.js';
@@ -235,7 +235,8 @@ export class Follower {
    * Before a restart finishes while this follower looks, the time left is at the costs measured so far,
    * as the attached engine's (engine/run.ts progress): the restarts the local journal holds (brought in
    * by an earlier attach), else the file's before this process launched the run (AttachOptions.measured),
-   * else the file's own (run --missing grows a measured file); else the design's estimates.
+   * else the costs the launch recorded from them (another process launched it), else the file's own
+   * (run --missing grows a measured file); else the design's estimates.
    */
   private async learnedCosts(): Promise<{ design: Design; costs: Costs }> {
     const state = this.fold.state();
@@ -249,6 +250,9 @@ export class Follower {
     // What the file held before this process launched the run (a run again from scratch: the launch replaced it).
     const before = this.o.measured?.(this.d.target);
     if (before?.restarts.length) return learnedCosts({ design, results: before });
+    // Launched by another process: the costs its launch recorded from the file's results before it replaced them.
+    const recorded = state.detached?.costs;
+    if (recorded && sensibleCosts(recorded)) return { design: designWithCosts(design, recorded), costs: recorded };
     const file = (await readExperimentFile(this.d.path).catch(() => null))?.doc?.results;
     // One host of a run on several: what this host measured there, as the attached engine of that host is given it (runs/prepare.ts).
     return learnedCosts({ design, results: file?.restarts.length && this.group ? hostResults(file, this.d.target) : file });

@@ -10,6 +10,7 @@ import { problemsBeforeSave } from '../../common/experiment/validate.js';
 import type { RunEvent } from '../../common/events.js';
 import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { buildPlan } from '../../common/plan.js';
+import { learnedCosts } from '../../common/stats/planner.js';
 import { hostWideFactors } from '../../common/tunables/registry.js';
 import { JournalFold, remainingRestarts, resultsFromJournal, type RecordOf } from '../../common/records.js';
 import { defaultHostLayer, type HostLayer } from '../engine/hostlayer.js';
@@ -38,6 +39,8 @@ export interface DetachRequest {
   group?: { id: string; hosts: string[] };
   /** The run measures only what the file misses (run --missing): said in its journal's header. */
   grows?: { part: number };
+  /** What the file's results held for this target before the launch (runs/prepare.ts measuredBefore): their costs go into the `detached` record. */
+  measured?: Results;
   /** The data step's progress (DBT-3), which runs here before the runner is launched. */
   onEvent?: (e: RunEvent) => void;
 }
@@ -124,7 +127,10 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
       });
       launchedRunner = true;
       const auth = recordedAuth(o.auth);
-      write({ t: 'detached', at: Date.now(), runId: o.runId, target, ...(auth ? { auth } : {}), dir: launched.dir, supervisor: launched.supervisor, ...(launched.pid ? { pid: launched.pid } : {}), ...(o.group ? { group: o.group } : {}) });
+      // The costs the file's earlier run measured here: the save below may replace those results (a run again from scratch).
+      const before = o.measured?.restarts.length ? learnedCosts({ design, results: o.measured }).costs : null;
+      const costs = before?.source === 'journal' ? { costs: before } : {};
+      write({ t: 'detached', at: Date.now(), runId: o.runId, target, ...(auth ? { auth } : {}), dir: launched.dir, supervisor: launched.supervisor, ...(launched.pid ? { pid: launched.pid } : {}), ...(o.group ? { group: o.group } : {}), ...costs });
       journal.writer.close();
       journal = null;
       // This machine's own record: only with it are the journal's paths used again (a shipped journal's are not).

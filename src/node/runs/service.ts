@@ -205,13 +205,13 @@ export class RunService {
     await this.refuseIfDisposing(locks);
     try {
       if (!prepared.hosts) {
-        const one = await startDetached({ ...run, waitS: o.waitS, onEvent: o.onEvent });
+        const one = await startDetached({ ...run, waitS: o.waitS, onEvent: o.onEvent, measured: prepared.measured });
         return { ...one, hosts: [one], failed: [], prepared, said: [...said, ...(one.said ?? [])] };
       }
       const group = { id: run.runId, hosts: prepared.hosts.map((h) => h.target) };
       const launching = prepared.hosts.filter((h) => !h.done);
       const settled = await Promise.allSettled(
-        launching.map((h) => startDetached({ ...run, runId: randomUUID(), doc: h.doc, journalFile: h.journal, auth: auths.get(h.target), group, save: async () => {}, waitS: o.waitS, onEvent: o.onEvent })),
+        launching.map((h) => startDetached({ ...run, runId: randomUUID(), doc: h.doc, journalFile: h.journal, auth: auths.get(h.target), group, save: async () => {}, waitS: o.waitS, onEvent: o.onEvent, measured: h.measured })),
       );
       const started = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       const failed = settled.flatMap((r, i) => (r.status === 'rejected' ? [{ target: launching[i].target, message: (r.reason as Error).message }] : []));
