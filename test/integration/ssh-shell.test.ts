@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 import { openTarget, type TargetSession } from '../../src/node/host/index.js';
+import { CommandTimedOut } from '../../src/node/host/command-timeout.js';
 
 let sshd: Sshd;
 let session: TargetSession;
@@ -45,6 +46,9 @@ test('a command while another runs gets a channel of its own; a timeout leaves t
   const quick = await session.exec('echo quick');
   assert.equal(quick.stdout, 'quick\n');
   assert.equal((await slow).stdout, 'slow\n');
-  await assert.rejects(session.exec('sleep 5', { timeoutMs: 300 }), /did not finish within 0 s/);
+  // A timeout is flagged as one (CommandTimedOut, with its limit), by the shell and by a channel of its own.
+  const timedOut = (e: unknown) => e instanceof CommandTimedOut && e.limitMs === 300 && /did not finish within 0 s/.test(e.message);
+  await assert.rejects(session.exec('sleep 5', { timeoutMs: 300 }), timedOut);
+  await assert.rejects(session.exec('sleep 5', { timeoutMs: 300, input: '' }), timedOut);
   assert.deepEqual(await session.exec('echo still here'), { code: 0, stdout: 'still here\n', stderr: '' });
 });

@@ -14,6 +14,8 @@ import type { ServerProfile } from '../../src/common/experiment/types.js';
 import { stopScript } from '../../src/node/host/script.js';
 import { openLocalSession } from '../../src/node/host/local.js';
 import { runScript } from '../../src/node/host/restore.js';
+import { CommandTimedOut } from '../../src/node/host/command-timeout.js';
+import type { TargetSession } from '../../src/node/host/types.js';
 
 test('a stop whose mysqld ignores SIGTERM fails at its limit in seconds, however slow each look is', () => {
   const dir = mkdtempSync(join(tmpdir(), 'varlab-deadline-'));
@@ -41,6 +43,27 @@ test('a script cut by its limit is named, with the part it said it was doing, no
   const script = { sections: [], text: "echo '@doing looking'\necho '@doing ending the run of its runner, found gone'\nsleep 30\n", sudo: false };
   await assert.rejects(runScript(openLocalSession(), script, 'reading the detached run journal', 1_000), (e: Error) => {
     assert.equal(e.message, 'reading the detached run journal on local did not finish within 1 s: it was ending the run of its runner, found gone');
+    return true;
+  });
+});
+
+test('a timeout is known by its type, not its words: the exec layer flags it, and a reworded message still names the script', async () => {
+  const local = openLocalSession();
+  await assert.rejects(local.exec('sleep 30', { timeoutMs: 500 }), (e: unknown) => e instanceof CommandTimedOut && e.limitMs === 500 && e.code === 'connection');
+  // The exec layer's words changed: runScript still knows the timeout, and says it in its own words.
+  const reworded: TargetSession = {
+    ...local,
+    exec: (command, o) =>
+      local.exec(command, o).catch((e: unknown) => {
+        if (e instanceof CommandTimedOut) e.message = 'cut at its limit';
+        throw e;
+      }),
+  };
+  const script = { sections: [], text: "echo '@doing stopping mysqld'\nsleep 30\n", sudo: false };
+  await assert.rejects(runScript(reworded, script, 'stopping mysqld', 1_000), (e: unknown) => {
+    assert.ok(e instanceof CommandTimedOut, 'still a timeout, for whoever called runScript');
+    assert.equal(e.limitMs, 1_000);
+    assert.equal(e.message, 'stopping mysqld on local did not finish within 1 s: it was stopping mysqld');
     return true;
   });
 });

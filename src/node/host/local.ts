@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { ApiError } from '../../common/api.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { processStart } from '../process.js';
+import { CommandTimedOut } from './command-timeout.js';
 import { holdServerFirst, localArgv } from './server-first.js';
 import type { ExecResult, TargetSession } from './types.js';
 
@@ -52,7 +53,7 @@ export function openLocalSession(): TargetSession {
               } catch {
                 /* already gone */
               }
-              reject(new ApiError('connection', `a local command did not finish within ${Math.round(o.timeoutMs! / 1000)} s`));
+              reject(new CommandTimedOut('a local command', o.timeoutMs!));
             }, o.timeoutMs)
           : null;
         child.stdout.on('data', (d: Buffer) => {

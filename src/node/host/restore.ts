@@ -7,6 +7,7 @@
 // is refused; and only files of known tunables are written back, never a path taken on trust.
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
+import { CommandTimedOut } from './command-timeout.js';
 import { DEFAULT_STALE_AFTER_S, LOCK_NAME } from './lock.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { OWNED_SAFE, recordDir, restoreAllScript, RUNNER_ALIVE, type HostPaths, type Script } from './script.js';
@@ -49,9 +50,8 @@ export async function runScript(session: TargetSession, s: Script, what: string,
     out = out.slice(nl + 1);
   };
   const r = await session.exec(asRoot(s.text, s.sudo), { timeoutMs, onStdout }).catch((e: unknown) => {
-    const limit = e instanceof ApiError && /did not finish within (\d+) s/.exec(e.message);
-    if (!limit) throw e;
-    throw new ApiError(e.code, `${what} on ${session.target} did not finish within ${limit[1]} s${doing ? `: it was ${doing}` : ''}`);
+    if (!(e instanceof CommandTimedOut)) throw e;
+    throw new CommandTimedOut(`${what} on ${session.target}`, e.limitMs, doing ? `: it was ${doing}` : '');
   });
   if (r.code !== 0) {
     if (s.sudo && sudoWantsPassword(r.stderr)) throw sudoRefused(session.target, what);

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, ClientChannel } from 'ssh2';
 import { ApiError } from '../../common/api.js';
+import { CommandTimedOut } from '../host/command-timeout.js';
 import { shellQuote } from '../host/shell.js';
 import type { ExecResult } from '../host/types.js';
 
@@ -86,7 +87,7 @@ export class CommandShell {
         if (o.timeoutMs) {
           p.timer = setTimeout(() => {
             // The command cannot be told apart from the shell any more: close both; the next command opens a new one.
-            reject(new ApiError('connection', `a command on ${this.target} did not finish within ${Math.round(o.timeoutMs! / 1000)} s`));
+            reject(new CommandTimedOut(`a command on ${this.target}`, o.timeoutMs!));
             this.current = null;
             const ch = this.channel;
             this.channel = null;

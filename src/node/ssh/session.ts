@@ -3,6 +3,7 @@
 import type { Duplex } from 'node:stream';
 import type { ClientChannel } from 'ssh2';
 import { ApiError } from '../../common/api.js';
+import { CommandTimedOut } from '../host/command-timeout.js';
 import { ANCHOR_PATTERN, ANCHOR_SCRIPT } from '../host/script.js';
 import { shellQuote } from '../host/shell.js';
 import type { ServerProfile } from '../../common/experiment/types.js';
@@ -46,7 +47,7 @@ export async function openSshSession(target: string, endpoint: SshEndpoint, opts
           const timer = o.timeoutMs
             ? setTimeout(() => {
                 stream.close();
-                reject(new ApiError('connection', `a command on ${target} did not finish within ${Math.round(o.timeoutMs! / 1000)} s`));
+                reject(new CommandTimedOut(`a command on ${target}`, o.timeoutMs!));
               }, o.timeoutMs)
             : null;
           stream.on('data', (d: Buffer) => {
