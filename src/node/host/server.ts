@@ -189,6 +189,12 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
 
   const hostFacts = async () => (host ??= await probeHost(session, paths));
 
+  /**
+   * Who connect() logs in as: the account `as` names, else the profile's with the password known now
+   * (asked for once the server refused the one before, so read it at each login).
+   */
+  const loginOf = (database: string | undefined, as?: { user: string; password: string }): Login => ({ user: as?.user ?? profile.user, password: as ? as.password : (password ?? ''), database });
+
   async function connect(database?: string, as?: { user: string; password: string }): Promise<Connection> {
     const kept = spare;
     spare = null;
@@ -196,13 +202,13 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     if (kept && kept.pid === pid) {
       // Already this login (the verify step logged in as the measuring account): a fresh session still,
       // since the verify only read global values; no switch, no round trip.
-      const { user, password: pw, database: db } = kept.login;
-      if (user === (as?.user ?? profile.user) && pw === (as ? as.password : (password ?? '')) && db === database) {
+      const want = loginOf(database, as);
+      if (kept.login.user === want.user && kept.login.password === want.password && kept.login.database === want.database) {
         handed = kept.probe !== undefined ? { conn: kept.conn, probe: kept.probe } : null;
         return kept.conn;
       }
       try {
-        await kept.conn.changeUser({ user: as?.user ?? profile.user, password: as ? as.password : (password ?? ''), database });
+        await kept.conn.changeUser(want);
         return kept.conn;
       } catch {
         kept.conn.destroy(); // an account the switch cannot log in as: a login of its own says why
@@ -211,7 +217,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     for (let attempt = 0; ; attempt++) {
       const stream = await session.connectStream(profile);
       try {
-        return await mysql.createConnection({ stream, user: as?.user ?? profile.user, password: as ? as.password : (password ?? ''), database, connectTimeout: 10000 });
+        return await mysql.createConnection({ stream, ...loginOf(database, as), connectTimeout: 10000 });
       } catch (e) {
         const err = e as Error & { code?: string };
         stream.destroy();
@@ -295,7 +301,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     if (as) {
       try {
         conn = await connect(as.database, as);
-        login = { user: as.user, password: as.password, database: as.database };
+        login = loginOf(as.database, as);
         measuring = true;
       } catch {
         conn = undefined;
@@ -303,7 +309,7 @@ export function createServerControl(session: TargetSession, profile: ServerProfi
     }
     if (!conn || !login) {
       conn = await connectReady();
-      login = { user: profile.user, password: password ?? '', database: undefined };
+      login = loginOf(undefined);
     }
     try {
       // Read as the measuring login, the timer's probe comes with the variables.
