@@ -440,7 +440,7 @@ lock_take() {
 }
 lock_release() {
   [ -n "$REFRESH" ] || read -r REFRESH < "$DIR/refresh.pid" 2>/dev/null
-  [ -n "$REFRESH" ] && tr '\0' '\n' < "/proc/$REFRESH/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh" && kill "$REFRESH" 2>/dev/null
+  of_run "$REFRESH" "$DIR" && kill "$REFRESH" 2>/dev/null
   printf '%s\n' "$LOCKS" | while IFS= read -r L; do grep -qF ${q(`"runId":"${input.runId}"`)} "$L/owner" 2>/dev/null && rm -rf "$L"; done; true
 }`
     : String.raw`lock_take() { true; }
@@ -539,7 +539,7 @@ wind_up() {
   lock_release
 }
 # The processes of runner.sh that a gone runner (pid $1) left in its session.
-runner_left() { for p in $(in_session "$1"); do tr '\0' '\n' 2>/dev/null < "/proc/$p/cmdline" | grep -qxF "$DIR/runner.sh" && echo "$p"; done; }
+runner_left() { for p in $(in_session "$1"); do of_run "$p" "$DIR" && echo "$p"; done; }
 # What a script of the end said when it failed, with the step that failed: its @fail's words and what
 # it wrote to stderr, not the host's counters.
 failure() { awk '/^@fail / { sub(/^@fail [^ ]* /, ""); print; next } /^@/ { next } NF' "$1"; }
@@ -561,7 +561,7 @@ gone() {
   runner_alive "$DIR" "$pid" && { rm -rf "$DIR/gone"; return 0; }
   printf '%s %s\n' $$ "$(proc_start $$)" > "$DIR/gone/pid.new" && mv "$DIR/gone/pid.new" "$DIR/gone/pid"
   read -r sp < "$DIR/step.pid" 2>/dev/null
-  [ -n "$sp" ] && tr '\0' '\n' < "/proc/$sp/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh" && kill -KILL "-$sp" 2>/dev/null
+  of_run "$sp" "$DIR" && kill -KILL "-$sp" 2>/dev/null
   last=$(($(stat -c %Y "$J") * 1000)); k=$(grep '^D ' "$J" | tail -n 1 | cut -d' ' -f3); [ -n "$k" ] || k=0
   grep -q '^E ' "$J" || jr "E $(ms) failed gone $pid $last $k"
   # A restart the runner was making goes on without it, in a subshell of runner.sh in its session (it
@@ -570,7 +570,7 @@ gone() {
   # stopped once started: a mariadbd sent SIGTERM in the middle of its start-up may never end. The
   # runner's lock refresher, the other such subshell, is stopped first.
   read -r rf < "$DIR/refresh.pid" 2>/dev/null
-  [ -n "$rf" ] && tr '\0' '\n' < "/proc/$rf/cmdline" 2>/dev/null | grep -qxF "$DIR/runner.sh" && kill "$rf" 2>/dev/null
+  of_run "$rf" "$DIR" && kill "$rf" 2>/dev/null
   deadline $((2 * ${STOP_LIMIT_S}))
   while [ -n "$(runner_left "$pid")" ]; do
     past && { for p in $(runner_left "$pid"); do kill -KILL "$p" 2>/dev/null; done; break; }

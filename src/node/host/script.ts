@@ -199,9 +199,12 @@ export const REAP_WAIT_S = 15;
 export const GONE_MODE = '# gone: in a process of its own';
 
 /**
- * `runner_alive DIR PID`: that pid is the detached runner of the run in DIR: its command line names
- * DIR/runner.sh, and when the runner wrote its start (DIR/started: start time and boot id), it is
- * that very process.
+ * `of_run PID DIR`: PID is a process of the run in DIR (its runner, a step of it, its lock refresher):
+ * its command line names DIR/runner.sh. A pid read from a file may be another process's by now, and
+ * is signalled only when this says it is the run's.
+ *
+ * `runner_alive DIR PID`: that pid is the detached runner of the run in DIR: of_run, and when the
+ * runner wrote its start (DIR/started: start time and boot id), it is that very process.
  *
  * `winding DIR`: the runner of DIR was found gone and its end is being made now (REAP) by the process
  * DIR/gone/pid names (pid, start time, boot id; written whole), or by one just started that has not
@@ -209,7 +212,8 @@ export const GONE_MODE = '# gone: in a process of its own';
  * when DIR/gone/pid names a process that is no more and the journal has no H: the next REAP makes it again.
  */
 export const RUNNER_ALIVE = String.raw`${PROC_IS}
-runner_alive() { [ -n "$2" ] && tr '\0' '\n' < "/proc/$2/cmdline" 2>/dev/null | grep -qxF "$1/runner.sh" || return 1; [ -f "$1/started" ] || return 0; read -r ra_s ra_b < "$1/started"; proc_is "$2" "$ra_s" "$ra_b"; }
+of_run() { [ -n "$1" ] && tr '\0' '\n' < "/proc/$1/cmdline" 2>/dev/null | grep -qxF "$2/runner.sh"; }
+runner_alive() { of_run "$2" "$1" || return 1; [ -f "$1/started" ] || return 0; read -r ra_s ra_b < "$1/started"; proc_is "$2" "$ra_s" "$ra_b"; }
 winding() {
   if [ -f "$1/gone/pid" ]; then read -r wd_p wd_s wd_b < "$1/gone/pid"; proc_is "$wd_p" "$wd_s" "$wd_b"; return; fi
   [ -d "$1/gone" ] && [ $(($(date +%s) - $(stat -c %Y "$1/gone" 2>/dev/null || echo 0))) -lt ${GONE_SAYS_PID_S} ]
