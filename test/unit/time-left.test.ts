@@ -13,7 +13,7 @@ import type { Design, ExperimentDoc, RestartResult } from '../../src/common/expe
 import type { HostFingerprint } from '../../src/common/host.js';
 import type { RunEvent } from '../../src/common/events.js';
 import { buildPlan, estimatePlan, perRestartMs } from '../../src/common/plan.js';
-import { learnedCosts, learnedEstimate, measuredCosts, timeLeftMs, type Costs } from '../../src/common/stats/planner.js';
+import { learnedCosts, learnedEstimate, measuredCosts, onceSeconds, timeLeftMs, type Costs } from '../../src/common/stats/planner.js';
 import { recordsOfRestart, type JournalRecord } from '../../src/common/records.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { Follower } from '../../src/node/detach/follower.js';
@@ -85,6 +85,46 @@ test('the time left holds what the run costs once, as the estimate before Run do
   assert.equal(live.remainingNow(30_000), 51_500, 'a slow restart: held at what the 5 after it take, and the end');
   live.apply([{ type: 'progress', at: 40_000, done: 10, planned: 10, remainingMs: 1_500, endMs: 1_500 }]);
   assert.equal(live.remainingNow(40_500), 1_000, 'after the last restart, the end counts down');
+});
+
+test("a data directory's set-up is counted once per build in a run when the setup script runs again; with a skip table, a rerun skips it and it is not", () => {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  const design: Design = {
+    ...doc.design,
+    factors: [{ tunable: 'build', levels: ['A', 'B'] }],
+    excludedCells: [],
+    restartsPerCell: 3,
+    idleSeconds: 0,
+    workload: { ...doc.design.workload, queries: doc.design.workload.queries.slice(0, 1), repetitions: 3, warmup: 1, setupSql: 'CREATE TABLE t (a INT)' },
+  };
+  delete design.workload.setupSkipIfTable;
+  const plan = buildPlan(design);
+  const query = plan[0].queries[0];
+  // Restarts of 5 s; the first of each build set up its data directory: 12 s more (the script, a second start).
+  const firstOfBuild = new Set(plan.filter((p) => p.restartOfCell === 1).map((p) => p.seq));
+  let at = 0;
+  const restarts: RestartResult[] = plan.map((p) => {
+    const wall = firstOfBuild.has(p.seq) ? 17_000 : 5_000;
+    const r: RestartResult = { seq: p.seq, cell: p.cell, status: 'ok', startedAt: at, finishedAt: at + wall, checks: [], queries: [{ query, unit: 'ms', source: 'performance_schema', values: [100, 100, 100] }], steps: { measure: 300, ...(firstOfBuild.has(p.seq) ? { setup: 11_000 } : {}) } };
+    at += wall;
+    return r;
+  });
+  const measured: ExperimentDoc = { ...doc, design, results: { startedAt: 0, finishedAt: at, restarts } };
+  const costs = measuredCosts(measured);
+  assert.equal(costs.restartSeconds, 5 - 0.3, 'the median restart leaves the set-ups out');
+  assert.equal(costs.setupSeconds, 12);
+  // 6 restarts of 5 s, and two data directories set up at 12 s each: the time the run took.
+  assert.equal(Math.round(learnedEstimate(measured).estimate.seconds * 1000), at);
+  assert.equal(at, 6 * 5_000 + 2 * 12_000);
+  // The time left before the first restart says the same (engine/run.ts adds onceSeconds as the estimate does).
+  const per = perRestartMs([], learnedCosts(measured).design);
+  assert.equal(timeLeftMs(6, per, { ...costs, runSeconds: onceSeconds(design, costs) }, false).remainingMs, at);
+  // With a skip table, a rerun on that host finds it and skips the script: the set-up is not counted.
+  const skipping: ExperimentDoc = { ...measured, design: { ...design, workload: { ...design.workload, setupSkipIfTable: 't' } } };
+  assert.equal(Math.round(learnedEstimate(skipping).estimate.seconds * 1000), 6 * 5_000);
+  // Without the build factor, one data directory (the design's 3 restarts of its one cell).
+  const one: ExperimentDoc = { ...measured, design: { ...design, factors: [] } };
+  assert.equal(Math.round(learnedEstimate(one).estimate.seconds * 1000), 3 * 5_000 + 12_000);
 });
 
 /**

@@ -1,7 +1,7 @@
 // Planning: how many restarts a given effect needs, how many repetitions per restart are worth their
 // cost, and what the planned design will cost in time. The unit of evidence is the restart.
 import type { Design, ExperimentDoc } from '../experiment/types.js';
-import { designHosts, estimatePlan, expandCells, formatDuration, hostDesign, type PlanEstimate } from '../plan.js';
+import { designHosts, estimatePlan, expandCells, factorKey, formatDuration, hostDesign, type PlanEstimate } from '../plan.js';
 import { COV_REDUCERS, PLAN_LIMITS, outOfReachText } from './evidence.js';
 import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
 import { groupReasons, roundPairs } from './analysis.js';
@@ -37,6 +37,11 @@ export interface Costs {
    * time left still holds once its restarts have begun (timeLeftMs). 0 until a run measured it.
    */
   runEndSeconds: number;
+  /**
+   * Seconds a data directory's set-up adds to its first restart in a run, beyond an ordinary restart:
+   * the setup script and the second start it takes (engine/restart.ts). Absent until a run measured it.
+   */
+  setupSeconds?: number;
   /** Whether the journal measured them or the design's estimates stand in. */
   source: 'journal' | 'estimates';
   /** When measured: the start of the run that measured them (epoch ms). */
@@ -98,9 +103,13 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
   }
   if (!(execTotal > 0) || !execCount) return est;
   const known = overheads.filter(Number.isFinite).sort((a, b) => a - b);
+  const restartSeconds = known.length ? known[Math.floor(known.length / 2)] : est.restartSeconds;
+  // The restarts that set up a data directory (a `setup` step): what they took beyond the median, which leaves them out.
+  const setups = restarts.flatMap((r, i) => (r.steps?.setup !== undefined && Number.isFinite(overheads[i]) ? [Math.max(0, overheads[i] - restartSeconds)] : []));
   return {
-    restartSeconds: known.length ? known[Math.floor(known.length / 2)] : est.restartSeconds,
+    restartSeconds,
     executionSeconds: execTotal / execCount,
+    ...(setups.length ? { setupSeconds: setups.reduce((a, b) => a + b, 0) / setups.length } : {}),
     ...runOnce(doc.results!),
     source: 'journal',
     runAt: doc.results?.startedAt ?? Math.min(...restarts.map((r) => r.startedAt)),
@@ -155,7 +164,7 @@ export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, 
   if (typeof restarts === 'object') restarts = Math.max(0, ...Object.values(restarts));
   const costs = measuredCosts(doc);
   const estimate = estimatePlan(designWithCosts(doc.design, costs), restarts);
-  return { estimate: { ...estimate, seconds: estimate.seconds + costs.runSeconds }, costs, basis: costsBasis(costs) };
+  return { estimate: { ...estimate, seconds: estimate.seconds + onceSeconds(doc.design, costs) }, costs, basis: costsBasis(costs) };
 }
 
 /** Restarts to run, by host: what each host of an unfinished several-host run has left. */
@@ -197,7 +206,7 @@ export function hostResults(results: NonNullable<ExperimentDoc['results']>, host
 /** Costs read from a journal (which may come from anyone's machine): measured, every figure finite and not negative. */
 export function sensibleCosts(c: Costs): boolean {
   const n = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
-  return c.source === 'journal' && n(c.restartSeconds) && n(c.executionSeconds) && n(c.runSeconds) && n(c.runEndSeconds) && (c.runAt === undefined || n(c.runAt));
+  return c.source === 'journal' && n(c.restartSeconds) && n(c.executionSeconds) && n(c.runSeconds) && n(c.runEndSeconds) && (c.runAt === undefined || n(c.runAt)) && (c.setupSeconds === undefined || n(c.setupSeconds));
 }
 
 /** The design with measured costs as its estimates (unchanged when the costs are the design's own estimates). */
@@ -223,7 +232,34 @@ export function plannedSeconds(design: Design, restartsPerCell: number, repetiti
     estimates: { restartSeconds: costs.restartSeconds, executionMs: costs.executionSeconds * 1000 },
   };
   const cells = expandCells(design).filter((c) => !c.excluded).length;
-  return estimatePlan(planned, cells * restartsPerCell).seconds + costs.runSeconds;
+  return estimatePlan(planned, cells * restartsPerCell).seconds + onceSeconds(design, costs);
+}
+
+/**
+ * What a run of the design costs once beyond its restarts: the run's own start and end, and each data
+ * directory's set-up (one per server build). Without a skip table the setup script runs again in every
+ * run; with one, a run on the host that ran it finds the table and skips it, so it is not counted (a
+ * fresh host then takes longer than said, by what the Run view's time left shows after its first restart).
+ */
+export function onceSeconds(design: Design, costs: Costs): number {
+  const setups = design.workload.setupSql && !design.workload.setupSkipIfTable ? (costs.setupSeconds ?? 0) * dataDirectories(design) : 0;
+  return costs.runSeconds + setups;
+}
+
+/** The set-up's part of the costs, in words, for the planning table: empty when nothing is counted. */
+function setupText(design: Design, costs: Costs): string {
+  if (!design.workload.setupSql || !costs.setupSeconds) return '';
+  return design.workload.setupSkipIfTable
+    ? `; the setup script's ${costs.setupSeconds.toFixed(1)} s per data directory is not counted (a run finds table ${design.workload.setupSkipIfTable} there and skips it)`
+    : `, ${costs.setupSeconds.toFixed(1)} s per data directory for the setup script (${dataDirectories(design)} in a run)`;
+}
+
+/** The data directories a run of the design sets up: one per server build it runs (one without the build factor). */
+export function dataDirectories(design: Design): number {
+  const f = design.factors.find((x) => x.tunable === 'build');
+  if (!f) return 1;
+  const key = factorKey(f);
+  return new Set(expandCells(design).filter((c) => !c.excluded).map((c) => c.levels[key])).size || 1;
 }
 
 export interface QueryPlan {
@@ -451,7 +487,7 @@ export function planningTable(doc: ExperimentDoc, a: AnalysisLike, targetPct: nu
     ],
   }));
   const measured = costs.source === 'journal' ? `Costs measured in the run of ${runDate(costs.runAt)}` : 'Costs from the design’s estimates (no run with durations measured them)';
-  const costsText = `${measured}: a restart ${costs.restartSeconds.toFixed(1)} s beyond its executions and the idle time, an execution ${(costs.executionSeconds * 1000).toPrecision(3)} ms, idle ${design.idleSeconds} s per restart (counted once)${costs.runSeconds > 0 ? `, ${costs.runSeconds.toFixed(1)} s once per run (before its first restart and after its last)` : ''}. Optimal repetitions: ⌈√((restart cost / execution cost) · σ²within / σ²between)⌉ (Kalibera and Jones), the median over queries is suggested.`;
+  const costsText = `${measured}: a restart ${costs.restartSeconds.toFixed(1)} s beyond its executions and the idle time, an execution ${(costs.executionSeconds * 1000).toPrecision(3)} ms, idle ${design.idleSeconds} s per restart (counted once)${costs.runSeconds > 0 ? `, ${costs.runSeconds.toFixed(1)} s once per run (before its first restart and after its last)` : ''}${setupText(design, costs)}. Optimal repetitions: ⌈√((restart cost / execution cost) · σ²within / σ²between)⌉ (Kalibera and Jones), the median over queries is suggested.`;
   const cells = expandCells(design).filter((c) => !c.excluded).length;
   const suggestion =
     plan.restartsPerCell === null
