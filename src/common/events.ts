@@ -65,7 +65,7 @@ type RunEventOfOneHost =
   | FromRecord<'stopped-answered', 'stopped-answered'>
   /** Stop when answered: a look of the rule (running intervals against the boundary). */
   | FromRecord<'look', 'look'>
-  /** Where execution times come from on this server; `note` when they are client round trips. */
+  /** Where execution times come from on this server; `why` (or, journaled before it was kept, `note`) when it is not the exact timer. */
   | FromRecord<'timer', 'timer'>
   /** The data step's outcome (DBT-3 loaded, resumed or recognised). */
   | FromRecord<'data', 'data'>

@@ -10,6 +10,7 @@ import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
 import { restartsOfCell } from './restart-of-cell.js';
 import type { Costs } from './stats/planner.js';
+import { timerNoteParts, timerNoteText } from './timer-note.js';
 import type { Look, SequentialComparison } from './stats/sequential.js';
 
 export const JOURNAL_FORMAT = 'varlab-journal';
@@ -33,7 +34,17 @@ export type JournalRecord =
       grows?: { part: number };
     }
   | { t: 'host'; at: number; host: HostFingerprint }
-  | { t: 'timer'; at: number; source: TimingSource; note?: string; /** A timer other than performance_schema's, against the client's time. */ vsClient?: TimerVsClient }
+  | {
+      t: 'timer';
+      at: number;
+      source: TimingSource;
+      /** Why the exact timer is not the one (common/timer-note.ts says the note from it); absent for the exact timer. */
+      why?: string;
+      /** A timer other than performance_schema's, against the client's time. */
+      vsClient?: TimerVsClient;
+      /** The note in words, all that a journal written before `why` was kept holds. */
+      note?: string;
+    }
   | { t: 'restart-started'; at: number; seq: number; cell: string }
   | { t: 'checks'; at: number; seq: number; checks: TunableCheck[]; pid?: number; readyMs?: number; /** The server profile's own options, read back like the factors. */ options?: TunableCheck[] }
   | { t: 'preload'; at: number; seq: number; tables: number; indexes: number; rows: number; ms: number }
@@ -202,7 +213,7 @@ export function recordsOfRestart(r: RestartResult | (Omit<RestartResult, 'status
 export interface JournalState {
   header: RecordOf<'header'> | null;
   host?: HostFingerprint;
-  timer?: { source: TimingSource; note?: string; vsClient?: TimerVsClient };
+  timer?: { source: TimingSource; why?: string; vsClient?: TimerVsClient; note?: string };
   /** Finished restarts in the order they finished; each planned seq at most once. */
   restarts: RestartResult[];
   /** Restarts thrown away, including ones interrupted before this read (not yet recorded as discarded). */
@@ -260,7 +271,7 @@ export class JournalFold {
         state.host = r.host;
         break;
       case 'timer':
-        state.timer = { source: r.source, note: r.note, ...(r.vsClient ? { vsClient: r.vsClient } : {}) };
+        state.timer = { source: r.source, ...(r.why !== undefined ? { why: r.why } : {}), ...(r.vsClient ? { vsClient: r.vsClient } : {}), ...(r.note ? { note: r.note } : {}) };
         break;
       case 'restart-started':
         if (this.finished.has(r.seq)) break;
@@ -475,12 +486,25 @@ export function resultsFromJournal(state: JournalState, interruptedReason = 'int
     ...(state.host ? { host: state.host } : {}),
     ...(state.startedAt !== undefined ? { startedAt: state.startedAt } : {}),
     ...(state.finishedAt !== undefined && state.lastState ? { finishedAt: state.finishedAt } : {}),
-    ...(state.timer?.note ? { timerNote: state.timer.note } : {}),
-    ...(state.timer?.vsClient ? { timerVsClient: state.timer.vsClient } : {}),
+    ...timerResults(state.timer),
     ...(discarded.length ? { discarded } : {}),
     ...(state.stopped ? { stopped: [state.stopped] } : {}),
     ...(state.log.length ? { log: keptLog(state.log) } : {}),
     restarts: state.restarts.filter((r) => !pastSeqs.has(r.seq)).sort((a, b) => a.seq - b.seq),
+  };
+}
+
+/**
+ * The run's timer as the file keeps it: found (`timers`), in words for people (`timerNote`), and
+ * against the client's time (`timerVsClient`). A journal from before `why` was kept has the words only.
+ */
+function timerResults(t: JournalState['timer']): Pick<Results, 'timerNote' | 'timerVsClient' | 'timers'> {
+  if (!t) return {};
+  const parts = timerNoteParts(t);
+  const found = t.why !== undefined && parts;
+  return {
+    ...(found ? { timerNote: timerNoteText(parts), timers: [{ source: t.source, why: t.why!, ...(t.vsClient ? { vsClient: t.vsClient } : {}) }] } : t.note ? { timerNote: t.note } : {}),
+    ...(t.vsClient ? { timerVsClient: t.vsClient } : {}),
   };
 }
 
@@ -494,7 +518,9 @@ export function severalHostsResults(byHost: { host: string; results: Results }[]
   const all = byHost.map((h) => h.results);
   const started = all.map((r) => r.startedAt).filter((t): t is number => t !== undefined);
   const finished = all.map((r) => r.finishedAt);
+  // Each host's note, in words for people; varlab reads each host's from `timers` (common/timer-note.ts).
   const notes = [...new Set(byHost.filter((h) => h.results.timerNote).map((h) => `${h.host}: ${h.results.timerNote}`))];
+  const timers = byHost.flatMap((h) => (h.results.timers ?? []).map((t) => ({ ...t, host: h.host })));
   const discarded = byHost.flatMap((h) => (h.results.discarded ?? []).map((d) => ({ ...d, host: h.host })));
   const stopped = byHost.flatMap((h) => (h.results.stopped ?? []).map((s) => ({ ...s, host: h.host })));
   const log = byHost.flatMap((h) => (h.results.log ?? []).map((l) => ({ ...l, host: h.host })));
@@ -502,6 +528,7 @@ export function severalHostsResults(byHost: { host: string; results: Results }[]
     ...(started.length ? { startedAt: Math.min(...started) } : {}),
     ...(finished.length && finished.every((t) => t !== undefined) ? { finishedAt: Math.max(...(finished as number[])) } : {}),
     ...(notes.length ? { timerNote: notes.join('; ') } : {}),
+    ...(timers.length ? { timers } : {}),
     ...(discarded.length ? { discarded } : {}),
     ...(stopped.length ? { stopped } : {}),
     ...(log.length ? { log } : {}),

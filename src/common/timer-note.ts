@@ -1,13 +1,44 @@
-// The timer note's parts (issue 22, Deliver 2): the note is one text wherever it is kept (the file's
-// results.timerNote, the CSV, the report, the run's log), built by node/workloads/queries.ts as
-//   what the timer is and why; how to turn on the exact timer; how it compared with the client's time
-// The Run view shows each part on its own line, the options one under another; these starts tell them apart.
+// The timer note (issue 22, Deliver 2): which statement timer measured a run's queries when it is not
+// performance_schema's exact one, and why; how to turn the exact one on; how it compared with the
+// client's time. Its parts travel as they were found (the journal's timer record, the file's
+// results.timers: source, why, vsClient; the exact timer's options are EXACT_TIMER_OPTIONS), and are
+// put into words here only: the Run view shows the parts one under another, and the report, the run's
+// log and the file's timerNote say them in one line (timerNoteText). Nothing is split back out of that
+// line, except in a file or journal written before the parts were kept (partsOfOldNote, at the end).
+import type { Results, TimerVsClient, TimingSource } from './experiment/types.js';
 
-/** How the help to turn on performance_schema's exact timer begins (queries.ts EXACT_TIMER_HELP). */
-export const EXACT_TIMER_HELP_START = "for performance_schema's exact timer";
-/** How the comparison with the client's time begins (queries.ts vsClientText). */
-export const VS_CLIENT_START = "compared with the client's round trip";
+/**
+ * performance_schema's statement timer, exact to the picosecond (MariaDB starts with it off): the
+ * query loop reads its figures from events_statements_history_long, which needs the statements'
+ * current and history consumers. A sandbox starts with these; each is read back at every start.
+ */
+export const EXACT_TIMER_OPTIONS = [
+  '--performance-schema=ON',
+  '--performance-schema-consumer-events-statements-current=ON',
+  '--performance-schema-consumer-events-statements-history=ON',
+  '--performance-schema-consumer-events-statements-history-long=ON',
+];
 
+/**
+ * The statement a detached runner holds query profiling against its client with (runner.ts vs_client):
+ * the mysql client on the target times nothing, so the client's time is taken by the server's clock,
+ * from one execution's start to the next's (its round trip and the client's turn between the two).
+ */
+export const VS_CYCLE_QUERY = 'SELECT UNIX_TIMESTAMP(NOW(6))';
+
+/**
+ * What a run found of its timer: the timer record's fields (less its time), and a host's entry of the
+ * file's results.timers. `why` is why the exact timer is not the one; `note` is the whole note in words,
+ * all that a journal or file written before the parts were kept holds.
+ */
+export interface TimerFound {
+  source?: TimingSource;
+  why?: string;
+  vsClient?: TimerVsClient;
+  note?: string;
+}
+
+/** A note in its parts, in words. */
 export interface TimerNoteParts {
   /** Which timer, and why not the exact one. */
   what: string;
@@ -20,8 +51,73 @@ export interface TimerNoteParts {
   vsClient?: string;
 }
 
-/** A timer note in its parts; a note of another shape is all `what`. */
-export function timerNoteParts(note: string): TimerNoteParts {
+const HELP_BEFORE = "for performance_schema's exact timer (TIMER_WAIT, in picoseconds), start mysqld with";
+const HELP_AFTER = "add them to the server profile's options; a varlab sandbox has them";
+
+/** How to turn the exact timer on, for a server without it. */
+export const EXACT_TIMER_HELP: NonNullable<TimerNoteParts['help']> = {
+  text: `${HELP_BEFORE} ${EXACT_TIMER_OPTIONS.join(' ')} (${HELP_AFTER})`,
+  options: EXACT_TIMER_OPTIONS,
+  before: HELP_BEFORE,
+  after: HELP_AFTER,
+};
+
+/** How a timer compared with the client's round trip, in words. */
+export function vsClientText(v: TimerVsClient): string {
+  const how = v.query === VS_CYCLE_QUERY ? ", the client's time taken by the server's clock from one execution's start to the next's" : '';
+  return `compared with the client's round trip at the start of the run (${v.n} executions of ${v.query}${how}): the client's time is ${v.offsetMs.toFixed(3)} ms longer (median), spread ${v.spreadMs.toFixed(3)} ms (standard deviation)`;
+}
+
+/** Which timer, in words, for the two timers that are not the exact one. */
+function whatOf(source: TimingSource | undefined, why: string): string | null {
+  if (source === 'profiling') return `times from query profiling (SHOW PROFILES), not the exact timer: ${why}`;
+  if (source === 'client') return `no server-side statement timer on this server (${why}, query profiling unavailable): times are client round trips and include the network`;
+  return null;
+}
+
+/** The note of a timer as the run found it, in its parts; null for the exact timer (or nothing found). */
+export function timerNoteParts(t: TimerFound): TimerNoteParts | null {
+  if (t.why === undefined) return t.note ? partsOfOldNote(t.note) : null;
+  const what = whatOf(t.source, t.why);
+  if (!what) return null;
+  return { what, help: EXACT_TIMER_HELP, ...(t.vsClient ? { vsClient: vsClientText(t.vsClient) } : {}) };
+}
+
+/** The note in one line: the run's warning, the report's "Timer" line, the file's timerNote. */
+export function timerNoteText(p: TimerNoteParts): string {
+  return [p.what, p.help?.text, p.vsClient].filter((s) => s !== undefined).join('; ');
+}
+
+/**
+ * What the file says of one host's timer ('' in results from one host; `hosts` as plan.ts resultHosts
+ * gives them): its entry of results.timers, else what a file from before them holds, its note's text
+ * (of that host, in a run on several hosts) and, from one host, its timerVsClient. Undefined when
+ * nothing is said: the exact timer.
+ */
+export function timerFoundOf(results: Results | undefined, host: string, hosts: readonly string[]): TimerFound | undefined {
+  const found = results?.timers?.find((t) => (t.host ?? '') === host);
+  if (found) {
+    const { host: _host, ...t } = found;
+    return t;
+  }
+  const note = hosts.length ? oldHostNote(results?.timerNote, host, hosts) : results?.timerNote;
+  return note ? { note, ...(!hosts.length && results?.timerVsClient ? { vsClient: results.timerVsClient } : {}) } : undefined;
+}
+
+/** One host's note in the file's words, as the report says it ('' in results from one host). */
+export function timerNoteOf(results: Results | undefined, host: string, hosts: readonly string[]): TimerNoteParts | null {
+  const t = timerFoundOf(results, host, hosts);
+  return t ? timerNoteParts(t) : null;
+}
+
+// Files and journals from before results.timers and the record's `why` kept the note only as its
+// text: there, and only there, it is split back into its parts, by the words each part began with.
+
+const EXACT_TIMER_HELP_START = "for performance_schema's exact timer";
+const VS_CLIENT_START = "compared with the client's round trip";
+
+/** An old note in its parts; a note of another shape is all `what`. */
+export function partsOfOldNote(note: string): TimerNoteParts {
   const cut = (text: string, start: string) => {
     const i = text.indexOf(`; ${start}`);
     return i < 0 ? [text, undefined] : [text.slice(0, i), text.slice(i + 2)];
@@ -30,12 +126,12 @@ export function timerNoteParts(note: string): TimerNoteParts {
   const [what, help] = cut(rest!, EXACT_TIMER_HELP_START);
   return {
     what: what!,
-    ...(help ? { help: helpParts(help) } : {}),
+    ...(help ? { help: oldHelpParts(help) } : {}),
     ...(vsClient ? { vsClient } : {}),
   };
 }
 
-function helpParts(text: string): NonNullable<TimerNoteParts['help']> {
+function oldHelpParts(text: string): NonNullable<TimerNoteParts['help']> {
   const options = text.split(/\s+/).filter((w) => /^--[a-z0-9-]+(=\S+)?$/.test(w));
   if (!options.length) return { text, options, before: text, after: '' };
   const last = options[options.length - 1];
@@ -45,4 +141,22 @@ function helpParts(text: string): NonNullable<TimerNoteParts['help']> {
     before: text.slice(0, text.indexOf(options[0])).trim(),
     after: text.slice(text.indexOf(last) + last.length).trim().replace(/^\((.*)\)$/, '$1'),
   };
+}
+
+/**
+ * One host's note out of an old several-host file's timerNote, which joined each host's as
+ * `HOST: NOTE` with "; ": it runs from its host's name to the next host's (a note holds "; " itself).
+ */
+function oldHostNote(joined: string | undefined, host: string, hosts: readonly string[]): string | undefined {
+  if (!joined) return undefined;
+  const startOf = (h: string) => {
+    if (joined.startsWith(`${h}: `)) return 0;
+    const i = joined.indexOf(`; ${h}: `);
+    return i < 0 ? -1 : i + 2;
+  };
+  const starts = hosts.map((h) => ({ h, at: startOf(h) })).filter((s) => s.at >= 0);
+  const mine = starts.find((s) => s.h === host);
+  if (!mine) return undefined;
+  const next = Math.min(...starts.filter((s) => s.at > mine.at).map((s) => s.at - 2), joined.length);
+  return joined.slice(mine.at + host.length + 2, next);
 }

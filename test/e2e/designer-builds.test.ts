@@ -12,7 +12,7 @@ import type { HostProfile } from '../../src/common/api.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { buildPlan } from '../../src/common/plan.js';
 import { appForTests, openFile, openQuickstart, pageProblems } from './support.js';
-import { EXACT_TIMER_OPTIONS, profilingNote, vsClientText } from '../../src/node/workloads/queries.js';
+import { EXACT_TIMER_OPTIONS, timerNoteParts, timerNoteText } from '../../src/common/timer-note.js';
 
 const env = appForTests();
 const SHA = '0123456789abcdef'.repeat(4);
@@ -149,12 +149,13 @@ test('the Run view shows the running build: its executable, digest and version, 
 
 // The same finished file, measured by query profiling (a server without the exact timer): its Run view
 // says which timer and why, how it compared with the client's time, and, folded, the server options
-// that turn the exact timer on, one to a line (common/timer-note.ts timerNoteParts, RunView TimerNote).
+// that turn the exact timer on, one to a line (common/timer-note.ts, RunView TimerNote). The file is
+// one from before results.timers, its note in words only: those it splits back into their parts.
 test("a finished file measured by query profiling: the Run view's timer note in its parts, the exact timer's options folded", async () => {
   const doc = finishedBuildRun();
   for (const r of doc.results!.restarts) for (const q of r.queries) q.source = 'profiling';
-  const vs = vsClientText({ source: 'profiling', query: 'SELECT 1', n: 30, offsetMs: 0.071, spreadMs: 0.04, at: 1 });
-  doc.results!.timerNote = `${profilingNote('performance_schema is off')}; ${vs}`;
+  const vsClient = { source: 'profiling' as const, query: 'SELECT 1', n: 30, offsetMs: 0.071, spreadMs: 0.04, at: 1 };
+  doc.results!.timerNote = timerNoteText(timerNoteParts({ source: 'profiling', why: 'performance_schema is off', vsClient })!);
   const file = join(env.app.dir, 'profiled.varlab.json');
   writeFileSync(file, JSON.stringify(doc, null, 2));
   const page = await env.open();

@@ -1,13 +1,15 @@
 // The Run view of a finished file (its results saved, no run going on): a design run on several hosts
 // shows each host's restarts, chosen by host (Analysis has them all; before, the Run view showed only
-// the first host's), and what was verified on the live server at the last restart stays shown.
+// the first host's), and what was verified on the live server at the last restart stays shown; each
+// host's timer note is its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPlan, hostDesign } from '../../src/common/plan.js';
-import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
+import type { ExperimentDoc, RestartResult, TimerVsClient } from '../../src/common/experiment/types.js';
 import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
+import { JournalFold, resultsFromJournal, severalHostsResults } from '../../src/common/records.js';
 import { appForTests, openFile, pageProblems, waitInPage } from './support.js';
 
 const ctx = appForTests();
@@ -82,3 +84,57 @@ test("a finished file run on two hosts: the Run view shows each host's restarts,
   for (const t of titles) assert.ok(t.left >= 0 && t.right >= 0, `"${t.text}" fits its plot: ${JSON.stringify(t)}`);
   assert.deepEqual(pageProblems(page), []);
 });
+
+test("a finished file measured by query profiling on two hosts: each host's timer note in its parts, its own", async () => {
+  const doc = twoHosts();
+  for (const r of doc.results!.restarts) for (const q of r.queries) q.source = 'profiling';
+  // Each host's results as its run writes them: its timer record folded from its journal, then the hosts' together.
+  const found: Record<string, { why: string; vsClient: TimerVsClient }> = {
+    [A]: { why: 'performance_schema is off', vsClient: { source: 'profiling' as const, query: 'SELECT 1', n: 30, offsetMs: 0.071, spreadMs: 0.04, at: 1 } },
+    [B]: { why: 'performance_schema cannot be read (Access denied; check the grants)', vsClient: { source: 'profiling' as const, query: 'SELECT 1', n: 30, offsetMs: 0.25, spreadMs: 0.012, at: 2 } },
+  };
+  doc.results = {
+    ...doc.results!,
+    ...severalHostsResults(
+      [A, B].map((host) => {
+        const fold = new JournalFold();
+        fold.apply({ t: 'timer', at: 1, source: 'profiling', ...found[host] });
+        return { host, results: { ...resultsFromJournal(fold.state()), restarts: doc.results!.restarts.filter((r) => r.host === host).map(({ host: _h, ...r }) => r) } };
+      }),
+    ),
+  };
+  // And the same file as earlier versions wrote it: each host's note in words only, joined (`HOST: NOTE; HOST: NOTE`).
+  const { timers: _t, ...old } = doc.results;
+  for (const [name, results] of [['two-hosts-profiled', doc.results], ['two-hosts-profiled-old', old]] as const) {
+    const file = join(ctx.app.dir, `${name}.varlab.json`);
+    writeFileSync(file, JSON.stringify({ ...doc, results }, null, 2));
+    await timerNotesShown(file);
+  }
+});
+
+/** The Run view of a finished two-host file says db1's timer note, then db2's, each its own (twoHosts' hosts). */
+async function timerNotesShown(file: string): Promise<void> {
+  const page = await ctx.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 8 of 8 restarts' }).waitFor();
+  const note = page.getByTestId('run-timer-note');
+  const said = async () => ({ what: (await note.locator('div').first().innerText()).trim(), vs: (await page.getByTestId('run-timer-vs-client').innerText()).trim() });
+  const comparison = (ms: string) => `Compared with the client's round trip at the start of the run (30 executions of SELECT 1): the client's time is ${ms} ms longer (median)`;
+  await note.waitFor();
+  const a = await said();
+  assert.equal(a.what, '⚠ Times from query profiling (SHOW PROFILES), not the exact timer: performance_schema is off.');
+  assert.ok(a.vs.startsWith(comparison('0.071')), a.vs);
+  assert.ok(!a.vs.includes(B), `db1's comparison is its own: ${a.vs}`);
+  await page.locator(`[data-testid=run-host][data-host="${B}"]`).click();
+  await note.filter({ hasText: 'Access denied' }).waitFor();
+  const b = await said();
+  assert.equal(b.what, '⚠ Times from query profiling (SHOW PROFILES), not the exact timer: performance_schema cannot be read (Access denied; check the grants).');
+  assert.ok(b.vs.startsWith(comparison('0.250')), b.vs);
+  assert.ok(!b.what.includes(A) && !b.vs.includes(A), `db2's note is its own: ${JSON.stringify(b)}`);
+  // The exact timer's options, folded, one to a line.
+  await note.locator('summary', { hasText: 'How to measure with the exact timer' }).click();
+  assert.equal((await note.locator('pre').innerText()).split('\n').length, 4);
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+}

@@ -15,7 +15,7 @@ import { hostDir } from '../../src/node/host/restore.js';
 import type { HostPaths } from '../../src/node/host/script.js';
 import { launchDetached, pullTargetJournal, signalCancel, cleanupTargetRun } from '../../src/node/detach/target.js';
 import { alive, exited, startRunEnv, type RunEnv } from './run-env.js';
-import { EXACT_TIMER_OPTIONS, VS_CYCLE_QUERY, vsClientText } from '../../src/node/workloads/queries.js';
+import { EXACT_TIMER_OPTIONS, timerNoteParts, timerNoteText, VS_CYCLE_QUERY, vsClientText } from '../../src/common/timer-note.js';
 import { profileOptions } from '../../src/common/profile.js';
 
 let env: RunEnv;
@@ -137,14 +137,15 @@ for (const [timer, args] of [
     assert.equal(s.restarts.filter((r) => r.steps?.setup !== undefined).length, 1, 'the setup in the first restart only');
     assert.equal(s.timer?.source, timer);
     // Which timer and why, as an attached run says it: profiling names what the exact timer lacks on this server.
-    if (timer === 'profiling') assert.match(s.timer?.note ?? '', /^times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off; for performance_schema's exact timer .*--performance-schema=ON/);
-    else assert.equal(s.timer?.note, undefined);
+    const note = s.timer ? timerNoteParts(s.timer) : null;
+    if (timer === 'profiling') assert.match(note ? timerNoteText(note) : '', /^times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off; for performance_schema's exact timer .*--performance-schema=ON/);
+    else assert.equal(note, null);
     // Query profiling held against the client's time on the target, as an attached run holds it: in the
     // timer record (the file's timerVsClient) and said in its note.
     const vs = s.timer?.vsClient;
     if (timer === 'profiling') {
       assert.ok(vs && vs.source === 'profiling' && vs.query === VS_CYCLE_QUERY && vs.n === 30 && vs.offsetMs > 0 && vs.offsetMs < 1000 && vs.spreadMs >= 0, JSON.stringify(vs));
-      assert.ok(s.timer?.note?.endsWith(`; ${vsClientText(vs)}`), s.timer?.note);
+      assert.equal(note?.vsClient, vsClientText(vs));
     } else assert.equal(vs, undefined);
     assert.deepEqual(new Set(s.restarts.map((r) => r.seq)), new Set([1, 2, 3, 4]));
     // The target put THP back itself and stopped mysqld; no record is left.

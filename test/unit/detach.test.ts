@@ -17,7 +17,10 @@ import { restartProcedure } from '../../src/common/restart.js';
 import { DEFAULT_HOST_PATHS, restartScript } from '../../src/node/host/script.js';
 import { compileRunner, DETACHED_BATCH, runDir, VS_CLIENT_AWK } from '../../src/node/detach/runner.js';
 import { importLines, parseVariables, type ImportContext } from '../../src/node/detach/import.js';
-import { profilingNote, VS_CYCLE_QUERY } from '../../src/node/workloads/queries.js';
+import { timerNoteParts, timerNoteText, VS_CYCLE_QUERY } from '../../src/common/timer-note.js';
+
+/** A query profiling note in words, as the run's warning says it. */
+const profilingNote = (why: string) => timerNoteText(timerNoteParts({ source: 'profiling', why })!);
 import { launchInput, launchScript, parseLaunch, parseRead, readScript } from '../../src/node/detach/supervisor.js';
 
 const profile: ServerProfile = {
@@ -294,15 +297,16 @@ test('import: the runner lines become the records an attached run writes, whatev
   assert.equal(bad.status, plan[1].levels.ahi === 'off' ? 'verify-failed' : 'ok');
   if (bad.status === 'verify-failed') assert.deepEqual(bad.queries, []);
   assert.equal(got.records.filter((r) => r.t === 'execution' && r.warmup).length, 1);
-  // Which timer and why, once: in the file's timer note and as a warning in the run's log.
-  const note = s.timer?.note ?? '';
+  // Which timer and why, once: in the timer record (the file's timer note is said from it) and as a warning in the run's log.
+  assert.equal(s.timer?.why, "performance_schema's consumers events_statements_current, events_statements_history_long are off");
+  const note = profilingNote(s.timer!.why!);
   assert.match(note, /^times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema's consumers events_statements_current, events_statements_history_long are off; for performance_schema's exact timer/);
   assert.deepEqual(got.logs.map((l) => l.message), ['the runner started on ssh://db (pid 4242)', 'setup script ran (20 statements, 5.3 s)', note]);
   assert.equal(got.logs[2].level, 'warn');
   // The runner's other words: performance_schema off, none off; a word it could not have written reads as none off.
   for (const [word, why] of [['off', 'performance_schema is off'], ['-', "performance_schema does not time this connection's statements"], ['x;rm', "performance_schema does not time this connection's statements"]]) {
     const t = importLines(`T 1 profiling ${word}\n`, ctx(d, new JournalFold())).records.find((r) => r.t === 'timer');
-    assert.equal(t?.t === 'timer' && t.note, profilingNote(why), word);
+    assert.equal(t?.t === 'timer' && t.why, why, word);
   }
 });
 
@@ -327,11 +331,12 @@ test('import: query profiling against the client\'s time, as the runner measured
   const t = importLines('T 5 profiling off 30 0.071 0.012\n', ctx(d, new JournalFold())).records.find((r) => r.t === 'timer');
   assert.ok(t?.t === 'timer');
   assert.deepEqual(t.vsClient, { source: 'profiling', query: VS_CYCLE_QUERY, n: 30, offsetMs: 0.071, spreadMs: 0.012, at: 5 });
-  assert.equal(t.note, `${profilingNote('performance_schema is off')}; compared with the client's round trip at the start of the run (30 executions of ${VS_CYCLE_QUERY}, the client's time taken by the server's clock from one execution's start to the next's): the client's time is 0.071 ms longer (median), spread 0.012 ms (standard deviation)`);
+  assert.equal(t.why, 'performance_schema is off');
+  assert.equal(timerNoteText(timerNoteParts(t)!), `${profilingNote('performance_schema is off')}; compared with the client's round trip at the start of the run (30 executions of ${VS_CYCLE_QUERY}, the client's time taken by the server's clock from one execution's start to the next's): the client's time is 0.071 ms longer (median), spread 0.012 ms (standard deviation)`);
   // A runner that measured nothing (or said something else) gives the note alone.
   for (const line of ['T 5 profiling off\n', 'T 5 profiling off \n', 'T 5 profiling off 2 0.1 0.1\n', 'T 5 profiling off 30 x 0.1\n']) {
     const u = importLines(line, ctx(d, new JournalFold())).records.find((r) => r.t === 'timer');
-    assert.deepEqual(u?.t === 'timer' && [u.vsClient, u.note], [undefined, profilingNote('performance_schema is off')], line);
+    assert.deepEqual(u?.t === 'timer' && [u.vsClient, u.why, u.note], [undefined, 'performance_schema is off', undefined], line);
   }
 });
 

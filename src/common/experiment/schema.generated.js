@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -2506,11 +2506,270 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":2000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
+const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
 const schema28 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema29 = {"type":"number","minimum":0,"maximum":1000000000000000};
-const schema36 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
-const schema44 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
+const schema45 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
+const schema37 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
+const schema36 = {"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}};
+
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.source === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.query === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.n === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "n"},message:"must have required property '"+"n"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.offsetMs === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "offsetMs"},message:"must have required property '"+"offsetMs"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.spreadMs === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "spreadMs"},message:"must have required property '"+"spreadMs"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.at === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.source !== undefined){
+let data0 = data.source;
+if(!(((((data0 === "performance_schema") || (data0 === "profiling")) || (data0 === "client")) || (data0 === "sysbench")) || (data0 === "regex"))){
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema36.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.query !== undefined){
+let data1 = data.query;
+if(typeof data1 === "string"){
+if(func2(data1) > 200){
+const err7 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.n !== undefined){
+let data2 = data.n;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err9 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(typeof data2 == "number"){
+if(data2 > 1000000 || isNaN(data2)){
+const err10 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err11 = {instancePath:instancePath+"/n",schemaPath:"#/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+if(data.offsetMs !== undefined){
+let data3 = data.offsetMs;
+if(typeof data3 == "number"){
+if(data3 > 1000000000000000 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/offsetMs",schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data3 < -1000000000000000 || isNaN(data3)){
+const err13 = {instancePath:instancePath+"/offsetMs",schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/offsetMs",schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.spreadMs !== undefined){
+let data4 = data.spreadMs;
+if(typeof data4 == "number"){
+if(data4 > 1000000000000000 || isNaN(data4)){
+const err15 = {instancePath:instancePath+"/spreadMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data4 < 0 || isNaN(data4)){
+const err16 = {instancePath:instancePath+"/spreadMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/spreadMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.at !== undefined){
+let data5 = data.at;
+if(typeof data5 == "number"){
+if(data5 > 100000000000000 || isNaN(data5)){
+const err18 = {instancePath:instancePath+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data5 < 0 || isNaN(data5)){
+const err19 = {instancePath:instancePath+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+validate18.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2855,8 +3114,8 @@ errors++;
 if(data.timerNote !== undefined){
 let data11 = data.timerNote;
 if(typeof data11 === "string"){
-if(func2(data11) > 2000){
-const err28 = {instancePath:instancePath+"/timerNote",schemaPath:"#/properties/timerNote/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(func2(data11) > 20000){
+const err28 = {instancePath:instancePath+"/timerNote",schemaPath:"#/properties/timerNote/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2878,10 +3137,16 @@ errors++;
 }
 }
 if(data.timerVsClient !== undefined){
-let data12 = data.timerVsClient;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.source === undefined){
-const err30 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(!(validate18(data.timerVsClient, {instancePath:instancePath+"/timerVsClient",parentData:data,parentDataProperty:"timerVsClient",rootData}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+errors = vErrors.length;
+}
+}
+if(data.timers !== undefined){
+let data13 = data.timers;
+if(Array.isArray(data13)){
+if(data13.length > 1000){
+const err30 = {instancePath:instancePath+"/timers",schemaPath:"#/properties/timers/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2890,8 +3155,12 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data12.query === undefined){
-const err31 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+const len1 = data13.length;
+for(let i1=0; i1<len1; i1++){
+let data14 = data13[i1];
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.source === undefined){
+const err31 = {instancePath:instancePath+"/timers/" + i1,schemaPath:"#/properties/timers/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2900,8 +3169,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(data12.n === undefined){
-const err32 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "n"},message:"must have required property '"+"n"+"'"};
+if(data14.why === undefined){
+const err32 = {instancePath:instancePath+"/timers/" + i1,schemaPath:"#/properties/timers/items/required",keyword:"required",params:{missingProperty: "why"},message:"must have required property '"+"why"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2910,8 +3179,11 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(data12.offsetMs === undefined){
-const err33 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "offsetMs"},message:"must have required property '"+"offsetMs"+"'"};
+if(data14.host !== undefined){
+let data15 = data14.host;
+if(typeof data15 === "string"){
+if(func2(data15) > 500){
+const err33 = {instancePath:instancePath+"/timers/" + i1+"/host",schemaPath:"#/properties/timers/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2920,8 +3192,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data12.spreadMs === undefined){
-const err34 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "spreadMs"},message:"must have required property '"+"spreadMs"+"'"};
+}
+else {
+const err34 = {instancePath:instancePath+"/timers/" + i1+"/host",schemaPath:"#/properties/timers/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2930,8 +3203,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(data12.at === undefined){
-const err35 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+}
+if(data14.source !== undefined){
+let data16 = data14.source;
+if(!(((((data16 === "performance_schema") || (data16 === "profiling")) || (data16 === "client")) || (data16 === "sysbench")) || (data16 === "regex"))){
+const err35 = {instancePath:instancePath+"/timers/" + i1+"/source",schemaPath:"#/properties/timers/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.timers.items.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2940,10 +3216,12 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(data12.source !== undefined){
-let data13 = data12.source;
-if(!(((((data13 === "performance_schema") || (data13 === "profiling")) || (data13 === "client")) || (data13 === "sysbench")) || (data13 === "regex"))){
-const err36 = {instancePath:instancePath+"/timerVsClient/source",schemaPath:"#/properties/timerVsClient/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.timerVsClient.properties.source.enum},message:"must be equal to one of the allowed values"};
+}
+if(data14.why !== undefined){
+let data17 = data14.why;
+if(typeof data17 === "string"){
+if(func2(data17) > 2000){
+const err36 = {instancePath:instancePath+"/timers/" + i1+"/why",schemaPath:"#/properties/timers/items/properties/why/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2953,11 +3231,8 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data12.query !== undefined){
-let data14 = data12.query;
-if(typeof data14 === "string"){
-if(func2(data14) > 200){
-const err37 = {instancePath:instancePath+"/timerVsClient/query",schemaPath:"#/properties/timerVsClient/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+else {
+const err37 = {instancePath:instancePath+"/timers/" + i1+"/why",schemaPath:"#/properties/timers/items/properties/why/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2967,8 +3242,15 @@ vErrors.push(err37);
 errors++;
 }
 }
+if(data14.vsClient !== undefined){
+if(!(validate18(data14.vsClient, {instancePath:instancePath+"/timers/" + i1+"/vsClient",parentData:data14,parentDataProperty:"vsClient",rootData}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+errors = vErrors.length;
+}
+}
+}
 else {
-const err38 = {instancePath:instancePath+"/timerVsClient/query",schemaPath:"#/properties/timerVsClient/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/timers/" + i1,schemaPath:"#/properties/timers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2978,10 +3260,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data12.n !== undefined){
-let data15 = data12.n;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err39 = {instancePath:instancePath+"/timerVsClient/n",schemaPath:"#/properties/timerVsClient/properties/n/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err39 = {instancePath:instancePath+"/timers",schemaPath:"#/properties/timers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -2990,9 +3271,16 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(typeof data15 == "number"){
-if(data15 > 1000000 || isNaN(data15)){
-const err40 = {instancePath:instancePath+"/timerVsClient/n",schemaPath:"#/properties/timerVsClient/properties/n/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+}
+if(data.discarded !== undefined){
+let data19 = data.discarded;
+if(Array.isArray(data19)){
+const len2 = data19.length;
+for(let i2=0; i2<len2; i2++){
+let data20 = data19[i2];
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+if(data20.seq === undefined){
+const err40 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3001,8 +3289,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(data15 < 1 || isNaN(data15)){
-const err41 = {instancePath:instancePath+"/timerVsClient/n",schemaPath:"#/properties/timerVsClient/properties/n/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data20.cell === undefined){
+const err41 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3011,13 +3299,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-}
-if(data12.offsetMs !== undefined){
-let data16 = data12.offsetMs;
-if(typeof data16 == "number"){
-if(data16 > 1000000000000000 || isNaN(data16)){
-const err42 = {instancePath:instancePath+"/timerVsClient/offsetMs",schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data20.reason === undefined){
+const err42 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3026,8 +3309,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(data16 < -1000000000000000 || isNaN(data16)){
-const err43 = {instancePath:instancePath+"/timerVsClient/offsetMs",schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+if(data20.at === undefined){
+const err43 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3036,9 +3319,10 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/timerVsClient/offsetMs",schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data20.seq !== undefined){
+let data21 = data20.seq;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+const err44 = {instancePath:instancePath+"/discarded/" + i2+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3047,12 +3331,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-if(data12.spreadMs !== undefined){
-let data17 = data12.spreadMs;
-if(typeof data17 == "number"){
-if(data17 > 1000000000000000 || isNaN(data17)){
-const err45 = {instancePath:instancePath+"/timerVsClient/spreadMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(typeof data21 == "number"){
+if(data21 > 1000000000 || isNaN(data21)){
+const err45 = {instancePath:instancePath+"/discarded/" + i2+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3061,8 +3342,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data17 < 0 || isNaN(data17)){
-const err46 = {instancePath:instancePath+"/timerVsClient/spreadMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data21 < 1 || isNaN(data21)){
+const err46 = {instancePath:instancePath+"/discarded/" + i2+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3072,8 +3353,12 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/timerVsClient/spreadMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data20.cell !== undefined){
+let data22 = data20.cell;
+if(typeof data22 === "string"){
+if(func2(data22) > 2000){
+const err47 = {instancePath:instancePath+"/discarded/" + i2+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3083,11 +3368,8 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data12.at !== undefined){
-let data18 = data12.at;
-if(typeof data18 == "number"){
-if(data18 > 100000000000000 || isNaN(data18)){
-const err48 = {instancePath:instancePath+"/timerVsClient/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+else {
+const err48 = {instancePath:instancePath+"/discarded/" + i2+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3096,8 +3378,12 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(data18 < 0 || isNaN(data18)){
-const err49 = {instancePath:instancePath+"/timerVsClient/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data20.reason !== undefined){
+let data23 = data20.reason;
+if(typeof data23 === "string"){
+if(func2(data23) > 10000){
+const err49 = {instancePath:instancePath+"/discarded/" + i2+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3108,7 +3394,7 @@ errors++;
 }
 }
 else {
-const err50 = {instancePath:instancePath+"/timerVsClient/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err50 = {instancePath:instancePath+"/discarded/" + i2+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3118,9 +3404,11 @@ vErrors.push(err50);
 errors++;
 }
 }
-}
-else {
-const err51 = {instancePath:instancePath+"/timerVsClient",schemaPath:"#/properties/timerVsClient/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data20.at !== undefined){
+let data24 = data20.at;
+if(typeof data24 == "number"){
+if(data24 > 100000000000000 || isNaN(data24)){
+const err51 = {instancePath:instancePath+"/discarded/" + i2+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3129,16 +3417,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-if(data.discarded !== undefined){
-let data19 = data.discarded;
-if(Array.isArray(data19)){
-const len1 = data19.length;
-for(let i1=0; i1<len1; i1++){
-let data20 = data19[i1];
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.seq === undefined){
-const err52 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+if(data24 < 0 || isNaN(data24)){
+const err52 = {instancePath:instancePath+"/discarded/" + i2+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3147,8 +3427,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(data20.cell === undefined){
-const err53 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+}
+else {
+const err53 = {instancePath:instancePath+"/discarded/" + i2+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3157,8 +3438,12 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(data20.reason === undefined){
-const err54 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+}
+if(data20.host !== undefined){
+let data25 = data20.host;
+if(typeof data25 === "string"){
+if(func2(data25) > 500){
+const err54 = {instancePath:instancePath+"/discarded/" + i2+"/host",schemaPath:"#/properties/discarded/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3167,8 +3452,9 @@ vErrors.push(err54);
 }
 errors++;
 }
-if(data20.at === undefined){
-const err55 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+}
+else {
+const err55 = {instancePath:instancePath+"/discarded/" + i2+"/host",schemaPath:"#/properties/discarded/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3177,10 +3463,10 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(data20.seq !== undefined){
-let data21 = data20.seq;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-const err56 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3189,9 +3475,10 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(typeof data21 == "number"){
-if(data21 > 1000000000 || isNaN(data21)){
-const err57 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/discarded",schemaPath:"#/properties/discarded/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3200,8 +3487,12 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data21 < 1 || isNaN(data21)){
-const err58 = {instancePath:instancePath+"/discarded/" + i1+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.stopped !== undefined){
+let data26 = data.stopped;
+if(Array.isArray(data26)){
+if(data26.length > 100){
+const err58 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3210,13 +3501,12 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-}
-if(data20.cell !== undefined){
-let data22 = data20.cell;
-if(typeof data22 === "string"){
-if(func2(data22) > 2000){
-const err59 = {instancePath:instancePath+"/discarded/" + i1+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+const len3 = data26.length;
+for(let i3=0; i3<len3; i3++){
+let data27 = data26[i3];
+if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
+if(data27.round === undefined){
+const err59 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "round"},message:"must have required property '"+"round"+"'"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3225,9 +3515,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-else {
-const err60 = {instancePath:instancePath+"/discarded/" + i1+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.because === undefined){
+const err60 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "because"},message:"must have required property '"+"because"+"'"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3236,12 +3525,8 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-if(data20.reason !== undefined){
-let data23 = data20.reason;
-if(typeof data23 === "string"){
-if(func2(data23) > 10000){
-const err61 = {instancePath:instancePath+"/discarded/" + i1+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data27.at === undefined){
+const err61 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3250,9 +3535,10 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-else {
-const err62 = {instancePath:instancePath+"/discarded/" + i1+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.round !== undefined){
+let data28 = data27.round;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+const err62 = {instancePath:instancePath+"/stopped/" + i3+"/round",schemaPath:"#/properties/stopped/items/properties/round/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3261,12 +3547,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-if(data20.at !== undefined){
-let data24 = data20.at;
-if(typeof data24 == "number"){
-if(data24 > 100000000000000 || isNaN(data24)){
-const err63 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(typeof data28 == "number"){
+if(data28 > 1000000000 || isNaN(data28)){
+const err63 = {instancePath:instancePath+"/stopped/" + i3+"/round",schemaPath:"#/properties/stopped/items/properties/round/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3275,8 +3558,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data24 < 0 || isNaN(data24)){
-const err64 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data28 < 1 || isNaN(data28)){
+const err64 = {instancePath:instancePath+"/stopped/" + i3+"/round",schemaPath:"#/properties/stopped/items/properties/round/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3286,8 +3569,12 @@ vErrors.push(err64);
 errors++;
 }
 }
-else {
-const err65 = {instancePath:instancePath+"/discarded/" + i1+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data27.because !== undefined){
+let data29 = data27.because;
+if(typeof data29 === "string"){
+if(func2(data29) > 10000){
+const err65 = {instancePath:instancePath+"/stopped/" + i3+"/because",schemaPath:"#/properties/stopped/items/properties/because/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3297,11 +3584,8 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data20.host !== undefined){
-let data25 = data20.host;
-if(typeof data25 === "string"){
-if(func2(data25) > 500){
-const err66 = {instancePath:instancePath+"/discarded/" + i1+"/host",schemaPath:"#/properties/discarded/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err66 = {instancePath:instancePath+"/stopped/" + i3+"/because",schemaPath:"#/properties/stopped/items/properties/because/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3311,8 +3595,11 @@ vErrors.push(err66);
 errors++;
 }
 }
-else {
-const err67 = {instancePath:instancePath+"/discarded/" + i1+"/host",schemaPath:"#/properties/discarded/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data27.at !== undefined){
+let data30 = data27.at;
+if(typeof data30 == "number"){
+if(data30 > 100000000000000 || isNaN(data30)){
+const err67 = {instancePath:instancePath+"/stopped/" + i3+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3321,10 +3608,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-}
-else {
-const err68 = {instancePath:instancePath+"/discarded/" + i1,schemaPath:"#/properties/discarded/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data30 < 0 || isNaN(data30)){
+const err68 = {instancePath:instancePath+"/stopped/" + i3+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3334,9 +3619,8 @@ vErrors.push(err68);
 errors++;
 }
 }
-}
 else {
-const err69 = {instancePath:instancePath+"/discarded",schemaPath:"#/properties/discarded/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err69 = {instancePath:instancePath+"/stopped/" + i3+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -3346,11 +3630,11 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(data.stopped !== undefined){
-let data26 = data.stopped;
-if(Array.isArray(data26)){
-if(data26.length > 100){
-const err70 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if(data27.host !== undefined){
+let data31 = data27.host;
+if(typeof data31 === "string"){
+if(func2(data31) > 500){
+const err70 = {instancePath:instancePath+"/stopped/" + i3+"/host",schemaPath:"#/properties/stopped/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -3359,12 +3643,9 @@ vErrors.push(err70);
 }
 errors++;
 }
-const len2 = data26.length;
-for(let i2=0; i2<len2; i2++){
-let data27 = data26[i2];
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-if(data27.round === undefined){
-const err71 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "round"},message:"must have required property '"+"round"+"'"};
+}
+else {
+const err71 = {instancePath:instancePath+"/stopped/" + i3+"/host",schemaPath:"#/properties/stopped/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -3373,8 +3654,10 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(data27.because === undefined){
-const err72 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "because"},message:"must have required property '"+"because"+"'"};
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -3383,8 +3666,10 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(data27.at === undefined){
-const err73 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -3393,10 +3678,12 @@ vErrors.push(err73);
 }
 errors++;
 }
-if(data27.round !== undefined){
-let data28 = data27.round;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-const err74 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.log !== undefined){
+let data32 = data.log;
+if(Array.isArray(data32)){
+if(data32.length > 100000){
+const err74 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -3405,9 +3692,12 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(typeof data28 == "number"){
-if(data28 > 1000000000 || isNaN(data28)){
-const err75 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+const len4 = data32.length;
+for(let i4=0; i4<len4; i4++){
+let data33 = data32[i4];
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data33.at === undefined){
+const err75 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -3416,8 +3706,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-if(data28 < 1 || isNaN(data28)){
-const err76 = {instancePath:instancePath+"/stopped/" + i2+"/round",schemaPath:"#/properties/stopped/items/properties/round/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data33.level === undefined){
+const err76 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -3426,13 +3716,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-}
-}
-if(data27.because !== undefined){
-let data29 = data27.because;
-if(typeof data29 === "string"){
-if(func2(data29) > 10000){
-const err77 = {instancePath:instancePath+"/stopped/" + i2+"/because",schemaPath:"#/properties/stopped/items/properties/because/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data33.message === undefined){
+const err77 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3441,9 +3726,11 @@ vErrors.push(err77);
 }
 errors++;
 }
-}
-else {
-const err78 = {instancePath:instancePath+"/stopped/" + i2+"/because",schemaPath:"#/properties/stopped/items/properties/because/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data33.at !== undefined){
+let data34 = data33.at;
+if(typeof data34 == "number"){
+if(data34 > 100000000000000 || isNaN(data34)){
+const err78 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3452,12 +3739,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-if(data27.at !== undefined){
-let data30 = data27.at;
-if(typeof data30 == "number"){
-if(data30 > 100000000000000 || isNaN(data30)){
-const err79 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data34 < 0 || isNaN(data34)){
+const err79 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3466,8 +3749,9 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data30 < 0 || isNaN(data30)){
-const err80 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err80 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -3477,8 +3761,10 @@ vErrors.push(err80);
 errors++;
 }
 }
-else {
-const err81 = {instancePath:instancePath+"/stopped/" + i2+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data33.level !== undefined){
+let data35 = data33.level;
+if(!(((data35 === "info") || (data35 === "warn")) || (data35 === "error"))){
+const err81 = {instancePath:instancePath+"/log/" + i4+"/level",schemaPath:"#/properties/log/items/properties/level/enum",keyword:"enum",params:{allowedValues: schema27.properties.log.items.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -3488,11 +3774,11 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data27.host !== undefined){
-let data31 = data27.host;
-if(typeof data31 === "string"){
-if(func2(data31) > 500){
-const err82 = {instancePath:instancePath+"/stopped/" + i2+"/host",schemaPath:"#/properties/stopped/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data33.message !== undefined){
+let data36 = data33.message;
+if(typeof data36 === "string"){
+if(func2(data36) > 20000){
+const err82 = {instancePath:instancePath+"/log/" + i4+"/message",schemaPath:"#/properties/log/items/properties/message/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -3503,7 +3789,7 @@ errors++;
 }
 }
 else {
-const err83 = {instancePath:instancePath+"/stopped/" + i2+"/host",schemaPath:"#/properties/stopped/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err83 = {instancePath:instancePath+"/log/" + i4+"/message",schemaPath:"#/properties/log/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -3513,9 +3799,11 @@ vErrors.push(err83);
 errors++;
 }
 }
-}
-else {
-const err84 = {instancePath:instancePath+"/stopped/" + i2,schemaPath:"#/properties/stopped/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33.host !== undefined){
+let data37 = data33.host;
+if(typeof data37 === "string"){
+if(func2(data37) > 500){
+const err84 = {instancePath:instancePath+"/log/" + i4+"/host",schemaPath:"#/properties/log/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -3525,9 +3813,8 @@ vErrors.push(err84);
 errors++;
 }
 }
-}
 else {
-const err85 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err85 = {instancePath:instancePath+"/log/" + i4+"/host",schemaPath:"#/properties/log/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -3537,11 +3824,9 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data.log !== undefined){
-let data32 = data.log;
-if(Array.isArray(data32)){
-if(data32.length > 100000){
-const err86 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"};
+}
+else {
+const err86 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3550,12 +3835,10 @@ vErrors.push(err86);
 }
 errors++;
 }
-const len3 = data32.length;
-for(let i3=0; i3<len3; i3++){
-let data33 = data32[i3];
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if(data33.at === undefined){
-const err87 = {instancePath:instancePath+"/log/" + i3,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+}
+}
+else {
+const err87 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -3564,8 +3847,16 @@ vErrors.push(err87);
 }
 errors++;
 }
-if(data33.level === undefined){
-const err88 = {instancePath:instancePath+"/log/" + i3,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+if(data.restarts !== undefined){
+let data38 = data.restarts;
+if(Array.isArray(data38)){
+const len5 = data38.length;
+for(let i5=0; i5<len5; i5++){
+let data39 = data38[i5];
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+if(data39.seq === undefined){
+const err88 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -3574,8 +3865,8 @@ vErrors.push(err88);
 }
 errors++;
 }
-if(data33.message === undefined){
-const err89 = {instancePath:instancePath+"/log/" + i3,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(data39.cell === undefined){
+const err89 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -3584,11 +3875,8 @@ vErrors.push(err89);
 }
 errors++;
 }
-if(data33.at !== undefined){
-let data34 = data33.at;
-if(typeof data34 == "number"){
-if(data34 > 100000000000000 || isNaN(data34)){
-const err90 = {instancePath:instancePath+"/log/" + i3+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data39.status === undefined){
+const err90 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -3597,8 +3885,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-if(data34 < 0 || isNaN(data34)){
-const err91 = {instancePath:instancePath+"/log/" + i3+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data39.startedAt === undefined){
+const err91 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -3607,9 +3895,8 @@ vErrors.push(err91);
 }
 errors++;
 }
-}
-else {
-const err92 = {instancePath:instancePath+"/log/" + i3+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data39.finishedAt === undefined){
+const err92 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -3618,11 +3905,8 @@ vErrors.push(err92);
 }
 errors++;
 }
-}
-if(data33.level !== undefined){
-let data35 = data33.level;
-if(!(((data35 === "info") || (data35 === "warn")) || (data35 === "error"))){
-const err93 = {instancePath:instancePath+"/log/" + i3+"/level",schemaPath:"#/properties/log/items/properties/level/enum",keyword:"enum",params:{allowedValues: schema27.properties.log.items.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(data39.checks === undefined){
+const err93 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -3631,12 +3915,8 @@ vErrors.push(err93);
 }
 errors++;
 }
-}
-if(data33.message !== undefined){
-let data36 = data33.message;
-if(typeof data36 === "string"){
-if(func2(data36) > 20000){
-const err94 = {instancePath:instancePath+"/log/" + i3+"/message",schemaPath:"#/properties/log/items/properties/message/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
+if(data39.queries === undefined){
+const err94 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -3645,9 +3925,10 @@ vErrors.push(err94);
 }
 errors++;
 }
-}
-else {
-const err95 = {instancePath:instancePath+"/log/" + i3+"/message",schemaPath:"#/properties/log/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.seq !== undefined){
+let data40 = data39.seq;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+const err95 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -3656,12 +3937,9 @@ vErrors.push(err95);
 }
 errors++;
 }
-}
-if(data33.host !== undefined){
-let data37 = data33.host;
-if(typeof data37 === "string"){
-if(func2(data37) > 500){
-const err96 = {instancePath:instancePath+"/log/" + i3+"/host",schemaPath:"#/properties/log/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(typeof data40 == "number"){
+if(data40 > 1000000000 || isNaN(data40)){
+const err96 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -3670,9 +3948,8 @@ vErrors.push(err96);
 }
 errors++;
 }
-}
-else {
-const err97 = {instancePath:instancePath+"/log/" + i3+"/host",schemaPath:"#/properties/log/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40 < 1 || isNaN(data40)){
+const err97 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -3683,8 +3960,11 @@ errors++;
 }
 }
 }
-else {
-const err98 = {instancePath:instancePath+"/log/" + i3,schemaPath:"#/properties/log/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data39.cell !== undefined){
+let data41 = data39.cell;
+if(typeof data41 === "string"){
+if(func2(data41) > 2000){
+const err98 = {instancePath:instancePath+"/restarts/" + i5+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -3694,9 +3974,8 @@ vErrors.push(err98);
 errors++;
 }
 }
-}
 else {
-const err99 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err99 = {instancePath:instancePath+"/restarts/" + i5+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -3706,15 +3985,11 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data.restarts !== undefined){
-let data38 = data.restarts;
-if(Array.isArray(data38)){
-const len4 = data38.length;
-for(let i4=0; i4<len4; i4++){
-let data39 = data38[i4];
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-if(data39.seq === undefined){
-const err100 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+if(data39.host !== undefined){
+let data42 = data39.host;
+if(typeof data42 === "string"){
+if(func2(data42) > 500){
+const err100 = {instancePath:instancePath+"/restarts/" + i5+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -3723,8 +3998,9 @@ vErrors.push(err100);
 }
 errors++;
 }
-if(data39.cell === undefined){
-const err101 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+}
+else {
+const err101 = {instancePath:instancePath+"/restarts/" + i5+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -3733,8 +4009,11 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data39.status === undefined){
-const err102 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+if(data39.part !== undefined){
+let data43 = data39.part;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+const err102 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -3743,8 +4022,9 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(data39.startedAt === undefined){
-const err103 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
+if(typeof data43 == "number"){
+if(data43 > 1000 || isNaN(data43)){
+const err103 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -3753,8 +4033,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(data39.finishedAt === undefined){
-const err104 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
+if(data43 < 2 || isNaN(data43)){
+const err104 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -3763,8 +4043,12 @@ vErrors.push(err104);
 }
 errors++;
 }
-if(data39.checks === undefined){
-const err105 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
+}
+}
+if(data39.status !== undefined){
+let data44 = data39.status;
+if(!(((data44 === "ok") || (data44 === "verify-failed")) || (data44 === "failed"))){
+const err105 = {instancePath:instancePath+"/restarts/" + i5+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -3773,8 +4057,12 @@ vErrors.push(err105);
 }
 errors++;
 }
-if(data39.queries === undefined){
-const err106 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+}
+if(data39.reason !== undefined){
+let data45 = data39.reason;
+if(typeof data45 === "string"){
+if(func2(data45) > 10000){
+const err106 = {instancePath:instancePath+"/restarts/" + i5+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -3783,10 +4071,9 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(data39.seq !== undefined){
-let data40 = data39.seq;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-const err107 = {instancePath:instancePath+"/restarts/" + i4+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err107 = {instancePath:instancePath+"/restarts/" + i5+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -3795,9 +4082,12 @@ vErrors.push(err107);
 }
 errors++;
 }
-if(typeof data40 == "number"){
-if(data40 > 1000000000 || isNaN(data40)){
-const err108 = {instancePath:instancePath+"/restarts/" + i4+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+}
+if(data39.startedAt !== undefined){
+let data46 = data39.startedAt;
+if(typeof data46 == "number"){
+if(data46 > 100000000000000 || isNaN(data46)){
+const err108 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -3806,8 +4096,8 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(data40 < 1 || isNaN(data40)){
-const err109 = {instancePath:instancePath+"/restarts/" + i4+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data46 < 0 || isNaN(data46)){
+const err109 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -3817,12 +4107,8 @@ vErrors.push(err109);
 errors++;
 }
 }
-}
-if(data39.cell !== undefined){
-let data41 = data39.cell;
-if(typeof data41 === "string"){
-if(func2(data41) > 2000){
-const err110 = {instancePath:instancePath+"/restarts/" + i4+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+else {
+const err110 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -3832,8 +4118,11 @@ vErrors.push(err110);
 errors++;
 }
 }
-else {
-const err111 = {instancePath:instancePath+"/restarts/" + i4+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.finishedAt !== undefined){
+let data47 = data39.finishedAt;
+if(typeof data47 == "number"){
+if(data47 > 100000000000000 || isNaN(data47)){
+const err111 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -3842,12 +4131,8 @@ vErrors.push(err111);
 }
 errors++;
 }
-}
-if(data39.host !== undefined){
-let data42 = data39.host;
-if(typeof data42 === "string"){
-if(func2(data42) > 500){
-const err112 = {instancePath:instancePath+"/restarts/" + i4+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data47 < 0 || isNaN(data47)){
+const err112 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -3858,7 +4143,7 @@ errors++;
 }
 }
 else {
-const err113 = {instancePath:instancePath+"/restarts/" + i4+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err113 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -3868,10 +4153,15 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(data39.part !== undefined){
-let data43 = data39.part;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-const err114 = {instancePath:instancePath+"/restarts/" + i4+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data39.checks !== undefined){
+let data48 = data39.checks;
+if(Array.isArray(data48)){
+const len6 = data48.length;
+for(let i6=0; i6<len6; i6++){
+let data49 = data48[i6];
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.tunable === undefined){
+const err114 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -3880,9 +4170,8 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(typeof data43 == "number"){
-if(data43 > 1000 || isNaN(data43)){
-const err115 = {instancePath:instancePath+"/restarts/" + i4+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(data49.level === undefined){
+const err115 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -3891,8 +4180,8 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(data43 < 2 || isNaN(data43)){
-const err116 = {instancePath:instancePath+"/restarts/" + i4+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
+if(data49.ok === undefined){
+const err116 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -3901,12 +4190,8 @@ vErrors.push(err116);
 }
 errors++;
 }
-}
-}
-if(data39.status !== undefined){
-let data44 = data39.status;
-if(!(((data44 === "ok") || (data44 === "verify-failed")) || (data44 === "failed"))){
-const err117 = {instancePath:instancePath+"/restarts/" + i4+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(data49.observed === undefined){
+const err117 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -3915,12 +4200,11 @@ vErrors.push(err117);
 }
 errors++;
 }
-}
-if(data39.reason !== undefined){
-let data45 = data39.reason;
-if(typeof data45 === "string"){
-if(func2(data45) > 10000){
-const err118 = {instancePath:instancePath+"/restarts/" + i4+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data49.tunable !== undefined){
+let data50 = data49.tunable;
+if(typeof data50 === "string"){
+if(func2(data50) > 200){
+const err118 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -3931,7 +4215,7 @@ errors++;
 }
 }
 else {
-const err119 = {instancePath:instancePath+"/restarts/" + i4+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err119 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -3941,11 +4225,11 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data39.startedAt !== undefined){
-let data46 = data39.startedAt;
-if(typeof data46 == "number"){
-if(data46 > 100000000000000 || isNaN(data46)){
-const err120 = {instancePath:instancePath+"/restarts/" + i4+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data49.level !== undefined){
+let data51 = data49.level;
+if(typeof data51 === "string"){
+if(func2(data51) > 300){
+const err120 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -3954,8 +4238,9 @@ vErrors.push(err120);
 }
 errors++;
 }
-if(data46 < 0 || isNaN(data46)){
-const err121 = {instancePath:instancePath+"/restarts/" + i4+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err121 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -3965,8 +4250,9 @@ vErrors.push(err121);
 errors++;
 }
 }
-else {
-const err122 = {instancePath:instancePath+"/restarts/" + i4+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data49.ok !== undefined){
+if(typeof data49.ok !== "boolean"){
+const err122 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -3976,11 +4262,9 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data39.finishedAt !== undefined){
-let data47 = data39.finishedAt;
-if(typeof data47 == "number"){
-if(data47 > 100000000000000 || isNaN(data47)){
-const err123 = {instancePath:instancePath+"/restarts/" + i4+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data49.verifiable !== undefined){
+if(false !== data49.verifiable){
+const err123 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -3989,8 +4273,12 @@ vErrors.push(err123);
 }
 errors++;
 }
-if(data47 < 0 || isNaN(data47)){
-const err124 = {instancePath:instancePath+"/restarts/" + i4+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data49.observed !== undefined){
+let data54 = data49.observed;
+if(typeof data54 === "string"){
+if(func2(data54) > 10000){
+const err124 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -4001,7 +4289,7 @@ errors++;
 }
 }
 else {
-const err125 = {instancePath:instancePath+"/restarts/" + i4+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err125 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -4011,15 +4299,9 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data39.checks !== undefined){
-let data48 = data39.checks;
-if(Array.isArray(data48)){
-const len5 = data48.length;
-for(let i5=0; i5<len5; i5++){
-let data49 = data48[i5];
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.tunable === undefined){
-const err126 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+}
+else {
+const err126 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -4028,8 +4310,10 @@ vErrors.push(err126);
 }
 errors++;
 }
-if(data49.level === undefined){
-const err127 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+}
+else {
+const err127 = {instancePath:instancePath+"/restarts/" + i5+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -4038,8 +4322,16 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(data49.ok === undefined){
-const err128 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+if(data39.options !== undefined){
+let data55 = data39.options;
+if(Array.isArray(data55)){
+const len7 = data55.length;
+for(let i7=0; i7<len7; i7++){
+let data56 = data55[i7];
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.tunable === undefined){
+const err128 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -4048,8 +4340,8 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(data49.observed === undefined){
-const err129 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+if(data56.level === undefined){
+const err129 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -4058,11 +4350,8 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data49.tunable !== undefined){
-let data50 = data49.tunable;
-if(typeof data50 === "string"){
-if(func2(data50) > 200){
-const err130 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data56.ok === undefined){
+const err130 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -4071,9 +4360,8 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-else {
-const err131 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data56.observed === undefined){
+const err131 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -4082,12 +4370,11 @@ vErrors.push(err131);
 }
 errors++;
 }
-}
-if(data49.level !== undefined){
-let data51 = data49.level;
-if(typeof data51 === "string"){
-if(func2(data51) > 300){
-const err132 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data56.tunable !== undefined){
+let data57 = data56.tunable;
+if(typeof data57 === "string"){
+if(func2(data57) > 200){
+const err132 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -4098,7 +4385,7 @@ errors++;
 }
 }
 else {
-const err133 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err133 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -4108,9 +4395,11 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(data49.ok !== undefined){
-if(typeof data49.ok !== "boolean"){
-const err134 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data56.level !== undefined){
+let data58 = data56.level;
+if(typeof data58 === "string"){
+if(func2(data58) > 300){
+const err134 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -4120,9 +4409,8 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(data49.verifiable !== undefined){
-if(false !== data49.verifiable){
-const err135 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+else {
+const err135 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -4132,11 +4420,9 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data49.observed !== undefined){
-let data54 = data49.observed;
-if(typeof data54 === "string"){
-if(func2(data54) > 10000){
-const err136 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data56.ok !== undefined){
+if(typeof data56.ok !== "boolean"){
+const err136 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -4146,8 +4432,9 @@ vErrors.push(err136);
 errors++;
 }
 }
-else {
-const err137 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data56.verifiable !== undefined){
+if(false !== data56.verifiable){
+const err137 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -4157,9 +4444,11 @@ vErrors.push(err137);
 errors++;
 }
 }
-}
-else {
-const err138 = {instancePath:instancePath+"/restarts/" + i4+"/checks/" + i5,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data56.observed !== undefined){
+let data61 = data56.observed;
+if(typeof data61 === "string"){
+if(func2(data61) > 10000){
+const err138 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -4169,9 +4458,8 @@ vErrors.push(err138);
 errors++;
 }
 }
-}
 else {
-const err139 = {instancePath:instancePath+"/restarts/" + i4+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err139 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -4181,15 +4469,9 @@ vErrors.push(err139);
 errors++;
 }
 }
-if(data39.options !== undefined){
-let data55 = data39.options;
-if(Array.isArray(data55)){
-const len6 = data55.length;
-for(let i6=0; i6<len6; i6++){
-let data56 = data55[i6];
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-if(data56.tunable === undefined){
-const err140 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+}
+else {
+const err140 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -4198,155 +4480,15 @@ vErrors.push(err140);
 }
 errors++;
 }
-if(data56.level === undefined){
-const err141 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+}
+else {
+const err141 = {instancePath:instancePath+"/restarts/" + i5+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err141];
 }
 else {
 vErrors.push(err141);
-}
-errors++;
-}
-if(data56.ok === undefined){
-const err142 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
-if(vErrors === null){
-vErrors = [err142];
-}
-else {
-vErrors.push(err142);
-}
-errors++;
-}
-if(data56.observed === undefined){
-const err143 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
-if(vErrors === null){
-vErrors = [err143];
-}
-else {
-vErrors.push(err143);
-}
-errors++;
-}
-if(data56.tunable !== undefined){
-let data57 = data56.tunable;
-if(typeof data57 === "string"){
-if(func2(data57) > 200){
-const err144 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err144];
-}
-else {
-vErrors.push(err144);
-}
-errors++;
-}
-}
-else {
-const err145 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err145];
-}
-else {
-vErrors.push(err145);
-}
-errors++;
-}
-}
-if(data56.level !== undefined){
-let data58 = data56.level;
-if(typeof data58 === "string"){
-if(func2(data58) > 300){
-const err146 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
-if(vErrors === null){
-vErrors = [err146];
-}
-else {
-vErrors.push(err146);
-}
-errors++;
-}
-}
-else {
-const err147 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err147];
-}
-else {
-vErrors.push(err147);
-}
-errors++;
-}
-}
-if(data56.ok !== undefined){
-if(typeof data56.ok !== "boolean"){
-const err148 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err148];
-}
-else {
-vErrors.push(err148);
-}
-errors++;
-}
-}
-if(data56.verifiable !== undefined){
-if(false !== data56.verifiable){
-const err149 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err149];
-}
-else {
-vErrors.push(err149);
-}
-errors++;
-}
-}
-if(data56.observed !== undefined){
-let data61 = data56.observed;
-if(typeof data61 === "string"){
-if(func2(data61) > 10000){
-const err150 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
-if(vErrors === null){
-vErrors = [err150];
-}
-else {
-vErrors.push(err150);
-}
-errors++;
-}
-}
-else {
-const err151 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err151];
-}
-else {
-vErrors.push(err151);
-}
-errors++;
-}
-}
-}
-else {
-const err152 = {instancePath:instancePath+"/restarts/" + i4+"/options/" + i6,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err152];
-}
-else {
-vErrors.push(err152);
-}
-errors++;
-}
-}
-}
-else {
-const err153 = {instancePath:instancePath+"/restarts/" + i4+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err153];
-}
-else {
-vErrors.push(err153);
 }
 errors++;
 }
@@ -4358,33 +4500,33 @@ if(data62.tables !== undefined){
 let data63 = data62.tables;
 if(typeof data63 == "number"){
 if(data63 > 1000000000000000 || isNaN(data63)){
-const err154 = {instancePath:instancePath+"/restarts/" + i4+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err142 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
-vErrors = [err154];
+vErrors = [err142];
 }
 else {
-vErrors.push(err154);
+vErrors.push(err142);
 }
 errors++;
 }
 if(data63 < 0 || isNaN(data63)){
-const err155 = {instancePath:instancePath+"/restarts/" + i4+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err143 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
-vErrors = [err155];
+vErrors = [err143];
 }
 else {
-vErrors.push(err155);
+vErrors.push(err143);
 }
 errors++;
 }
 }
 else {
-const err156 = {instancePath:instancePath+"/restarts/" + i4+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err144 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
-vErrors = [err156];
+vErrors = [err144];
 }
 else {
-vErrors.push(err156);
+vErrors.push(err144);
 }
 errors++;
 }
@@ -4393,7 +4535,148 @@ if(data62.indexes !== undefined){
 let data64 = data62.indexes;
 if(typeof data64 == "number"){
 if(data64 > 1000000000000000 || isNaN(data64)){
-const err157 = {instancePath:instancePath+"/restarts/" + i4+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err145 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err145];
+}
+else {
+vErrors.push(err145);
+}
+errors++;
+}
+if(data64 < 0 || isNaN(data64)){
+const err146 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err146];
+}
+else {
+vErrors.push(err146);
+}
+errors++;
+}
+}
+else {
+const err147 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err147];
+}
+else {
+vErrors.push(err147);
+}
+errors++;
+}
+}
+if(data62.rows !== undefined){
+let data65 = data62.rows;
+if(typeof data65 == "number"){
+if(data65 > 1000000000000000 || isNaN(data65)){
+const err148 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err148];
+}
+else {
+vErrors.push(err148);
+}
+errors++;
+}
+if(data65 < 0 || isNaN(data65)){
+const err149 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err149];
+}
+else {
+vErrors.push(err149);
+}
+errors++;
+}
+}
+else {
+const err150 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err150];
+}
+else {
+vErrors.push(err150);
+}
+errors++;
+}
+}
+if(data62.ms !== undefined){
+let data66 = data62.ms;
+if(typeof data66 == "number"){
+if(data66 > 1000000000000000 || isNaN(data66)){
+const err151 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+if(data66 < 0 || isNaN(data66)){
+const err152 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+}
+else {
+const err153 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+}
+}
+}
+else {
+const err154 = {instancePath:instancePath+"/restarts/" + i5+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err154];
+}
+else {
+vErrors.push(err154);
+}
+errors++;
+}
+}
+if(data39.queries !== undefined){
+let data67 = data39.queries;
+if(Array.isArray(data67)){
+const len8 = data67.length;
+for(let i8=0; i8<len8; i8++){
+let data68 = data67[i8];
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+if(data68.query === undefined){
+const err155 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(vErrors === null){
+vErrors = [err155];
+}
+else {
+vErrors.push(err155);
+}
+errors++;
+}
+if(data68.unit === undefined){
+const err156 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+if(vErrors === null){
+vErrors = [err156];
+}
+else {
+vErrors.push(err156);
+}
+errors++;
+}
+if(data68.source === undefined){
+const err157 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -4402,8 +4685,8 @@ vErrors.push(err157);
 }
 errors++;
 }
-if(data64 < 0 || isNaN(data64)){
-const err158 = {instancePath:instancePath+"/restarts/" + i4+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data68.values === undefined){
+const err158 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -4412,9 +4695,11 @@ vErrors.push(err158);
 }
 errors++;
 }
-}
-else {
-const err159 = {instancePath:instancePath+"/restarts/" + i4+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data68.query !== undefined){
+let data69 = data68.query;
+if(typeof data69 === "string"){
+if(func2(data69) > 200){
+const err159 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -4424,11 +4709,8 @@ vErrors.push(err159);
 errors++;
 }
 }
-if(data62.rows !== undefined){
-let data65 = data62.rows;
-if(typeof data65 == "number"){
-if(data65 > 1000000000000000 || isNaN(data65)){
-const err160 = {instancePath:instancePath+"/restarts/" + i4+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err160 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -4437,8 +4719,12 @@ vErrors.push(err160);
 }
 errors++;
 }
-if(data65 < 0 || isNaN(data65)){
-const err161 = {instancePath:instancePath+"/restarts/" + i4+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data68.unit !== undefined){
+let data70 = data68.unit;
+if(typeof data70 === "string"){
+if(func2(data70) > 40){
+const err161 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -4449,7 +4735,7 @@ errors++;
 }
 }
 else {
-const err162 = {instancePath:instancePath+"/restarts/" + i4+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err162 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -4459,11 +4745,10 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(data62.ms !== undefined){
-let data66 = data62.ms;
-if(typeof data66 == "number"){
-if(data66 > 1000000000000000 || isNaN(data66)){
-const err163 = {instancePath:instancePath+"/restarts/" + i4+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data68.source !== undefined){
+let data71 = data68.source;
+if(!(((((data71 === "performance_schema") || (data71 === "profiling")) || (data71 === "client")) || (data71 === "sysbench")) || (data71 === "regex"))){
+const err163 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -4472,8 +4757,16 @@ vErrors.push(err163);
 }
 errors++;
 }
-if(data66 < 0 || isNaN(data66)){
-const err164 = {instancePath:instancePath+"/restarts/" + i4+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data68.values !== undefined){
+let data72 = data68.values;
+if(Array.isArray(data72)){
+const len9 = data72.length;
+for(let i9=0; i9<len9; i9++){
+let data73 = data72[i9];
+if(typeof data73 == "number"){
+if(data73 > 1000000000000000 || isNaN(data73)){
+const err164 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -4482,9 +4775,8 @@ vErrors.push(err164);
 }
 errors++;
 }
-}
-else {
-const err165 = {instancePath:instancePath+"/restarts/" + i4+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data73 < -1000000000000000 || isNaN(data73)){
+const err165 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -4494,9 +4786,8 @@ vErrors.push(err165);
 errors++;
 }
 }
-}
 else {
-const err166 = {instancePath:instancePath+"/restarts/" + i4+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err166 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -4506,15 +4797,9 @@ vErrors.push(err166);
 errors++;
 }
 }
-if(data39.queries !== undefined){
-let data67 = data39.queries;
-if(Array.isArray(data67)){
-const len7 = data67.length;
-for(let i7=0; i7<len7; i7++){
-let data68 = data67[i7];
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-if(data68.query === undefined){
-const err167 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+}
+else {
+const err167 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -4523,8 +4808,16 @@ vErrors.push(err167);
 }
 errors++;
 }
-if(data68.unit === undefined){
-const err168 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+}
+if(data68.client !== undefined){
+let data74 = data68.client;
+if(Array.isArray(data74)){
+const len10 = data74.length;
+for(let i10=0; i10<len10; i10++){
+let data75 = data74[i10];
+if(typeof data75 == "number"){
+if(data75 > 1000000000000000 || isNaN(data75)){
+const err168 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -4533,8 +4826,8 @@ vErrors.push(err168);
 }
 errors++;
 }
-if(data68.source === undefined){
-const err169 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(data75 < -1000000000000000 || isNaN(data75)){
+const err169 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -4543,8 +4836,9 @@ vErrors.push(err169);
 }
 errors++;
 }
-if(data68.values === undefined){
-const err170 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+}
+else {
+const err170 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -4553,11 +4847,10 @@ vErrors.push(err170);
 }
 errors++;
 }
-if(data68.query !== undefined){
-let data69 = data68.query;
-if(typeof data69 === "string"){
-if(func2(data69) > 200){
-const err171 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+}
+else {
+const err171 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -4567,8 +4860,9 @@ vErrors.push(err171);
 errors++;
 }
 }
+}
 else {
-const err172 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err172 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -4578,166 +4872,14 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data68.unit !== undefined){
-let data70 = data68.unit;
-if(typeof data70 === "string"){
-if(func2(data70) > 40){
-const err173 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+}
+else {
+const err173 = {instancePath:instancePath+"/restarts/" + i5+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err173];
 }
 else {
 vErrors.push(err173);
-}
-errors++;
-}
-}
-else {
-const err174 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err174];
-}
-else {
-vErrors.push(err174);
-}
-errors++;
-}
-}
-if(data68.source !== undefined){
-let data71 = data68.source;
-if(!(((((data71 === "performance_schema") || (data71 === "profiling")) || (data71 === "client")) || (data71 === "sysbench")) || (data71 === "regex"))){
-const err175 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err175];
-}
-else {
-vErrors.push(err175);
-}
-errors++;
-}
-}
-if(data68.values !== undefined){
-let data72 = data68.values;
-if(Array.isArray(data72)){
-const len8 = data72.length;
-for(let i8=0; i8<len8; i8++){
-let data73 = data72[i8];
-if(typeof data73 == "number"){
-if(data73 > 1000000000000000 || isNaN(data73)){
-const err176 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/values/" + i8,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
-if(vErrors === null){
-vErrors = [err176];
-}
-else {
-vErrors.push(err176);
-}
-errors++;
-}
-if(data73 < -1000000000000000 || isNaN(data73)){
-const err177 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/values/" + i8,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
-if(vErrors === null){
-vErrors = [err177];
-}
-else {
-vErrors.push(err177);
-}
-errors++;
-}
-}
-else {
-const err178 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/values/" + i8,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err178];
-}
-else {
-vErrors.push(err178);
-}
-errors++;
-}
-}
-}
-else {
-const err179 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err179];
-}
-else {
-vErrors.push(err179);
-}
-errors++;
-}
-}
-if(data68.client !== undefined){
-let data74 = data68.client;
-if(Array.isArray(data74)){
-const len9 = data74.length;
-for(let i9=0; i9<len9; i9++){
-let data75 = data74[i9];
-if(typeof data75 == "number"){
-if(data75 > 1000000000000000 || isNaN(data75)){
-const err180 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/client/" + i9,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
-if(vErrors === null){
-vErrors = [err180];
-}
-else {
-vErrors.push(err180);
-}
-errors++;
-}
-if(data75 < -1000000000000000 || isNaN(data75)){
-const err181 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/client/" + i9,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
-if(vErrors === null){
-vErrors = [err181];
-}
-else {
-vErrors.push(err181);
-}
-errors++;
-}
-}
-else {
-const err182 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/client/" + i9,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err182];
-}
-else {
-vErrors.push(err182);
-}
-errors++;
-}
-}
-}
-else {
-const err183 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err183];
-}
-else {
-vErrors.push(err183);
-}
-errors++;
-}
-}
-}
-else {
-const err184 = {instancePath:instancePath+"/restarts/" + i4+"/queries/" + i7,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err184];
-}
-else {
-vErrors.push(err184);
-}
-errors++;
-}
-}
-}
-else {
-const err185 = {instancePath:instancePath+"/restarts/" + i4+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err185];
-}
-else {
-vErrors.push(err185);
 }
 errors++;
 }
@@ -4749,7 +4891,147 @@ if(data76.stop !== undefined){
 let data77 = data76.stop;
 if(typeof data77 == "number"){
 if(data77 > 1000000000000000 || isNaN(data77)){
-const err186 = {instancePath:instancePath+"/restarts/" + i4+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err174 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err174];
+}
+else {
+vErrors.push(err174);
+}
+errors++;
+}
+if(data77 < 0 || isNaN(data77)){
+const err175 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err175];
+}
+else {
+vErrors.push(err175);
+}
+errors++;
+}
+}
+else {
+const err176 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err176];
+}
+else {
+vErrors.push(err176);
+}
+errors++;
+}
+}
+if(data76.idle !== undefined){
+let data78 = data76.idle;
+if(typeof data78 == "number"){
+if(data78 > 1000000000000000 || isNaN(data78)){
+const err177 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+if(data78 < 0 || isNaN(data78)){
+const err178 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+}
+}
+else {
+const err179 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+}
+}
+if(data76.start !== undefined){
+let data79 = data76.start;
+if(typeof data79 == "number"){
+if(data79 > 1000000000000000 || isNaN(data79)){
+const err180 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err180];
+}
+else {
+vErrors.push(err180);
+}
+errors++;
+}
+if(data79 < 0 || isNaN(data79)){
+const err181 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err181];
+}
+else {
+vErrors.push(err181);
+}
+errors++;
+}
+}
+else {
+const err182 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err182];
+}
+else {
+vErrors.push(err182);
+}
+errors++;
+}
+}
+if(data76.verify !== undefined){
+let data80 = data76.verify;
+if(typeof data80 == "number"){
+if(data80 > 1000000000000000 || isNaN(data80)){
+const err183 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err183];
+}
+else {
+vErrors.push(err183);
+}
+errors++;
+}
+if(data80 < 0 || isNaN(data80)){
+const err184 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err184];
+}
+else {
+vErrors.push(err184);
+}
+errors++;
+}
+}
+else {
+const err185 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err185];
+}
+else {
+vErrors.push(err185);
+}
+errors++;
+}
+}
+if(data76.setup !== undefined){
+let data81 = data76.setup;
+if(typeof data81 == "number"){
+if(data81 > 1000000000000000 || isNaN(data81)){
+const err186 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -4758,8 +5040,8 @@ vErrors.push(err186);
 }
 errors++;
 }
-if(data77 < 0 || isNaN(data77)){
-const err187 = {instancePath:instancePath+"/restarts/" + i4+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data81 < 0 || isNaN(data81)){
+const err187 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -4770,7 +5052,7 @@ errors++;
 }
 }
 else {
-const err188 = {instancePath:instancePath+"/restarts/" + i4+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err188 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -4780,11 +5062,11 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(data76.idle !== undefined){
-let data78 = data76.idle;
-if(typeof data78 == "number"){
-if(data78 > 1000000000000000 || isNaN(data78)){
-const err189 = {instancePath:instancePath+"/restarts/" + i4+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data76.connect !== undefined){
+let data82 = data76.connect;
+if(typeof data82 == "number"){
+if(data82 > 1000000000000000 || isNaN(data82)){
+const err189 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -4793,8 +5075,8 @@ vErrors.push(err189);
 }
 errors++;
 }
-if(data78 < 0 || isNaN(data78)){
-const err190 = {instancePath:instancePath+"/restarts/" + i4+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data82 < 0 || isNaN(data82)){
+const err190 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -4805,7 +5087,7 @@ errors++;
 }
 }
 else {
-const err191 = {instancePath:instancePath+"/restarts/" + i4+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err191 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -4815,11 +5097,11 @@ vErrors.push(err191);
 errors++;
 }
 }
-if(data76.start !== undefined){
-let data79 = data76.start;
-if(typeof data79 == "number"){
-if(data79 > 1000000000000000 || isNaN(data79)){
-const err192 = {instancePath:instancePath+"/restarts/" + i4+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data76.preload !== undefined){
+let data83 = data76.preload;
+if(typeof data83 == "number"){
+if(data83 > 1000000000000000 || isNaN(data83)){
+const err192 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -4828,8 +5110,8 @@ vErrors.push(err192);
 }
 errors++;
 }
-if(data79 < 0 || isNaN(data79)){
-const err193 = {instancePath:instancePath+"/restarts/" + i4+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data83 < 0 || isNaN(data83)){
+const err193 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -4840,7 +5122,7 @@ errors++;
 }
 }
 else {
-const err194 = {instancePath:instancePath+"/restarts/" + i4+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err194 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -4850,11 +5132,11 @@ vErrors.push(err194);
 errors++;
 }
 }
-if(data76.verify !== undefined){
-let data80 = data76.verify;
-if(typeof data80 == "number"){
-if(data80 > 1000000000000000 || isNaN(data80)){
-const err195 = {instancePath:instancePath+"/restarts/" + i4+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data76.timer !== undefined){
+let data84 = data76.timer;
+if(typeof data84 == "number"){
+if(data84 > 1000000000000000 || isNaN(data84)){
+const err195 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -4863,8 +5145,8 @@ vErrors.push(err195);
 }
 errors++;
 }
-if(data80 < 0 || isNaN(data80)){
-const err196 = {instancePath:instancePath+"/restarts/" + i4+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data84 < 0 || isNaN(data84)){
+const err196 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -4875,7 +5157,7 @@ errors++;
 }
 }
 else {
-const err197 = {instancePath:instancePath+"/restarts/" + i4+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err197 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -4885,11 +5167,11 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(data76.setup !== undefined){
-let data81 = data76.setup;
-if(typeof data81 == "number"){
-if(data81 > 1000000000000000 || isNaN(data81)){
-const err198 = {instancePath:instancePath+"/restarts/" + i4+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data76.measure !== undefined){
+let data85 = data76.measure;
+if(typeof data85 == "number"){
+if(data85 > 1000000000000000 || isNaN(data85)){
+const err198 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -4898,8 +5180,8 @@ vErrors.push(err198);
 }
 errors++;
 }
-if(data81 < 0 || isNaN(data81)){
-const err199 = {instancePath:instancePath+"/restarts/" + i4+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data85 < 0 || isNaN(data85)){
+const err199 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -4910,7 +5192,7 @@ errors++;
 }
 }
 else {
-const err200 = {instancePath:instancePath+"/restarts/" + i4+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err200 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -4920,11 +5202,9 @@ vErrors.push(err200);
 errors++;
 }
 }
-if(data76.connect !== undefined){
-let data82 = data76.connect;
-if(typeof data82 == "number"){
-if(data82 > 1000000000000000 || isNaN(data82)){
-const err201 = {instancePath:instancePath+"/restarts/" + i4+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err201 = {instancePath:instancePath+"/restarts/" + i5+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -4933,8 +5213,12 @@ vErrors.push(err201);
 }
 errors++;
 }
-if(data82 < 0 || isNaN(data82)){
-const err202 = {instancePath:instancePath+"/restarts/" + i4+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data39.noise !== undefined){
+let data86 = data39.noise;
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.seconds === undefined){
+const err202 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -4943,9 +5227,8 @@ vErrors.push(err202);
 }
 errors++;
 }
-}
-else {
-const err203 = {instancePath:instancePath+"/restarts/" + i4+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data86.load === undefined){
+const err203 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -4954,12 +5237,8 @@ vErrors.push(err203);
 }
 errors++;
 }
-}
-if(data76.preload !== undefined){
-let data83 = data76.preload;
-if(typeof data83 == "number"){
-if(data83 > 1000000000000000 || isNaN(data83)){
-const err204 = {instancePath:instancePath+"/restarts/" + i4+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data86.cpus === undefined){
+const err204 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -4968,8 +5247,8 @@ vErrors.push(err204);
 }
 errors++;
 }
-if(data83 < 0 || isNaN(data83)){
-const err205 = {instancePath:instancePath+"/restarts/" + i4+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data86.stealPct === undefined){
+const err205 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -4978,9 +5257,8 @@ vErrors.push(err205);
 }
 errors++;
 }
-}
-else {
-const err206 = {instancePath:instancePath+"/restarts/" + i4+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data86.othersCpuPct === undefined){
+const err206 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -4989,12 +5267,8 @@ vErrors.push(err206);
 }
 errors++;
 }
-}
-if(data76.timer !== undefined){
-let data84 = data76.timer;
-if(typeof data84 == "number"){
-if(data84 > 1000000000000000 || isNaN(data84)){
-const err207 = {instancePath:instancePath+"/restarts/" + i4+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data86.ctxPerS === undefined){
+const err207 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -5003,8 +5277,11 @@ vErrors.push(err207);
 }
 errors++;
 }
-if(data84 < 0 || isNaN(data84)){
-const err208 = {instancePath:instancePath+"/restarts/" + i4+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data86.seconds !== undefined){
+let data87 = data86.seconds;
+if(typeof data87 == "number"){
+if(data87 > 1000000000000000 || isNaN(data87)){
+const err208 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -5013,9 +5290,8 @@ vErrors.push(err208);
 }
 errors++;
 }
-}
-else {
-const err209 = {instancePath:instancePath+"/restarts/" + i4+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data87 < 0 || isNaN(data87)){
+const err209 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -5025,11 +5301,8 @@ vErrors.push(err209);
 errors++;
 }
 }
-if(data76.measure !== undefined){
-let data85 = data76.measure;
-if(typeof data85 == "number"){
-if(data85 > 1000000000000000 || isNaN(data85)){
-const err210 = {instancePath:instancePath+"/restarts/" + i4+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err210 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -5038,8 +5311,12 @@ vErrors.push(err210);
 }
 errors++;
 }
-if(data85 < 0 || isNaN(data85)){
-const err211 = {instancePath:instancePath+"/restarts/" + i4+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data86.load !== undefined){
+let data88 = data86.load;
+if(typeof data88 == "number"){
+if(data88 > 1000000000000000 || isNaN(data88)){
+const err211 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -5048,9 +5325,8 @@ vErrors.push(err211);
 }
 errors++;
 }
-}
-else {
-const err212 = {instancePath:instancePath+"/restarts/" + i4+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data88 < 0 || isNaN(data88)){
+const err212 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -5060,9 +5336,8 @@ vErrors.push(err212);
 errors++;
 }
 }
-}
 else {
-const err213 = {instancePath:instancePath+"/restarts/" + i4+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err213 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -5072,11 +5347,11 @@ vErrors.push(err213);
 errors++;
 }
 }
-if(data39.noise !== undefined){
-let data86 = data39.noise;
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-if(data86.seconds === undefined){
-const err214 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
+if(data86.cpus !== undefined){
+let data89 = data86.cpus;
+if(typeof data89 == "number"){
+if(data89 > 1000000000000000 || isNaN(data89)){
+const err214 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -5085,8 +5360,8 @@ vErrors.push(err214);
 }
 errors++;
 }
-if(data86.load === undefined){
-const err215 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
+if(data89 < 0 || isNaN(data89)){
+const err215 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -5095,8 +5370,9 @@ vErrors.push(err215);
 }
 errors++;
 }
-if(data86.cpus === undefined){
-const err216 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
+}
+else {
+const err216 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -5105,8 +5381,12 @@ vErrors.push(err216);
 }
 errors++;
 }
-if(data86.stealPct === undefined){
-const err217 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
+}
+if(data86.stealPct !== undefined){
+let data90 = data86.stealPct;
+if(typeof data90 == "number"){
+if(data90 > 100 || isNaN(data90)){
+const err217 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -5115,8 +5395,8 @@ vErrors.push(err217);
 }
 errors++;
 }
-if(data86.othersCpuPct === undefined){
-const err218 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
+if(data90 < 0 || isNaN(data90)){
+const err218 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -5125,8 +5405,9 @@ vErrors.push(err218);
 }
 errors++;
 }
-if(data86.ctxPerS === undefined){
-const err219 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
+}
+else {
+const err219 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -5135,11 +5416,12 @@ vErrors.push(err219);
 }
 errors++;
 }
-if(data86.seconds !== undefined){
-let data87 = data86.seconds;
-if(typeof data87 == "number"){
-if(data87 > 1000000000000000 || isNaN(data87)){
-const err220 = {instancePath:instancePath+"/restarts/" + i4+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+if(data86.othersCpuPct !== undefined){
+let data91 = data86.othersCpuPct;
+if(typeof data91 == "number"){
+if(data91 > 100 || isNaN(data91)){
+const err220 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -5148,8 +5430,8 @@ vErrors.push(err220);
 }
 errors++;
 }
-if(data87 < 0 || isNaN(data87)){
-const err221 = {instancePath:instancePath+"/restarts/" + i4+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data91 < 0 || isNaN(data91)){
+const err221 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -5160,7 +5442,7 @@ errors++;
 }
 }
 else {
-const err222 = {instancePath:instancePath+"/restarts/" + i4+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err222 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -5170,11 +5452,11 @@ vErrors.push(err222);
 errors++;
 }
 }
-if(data86.load !== undefined){
-let data88 = data86.load;
-if(typeof data88 == "number"){
-if(data88 > 1000000000000000 || isNaN(data88)){
-const err223 = {instancePath:instancePath+"/restarts/" + i4+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data86.ctxPerS !== undefined){
+let data92 = data86.ctxPerS;
+if(typeof data92 == "number"){
+if(data92 > 1000000000000000 || isNaN(data92)){
+const err223 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -5183,8 +5465,8 @@ vErrors.push(err223);
 }
 errors++;
 }
-if(data88 < 0 || isNaN(data88)){
-const err224 = {instancePath:instancePath+"/restarts/" + i4+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data92 < 0 || isNaN(data92)){
+const err224 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -5195,7 +5477,7 @@ errors++;
 }
 }
 else {
-const err225 = {instancePath:instancePath+"/restarts/" + i4+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err225 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -5205,11 +5487,11 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(data86.cpus !== undefined){
-let data89 = data86.cpus;
-if(typeof data89 == "number"){
-if(data89 > 1000000000000000 || isNaN(data89)){
-const err226 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data86.cpuMhz !== undefined){
+let data93 = data86.cpuMhz;
+if(typeof data93 == "number"){
+if(data93 > 1000000000000000 || isNaN(data93)){
+const err226 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -5218,8 +5500,8 @@ vErrors.push(err226);
 }
 errors++;
 }
-if(data89 < 0 || isNaN(data89)){
-const err227 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data93 < 0 || isNaN(data93)){
+const err227 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -5230,7 +5512,7 @@ errors++;
 }
 }
 else {
-const err228 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err228 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -5240,11 +5522,9 @@ vErrors.push(err228);
 errors++;
 }
 }
-if(data86.stealPct !== undefined){
-let data90 = data86.stealPct;
-if(typeof data90 == "number"){
-if(data90 > 100 || isNaN(data90)){
-const err229 = {instancePath:instancePath+"/restarts/" + i4+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+else {
+const err229 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -5253,8 +5533,16 @@ vErrors.push(err229);
 }
 errors++;
 }
-if(data90 < 0 || isNaN(data90)){
-const err230 = {instancePath:instancePath+"/restarts/" + i4+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data39.intervals !== undefined){
+let data94 = data39.intervals;
+if(Array.isArray(data94)){
+const len11 = data94.length;
+for(let i11=0; i11<len11; i11++){
+let data95 = data94[i11];
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+if(data95.rep === undefined){
+const err230 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -5263,9 +5551,8 @@ vErrors.push(err230);
 }
 errors++;
 }
-}
-else {
-const err231 = {instancePath:instancePath+"/restarts/" + i4+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data95.second === undefined){
+const err231 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -5274,12 +5561,8 @@ vErrors.push(err231);
 }
 errors++;
 }
-}
-if(data86.othersCpuPct !== undefined){
-let data91 = data86.othersCpuPct;
-if(typeof data91 == "number"){
-if(data91 > 100 || isNaN(data91)){
-const err232 = {instancePath:instancePath+"/restarts/" + i4+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data95.threads === undefined){
+const err232 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -5288,8 +5571,8 @@ vErrors.push(err232);
 }
 errors++;
 }
-if(data91 < 0 || isNaN(data91)){
-const err233 = {instancePath:instancePath+"/restarts/" + i4+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data95.tps === undefined){
+const err233 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -5298,9 +5581,8 @@ vErrors.push(err233);
 }
 errors++;
 }
-}
-else {
-const err234 = {instancePath:instancePath+"/restarts/" + i4+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data95.qps === undefined){
+const err234 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -5309,12 +5591,10 @@ vErrors.push(err234);
 }
 errors++;
 }
-}
-if(data86.ctxPerS !== undefined){
-let data92 = data86.ctxPerS;
-if(typeof data92 == "number"){
-if(data92 > 1000000000000000 || isNaN(data92)){
-const err235 = {instancePath:instancePath+"/restarts/" + i4+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data95.rep !== undefined){
+let data96 = data95.rep;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+const err235 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -5323,8 +5603,9 @@ vErrors.push(err235);
 }
 errors++;
 }
-if(data92 < 0 || isNaN(data92)){
-const err236 = {instancePath:instancePath+"/restarts/" + i4+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data96 == "number"){
+if(data96 > 1000000000 || isNaN(data96)){
+const err236 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -5333,9 +5614,8 @@ vErrors.push(err236);
 }
 errors++;
 }
-}
-else {
-const err237 = {instancePath:instancePath+"/restarts/" + i4+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data96 < 1 || isNaN(data96)){
+const err237 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -5345,11 +5625,12 @@ vErrors.push(err237);
 errors++;
 }
 }
-if(data86.cpuMhz !== undefined){
-let data93 = data86.cpuMhz;
-if(typeof data93 == "number"){
-if(data93 > 1000000000000000 || isNaN(data93)){
-const err238 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+if(data95.second !== undefined){
+let data97 = data95.second;
+if(typeof data97 == "number"){
+if(data97 > 1000000000000000 || isNaN(data97)){
+const err238 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -5358,8 +5639,8 @@ vErrors.push(err238);
 }
 errors++;
 }
-if(data93 < 0 || isNaN(data93)){
-const err239 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data97 < 0 || isNaN(data97)){
+const err239 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -5370,7 +5651,7 @@ errors++;
 }
 }
 else {
-const err240 = {instancePath:instancePath+"/restarts/" + i4+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err240 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -5380,9 +5661,11 @@ vErrors.push(err240);
 errors++;
 }
 }
-}
-else {
-const err241 = {instancePath:instancePath+"/restarts/" + i4+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data95.threads !== undefined){
+let data98 = data95.threads;
+if(typeof data98 == "number"){
+if(data98 > 1000000000000000 || isNaN(data98)){
+const err241 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -5391,16 +5674,8 @@ vErrors.push(err241);
 }
 errors++;
 }
-}
-if(data39.intervals !== undefined){
-let data94 = data39.intervals;
-if(Array.isArray(data94)){
-const len10 = data94.length;
-for(let i10=0; i10<len10; i10++){
-let data95 = data94[i10];
-if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
-if(data95.rep === undefined){
-const err242 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
+if(data98 < 0 || isNaN(data98)){
+const err242 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -5409,8 +5684,9 @@ vErrors.push(err242);
 }
 errors++;
 }
-if(data95.second === undefined){
-const err243 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
+}
+else {
+const err243 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -5419,8 +5695,12 @@ vErrors.push(err243);
 }
 errors++;
 }
-if(data95.threads === undefined){
-const err244 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
+}
+if(data95.tps !== undefined){
+let data99 = data95.tps;
+if(typeof data99 == "number"){
+if(data99 > 1000000000000000 || isNaN(data99)){
+const err244 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -5429,8 +5709,8 @@ vErrors.push(err244);
 }
 errors++;
 }
-if(data95.tps === undefined){
-const err245 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
+if(data99 < 0 || isNaN(data99)){
+const err245 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -5439,8 +5719,9 @@ vErrors.push(err245);
 }
 errors++;
 }
-if(data95.qps === undefined){
-const err246 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
+}
+else {
+const err246 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -5449,10 +5730,12 @@ vErrors.push(err246);
 }
 errors++;
 }
-if(data95.rep !== undefined){
-let data96 = data95.rep;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-const err247 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data95.qps !== undefined){
+let data100 = data95.qps;
+if(typeof data100 == "number"){
+if(data100 > 1000000000000000 || isNaN(data100)){
+const err247 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -5461,9 +5744,8 @@ vErrors.push(err247);
 }
 errors++;
 }
-if(typeof data96 == "number"){
-if(data96 > 1000000000 || isNaN(data96)){
-const err248 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data100 < 0 || isNaN(data100)){
+const err248 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -5472,8 +5754,9 @@ vErrors.push(err248);
 }
 errors++;
 }
-if(data96 < 1 || isNaN(data96)){
-const err249 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err249 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -5483,12 +5766,11 @@ vErrors.push(err249);
 errors++;
 }
 }
-}
-if(data95.second !== undefined){
-let data97 = data95.second;
-if(typeof data97 == "number"){
-if(data97 > 1000000000000000 || isNaN(data97)){
-const err250 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data95.latencyMs !== undefined){
+let data101 = data95.latencyMs;
+if(typeof data101 == "number"){
+if(data101 > 1000000000000000 || isNaN(data101)){
+const err250 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -5497,8 +5779,8 @@ vErrors.push(err250);
 }
 errors++;
 }
-if(data97 < 0 || isNaN(data97)){
-const err251 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data101 < 0 || isNaN(data101)){
+const err251 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -5509,7 +5791,7 @@ errors++;
 }
 }
 else {
-const err252 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err252 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -5519,11 +5801,11 @@ vErrors.push(err252);
 errors++;
 }
 }
-if(data95.threads !== undefined){
-let data98 = data95.threads;
-if(typeof data98 == "number"){
-if(data98 > 1000000000000000 || isNaN(data98)){
-const err253 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data95.percentile !== undefined){
+let data102 = data95.percentile;
+if(typeof data102 == "number"){
+if(data102 > 100 || isNaN(data102)){
+const err253 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -5532,8 +5814,8 @@ vErrors.push(err253);
 }
 errors++;
 }
-if(data98 < 0 || isNaN(data98)){
-const err254 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data102 < 0 || isNaN(data102)){
+const err254 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -5544,7 +5826,7 @@ errors++;
 }
 }
 else {
-const err255 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err255 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -5554,11 +5836,11 @@ vErrors.push(err255);
 errors++;
 }
 }
-if(data95.tps !== undefined){
-let data99 = data95.tps;
-if(typeof data99 == "number"){
-if(data99 > 1000000000000000 || isNaN(data99)){
-const err256 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data95.errPerSec !== undefined){
+let data103 = data95.errPerSec;
+if(typeof data103 == "number"){
+if(data103 > 1000000000000000 || isNaN(data103)){
+const err256 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -5567,8 +5849,8 @@ vErrors.push(err256);
 }
 errors++;
 }
-if(data99 < 0 || isNaN(data99)){
-const err257 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data103 < 0 || isNaN(data103)){
+const err257 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -5579,7 +5861,7 @@ errors++;
 }
 }
 else {
-const err258 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err258 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -5589,11 +5871,9 @@ vErrors.push(err258);
 errors++;
 }
 }
-if(data95.qps !== undefined){
-let data100 = data95.qps;
-if(typeof data100 == "number"){
-if(data100 > 1000000000000000 || isNaN(data100)){
-const err259 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err259 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -5602,8 +5882,10 @@ vErrors.push(err259);
 }
 errors++;
 }
-if(data100 < 0 || isNaN(data100)){
-const err260 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err260 = {instancePath:instancePath+"/restarts/" + i5+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -5613,8 +5895,9 @@ vErrors.push(err260);
 errors++;
 }
 }
+}
 else {
-const err261 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err261 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -5624,11 +5907,9 @@ vErrors.push(err261);
 errors++;
 }
 }
-if(data95.latencyMs !== undefined){
-let data101 = data95.latencyMs;
-if(typeof data101 == "number"){
-if(data101 > 1000000000000000 || isNaN(data101)){
-const err262 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err262 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -5637,154 +5918,15 @@ vErrors.push(err262);
 }
 errors++;
 }
-if(data101 < 0 || isNaN(data101)){
-const err263 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err263 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err263];
 }
 else {
 vErrors.push(err263);
-}
-errors++;
-}
-}
-else {
-const err264 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err264];
-}
-else {
-vErrors.push(err264);
-}
-errors++;
-}
-}
-if(data95.percentile !== undefined){
-let data102 = data95.percentile;
-if(typeof data102 == "number"){
-if(data102 > 100 || isNaN(data102)){
-const err265 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
-if(vErrors === null){
-vErrors = [err265];
-}
-else {
-vErrors.push(err265);
-}
-errors++;
-}
-if(data102 < 0 || isNaN(data102)){
-const err266 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err266];
-}
-else {
-vErrors.push(err266);
-}
-errors++;
-}
-}
-else {
-const err267 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err267];
-}
-else {
-vErrors.push(err267);
-}
-errors++;
-}
-}
-if(data95.errPerSec !== undefined){
-let data103 = data95.errPerSec;
-if(typeof data103 == "number"){
-if(data103 > 1000000000000000 || isNaN(data103)){
-const err268 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
-if(vErrors === null){
-vErrors = [err268];
-}
-else {
-vErrors.push(err268);
-}
-errors++;
-}
-if(data103 < 0 || isNaN(data103)){
-const err269 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err269];
-}
-else {
-vErrors.push(err269);
-}
-errors++;
-}
-}
-else {
-const err270 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err270];
-}
-else {
-vErrors.push(err270);
-}
-errors++;
-}
-}
-}
-else {
-const err271 = {instancePath:instancePath+"/restarts/" + i4+"/intervals/" + i10,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err271];
-}
-else {
-vErrors.push(err271);
-}
-errors++;
-}
-}
-}
-else {
-const err272 = {instancePath:instancePath+"/restarts/" + i4+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err272];
-}
-else {
-vErrors.push(err272);
-}
-errors++;
-}
-}
-}
-else {
-const err273 = {instancePath:instancePath+"/restarts/" + i4,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err273];
-}
-else {
-vErrors.push(err273);
-}
-errors++;
-}
-}
-}
-else {
-const err274 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err274];
-}
-else {
-vErrors.push(err274);
-}
-errors++;
-}
-}
-}
-else {
-const err275 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err275];
-}
-else {
-vErrors.push(err275);
 }
 errors++;
 }

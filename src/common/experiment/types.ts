@@ -278,14 +278,30 @@ export interface TimerVsClient {
   at: number;
 }
 
+/** A statement timer other than performance_schema's exact one, as a run found it (its note is said from these). */
+export interface RunTimer {
+  /** The host, in results from several hosts. */
+  host?: string;
+  source: TimingSource;
+  /** Why the exact timer was not the one. */
+  why: string;
+  vsClient?: TimerVsClient;
+}
+
 export interface Results {
   host?: HostFingerprint;
   startedAt?: number;
   finishedAt?: number;
-  /** When no server-side timer was available, why; the values are then client round trips. */
+  /**
+   * The timer note in words (common/timer-note.ts timerNoteText; on several hosts each host's, as
+   * `HOST: NOTE`, joined by "; "), for people who read the file. varlab reads `timers`; only a file
+   * written before those has nothing else.
+   */
   timerNote?: string;
-  /** A timer that is not performance_schema's, against the client's round trip at the start of the run. */
+  /** A timer that is not performance_schema's, against the client's round trip at the start of the run (results from one host). */
   timerVsClient?: TimerVsClient;
+  /** The timer each host measured with when it was not the exact one, as the run found it: what the note says. */
+  timers?: RunTimer[];
   /** Restarts thrown away and run again (interrupted mid-way), kept for the record. */
   discarded?: { seq: number; cell: string; reason: string; at: number; host?: string }[];
   /** Stop when answered (design.stopping): the look at which the run stopped before its maximum, and why; one per host that did. */

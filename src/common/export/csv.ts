@@ -3,10 +3,12 @@
 // newline survives a round trip, and so does a label with spaces at its ends); numbers are written by
 // num(), never with locale formatting. executions.csv comes in pieces, so a million rows are never one
 // string: the file is streamed out (src/node/export/files.ts).
-import type { HostNoise, RestartResult } from '../experiment/types.js';
+import type { HostNoise, RestartResult, TimerVsClient } from '../experiment/types.js';
 import { busyReasons } from '../noise.js';
 import type { ExportContext } from './context.js';
 import { iso, levelsOf, num } from './context.js';
+import { resultHosts } from '../plan.js';
+import { timerFoundOf } from '../timer-note.js';
 import { findCell, findComparison } from '../stats/analysis.js';
 
 type Row = (string | number)[];
@@ -95,7 +97,9 @@ export function restartsCsv(ctx: ExportContext): string {
     'timer_offset_ms',
     'timer_spread_ms',
   ];
-  const vs = ctx.doc.results?.timerVsClient;
+  // Each restart's host's timer against the client (on several hosts, each measured its own).
+  const hosts = resultHosts(ctx.doc.design, ctx.doc.results?.restarts);
+  const vsOf = (r: RestartResult) => timerFoundOf(ctx.doc.results, hosts.length ? (r.host ?? '') : '', hosts)?.vsClient;
   const rows = ctx.restarts.map((r): Row => {
     const check = (t: string) => r.checks.find((c) => c.tunable === t);
     const mean = (q: string) => {
@@ -116,10 +120,15 @@ export function restartsCsv(ctx: ExportContext): string {
       ...ctx.queries.map(mean),
       r.round ?? '',
       ...noiseCells(r.noise),
-      ...(vs && r.queries.some((q) => q.source === vs.source) ? [vs.offsetMs, vs.spreadMs] : ['', '']),
+      ...timerCells(r, vsOf(r)),
     ];
   });
   return table(header, rows);
+}
+
+/** A restart's timer_offset_ms and timer_spread_ms: its host's timer against the client, when that timer measured it. */
+function timerCells(r: RestartResult, vs: TimerVsClient | undefined): Row {
+  return vs && r.queries.some((q) => q.source === vs.source) ? [vs.offsetMs, vs.spreadMs] : ['', ''];
 }
 
 /** The host's noise over each restart's measured window (common/noise.ts); empty where it was not read. */

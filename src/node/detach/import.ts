@@ -33,7 +33,8 @@ import { parseReply } from '../host/script.js';
 import { noiseWindow, parseNoiseSample } from '../../common/noise.js';
 import { judgeStart, startFailure } from '../host/server.js';
 import { queryFailure, queryProblems } from '../workloads/check.js';
-import { profilingNote, serverMs, VS_CYCLE_QUERY, vsClientText, whyNotExact } from '../workloads/queries.js';
+import { serverMs, whyNotExact } from '../workloads/queries.js';
+import { timerNoteParts, timerNoteText, VS_CYCLE_QUERY } from '../../common/timer-note.js';
 import { sessionStatementAt } from './runner.js';
 import { commandExecution, commandIntervals } from '../workloads/runners.js';
 import { setupFailure, splitStatements } from '../workloads/setup.js';
@@ -252,10 +253,12 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
           if (timer !== f[2]) {
             // Which timer, and why not the exact one: said once, as an attached run says it (a warning in its
             // log), with how query profiling compared with the client's time (N OFFSET SPREAD after the word).
-            const vsClient = f[2] === 'profiling' ? vsClientOf(f.slice(4), at) : null;
-            const note = f[2] === 'profiling' ? profilingNote(whyNotExactWord(f[3])) + (vsClient ? `; ${vsClientText(vsClient)}` : '') : undefined;
-            records.push({ t: 'timer', at, source: f[2], ...(note ? { note } : {}), ...(vsClient ? { vsClient } : {}) });
-            if (note) log(at, 'warn', note);
+            const source: TimingSource = f[2];
+            const vsClient = source === 'profiling' ? vsClientOf(f.slice(4), at) : null;
+            const found = { source, ...(f[2] === 'profiling' ? { why: whyNotExactWord(f[3]) } : {}), ...(vsClient ? { vsClient } : {}) };
+            records.push({ t: 'timer', at, ...found });
+            const note = timerNoteParts(found);
+            if (note) log(at, 'warn', timerNoteText(note));
           }
           timer = f[2];
         }

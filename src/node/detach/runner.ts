@@ -30,7 +30,8 @@ import { commandLine } from '../workloads/runners.js';
 import { splitStatements } from '../workloads/setup.js';
 import { MEASURE_USER, measureAccountSql } from '../workloads/account.js';
 import { keptForm } from '../workloads/history.js';
-import { TIMER_CONSUMERS, VS_CYCLE_QUERY } from '../workloads/queries.js';
+import { TIMER_CONSUMERS } from '../workloads/queries.js';
+import { VS_CYCLE_QUERY } from '../../common/timer-note.js';
 
 /**
  * The steps a detached runner times (RESTART_STEPS less connect and timer: its client logs in for

@@ -20,7 +20,8 @@ import { verifyFailure } from '../../common/restart.js';
 import type { JournalRecord } from '../../common/records.js';
 import type { RunHooks, ServerControl, StartedServer, TargetSession } from '../host/types.js';
 import { ApiError } from '../../common/api.js';
-import { detectTimer, exactTimerFromProbe, reuseExactTimer, timerAgainstClient, vsClientText, type ServerTimer } from '../workloads/queries.js';
+import { detectTimer, exactTimerFromProbe, reuseExactTimer, timerAgainstClient, type ServerTimer } from '../workloads/queries.js';
+import { timerNoteParts, timerNoteText } from '../../common/timer-note.js';
 import { runBenchmarkCommand, runQueryLoop, type Execution } from '../workloads/runners.js';
 import { runSetup } from '../workloads/setup.js';
 import { runDataStep } from '../workloads/data-step.js';
@@ -255,9 +256,10 @@ export class RestartProcedure {
     if (timer.source !== this.timer?.source) {
       // Not the exact timer: held against the client's time now, and said with it (issue 22, Deliver 2).
       const vsClient = timer.source === 'profiling' ? await timerAgainstClient(conn, timer) : null;
-      const note = timer.note && vsClient ? `${timer.note}; ${vsClientText(vsClient)}` : timer.note;
-      this.ctx.record({ t: 'timer', at: Date.now(), source: timer.source, ...(note ? { note } : {}), ...(vsClient ? { vsClient } : {}) });
-      if (note) this.ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: note });
+      const found = { source: timer.source, ...(timer.why !== undefined ? { why: timer.why } : {}), ...(vsClient ? { vsClient } : {}) };
+      this.ctx.record({ t: 'timer', at: Date.now(), ...found });
+      const note = timerNoteParts(found);
+      if (note) this.ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: timerNoteText(note) });
     }
     this.timer = timer;
     return reused?.after;

@@ -10,7 +10,7 @@ import { registerProfile, sandboxProfile, unregisterProfile, type RegisteredProf
 import { profileDir, runScript } from './restore.js';
 import { hostPaths, stopScript, type HostPaths } from './script.js';
 import { asRoot, shellQuote } from './shell.js';
-import { EXACT_TIMER_OPTIONS } from '../workloads/queries.js';
+import { EXACT_TIMER_OPTIONS } from '../../common/timer-note.js';
 import type { TargetSession } from './types.js';
 
 export interface SandboxOptions {

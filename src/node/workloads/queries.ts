@@ -4,14 +4,13 @@
 import type { Connection } from 'mysql2/promise';
 import type { Connection as CoreConnection, QueryError } from 'mysql2';
 import type { TimerVsClient, TimingSource } from '../../common/experiment/types.js';
-import { EXACT_TIMER_HELP_START, VS_CLIENT_START } from '../../common/timer-note.js';
 import { refusedOrAsIs } from './check.js';
 import { matchBatch, type HistoryRow, type SentExecution } from './history.js';
 
 export interface ServerTimer {
   source: Extract<TimingSource, 'performance_schema' | 'profiling' | 'client'>;
-  /** Why the time is the client's (no server-side timer): shown in the UI and saved as results.timerNote. */
-  note?: string;
+  /** Why the exact timer is not the one (common/timer-note.ts says the note from it). */
+  why?: string;
   /** performance_schema: this connection's THREAD_ID. */
   threadId?: number;
 }
@@ -34,21 +33,6 @@ async function rows(conn: Connection, sql: string): Promise<Row[]> {
   return Array.isArray(r) ? (r as Row[]) : [];
 }
 
-/**
- * performance_schema's statement timer, exact to the picosecond (MariaDB starts with it off): the
- * query loop reads its figures from events_statements_history_long, which needs the statements'
- * current and history consumers. A sandbox starts with these; each is read back at every start.
- */
-export const EXACT_TIMER_OPTIONS = [
-  '--performance-schema=ON',
-  '--performance-schema-consumer-events-statements-current=ON',
-  '--performance-schema-consumer-events-statements-history=ON',
-  '--performance-schema-consumer-events-statements-history-long=ON',
-];
-
-/** How to turn the exact timer on, for a server without it. */
-export const EXACT_TIMER_HELP = `${EXACT_TIMER_HELP_START} (TIMER_WAIT, in picoseconds), start mysqld with ${EXACT_TIMER_OPTIONS.join(' ')} (add them to the server profile's options; a varlab sandbox has them)`;
-
 const PROBE = 'SELECT 1 AS varlab_timer_probe';
 
 /** The consumers performance_schema's statement timer needs, as setup_consumers names them. */
@@ -61,11 +45,6 @@ export const TIMER_CONSUMERS = ['global_instrumentation', 'thread_instrumentatio
 export function whyNotExact(off: string[] | null): string {
   if (off === null) return 'performance_schema is off';
   return off.length ? `performance_schema's consumer${off.length > 1 ? 's' : ''} ${off.join(', ')} ${off.length > 1 ? 'are' : 'is'} off` : "performance_schema does not time this connection's statements";
-}
-
-/** The timer note of a server measured with query profiling: which timer, why, and how to turn on the exact one. */
-export function profilingNote(why: string): string {
-  return `times from query profiling (SHOW PROFILES), not the exact timer: ${why}; ${EXACT_TIMER_HELP}`;
 }
 
 /**
@@ -96,15 +75,12 @@ export async function detectTimer(conn: Connection): Promise<ServerTimer> {
     // SHOW PROFILES keeps at most 100 statements: a batch is never longer.
     await conn.query(`SET profiling_history_size = ${BATCH}`);
     await conn.query(PROBE);
-    const timer: ServerTimer = { source: 'profiling', note: profilingNote(why) };
+    const timer: ServerTimer = { source: 'profiling', why };
     if ((await history(conn, timer, 0)).some((r) => r.text === PROBE)) return timer;
   } catch {
     /* profiling compiled out (MySQL builds without it) */
   }
-  return {
-    source: 'client',
-    note: `no server-side statement timer on this server (${why}, query profiling unavailable): times are client round trips and include the network; ${EXACT_TIMER_HELP}`,
-  };
+  return { source: 'client', why };
 }
 
 /** What the exact timer's reuse reads of a connection: its thread, the timer's consumers on, where its history stands. */
@@ -169,19 +145,6 @@ export async function timerAgainstClient(conn: Connection, timer: ServerTimer): 
   const sd = Math.sqrt(d.reduce((x, y) => x + (y - mean) ** 2, 0) / (d.length - 1));
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return { source: timer.source, query: VS_CLIENT_QUERY, n: d.length, offsetMs: r3(median), spreadMs: r3(sd), at: Date.now() };
-}
-
-/**
- * The statement a detached runner holds query profiling against its client with (runner.ts vs_client):
- * the mysql client on the target times nothing, so the client's time is taken by the server's clock,
- * from one execution's start to the next's (its round trip and the client's turn between the two).
- */
-export const VS_CYCLE_QUERY = 'SELECT UNIX_TIMESTAMP(NOW(6))';
-
-/** How a timer compared with the client's round trip, in words (appended to the timer's note). */
-export function vsClientText(v: TimerVsClient): string {
-  const how = v.query === VS_CYCLE_QUERY ? ", the client's time taken by the server's clock from one execution's start to the next's" : '';
-  return `${VS_CLIENT_START} at the start of the run (${v.n} executions of ${v.query}${how}): the client's time is ${v.offsetMs.toFixed(3)} ms longer (median), spread ${v.spreadMs.toFixed(3)} ms (standard deviation)`;
 }
 
 /** Run one statement, counting rows as they stream past; resolves with the row count. */

@@ -10,7 +10,7 @@ import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { saveAs } from '../../store/actions.js';
 import { LiveRun, LiveRuns, type IntervalTrace } from './live.js';
-import { timerNoteParts } from '../../../common/timer-note.js';
+import { timerFoundOf, type TimerNoteParts } from '../../../common/timer-note.js';
 import { drawnInterval } from './intervals.js';
 import { endedWords, eventLine, measuredIn, measuredNothing } from '../../../common/event-line.js';
 import { noiseSummary } from '../../../common/noise.js';
@@ -390,7 +390,7 @@ function Progress() {
           ⚠ The host is busy: restart {live.busyHost.seq} ran beside other load ({live.busyHost.reasons.join('; ')}). Its timings carry that noise; Analysis flags each such restart.
         </small>
       )}
-      {live.timerNote && <TimerNote note={live.timerNote} />}
+      {live.timerNote && <TimerNote parts={live.timerNote} />}
       {!live.timerNote && live.source && <TimerSource source={live.source} />}
     </div>
   );
@@ -409,8 +409,7 @@ function TimerSource({ source }: { source: string }) {
  * with the client's time and what that difference is, and, folded, how to measure with the exact
  * timer, its server options one under another to copy.
  */
-function TimerNote({ note }: { note: string }) {
-  const p = timerNoteParts(note);
+function TimerNote({ parts: p }: { parts: TimerNoteParts }) {
   const opts = p.help?.options ?? [];
   return (
     <div className="run-timer-note" role="note" data-testid="run-timer-note">
@@ -811,12 +810,12 @@ function liveFromResults(doc: ExperimentDoc): LiveRuns {
   const stopping = doc.design.stopping;
   for (const [host, restarts] of groups) {
     const live = new LiveRun();
-    // Which statement timer measured the queries, and its note, as the run said them.
+    // Which statement timer measured the queries, and this host's note, as the run found them.
     const source = doc.design.workload.kind === 'queries' ? restarts.flatMap((r) => r.queries.map((q) => q.source))[0] : undefined;
     live.apply([
       { type: 'run-started', at, planned, done: restarts.length, cells, queries, warmup: doc.design.workload.warmup, ...(stopping ? { stopping } : {}) },
       { type: 'history', at, warmup: doc.design.workload.warmup, restarts },
-      ...(source ? [{ type: 'timer' as const, at, source, ...(results.timerNote ? { note: results.timerNote } : {}) }] : []),
+      ...(source ? [{ type: 'timer' as const, at, source, ...timerFoundOf(results, host, hosts) }] : []),
       ...stopEvents(doc, host, restarts, at),
       { type: 'run-finished', at, state: 'finished' },
     ]);
@@ -885,7 +884,7 @@ export function RunView() {
             <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-saved">
               <HostButtons runs={saved} shown={savedLive} onShow={setSavedHost} />
               <Verified live={savedLive} />
-              {savedLive.timerNote && <TimerNote note={savedLive.timerNote} />}
+              {savedLive.timerNote && <TimerNote parts={savedLive.timerNote} />}
               {!savedLive.timerNote && savedLive.source && <TimerSource source={savedLive.source} />}
             </div>
           )}

@@ -11,6 +11,7 @@ import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MIN_RESTARTS } from '../../../common/stats/evidence.js';
 import { minimumDetectableEffect, type MdeDefinition } from '../../../common/stats/mde.js';
 import { RunningMoments, runningCovPct } from '../../../common/stats/moments.js';
+import { timerNoteParts, type TimerNoteParts } from '../../../common/timer-note.js';
 import { fmtMdeBasis } from '../../../common/export/format.js';
 
 /** Discrete restart colours: neighbouring restarts differ, a restart keeps its colour. */
@@ -101,7 +102,8 @@ export class LiveRun {
   queries: string[] = [];
   /** Executions flagged warm-up at the start of each restart (kept on the timeline, out of the means). */
   warmup = 0;
-  timerNote?: string;
+  /** The timer's note in its parts (common/timer-note.ts), when it is not the exact timer. */
+  timerNote?: TimerNoteParts;
   /** The host was busy over the last measured window read (cleared by a quiet one): the restart and why. */
   busyHost?: { seq: number; reasons: string[] };
   /** The latest `--report-interval` line of a benchmark command, while it runs. */
@@ -220,7 +222,7 @@ export class LiveRun {
       }
       case 'timer':
         this.source = r.source;
-        this.timerNote = r.note;
+        this.timerNote = timerNoteParts(r) ?? undefined;
         break;
       case 'look': {
         const { t: _t, ...look } = r;
