@@ -30,10 +30,13 @@ export interface Command {
 /**
  * Options every command takes: the size limits experiment files are checked against (see
  * common/experiment/limits.ts). They are handed on as VARLAB_MAX_CELLS / VARLAB_MAX_RESTARTS, which
- * every reader of experiment files in this process (and a child it starts) applies.
+ * every reader of experiment files in this process (and a child it starts) applies. A command that
+ * gives one of these names a meaning of its own (run and analyze: --max-restarts is stop when
+ * answered's maximum per cell) keeps it: the same number as a limit of all the file's restarts refused
+ * `run ab.varlab.json --until-answered --max-restarts 40` once the file held 2 cells × 40.
  */
 const LIMIT_OPTIONS = { 'max-cells': { type: 'string' }, 'max-restarts': { type: 'string' } } as const;
-export const LIMITS_USAGE = '--max-cells N, --max-restarts N   raise the size limits for experiment files (default 10,000 cells, 100,000 restarts)';
+export const LIMITS_USAGE = '--max-cells N, --max-restarts N   raise the size limits for experiment files (default 10,000 cells, 100,000 restarts;\n                                  in run and analyze --max-restarts is stop when answered\'s maximum: use VARLAB_MAX_RESTARTS=N)';
 
 /** node:util parseArgs with errors turned into UsageError, --help detected and the limit options applied. */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, allowPositionals = true) {
@@ -45,6 +48,7 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: s
   }
   const values = parsed.values as Record<string, unknown>;
   for (const [option, env] of [['max-cells', 'VARLAB_MAX_CELLS'], ['max-restarts', 'VARLAB_MAX_RESTARTS']] as const) {
+    if (option in options) continue;
     const n = numberOption(option, values[option] as string | undefined, { min: 1, max: 1e15, integer: true });
     if (n !== undefined) process.env[env] = String(n);
   }

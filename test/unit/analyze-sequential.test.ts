@@ -102,3 +102,12 @@ test('bad options and a blocked design are refused with what and where', () => {
   assert.match(problems, /design\.stopping\.power: expected less than 1/);
   assert.match(problems, /design\.stopping\.maxRestartsPerCell: expected at least 3/);
 });
+
+test('--max-restarts with --until-answered is the rule\'s maximum per cell, not the file-size limit', () => {
+  // 2 cells × 12 restarts = 24 scheduled restarts; the rule's maximum of 6 per cell once refused the file
+  // ("24 restarts … more than the limit of 6"): the same flag also raised (here: lowered) the size limit.
+  const file = write('max.varlab.json', JSON.stringify(roundsExperiment({ rounds: 12, between: 0.03, shared: 0.5, effectPct: 0, seed: 7 })));
+  const r = varlab(file, '--until-answered', '--effect', '5', '--max-restarts', '6', '--json');
+  assert.equal(r.code, 0, r.err);
+  assert.equal(JSON.parse(r.out).sequential.max_rounds, 6);
+});

@@ -20,7 +20,8 @@ export const MAX_DEPTH = 32;
 
 /** How to raise a limit, said the same way wherever a limit refuses a file. */
 export const RAISE_CELLS = 'raise the limit with --max-cells N (VARLAB_MAX_CELLS=N for the app)';
-export const RAISE_RESTARTS = 'raise the limit with --max-restarts N (VARLAB_MAX_RESTARTS=N for the app)';
+// run and analyze keep --max-restarts for stop when answered's maximum per cell: the environment raises the limit there.
+export const RAISE_RESTARTS = 'raise the limit with --max-restarts N (VARLAB_MAX_RESTARTS=N for the app, and for run and analyze, whose --max-restarts is stop when answered\'s maximum)';
 
 /** The number of cells a design expands to, from the level counts alone (nothing is expanded). */
 export function cellCount(factors: Pick<Factor, 'levels'>[]): number {
