@@ -26,6 +26,7 @@ import { terminalPrompter } from '../prompter.js';
 import { confirmConsent } from '../consent.js';
 import { TARGET_OPTIONS, targetAuth } from './probe.js';
 import { visible } from '../../common/printable.js';
+import { targetProblem } from '../../common/target.js';
 import { lookSchedule } from '../../common/stats/sequential.js';
 import { aboutText, learnedEstimate } from '../../common/stats/planner.js';
 
@@ -158,9 +159,15 @@ export const run: Command = {
     const maxRestarts = numberOption('max-restarts', values['max-restarts'], { integer: true, min: 3, max: 10_000 });
     const untilAnswered = until ? { effect, maxRestarts: maxRestarts ?? restarts } : undefined;
 
+    const targets = values.target ?? [];
+    // A host name is checked as a file's design.target is, before it is looked up or said back in a hint
+    // ("… or run: varlab sandbox create T", which a hostile T would turn into a command of its own).
+    for (const t of targets) {
+      const problem = targetProblem(t);
+      if (problem) throw new UsageError(`--target: ${problem}`);
+    }
     const file = oneLiner ? await writeOneLiner(io, values, { restarts, repetitions, warmup }) : positionals[0];
     if (file === null) return 2;
-    const targets = values.target ?? [];
     const request = { untilAnswered, file, out: oneLiner ? undefined : values.out, target: targets.length === 1 ? targets[0] : undefined, targets: targets.length > 1 ? targets : undefined, restarts, repetitions, warmup, fresh: values.fresh === true, resume: values.resume === true, missing: values.missing === true };
     if (values.fresh && values.resume) throw new UsageError('--fresh starts over and --resume goes on: pass one of them');
     if (values.missing && (values.fresh || values.resume)) throw new UsageError('--missing runs only what the results miss; --fresh starts over and --resume goes on with an edited design: pass one of them');

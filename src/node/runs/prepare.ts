@@ -13,6 +13,7 @@ import { designChanges } from '../../common/experiment/changes.js';
 import type { Design, ExperimentDoc } from '../../common/experiment/types.js';
 import { buildPlan, designHosts, expandCells, hostDesign } from '../../common/plan.js';
 import { checkProfile } from '../../common/profile.js';
+import { targetProblem } from '../../common/target.js';
 import { isComplete, restorePending, type JournalState } from '../../common/records.js';
 import { hostResults } from '../../common/stats/planner.js';
 import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from '../documents/results-copy.js';
@@ -150,6 +151,11 @@ const stamp = (at: number) => new Date(at).toISOString().replace(/[:.]/g, '-');
 function chooseHosts(d: Design, req: RunRequest): void {
   const wanted = req.targets?.length ? [...new Set(req.targets)] : req.target ? [req.target] : null;
   if (!wanted) return;
+  // Held to a file's rules for design.target before anything looks it up or names it in a hint.
+  for (const t of wanted) {
+    const problem = targetProblem(t);
+    if (problem) throw new ApiError('invalid-argument', `target: ${problem}`);
+  }
   d.target = wanted[0];
   if (wanted.length > 1) d.targets = wanted;
   else delete d.targets;

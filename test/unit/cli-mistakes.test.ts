@@ -1,0 +1,40 @@
+// Plausible mistakes on the command line, as a new user makes them walking the README (walkcli,
+// 2026-11-27): each is refused with exit 2, naming what is wrong and where, and never suggests a
+// command line that would run what a hostile value holds.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI } from '../fixtures/cli.js';
+
+let dir = '';
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'varlab-mistakes-'));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `varlab ARGS` as a user runs it, with a varlab home of its own (no server profile registered). */
+function varlab(...args: string[]) {
+  const r = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, VARLAB_HOME: join(dir, 'home') } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const quickstart = () => {
+  const path = join(dir, 'my.varlab.json');
+  if (!existsSync(path)) writeFileSync(path, readFileSync('examples/quickstart.varlab.json', 'utf8'));
+  return path;
+};
+
+test('run --target with shell text is refused as a host name, and no command line holding it is suggested', () => {
+  const marker = join(dir, 'hit');
+  for (const target of [`local;touch ${marker}`, `ssh://db1;touch ${marker}`]) {
+    const r = varlab('run', quickstart(), '--target', target);
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err, /--target: the host name ".*" is not valid; expected local, ssh:\/\/\[user@\]host\[:port\] or an ssh config alias/);
+    // It once said "no server profile for local;touch …: … or run: varlab sandbox create local;touch …".
+    assert.doesNotMatch(r.err, /sandbox create/);
+  }
+  assert.equal(existsSync(marker), false);
+});
