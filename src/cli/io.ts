@@ -44,7 +44,13 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: s
   try {
     parsed = parseArgs({ args: argv, options: { ...options, ...LIMIT_OPTIONS, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    // Node's words for a typo ("Unknown option '--jsn'. To specify a positional argument starting with a '-',
+    // place it at the end of the command after '--', as in '-- "--jsn"") name neither the option meant nor
+    // the command: the nearest option is named instead, the positional hint kept for a name that is near none.
+    const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /Unknown option '([^']+)'/.exec((e as Error).message)?.[1] : undefined;
+    if (unknown === undefined) throw new UsageError((e as Error).message);
+    const meant = nearest(unknown.replace(/^-+/, '').split('=')[0], [...Object.keys(options), ...Object.keys(LIMIT_OPTIONS), 'help']);
+    throw new UsageError(`unknown option ${unknown}${meant ? `; did you mean --${meant}?` : ' (a FILE whose name starts with - goes after --)'}`);
   }
   const values = parsed.values as Record<string, unknown>;
   for (const [option, env] of [['max-cells', 'VARLAB_MAX_CELLS'], ['max-restarts', 'VARLAB_MAX_RESTARTS']] as const) {
@@ -53,6 +59,28 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: s
     if (n !== undefined) process.env[env] = String(n);
   }
   return parsed;
+}
+
+/** The candidate a mistyped word was most likely meant to be (at most 2 edits, fewer than half its letters), or null. */
+export function nearest(word: string, candidates: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Math.min(2, Math.ceil(word.length / 2) - 1) + 1;
+  for (const c of candidates) {
+    const d = editDistance(word, c);
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions of one character each. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
 }
 
 /** Parse a number option, naming the option when it is not a number in range. */

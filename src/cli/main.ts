@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The headless command line: the same experiments as the app, without a window.
 import { pathToFileURL } from 'node:url';
-import { LIMITS_USAGE, processIO, UsageError, type CliIO, type Command } from './io.js';
+import { LIMITS_USAGE, nearest, processIO, UsageError, type CliIO, type Command } from './io.js';
 
 interface Entry {
   name: string;
@@ -42,7 +42,8 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
-    io.err(`varlab: unknown command "${name}". Commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+    const meant = nearest(name, COMMANDS.map((c) => c.name));
+    io.err(`varlab: unknown command "${name}"${meant ? `; did you mean ${meant}?` : '.'} Commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
     return 2;
   }
   try {

@@ -119,7 +119,7 @@ test('bad options are usage errors (exit 2) that name the option', () => {
     [['--warmup=-1'], /--warmup: expected a whole number of at least 0/],
     [['--target-effect', '0'], /--target-effect: expected a percentage above 0/],
     [['--baseline', 'nope'], /--baseline: no cell "nope" in .*; cells: mysql-5\.6 \| mysql-5\.6,patched/],
-    [['--bogus'], /Unknown option '--bogus'/],
+    [['--bogus'], /unknown option --bogus \(a FILE whose name starts with - goes after --\)/],
   ];
   for (const [args, message] of cases) {
     const r = varlab(file, ...args);

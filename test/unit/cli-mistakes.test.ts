@@ -38,3 +38,18 @@ test('run --target with shell text is refused as a host name, and no command lin
   }
   assert.equal(existsSync(marker), false);
 });
+
+test('a mistyped option or command names the one meant', () => {
+  const typo = varlab('run', quickstart(), '--untill-answered');
+  assert.equal(typo.code, 2);
+  // Node's own words were "Unknown option '--untill-answered'. To specify a positional argument starting
+  // with a '-', place it at the end of the command after '--', as in '-- "--untill-answered"".
+  assert.equal(typo.err, 'varlab run: unknown option --untill-answered; did you mean --until-answered?\nRun `varlab run --help` for usage.\n');
+  assert.match(varlab('analyze', quickstart(), '--jsn').err, /^varlab analyze: unknown option --jsn; did you mean --json\?/);
+  const far = varlab('plan', quickstart(), '--frobnicate');
+  assert.equal(far.code, 2);
+  assert.match(far.err, /^varlab plan: unknown option --frobnicate \(a FILE whose name starts with - goes after --\)\n/);
+  const command = varlab('runn', quickstart());
+  assert.equal(command.code, 2);
+  assert.match(command.err, /^varlab: unknown command "runn"; did you mean run\? Commands: new, validate/);
+});
