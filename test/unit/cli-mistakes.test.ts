@@ -53,3 +53,21 @@ test('a mistyped option or command names the one meant', () => {
   assert.equal(command.code, 2);
   assert.match(command.err, /^varlab: unknown command "runn"; did you mean run\? Commands: new, validate/);
 });
+
+test('status, attach and cancel of a file that is not there, or not JSON, say so (exit 2), not "start one with --detach"', () => {
+  const missing = join(dir, 'nonexist.varlab.json');
+  const notJson = join(dir, 'bad.varlab.json');
+  writeFileSync(notJson, 'hello, not json\n');
+  for (const command of ['status', 'attach', 'cancel']) {
+    const gone = varlab(command, missing);
+    assert.equal(gone.code, 2, gone.err);
+    assert.equal(gone.err, `varlab ${command}: ${missing}: cannot read ${missing}: no such file\n`);
+    const bad = varlab(command, notJson);
+    assert.equal(bad.code, 2, bad.err);
+    assert.match(bad.err, new RegExp(`^varlab ${command}: .*bad\\.varlab\\.json: \\(document\\): not valid JSON at line 1, column 1`));
+  }
+  // A good file without a detached run still says how to start one (exit 1: nothing to follow).
+  const none = varlab('status', quickstart());
+  assert.equal(none.code, 1);
+  assert.match(none.err, /no detached run \(start one with `varlab run .*my\.varlab\.json --detach`\)/);
+});

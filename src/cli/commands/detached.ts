@@ -11,6 +11,7 @@ import { describeDetached } from '../../node/detach/status.js';
 import { RunService } from '../../node/runs/service.js';
 import { visible } from '../../common/printable.js';
 import { DocumentService } from '../../node/documents/service.js';
+import { readExperimentFile } from '../../node/files.js';
 import { onInterrupt } from '../../node/shutdown.js';
 import { parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
@@ -28,9 +29,20 @@ function oneFile(positionals: string[]): string {
   return positionals[0];
 }
 
-/** An ApiError is the user's message: print it, exit 1 (2 when the file or its journal is refused). */
-function failed(io: CliIO, name: string, e: unknown): number {
+/**
+ * An ApiError is the user's message: print it, exit 1 (2 when the file or its journal is refused). No
+ * detached run of a FILE that is not there, or not an experiment, is said as that (exit 2): "no detached
+ * run (start one with `varlab run FILE --detach`)" sent a typo'd name off to a run that cannot start.
+ */
+async function failed(io: CliIO, name: string, e: unknown, file: string): Promise<number> {
   if (!(e instanceof ApiError)) throw e;
+  if (e.code === 'not-found' && !detachedRuns(file).length) {
+    const r = await readExperimentFile(file);
+    if (!r.doc) {
+      io.err(`varlab ${name}: ${r.problems.map((p) => `${file}: ${p}`).join('\n')}`);
+      return 2;
+    }
+  }
   io.err(`varlab ${name}: ${e.message}`);
   return e.code === 'invalid-file' || e.code === 'invalid-argument' ? 2 : 1;
 }
@@ -148,7 +160,7 @@ async function follow(name: 'attach' | 'cancel', argv: string[], io: CliIO): Pro
     }
     return report(io, await service.attachToEnd(file, opts), Date.now() - startedAt, json);
   } catch (e) {
-    return failed(io, name, e);
+    return failed(io, name, e, file);
   } finally {
     clearInterval(keepAlive);
     stopListening();
@@ -175,7 +187,7 @@ export const attach = followCommand(
     'every host\'s results saved into FILE, one line per host at the end.\n' +
     'Ctrl-C detaches this computer only: the run goes on.\n' +
     '--events json       print every event as one JSON line on stdout\n',
-  '0 finished (results in the file), 1 failed, 130 detached by Ctrl-C or the run was cancelled.',
+  '0 finished (results in the file), 1 failed, 2 FILE (or its journal) refused, 130 detached by Ctrl-C or the run was cancelled.',
 );
 
 export const cancel = followCommand(
@@ -183,7 +195,7 @@ export const cancel = followCommand(
   'Stops the detached run of FILE on its target: the runner there discards the restart in progress, stops\n' +
     'mysqld and restores the host (kernel settings, files it changed). Then what it measured is brought into\n' +
     'FILE, as `varlab attach` does. `varlab run FILE` resumes it later. On several hosts: every host\'s runner.\n',
-  '0 cancelled (or it had ended anyway: its results are in the file), 1 failed.',
+  '0 cancelled (or it had ended anyway: its results are in the file), 1 failed, 2 FILE (or its journal) refused.',
 );
 
 export const status: Command = {
@@ -192,7 +204,8 @@ export const status: Command = {
     'varlab status FILE [--identity KEY] [--known-hosts FILE] [--accept-new] [--json]\n\n' +
     'One line: whether the detached run of FILE is running, finished, failed or cancelled, where, and which\n' +
     'restart it is at ("detached on T, running restart k of n"); a run on several hosts: one such line per host.\n' +
-    'It looks at the target(s) and changes nothing. Exit status 1 when a host could not be reached.\n' +
+    'It looks at the target(s) and changes nothing. Exit status 1 when a host could not be reached (or there is no\n' +
+    'detached run), 2 when FILE (or its journal) is refused.\n' +
     AUTH_USAGE.trimEnd(),
   async run(argv, io) {
     const { values, positionals } = parse(argv, { json: { type: 'boolean' }, ...AUTH_OPTIONS });
@@ -210,7 +223,7 @@ export const status: Command = {
       }
       return s.unreachable?.length ? 1 : 0;
     } catch (e) {
-      return failed(io, 'status', e);
+      return failed(io, 'status', e, file);
     }
   },
 };
