@@ -12,7 +12,7 @@ interface Entry {
 
 /** Commands by name. Each module owns its options, help text and exit codes. */
 const COMMANDS: Entry[] = [
-  { name: 'new', summary: 'write a new experiment file from a template: dbt3 (with --sf) or quickstart', load: async () => (await import('./commands/new.js')).newCommand },
+  { name: 'new', summary: 'write a new experiment file from a template: dbt3 (with --sf), oltp_read_only, oltp_point_select or quickstart', load: async () => (await import('./commands/new.js')).newCommand },
   { name: 'validate', summary: 'check an experiment file against the schema and the tunable catalog', load: async () => (await import('./commands/validate.js')).validate },
   { name: 'plan', summary: 'print the ordered run plan of an experiment', load: async () => (await import('./commands/plan.js')).plan },
   { name: 'probe', summary: 'describe a target host: CPUs, NUMA, ASLR, governor, THP, mysqld, tools', load: async () => (await import('./commands/probe.js')).probe },

@@ -71,3 +71,10 @@ test('status, attach and cancel of a file that is not there, or not JSON, say so
   assert.equal(none.code, 1);
   assert.match(none.err, /no detached run \(start one with `varlab run .*my\.varlab\.json --detach`\)/);
 });
+
+test('varlab --help names every template of new, as the README\'s table and new --help do', () => {
+  const r = varlab('--help');
+  assert.equal(r.code, 0);
+  const line = r.out.split('\n').find((l) => l.trimStart().startsWith('new '));
+  for (const template of ['dbt3', 'oltp_read_only', 'oltp_point_select', 'quickstart']) assert.ok(line?.includes(template), `${template} in: ${line}`);
+});
