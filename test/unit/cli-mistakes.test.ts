@@ -78,3 +78,20 @@ test('varlab --help names every template of new, as the README\'s table and new 
   const line = r.out.split('\n').find((l) => l.trimStart().startsWith('new '));
   for (const template of ['dbt3', 'oltp_read_only', 'oltp_point_select', 'quickstart']) assert.ok(line?.includes(template), `${template} in: ${line}`);
 });
+
+test('a value outside a field\'s pattern is refused naming the field, the value and what the field accepts', () => {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
+  const marker = join(dir, 'hit');
+  doc.design.serverProfile = { target: 'local', kind: 'direct', mysqld: `/usr/sbin/mariadbd;touch ${marker}`, datadir: '/var/tmp/d', socket: '/var/tmp/d.sock', port: 3399, user: 'root', extraArgs: ['--password=s3cr3t;x'], sudo: false };
+  const path = join(dir, 'hostile.varlab.json');
+  writeFileSync(path, JSON.stringify(doc));
+  const r = varlab('validate', path);
+  assert.equal(r.code, 2);
+  // It once said only "not an accepted value (letters, digits and a few safe characters only)": which
+  // character of a long path was the matter was left to guess.
+  assert.match(r.err, new RegExp(`^${path}: design\\.serverProfile\\.mysqld: "/usr/sbin/mariadbd;touch ${marker}" is not accepted: expected \\^/\\[A-Za-z0-9_\\./\\+-\\]\\{0,1000\\}\\$ \\(letters, digits and a few safe characters only\\)$`, 'm'));
+  // A value that may be a password is not said back.
+  assert.match(r.err, /design\.serverProfile\.extraArgs\[0\]: not accepted: expected /);
+  assert.doesNotMatch(r.err, /s3cr3t/);
+  assert.equal(existsSync(marker), false);
+});

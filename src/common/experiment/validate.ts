@@ -16,7 +16,20 @@ import type { ExperimentDoc, Results } from './types.js';
 const NOUNS: Record<string, string> = { levels: 'level', queries: 'query', factors: 'factor', restarts: 'restart' };
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : noun.endsWith('y') ? '' : 's'}`.replace(/querys$/, 'queries');
 
-function describe(e: ErrorObject): string {
+/** The value at a JSON pointer of the schema's errors (`/design/factors/0/name`), or undefined. */
+function valueAt(doc: unknown, pointer: string): unknown {
+  let v = doc;
+  for (const key of pointer.split('/').slice(1)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return v;
+}
+
+/** Words that may be (or hold) a secret: such a value is never said back in a message. */
+const SECRET_LIKE = /pass|secret|token|key/i;
+
+function describe(e: ErrorObject, doc: unknown): string {
   const path = jsonPath(e.instancePath);
   const last = e.instancePath.split('/').pop() ?? '';
   const p = e.params as Record<string, unknown>;
@@ -43,8 +56,13 @@ function describe(e: ErrorObject): string {
       return `${path}: expected more than ${String(p.limit)}`;
     case 'exclusiveMaximum':
       return `${path}: expected less than ${String(p.limit)}`;
-    case 'pattern':
-      return `${path}: not an accepted value (letters, digits and a few safe characters only)`;
+    case 'pattern': {
+      // The value (cut, control characters escaped) and the field's pattern: which character of a long path is
+      // the matter is then plain to see. A value that may be a password is not said back.
+      const v = valueAt(doc, e.instancePath);
+      const shown = typeof v === 'string' && !SECRET_LIKE.test(v) ? `${visible(JSON.stringify(v.length > 120 ? `${v.slice(0, 120)}…` : v))} is ` : '';
+      return `${path}: ${shown}not accepted: expected ${String(p.pattern)} (letters, digits and a few safe characters only)`;
+    }
     default:
       return `${path}: ${e.message ?? 'invalid'}`;
   }
@@ -65,7 +83,7 @@ export function checkExperiment(input: unknown, limits: ExperimentLimits = DEFAU
   if (m.problem) return { doc: null, problems: [m.problem], notices: m.notices };
   if (!check(m.doc)) {
     const seen = new Set<string>();
-    const problems = (check.errors ?? []).map(describe).filter((p) => !seen.has(p) && seen.add(p));
+    const problems = (check.errors ?? []).map((e) => describe(e, m.doc)).filter((p) => !seen.has(p) && seen.add(p));
     return { doc: null, problems, notices: m.notices };
   }
   const doc = m.doc as unknown as ExperimentDoc;
