@@ -160,6 +160,12 @@ export function restartProcedure(input: ProcedureInput): RestartProcedure {
   return { levels: { ...input.levels }, cell, steps, ...(builds ? { builds } : {}) };
 }
 
+/** Which data directory a restart's server runs on: its build's name ('' for the profile's own). */
+export const datadirKey = (proc: RestartProcedure): string => {
+  const start = proc.steps.find((s) => s.kind === 'start');
+  return (start?.kind === 'start' && start.server?.name) || '';
+};
+
 /** Judge every factor of the cell from the facts read after the start (pure: the same everywhere). */
 export function verifyCell(proc: RestartProcedure, facts: Record<string, string | null>, host: HostFingerprint): TunableCheck[] {
   const out: TunableCheck[] = [];

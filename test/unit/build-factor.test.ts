@@ -15,6 +15,8 @@ import { checkExperiment } from '../../src/common/experiment/validate.js';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_HOST_PATHS, parseReply, restartScript } from '../../src/node/host/script.js';
 import { addFactor, levelChoices, toggleLevel } from '../../src/browser/views/designer/edits.js';
+import { buildPlan } from '../../src/common/plan.js';
+import { importLines } from '../../src/node/detach/import.js';
 
 const SHA = 'ab'.repeat(32);
 const builds: Build[] = [
@@ -115,4 +117,18 @@ test('the Designer offers the registered builds as the levels of the build facto
   const back = toggleLevel(one, 0, 'slow', ['A', 'slow']) as Design;
   assert.deepEqual(back.factors[0].levels, ['A', 'slow']);
   assert.deepEqual(levelChoices({ tunable: 'build', levels: ['old'] }, ['A']), ['A', 'old']);
+});
+
+test('a detached run says which build its setup script ran (or was skipped) on, as an attached run does', () => {
+  const design: Design = (JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc).design;
+  design.factors = [factor];
+  design.restartsPerCell = 1;
+  const plan = buildPlan(design);
+  const lines = ['R 1001 1', 'U 1002 0 20 5300', 'R 1003 2', 'U 1004 1 0 0'];
+  const got = importLines(lines.join('\n') + '\n', { design, plan, profile, host, target: 'ssh://db', open: [], timer: undefined });
+  // It said "setup skipped: …" then "setup script ran (…)" with no build: two lines that read as one contradicting the other.
+  assert.deepEqual(got.logs.map((l) => l.message), [
+    `build ${plan[0].levels.build}: setup script ran (20 statements, 5.3 s)`,
+    `build ${plan[1].levels.build}: setup skipped: table lineitem already exists in varlab_quickstart`,
+  ]);
 });

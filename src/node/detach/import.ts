@@ -26,7 +26,7 @@ import { RESTART_STEPS, type Design, type RestartStep, type ServerProfile, type 
 import type { HostFingerprint } from '../../common/host.js';
 import type { ScheduledRestart } from '../../common/plan.js';
 import type { JournalRecord, RecordOf } from '../../common/records.js';
-import { restartProcedure, verifyFailure } from '../../common/restart.js';
+import { datadirKey, restartProcedure, verifyFailure } from '../../common/restart.js';
 import { interruptedMessage, startFailuresMessage } from '../../common/restart-policy.js';
 import { runnerGone, RESTORED_AFTER_GONE } from '../host/lock.js';
 import { parseReply } from '../host/script.js';
@@ -219,9 +219,17 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
           open.add(seq);
         }
         break;
-      case 'U':
-        log(at, 'info', f[2] === '1' ? `setup skipped${w.setupSkipIfTable ? `: table ${w.setupSkipIfTable} already exists in ${w.database}` : ''}` : `setup script ran (${int(f[3])} statements, ${(int(f[4]) / 1000).toFixed(1)} s)`);
+      case 'U': {
+        // The setup runs once per data directory, in the restart in progress (the newest open one): named
+        // with its build as an attached run names it ("build B: setup skipped …"), or two builds' lines
+        // read as one run's contradicting itself.
+        const current = Math.max(0, ...open);
+        const proc = current >= 1 && current <= ctx.plan.length ? restartProcedure({ profile: ctx.profile, factors: ctx.design.factors, levels: ctx.plan[current - 1].levels, host: ctx.host }) : null;
+        const build = proc ? datadirKey(proc) : '';
+        const what = f[2] === '1' ? `setup skipped${w.setupSkipIfTable ? `: table ${w.setupSkipIfTable} already exists in ${w.database}` : ''}` : `setup script ran (${int(f[3])} statements, ${(int(f[4]) / 1000).toFixed(1)} s)`;
+        log(at, 'info', (build ? `build ${build}: ` : '') + what);
         break;
+      }
       case 'F': {
         if (!open.has(seq)) break;
         const reply = parseReply(text(f[3]));

@@ -16,7 +16,7 @@ import type { Connection } from 'mysql2/promise';
 import type { RunEvent } from '../../common/events.js';
 import type { Design, RestartStep, ServerProfile } from '../../common/experiment/types.js';
 import type { ScheduledRestart } from '../../common/plan.js';
-import { verifyFailure } from '../../common/restart.js';
+import { datadirKey, verifyFailure } from '../../common/restart.js';
 import type { JournalRecord } from '../../common/records.js';
 import type { RunHooks, ServerControl, StartedServer, TargetSession } from '../host/types.js';
 import { ApiError } from '../../common/api.js';
@@ -50,8 +50,6 @@ export interface RestartContext {
 }
 
 
-/** Which data directory a restart's server runs on: its build's ('' for the profile's own). */
-const datadirKey = (proc: { steps: { kind: string; server?: { name: string } }[] }) => proc.steps.find((s) => s.kind === 'start')?.server?.name ?? '';
 
 export class RestartProcedure {
   /** Data directories the setup script has filled in this run: each build's own is filled by the same setup. */
