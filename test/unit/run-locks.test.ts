@@ -110,3 +110,24 @@ test("on the target: a detached runner's lock names its pid, start time and boot
     await taken.release();
   }
 });
+
+// Several runs find a crashed run's lock at once: one that removed it after another had taken it over
+// removed that one's live lock, and two runs wrote into one file.
+test("varlab's folder: a lock whose process is gone, found by several runs starting at once, goes to one of them only", async () => {
+  for (let round = 0; round < 5; round++) {
+    const file = `/data/crash-${round}.varlab.json`;
+    const held = await acquireRunLocks({ runId: `old-${round}`, file, target: 'local', startedAt: Date.now() }, { fileOnly: true });
+    const runs = join(dir, 'home', 'runs');
+    for (const f of readdirSync(runs)) {
+      const p = join(runs, f);
+      const info = JSON.parse(readFileSync(p, 'utf8'));
+      if (info.runId === `old-${round}`) writeFileSync(p, JSON.stringify({ ...info, pid: deadPid() }));
+    }
+    const tries = await Promise.allSettled(Array.from({ length: 12 }, (_, k) => acquireRunLocks({ runId: `new-${round}-${k}`, file, target: 'local', startedAt: Date.now() }, { fileOnly: true })));
+    const won = tries.filter((t) => t.status === 'fulfilled');
+    assert.equal(won.length, 1, `round ${round}: one run takes the file (${won.length} did)`);
+    for (const t of tries) if (t.status === 'rejected') assert.ok(busy(/is busy/)(t.reason), String(t.reason));
+    await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof acquireRunLocks>>>).value.release();
+    await held.release();
+  }
+});

@@ -3,13 +3,14 @@
 // exclusively, naming the running file, its target and the process. The target itself has its own
 // lock beside the restore record (host/lock.ts), for runs started from other machines.
 //
-// A lock is stale, and taken over, when the process named in it is gone: its pid is dead, or the pid
-// now belongs to a process started later than the lock (the pid was reused).
+// A lock is stale, and taken over (by one run only, lock-takeover.ts), when the process named in it is
+// gone: its pid is dead, or the pid now belongs to a process started later than the lock (the pid was reused).
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../../common/api.js';
 import { varlabHome } from '../files.js';
+import { lockHolder, readText, takeOverLock } from '../lock-takeover.js';
 import { ownerRuns, processStart } from '../process.js';
 
 export interface RunLockInfo {
@@ -33,11 +34,8 @@ const runsDir = () => join(varlabHome(), 'runs');
 const alive = (info: RunLockInfo) => ownerRuns(info.pid, info.pidStart);
 
 async function readLock(path: string): Promise<RunLockInfo | null> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as RunLockInfo;
-  } catch {
-    return null;
-  }
+  const text = await readText(path);
+  return text === null ? null : lockHolder<RunLockInfo>(text);
 }
 
 function refusal(what: string, held: RunLockInfo): ApiError {
@@ -54,10 +52,13 @@ async function takeOne(path: string, what: string, info: RunLockInfo): Promise<v
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new ApiError('io', `cannot write the run lock ${path}: ${(e as Error).message}`);
     }
-    const held = await readLock(path);
+    const seen = await readText(path);
+    if (seen === null) continue; // released meanwhile
+    const held = lockHolder<RunLockInfo>(seen);
     if (held && alive(held)) throw refusal(what, held);
-    // Its process is gone (or the file was torn by a crash while being written): nothing will release it.
-    await unlink(path).catch(() => {});
+    // Its process is gone (or the file was torn by a crash while being written): nothing will release
+    // it. Taken over by one of the runs that find it at once: the others find that one's lock.
+    await takeOverLock(path, seen);
   }
   const held = await readLock(path);
   throw held ? refusal(what, held) : new ApiError('busy', `${what} is busy: another varlab run is starting on it`);

@@ -1,0 +1,61 @@
+// Taking over a lock file whose holder is gone (killed; its pid reused since), for the locks made by
+// creating a file exclusively: an experiment file's write lock (documents/write-lock.ts) and the run
+// locks in varlab's folder (runs/locks.ts).
+import { createHash } from 'node:crypto';
+import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { ownerRuns, processStart } from './process.js';
+
+/** An empty lock (or marker) is a writer between its create and its write; for this long, torn by a crash. */
+export const TORN_MS = 1_000;
+
+export const readText = (path: string) => readFile(path, 'utf8').catch(() => null);
+
+/** What a lock's text says of its holder, or null when it is empty or torn. */
+export function lockHolder<T extends { pid: number; pidStart?: number }>(text: string): T | null {
+  try {
+    const info = JSON.parse(text) as T;
+    return typeof info?.pid === 'number' ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Remove the lock at `path` if it still is the one read as `stale`, and never another. Several waiters
+ * find a killed holder's lock at once; one that removed the path after another had already taken it
+ * over would remove that one's live lock, and both would write. So one taker per stale lock: the
+ * marker PATH.DIGEST.K (DIGEST of the stale lock's text, which its nonce makes its own) is created
+ * exclusively, and its maker alone removes the lock, after reading that it is still the stale one.
+ * The others go back to waiting (false: wait a moment before looking again). A marker whose maker
+ * died before removing it is passed over (K + 1).
+ */
+export async function takeOverLock(path: string, stale: string): Promise<boolean> {
+  const id = createHash('sha256').update(stale).digest('hex').slice(0, 16);
+  const me = JSON.stringify({ pid: process.pid, pidStart: processStart(process.pid) });
+  for (let k = 0; ; k++) {
+    const marker = `${path}.${id}.${k}`;
+    try {
+      await writeFile(marker, me, { flag: 'wx', mode: 0o644 });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+        // A folder where no marker can be made (the lock was made before it became so): remove it as before.
+        if ((await readText(path)) === stale) await unlink(path).catch(() => {});
+        return true;
+      }
+      const text = await readText(marker);
+      if (text === null) return true; // its maker is done: look at the lock again
+      const taker = lockHolder(text);
+      const mtime = taker ? 0 : ((await stat(marker).catch(() => null))?.mtimeMs ?? 0);
+      const dead = taker ? !ownerRuns(taker.pid, taker.pidStart) : Date.now() - mtime > TORN_MS;
+      if (!dead) return false; // another waiter is taking it over
+      continue;
+    }
+    try {
+      if ((await readText(path)) === stale) await unlink(path).catch(() => {});
+      for (let j = 0; j < k; j++) await unlink(`${path}.${id}.${j}`).catch(() => {}); // the dead makers' markers
+    } finally {
+      await unlink(marker).catch(() => {});
+    }
+    return true;
+  }
+}
