@@ -145,6 +145,12 @@ test('a detached run goes on with no varlab process on this side; attach, killed
   assert.equal(new Set(executions.map((e) => `${e.seq} ${e.query} ${e.rep}`)).size, timed.length);
   const fileValues = doc.results!.restarts.flatMap((r) => r.queries.flatMap((q) => q.values)).length;
   assert.equal(fileValues, timed.length);
+  // What the runner said is in the file (results.log), as an attached run's is, so the file reopened
+  // shows it: each line once, though the first attach was killed mid-way.
+  const said = doc.results!.log?.map((l) => l.message) ?? [];
+  assert.equal(said.filter((m) => /^the runner started on \S+ \(pid \d+\)$/.test(m)).length, 1, said.join('\n'));
+  assert.equal(said.filter((m) => m.startsWith(`mysqld on ${env.sshd.target} accepted the client's login`)).length, 1, said.join('\n'));
+  assert.equal(said.filter((m) => /^setup (script ran|skipped)/.test(m)).length, 1, said.join('\n'));
   assert.equal(existsSync(detachedDir(file)), false, 'the run directory is removed once its journal is in the file');
 
   const after = varlabSync(['status', file], env.varlabHome);
@@ -249,6 +255,8 @@ test("the app's way: run service detach and attach, batches as a live run's; clo
   assert.equal(new Set(executions.map((e) => e.t === 'execution' && `${e.seq} ${e.query} ${e.rep}`)).size, executions.length);
   const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
   assert.equal(doc.results!.restarts.length, 2);
+  // The app saved what the runner said too (results.log), whichever of its followers brought it in.
+  assert.ok(doc.results!.log?.some((l) => /^the runner started on \S+ \(pid \d+\)$/.test(l.message)), JSON.stringify(doc.results!.log));
   assert.equal(existsSync(started.dir), false);
 });
 

@@ -127,7 +127,7 @@ test('a detached run says which build its setup script ran (or was skipped) on, 
   const lines = ['R 1001 1', 'U 1002 0 20 5300', 'R 1003 2', 'U 1004 1 0 0'];
   const got = importLines(lines.join('\n') + '\n', { design, plan, profile, host, target: 'ssh://db', open: [], timer: undefined });
   // It said "setup skipped: …" then "setup script ran (…)" with no build: two lines that read as one contradicting the other.
-  assert.deepEqual(got.logs.map((l) => l.message), [
+  assert.deepEqual(got.records.flatMap((r) => (r.t === 'log' ? [r.message] : [])), [
     `build ${plan[0].levels.build}: setup script ran (20 statements, 5.3 s)`,
     `build ${plan[1].levels.build}: setup skipped: table lineitem already exists in varlab_quickstart`,
   ]);

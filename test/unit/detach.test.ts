@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Design, ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
 import type { HostFingerprint } from '../../src/common/host.js';
 import { buildPlan } from '../../src/common/plan.js';
-import { JournalFold, type JournalRecord } from '../../src/common/records.js';
+import { JournalFold, resultsFromJournal, type JournalRecord } from '../../src/common/records.js';
 import { restartProcedure } from '../../src/common/restart.js';
 import { DEFAULT_HOST_PATHS, restartScript } from '../../src/node/host/script.js';
 import { compileRunner, DETACHED_BATCH, runDir, VS_CLIENT_AWK } from '../../src/node/detach/runner.js';
@@ -301,8 +301,11 @@ test('import: the runner lines become the records an attached run writes, whatev
   assert.equal(s.timer?.why, "performance_schema's consumers events_statements_current, events_statements_history_long are off");
   const note = profilingNote(s.timer!.why!);
   assert.match(note, /^times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema's consumers events_statements_current, events_statements_history_long are off; for performance_schema's exact timer/);
-  assert.deepEqual(got.logs.map((l) => l.message), ['the runner started on ssh://db (pid 4242)', 'setup script ran (20 statements, 5.3 s)', note]);
-  assert.equal(got.logs[2].level, 'warn');
+  // What the runner said is journaled (log records, in the order it said it), so the file keeps it.
+  const said = got.records.filter((r) => r.t === 'log');
+  assert.deepEqual(said.map((l) => l.message), ['the runner started on ssh://db (pid 4242)', 'setup script ran (20 statements, 5.3 s)', note]);
+  assert.equal(said[2].level, 'warn');
+  assert.deepEqual(resultsFromJournal(s).log?.map((l) => l.message), said.map((l) => l.message));
   // The runner's other words: performance_schema off, none off; a word it could not have written reads as none off.
   for (const [word, why] of [['off', 'performance_schema is off'], ['-', "performance_schema does not time this connection's statements"], ['x;rm', "performance_schema does not time this connection's statements"]]) {
     const t = importLines(`T 1 profiling ${word}\n`, ctx(d, new JournalFold())).records.find((r) => r.t === 'timer');

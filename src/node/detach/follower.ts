@@ -289,7 +289,7 @@ export class Follower {
         if (this.cancelWanted && !this.signalled) {
           this.signalled = await signalCancel(session, d.dir, sudo);
           const why = this.answered ? `stopped when answered at round ${this.fold.state().stopped?.round}: ` : '';
-          if (this.signalled) this.emit({ type: 'log', at: Date.now(), level: 'info', message: `${why}asked the run on ${d.target} to stop: it discards the restart in progress, stops mysqld and restores the host` });
+          if (this.signalled) this.say(journal, 'info', `${why}asked the run on ${d.target} to stop: it discards the restart in progress, stops mysqld and restores the host`);
         }
         let got: Pulled;
         try {
@@ -315,7 +315,7 @@ export class Follower {
         if (records.length) journal.sync();
         const ranOut = got.offset === offset;
         offset = got.offset;
-        for (const l of got.logs) this.emit(l);
+        // What the runner said comes as log records among the others: told in the order it said it.
         for (const r of imported) this.apply(r);
         if (imported.some((r) => r.t === 'restart-finished')) await this.look(journal);
         if (got.ended) {
@@ -325,7 +325,7 @@ export class Follower {
         if (ranOut && got.state === 'ending' && !this.saidEnding) {
           // Its end is made there in a process of its own (a slow stop of mysqld holds no read): followed until its H.
           this.saidEnding = true;
-          this.emit({ type: 'log', at: Date.now(), level: 'info', message: `the runner on ${d.target} is gone; ${ENDING_AFTER_GONE}` });
+          this.say(journal, 'info', `the runner on ${d.target} is gone; ${ENDING_AFTER_GONE}`);
         }
         if (ranOut && got.state === 'ended') {
           // The runner is gone and said nothing more (killed): its run is over, and this journal says so.
@@ -368,7 +368,7 @@ export class Follower {
     if (!step.records.length) return;
     journal.appendAll(step.records);
     journal.sync();
-    this.emit({ type: 'log', at: Date.now(), level: 'info', message: step.text.join('\n') });
+    this.say(journal, 'info', step.text.join('\n'));
     for (const r of step.records) this.apply(r);
     if (step.stop && !state.detached?.ended) {
       this.answered = true;
@@ -381,6 +381,18 @@ export class Follower {
     const stopped = this.fold.state().stopped;
     if (r.t !== 'run-finished' || r.state !== 'cancelled' || !stopped) return r;
     return { ...r, state: 'finished', message: `stopped when answered at round ${stopped.round}: ${stopped.because}` };
+  }
+
+  /**
+   * A line the follower says about the run itself (a stop it asked for, the rule's look, a runner
+   * found gone): into the local journal first, so the file keeps it beside the runner's own lines
+   * (results.log), as an attached run's engine keeps what it says. Lines about this computer's
+   * following (attached, stopped following) are told only: they are not the run's.
+   */
+  private say(journal: JournalWriter, level: 'info' | 'warn' | 'error', message: string): void {
+    const line: JournalRecord = { t: 'log', at: Date.now(), level, message };
+    journal.appendAll([line]);
+    this.apply(line);
   }
 
   private apply(r: JournalRecord): void {

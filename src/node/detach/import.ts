@@ -21,7 +21,7 @@
 // Judging happens here, with the functions an attached run uses: the facts of F with judgeStart,
 // the raw timer figures with serverMs, the command's output with commandExecution, the failures'
 // texts with startFailure, setupFailure and queryProblems.
-import { CANCELLED_MESSAGE, type RunEvent } from '../../common/events.js';
+import { CANCELLED_MESSAGE } from '../../common/events.js';
 import { RESTART_STEPS, type Design, type RestartStep, type ServerProfile, type TimerVsClient, type TimingSource } from '../../common/experiment/types.js';
 import type { HostFingerprint } from '../../common/host.js';
 import type { ScheduledRestart } from '../../common/plan.js';
@@ -54,9 +54,12 @@ export interface ImportContext {
 }
 
 export interface Imported {
+  /**
+   * The records, in the order the runner wrote its lines; what it said (the runner started, the setup
+   * script, the timer's note…) among them as `log` records, so the local journal keeps them with the
+   * offset they were read up to, and the file's results.log says them as an attached run's does.
+   */
   records: JournalRecord[];
-  /** What the runner said that is not a record (log lines). */
-  logs: Extract<RunEvent, { type: 'log' }>[];
   /** Bytes of the input turned into records: whole lines, and the run's end only together with the host's restore. */
   consumed: number;
   /** The run-finished record is among the records. */
@@ -180,7 +183,6 @@ function endMessage(state: string, why: string[], ctx: ImportContext, measuredBy
  */
 export function importLines(data: string, ctx: ImportContext, opts: { runnerGone?: boolean } = {}): Imported {
   const records: JournalRecord[] = [];
-  const logs: Imported['logs'] = [];
   const open = new Set(ctx.open);
   let timer = ctx.timer;
   let consumed = 0;
@@ -190,7 +192,7 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
   let endRecords = 0;
   const w = ctx.design.workload;
   const cellOf = (seq: number) => ctx.plan[seq - 1]?.cell ?? '';
-  const log = (at: number, level: 'info' | 'warn' | 'error', message: string) => logs.push({ type: 'log', at, level, message });
+  const log = (at: number, level: 'info' | 'warn' | 'error', message: string) => records.push({ t: 'log', at, level, message });
   const finishOpen = (at: number, reason: string) => {
     for (const seq of open) records.push({ t: 'restart-discarded', at, seq, cell: cellOf(seq), reason });
     open.clear();
@@ -356,8 +358,8 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
       // Wait for H: the E line and what the records made of it are read again next time.
       records.length = endRecords;
       consumed = endStart;
-      return { records, logs, consumed, ended, pending: { state: end.state, ...(end.message ? { message: end.message } : {}) } };
+      return { records, consumed, ended, pending: { state: end.state, ...(end.message ? { message: end.message } : {}) } };
     }
   }
-  return { records, logs, consumed, ended };
+  return { records, consumed, ended };
 }
