@@ -179,7 +179,10 @@ test("'Skip the setup when this table exists' is proposed from the setup script,
   await page.getByTestId('setup-sql').fill('CREATE TABLE t (n INT PRIMARY KEY);\nCREATE TABLE t3 (n INT);');
   assert.equal(await skip.inputValue(), 't');
   // Emptied: the setup runs every run; editing the script proposes nothing by itself, one click does.
+  // The choice is the file's (''), not the view's: it holds after another view and back (a remount).
   await skip.fill('');
+  await page.getByTestId('nav-plan').click();
+  await page.getByTestId('nav-design').click();
   await page.getByTestId('setup-sql').fill('CREATE TABLE t (n INT PRIMARY KEY);\nCREATE TABLE t4 (n INT);');
   assert.equal(await skip.inputValue(), '');
   assert.match(await from.innerText(), /^empty: the script runs in every run, and fails once its tables exist\. Use t4 \(the last table it creates\)$/);

@@ -113,6 +113,10 @@ test("'Skip the setup when this table exists' is proposed from the setup script:
   assert.equal('setupSkipIfTable' in withSetupSql(one, 'SELECT 1'), false, 'no table: the setup runs every time');
   const own = { setupSql: 'CREATE TABLE t (n INT)', setupSkipIfTable: 'mine' };
   assert.deepEqual(withSetupSql(own, 'CREATE TABLE t2 (n INT)'), { setupSql: 'CREATE TABLE t2 (n INT)', setupSkipIfTable: 'mine' });
+  // Emptied by the user (''): kept as the user's choice whatever the script becomes; without the field, proposed.
+  const declined = { setupSql: 'CREATE TABLE t (n INT)', setupSkipIfTable: '' };
+  assert.deepEqual(withSetupSql(declined, 'CREATE TABLE t (n INT); CREATE TABLE t2 (n INT)'), { setupSql: 'CREATE TABLE t (n INT); CREATE TABLE t2 (n INT)', setupSkipIfTable: '' });
+  assert.equal(withSetupSql({ setupSql: 'CREATE TABLE t (n INT)' } as { setupSql: string; setupSkipIfTable?: string }, 'CREATE TABLE t2 (n INT)').setupSkipIfTable, 't2');
   // A file that sets it to its last table (the quickstart): an edit that leaves the tables alone changes nothing.
   assert.equal(withSetupSql(q, q.setupSql + '\nANALYZE TABLE lineitem;').setupSkipIfTable, 'lineitem');
 });

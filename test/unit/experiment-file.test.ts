@@ -133,6 +133,23 @@ test('readExperimentFile: a written file reads back; bad JSON names line and col
   assert.match((await readExperimentFile(dir)).problems[0], /cannot read .*: a folder, not a file/);
 });
 
+test("an emptied 'Skip the setup when this table exists' is saved as '' (the user chose no skip table) and reads back so; a file without the field still has none", async () => {
+  const doc = finishedQuickstart();
+  delete doc.results;
+  doc.design.workload.setupSkipIfTable = '';
+  const path = join(dir, 'declined.varlab.json');
+  await saveExperimentFile(path, doc);
+  const r = await readExperimentFile(path);
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.doc!.design.workload.setupSkipIfTable, '', 'the choice is kept, not dropped nor refused');
+  delete doc.design.workload.setupSkipIfTable;
+  await saveExperimentFile(path, doc);
+  assert.equal('setupSkipIfTable' in (await readExperimentFile(path)).doc!.design.workload, false, 'an older file: no choice made, so the Designer may propose one');
+  // Still a table name when it is one.
+  doc.design.workload.setupSkipIfTable = 'no such table';
+  await assert.rejects(saveExperimentFile(path, doc), /setupSkipIfTable/);
+});
+
 test('saveExperimentFile writes the same layout and refuses an invalid document without touching the file', async () => {
   const doc = finishedQuickstart();
   const path = join(dir, 'saved.varlab.json');

@@ -109,4 +109,11 @@ test('design changes are said in words; labels and notes are not design', () => 
     `query ${a.design.workload.queries[1].name}: SQL changed`,
     'query Q99 added',
   ]);
+  // Emptied by the user (''): no table, as an older file without the field; a table chosen before is a change.
+  const none = structuredClone(a.design);
+  delete none.workload.setupSkipIfTable;
+  const emptied = structuredClone(a.design);
+  emptied.workload.setupSkipIfTable = '';
+  assert.deepEqual(designChanges(none, emptied), []);
+  assert.deepEqual(designChanges(a.design, emptied), ['setup skipped when table exists: lineitem → (none)']);
 });

@@ -84,7 +84,9 @@ export function designChanges(before: Design, after: Design, ignore: (keyof Desi
     w('kind', 'workload');
     w('database', 'database');
     w('setupSql', 'setup script', false);
-    w('setupSkipIfTable', 'setup skipped when table exists');
+    // '' (the user chose no table) and no field (an older file) both run the setup every time: no change.
+    const skipOf = (x: typeof a) => x.setupSkipIfTable || undefined;
+    if (skipOf(a) !== skipOf(b)) out.push(`setup skipped when table exists: ${short(skipOf(a))} → ${short(skipOf(b))}`);
     out.push(...keyedChanges('query', a.queries, b.queries, (q) => q.name, (k) => [`query ${k}: SQL changed`]));
     w('repetitions', 'repetitions');
     w('warmup', 'warm-up');

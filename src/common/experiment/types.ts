@@ -70,7 +70,11 @@ export interface Workload {
   database: string;
   /** SQL run once before the first restart to create and fill the data. */
   setupSql: string;
-  /** Skip the setup when this table already exists in `database`. */
+  /**
+   * Skip the setup when this table already exists in `database`. '' is the user's choice of no table
+   * (the Designer's field emptied): the setup runs every time and the Designer proposes none; absent
+   * (a file from before that choice was kept), the Designer proposes the setup script's last table.
+   */
   setupSkipIfTable?: string;
   queries: Query[];
   /**

@@ -61,18 +61,12 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
   const fileInput = useRef<HTMLInputElement>(null);
   const w = design.workload;
   const doc = useApp((s) => s.doc);
-  const path = useApp((s) => s.path);
   // The table the setup script makes last: proposed for "Skip the setup when this table exists" (sql.ts setupTable).
   const proposed = setupTable(w.setupSql);
-  // Emptied by the user in this file: the setup runs every time, and editing the script proposes no table again.
-  const declined = useRef<string | null | undefined>(undefined);
-  const setSkip = (t: string) => {
-    declined.current = t ? undefined : path;
-    edit((x) => {
-      const { setupSkipIfTable: _, ...rest } = x;
-      return t ? { ...rest, setupSkipIfTable: t } : rest;
-    }, 'setupSkipIfTable');
-  };
+  // Emptied by the user: '' in the file, not the field left out, so the choice outlives this view (a
+  // switch of views remounts it) and a reopening: the setup runs every time, and editing the script
+  // proposes no table again (sql.ts withSetupSql keeps '').
+  const setSkip = (t: string) => edit((x) => ({ ...x, setupSkipIfTable: t }), 'setupSkipIfTable');
   // Per restart at the costs the file's run measured, when it has one (as the Designer's summary).
   const learned = doc ? learnedEstimate({ ...doc, design }) : null;
   const estimate = learned?.estimate ?? estimatePlan(design);
@@ -169,7 +163,7 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
         <span data-testid="setup-sql-label">
           Setup script (run before {design.factors.some((f) => f.tunable === 'build') ? "each build's first restart, in that build's own data directory," : 'the first restart'} unless the table above exists: create and fill the data)
         </span>
-        <textarea className="sql" rows={6} value={w.setupSql} spellCheck={false} onChange={(e) => { const setupSql = e.target.value; edit((x) => (declined.current === path ? { ...x, setupSql } : withSetupSql(x, setupSql)), 'setupSql'); }} data-testid="setup-sql" />
+        <textarea className="sql" rows={6} value={w.setupSql} spellCheck={false} onChange={(e) => { const setupSql = e.target.value; edit((x) => withSetupSql(x, setupSql), 'setupSql'); }} data-testid="setup-sql" />
       </label>
 
       <h3>

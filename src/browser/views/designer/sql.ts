@@ -89,8 +89,8 @@ export function setupTable(setupSql: string): string | undefined {
 
 /**
  * A workload whose setup script changed: "Skip the setup when this table exists" follows the script
- * while it is empty or is the table the old script proposed (setupTable); a name of the user's own
- * (another table) is kept.
+ * while the file has none (absent: nobody chose) or holds the table the old script proposed
+ * (setupTable); a name of the user's own (another table), or '' (the user emptied it: no table), is kept.
  */
 export function withSetupSql<W extends { setupSql: string; setupSkipIfTable?: string }>(w: W, setupSql: string): W {
   const { setupSkipIfTable: skip, ...rest } = w;
