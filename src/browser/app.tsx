@@ -11,6 +11,7 @@ import { useWindowEvents } from './components/useWindowEvents.js';
 import { Welcome } from './components/Welcome.js';
 import { listenForDocuments, listenForPrompts, listenForTransport, loadAppInfo, refreshRecent } from './store/actions.js';
 import { useApp } from './store/index.js';
+import type { TransportState } from '../common/api.js';
 import { DesignerView } from './views/designer/DesignerView.js';
 import { AnalysisView } from './views/analysis/AnalysisView.js';
 import { CompareView } from './views/compare/CompareView.js';
@@ -52,13 +53,30 @@ function useTitle() {
   }, [name, dirty]);
 }
 
-/** While the connection to the backend is being restored: said, so nothing looks frozen or finished. */
+/** What the banner says when the page's own server told why the connection fails (TransportState.why). */
+const WHY_NOT: Record<NonNullable<TransportState['why']>, string> = {
+  refused: 'varlab answers at this address but refuses this tab: the address it was opened with is from another launch of varlab. Open the address varlab printed when it started (or paste it here): each launch has a token of its own.',
+  unreachable: 'Nothing answers at this address: varlab is not running, or was stopped. Start it again (npm run web) and open the address it prints.',
+};
+
+/**
+ * While there is no connection to the backend: said, so nothing looks frozen or finished. A tab that
+ * never had one is connecting (and is told why it cannot, once known); only a connection that was up
+ * and went away is being restored ("Reconnecting"), with runs going on meanwhile.
+ */
 function TransportBanner() {
   const t = useApp((s) => s.transport);
-  if (t.state !== 'reconnecting') return null;
+  if (t.state === 'connected') return null;
+  const attempt = t.attempt ? ` (attempt ${t.attempt})` : '';
+  const why = t.why ? WHY_NOT[t.why] : 'If varlab was started again, open the address it printed: each launch has a token of its own.';
   return (
-    <div className="transport-banner" role="status" data-testid="transport-reconnecting">
-      Reconnecting to the varlab backend…{t.attempt ? ` (attempt ${t.attempt})` : ''} Runs go on meanwhile; what happened is shown once the connection is back. If varlab was started again, open the address it printed: each launch has a token of its own.
+    <div className="transport-banner" role="status" data-testid={`transport-${t.state}`}>
+      {t.state === 'connecting'
+        ? t.why
+          ? `Cannot connect to the varlab backend${attempt}: ${why}`
+          : `Connecting to the varlab backend…${attempt} ${why}`
+        : // Runs go on while varlab does: not said once the page's server is gone or is another launch's.
+          `Reconnecting to the varlab backend…${attempt} ${t.why ? '' : 'Runs go on meanwhile; what happened is shown once the connection is back. '}${why}`}
     </div>
   );
 }
@@ -69,7 +87,18 @@ export function App() {
   useEffect(() => {
     void loadAppInfo();
     void refreshRecent();
-    const off = [listenForPrompts(), listenForDocuments(), listenForTransport(() => void catchUpAfterReconnect())];
+    const off = [
+      listenForPrompts(),
+      listenForDocuments(),
+      listenForTransport((was) => {
+        // A tab whose first connection came late asked for these when nothing answered.
+        if (was === 'connecting') {
+          void loadAppInfo();
+          void refreshRecent();
+        }
+        void catchUpAfterReconnect();
+      }),
+    ];
     return () => off.forEach((f) => f());
   }, []);
   return (

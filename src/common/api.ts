@@ -158,11 +158,19 @@ export interface DocumentChanged {
   problems: string[];
 }
 
-/** The transport's own state, told by the client side: shown while the connection is being restored. */
+/**
+ * The transport's own state, told by the client side: `connecting` until a first connection is made
+ * (a tab that never had one), `reconnecting` while one that was lost is being restored.
+ */
 export interface TransportState {
-  state: 'connected' | 'reconnecting';
-  /** Reconnect attempts so far. */
+  state: 'connected' | 'connecting' | 'reconnecting';
+  /** Attempts so far. */
   attempt?: number;
+  /**
+   * Why the attempts fail, once the page's own server was asked: it answers but refuses this tab's
+   * connection (`refused`: the tab's token is of another launch), or nothing answers (`unreachable`).
+   */
+  why?: 'refused' | 'unreachable';
 }
 
 /** A question the backend needs a person to answer (host keys, passwords). */

@@ -297,12 +297,12 @@ export function listenForDocuments(): () => void {
 }
 
 /** The transport's state for the UI; after a reconnect, anything missed meanwhile is fetched again. */
-export function listenForTransport(onReconnected: () => void): () => void {
+export function listenForTransport(onReconnected: (was: 'connecting' | 'reconnecting') => void): () => void {
   return getClient().on('transport', (t) => {
     const was = state().transport.state;
     state().setTransport(t);
-    if (t.state === 'connected' && was === 'reconnecting') {
-      onReconnected();
+    if (t.state === 'connected' && was !== 'connected') {
+      onReconnected(was);
       void refreshOpenDocument();
     }
   });

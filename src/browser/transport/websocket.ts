@@ -28,6 +28,8 @@ export function websocketClient(token: string): Client {
   let reconnecting = false;
   /** A connection was up once (a tab whose first connection fails is told so, and keeps trying). */
   let everOpen = false;
+  /** Why the last attempt failed, as far as the page's own server says (whyNot). */
+  let why: 'refused' | 'unreachable' | undefined;
 
   const url = () => `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api?token=${encodeURIComponent(token)}`;
 
@@ -43,6 +45,7 @@ export function websocketClient(token: string): Client {
         retry = 0;
         if (reconnecting) emit('transport', { state: 'connected' });
         reconnecting = false;
+        why = undefined;
         resolve(ws);
       };
       ws.onmessage = (ev) => {
@@ -65,15 +68,43 @@ export function websocketClient(token: string): Client {
         }
         // Also when the first connection fails: a token of a former launch (kept for this tab) is
         // refused, and the page would otherwise look connected while nothing it asks is answered.
+        // A tab that never connected is connecting, not reconnecting: nothing was lost.
         if (wasOpen || reconnecting || !everOpen) {
           reconnecting = true;
-          emit('transport', { state: 'reconnecting', attempt: retry });
+          const state = everOpen ? 'reconnecting' : 'connecting';
+          const attempt = retry;
+          // The last attempt's why, until this one's is known: the banner does not flicker between them.
+          emit('transport', { state, attempt, ...(why ? { why } : {}) });
+          // Asked only when an attempt to open failed: after a connection that was up closes, the
+          // server answering says nothing of why (the next attempt may well connect).
+          if (!wasOpen) {
+            void whyNot().then((now) => {
+              const changed = now !== why;
+              why = now;
+              // Told only while no later attempt has connected or been told.
+              if (changed && reconnecting && retry === attempt + 1) emit('transport', { state, attempt, ...(why ? { why } : {}) });
+            });
+          }
           setTimeout(() => connect().catch(() => {}), Math.min(5000, 250 * 2 ** retry++));
         }
         if (!wasOpen) reject(new Error('cannot reach the varlab backend'));
       };
     });
     return opening;
+  }
+
+  /**
+   * Why the WebSocket failed: the browser does not say (a refused upgrade and a server that is gone
+   * both close it with 1006). The page's own server is asked for the page, without the token: an
+   * answer means it is up and refused this tab's connection (the token of another launch).
+   */
+  async function whyNot(): Promise<'refused' | 'unreachable' | undefined> {
+    try {
+      const r = await fetch(`${location.origin}/`, { method: 'HEAD', cache: 'no-store' });
+      return r.ok ? 'refused' : undefined;
+    } catch {
+      return 'unreachable';
+    }
   }
 
   function emit(event: string, payload: unknown) {
