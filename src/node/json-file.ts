@@ -7,7 +7,7 @@
 // change wait its turn: in this process (a queue per file), and across processes (the file's write
 // lock, documents/write-lock.ts, as for experiment files); the file is replaced atomically
 // (writeAtomic: a temporary file renamed over it), so a reader never sees half of one.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Turns } from '../common/turns.js';
 import { withWriteLock } from './documents/write-lock.js';
@@ -15,12 +15,29 @@ import { writeAtomic } from './atomic-write.js';
 
 /** The file's JSON, or undefined when it is missing or is not JSON (then `parse` says what that means: none yet). */
 async function readJson(path: string): Promise<unknown> {
+  return (await readJsonOrWhy(path)).data;
+}
+
+/** The file's JSON; or that it is missing; or that it holds something that is not JSON (cut by a full disk, edited by hand). */
+async function readJsonOrWhy(path: string): Promise<{ data: unknown; unreadable?: boolean }> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(path, 'utf8'));
+    text = await readFile(path, 'utf8');
   } catch {
-    return undefined;
+    return { data: undefined };
+  }
+  try {
+    return { data: JSON.parse(text) };
+  } catch {
+    return { data: undefined, unreadable: true };
   }
 }
+
+/**
+ * Where a file that is not JSON is kept before a change writes a new one in its place: beside it,
+ * named by the time, so the entries it held can still be read back by hand.
+ */
+export const keptAsidePath = (abs: string, at = new Date()) => `${abs}.unreadable-${at.toISOString().replace(/[:.]/g, '-')}`;
 
 /** A JSON object of entries by name, or none when the file holds anything else. */
 export function entries<V>(data: unknown): Record<string, V> {
@@ -45,8 +62,16 @@ export function updateJsonFile<T>(path: string, parse: (data: unknown) => T, cha
     // The folder first: the lock lives in it, and a lock that cannot be made is no lock (write-lock.ts).
     await mkdir(dirname(abs), { recursive: true, mode: opts.dirMode });
     await withWriteLock(abs, async () => {
-      const next = change(parse(await readJson(abs)));
-      if (next !== undefined) await writeAtomic(abs, JSON.stringify(next, null, 2) + '\n', opts);
+      const now = await readJsonOrWhy(abs);
+      const next = change(parse(now.data));
+      if (next === undefined) return;
+      // A file that is not JSON reads as none; writing over it would lose every entry it held: kept aside first, and said.
+      if (now.unreadable) {
+        const aside = keptAsidePath(abs);
+        await rename(abs, aside);
+        console.error(`varlab: ${abs} was not JSON: kept as ${aside}, and a new one started with this change`);
+      }
+      await writeAtomic(abs, JSON.stringify(next, null, 2) + '\n', opts);
     });
   });
 }

@@ -78,3 +78,23 @@ test('a process killed while holding the Hosts list\'s lock: the next writers ta
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a file that is not JSON (cut by a full disk, edited by hand) is kept aside, not written over, and said', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'varlab-home-broken-'));
+  try {
+    const cut = '{\n  "ssh://root@db1": { "target": "ssh://root@db1", "identity": "/home/me/.ssh/id_db1" },\n  "ssh://root@db2": { "tar';
+    writeFileSync(join(home, 'hosts.json'), cut);
+    const w = start(['add', 'after', '1', join(home, 'go')], home);
+    await w.said('ready');
+    writeFileSync(join(home, 'go'), '');
+    const r = await w.done;
+    assert.equal(r.code, 0, r.err);
+    const aside = readdirSync(home).filter((f) => f.startsWith('hosts.json.unreadable-'));
+    assert.equal(aside.length, 1, readdirSync(home).join(' '));
+    assert.equal(readFileSync(join(home, aside[0]), 'utf8'), cut, 'the entries it held are still there, byte for byte');
+    assert.match(r.err, new RegExp(`varlab: ${join(home, 'hosts.json').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} was not JSON: kept as ${join(home, aside[0]).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    assert.equal(Object.keys(JSON.parse(readFileSync(join(home, 'hosts.json'), 'utf8')) as object).length, 1, 'the new list holds the change');
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
