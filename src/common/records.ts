@@ -5,6 +5,7 @@
 // Run view (through `recordOf`). The experiment file's results and the analysis's tidy table are
 // built from the fold's restarts.
 import type { RunEvent } from './events.js';
+import { eventLine } from './event-line.js';
 import type { Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, RunLogLine, TimerVsClient, TimingSource, TunableCheck } from './experiment/types.js';
 import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
@@ -473,6 +474,25 @@ function keptLog(log: RunLogLine[]): RunLogLine[] {
   return [...log.slice(0, first), { at: log[first].at, level: 'info', message: `… ${gap} more lines (the journal beside the file has every one)` }, ...log.slice(-last)];
 }
 
+/** The file's schema holds a log line of at most this many characters (results.log[].message). */
+const LOG_MESSAGE_MAX = 20_000;
+
+/** A line too long for the file (a start failure's error log, say) cut, so the results are still saved; the journal keeps it whole. */
+function clipped(l: RunLogLine): RunLogLine {
+  return l.message.length <= LOG_MESSAGE_MAX ? l : { ...l, message: `${l.message.slice(0, LOG_MESSAGE_MAX - 40)} … (cut; the journal has it whole)` };
+}
+
+/**
+ * How the run ended when it did not finish (failed or cancelled: the target unreachable, its lock
+ * refused, mysqld that would not start…), as its live log said it: the log's last line, so a file
+ * whose run stopped before its first restart still says why. A finished run's end is no news.
+ */
+function endLine(state: JournalState): RunLogLine | null {
+  if (state.lastState === undefined || state.lastState === 'finished' || state.finishedAt === undefined) return null;
+  const line = eventLine({ type: 'run-finished', at: state.finishedAt, state: state.lastState, ...(state.lastMessage ? { message: state.lastMessage } : {}) })!;
+  return { at: state.finishedAt, level: line.level, message: line.text };
+}
+
 /** The `results` section of the experiment file, rebuilt from the journal (restarts in plan order). */
 export function resultsFromJournal(state: JournalState, interruptedReason = 'interrupted before it finished'): Results {
   const past = state.stopped ? pastTheStop(state.restarts, state.stopped.round) : [];
@@ -482,6 +502,8 @@ export function resultsFromJournal(state: JournalState, interruptedReason = 'int
     ...state.interrupted.map((i) => ({ seq: i.seq, cell: i.cell, reason: interruptedReason, at: i.at })),
     ...past.map((r) => ({ seq: r.seq, cell: r.cell, reason: `measured after the look at round ${state.stopped!.round} stopped the run (the runner had gone on before the stop reached it): not part of the design as stopped`, at: r.finishedAt })),
   ];
+  const end = endLine(state);
+  const log = [...keptLog(state.log), ...(end ? [end] : [])].map(clipped);
   return {
     ...(state.host ? { host: state.host } : {}),
     ...(state.startedAt !== undefined ? { startedAt: state.startedAt } : {}),
@@ -489,7 +511,7 @@ export function resultsFromJournal(state: JournalState, interruptedReason = 'int
     ...timerResults(state.timer),
     ...(discarded.length ? { discarded } : {}),
     ...(state.stopped ? { stopped: [state.stopped] } : {}),
-    ...(state.log.length ? { log: keptLog(state.log) } : {}),
+    ...(log.length ? { log } : {}),
     restarts: state.restarts.filter((r) => !pastSeqs.has(r.seq)).sort((a, b) => a.seq - b.seq),
   };
 }

@@ -52,3 +52,26 @@ test("the file's schema takes the log; several hosts tag each line; a grown run'
   assert.deepEqual(grown.log!.map((l) => l.message), ['resuming']);
   assert.deepEqual(grownResults({ restarts: [], log }, { restarts: [] }, 2).log, log, 'until the grown run says something, the file keeps what it held');
 });
+
+test("a run that did not finish keeps its end as the log's last line (why it stopped, even before its first restart); a finished run's end is no news", () => {
+  const refused = 'root@127.0.0.1:1: connection refused (is sshd running on port 1?)';
+  const fold = new JournalFold();
+  fold.apply(said(5, "varlab's process yields the CPU to mysqld on this host while connected (SCHED_BATCH)"));
+  fold.apply({ t: 'run-finished', at: 9, state: 'failed', message: refused });
+  const log = resultsFromJournal(fold.state()).log!;
+  assert.deepEqual(log.at(-1), { at: 9, level: 'error', message: `run failed: ${refused}` });
+  assert.equal(log.length, 2);
+  const cancelled = new JournalFold();
+  cancelled.apply({ t: 'run-finished', at: 3, state: 'cancelled', message: 'cancelled' });
+  assert.deepEqual(resultsFromJournal(cancelled.state()).log, [{ at: 3, level: 'warn', message: 'run cancelled' }]);
+  const finished = new JournalFold();
+  finished.apply({ t: 'run-finished', at: 3, state: 'finished' });
+  assert.equal(resultsFromJournal(finished.state()).log, undefined);
+  // A line longer than the file's schema takes is cut, so the results are still saved.
+  const long = new JournalFold();
+  long.apply({ t: 'run-finished', at: 3, state: 'failed', message: 'x'.repeat(30_000) });
+  const doc = tinyQuickstart(1);
+  const results = resultsFromJournal(long.state());
+  assert.match(results.log![0].message, /^run failed: x+ … \(cut; the journal has it whole\)$/);
+  assert.deepEqual(checkExperiment({ ...doc, results }).problems, []);
+});

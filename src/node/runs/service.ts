@@ -14,6 +14,7 @@ import { resolve } from 'node:path';
 import type { DetachedStatus, EventBatch, RunCheck, RunStatus, TargetAuth } from '../../common/api.js';
 import { ApiError } from '../../common/api.js';
 import type { RunEvent } from '../../common/events.js';
+import { endedWords } from '../../common/event-line.js';
 import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { isComplete, restorePending, resultsFromJournal, severalHostsResults, type JournalState } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
@@ -269,7 +270,9 @@ export class RunService {
     const header = states[0].state!.header!;
     const restartsDone = states.reduce((n, j) => n + j.state!.restarts.length, 0);
     const hosts = several ? states.map((j) => ({ host: j.host, restartsDone: j.state!.restarts.length, restartsPlanned: j.state!.header!.planned })) : undefined;
-    return { finished: false, unfinished: { restartsDone, restartsPlanned: header.planned * journals.length, designChanges, ...(hosts ? { hosts } : {}) } };
+    // Why it stopped, as its log said it (a run that failed before its first restart shows nothing else).
+    const ends = states.filter((j) => j.state!.lastState === 'failed' || j.state!.lastState === 'cancelled').map((j) => `${several ? `${j.host}: ` : ''}${endedWords(j.state!.lastState!, j.state!.lastMessage)}`);
+    return { finished: false, unfinished: { restartsDone, restartsPlanned: header.planned * journals.length, designChanges, ...(hosts ? { hosts } : {}), ...(ends.length ? { ended: ends.join('; ') } : {}) } };
   }
 
   /**

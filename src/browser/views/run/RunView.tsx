@@ -151,6 +151,15 @@ function StartPanel() {
       {unfinished && (
         <span data-testid="run-unfinished">
           An unfinished run of this file: {unfinished.restartsDone} of {unfinished.restartsPlanned} restarts done.
+          {/* Why it stopped (its journal's end): what a run that failed before its first restart left to say. */}
+          {unfinished.ended && (
+            <>
+              {' '}
+              <span className="run-failed" data-testid="run-unfinished-ended">
+                It {unfinished.ended}.
+              </span>
+            </>
+          )}
           {unfinishedAbout && (
             <>
               {' '}

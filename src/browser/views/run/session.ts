@@ -4,7 +4,7 @@
 // the backend no longer holds it in memory it sends the run rebuilt from its journal (a snapshot),
 // and the view starts afresh from that.
 import { create } from 'zustand';
-import type { DesignChanged, DetachedHere, EventBatch, RunStatus, TargetAuth, UntilAnswered } from '../../../common/api.js';
+import type { DesignChanged, EventBatch, RunCheck, RunStatus, TargetAuth, UntilAnswered } from '../../../common/api.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { getClient } from '../../client.js';
 import type { RunEvent } from '../../../common/events.js';
@@ -29,7 +29,7 @@ interface RunSessionState {
   frame: number;
   error: string | null;
   /** A journal beside the open file with restarts still to run; designChanges: what the file's design changed since it started; detached: it runs on that target by itself. */
-  unfinished: { path: string; restartsDone: number; restartsPlanned: number; designChanges: string[]; detached?: DetachedHere; hosts?: { host: string; restartsDone: number; restartsPlanned: number }[] } | null;
+  unfinished: ({ path: string } & NonNullable<Extract<RunCheck, { finished: false }>['unfinished']>) | null;
   /** The open file's detached run: being looked at on its target to follow it, why it could not be followed, or not followed because the user stopped following it. */
   follow: FollowState | null;
   /** run.start refused: the design changed since the unfinished run started; the user chooses. */
