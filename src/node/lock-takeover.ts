@@ -1,11 +1,36 @@
 // Taking over a lock file whose holder is gone (killed; its pid reused since), for the locks made by
 // creating a file exclusively: an experiment file's write lock (documents/write-lock.ts) and the run
 // locks in varlab's folder (runs/locks.ts).
-import { createHash } from 'node:crypto';
-import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { ownerRuns, processStart } from './process.js';
 
-/** An empty lock (or marker) is a writer between its create and its write; for this long, torn by a crash. */
+/**
+ * Create the lock file at `path` holding `text`, or fail with EEXIST when it is there. The text is
+ * written to a file of this process's own first and hard-linked into place, so the lock appears whole:
+ * a lock created and then written (O_EXCL) is empty in between, and a holder paused there long (a
+ * loaded machine) looked torn and was taken over. Where the folder cannot hold hard links (or the
+ * own file cannot be written), it is created and written as before.
+ */
+export async function createLockFile(path: string, text: string, mode = 0o644): Promise<void> {
+  const own = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.new`;
+  try {
+    await writeFile(own, text, { flag: 'wx', mode });
+  } catch {
+    return writeFile(path, text, { flag: 'wx', mode });
+  }
+  try {
+    await link(own, path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw e;
+    // No hard links here (EPERM, ENOTSUP…): the plain exclusive create, whose errors the callers know.
+    return await writeFile(path, text, { flag: 'wx', mode });
+  } finally {
+    await unlink(own).catch(() => {});
+  }
+}
+
+/** An empty lock (or marker) is a writer between its create and its write (a lock of an earlier varlab, or a folder without hard links); for this long, torn by a crash. */
 export const TORN_MS = 1_000;
 
 export const readText = (path: string) => readFile(path, 'utf8').catch(() => null);

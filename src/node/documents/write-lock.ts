@@ -8,11 +8,11 @@
 // taken over, by one waiter only (lock-takeover.ts). A live one is waited for: a save holds it for as long as
 // writing the file takes.
 import { randomBytes } from 'node:crypto';
-import { unlink, writeFile } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ApiError } from '../../common/api.js';
 import { ownerRuns, processStart } from '../process.js';
-import { lockHolder, readText, takeOverLock, TORN_MS } from '../lock-takeover.js';
+import { createLockFile, lockHolder, readText, takeOverLock, TORN_MS } from '../lock-takeover.js';
 
 interface WriteLockInfo {
   pid: number;
@@ -38,7 +38,7 @@ export async function withWriteLock<T>(abs: string, fn: () => Promise<T>, waitMs
   let emptySince: number | null = null;
   for (;;) {
     try {
-      await writeFile(path, text, { flag: 'wx', mode: 0o644 });
+      await createLockFile(path, text);
       break;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {

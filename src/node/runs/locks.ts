@@ -6,11 +6,11 @@
 // A lock is stale, and taken over (by one run only, lock-takeover.ts), when the process named in it is
 // gone: its pid is dead, or the pid now belongs to a process started later than the lock (the pid was reused).
 import { createHash } from 'node:crypto';
-import { mkdir, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../../common/api.js';
 import { varlabHome } from '../files.js';
-import { lockHolder, readText, takeOverLock } from '../lock-takeover.js';
+import { createLockFile, lockHolder, readText, takeOverLock } from '../lock-takeover.js';
 import { ownerRuns, processStart } from '../process.js';
 
 export interface RunLockInfo {
@@ -47,7 +47,7 @@ async function takeOne(path: string, what: string, info: RunLockInfo): Promise<v
   const text = JSON.stringify(info);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await writeFile(path, text, { flag: 'wx' });
+      await createLockFile(path, text);
       return;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new ApiError('io', `cannot write the run lock ${path}: ${(e as Error).message}`);
