@@ -17,6 +17,7 @@ import { DEFAULT_HOST_PATHS, parseReply, restartScript } from '../../src/node/ho
 import { addFactor, levelChoices, toggleLevel } from '../../src/browser/views/designer/edits.js';
 import { buildPlan } from '../../src/common/plan.js';
 import { importLines } from '../../src/node/detach/import.js';
+import { describeBuilds } from '../../src/node/host/builds.js';
 
 const SHA = 'ab'.repeat(32);
 const builds: Build[] = [
@@ -131,4 +132,14 @@ test('a detached run says which build its setup script ran (or was skipped) on, 
     `build ${plan[0].levels.build}: setup script ran (20 statements, 5.3 s)`,
     `build ${plan[1].levels.build}: setup skipped: table lineitem already exists in varlab_quickstart`,
   ]);
+});
+
+test('registering builds that run the same executable says that a restart cannot tell them apart', () => {
+  // A/A at two paths: two executables (the same digest, told apart by their paths); a wrapper of B: the same one as B.
+  const b: Build = { name: 'B', mysqld: '/opt/b/mariadbd', datadir: '/srv/sb/data-B', exe: '/opt/b/mariadbd', sha256: SHA };
+  const h: Build = { name: 'H', mysqld: '/opt/h/handicap.sh', datadir: '/srv/sb/data-H', exe: '/opt/b/mariadbd', sha256: SHA };
+  const lines = describeBuilds([builds[0], b, h]);
+  assert.equal(lines.length, 4, lines.join('\n'));
+  assert.equal(lines[3], 'note: builds B and H run the same executable, /opt/b/mariadbd: the check of each restart cannot tell one from the other (only what the wrapper adds does)');
+  assert.equal(describeBuilds([builds[0], b]).length, 2, 'two paths: no note');
 });

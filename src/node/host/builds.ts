@@ -95,7 +95,17 @@ export async function learnBuilds(session: TargetSession, profile: ServerProfile
   return builds;
 }
 
-/** One line per build for people: name, what runs, version. */
+/**
+ * One line per build for people: name, what runs, version; then a note for builds that run the same
+ * executable (a wrapper of another build's binary, e.g. with a handicap): a restart is verified by its
+ * executable, so such builds pass each other's check, and registering them said nothing of it.
+ */
 export function describeBuilds(builds: Build[]): string[] {
-  return builds.map((b) => `build ${b.name}: ${b.mysqld}${b.exe !== b.mysqld ? ` (runs ${b.exe})` : ''}, ${b.version ?? 'version unknown'}, sha256 ${b.sha256}, data directory ${b.datadir}`);
+  const lines = builds.map((b) => `build ${b.name}: ${b.mysqld}${b.exe !== b.mysqld ? ` (runs ${b.exe})` : ''}, ${b.version ?? 'version unknown'}, sha256 ${b.sha256}, data directory ${b.datadir}`);
+  const byExe = new Map<string, string[]>();
+  for (const b of builds) byExe.set(b.exe, [...(byExe.get(b.exe) ?? []), b.name]);
+  for (const [exe, names] of byExe) {
+    if (names.length > 1) lines.push(`note: builds ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} run the same executable, ${exe}: the check of each restart cannot tell one from the other (only what the wrapper adds does)`);
+  }
+  return lines;
 }
