@@ -11,16 +11,17 @@ import type { CliIO } from './io.js';
 
 /**
  * null: go on (nothing to agree to, already agreed, agreed now, or --trust). A number: the exit
- * status to leave with, after a message saying why.
+ * status to leave with, after a message saying why. trust: true for --trust, or the words saying
+ * why else the commands need no question (a one-liner's queries were typed on its command line).
  */
-export async function confirmConsent(opts: { file: string; doc: ExperimentDoc; target?: string; trust: boolean; io: CliIO; prompt: Prompter; interactive: boolean; note?: string }): Promise<number | null> {
+export async function confirmConsent(opts: { file: string; doc: ExperimentDoc; target?: string; trust: boolean | string; io: CliIO; prompt: Prompter; interactive: boolean; note?: string }): Promise<number | null> {
   const { file, doc, target, trust, io } = opts;
   const check = await checkTrust(doc, target);
   if (!check.needsConsent) return null;
   const head = `${visible(file)} would run these on ${check.target}, beyond varlab's built-in tunables${opts.note ? ` (${opts.note})` : ''}:\n${consentList(check.commands)}`;
   if (trust) {
     await grantTrust(doc, target);
-    io.err(`${head}\n--trust: agreed to them for ${check.target}; varlab will not ask again for these commands there`);
+    io.err(`${head}\n${trust === true ? '--trust' : trust}: agreed to them for ${check.target}; varlab will not ask again for these commands there`);
     return null;
   }
   if (!opts.interactive) {

@@ -278,7 +278,7 @@ export const run: Command = {
         prompt,
         onEvent,
         // A one-liner's queries and factors are what the user typed in this very command: nothing to agree to.
-        consent: askConsent(io, file, values.trust === true || oneLiner, prompt),
+        consent: askConsent(io, file, values.trust === true || (oneLiner && 'typed on this command line (--query)'), prompt),
       });
     } catch (e) {
       if (e instanceof NotAgreed) return e.status;
@@ -392,7 +392,7 @@ async function fileHosts(file: string): Promise<string[]> {
 }
 
 /** Teammates' files: their own commands are listed and agreed to before the first run on a target (issue 6). */
-function askConsent(io: CliIO, file: string, trust: boolean, prompt: Prompter): StartOptions['consent'] {
+function askConsent(io: CliIO, file: string, trust: boolean | string, prompt: Prompter): StartOptions['consent'] {
   return async (doc, target, prepared) => {
     const status = await confirmConsent({ file, doc, target, trust, io, prompt, interactive: Boolean(process.stdin.isTTY), note: consentNote(prepared) });
     if (status !== null) throw new NotAgreed(status);
