@@ -16,6 +16,8 @@ test('varlab run --query --factor: the file it wrote, the run, and each cell aga
   const r = varlabSync(['run', '--query', query, '--factor', 'ahi=on,off', '--restarts', '2', '--repetitions', '5', '--target', env.sshd.target, ...env.authArgs, '--out', file], env.varlabHome);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, new RegExp(`wrote ${file}: the experiment this command runs`));
+  // It has no setup script: nothing is said of one (it said "setup script ran (0 statements, 0.0 s)").
+  assert.doesNotMatch(r.stderr, /setup script ran|setup skipped/);
   const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
   assert.equal(doc.results!.restarts.length, 4);
   assert.deepEqual(doc.design.workload.queries, [{ name: 'Q1', sql: query }]);

@@ -132,6 +132,10 @@ test('a detached run says which build its setup script ran (or was skipped) on, 
     `build ${plan[0].levels.build}: setup script ran (20 statements, 5.3 s)`,
     `build ${plan[1].levels.build}: setup skipped: table lineitem already exists in varlab_quickstart`,
   ]);
+  // A design without a setup script (a one-liner's) says nothing of one, as an attached run says nothing.
+  design.workload.setupSql = '';
+  const none = importLines(lines.join('\n') + '\n', { design, plan, profile, host, target: 'ssh://db', open: [], timer: undefined });
+  assert.deepEqual(none.records.filter((r) => r.t === 'log'), []);
 });
 
 test('registering builds that run the same executable says that a restart cannot tell them apart', () => {

@@ -222,6 +222,8 @@ export function importLines(data: string, ctx: ImportContext, opts: { runnerGone
         }
         break;
       case 'U': {
+        // The runner says U for a design without a setup script too: nothing to tell, as an attached run tells nothing.
+        if (!w.setupSql.trim()) break;
         // The setup runs once per data directory, in the restart in progress (the newest open one): named
         // with its build as an attached run names it ("build B: setup skipped …"), or two builds' lines
         // read as one run's contradicting itself.
