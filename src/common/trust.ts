@@ -41,7 +41,8 @@ export function profileText(p: ServerProfile): string {
   if (p.kind === 'systemd' && p.service) lines.push(`systemd unit: ${p.service} (systemctl restart ${p.service})`);
   lines.push(`server options: ${p.extraArgs.length ? p.extraArgs.join(' ') : '(none)'}`);
   // Every binary the profile's builds start: the `build` factor's levels run these, each on its datadir.
-  for (const b of p.builds ?? []) lines.push(`build ${b.name}: starts ${b.mysqld}${b.exe !== b.mysqld ? ` (which runs ${b.exe})` : ''}, sha256 ${b.sha256}, datadir ${b.datadir}${b.basedir ? `, basedir ${b.basedir}` : ''}`);
+  // What a wrapper runs (exe) is the file's word: the restart's check reads it from the live process, after the wrapper ran.
+  for (const b of p.builds ?? []) lines.push(`build ${b.name}: starts ${b.mysqld}${b.exe !== b.mysqld ? ` (a wrapper: the file says it runs ${b.exe}, checked once started)` : ''}, sha256 ${b.sha256}, datadir ${b.datadir}${b.basedir ? `, basedir ${b.basedir}` : ''}`);
   return lines.join('\n');
 }
 
@@ -80,8 +81,9 @@ export function commandsNeedingConsent(doc: ExperimentDoc): ConsentItem[] {
   const p = doc.design.serverProfile;
   if (p) {
     const standard = (path: string) => STANDARD_SERVER.test(path.split('/').pop() ?? path);
-    const wrappers = [p.mysqld, ...(p.builds ?? []).map((b) => b.mysqld)].filter((x) => !standard(x));
-    const wrapper = wrappers.length ? ` (${wrappers.join(', ')} ${wrappers.length === 1 ? 'is' : 'are'} not called mysqld or mariadbd: a custom start wrapper)` : '';
+    // A build the file says runs another binary is a wrapper whatever its name (a script called mariadbd too).
+    const wrappers = [...(standard(p.mysqld) ? [] : [p.mysqld]), ...(p.builds ?? []).filter((b) => !standard(b.mysqld) || b.exe !== b.mysqld).map((b) => b.mysqld)];
+    const wrapper = wrappers.length ? ` (${wrappers.join(', ')} ${wrappers.length === 1 ? 'is' : 'are'} not mysqld or mariadbd itself: a custom start wrapper)` : '';
     items.push({ kind: 'server-profile', where: 'design.serverProfile', command: profileText(p), summary: `the server profile carried in the file: how mysqld is started, as whom and on which files${wrapper}` });
   }
   return items;

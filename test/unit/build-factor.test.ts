@@ -101,8 +101,13 @@ test('a file that carries builds validates, and its consent names every binary t
   assert.deepEqual(checkExperiment(doc).problems, []);
   const p = commandsNeedingConsent(doc).find((i) => i.kind === 'server-profile')!;
   assert.match(p.command, /build A: starts \/opt\/a\/bin\/mariadbd, sha256 (ab){32}, datadir \/srv\/sb\/data-A/);
-  assert.match(p.command, /build slow: starts \/opt\/w\/slow\.sh \(which runs \/opt\/a\/bin\/mariadbd\)/);
-  assert.match(p.summary, /\/opt\/w\/slow\.sh is not called mysqld or mariadbd: a custom start wrapper/);
+  // What a wrapper runs is the file's word until a restart's check reads the live process.
+  assert.match(p.command, /build slow: starts \/opt\/w\/slow\.sh \(a wrapper: the file says it runs \/opt\/a\/bin\/mariadbd, checked once started\)/);
+  assert.match(p.summary, /\(\/opt\/w\/slow\.sh is not mysqld or mariadbd itself: a custom start wrapper\)/);
+  // A wrapper named mariadbd (the file says it runs another binary) is one too: its name hid it.
+  doc.design.serverProfile.builds = [builds[0], { ...builds[1], mysqld: '/tmp/x/mariadbd' }];
+  const named = commandsNeedingConsent(doc).find((i) => i.kind === 'server-profile')!;
+  assert.match(named.summary, /\(\/tmp\/x\/mariadbd is not mysqld or mariadbd itself: a custom start wrapper\)/);
   doc.design.serverProfile.builds = [{ ...builds[0], datadir: 'relative' }];
   assert.match(checkExperiment(doc).problems.join('\n'), /design\.serverProfile\.builds\[0\]\.datadir/);
   doc.design.serverProfile.builds = [{ ...builds[0], datadir: '/srv/sb/../../etc' }];
