@@ -142,6 +142,18 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
     } catch (e) {
       // Not started: the lock goes back. A runner that started holds it itself until it ends.
       if (!launchedRunner) await lock.release().catch(() => {});
+      // Not started after its journal opened (the data step, the runner's launch): the journal ends with
+      // why and the file's log keeps it, as an attached run's failure is kept; the run resumes from there.
+      if (journal && !launchedRunner) {
+        const cancelled = e instanceof ApiError && e.code === 'cancelled';
+        const end: RecordOf<'run-finished'> = { t: 'run-finished', at: Date.now(), state: cancelled ? 'cancelled' : 'failed', message: `launching the detached run failed: ${(e as Error).message}` };
+        journal.writer.append(end);
+        fold.apply(end);
+        journal.writer.sync();
+        await o.save(resultsFromJournal(fold.state(), 'interrupted before it finished; run again')).catch(() => {
+          /* The journal has it; the file says it at the next save. The launch's own error is what is told now. */
+        });
+      }
       throw e;
     } finally {
       journal?.writer.close();
