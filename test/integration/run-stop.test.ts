@@ -77,6 +77,7 @@ test('a handicapped build stops "differs" at a look before its maximum; the file
   assert.match(r.stderr, /look at round 3 of at most 8 \(stop when answered, target ±50 %\): boundary \|Z\| ≥ \d+\.\d\d/);
   assert.match(r.stderr, /build=H \/ groups: \+\d+\.\d\d %, repeated 95 % interval \[/);
   assert.match(r.stderr, /stopped when answered at round (3|4|6|7): every comparison decided at round \1/);
+  assert.equal(r.stderr.match(/stopped when answered at round/g)?.length, 1, `said once: ${r.stderr}`);
 
   // Reopened from disk: the design as run carries the rule, the results the stop, and no restart after it.
   const doc = read(file);

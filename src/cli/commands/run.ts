@@ -237,8 +237,8 @@ export const run: Command = {
       // The engine's own resume line and last time's discards are for live views: the note above said it once.
       if (e.type === 'log' && resumeNote && e.message.startsWith('resuming:')) return;
       if (e.type === 'restart-discarded' && e.at < startedAt) return;
-      // The run's end is this command's own summary, below.
-      const line = e.type === 'run-finished' ? null : eventLine(e);
+      // The run's end, and where the rule stopped it, are this command's own summary, below (said once).
+      const line = e.type === 'run-finished' || e.type === 'stopped-answered' ? null : eventLine(e);
       // With a bar, routine lines (a restart done, a preload) would only push it around.
       if (line && !(bar && line.routine)) {
         clearBar();
