@@ -12,6 +12,7 @@ import { finishedQuickstart, QUOTED_QUERY } from '../fixtures/export-experiment.
 import { experimentText } from '../../src/common/experiment/text.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { CLI } from '../fixtures/cli.js';
+import { expandCells } from '../../src/common/plan.js';
 
 let dir: string;
 before(() => {
@@ -60,7 +61,12 @@ test('executions.csv from varlab export: the same cells and statistics as the ex
     assert.deepEqual(fromCsv, fromFile, name);
     // And the text a person reads, but for the first line (an experiment's name, a CSV's path).
     const text = (r: { out: string }) => r.out.split('\n').slice(1).join('\n');
-    assert.equal(text(varlab('analyze', join(csv, 'executions.csv'))), text(varlab('analyze', file)));
+    assert.equal(text(varlab('analyze', join(csv, 'executions.csv'), '--baseline', baseline)), text(varlab('analyze', file, '--baseline', baseline)));
+    // Without --baseline each compares with its first cell: the design's for the file (as the app's
+    // Analysis and export do), a CSV's first in code-point order (it does not hold the design's order).
+    const firstOfDesign = json(varlab('analyze', file, '--json'));
+    const designFirst = expandCells(doc.design).find((c) => !c.excluded)!.id;
+    assert.deepEqual([...new Set(firstOfDesign.comparisons.map((c: { baseline: string }) => c.baseline))], [designFirst], name);
   }
   const quick = json(varlab('analyze', join(dir, 'quickstart-csv', 'executions.csv'), '--json'));
   assert.ok(quick.cells[0].queries.some((q: Q) => q.query === QUOTED_QUERY), 'a query name with a quote and a comma survives');

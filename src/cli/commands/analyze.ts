@@ -23,7 +23,8 @@ restarts.csv (restart means: within-restart figures need the executions). Number
   --power P           power of the minimum detectable effect (default ${DEFAULTS.power})
   --target-effect PCT the effect restarts_for_target and the equivalence verdicts are for, in percent (default: the
                       file's design.stopping.effect, else ${DEFAULTS.targetEffectPct})
-  --baseline CELL     compare every other cell with CELL: the ${COMPARISON_METHOD}
+  --baseline CELL     compare every other cell with CELL (default: the design's first cell, as the app's Analysis,
+                      export and the stopping rule take it; a CSV's first in code-point order): the ${COMPARISON_METHOD}
   --adjust holm|bh    adjust the comparisons' p-values as one family: Holm (default) or Benjamini–Hochberg
   --unit U            the unit of a CSV's values (ms, tps…); an experiment file records its own
   --across-runs       a grown design (run --missing): also compare a cell with a baseline that no run measured
@@ -111,8 +112,9 @@ export const analyze: Command = {
     if (values.baseline !== undefined && !data.cells.includes(values.baseline)) {
       throw new UsageError(`--baseline: no cell ${JSON.stringify(values.baseline)} in ${file}; cells: ${data.cells.join(' | ')}`);
     }
-    // The design's first cell, as the app's Analysis and the run's stop rule take it (a CSV's first in code-point order).
-    const baseline = values.baseline ?? (until ? (loaded.cells?.[0] ?? data.cells[0]) : undefined);
+    // The design's first cell, as the app's Analysis, export and the run's stop rule take it (a CSV's first in
+    // code-point order): "is B faster than A?" is answered without knowing to ask for a baseline.
+    const baseline = values.baseline ?? (loaded.cells?.[0] ?? data.cells[0]);
     const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : stopping?.effect), baseline, adjustment, acrossRuns: values['across-runs'] === true });
     const rounds = Math.max(0, ...a.restarts.flatMap((r) => r.rounds ?? []));
     // On several hosts each host's rounds, as the run looked at them: the host is a block.
