@@ -9,6 +9,7 @@
 // (writeAtomic: a temporary file renamed over it), so a reader never sees half of one.
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { ApiError } from '../common/api.js';
 import { Turns } from '../common/turns.js';
 import { withWriteLock } from './documents/write-lock.js';
 import { writeAtomic } from './atomic-write.js';
@@ -19,12 +20,13 @@ async function readJson(path: string): Promise<unknown> {
 }
 
 /** The file's JSON; or that it is missing; or that it holds something that is not JSON (cut by a full disk, edited by hand). */
-async function readJsonOrWhy(path: string): Promise<{ data: unknown; unreadable?: boolean }> {
+async function readJsonOrWhy(path: string): Promise<{ data: unknown; unreadable?: boolean; error?: Error }> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
-  } catch {
-    return { data: undefined };
+  } catch (e) {
+    // Missing is none yet; any other error (no permission, too many open files) is not "empty".
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? { data: undefined } : { data: undefined, error: e as Error };
   }
   try {
     return { data: JSON.parse(text) };
@@ -63,6 +65,8 @@ export function updateJsonFile<T>(path: string, parse: (data: unknown) => T, cha
     await mkdir(dirname(abs), { recursive: true, mode: opts.dirMode });
     await withWriteLock(abs, async () => {
       const now = await readJsonOrWhy(abs);
+      // Written over with only this change, every entry it holds would be lost: nothing is written, and the error says why.
+      if (now.error) throw new ApiError('io', `cannot read ${abs} to change it: ${now.error.message}`);
       const next = change(parse(now.data));
       if (next === undefined) return;
       // A file that is not JSON reads as none; writing over it would lose every entry it held: kept aside first, and said.

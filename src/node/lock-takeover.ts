@@ -17,6 +17,7 @@ export async function createLockFile(path: string, text: string, mode = 0o644): 
   try {
     await writeFile(own, text, { flag: 'wx', mode });
   } catch {
+    await unlink(own).catch(() => {}); // created and not written (a full disk)
     return writeFile(path, text, { flag: 'wx', mode });
   }
   try {
@@ -60,12 +61,12 @@ export async function takeOverLock(path: string, stale: string): Promise<boolean
   for (let k = 0; ; k++) {
     const marker = `${path}.${id}.${k}`;
     try {
-      await writeFile(marker, me, { flag: 'wx', mode: 0o644 });
+      // Whole from the start, as a lock: an empty marker of a paused taker would look dead.
+      await createLockFile(marker, me);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
         // A folder where no marker can be made (the lock was made before it became so): remove it as before.
-        if ((await readText(path)) === stale) await unlink(path).catch(() => {});
-        return true;
+        return (await readText(path)) === stale ? removed(path) : true;
       }
       const text = await readText(marker);
       if (text === null) return true; // its maker is done: look at the lock again
@@ -75,12 +76,23 @@ export async function takeOverLock(path: string, stale: string): Promise<boolean
       if (!dead) return false; // another waiter is taking it over
       continue;
     }
+    let gone = true;
     try {
-      if ((await readText(path)) === stale) await unlink(path).catch(() => {});
+      if ((await readText(path)) === stale) gone = await removed(path);
       for (let j = 0; j < k; j++) await unlink(`${path}.${id}.${j}`).catch(() => {}); // the dead makers' markers
     } finally {
       await unlink(marker).catch(() => {});
     }
+    return gone;
+  }
+}
+
+/** Remove a stale lock: false when it stays (another user's, in a folder this one cannot change), so the caller waits and tells. */
+async function removed(path: string): Promise<boolean> {
+  try {
+    await unlink(path);
     return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }

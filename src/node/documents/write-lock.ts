@@ -8,7 +8,7 @@
 // taken over, by one waiter only (lock-takeover.ts). A live one is waited for: a save holds it for as long as
 // writing the file takes.
 import { randomBytes } from 'node:crypto';
-import { unlink } from 'node:fs/promises';
+import { stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ApiError } from '../../common/api.js';
 import { ownerRuns, processStart } from '../process.js';
@@ -29,6 +29,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const writeLockPath = (abs: string) => join(dirname(abs), `.${basename(abs)}.lock`);
 
+const exists = (path: string) => stat(path).then(
+  () => true,
+  () => false,
+);
+
+/** Why the lock could not be had in time: its holder and since when, or that the lock file is there and will not go. */
+async function busy(abs: string, path: string): Promise<ApiError> {
+  const seen = await readText(path);
+  const held = seen === null ? null : lockHolder<WriteLockInfo>(seen);
+  return held
+    ? new ApiError('busy', `${abs} is being written by another varlab (pid ${held.pid}, since ${new Date(held.since).toISOString()}); try again when it is done`)
+    : new ApiError('busy', `${abs}: its write lock ${path} is there and could not be taken over (unreadable, or not removable by this user); remove it if no varlab is writing the file`);
+}
+
 /** Run `fn` holding the file's write lock; waits while another live process holds it. */
 export async function withWriteLock<T>(abs: string, fn: () => Promise<T>, waitMs = WAIT_MS): Promise<T> {
   const path = writeLockPath(abs);
@@ -37,6 +51,8 @@ export async function withWriteLock<T>(abs: string, fn: () => Promise<T>, waitMs
   const end = Date.now() + waitMs;
   let emptySince: number | null = null;
   for (;;) {
+    // Whatever keeps it (a holder that runs on, a lock that cannot be read or removed), a writer is told in the end.
+    if (Date.now() > end) throw await busy(abs, path);
     try {
       await createLockFile(path, text);
       break;
@@ -49,7 +65,11 @@ export async function withWriteLock<T>(abs: string, fn: () => Promise<T>, waitMs
       }
     }
     const seen = await readText(path);
-    if (seen === null) continue; // released between the create and the read: try again at once
+    if (seen === null) {
+      // Released between the create and the read: at once again; there and unreadable: a moment later.
+      if (await exists(path)) await sleep(POLL_MS);
+      continue;
+    }
     const held = lockHolder<WriteLockInfo>(seen);
     if (!held) {
       emptySince ??= Date.now();
@@ -62,7 +82,6 @@ export async function withWriteLock<T>(abs: string, fn: () => Promise<T>, waitMs
       if (!(await takeOverLock(path, seen))) await sleep(POLL_MS);
       continue;
     }
-    if (Date.now() > end) throw new ApiError('busy', `${abs} is being written by another varlab (pid ${held.pid}, since ${new Date(held.since).toISOString()}); try again when it is done`);
     await sleep(POLL_MS);
   }
   try {

@@ -212,7 +212,7 @@ export const GONE_MODE = '# gone: in a process of its own';
  * when DIR/gone/pid names a process that is no more and the journal has no H: the next REAP makes it again.
  */
 export const RUNNER_ALIVE = String.raw`${PROC_IS}
-of_run() { [ -n "$1" ] && tr '\0' '\n' < "/proc/$1/cmdline" 2>/dev/null | grep -qxF "$2/runner.sh"; }
+of_run() { [ -n "$1" ] && tr '\0' '\n' 2>/dev/null < "/proc/$1/cmdline" | grep -qxF "$2/runner.sh"; }
 runner_alive() { of_run "$2" "$1" || return 1; [ -f "$1/started" ] || return 0; read -r ra_s ra_b < "$1/started"; proc_is "$2" "$ra_s" "$ra_b"; }
 winding() {
   if [ -f "$1/gone/pid" ]; then read -r wd_p wd_s wd_b < "$1/gone/pid"; proc_is "$wd_p" "$wd_s" "$wd_b"; return; fi

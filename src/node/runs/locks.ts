@@ -61,7 +61,7 @@ async function takeOne(path: string, what: string, info: RunLockInfo): Promise<v
     await takeOverLock(path, seen);
   }
   const held = await readLock(path);
-  throw held ? refusal(what, held) : new ApiError('busy', `${what} is busy: another varlab run is starting on it`);
+  throw held && alive(held) ? refusal(what, held) : new ApiError('busy', `${what} is busy: another varlab run is starting on it`);
 }
 
 /**
