@@ -270,6 +270,10 @@ export class JournalFold {
         break;
       case 'host':
         state.host = r.host;
+        // A new attempt (a resume, a launch again) begins with its host: how the one before ended is no longer how the run ended.
+        delete state.lastState;
+        delete state.lastMessage;
+        delete state.finishedAt;
         break;
       case 'timer':
         state.timer = { source: r.source, ...(r.why !== undefined ? { why: r.why } : {}), ...(r.vsClient ? { vsClient: r.vsClient } : {}), ...(r.note ? { note: r.note } : {}) };

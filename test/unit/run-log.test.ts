@@ -2,6 +2,7 @@
 // script…) is journaled and kept in the file's results, so a reopened finished file says it too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { HostFingerprint } from '../../src/common/host.js';
 import { eventOf, JournalFold, LOG_KEPT, recordOf, resultsFromJournal, severalHostsResults, type JournalRecord } from '../../src/common/records.js';
 import { grownResults } from '../../src/common/experiment/carry.js';
 import { checkExperiment } from '../../src/common/experiment/validate.js';
@@ -74,4 +75,11 @@ test("a run that did not finish keeps its end as the log's last line (why it sto
   const results = resultsFromJournal(long.state());
   assert.match(results.log![0].message, /^run failed: x+ … \(cut; the journal has it whole\)$/);
   assert.deepEqual(checkExperiment({ ...doc, results }).problems, []);
+  // Resumed since (a new attempt begins with its host): the earlier attempt's end is not how the run ended.
+  fold.apply({ t: 'host', at: 10, host: { target: 'local' } as unknown as HostFingerprint });
+  fold.apply(said(11, 'resuming: 0 of 4 restarts done'));
+  const resumed = resultsFromJournal(fold.state());
+  assert.deepEqual(resumed.log!.at(-1), { at: 11, level: 'info', message: 'resuming: 0 of 4 restarts done' });
+  assert.equal(resumed.log!.filter((l) => l.message.startsWith('run failed')).length, 0, JSON.stringify(resumed.log));
+  assert.equal(resumed.finishedAt, undefined);
 });
