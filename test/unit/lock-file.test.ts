@@ -39,11 +39,16 @@ test('a process reading the lock while others take and release it never finds it
   reader.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const ended = new Promise((r) => reader.on('close', r));
   const text = JSON.stringify({ pid: process.pid, since: Date.now(), nonce: 'x'.repeat(64) });
-  for (let i = 0; i < 3000; i++) {
-    await createLockFile(path, text);
-    await unlink(path);
+  try {
+    for (let i = 0; i < 3000; i++) {
+      await createLockFile(path, text);
+      await unlink(path);
+    }
+  } finally {
+    // The reader stops whatever happened here: left, it would spin on a core for the rest of the suite.
+    writeFileSync(stop, '');
+    setTimeout(() => reader.kill('SIGKILL'), 10_000).unref();
   }
-  writeFileSync(stop, '');
   await ended;
   const seen = JSON.parse(out) as { empty: number; whole: number };
   assert.ok(seen.whole > 0, `the reader saw the lock at all: ${out}`);

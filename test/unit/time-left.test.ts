@@ -122,6 +122,18 @@ test("a data directory's set-up is counted once per build in a run when the setu
   // With a skip table, a rerun on that host finds it and skips the script: the set-up is not counted.
   const skipping: ExperimentDoc = { ...measured, design: { ...design, workload: { ...design.workload, setupSkipIfTable: 't' } } };
   assert.equal(Math.round(learnedEstimate(skipping).estimate.seconds * 1000), 6 * 5_000);
+  // Two restarts a build: half the restarts set a data directory up; an ordinary restart is still 5 s.
+  const two: Design = { ...design, restartsPerCell: 2 };
+  let at2 = 0;
+  const twoRestarts: RestartResult[] = buildPlan(two).map((p) => {
+    const wall = p.restartOfCell === 1 ? 17_000 : 5_000;
+    const r: RestartResult = { seq: p.seq, cell: p.cell, status: 'ok', startedAt: at2, finishedAt: at2 + wall, checks: [], queries: [{ query, unit: 'ms', source: 'performance_schema', values: [100, 100, 100] }], steps: { measure: 300, ...(p.restartOfCell === 1 ? { setup: 11_000 } : {}) } };
+    at2 += wall;
+    return r;
+  });
+  const measuredTwo: ExperimentDoc = { ...doc, design: two, results: { startedAt: 0, finishedAt: at2, restarts: twoRestarts } };
+  assert.equal(measuredCosts(measuredTwo).setupSeconds, 12);
+  assert.equal(Math.round(learnedEstimate(measuredTwo).estimate.seconds * 1000), at2, `4 restarts: ${at2} ms, not every one a set-up`);
   // Without the build factor, one data directory (the design's 3 restarts of its one cell).
   const one: ExperimentDoc = { ...measured, design: { ...design, factors: [] } };
   assert.equal(Math.round(learnedEstimate(one).estimate.seconds * 1000), 3 * 5_000 + 12_000);

@@ -102,10 +102,14 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
     overheads.push(restartExec > 0 ? Math.max(0, wall - restartExec) : Number.NaN);
   }
   if (!(execTotal > 0) || !execCount) return est;
-  const known = overheads.filter(Number.isFinite).sort((a, b) => a - b);
+  // An ordinary restart: the median of those that set up no data directory (no `setup` step), when there are
+  // any; with 2 restarts a build, half of them set one up, and the median alone would count it in every restart.
+  const setsUp = (i: number) => restarts[i].steps?.setup !== undefined;
+  const ordinary = overheads.filter((x, i) => Number.isFinite(x) && !setsUp(i));
+  const known = (ordinary.length ? ordinary : overheads.filter(Number.isFinite)).sort((a, b) => a - b);
   const restartSeconds = known.length ? known[Math.floor(known.length / 2)] : est.restartSeconds;
-  // The restarts that set up a data directory (a `setup` step): what they took beyond the median, which leaves them out.
-  const setups = restarts.flatMap((r, i) => (r.steps?.setup !== undefined && Number.isFinite(overheads[i]) ? [Math.max(0, overheads[i] - restartSeconds)] : []));
+  // The restarts that set up a data directory: what they took beyond an ordinary one.
+  const setups = restarts.flatMap((r, i) => (setsUp(i) && Number.isFinite(overheads[i]) ? [Math.max(0, overheads[i] - restartSeconds)] : []));
   return {
     restartSeconds,
     executionSeconds: execTotal / execCount,
@@ -155,7 +159,10 @@ export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, 
   const hosts = designHosts(doc.design);
   const measuredByHost = doc.results?.restarts.some((r) => r.host !== undefined);
   if (hosts.length > 1 && (measuredByHost || typeof restarts === 'object')) {
-    const each = hosts.map((h): LearnedEstimate => ({
+    // A host with nothing left (an unfinished run's host that finished) takes no time, whatever its start cost.
+    const byHost = typeof restarts === 'object' ? restarts : null;
+    const going = byHost ? hosts.filter((h) => (byHost[h] ?? 0) > 0) : hosts;
+    const each = (going.length ? going : hosts).map((h): LearnedEstimate => ({
       ...learnedEstimate({ design: hostDesign(doc.design, h), results: measuredByHost ? hostResults(doc.results!, h) : doc.results }, typeof restarts === 'object' ? (restarts[h] ?? 0) : restarts),
       host: h,
     }));
@@ -242,13 +249,13 @@ export function plannedSeconds(design: Design, restartsPerCell: number, repetiti
  * fresh host then takes longer than said, by what the Run view's time left shows after its first restart).
  */
 export function onceSeconds(design: Design, costs: Costs): number {
-  const setups = design.workload.setupSql && !design.workload.setupSkipIfTable ? (costs.setupSeconds ?? 0) * dataDirectories(design) : 0;
+  const setups = design.workload.setupSql.trim() && !design.workload.setupSkipIfTable ? (costs.setupSeconds ?? 0) * dataDirectories(design) : 0;
   return costs.runSeconds + setups;
 }
 
 /** The set-up's part of the costs, in words, for the planning table: empty when nothing is counted. */
 function setupText(design: Design, costs: Costs): string {
-  if (!design.workload.setupSql || !costs.setupSeconds) return '';
+  if (!design.workload.setupSql.trim() || !costs.setupSeconds) return '';
   return design.workload.setupSkipIfTable
     ? `; the setup script's ${costs.setupSeconds.toFixed(1)} s per data directory is not counted (a run finds table ${design.workload.setupSkipIfTable} there and skips it)`
     : `, ${costs.setupSeconds.toFixed(1)} s per data directory for the setup script (${dataDirectories(design)} in a run)`;

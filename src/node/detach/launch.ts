@@ -15,6 +15,7 @@ import { hostWideFactors } from '../../common/tunables/registry.js';
 import { JournalFold, remainingRestarts, resultsFromJournal, type RecordOf } from '../../common/records.js';
 import { defaultHostLayer, type HostLayer } from '../engine/hostlayer.js';
 import { openRunJournal } from '../engine/journal.js';
+import { CommandTimedOut } from '../host/command-timeout.js';
 import { closeConnection } from '../host/server.js';
 import type { Prompter, ServerControl } from '../host/types.js';
 import { runDataStep } from '../workloads/data-step.js';
@@ -144,15 +145,19 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
       if (!launchedRunner) await lock.release().catch(() => {});
       // Not started after its journal opened (the data step, the runner's launch): the journal ends with
       // why and the file's log keeps it, as an attached run's failure is kept; the run resumes from there.
-      if (journal && !launchedRunner) {
+      // A launch cut by a timeout or a lost connection may have started the runner: its end is not known, so none is written.
+      const unknown = e instanceof CommandTimedOut || (e instanceof ApiError && e.code === 'connection');
+      if (journal && !launchedRunner && !unknown) {
         const cancelled = e instanceof ApiError && e.code === 'cancelled';
         const end: RecordOf<'run-finished'> = { t: 'run-finished', at: Date.now(), state: cancelled ? 'cancelled' : 'failed', message: `launching the detached run failed: ${(e as Error).message}` };
-        journal.writer.append(end);
-        fold.apply(end);
-        journal.writer.sync();
-        await o.save(resultsFromJournal(fold.state(), 'interrupted before it finished; run again')).catch(() => {
-          /* The journal has it; the file says it at the next save. The launch's own error is what is told now. */
-        });
+        try {
+          journal.writer.append(end);
+          fold.apply(end);
+          journal.writer.sync();
+          await o.save(resultsFromJournal(fold.state(), 'interrupted before it finished; run again'));
+        } catch {
+          // A full disk, say: the launch's own error is what is told now, not this one's.
+        }
       }
       throw e;
     } finally {

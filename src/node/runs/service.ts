@@ -269,7 +269,8 @@ export class RunService {
     const designChanges = design ? [...new Set(states.flatMap((j) => journalDesignChanges(j.state!.header!.design, asRun(several ? hostDesign(design, j.host) : design, j.state!.header!))))] : [];
     const header = states[0].state!.header!;
     const restartsDone = states.reduce((n, j) => n + j.state!.restarts.length, 0);
-    const hosts = several ? states.map((j) => ({ host: j.host, restartsDone: j.state!.restarts.length, restartsPlanned: j.state!.header!.planned })) : undefined;
+    // Every host of the design, one whose journal never began (its launch failed) with all of its restarts left.
+    const hosts = several ? journals.map((j) => ({ host: j.host, restartsDone: states.find((x) => x.host === j.host)?.state!.restarts.length ?? 0, restartsPlanned: header.planned })) : undefined;
     // Why it stopped, as its log said it (a run that failed before its first restart shows nothing else).
     const ends = states.filter((j) => j.state!.lastState === 'failed' || j.state!.lastState === 'cancelled').map((j) => `${several ? `${j.host}: ` : ''}${endedWords(j.state!.lastState!, j.state!.lastMessage)}`);
     return { finished: false, unfinished: { restartsDone, restartsPlanned: header.planned * journals.length, designChanges, ...(hosts ? { hosts } : {}), ...(ends.length ? { ended: ends.join('; ') } : {}) } };
