@@ -270,7 +270,7 @@ export type RunCheck =
         detached?: DetachedHere;
         /** On several hosts, each host's own count (each runs the whole design): what resuming takes is the slowest host's. */
         hosts?: { host: string; restartsDone: number; restartsPlanned: number }[];
-        /** How its last attempt ended, when it failed or was cancelled (the journal's end: why it stopped, maybe before its first restart); several hosts: each such host's, named. */
+        /** How its last attempt ended, when it failed or was cancelled (the journal's end: why it stopped, maybe before its first restart), as a sentence ("It failed: …"); several hosts: each such host's, named ("On ssh://a it failed: …; on …"). */
         ended?: string;
       };
     }

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
 import { DocumentService } from '../../src/node/documents/service.js';
 import { RunService } from '../../src/node/runs/service.js';
+import { headerRecord, journalPath, runJournals } from '../../src/node/engine/journal.js';
+import { hostDesign } from '../../src/common/plan.js';
 import { CLI } from '../fixtures/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-ended-why-'));
@@ -52,6 +54,29 @@ test('a run that fails before its first restart keeps why in its file (results.l
   const runs = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }) });
   const check = await runs.check(file);
   assert.equal(check.finished, false);
-  assert.equal(!check.finished && check.unfinished?.ended, `failed: ${why[1]}`);
+  assert.equal(!check.finished && check.unfinished?.ended, `It failed: ${why[1]}`);
   assert.equal(!check.finished && check.unfinished?.restartsDone, 0);
+});
+
+test('a cancelled run says it was cancelled; on several hosts each host says how it ended, by name', async () => {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  doc.design.target = TARGET;
+  delete doc.design.serverProfile;
+  const runs = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }) });
+  const one = join(dir, 'cancelled.varlab.json');
+  writeFileSync(one, JSON.stringify(doc, null, 2));
+  writeFileSync(journalPath(one), [headerRecord(doc.design, 1_000), { t: 'run-finished', at: 2_000, state: 'cancelled', message: 'cancelled; run again to resume' }].map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const c1 = await runs.check(one);
+  assert.equal(!c1.finished && c1.unfinished?.ended, 'It was cancelled');
+
+  const B = 'ssh://root@127.0.0.1:2';
+  const two = join(dir, 'two-hosts.varlab.json');
+  const several = { ...doc, design: { ...doc.design, targets: [TARGET, B] } };
+  writeFileSync(two, JSON.stringify(several, null, 2));
+  const ends: Record<string, { state: 'failed' | 'cancelled'; message: string }> = { [TARGET]: { state: 'failed', message: 'connection refused' }, [B]: { state: 'cancelled', message: 'cancelled; run again to resume' } };
+  for (const j of runJournals(two, several.design)) {
+    writeFileSync(j.path, [headerRecord(hostDesign(several.design, j.host), 1_000), { t: 'run-finished', at: 2_000, ...ends[j.host] }].map((r) => JSON.stringify(r)).join('\n') + '\n');
+  }
+  const c2 = await runs.check(two);
+  assert.equal(!c2.finished && c2.unfinished?.ended, `On ${TARGET} it failed: connection refused; on ${B} it was cancelled`);
 });

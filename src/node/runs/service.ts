@@ -272,7 +272,9 @@ export class RunService {
     // Every host of the design, one whose journal never began (its launch failed) with all of its restarts left.
     const hosts = several ? journals.map((j) => ({ host: j.host, restartsDone: states.find((x) => x.host === j.host)?.state!.restarts.length ?? 0, restartsPlanned: header.planned })) : undefined;
     // Why it stopped, as its log said it (a run that failed before its first restart shows nothing else).
-    const ends = states.filter((j) => j.state!.lastState === 'failed' || j.state!.lastState === 'cancelled').map((j) => `${several ? `${j.host}: ` : ''}${endedWords(j.state!.lastState!, j.state!.lastMessage)}`);
+    // A sentence: "It failed: …", "It was cancelled", on several hosts "On ssh://a it failed: …; on ssh://b it was cancelled".
+    const how = (s: JournalState) => (s.lastState === 'cancelled' ? 'was cancelled' : endedWords(s.lastState!, s.lastMessage));
+    const ends = states.filter((j) => j.state!.lastState === 'failed' || j.state!.lastState === 'cancelled').map((j, i) => `${several ? `${i ? 'on' : 'On'} ${j.host} it` : 'It'} ${how(j.state!)}`);
     return { finished: false, unfinished: { restartsDone, restartsPlanned: header.planned * journals.length, designChanges, ...(hosts ? { hosts } : {}), ...(ends.length ? { ended: ends.join('; ') } : {}) } };
   }
 

@@ -156,7 +156,8 @@ function StartPanel() {
             <>
               {' '}
               <span className="run-failed" data-testid="run-unfinished-ended">
-                It {unfinished.ended}.
+                {unfinished.ended}
+                {/[.!?]$/.test(unfinished.ended) ? '' : '.'}
               </span>
             </>
           )}
