@@ -79,10 +79,12 @@ export function websocketClient(token: string): Client {
           // server answering says nothing of why (the next attempt may well connect).
           if (!wasOpen) {
             void whyNot().then((now) => {
+              // Kept and told only while no later attempt has connected or been told: a late answer
+              // must not become the why of a later, unrelated loss of the connection.
+              if (!reconnecting || retry !== attempt + 1) return;
               const changed = now !== why;
               why = now;
-              // Told only while no later attempt has connected or been told.
-              if (changed && reconnecting && retry === attempt + 1) emit('transport', { state, attempt, ...(why ? { why } : {}) });
+              if (changed) emit('transport', { state, attempt, ...(why ? { why } : {}) });
             });
           }
           setTimeout(() => connect().catch(() => {}), Math.min(5000, 250 * 2 ** retry++));
