@@ -82,7 +82,7 @@ test('varlab --help names every template of new, as the README\'s table and new 
 test('a value outside a field\'s pattern is refused naming the field, the value and what the field accepts', () => {
   const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8'));
   const marker = join(dir, 'hit');
-  doc.design.serverProfile = { target: 'local', kind: 'direct', mysqld: `/usr/sbin/mariadbd;touch ${marker}`, datadir: '/var/tmp/d', socket: '/var/tmp/d.sock', port: 3399, user: 'root', extraArgs: ['--password=s3cr3t;x'], sudo: false };
+  doc.design.serverProfile = { target: 'local', kind: 'direct', mysqld: `/usr/sbin/mariadbd;touch ${marker}`, datadir: '/var/tmp/d', socket: '/var/tmp/d.sock', port: 3399, user: 'root', extraArgs: ['--password=s3cr3t;x', '-pHunter2;x'], sudo: false };
   const path = join(dir, 'hostile.varlab.json');
   writeFileSync(path, JSON.stringify(doc));
   const r = varlab('validate', path);
@@ -93,5 +93,8 @@ test('a value outside a field\'s pattern is refused naming the field, the value 
   // A value that may be a password is not said back.
   assert.match(r.err, /design\.serverProfile\.extraArgs\[0\]: not accepted: expected /);
   assert.doesNotMatch(r.err, /s3cr3t/);
+  // Nor a server option, which may hold one in a form without the word (-pSECRET).
+  assert.match(r.err, /design\.serverProfile\.extraArgs\[1\]: not accepted: expected /);
+  assert.doesNotMatch(r.err, /Hunter2/);
   assert.equal(existsSync(marker), false);
 });

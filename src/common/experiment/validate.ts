@@ -29,6 +29,12 @@ function valueAt(doc: unknown, pointer: string): unknown {
 /** Words that may be (or hold) a secret: such a value is never said back in a message. */
 const SECRET_LIKE = /pass|secret|token|key/i;
 
+/**
+ * A value not to say back: one with such a word, and any server option (extraArgs), which may carry a
+ * password in a form without one (mysqld's and the client's `-pSECRET`).
+ */
+const mayBeSecret = (v: string, pointer: string) => SECRET_LIKE.test(v) || /\/extraArgs\//.test(pointer) || /^-p\S/.test(v);
+
 function describe(e: ErrorObject, doc: unknown): string {
   const path = jsonPath(e.instancePath);
   const last = e.instancePath.split('/').pop() ?? '';
@@ -60,7 +66,7 @@ function describe(e: ErrorObject, doc: unknown): string {
       // The value (cut, control characters escaped) and the field's pattern: which character of a long path is
       // the matter is then plain to see. A value that may be a password is not said back.
       const v = valueAt(doc, e.instancePath);
-      const shown = typeof v === 'string' && !SECRET_LIKE.test(v) ? `${visible(JSON.stringify(v.length > 120 ? `${v.slice(0, 120)}…` : v))} is ` : '';
+      const shown = typeof v === 'string' && !mayBeSecret(v, e.instancePath) ? `${visible(JSON.stringify(v.length > 120 ? `${v.slice(0, 120)}…` : v))} is ` : '';
       return `${path}: ${shown}not accepted: expected ${String(p.pattern)} (letters, digits and a few safe characters only)`;
     }
     default:
