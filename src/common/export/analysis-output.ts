@@ -210,7 +210,7 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
         [false, false, true, true, ...(paired ? [false, true, true] : []), true, true, false],
       ),
     );
-  } else if (a.cells.length > 1) out.push('', 'Comparisons: pass --baseline CELL to compare every cell with one of them');
+  }
 
   if (notes.size) {
     out.push('', 'n/a means:');
