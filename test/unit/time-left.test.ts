@@ -13,7 +13,7 @@ import type { Design, ExperimentDoc, RestartResult } from '../../src/common/expe
 import type { HostFingerprint } from '../../src/common/host.js';
 import type { RunEvent } from '../../src/common/events.js';
 import { buildPlan, estimatePlan, perRestartMs } from '../../src/common/plan.js';
-import { learnedCosts, learnedEstimate, measuredCosts, onceSeconds, timeLeftMs, type Costs } from '../../src/common/stats/planner.js';
+import { learnedCosts, learnedEstimate, measuredCosts, timeLeftMs, withOnceCosts, type Costs } from '../../src/common/stats/planner.js';
 import { recordsOfRestart, type JournalRecord } from '../../src/common/records.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { Follower } from '../../src/node/detach/follower.js';
@@ -118,7 +118,7 @@ test("a data directory's set-up is counted once per build in a run when the setu
   assert.equal(at, 6 * 5_000 + 2 * 12_000);
   // The time left before the first restart says the same (engine/run.ts adds onceSeconds as the estimate does).
   const per = perRestartMs([], learnedCosts(measured).design);
-  assert.equal(timeLeftMs(6, per, { ...costs, runSeconds: onceSeconds(design, costs) }, false).remainingMs, at);
+  assert.equal(timeLeftMs(6, per, withOnceCosts(design, costs), false).remainingMs, at);
   // With a skip table, a rerun on that host finds it and skips the script: the set-up is not counted.
   const skipping: ExperimentDoc = { ...measured, design: { ...design, workload: { ...design.workload, setupSkipIfTable: 't' } } };
   assert.equal(Math.round(learnedEstimate(skipping).estimate.seconds * 1000), 6 * 5_000);

@@ -253,6 +253,11 @@ export function onceSeconds(design: Design, costs: Costs): number {
   return costs.runSeconds + setups;
 }
 
+/** The costs with what a run of the design costs once (onceSeconds) as its runSeconds: what a run's time left starts from, as the estimate before Run counts it. */
+export function withOnceCosts(design: Design, costs: Costs): Costs {
+  return { ...costs, runSeconds: onceSeconds(design, costs) };
+}
+
 /** The set-up's part of the costs, in words, for the planning table: empty when nothing is counted. */
 function setupText(design: Design, costs: Costs): string {
   if (!design.workload.setupSql.trim() || !costs.setupSeconds) return '';

@@ -25,7 +25,7 @@ import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
-import { learnedCosts, onceSeconds, timeLeftMs, type Costs } from '../../common/stats/planner.js';
+import { learnedCosts, timeLeftMs, withOnceCosts, type Costs } from '../../common/stats/planner.js';
 import { hostCheck, type NoiseFacts } from '../../common/host-check.js';
 import type { HostFingerprint } from '../../common/host.js';
 
@@ -334,8 +334,7 @@ export class RunEngine implements Run {
     const perRestart = perRestartMs(this.restartMs, this.learned.design);
     // And what the run costs once, as the estimate before Run counts it (its data directories' set-up too):
     // all of it until this run's first restart, then its end (stop, restore).
-    const once = { ...this.learned.costs, runSeconds: onceSeconds(this.opts.doc.design, this.learned.costs) };
-    const { remainingMs, endMs } = timeLeftMs(left, perRestart, once, this.restartMs.length > 0);
+    const { remainingMs, endMs } = timeLeftMs(left, perRestart, withOnceCosts(this.opts.doc.design, this.learned.costs), this.restartMs.length > 0);
     this.emit({ type: 'progress', at: Date.now(), done, planned: this.plan.length, remainingMs, endMs });
   }
 
