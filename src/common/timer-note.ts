@@ -5,7 +5,8 @@
 // put into words here only: the Run view shows the parts one under another, and the report, the run's
 // log and the file's timerNote say them in one line (timerNoteText). Nothing is split back out of that
 // line, except in a file or journal written before the parts were kept (partsOfOldNote, at the end).
-import type { Results, TimerVsClient, TimingSource } from './experiment/types.js';
+import type { ExperimentDoc, Results, TimerVsClient, TimingSource } from './experiment/types.js';
+import { resultHosts } from './plan.js';
 
 /**
  * performance_schema's statement timer, exact to the picosecond (MariaDB starts with it off): the
@@ -90,16 +91,19 @@ export function timerNoteText(p: TimerNoteParts): string {
 
 /**
  * What the file says of one host's timer ('' in results from one host; `hosts` as plan.ts resultHosts
- * gives them): its entry of results.timers, else what a file from before them holds, its note's text
- * (of that host, in a run on several hosts) and, from one host, its timerVsClient. Undefined when
- * nothing is said: the exact timer.
+ * gives them), in one run of a grown design (`part`, as a restart's; any run when not given): its
+ * entry of results.timers, else what a file from before them holds, its note's text (of that host,
+ * in a run on several hosts) and, from one host, its timerVsClient (both the first run's, where no
+ * run of this host has an entry). Undefined when nothing is said: the exact timer.
  */
-export function timerFoundOf(results: Results | undefined, host: string, hosts: readonly string[]): TimerFound | undefined {
-  const found = results?.timers?.find((t) => (t.host ?? '') === host);
+export function timerFoundOf(results: Results | undefined, host: string, hosts: readonly string[], part?: number): TimerFound | undefined {
+  const found = results?.timers?.find((t) => (t.host ?? '') === host && (part === undefined || (t.part ?? 1) === part));
   if (found) {
-    const { host: _host, ...t } = found;
+    const { host: _host, part: _part, ...t } = found;
     return t;
   }
+  // The words alone are a file's from before `timers`, of its first run (a grown run adds its note to them).
+  if ((part ?? 1) !== 1 || results?.timers?.some((t) => (t.host ?? '') === host)) return undefined;
   const note = hosts.length ? oldHostNote(results?.timerNote, host, hosts) : results?.timerNote;
   return note ? { note, ...(!hosts.length && results?.timerVsClient ? { vsClient: results.timerVsClient } : {}) } : undefined;
 }
@@ -108,6 +112,55 @@ export function timerFoundOf(results: Results | undefined, host: string, hosts: 
 export function timerNoteOf(results: Results | undefined, host: string, hosts: readonly string[]): TimerNoteParts | null {
   const t = timerFoundOf(results, host, hosts);
   return t ? timerNoteParts(t) : null;
+}
+
+/** One host's timer in one or more runs of a grown design (run --missing): its note, or the timer its restarts name when it has none. */
+export interface RunsTimer {
+  runs: number[];
+  note: TimerNoteParts | null;
+  source?: TimingSource;
+}
+
+/**
+ * One host's timer by run of a grown design (a restart's `part`), the runs that said the same
+ * together: one entry when every run measured with the same timer and said the same, as in a design
+ * that did not grow.
+ */
+export function timersByRun(results: Results | undefined, host: string, hosts: readonly string[]): RunsTimer[] {
+  const restarts = (results?.restarts ?? []).filter((r) => !hosts.length || r.host === host);
+  const runs = [...new Set(restarts.map((r) => r.part ?? 1))].sort((a, b) => a - b);
+  const out: RunsTimer[] = [];
+  const said = (t: Omit<RunsTimer, 'runs'>) => (t.note ? timerNoteText(t.note) : t.source);
+  for (const run of runs.length ? runs : [1]) {
+    const found = timerFoundOf(results, host, hosts, run);
+    const source = restarts.find((r) => (r.part ?? 1) === run)?.queries[0]?.source;
+    const t = { note: found ? timerNoteParts(found) : null, ...(source ? { source } : {}) };
+    const same = out.find((o) => said(o) === said(t));
+    if (same) same.runs.push(run);
+    else out.push({ runs: [run], ...t });
+  }
+  return out;
+}
+
+/** `run 2`, `runs 1, 3`: which runs of a grown design (run --missing). */
+export const runsWords = (runs: readonly number[]): string => `run${runs.length > 1 ? 's' : ''} ${runs.join(', ')} of this grown design (run --missing)`;
+
+/** The timer of runs without a note: the exact one, or (a file grown before each run's timer was kept) the timer its restarts name. */
+export const noNoteWords = (source: TimingSource | undefined): string => (source === undefined || source === 'performance_schema' ? "performance_schema's exact timer (TIMER_WAIT)" : `times from ${source}`);
+
+/**
+ * The file's timer note, a line per host, and per run of a grown design whose runs' timers differ
+ * (`Timer on HOST in run 2 …: NOTE`); none for the exact timer of a design that did not grow. What the
+ * report, `varlab analyze` and the Analysis view say.
+ */
+export function timerLines(doc: Pick<ExperimentDoc, 'design' | 'results'>): string[] {
+  const hosts = resultHosts(doc.design, doc.results?.restarts);
+  return (hosts.length ? hosts : ['']).flatMap((h) => {
+    const on = h ? ` on ${h}` : '';
+    const byRun = timersByRun(doc.results, h, hosts);
+    if (byRun.length === 1) return byRun[0].note ? [`Timer${on}: ${timerNoteText(byRun[0].note)}`] : [];
+    return byRun.map((t) => `Timer${on} in ${runsWords(t.runs)}: ${t.note ? timerNoteText(t.note) : noNoteWords(t.source)}`);
+  });
 }
 
 // Files and journals from before results.timers and the record's `why` kept the note only as its

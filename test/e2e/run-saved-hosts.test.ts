@@ -1,7 +1,7 @@
 // The Run view of a finished file (its results saved, no run going on): a design run on several hosts
 // shows each host's restarts, chosen by host (Analysis has them all; before, the Run view showed only
 // the first host's), and what was verified on the live server at the last restart stays shown; each
-// host's timer note is its own.
+// host's timer note is its own; a grown design whose runs measured with different timers says each run's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -10,6 +10,8 @@ import { buildPlan, hostDesign } from '../../src/common/plan.js';
 import type { ExperimentDoc, RestartResult, TimerVsClient } from '../../src/common/experiment/types.js';
 import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
 import { JournalFold, resultsFromJournal, severalHostsResults } from '../../src/common/records.js';
+import { grownResults } from '../../src/common/experiment/carry.js';
+import { finishedQuickstart } from '../fixtures/export-experiment.js';
 import { appForTests, openFile, pageProblems, waitInPage } from './support.js';
 
 const ctx = appForTests();
@@ -138,3 +140,27 @@ async function timerNotesShown(file: string): Promise<void> {
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 }
+
+test("a finished grown file (run --missing) whose runs measured with different timers: the Run view says each run's", async () => {
+  const doc = finishedQuickstart();
+  const all = doc.results!.restarts;
+  // The first run on the exact timer; the run of what it missed (its last 4 restarts) on query profiling, as its journal has it.
+  const fold = new JournalFold();
+  fold.apply({ t: 'timer', at: 1, source: 'profiling', why: 'performance_schema is off', vsClient: { source: 'profiling', query: 'SELECT 1', n: 30, offsetMs: 0.071, spreadMs: 0.04, at: 1 } });
+  const grown = all.slice(-4).map((r, i) => ({ ...r, seq: i + 1, queries: r.queries.map((q) => ({ ...q, source: 'profiling' as const })) }));
+  doc.results = grownResults({ ...doc.results!, restarts: all.slice(0, -4) }, { ...resultsFromJournal(fold.state()), restarts: grown }, 2);
+  const file = join(ctx.app.dir, 'grown-two-timers.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const page = await ctx.open();
+  await openFile(page, file);
+  await page.getByTestId('nav-run').click();
+  const runs = page.getByTestId('run-timer-run');
+  await runs.first().waitFor();
+  assert.match(await page.getByTestId('run-timer-runs').innerText(), /^The runs of this grown design \(run --missing\) measured with different timers:/);
+  const said = await runs.allInnerTexts();
+  assert.equal(said.length, 2, said.join(' | '));
+  assert.match(said[0], /^Run 1 of this grown design \(run --missing\): ?\n?\s*performance_schema's exact timer \(TIMER_WAIT\)$/);
+  assert.match(said[1], /^Run 2 of this grown design \(run --missing\):\s*⚠ Times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off\./);
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
 import { EXACT_TIMER_HELP, EXACT_TIMER_OPTIONS, partsOfOldNote, timerNoteOf, timerNoteParts, timerNoteText, vsClientText, VS_CYCLE_QUERY } from '../../src/common/timer-note.js';
+import { grownResults } from '../../src/common/experiment/carry.js';
 import { JournalFold, resultsFromJournal, severalHostsResults, type JournalRecord } from '../../src/common/records.js';
 import type { ExperimentDoc, RestartResult, TimerVsClient } from '../../src/common/experiment/types.js';
 import { exportContext, markdownReport, restartsCsv } from '../../src/common/export/index.js';
@@ -138,4 +139,54 @@ test('an old several-host note word for word as varlab wrote it: each host\'s pa
   const results = { restarts: [], timerNote: `${A}: times from query profiling (SHOW PROFILES), not the exact timer: performance_schema is off; ${help}; ${vs}; ${B}: times from query profiling (SHOW PROFILES), not the exact timer: ${WHY_B}; ${help}` };
   assert.deepEqual(timerNoteOf(results, A, [A, B]), { what: `times from query profiling (SHOW PROFILES), not the exact timer: ${WHY_A}`, help: EXACT_TIMER_HELP, vsClient: vs });
   assert.deepEqual(timerNoteOf(results, B, [A, B]), { what: `times from query profiling (SHOW PROFILES), not the exact timer: ${WHY_B}`, help: EXACT_TIMER_HELP });
+});
+
+/** The quickstart, its first run (part 1) measured with `first` and the run of what it missed (part 2, its last 4 restarts) with `grown`, joined as every save of a grown run joins them. */
+function grownDesign(first: JournalRecord, grown: JournalRecord): ExperimentDoc {
+  const doc = finishedQuickstart();
+  const source = (t: JournalRecord) => (t.t === 'timer' ? t.source : 'performance_schema');
+  const measured = (rs: RestartResult[], t: JournalRecord) => rs.map((r) => ({ ...r, queries: r.queries.map((q) => ({ ...q, source: source(t) })) }));
+  const all = doc.results!.restarts;
+  const part1 = hostResults('', first, measured(all.slice(0, -4), first)).results;
+  const run = hostResults('', grown, measured(all.slice(-4).map((r, i) => ({ ...r, seq: i + 1 })), grown)).results;
+  doc.results = grownResults(part1, run, 2);
+  return doc;
+}
+
+test("a grown design (run --missing) keeps each run's timer: the report and restarts.csv say each run's where they differ", () => {
+  const exact: JournalRecord = { t: 'timer', at: 1, source: 'performance_schema' };
+  const profiled: JournalRecord = { t: 'timer', at: 2, source: 'profiling', why: WHY_A, vsClient: vsA };
+  const b = timerNoteParts({ source: 'profiling', why: WHY_B, vsClient: vsB })!;
+  // The first run on the exact timer, the grown one on query profiling: said, and its restarts carry its comparison.
+  const later = grownDesign(exact, profiled);
+  assert.deepEqual(later.results!.timers, [{ source: 'profiling', why: WHY_A, vsClient: vsA, part: 2 }]);
+  assert.deepEqual(checkExperiment(JSON.parse(JSON.stringify(later))).problems, []);
+  const timerLines = (doc: ExperimentDoc) =>
+    markdownReport(exportContext(doc))
+      .split('\n')
+      .filter((l) => l.startsWith('- Timer'));
+  const a = timerNoteText(timerNoteParts({ source: 'profiling', why: WHY_A, vsClient: vsA })!);
+  assert.deepEqual(timerLines(later), [
+    "- Timer in run 1 of this grown design (run --missing): performance_schema's exact timer (TIMER_WAIT)",
+    `- Timer in run 2 of this grown design (run --missing): ${a}`,
+  ]);
+  // restarts.csv: each restart with its own run's comparison (the first run's restarts have none).
+  const offsets = (doc: ExperimentDoc) => {
+    const rows = rowsOf(restartsCsv(exportContext(doc)));
+    const first = rows.length - 4;
+    return [...new Set(rows.map((r) => `${Number(r.restart) > first ? 'run 2' : 'run 1'}: ${r.timer_offset_ms}`))];
+  };
+  assert.deepEqual(offsets(later), ['run 1: ', 'run 2: 0.071']);
+  // Both runs on query profiling, each with its own why and comparison: both kept, each said.
+  const both = grownDesign(profiled, { t: 'timer', at: 3, source: 'profiling', why: WHY_B, vsClient: vsB });
+  assert.deepEqual(both.results!.timers, [
+    { source: 'profiling', why: WHY_A, vsClient: vsA },
+    { source: 'profiling', why: WHY_B, vsClient: vsB, part: 2 },
+  ]);
+  assert.deepEqual(offsets(both), ['run 1: 0.071', 'run 2: 0.25']);
+  assert.deepEqual(timerLines(both), [`- Timer in run 1 of this grown design (run --missing): ${a}`, `- Timer in run 2 of this grown design (run --missing): ${timerNoteText(b)}`]);
+  // The same timer said the same in both runs: one line, as for a run that did not grow.
+  const same = grownDesign(profiled, { ...profiled, at: 4 } as JournalRecord);
+  assert.deepEqual(timerLines(same), [`- Timer: ${a}`]);
+  assert.deepEqual(timerLines(grownDesign(exact, exact)), []);
 });

@@ -185,9 +185,16 @@ export function grownResults(file: Results | undefined, run: Results, part: numb
   const last = (host: string | undefined) => offset.get(host ?? '') ?? 0;
   // Restarts the earlier runs threw away have their seqs; this run's come after them.
   const discarded = [...(file?.discarded ?? []).filter((d) => d.seq <= last(d.host)), ...(run.discarded ?? []).map((d) => ({ ...d, seq: d.seq + last(d.host) }))];
-  const { discarded: _d, finishedAt: _f, restarts: _r, ...meta } = file ?? { restarts: [] };
+  // Each run's timer stays its own (a grown run may measure with another timer): the other runs' as
+  // the file holds them (one without a part is the first run's), this run's marked with its part.
+  const timers = [...(file?.timers ?? []).filter((t) => (t.part ?? 1) !== part), ...(run.timers ?? []).map((t) => ({ ...t, part }))];
+  const { discarded: _d, finishedAt: _f, restarts: _r, timers: _t, ...meta } = file ?? { restarts: [] };
+  // The note in words for people: each run's once (varlab reads `timers`; timerVsClient stays the first run's, as a file from before them was read).
+  const note = run.timerNote && !meta.timerNote?.includes(run.timerNote) ? `in run ${part} (run --missing): ${run.timerNote}` : undefined;
   return {
     ...meta,
+    ...(note ? { timerNote: meta.timerNote ? `${meta.timerNote}; ${note}` : note } : {}),
+    ...(timers.length ? { timers } : {}),
     ...(run.host ? { host: run.host } : {}),
     ...(meta.startedAt === undefined && run.startedAt !== undefined ? { startedAt: run.startedAt } : {}),
     ...(run.finishedAt !== undefined ? { finishedAt: run.finishedAt } : {}),

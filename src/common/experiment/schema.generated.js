@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^([A-Za-z_][A-Za-z0-9_]{0,63})?$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^([A-Za-z_][A-Za-z0-9_]{0,63})?$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host (and each run of a grown design: part) measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -2507,7 +2507,7 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
+const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host (and each run of a grown design: part) measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
 const schema28 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema29 = {"type":"number","minimum":0,"maximum":1000000000000000};
 const schema45 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
@@ -3205,10 +3205,10 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data14.source !== undefined){
-let data16 = data14.source;
-if(!(((((data16 === "performance_schema") || (data16 === "profiling")) || (data16 === "client")) || (data16 === "sysbench")) || (data16 === "regex"))){
-const err35 = {instancePath:instancePath+"/timers/" + i1+"/source",schemaPath:"#/properties/timers/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.timers.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(data14.part !== undefined){
+let data16 = data14.part;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+const err35 = {instancePath:instancePath+"/timers/" + i1+"/part",schemaPath:"#/properties/timers/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3217,12 +3217,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-if(data14.why !== undefined){
-let data17 = data14.why;
-if(typeof data17 === "string"){
-if(func2(data17) > 2000){
-const err36 = {instancePath:instancePath+"/timers/" + i1+"/why",schemaPath:"#/properties/timers/items/properties/why/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(typeof data16 == "number"){
+if(data16 > 1000 || isNaN(data16)){
+const err36 = {instancePath:instancePath+"/timers/" + i1+"/part",schemaPath:"#/properties/timers/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3231,14 +3228,52 @@ vErrors.push(err36);
 }
 errors++;
 }
-}
-else {
-const err37 = {instancePath:instancePath+"/timers/" + i1+"/why",schemaPath:"#/properties/timers/items/properties/why/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16 < 2 || isNaN(data16)){
+const err37 = {instancePath:instancePath+"/timers/" + i1+"/part",schemaPath:"#/properties/timers/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
 if(vErrors === null){
 vErrors = [err37];
 }
 else {
 vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+if(data14.source !== undefined){
+let data17 = data14.source;
+if(!(((((data17 === "performance_schema") || (data17 === "profiling")) || (data17 === "client")) || (data17 === "sysbench")) || (data17 === "regex"))){
+const err38 = {instancePath:instancePath+"/timers/" + i1+"/source",schemaPath:"#/properties/timers/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.timers.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data14.why !== undefined){
+let data18 = data14.why;
+if(typeof data18 === "string"){
+if(func2(data18) > 2000){
+const err39 = {instancePath:instancePath+"/timers/" + i1+"/why",schemaPath:"#/properties/timers/items/properties/why/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/timers/" + i1+"/why",schemaPath:"#/properties/timers/items/properties/why/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
 }
 errors++;
 }
@@ -3251,47 +3286,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/timers/" + i1,schemaPath:"#/properties/timers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/timers",schemaPath:"#/properties/timers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data.discarded !== undefined){
-let data19 = data.discarded;
-if(Array.isArray(data19)){
-const len2 = data19.length;
-for(let i2=0; i2<len2; i2++){
-let data20 = data19[i2];
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-if(data20.seq === undefined){
-const err40 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-if(data20.cell === undefined){
-const err41 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+const err41 = {instancePath:instancePath+"/timers/" + i1,schemaPath:"#/properties/timers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3300,8 +3295,10 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data20.reason === undefined){
-const err42 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/timers",schemaPath:"#/properties/timers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3310,8 +3307,16 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(data20.at === undefined){
-const err43 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+}
+if(data.discarded !== undefined){
+let data20 = data.discarded;
+if(Array.isArray(data20)){
+const len2 = data20.length;
+for(let i2=0; i2<len2; i2++){
+let data21 = data20[i2];
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.seq === undefined){
+const err43 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3320,10 +3325,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(data20.seq !== undefined){
-let data21 = data20.seq;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-const err44 = {instancePath:instancePath+"/discarded/" + i2+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data21.cell === undefined){
+const err44 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -3332,9 +3335,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(typeof data21 == "number"){
-if(data21 > 1000000000 || isNaN(data21)){
-const err45 = {instancePath:instancePath+"/discarded/" + i2+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data21.reason === undefined){
+const err45 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -3343,8 +3345,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data21 < 1 || isNaN(data21)){
-const err46 = {instancePath:instancePath+"/discarded/" + i2+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data21.at === undefined){
+const err46 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3353,13 +3355,10 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-if(data20.cell !== undefined){
-let data22 = data20.cell;
-if(typeof data22 === "string"){
-if(func2(data22) > 2000){
-const err47 = {instancePath:instancePath+"/discarded/" + i2+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data21.seq !== undefined){
+let data22 = data21.seq;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+const err47 = {instancePath:instancePath+"/discarded/" + i2+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3368,9 +3367,9 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/discarded/" + i2+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data22 == "number"){
+if(data22 > 1000000000 || isNaN(data22)){
+const err48 = {instancePath:instancePath+"/discarded/" + i2+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3379,12 +3378,8 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-if(data20.reason !== undefined){
-let data23 = data20.reason;
-if(typeof data23 === "string"){
-if(func2(data23) > 10000){
-const err49 = {instancePath:instancePath+"/discarded/" + i2+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data22 < 1 || isNaN(data22)){
+const err49 = {instancePath:instancePath+"/discarded/" + i2+"/seq",schemaPath:"#/properties/discarded/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3394,8 +3389,12 @@ vErrors.push(err49);
 errors++;
 }
 }
-else {
-const err50 = {instancePath:instancePath+"/discarded/" + i2+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data21.cell !== undefined){
+let data23 = data21.cell;
+if(typeof data23 === "string"){
+if(func2(data23) > 2000){
+const err50 = {instancePath:instancePath+"/discarded/" + i2+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3405,11 +3404,8 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(data20.at !== undefined){
-let data24 = data20.at;
-if(typeof data24 == "number"){
-if(data24 > 100000000000000 || isNaN(data24)){
-const err51 = {instancePath:instancePath+"/discarded/" + i2+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+else {
+const err51 = {instancePath:instancePath+"/discarded/" + i2+"/cell",schemaPath:"#/properties/discarded/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3418,8 +3414,12 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(data24 < 0 || isNaN(data24)){
-const err52 = {instancePath:instancePath+"/discarded/" + i2+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data21.reason !== undefined){
+let data24 = data21.reason;
+if(typeof data24 === "string"){
+if(func2(data24) > 10000){
+const err52 = {instancePath:instancePath+"/discarded/" + i2+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3430,7 +3430,7 @@ errors++;
 }
 }
 else {
-const err53 = {instancePath:instancePath+"/discarded/" + i2+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err53 = {instancePath:instancePath+"/discarded/" + i2+"/reason",schemaPath:"#/properties/discarded/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3440,11 +3440,11 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(data20.host !== undefined){
-let data25 = data20.host;
-if(typeof data25 === "string"){
-if(func2(data25) > 500){
-const err54 = {instancePath:instancePath+"/discarded/" + i2+"/host",schemaPath:"#/properties/discarded/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data21.at !== undefined){
+let data25 = data21.at;
+if(typeof data25 == "number"){
+if(data25 > 100000000000000 || isNaN(data25)){
+const err54 = {instancePath:instancePath+"/discarded/" + i2+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3453,9 +3453,8 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-else {
-const err55 = {instancePath:instancePath+"/discarded/" + i2+"/host",schemaPath:"#/properties/discarded/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data25 < 0 || isNaN(data25)){
+const err55 = {instancePath:instancePath+"/discarded/" + i2+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3465,9 +3464,8 @@ vErrors.push(err55);
 errors++;
 }
 }
-}
 else {
-const err56 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err56 = {instancePath:instancePath+"/discarded/" + i2+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3477,9 +3475,11 @@ vErrors.push(err56);
 errors++;
 }
 }
-}
-else {
-const err57 = {instancePath:instancePath+"/discarded",schemaPath:"#/properties/discarded/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data21.host !== undefined){
+let data26 = data21.host;
+if(typeof data26 === "string"){
+if(func2(data26) > 500){
+const err57 = {instancePath:instancePath+"/discarded/" + i2+"/host",schemaPath:"#/properties/discarded/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3489,11 +3489,8 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data.stopped !== undefined){
-let data26 = data.stopped;
-if(Array.isArray(data26)){
-if(data26.length > 100){
-const err58 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+else {
+const err58 = {instancePath:instancePath+"/discarded/" + i2+"/host",schemaPath:"#/properties/discarded/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3502,12 +3499,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-const len3 = data26.length;
-for(let i3=0; i3<len3; i3++){
-let data27 = data26[i3];
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-if(data27.round === undefined){
-const err59 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "round"},message:"must have required property '"+"round"+"'"};
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/discarded/" + i2,schemaPath:"#/properties/discarded/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3516,8 +3511,10 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data27.because === undefined){
-const err60 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "because"},message:"must have required property '"+"because"+"'"};
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/discarded",schemaPath:"#/properties/discarded/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3526,8 +3523,12 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(data27.at === undefined){
-const err61 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+}
+if(data.stopped !== undefined){
+let data27 = data.stopped;
+if(Array.isArray(data27)){
+if(data27.length > 100){
+const err61 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3536,10 +3537,12 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data27.round !== undefined){
-let data28 = data27.round;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-const err62 = {instancePath:instancePath+"/stopped/" + i3+"/round",schemaPath:"#/properties/stopped/items/properties/round/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const len3 = data27.length;
+for(let i3=0; i3<len3; i3++){
+let data28 = data27[i3];
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if(data28.round === undefined){
+const err62 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "round"},message:"must have required property '"+"round"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3548,9 +3551,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(typeof data28 == "number"){
-if(data28 > 1000000000 || isNaN(data28)){
-const err63 = {instancePath:instancePath+"/stopped/" + i3+"/round",schemaPath:"#/properties/stopped/items/properties/round/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data28.because === undefined){
+const err63 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "because"},message:"must have required property '"+"because"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3559,8 +3561,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data28 < 1 || isNaN(data28)){
-const err64 = {instancePath:instancePath+"/stopped/" + i3+"/round",schemaPath:"#/properties/stopped/items/properties/round/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data28.at === undefined){
+const err64 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3569,13 +3571,10 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-if(data27.because !== undefined){
-let data29 = data27.because;
-if(typeof data29 === "string"){
-if(func2(data29) > 10000){
-const err65 = {instancePath:instancePath+"/stopped/" + i3+"/because",schemaPath:"#/properties/stopped/items/properties/because/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data28.round !== undefined){
+let data29 = data28.round;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+const err65 = {instancePath:instancePath+"/stopped/" + i3+"/round",schemaPath:"#/properties/stopped/items/properties/round/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3584,9 +3583,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-else {
-const err66 = {instancePath:instancePath+"/stopped/" + i3+"/because",schemaPath:"#/properties/stopped/items/properties/because/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data29 == "number"){
+if(data29 > 1000000000 || isNaN(data29)){
+const err66 = {instancePath:instancePath+"/stopped/" + i3+"/round",schemaPath:"#/properties/stopped/items/properties/round/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3595,12 +3594,8 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-if(data27.at !== undefined){
-let data30 = data27.at;
-if(typeof data30 == "number"){
-if(data30 > 100000000000000 || isNaN(data30)){
-const err67 = {instancePath:instancePath+"/stopped/" + i3+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data29 < 1 || isNaN(data29)){
+const err67 = {instancePath:instancePath+"/stopped/" + i3+"/round",schemaPath:"#/properties/stopped/items/properties/round/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3609,8 +3604,13 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data30 < 0 || isNaN(data30)){
-const err68 = {instancePath:instancePath+"/stopped/" + i3+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data28.because !== undefined){
+let data30 = data28.because;
+if(typeof data30 === "string"){
+if(func2(data30) > 10000){
+const err68 = {instancePath:instancePath+"/stopped/" + i3+"/because",schemaPath:"#/properties/stopped/items/properties/because/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3621,7 +3621,7 @@ errors++;
 }
 }
 else {
-const err69 = {instancePath:instancePath+"/stopped/" + i3+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err69 = {instancePath:instancePath+"/stopped/" + i3+"/because",schemaPath:"#/properties/stopped/items/properties/because/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -3631,11 +3631,11 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(data27.host !== undefined){
-let data31 = data27.host;
-if(typeof data31 === "string"){
-if(func2(data31) > 500){
-const err70 = {instancePath:instancePath+"/stopped/" + i3+"/host",schemaPath:"#/properties/stopped/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data28.at !== undefined){
+let data31 = data28.at;
+if(typeof data31 == "number"){
+if(data31 > 100000000000000 || isNaN(data31)){
+const err70 = {instancePath:instancePath+"/stopped/" + i3+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -3644,9 +3644,8 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-else {
-const err71 = {instancePath:instancePath+"/stopped/" + i3+"/host",schemaPath:"#/properties/stopped/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31 < 0 || isNaN(data31)){
+const err71 = {instancePath:instancePath+"/stopped/" + i3+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -3656,9 +3655,8 @@ vErrors.push(err71);
 errors++;
 }
 }
-}
 else {
-const err72 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err72 = {instancePath:instancePath+"/stopped/" + i3+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -3668,9 +3666,11 @@ vErrors.push(err72);
 errors++;
 }
 }
-}
-else {
-const err73 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data28.host !== undefined){
+let data32 = data28.host;
+if(typeof data32 === "string"){
+if(func2(data32) > 500){
+const err73 = {instancePath:instancePath+"/stopped/" + i3+"/host",schemaPath:"#/properties/stopped/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -3680,11 +3680,8 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(data.log !== undefined){
-let data32 = data.log;
-if(Array.isArray(data32)){
-if(data32.length > 100000){
-const err74 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"};
+else {
+const err74 = {instancePath:instancePath+"/stopped/" + i3+"/host",schemaPath:"#/properties/stopped/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -3693,12 +3690,10 @@ vErrors.push(err74);
 }
 errors++;
 }
-const len4 = data32.length;
-for(let i4=0; i4<len4; i4++){
-let data33 = data32[i4];
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if(data33.at === undefined){
-const err75 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/stopped/" + i3,schemaPath:"#/properties/stopped/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -3707,8 +3702,10 @@ vErrors.push(err75);
 }
 errors++;
 }
-if(data33.level === undefined){
-const err76 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/stopped",schemaPath:"#/properties/stopped/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -3717,8 +3714,12 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(data33.message === undefined){
-const err77 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+}
+if(data.log !== undefined){
+let data33 = data.log;
+if(Array.isArray(data33)){
+if(data33.length > 100000){
+const err77 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3727,11 +3728,12 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data33.at !== undefined){
-let data34 = data33.at;
-if(typeof data34 == "number"){
-if(data34 > 100000000000000 || isNaN(data34)){
-const err78 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+const len4 = data33.length;
+for(let i4=0; i4<len4; i4++){
+let data34 = data33[i4];
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+if(data34.at === undefined){
+const err78 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3740,8 +3742,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data34 < 0 || isNaN(data34)){
-const err79 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data34.level === undefined){
+const err79 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3750,9 +3752,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-else {
-const err80 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data34.message === undefined){
+const err80 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -3761,11 +3762,11 @@ vErrors.push(err80);
 }
 errors++;
 }
-}
-if(data33.level !== undefined){
-let data35 = data33.level;
-if(!(((data35 === "info") || (data35 === "warn")) || (data35 === "error"))){
-const err81 = {instancePath:instancePath+"/log/" + i4+"/level",schemaPath:"#/properties/log/items/properties/level/enum",keyword:"enum",params:{allowedValues: schema27.properties.log.items.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(data34.at !== undefined){
+let data35 = data34.at;
+if(typeof data35 == "number"){
+if(data35 > 100000000000000 || isNaN(data35)){
+const err81 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -3774,12 +3775,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-if(data33.message !== undefined){
-let data36 = data33.message;
-if(typeof data36 === "string"){
-if(func2(data36) > 20000){
-const err82 = {instancePath:instancePath+"/log/" + i4+"/message",schemaPath:"#/properties/log/items/properties/message/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
+if(data35 < 0 || isNaN(data35)){
+const err82 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -3790,7 +3787,7 @@ errors++;
 }
 }
 else {
-const err83 = {instancePath:instancePath+"/log/" + i4+"/message",schemaPath:"#/properties/log/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err83 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -3800,11 +3797,10 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data33.host !== undefined){
-let data37 = data33.host;
-if(typeof data37 === "string"){
-if(func2(data37) > 500){
-const err84 = {instancePath:instancePath+"/log/" + i4+"/host",schemaPath:"#/properties/log/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data34.level !== undefined){
+let data36 = data34.level;
+if(!(((data36 === "info") || (data36 === "warn")) || (data36 === "error"))){
+const err84 = {instancePath:instancePath+"/log/" + i4+"/level",schemaPath:"#/properties/log/items/properties/level/enum",keyword:"enum",params:{allowedValues: schema27.properties.log.items.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -3814,8 +3810,11 @@ vErrors.push(err84);
 errors++;
 }
 }
-else {
-const err85 = {instancePath:instancePath+"/log/" + i4+"/host",schemaPath:"#/properties/log/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data34.message !== undefined){
+let data37 = data34.message;
+if(typeof data37 === "string"){
+if(func2(data37) > 20000){
+const err85 = {instancePath:instancePath+"/log/" + i4+"/message",schemaPath:"#/properties/log/items/properties/message/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -3825,9 +3824,8 @@ vErrors.push(err85);
 errors++;
 }
 }
-}
 else {
-const err86 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err86 = {instancePath:instancePath+"/log/" + i4+"/message",schemaPath:"#/properties/log/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3837,9 +3835,11 @@ vErrors.push(err86);
 errors++;
 }
 }
-}
-else {
-const err87 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data34.host !== undefined){
+let data38 = data34.host;
+if(typeof data38 === "string"){
+if(func2(data38) > 500){
+const err87 = {instancePath:instancePath+"/log/" + i4+"/host",schemaPath:"#/properties/log/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -3849,15 +3849,8 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data.restarts !== undefined){
-let data38 = data.restarts;
-if(Array.isArray(data38)){
-const len5 = data38.length;
-for(let i5=0; i5<len5; i5++){
-let data39 = data38[i5];
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-if(data39.seq === undefined){
-const err88 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+else {
+const err88 = {instancePath:instancePath+"/log/" + i4+"/host",schemaPath:"#/properties/log/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -3866,8 +3859,10 @@ vErrors.push(err88);
 }
 errors++;
 }
-if(data39.cell === undefined){
-const err89 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+}
+}
+else {
+const err89 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -3876,8 +3871,10 @@ vErrors.push(err89);
 }
 errors++;
 }
-if(data39.status === undefined){
-const err90 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+}
+else {
+const err90 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -3886,8 +3883,16 @@ vErrors.push(err90);
 }
 errors++;
 }
-if(data39.startedAt === undefined){
-const err91 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
+}
+if(data.restarts !== undefined){
+let data39 = data.restarts;
+if(Array.isArray(data39)){
+const len5 = data39.length;
+for(let i5=0; i5<len5; i5++){
+let data40 = data39[i5];
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+if(data40.seq === undefined){
+const err91 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -3896,8 +3901,8 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(data39.finishedAt === undefined){
-const err92 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
+if(data40.cell === undefined){
+const err92 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -3906,8 +3911,8 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data39.checks === undefined){
-const err93 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
+if(data40.status === undefined){
+const err93 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -3916,8 +3921,8 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(data39.queries === undefined){
-const err94 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data40.startedAt === undefined){
+const err94 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -3926,10 +3931,8 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(data39.seq !== undefined){
-let data40 = data39.seq;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-const err95 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data40.finishedAt === undefined){
+const err95 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -3938,9 +3941,8 @@ vErrors.push(err95);
 }
 errors++;
 }
-if(typeof data40 == "number"){
-if(data40 > 1000000000 || isNaN(data40)){
-const err96 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data40.checks === undefined){
+const err96 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -3949,8 +3951,8 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(data40 < 1 || isNaN(data40)){
-const err97 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data40.queries === undefined){
+const err97 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -3959,13 +3961,10 @@ vErrors.push(err97);
 }
 errors++;
 }
-}
-}
-if(data39.cell !== undefined){
-let data41 = data39.cell;
-if(typeof data41 === "string"){
-if(func2(data41) > 2000){
-const err98 = {instancePath:instancePath+"/restarts/" + i5+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data40.seq !== undefined){
+let data41 = data40.seq;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+const err98 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -3974,9 +3973,9 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-else {
-const err99 = {instancePath:instancePath+"/restarts/" + i5+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data41 == "number"){
+if(data41 > 1000000000 || isNaN(data41)){
+const err99 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -3985,12 +3984,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-}
-if(data39.host !== undefined){
-let data42 = data39.host;
-if(typeof data42 === "string"){
-if(func2(data42) > 500){
-const err100 = {instancePath:instancePath+"/restarts/" + i5+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data41 < 1 || isNaN(data41)){
+const err100 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -4000,8 +3995,12 @@ vErrors.push(err100);
 errors++;
 }
 }
-else {
-const err101 = {instancePath:instancePath+"/restarts/" + i5+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data40.cell !== undefined){
+let data42 = data40.cell;
+if(typeof data42 === "string"){
+if(func2(data42) > 2000){
+const err101 = {instancePath:instancePath+"/restarts/" + i5+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -4011,10 +4010,8 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data39.part !== undefined){
-let data43 = data39.part;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-const err102 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err102 = {instancePath:instancePath+"/restarts/" + i5+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -4023,9 +4020,12 @@ vErrors.push(err102);
 }
 errors++;
 }
-if(typeof data43 == "number"){
-if(data43 > 1000 || isNaN(data43)){
-const err103 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+if(data40.host !== undefined){
+let data43 = data40.host;
+if(typeof data43 === "string"){
+if(func2(data43) > 500){
+const err103 = {instancePath:instancePath+"/restarts/" + i5+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -4034,8 +4034,9 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(data43 < 2 || isNaN(data43)){
-const err104 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
+}
+else {
+const err104 = {instancePath:instancePath+"/restarts/" + i5+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -4045,11 +4046,10 @@ vErrors.push(err104);
 errors++;
 }
 }
-}
-if(data39.status !== undefined){
-let data44 = data39.status;
-if(!(((data44 === "ok") || (data44 === "verify-failed")) || (data44 === "failed"))){
-const err105 = {instancePath:instancePath+"/restarts/" + i5+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(data40.part !== undefined){
+let data44 = data40.part;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+const err105 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -4058,12 +4058,9 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-if(data39.reason !== undefined){
-let data45 = data39.reason;
-if(typeof data45 === "string"){
-if(func2(data45) > 10000){
-const err106 = {instancePath:instancePath+"/restarts/" + i5+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(typeof data44 == "number"){
+if(data44 > 1000 || isNaN(data44)){
+const err106 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -4072,9 +4069,8 @@ vErrors.push(err106);
 }
 errors++;
 }
-}
-else {
-const err107 = {instancePath:instancePath+"/restarts/" + i5+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data44 < 2 || isNaN(data44)){
+const err107 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -4084,11 +4080,11 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data39.startedAt !== undefined){
-let data46 = data39.startedAt;
-if(typeof data46 == "number"){
-if(data46 > 100000000000000 || isNaN(data46)){
-const err108 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+}
+if(data40.status !== undefined){
+let data45 = data40.status;
+if(!(((data45 === "ok") || (data45 === "verify-failed")) || (data45 === "failed"))){
+const err108 = {instancePath:instancePath+"/restarts/" + i5+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -4097,8 +4093,12 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(data46 < 0 || isNaN(data46)){
-const err109 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data40.reason !== undefined){
+let data46 = data40.reason;
+if(typeof data46 === "string"){
+if(func2(data46) > 10000){
+const err109 = {instancePath:instancePath+"/restarts/" + i5+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -4109,7 +4109,7 @@ errors++;
 }
 }
 else {
-const err110 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err110 = {instancePath:instancePath+"/restarts/" + i5+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -4119,11 +4119,11 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data39.finishedAt !== undefined){
-let data47 = data39.finishedAt;
+if(data40.startedAt !== undefined){
+let data47 = data40.startedAt;
 if(typeof data47 == "number"){
 if(data47 > 100000000000000 || isNaN(data47)){
-const err111 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+const err111 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -4133,7 +4133,7 @@ vErrors.push(err111);
 errors++;
 }
 if(data47 < 0 || isNaN(data47)){
-const err112 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err112 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -4144,7 +4144,7 @@ errors++;
 }
 }
 else {
-const err113 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err113 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -4154,15 +4154,11 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(data39.checks !== undefined){
-let data48 = data39.checks;
-if(Array.isArray(data48)){
-const len6 = data48.length;
-for(let i6=0; i6<len6; i6++){
-let data49 = data48[i6];
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.tunable === undefined){
-const err114 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data40.finishedAt !== undefined){
+let data48 = data40.finishedAt;
+if(typeof data48 == "number"){
+if(data48 > 100000000000000 || isNaN(data48)){
+const err114 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -4171,8 +4167,8 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(data49.level === undefined){
-const err115 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data48 < 0 || isNaN(data48)){
+const err115 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -4181,8 +4177,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(data49.ok === undefined){
-const err116 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+else {
+const err116 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -4191,8 +4188,16 @@ vErrors.push(err116);
 }
 errors++;
 }
-if(data49.observed === undefined){
-const err117 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+}
+if(data40.checks !== undefined){
+let data49 = data40.checks;
+if(Array.isArray(data49)){
+const len6 = data49.length;
+for(let i6=0; i6<len6; i6++){
+let data50 = data49[i6];
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+if(data50.tunable === undefined){
+const err117 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -4201,11 +4206,8 @@ vErrors.push(err117);
 }
 errors++;
 }
-if(data49.tunable !== undefined){
-let data50 = data49.tunable;
-if(typeof data50 === "string"){
-if(func2(data50) > 200){
-const err118 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data50.level === undefined){
+const err118 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -4214,9 +4216,8 @@ vErrors.push(err118);
 }
 errors++;
 }
-}
-else {
-const err119 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.ok === undefined){
+const err119 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -4225,12 +4226,8 @@ vErrors.push(err119);
 }
 errors++;
 }
-}
-if(data49.level !== undefined){
-let data51 = data49.level;
-if(typeof data51 === "string"){
-if(func2(data51) > 300){
-const err120 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data50.observed === undefined){
+const err120 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -4239,9 +4236,11 @@ vErrors.push(err120);
 }
 errors++;
 }
-}
-else {
-const err121 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.tunable !== undefined){
+let data51 = data50.tunable;
+if(typeof data51 === "string"){
+if(func2(data51) > 200){
+const err121 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -4251,9 +4250,8 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data49.ok !== undefined){
-if(typeof data49.ok !== "boolean"){
-const err122 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err122 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -4263,9 +4261,11 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data49.verifiable !== undefined){
-if(false !== data49.verifiable){
-const err123 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(data50.level !== undefined){
+let data52 = data50.level;
+if(typeof data52 === "string"){
+if(func2(data52) > 300){
+const err123 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -4275,11 +4275,8 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data49.observed !== undefined){
-let data54 = data49.observed;
-if(typeof data54 === "string"){
-if(func2(data54) > 10000){
-const err124 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err124 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -4289,8 +4286,9 @@ vErrors.push(err124);
 errors++;
 }
 }
-else {
-const err125 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data50.ok !== undefined){
+if(typeof data50.ok !== "boolean"){
+const err125 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -4300,9 +4298,9 @@ vErrors.push(err125);
 errors++;
 }
 }
-}
-else {
-const err126 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data50.verifiable !== undefined){
+if(false !== data50.verifiable){
+const err126 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -4312,9 +4310,11 @@ vErrors.push(err126);
 errors++;
 }
 }
-}
-else {
-const err127 = {instancePath:instancePath+"/restarts/" + i5+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data50.observed !== undefined){
+let data55 = data50.observed;
+if(typeof data55 === "string"){
+if(func2(data55) > 10000){
+const err127 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -4324,15 +4324,8 @@ vErrors.push(err127);
 errors++;
 }
 }
-if(data39.options !== undefined){
-let data55 = data39.options;
-if(Array.isArray(data55)){
-const len7 = data55.length;
-for(let i7=0; i7<len7; i7++){
-let data56 = data55[i7];
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-if(data56.tunable === undefined){
-const err128 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+else {
+const err128 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -4341,8 +4334,10 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(data56.level === undefined){
-const err129 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+}
+else {
+const err129 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -4351,8 +4346,10 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data56.ok === undefined){
-const err130 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+}
+else {
+const err130 = {instancePath:instancePath+"/restarts/" + i5+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -4361,8 +4358,16 @@ vErrors.push(err130);
 }
 errors++;
 }
-if(data56.observed === undefined){
-const err131 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+}
+if(data40.options !== undefined){
+let data56 = data40.options;
+if(Array.isArray(data56)){
+const len7 = data56.length;
+for(let i7=0; i7<len7; i7++){
+let data57 = data56[i7];
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.tunable === undefined){
+const err131 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -4371,11 +4376,8 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data56.tunable !== undefined){
-let data57 = data56.tunable;
-if(typeof data57 === "string"){
-if(func2(data57) > 200){
-const err132 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data57.level === undefined){
+const err132 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -4384,9 +4386,8 @@ vErrors.push(err132);
 }
 errors++;
 }
-}
-else {
-const err133 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.ok === undefined){
+const err133 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -4395,12 +4396,8 @@ vErrors.push(err133);
 }
 errors++;
 }
-}
-if(data56.level !== undefined){
-let data58 = data56.level;
-if(typeof data58 === "string"){
-if(func2(data58) > 300){
-const err134 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data57.observed === undefined){
+const err134 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -4409,9 +4406,11 @@ vErrors.push(err134);
 }
 errors++;
 }
-}
-else {
-const err135 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.tunable !== undefined){
+let data58 = data57.tunable;
+if(typeof data58 === "string"){
+if(func2(data58) > 200){
+const err135 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -4421,9 +4420,8 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data56.ok !== undefined){
-if(typeof data56.ok !== "boolean"){
-const err136 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err136 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -4433,9 +4431,11 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data56.verifiable !== undefined){
-if(false !== data56.verifiable){
-const err137 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(data57.level !== undefined){
+let data59 = data57.level;
+if(typeof data59 === "string"){
+if(func2(data59) > 300){
+const err137 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -4445,11 +4445,8 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(data56.observed !== undefined){
-let data61 = data56.observed;
-if(typeof data61 === "string"){
-if(func2(data61) > 10000){
-const err138 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err138 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -4459,8 +4456,9 @@ vErrors.push(err138);
 errors++;
 }
 }
-else {
-const err139 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.ok !== undefined){
+if(typeof data57.ok !== "boolean"){
+const err139 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -4470,9 +4468,9 @@ vErrors.push(err139);
 errors++;
 }
 }
-}
-else {
-const err140 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.verifiable !== undefined){
+if(false !== data57.verifiable){
+const err140 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -4482,9 +4480,11 @@ vErrors.push(err140);
 errors++;
 }
 }
-}
-else {
-const err141 = {instancePath:instancePath+"/restarts/" + i5+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data57.observed !== undefined){
+let data62 = data57.observed;
+if(typeof data62 === "string"){
+if(func2(data62) > 10000){
+const err141 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -4494,14 +4494,8 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(data39.preload !== undefined){
-let data62 = data39.preload;
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
-if(data62.tables !== undefined){
-let data63 = data62.tables;
-if(typeof data63 == "number"){
-if(data63 > 1000000000000000 || isNaN(data63)){
-const err142 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err142 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -4510,8 +4504,10 @@ vErrors.push(err142);
 }
 errors++;
 }
-if(data63 < 0 || isNaN(data63)){
-const err143 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err143 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -4521,8 +4517,9 @@ vErrors.push(err143);
 errors++;
 }
 }
+}
 else {
-const err144 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err144 = {instancePath:instancePath+"/restarts/" + i5+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -4532,11 +4529,14 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(data62.indexes !== undefined){
-let data64 = data62.indexes;
+if(data40.preload !== undefined){
+let data63 = data40.preload;
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+if(data63.tables !== undefined){
+let data64 = data63.tables;
 if(typeof data64 == "number"){
 if(data64 > 1000000000000000 || isNaN(data64)){
-const err145 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err145 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -4546,7 +4546,7 @@ vErrors.push(err145);
 errors++;
 }
 if(data64 < 0 || isNaN(data64)){
-const err146 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err146 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -4557,7 +4557,7 @@ errors++;
 }
 }
 else {
-const err147 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err147 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -4567,11 +4567,11 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(data62.rows !== undefined){
-let data65 = data62.rows;
+if(data63.indexes !== undefined){
+let data65 = data63.indexes;
 if(typeof data65 == "number"){
 if(data65 > 1000000000000000 || isNaN(data65)){
-const err148 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err148 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -4581,7 +4581,7 @@ vErrors.push(err148);
 errors++;
 }
 if(data65 < 0 || isNaN(data65)){
-const err149 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err149 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -4592,7 +4592,7 @@ errors++;
 }
 }
 else {
-const err150 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err150 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -4602,11 +4602,11 @@ vErrors.push(err150);
 errors++;
 }
 }
-if(data62.ms !== undefined){
-let data66 = data62.ms;
+if(data63.rows !== undefined){
+let data66 = data63.rows;
 if(typeof data66 == "number"){
 if(data66 > 1000000000000000 || isNaN(data66)){
-const err151 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err151 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -4616,7 +4616,7 @@ vErrors.push(err151);
 errors++;
 }
 if(data66 < 0 || isNaN(data66)){
-const err152 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err152 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -4627,7 +4627,7 @@ errors++;
 }
 }
 else {
-const err153 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err153 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -4637,9 +4637,11 @@ vErrors.push(err153);
 errors++;
 }
 }
-}
-else {
-const err154 = {instancePath:instancePath+"/restarts/" + i5+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data63.ms !== undefined){
+let data67 = data63.ms;
+if(typeof data67 == "number"){
+if(data67 > 1000000000000000 || isNaN(data67)){
+const err154 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -4648,16 +4650,8 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-if(data39.queries !== undefined){
-let data67 = data39.queries;
-if(Array.isArray(data67)){
-const len8 = data67.length;
-for(let i8=0; i8<len8; i8++){
-let data68 = data67[i8];
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-if(data68.query === undefined){
-const err155 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(data67 < 0 || isNaN(data67)){
+const err155 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -4666,8 +4660,9 @@ vErrors.push(err155);
 }
 errors++;
 }
-if(data68.unit === undefined){
-const err156 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+}
+else {
+const err156 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -4676,8 +4671,10 @@ vErrors.push(err156);
 }
 errors++;
 }
-if(data68.source === undefined){
-const err157 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+}
+else {
+const err157 = {instancePath:instancePath+"/restarts/" + i5+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -4686,8 +4683,16 @@ vErrors.push(err157);
 }
 errors++;
 }
-if(data68.values === undefined){
-const err158 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+}
+if(data40.queries !== undefined){
+let data68 = data40.queries;
+if(Array.isArray(data68)){
+const len8 = data68.length;
+for(let i8=0; i8<len8; i8++){
+let data69 = data68[i8];
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+if(data69.query === undefined){
+const err158 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -4696,11 +4701,8 @@ vErrors.push(err158);
 }
 errors++;
 }
-if(data68.query !== undefined){
-let data69 = data68.query;
-if(typeof data69 === "string"){
-if(func2(data69) > 200){
-const err159 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data69.unit === undefined){
+const err159 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -4709,9 +4711,8 @@ vErrors.push(err159);
 }
 errors++;
 }
-}
-else {
-const err160 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.source === undefined){
+const err160 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -4720,12 +4721,8 @@ vErrors.push(err160);
 }
 errors++;
 }
-}
-if(data68.unit !== undefined){
-let data70 = data68.unit;
-if(typeof data70 === "string"){
-if(func2(data70) > 40){
-const err161 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+if(data69.values === undefined){
+const err161 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -4734,9 +4731,11 @@ vErrors.push(err161);
 }
 errors++;
 }
-}
-else {
-const err162 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data69.query !== undefined){
+let data70 = data69.query;
+if(typeof data70 === "string"){
+if(func2(data70) > 200){
+const err162 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -4746,10 +4745,8 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(data68.source !== undefined){
-let data71 = data68.source;
-if(!(((((data71 === "performance_schema") || (data71 === "profiling")) || (data71 === "client")) || (data71 === "sysbench")) || (data71 === "regex"))){
-const err163 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+else {
+const err163 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -4759,15 +4756,11 @@ vErrors.push(err163);
 errors++;
 }
 }
-if(data68.values !== undefined){
-let data72 = data68.values;
-if(Array.isArray(data72)){
-const len9 = data72.length;
-for(let i9=0; i9<len9; i9++){
-let data73 = data72[i9];
-if(typeof data73 == "number"){
-if(data73 > 1000000000000000 || isNaN(data73)){
-const err164 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data69.unit !== undefined){
+let data71 = data69.unit;
+if(typeof data71 === "string"){
+if(func2(data71) > 40){
+const err164 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -4776,8 +4769,9 @@ vErrors.push(err164);
 }
 errors++;
 }
-if(data73 < -1000000000000000 || isNaN(data73)){
-const err165 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+else {
+const err165 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -4787,8 +4781,10 @@ vErrors.push(err165);
 errors++;
 }
 }
-else {
-const err166 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data69.source !== undefined){
+let data72 = data69.source;
+if(!(((((data72 === "performance_schema") || (data72 === "profiling")) || (data72 === "client")) || (data72 === "sysbench")) || (data72 === "regex"))){
+const err166 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -4798,9 +4794,15 @@ vErrors.push(err166);
 errors++;
 }
 }
-}
-else {
-const err167 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data69.values !== undefined){
+let data73 = data69.values;
+if(Array.isArray(data73)){
+const len9 = data73.length;
+for(let i9=0; i9<len9; i9++){
+let data74 = data73[i9];
+if(typeof data74 == "number"){
+if(data74 > 1000000000000000 || isNaN(data74)){
+const err167 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -4809,16 +4811,8 @@ vErrors.push(err167);
 }
 errors++;
 }
-}
-if(data68.client !== undefined){
-let data74 = data68.client;
-if(Array.isArray(data74)){
-const len10 = data74.length;
-for(let i10=0; i10<len10; i10++){
-let data75 = data74[i10];
-if(typeof data75 == "number"){
-if(data75 > 1000000000000000 || isNaN(data75)){
-const err168 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data74 < -1000000000000000 || isNaN(data74)){
+const err168 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -4827,8 +4821,9 @@ vErrors.push(err168);
 }
 errors++;
 }
-if(data75 < -1000000000000000 || isNaN(data75)){
-const err169 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+else {
+const err169 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -4838,8 +4833,9 @@ vErrors.push(err169);
 errors++;
 }
 }
+}
 else {
-const err170 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err170 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -4849,9 +4845,15 @@ vErrors.push(err170);
 errors++;
 }
 }
-}
-else {
-const err171 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data69.client !== undefined){
+let data75 = data69.client;
+if(Array.isArray(data75)){
+const len10 = data75.length;
+for(let i10=0; i10<len10; i10++){
+let data76 = data75[i10];
+if(typeof data76 == "number"){
+if(data76 > 1000000000000000 || isNaN(data76)){
+const err171 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -4860,10 +4862,8 @@ vErrors.push(err171);
 }
 errors++;
 }
-}
-}
-else {
-const err172 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data76 < -1000000000000000 || isNaN(data76)){
+const err172 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -4873,9 +4873,8 @@ vErrors.push(err172);
 errors++;
 }
 }
-}
 else {
-const err173 = {instancePath:instancePath+"/restarts/" + i5+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err173 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -4885,14 +4884,9 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(data39.steps !== undefined){
-let data76 = data39.steps;
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-if(data76.stop !== undefined){
-let data77 = data76.stop;
-if(typeof data77 == "number"){
-if(data77 > 1000000000000000 || isNaN(data77)){
-const err174 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err174 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -4901,8 +4895,10 @@ vErrors.push(err174);
 }
 errors++;
 }
-if(data77 < 0 || isNaN(data77)){
-const err175 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err175 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -4912,8 +4908,9 @@ vErrors.push(err175);
 errors++;
 }
 }
+}
 else {
-const err176 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err176 = {instancePath:instancePath+"/restarts/" + i5+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -4923,11 +4920,14 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(data76.idle !== undefined){
-let data78 = data76.idle;
+if(data40.steps !== undefined){
+let data77 = data40.steps;
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+if(data77.stop !== undefined){
+let data78 = data77.stop;
 if(typeof data78 == "number"){
 if(data78 > 1000000000000000 || isNaN(data78)){
-const err177 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err177 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -4937,7 +4937,7 @@ vErrors.push(err177);
 errors++;
 }
 if(data78 < 0 || isNaN(data78)){
-const err178 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err178 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -4948,7 +4948,7 @@ errors++;
 }
 }
 else {
-const err179 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err179 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -4958,11 +4958,11 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data76.start !== undefined){
-let data79 = data76.start;
+if(data77.idle !== undefined){
+let data79 = data77.idle;
 if(typeof data79 == "number"){
 if(data79 > 1000000000000000 || isNaN(data79)){
-const err180 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err180 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -4972,7 +4972,7 @@ vErrors.push(err180);
 errors++;
 }
 if(data79 < 0 || isNaN(data79)){
-const err181 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err181 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -4983,7 +4983,7 @@ errors++;
 }
 }
 else {
-const err182 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err182 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -4993,11 +4993,11 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(data76.verify !== undefined){
-let data80 = data76.verify;
+if(data77.start !== undefined){
+let data80 = data77.start;
 if(typeof data80 == "number"){
 if(data80 > 1000000000000000 || isNaN(data80)){
-const err183 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err183 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -5007,7 +5007,7 @@ vErrors.push(err183);
 errors++;
 }
 if(data80 < 0 || isNaN(data80)){
-const err184 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err184 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -5018,7 +5018,7 @@ errors++;
 }
 }
 else {
-const err185 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err185 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -5028,11 +5028,11 @@ vErrors.push(err185);
 errors++;
 }
 }
-if(data76.setup !== undefined){
-let data81 = data76.setup;
+if(data77.verify !== undefined){
+let data81 = data77.verify;
 if(typeof data81 == "number"){
 if(data81 > 1000000000000000 || isNaN(data81)){
-const err186 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err186 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -5042,7 +5042,7 @@ vErrors.push(err186);
 errors++;
 }
 if(data81 < 0 || isNaN(data81)){
-const err187 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err187 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -5053,7 +5053,7 @@ errors++;
 }
 }
 else {
-const err188 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err188 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -5063,11 +5063,11 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(data76.connect !== undefined){
-let data82 = data76.connect;
+if(data77.setup !== undefined){
+let data82 = data77.setup;
 if(typeof data82 == "number"){
 if(data82 > 1000000000000000 || isNaN(data82)){
-const err189 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err189 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -5077,7 +5077,7 @@ vErrors.push(err189);
 errors++;
 }
 if(data82 < 0 || isNaN(data82)){
-const err190 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err190 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -5088,7 +5088,7 @@ errors++;
 }
 }
 else {
-const err191 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err191 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -5098,11 +5098,11 @@ vErrors.push(err191);
 errors++;
 }
 }
-if(data76.preload !== undefined){
-let data83 = data76.preload;
+if(data77.connect !== undefined){
+let data83 = data77.connect;
 if(typeof data83 == "number"){
 if(data83 > 1000000000000000 || isNaN(data83)){
-const err192 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err192 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -5112,7 +5112,7 @@ vErrors.push(err192);
 errors++;
 }
 if(data83 < 0 || isNaN(data83)){
-const err193 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err193 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -5123,7 +5123,7 @@ errors++;
 }
 }
 else {
-const err194 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err194 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -5133,11 +5133,11 @@ vErrors.push(err194);
 errors++;
 }
 }
-if(data76.timer !== undefined){
-let data84 = data76.timer;
+if(data77.preload !== undefined){
+let data84 = data77.preload;
 if(typeof data84 == "number"){
 if(data84 > 1000000000000000 || isNaN(data84)){
-const err195 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err195 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -5147,7 +5147,7 @@ vErrors.push(err195);
 errors++;
 }
 if(data84 < 0 || isNaN(data84)){
-const err196 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err196 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -5158,7 +5158,7 @@ errors++;
 }
 }
 else {
-const err197 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err197 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -5168,11 +5168,11 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(data76.measure !== undefined){
-let data85 = data76.measure;
+if(data77.timer !== undefined){
+let data85 = data77.timer;
 if(typeof data85 == "number"){
 if(data85 > 1000000000000000 || isNaN(data85)){
-const err198 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err198 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -5182,7 +5182,7 @@ vErrors.push(err198);
 errors++;
 }
 if(data85 < 0 || isNaN(data85)){
-const err199 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err199 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -5193,7 +5193,7 @@ errors++;
 }
 }
 else {
-const err200 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err200 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -5203,9 +5203,11 @@ vErrors.push(err200);
 errors++;
 }
 }
-}
-else {
-const err201 = {instancePath:instancePath+"/restarts/" + i5+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data77.measure !== undefined){
+let data86 = data77.measure;
+if(typeof data86 == "number"){
+if(data86 > 1000000000000000 || isNaN(data86)){
+const err201 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -5214,12 +5216,8 @@ vErrors.push(err201);
 }
 errors++;
 }
-}
-if(data39.noise !== undefined){
-let data86 = data39.noise;
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-if(data86.seconds === undefined){
-const err202 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
+if(data86 < 0 || isNaN(data86)){
+const err202 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -5228,8 +5226,9 @@ vErrors.push(err202);
 }
 errors++;
 }
-if(data86.load === undefined){
-const err203 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
+}
+else {
+const err203 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -5238,8 +5237,10 @@ vErrors.push(err203);
 }
 errors++;
 }
-if(data86.cpus === undefined){
-const err204 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
+}
+}
+else {
+const err204 = {instancePath:instancePath+"/restarts/" + i5+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -5248,8 +5249,12 @@ vErrors.push(err204);
 }
 errors++;
 }
-if(data86.stealPct === undefined){
-const err205 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
+}
+if(data40.noise !== undefined){
+let data87 = data40.noise;
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+if(data87.seconds === undefined){
+const err205 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -5258,8 +5263,8 @@ vErrors.push(err205);
 }
 errors++;
 }
-if(data86.othersCpuPct === undefined){
-const err206 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
+if(data87.load === undefined){
+const err206 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -5268,8 +5273,8 @@ vErrors.push(err206);
 }
 errors++;
 }
-if(data86.ctxPerS === undefined){
-const err207 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
+if(data87.cpus === undefined){
+const err207 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -5278,11 +5283,8 @@ vErrors.push(err207);
 }
 errors++;
 }
-if(data86.seconds !== undefined){
-let data87 = data86.seconds;
-if(typeof data87 == "number"){
-if(data87 > 1000000000000000 || isNaN(data87)){
-const err208 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data87.stealPct === undefined){
+const err208 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -5291,8 +5293,8 @@ vErrors.push(err208);
 }
 errors++;
 }
-if(data87 < 0 || isNaN(data87)){
-const err209 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data87.othersCpuPct === undefined){
+const err209 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -5301,9 +5303,8 @@ vErrors.push(err209);
 }
 errors++;
 }
-}
-else {
-const err210 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data87.ctxPerS === undefined){
+const err210 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -5312,12 +5313,11 @@ vErrors.push(err210);
 }
 errors++;
 }
-}
-if(data86.load !== undefined){
-let data88 = data86.load;
+if(data87.seconds !== undefined){
+let data88 = data87.seconds;
 if(typeof data88 == "number"){
 if(data88 > 1000000000000000 || isNaN(data88)){
-const err211 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err211 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -5327,7 +5327,7 @@ vErrors.push(err211);
 errors++;
 }
 if(data88 < 0 || isNaN(data88)){
-const err212 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err212 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -5338,7 +5338,7 @@ errors++;
 }
 }
 else {
-const err213 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err213 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -5348,11 +5348,11 @@ vErrors.push(err213);
 errors++;
 }
 }
-if(data86.cpus !== undefined){
-let data89 = data86.cpus;
+if(data87.load !== undefined){
+let data89 = data87.load;
 if(typeof data89 == "number"){
 if(data89 > 1000000000000000 || isNaN(data89)){
-const err214 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err214 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -5362,7 +5362,7 @@ vErrors.push(err214);
 errors++;
 }
 if(data89 < 0 || isNaN(data89)){
-const err215 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err215 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -5373,7 +5373,7 @@ errors++;
 }
 }
 else {
-const err216 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err216 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -5383,11 +5383,11 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(data86.stealPct !== undefined){
-let data90 = data86.stealPct;
+if(data87.cpus !== undefined){
+let data90 = data87.cpus;
 if(typeof data90 == "number"){
-if(data90 > 100 || isNaN(data90)){
-const err217 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data90 > 1000000000000000 || isNaN(data90)){
+const err217 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -5397,7 +5397,7 @@ vErrors.push(err217);
 errors++;
 }
 if(data90 < 0 || isNaN(data90)){
-const err218 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err218 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -5408,7 +5408,7 @@ errors++;
 }
 }
 else {
-const err219 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err219 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -5418,11 +5418,11 @@ vErrors.push(err219);
 errors++;
 }
 }
-if(data86.othersCpuPct !== undefined){
-let data91 = data86.othersCpuPct;
+if(data87.stealPct !== undefined){
+let data91 = data87.stealPct;
 if(typeof data91 == "number"){
 if(data91 > 100 || isNaN(data91)){
-const err220 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+const err220 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -5432,7 +5432,7 @@ vErrors.push(err220);
 errors++;
 }
 if(data91 < 0 || isNaN(data91)){
-const err221 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err221 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -5443,7 +5443,7 @@ errors++;
 }
 }
 else {
-const err222 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err222 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -5453,11 +5453,11 @@ vErrors.push(err222);
 errors++;
 }
 }
-if(data86.ctxPerS !== undefined){
-let data92 = data86.ctxPerS;
+if(data87.othersCpuPct !== undefined){
+let data92 = data87.othersCpuPct;
 if(typeof data92 == "number"){
-if(data92 > 1000000000000000 || isNaN(data92)){
-const err223 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data92 > 100 || isNaN(data92)){
+const err223 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -5467,7 +5467,7 @@ vErrors.push(err223);
 errors++;
 }
 if(data92 < 0 || isNaN(data92)){
-const err224 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err224 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -5478,7 +5478,7 @@ errors++;
 }
 }
 else {
-const err225 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err225 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -5488,11 +5488,11 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(data86.cpuMhz !== undefined){
-let data93 = data86.cpuMhz;
+if(data87.ctxPerS !== undefined){
+let data93 = data87.ctxPerS;
 if(typeof data93 == "number"){
 if(data93 > 1000000000000000 || isNaN(data93)){
-const err226 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err226 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -5502,7 +5502,7 @@ vErrors.push(err226);
 errors++;
 }
 if(data93 < 0 || isNaN(data93)){
-const err227 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err227 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -5513,7 +5513,7 @@ errors++;
 }
 }
 else {
-const err228 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err228 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -5523,9 +5523,11 @@ vErrors.push(err228);
 errors++;
 }
 }
-}
-else {
-const err229 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data87.cpuMhz !== undefined){
+let data94 = data87.cpuMhz;
+if(typeof data94 == "number"){
+if(data94 > 1000000000000000 || isNaN(data94)){
+const err229 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -5534,16 +5536,8 @@ vErrors.push(err229);
 }
 errors++;
 }
-}
-if(data39.intervals !== undefined){
-let data94 = data39.intervals;
-if(Array.isArray(data94)){
-const len11 = data94.length;
-for(let i11=0; i11<len11; i11++){
-let data95 = data94[i11];
-if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
-if(data95.rep === undefined){
-const err230 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
+if(data94 < 0 || isNaN(data94)){
+const err230 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -5552,8 +5546,9 @@ vErrors.push(err230);
 }
 errors++;
 }
-if(data95.second === undefined){
-const err231 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
+}
+else {
+const err231 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -5562,8 +5557,10 @@ vErrors.push(err231);
 }
 errors++;
 }
-if(data95.threads === undefined){
-const err232 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
+}
+}
+else {
+const err232 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -5572,8 +5569,16 @@ vErrors.push(err232);
 }
 errors++;
 }
-if(data95.tps === undefined){
-const err233 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
+}
+if(data40.intervals !== undefined){
+let data95 = data40.intervals;
+if(Array.isArray(data95)){
+const len11 = data95.length;
+for(let i11=0; i11<len11; i11++){
+let data96 = data95[i11];
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+if(data96.rep === undefined){
+const err233 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -5582,8 +5587,8 @@ vErrors.push(err233);
 }
 errors++;
 }
-if(data95.qps === undefined){
-const err234 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
+if(data96.second === undefined){
+const err234 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -5592,10 +5597,8 @@ vErrors.push(err234);
 }
 errors++;
 }
-if(data95.rep !== undefined){
-let data96 = data95.rep;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-const err235 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data96.threads === undefined){
+const err235 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -5604,9 +5607,8 @@ vErrors.push(err235);
 }
 errors++;
 }
-if(typeof data96 == "number"){
-if(data96 > 1000000000 || isNaN(data96)){
-const err236 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data96.tps === undefined){
+const err236 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -5615,8 +5617,8 @@ vErrors.push(err236);
 }
 errors++;
 }
-if(data96 < 1 || isNaN(data96)){
-const err237 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data96.qps === undefined){
+const err237 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -5625,13 +5627,10 @@ vErrors.push(err237);
 }
 errors++;
 }
-}
-}
-if(data95.second !== undefined){
-let data97 = data95.second;
-if(typeof data97 == "number"){
-if(data97 > 1000000000000000 || isNaN(data97)){
-const err238 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data96.rep !== undefined){
+let data97 = data96.rep;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+const err238 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -5640,8 +5639,9 @@ vErrors.push(err238);
 }
 errors++;
 }
-if(data97 < 0 || isNaN(data97)){
-const err239 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data97 == "number"){
+if(data97 > 1000000000 || isNaN(data97)){
+const err239 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -5650,9 +5650,8 @@ vErrors.push(err239);
 }
 errors++;
 }
-}
-else {
-const err240 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data97 < 1 || isNaN(data97)){
+const err240 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -5662,11 +5661,12 @@ vErrors.push(err240);
 errors++;
 }
 }
-if(data95.threads !== undefined){
-let data98 = data95.threads;
+}
+if(data96.second !== undefined){
+let data98 = data96.second;
 if(typeof data98 == "number"){
 if(data98 > 1000000000000000 || isNaN(data98)){
-const err241 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err241 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -5676,7 +5676,7 @@ vErrors.push(err241);
 errors++;
 }
 if(data98 < 0 || isNaN(data98)){
-const err242 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err242 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -5687,7 +5687,7 @@ errors++;
 }
 }
 else {
-const err243 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err243 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -5697,11 +5697,11 @@ vErrors.push(err243);
 errors++;
 }
 }
-if(data95.tps !== undefined){
-let data99 = data95.tps;
+if(data96.threads !== undefined){
+let data99 = data96.threads;
 if(typeof data99 == "number"){
 if(data99 > 1000000000000000 || isNaN(data99)){
-const err244 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err244 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -5711,7 +5711,7 @@ vErrors.push(err244);
 errors++;
 }
 if(data99 < 0 || isNaN(data99)){
-const err245 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err245 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -5722,7 +5722,7 @@ errors++;
 }
 }
 else {
-const err246 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err246 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -5732,11 +5732,11 @@ vErrors.push(err246);
 errors++;
 }
 }
-if(data95.qps !== undefined){
-let data100 = data95.qps;
+if(data96.tps !== undefined){
+let data100 = data96.tps;
 if(typeof data100 == "number"){
 if(data100 > 1000000000000000 || isNaN(data100)){
-const err247 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err247 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -5746,7 +5746,7 @@ vErrors.push(err247);
 errors++;
 }
 if(data100 < 0 || isNaN(data100)){
-const err248 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err248 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -5757,7 +5757,7 @@ errors++;
 }
 }
 else {
-const err249 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err249 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -5767,11 +5767,11 @@ vErrors.push(err249);
 errors++;
 }
 }
-if(data95.latencyMs !== undefined){
-let data101 = data95.latencyMs;
+if(data96.qps !== undefined){
+let data101 = data96.qps;
 if(typeof data101 == "number"){
 if(data101 > 1000000000000000 || isNaN(data101)){
-const err250 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+const err250 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -5781,7 +5781,7 @@ vErrors.push(err250);
 errors++;
 }
 if(data101 < 0 || isNaN(data101)){
-const err251 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err251 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -5792,7 +5792,7 @@ errors++;
 }
 }
 else {
-const err252 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err252 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -5802,11 +5802,11 @@ vErrors.push(err252);
 errors++;
 }
 }
-if(data95.percentile !== undefined){
-let data102 = data95.percentile;
+if(data96.latencyMs !== undefined){
+let data102 = data96.latencyMs;
 if(typeof data102 == "number"){
-if(data102 > 100 || isNaN(data102)){
-const err253 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data102 > 1000000000000000 || isNaN(data102)){
+const err253 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -5816,7 +5816,7 @@ vErrors.push(err253);
 errors++;
 }
 if(data102 < 0 || isNaN(data102)){
-const err254 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err254 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -5827,7 +5827,7 @@ errors++;
 }
 }
 else {
-const err255 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err255 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -5837,11 +5837,11 @@ vErrors.push(err255);
 errors++;
 }
 }
-if(data95.errPerSec !== undefined){
-let data103 = data95.errPerSec;
+if(data96.percentile !== undefined){
+let data103 = data96.percentile;
 if(typeof data103 == "number"){
-if(data103 > 1000000000000000 || isNaN(data103)){
-const err256 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data103 > 100 || isNaN(data103)){
+const err256 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -5851,7 +5851,7 @@ vErrors.push(err256);
 errors++;
 }
 if(data103 < 0 || isNaN(data103)){
-const err257 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err257 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -5862,7 +5862,7 @@ errors++;
 }
 }
 else {
-const err258 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err258 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -5872,9 +5872,11 @@ vErrors.push(err258);
 errors++;
 }
 }
-}
-else {
-const err259 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data96.errPerSec !== undefined){
+let data104 = data96.errPerSec;
+if(typeof data104 == "number"){
+if(data104 > 1000000000000000 || isNaN(data104)){
+const err259 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -5883,10 +5885,8 @@ vErrors.push(err259);
 }
 errors++;
 }
-}
-}
-else {
-const err260 = {instancePath:instancePath+"/restarts/" + i5+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data104 < 0 || isNaN(data104)){
+const err260 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -5896,9 +5896,8 @@ vErrors.push(err260);
 errors++;
 }
 }
-}
 else {
-const err261 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err261 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -5910,7 +5909,7 @@ errors++;
 }
 }
 else {
-const err262 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err262 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -5922,12 +5921,48 @@ errors++;
 }
 }
 else {
-const err263 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err263 = {instancePath:instancePath+"/restarts/" + i5+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err263];
 }
 else {
 vErrors.push(err263);
+}
+errors++;
+}
+}
+}
+else {
+const err264 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err264];
+}
+else {
+vErrors.push(err264);
+}
+errors++;
+}
+}
+}
+else {
+const err265 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err265];
+}
+else {
+vErrors.push(err265);
+}
+errors++;
+}
+}
+}
+else {
+const err266 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err266];
+}
+else {
+vErrors.push(err266);
 }
 errors++;
 }

@@ -286,6 +286,8 @@ export interface TimerVsClient {
 export interface RunTimer {
   /** The host, in results from several hosts. */
   host?: string;
+  /** The run of a grown design it was found in (run --missing), as a restart's `part`; absent: the first run. */
+  part?: number;
   source: TimingSource;
   /** Why the exact timer was not the one. */
   why: string;
@@ -304,7 +306,7 @@ export interface Results {
   timerNote?: string;
   /** A timer that is not performance_schema's, against the client's round trip at the start of the run (results from one host). */
   timerVsClient?: TimerVsClient;
-  /** The timer each host measured with when it was not the exact one, as the run found it: what the note says. */
+  /** The timer each host (and each run of a grown design) measured with when it was not the exact one, as the run found it: what the note says. */
   timers?: RunTimer[];
   /** Restarts thrown away and run again (interrupted mid-way), kept for the record. */
   discarded?: { seq: number; cell: string; reason: string; at: number; host?: string }[];

@@ -97,9 +97,9 @@ export function restartsCsv(ctx: ExportContext): string {
     'timer_offset_ms',
     'timer_spread_ms',
   ];
-  // Each restart's host's timer against the client (on several hosts, each measured its own).
+  // Each restart's host's timer against the client (on several hosts, and in each run of a grown design, each measured its own).
   const hosts = resultHosts(ctx.doc.design, ctx.doc.results?.restarts);
-  const vsOf = (r: RestartResult) => timerFoundOf(ctx.doc.results, hosts.length ? (r.host ?? '') : '', hosts)?.vsClient;
+  const vsOf = (r: RestartResult) => timerFoundOf(ctx.doc.results, hosts.length ? (r.host ?? '') : '', hosts, r.part ?? 1)?.vsClient;
   const rows = ctx.restarts.map((r): Row => {
     const check = (t: string) => r.checks.find((c) => c.tunable === t);
     const mean = (q: string) => {

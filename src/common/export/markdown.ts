@@ -5,8 +5,8 @@ import type { RestartResult } from '../experiment/types.js';
 import type { ExportContext } from './context.js';
 import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
-import { formatDuration, resultHosts } from '../plan.js';
-import { timerNoteOf, timerNoteText } from '../timer-note.js';
+import { formatDuration } from '../plan.js';
+import { timerLines } from '../timer-note.js';
 import { ruleBaseline, ruleVerdictsFor, stopsOf } from '../stats/replay.js';
 import { intervalNames, ruleVerdictLabel, sequentialVerdictText } from '../stats/sequential.js';
 import { grownText, INTERVAL_COLUMNS, intervalCellText, intervalRestartRow, intervalsHeading, pairingText, steadyOverview } from './analysis-output.js';
@@ -61,20 +61,11 @@ function designSection(ctx: ExportContext): string[] {
     const options = serverOptionsLine(results.restarts);
     if (options) lines.push(options);
     lines.push(...buildLines(results.restarts));
-    lines.push(...timerLines(ctx));
+    lines.push(...timerLines(ctx.doc).map((l) => `- ${l}`));
     const sources = [...new Set(results.restarts.flatMap((r) => r.queries.map((q) => q.source)))];
     if (sources.length) lines.push(`- Timing source: ${sources.join(', ')}; unit: ${ctx.unit || 'unknown'}`);
   }
   return lines;
-}
-
-/** The timer note from what the run found (common/timer-note.ts): on several hosts, each host's on a line of its own. */
-function timerLines(ctx: ExportContext): string[] {
-  const hosts = resultHosts(ctx.doc.design, ctx.doc.results?.restarts);
-  return (hosts.length ? hosts : ['']).flatMap((h) => {
-    const note = timerNoteOf(ctx.doc.results, h, hosts);
-    return note ? [`- Timer${h ? ` on ${h}` : ''}: ${timerNoteText(note)}`] : [];
-  });
 }
 
 /**

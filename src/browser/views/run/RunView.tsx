@@ -10,7 +10,7 @@ import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { saveAs } from '../../store/actions.js';
 import { LiveRun, LiveRuns, type IntervalTrace } from './live.js';
-import { timerFoundOf, type TimerNoteParts } from '../../../common/timer-note.js';
+import { noNoteWords, runsWords, timerFoundOf, timersByRun, type RunsTimer, type TimerNoteParts } from '../../../common/timer-note.js';
 import { drawnInterval } from './intervals.js';
 import { endedWords, eventLine, measuredIn, measuredNothing } from '../../../common/event-line.js';
 import { noiseSummary } from '../../../common/noise.js';
@@ -412,6 +412,21 @@ const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${s.en
 /** The exact timer named (a run measured by another one has its note instead): live, and on a finished file. */
 function TimerSource({ source }: { source: string }) {
   return <small data-testid="run-timer-source">times from the server: {source}</small>;
+}
+
+/** A grown design whose runs measured with different timers: each run's, its note in its parts or the timer it used. */
+function TimerRuns({ runs }: { runs: RunsTimer[] }) {
+  return (
+    <div data-testid="run-timer-runs">
+      <small>The runs of this grown design (run --missing) measured with different timers:</small>
+      {runs.map((t) => (
+        <div key={t.runs.join()} data-testid="run-timer-run">
+          <small>{sentence(runsWords(t.runs)).replace(/\.$/, ':')}</small>
+          {t.note ? <TimerNote parts={t.note} /> : <small> {noNoteWords(t.source)}</small>}
+        </div>
+      ))}
+    </div>
+  );
 }
 
 /**
@@ -829,6 +844,9 @@ function liveFromResults(doc: ExperimentDoc): LiveRuns {
       ...stopEvents(doc, host, restarts, at),
       { type: 'run-finished', at, state: 'finished' },
     ]);
+    // A grown design whose runs measured with different timers: each run's.
+    const byRun = timersByRun(results, host, hosts);
+    if (byRun.length > 1) live.timerRuns = byRun;
     // What the run said (results.log, journaled as it said it) beside the lines its records make (a busy or failed restart), in time order.
     const said = (results.log ?? []).filter((l) => (l.host ?? '') === host).map(({ host: _h, ...l }) => ({ ...l, message: eventLine({ type: 'log', ...l })!.text }));
     const lines = [...live.log, ...said].sort((a, b) => a.at - b.at);
@@ -894,8 +912,9 @@ export function RunView() {
             <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-saved">
               <HostButtons runs={saved} shown={savedLive} onShow={setSavedHost} />
               <Verified live={savedLive} />
-              {savedLive.timerNote && <TimerNote parts={savedLive.timerNote} />}
-              {!savedLive.timerNote && savedLive.source && <TimerSource source={savedLive.source} />}
+              {savedLive.timerRuns && <TimerRuns runs={savedLive.timerRuns} />}
+              {!savedLive.timerRuns && savedLive.timerNote && <TimerNote parts={savedLive.timerNote} />}
+              {!savedLive.timerRuns && !savedLive.timerNote && savedLive.source && <TimerSource source={savedLive.source} />}
             </div>
           )}
           <StopPanel live={savedLive} />

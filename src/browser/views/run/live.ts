@@ -11,7 +11,7 @@ import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MIN_RESTARTS } from '../../../common/stats/evidence.js';
 import { minimumDetectableEffect, type MdeDefinition } from '../../../common/stats/mde.js';
 import { RunningMoments, runningCovPct } from '../../../common/stats/moments.js';
-import { timerNoteParts, type TimerNoteParts } from '../../../common/timer-note.js';
+import { timerNoteParts, type RunsTimer, type TimerNoteParts } from '../../../common/timer-note.js';
 import { fmtMdeBasis } from '../../../common/export/format.js';
 
 /** Discrete restart colours: neighbouring restarts differ, a restart keeps its colour. */
@@ -104,6 +104,8 @@ export class LiveRun {
   warmup = 0;
   /** The timer's note in its parts (common/timer-note.ts), when it is not the exact timer. */
   timerNote?: TimerNoteParts;
+  /** Saved results of a grown design whose runs measured with different timers: each run's (common/timer-note.ts timersByRun). */
+  timerRuns?: RunsTimer[];
   /** The host was busy over the last measured window read (cleared by a quiet one): the restart and why. */
   busyHost?: { seq: number; reasons: string[] };
   /** The latest `--report-interval` line of a benchmark command, while it runs. */
