@@ -1,6 +1,5 @@
 // From a design to a run plan: the full factorial expansion into cells, the order in which
 // restarts run, and how long it will take.
-import { dataLoadSeconds } from './dbt3/scale.js';
 import type { Design, Factor, OrderKind } from './experiment/types.js';
 
 export interface Cell {
@@ -184,11 +183,9 @@ export function buildPlan(design: Design, order: OrderKind = design.order): Sche
 export interface PlanEstimate {
   restarts: number;
   executions: number;
-  /** Seconds for the whole plan, idle time included. */
+  /** Seconds for the restarts, idle time included (what a run pays once is stats/planner.ts onceSeconds). */
   seconds: number;
   perRestartSeconds: number;
-  /** Seconds for the data step (a DBT-3 load), counted once in `seconds`; 0 without one. */
-  dataSeconds: number;
 }
 
 /**
@@ -206,15 +203,7 @@ export function estimatePlan(design: Design, restarts = buildPlan(design).length
   const perRestartExecutions = design.workload.repetitions * (design.workload.kind === 'command' ? 1 : design.workload.queries.length);
   const perRestartSeconds =
     design.estimates.restartSeconds + design.idleSeconds + (perRestartExecutions * design.estimates.executionMs) / 1000;
-  // The load's time as if it is loaded: a run that finds it there is that much sooner.
-  const dataSeconds = design.workload.data ? dataLoadSeconds(design.workload.data.sf) : 0;
-  return {
-    restarts,
-    executions: restarts * perRestartExecutions,
-    seconds: restarts * perRestartSeconds + dataSeconds,
-    perRestartSeconds,
-    dataSeconds,
-  };
+  return { restarts, executions: restarts * perRestartExecutions, seconds: restarts * perRestartSeconds, perRestartSeconds };
 }
 
 /**

@@ -1,15 +1,25 @@
 // From nothing to the first field note's experiment at SF 0.01, as a new user goes: `varlab new
 // --template dbt3`, then `varlab run` on the sandbox sshd's mariadbd. The data step loads DBT-3,
 // journals what it loaded and the 22 queries' checks, then the restarts measure; a second run
-// recognises the data and loads nothing.
+// recognises the data and loads nothing. Each run's first time left is the time said before it, the
+// load counted once (the data step's estimate before any run, then in what the run measured).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import type { RunEvent } from '../../src/common/events.js';
+import { learnedEstimate } from '../../src/common/stats/planner.js';
 import { keepCells, runEnvForTests, varlabRun, varlabSync } from './run-env.js';
 
 const env = runEnvForTests();
+
+/** A run's first time left (engine/run.ts) is what `plan` and the start line said (stats/planner.ts learnedEstimate). */
+function firstLeftIsSaid(events: RunEvent[], before: ExperimentDoc): void {
+  const said = learnedEstimate(before, 1).estimate.seconds * 1000;
+  const left = events.find((e) => e.type === 'progress');
+  assert.ok(left?.type === 'progress' && Math.abs(left.remainingMs - said) <= 1, `first time left ${left?.type === 'progress' ? left.remainingMs : '?'} ms, said ${said} ms`);
+}
 
 test('new --template dbt3 --sf 0.01, then run: the data step is journaled with its checks and timed; a second run recognises the data', { timeout: 900_000 }, async () => {
   const file = join(env.dir, 'dbt3.varlab.json');
@@ -44,9 +54,14 @@ test('new --template dbt3 --sf 0.01, then run: the data step is journaled with i
   assert.equal(first.events.filter((e) => e.type === 'execution').length, 22 * 2);
   const journal = readFileSync(file.replace(/\.json$/, '.journal.jsonl'), 'utf8');
   assert.match(journal, /"t":"data".*"recognised":false/, 'the data step is in the journal');
+  // Its first time left is the time said before it ran, the load's estimate in both (it left the load out).
+  firstLeftIsSaid(first.events, doc);
 
+  const measured = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
   const again = varlabRun([file, ...env.authArgs, '--trust', '--fresh'], env.varlabHome);
   assert.equal(await again.exit, 0, again.stderr());
+  // Run again, at the costs the first run measured: the load counted once, in what its restart measured (the estimate was added on top).
+  firstLeftIsSaid(again.events, measured);
   const second = again.events.find((e) => e.type === 'data');
   assert.ok(second && second.type === 'data' && second.recognised, 'the second run recognises the loaded data');
   assert.equal(second.rows.lineitem, 60341);

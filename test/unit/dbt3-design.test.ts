@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { dbt3Queries } from '../../src/common/dbt3/queries.js';
 import { bufferPoolMb, dbt3Template, sizeOption } from '../../src/common/dbt3/template.js';
 import { checkExperiment } from '../../src/common/experiment/validate.js';
-import { estimatePlan } from '../../src/common/plan.js';
+import { dataLoadSeconds } from '../../src/common/dbt3/scale.js';
+import { learnedEstimate } from '../../src/common/stats/planner.js';
 import { commandsNeedingConsent } from '../../src/common/trust.js';
 
 test('the template is the first field note: ASLR x AHI x preload, 20 executions keeping the last 10, the 22 queries', () => {
@@ -19,11 +20,11 @@ test('the template is the first field note: ASLR x AHI x preload, 20 executions 
 });
 
 test('sized to the SF: estimates, buffer pool (4G at SF 1, 32G at SF 10), and Q11 FRACTION = 0.0001 / SF', () => {
-  const small = estimatePlan(dbt3Template({ sf: 0.01 }).design);
-  const big = estimatePlan(dbt3Template({ sf: 1 }).design);
+  const small = learnedEstimate(dbt3Template({ sf: 0.01 })).estimate;
+  const big = learnedEstimate(dbt3Template({ sf: 1 })).estimate;
   assert.ok(big.perRestartSeconds > small.perRestartSeconds * 10);
-  assert.ok(big.dataSeconds > small.dataSeconds && small.dataSeconds > 0);
-  assert.equal(big.seconds, big.restarts * big.perRestartSeconds + big.dataSeconds, 'the data step counted once');
+  assert.ok(dataLoadSeconds(1) > dataLoadSeconds(0.01) && dataLoadSeconds(0.01) > 0);
+  assert.equal(big.seconds, big.restarts * big.perRestartSeconds + dataLoadSeconds(1), 'the data step counted once');
   assert.deepEqual([0.01, 0.1, 1, 10].map((sf) => sizeOption(bufferPoolMb(sf))), ['256M', '512M', '4G', '32G']);
   assert.match(dbt3Queries(1).find((q) => q.name === 'Q11')!.sql, /\* 0\.0001 FROM/);
   assert.match(dbt3Queries(0.01).find((q) => q.name === 'Q11')!.sql, /\* 0\.01 FROM/);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { buildPlan, estimatePlan, perRestartMs } from '../../src/common/plan.js';
-import { learnedCosts, learnedEstimate, timeLeftMs } from '../../src/common/stats/planner.js';
+import { learnedCosts, learnedEstimate, runPoint, timeLeftMs } from '../../src/common/stats/planner.js';
 import { prepareRun } from '../../src/node/runs/prepare.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'varlab-time-left-hosts-'));
@@ -50,7 +50,7 @@ test("each host of a several-host run starts its time left from what it measured
     const h = p.hosts!.find((x) => x.target === host)!;
     assert.ok(h.measured, `${host} is given the file's results`);
     const l = learnedCosts({ design: h.doc.design, results: h.measured });
-    return timeLeftMs(buildPlan(h.doc.design).length, perRestartMs([], l.design), l.costs, false).remainingMs;
+    return timeLeftMs(h.doc.design, l.costs, perRestartMs([], l.design), runPoint(h.doc.design)).remainingMs;
   };
   // A: 4 restarts of 5 s and 2 s before the first; its end is not in the file (it waited for B).
   assert.equal(first(A), 4 * 5_000 + 2_000, `not the design's ${4 * designs} ms`);

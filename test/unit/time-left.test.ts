@@ -13,7 +13,8 @@ import type { Design, ExperimentDoc, RestartResult } from '../../src/common/expe
 import type { HostFingerprint } from '../../src/common/host.js';
 import type { RunEvent } from '../../src/common/events.js';
 import { buildPlan, estimatePlan, perRestartMs } from '../../src/common/plan.js';
-import { learnedCosts, learnedEstimate, measuredCosts, timeLeftMs, withOnceCosts, type Costs } from '../../src/common/stats/planner.js';
+import { dataLoadSeconds } from '../../src/common/dbt3/scale.js';
+import { learnedCosts, learnedEstimate, measuredCosts, resumeEstimate, runPoint, timeLeftMs, type Costs } from '../../src/common/stats/planner.js';
 import { recordsOfRestart, type JournalRecord } from '../../src/common/records.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { Follower } from '../../src/node/detach/follower.js';
@@ -68,14 +69,14 @@ test('the time left holds what the run costs once, as the estimate before Run do
   assert.equal(costs.runEndSeconds, 1.5);
   const per = perRestartMs([], learnedCosts(measured).design);
   // Before the first restart: the whole run, the very time the Designer, the Plan view and `plan` say.
-  const first = timeLeftMs(4, per, costs, false);
+  const first = timeLeftMs(design, costs, per, runPoint(design));
   assert.ok(Math.abs(first.remainingMs - learnedEstimate(measured, 4).estimate.seconds * 1000) <= 1, `${first.remainingMs} ms against ${learnedEstimate(measured, 4).estimate.seconds * 1000}`);
   assert.equal(first.remainingMs, 4 * 5_000 + 3_500);
   // Once restarts have begun, the start is behind: the restarts left and the end; after the last, the end alone.
-  assert.deepEqual(timeLeftMs(2, per, costs, true), { remainingMs: 2 * 5_000 + 1_500, endMs: 1_500 });
-  assert.deepEqual(timeLeftMs(0, per, costs, true), { remainingMs: 1_500, endMs: 1_500 });
+  assert.deepEqual(timeLeftMs(design, costs, per, runPoint(design, restarts.slice(0, 2), new Set([1, 2]))), { remainingMs: 2 * 5_000 + 1_500, endMs: 1_500 });
+  assert.deepEqual(timeLeftMs(design, costs, per, runPoint(design, restarts, new Set([1, 2, 3, 4]))), { remainingMs: 1_500, endMs: 1_500 });
   // Nothing measured: nothing added once (the design's estimates have no such cost).
-  assert.deepEqual(timeLeftMs(2, 3_000, measuredCosts({ design, results: undefined }), false), { remainingMs: 6_000, endMs: 0 });
+  assert.deepEqual(timeLeftMs(design, measuredCosts({ design, results: undefined }), 3_000, runPoint(design, restarts.slice(0, 2))), { remainingMs: 6_000, endMs: 0 });
 
   // The Run view counts the restarts' part down and keeps the end: 4 of 10 done, 10 s per restart and 1.5 s at the end.
   const live = new LiveRun();
@@ -118,7 +119,7 @@ test("a data directory's set-up is counted once per build in a run when the setu
   assert.equal(at, 6 * 5_000 + 2 * 12_000);
   // The time left before the first restart says the same (engine/run.ts adds onceSeconds as the estimate does).
   const per = perRestartMs([], learnedCosts(measured).design);
-  assert.equal(timeLeftMs(6, per, withOnceCosts(design, costs), false).remainingMs, at);
+  assert.equal(timeLeftMs(design, costs, per, runPoint(design)).remainingMs, at);
   // With a skip table, a rerun on that host finds it and skips the script: the set-up is not counted.
   const skipping: ExperimentDoc = { ...measured, design: { ...design, workload: { ...design.workload, setupSkipIfTable: 't' } } };
   assert.equal(Math.round(learnedEstimate(skipping).estimate.seconds * 1000), 6 * 5_000);
@@ -137,6 +138,99 @@ test("a data directory's set-up is counted once per build in a run when the setu
   // Without the build factor, one data directory (the design's 3 restarts of its one cell).
   const one: ExperimentDoc = { ...measured, design: { ...design, factors: [] } };
   assert.equal(Math.round(learnedEstimate(one).estimate.seconds * 1000), 3 * 5_000 + 12_000);
+});
+
+/**
+ * Two builds A and B, 3 restarts each, one query; a measured run whose restarts took 5 s, the first
+ * of each build `setUpMs` more (its data directory's set-up), from 2 s after the run's start; the
+ * first `upTo` restarts of it (an unfinished run), or all and an end 1.5 s after the last.
+ */
+function twoBuilds(over: (d: Design) => Design, order: Design['order'], setUpMs: number, upTo?: number): ExperimentDoc {
+  const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
+  const workload = { ...doc.design.workload, queries: doc.design.workload.queries.slice(0, 1), repetitions: 3, warmup: 1, setupSql: 'CREATE TABLE IF NOT EXISTS t (a INT)' };
+  delete workload.setupSkipIfTable;
+  const design = over({ ...doc.design, factors: [{ tunable: 'build', levels: ['A', 'B'] }], excludedCells: [], restartsPerCell: 3, idleSeconds: 0, order, workload });
+  const plan = buildPlan(design);
+  const seen = new Set<string>();
+  let at = 2_000;
+  const restarts = plan.slice(0, upTo).map((p): RestartResult => {
+    const setsUp = !seen.has(p.levels.build);
+    seen.add(p.levels.build);
+    const wall = 5_000 + (setsUp ? setUpMs : 0);
+    const r: RestartResult = { seq: p.seq, cell: p.cell, status: 'ok', startedAt: at, finishedAt: at + wall, checks: [], queries: [{ query: p.queries[0], unit: 'ms', source: 'performance_schema', values: [100, 100, 100] }], steps: { measure: 300, ...(setsUp ? { setup: setUpMs - 1_000 } : {}) } };
+    at += wall;
+    return r;
+  });
+  return { ...doc, design, results: { startedAt: 0, ...(upTo === undefined ? { finishedAt: at + 1_500 } : {}), restarts } };
+}
+const asIs = (d: Design) => d;
+
+test("the time left holds the set-up of each build its run has not reached yet, not only before the first restart", () => {
+  // Run again (--fresh) at the costs of its first run: restarts of 5 s, a set-up of 12 s a build, 2 s before the first restart and 1.5 s after the last.
+  const measured = twoBuilds(asIs, 'interleaved', 12_000);
+  const { design } = measured;
+  const costs = measuredCosts(measured);
+  assert.deepEqual([costs.restartSeconds + 0.3, costs.setupSeconds, costs.runSeconds, costs.runEndSeconds], [5, 12, 3.5, 1.5]);
+  const done = measured.results!.restarts;
+  assert.notEqual(buildPlan(design)[0].levels.build, buildPlan(design)[1].levels.build, 'round 1 holds both builds');
+  const left = (n: number) => timeLeftMs(design, costs, 5_000, runPoint(design, done.slice(0, n), new Set(done.slice(0, n).map((r) => r.seq))));
+  // Before the first restart: the whole run, as said before Run.
+  assert.equal(left(0).remainingMs, Math.round(learnedEstimate(measured).estimate.seconds * 1000));
+  assert.equal(left(0).remainingMs, 6 * 5_000 + 2 * 12_000 + 3_500);
+  // After the first (A set up): 5 restarts, B's set-up still ahead, and the end. It said 5 × 5 s + 1.5 s, 12 s short.
+  assert.deepEqual(left(1), { remainingMs: 5 * 5_000 + 12_000 + 1_500, endMs: 13_500 });
+  // After the second (B set up too): the restarts and the end.
+  assert.deepEqual(left(2), { remainingMs: 4 * 5_000 + 1_500, endMs: 1_500 });
+});
+
+test('resuming a run is charged the set-ups it makes again: the builds its restarts left reach, not every build', () => {
+  // Blocked, cut after A's 3 restarts: only B's restarts are left, and only B's data directory is set up again.
+  const unfinished = twoBuilds(asIs, 'blocked', 12_000, 3);
+  const { design } = unfinished;
+  assert.deepEqual(buildPlan(design).map((p) => p.levels.build), ['A', 'A', 'A', 'B', 'B', 'B']);
+  const said = resumeEstimate(unfinished);
+  assert.equal(said.estimate.restarts, 3);
+  // 3 restarts of 5 s, B's set-up, and the 2 s before the first restart (the run's end is not measured yet). It said 41 s: A's set-up too.
+  assert.equal(Math.round(said.estimate.seconds * 1000), 3 * 5_000 + 12_000 + 2_000);
+  // The resumed run's first time left says the same (engine/run.ts: a new process, nothing set up in it yet).
+  const learned = learnedCosts(unfinished);
+  const resumed = runPoint(design, unfinished.results!.restarts);
+  assert.equal(timeLeftMs(design, learned.costs, perRestartMs([], learned.design), resumed).remainingMs, 29_000);
+  // Interleaved and cut after 3: both builds have restarts left. A resume is a new process and runs the
+  // setup script again in each (engine/restart.ts keeps what it set up per process): both are counted.
+  const interleaved = twoBuilds(asIs, 'interleaved', 12_000, 3);
+  assert.equal(Math.round(resumeEstimate(interleaved).estimate.seconds * 1000), 3 * 5_000 + 2 * 12_000 + 2_000);
+  // With a skip table the script is skipped where it ran: nothing is counted, as before any run.
+  const skipping = twoBuilds((d) => ({ ...d, workload: { ...d.workload, setupSkipIfTable: 't' } }), 'blocked', 12_000, 3);
+  assert.equal(Math.round(resumeEstimate(skipping).estimate.seconds * 1000), 3 * 5_000 + 2_000);
+});
+
+test('a DBT-3 data step is counted once per data directory: the measured set-up holds the load, the estimate stands in before a run', () => {
+  const dbt3 = (setupSql: string) => (d: Design): Design => ({ ...d, workload: { ...d.workload, setupSql, data: { kind: 'dbt3', sf: 1 } } });
+  for (const setupSql of ['', 'CREATE TABLE IF NOT EXISTS extra (a INT)']) {
+    // Each build's first restart loaded its data directory: 300 s beyond an ordinary restart.
+    const measured = twoBuilds(dbt3(setupSql), 'interleaved', 300_000);
+    const { design } = measured;
+    const took = measured.results!.finishedAt! - measured.results!.startedAt!;
+    assert.equal(took, 6 * 5_000 + 2 * 300_000 + 3_500);
+    // Said before a rerun: the time it took. It said 16 min 44 s with the script (the load once more, as
+    // the estimate's 370 s) and 6 min 44 s without (the estimate's one load, not the two measured).
+    assert.equal(Math.round(learnedEstimate(measured).estimate.seconds * 1000), took, `setup script ${JSON.stringify(setupSql)}`);
+    // The rerun's first time left says the same; after the first restart, the other build's load is still ahead.
+    const learned = learnedCosts(measured);
+    const per = perRestartMs([], learned.design);
+    assert.equal(timeLeftMs(design, learned.costs, per, runPoint(design)).remainingMs, took);
+    const first = measured.results!.restarts.slice(0, 1);
+    assert.equal(timeLeftMs(design, learned.costs, 5_000, runPoint(design, first, new Set([first[0].seq]))).remainingMs, 5 * 5_000 + 300_000 + 1_500);
+    // Blocked, resumed after A A A B: both directories are loaded, a resume recognises the loads. The
+    // setup script runs again in B's (the set-up measured holds the load too, counted whole); without one, nothing.
+    const resumed = twoBuilds(dbt3(setupSql), 'blocked', 300_000, 4);
+    assert.equal(Math.round(resumeEstimate(resumed).estimate.seconds * 1000), 2 * 5_000 + (setupSql ? 300_000 : 0) + 2_000);
+  }
+  // No run measured yet: the data step's estimate, once for each build's data directory.
+  const fresh = twoBuilds(dbt3(''), 'interleaved', 0);
+  const planned = learnedEstimate({ design: fresh.design, results: undefined }).estimate;
+  assert.equal(planned.seconds, 6 * planned.perRestartSeconds + 2 * dataLoadSeconds(1));
 });
 
 /**

@@ -1,7 +1,8 @@
 // Planning: how many restarts a given effect needs, how many repetitions per restart are worth their
 // cost, and what the planned design will cost in time. The unit of evidence is the restart.
-import type { Design, ExperimentDoc } from '../experiment/types.js';
-import { designHosts, estimatePlan, expandCells, factorKey, formatDuration, hostDesign, type PlanEstimate } from '../plan.js';
+import type { Design, ExperimentDoc, RestartResult } from '../experiment/types.js';
+import { buildPlan, designHosts, estimatePlan, expandCells, factorKey, formatDuration, hostDesign, type PlanEstimate } from '../plan.js';
+import { dataLoadSeconds } from '../dbt3/scale.js';
 import { COV_REDUCERS, PLAN_LIMITS, outOfReachText } from './evidence.js';
 import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
 import { groupReasons, roundPairs } from './analysis.js';
@@ -39,7 +40,8 @@ export interface Costs {
   runEndSeconds: number;
   /**
    * Seconds a data directory's set-up adds to its first restart in a run, beyond an ordinary restart:
-   * the setup script and the second start it takes (engine/restart.ts). Absent until a run measured it.
+   * the setup script, the data step (its load, when it loaded) and the second start it takes
+   * (engine/restart.ts). Absent until a run measured it (setupCost then stands in).
    */
   setupSeconds?: number;
   /** Whether the journal measured them or the design's estimates stand in. */
@@ -137,45 +139,60 @@ function runOnce(results: Pick<NonNullable<ExperimentDoc['results']>, 'startedAt
 
 /**
  * A run's time left in ms, counted as learnedEstimate counts the whole run: the restarts left at
- * `perRestartMs` each (plan.ts perRestartMs), plus what the run costs once: all of it (Costs.runSeconds)
- * until this run's first restart has begun, then only its end (Costs.runEndSeconds: stop mysqld and
- * restore the host), which is still ahead after the last restart. So a run's first time left is the
- * estimate said before Run. The attached engine and a detached run's follower say it alike.
+ * `perRestartMs` each (plan.ts perRestartMs), plus what the run still pays once (onceSeconds at `at`:
+ * its start until this attempt's first restart has begun, its end, the set-ups still ahead), which is
+ * `endMs`. So a run's first time left is the estimate said before Run (or before resuming it). The
+ * attached engine and a detached run's follower say it alike.
  */
-export function timeLeftMs(left: number, perRestartMs: number, costs: Pick<Costs, 'runSeconds' | 'runEndSeconds'>, begun: boolean): { remainingMs: number; endMs: number } {
-  const endMs = Math.round(1000 * (begun ? costs.runEndSeconds : costs.runSeconds));
-  return { remainingMs: Math.round(Math.max(0, left) * perRestartMs) + endMs, endMs };
+export function timeLeftMs(design: Design, costs: Costs, perRestartMs: number, at: RunPoint): { remainingMs: number; endMs: number } {
+  const endMs = Math.round(1000 * onceSeconds(design, costs, at));
+  return { remainingMs: Math.round(at.left.length * perRestartMs) + endMs, endMs };
 }
 
 /**
  * The time a design will take, learned from its own run when the file has one (issue 21: the estimates
  * learn): the design's restarts at the costs measured there, idle time counted once (estimatePlan adds
- * it; measuredCosts took it out of each restart's wall time), and what the run cost once before its
- * first restart and after its last. Without a measured run, the design's estimates.
+ * it; measuredCosts took it out of each restart's wall time), and what the run pays once (onceSeconds:
+ * its start and end as that run took them, each data directory's set-up). Without a measured run, the
+ * design's estimates.
  */
-export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, restarts?: number | HostRestarts): LearnedEstimate {
-  // On several hosts at once the run takes what its slowest host takes, each at the costs it measured
-  // itself and with its own restarts left (an unfinished run's hosts stopped at different points).
-  const hosts = designHosts(doc.design);
-  const measuredByHost = doc.results?.restarts.some((r) => r.host !== undefined);
-  if (hosts.length > 1 && (measuredByHost || typeof restarts === 'object')) {
-    // A host with nothing left (an unfinished run's host that finished) takes no time, whatever its start cost.
-    const byHost = typeof restarts === 'object' ? restarts : null;
-    const going = byHost ? hosts.filter((h) => (byHost[h] ?? 0) > 0) : hosts;
-    const each = (going.length ? going : hosts).map((h): LearnedEstimate => ({
-      ...learnedEstimate({ design: hostDesign(doc.design, h), results: measuredByHost ? hostResults(doc.results!, h) : doc.results }, typeof restarts === 'object' ? (restarts[h] ?? 0) : restarts),
-      host: h,
-    }));
-    return each.reduce((a, b) => (b.estimate.seconds > a.estimate.seconds ? b : a));
+export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, restarts?: number): LearnedEstimate {
+  // On several hosts at once the run takes what its slowest host takes, each at the costs it measured itself.
+  if (designHosts(doc.design).length > 1 && doc.results?.restarts.some((r) => r.host !== undefined)) {
+    return slowest(designHosts(doc.design).map((h) => ({ ...estimateAt(hostDoc(doc, h), restarts), host: h })));
   }
-  if (typeof restarts === 'object') restarts = Math.max(0, ...Object.values(restarts));
-  const costs = measuredCosts(doc);
-  const estimate = estimatePlan(designWithCosts(doc.design, costs), restarts);
-  return { estimate: { ...estimate, seconds: estimate.seconds + onceSeconds(doc.design, costs) }, costs, basis: costsBasis(costs) };
+  return estimateAt(doc, restarts);
 }
 
-/** Restarts to run, by host: what each host of an unfinished several-host run has left. */
-export type HostRestarts = Readonly<Record<string, number>>;
+/**
+ * What resuming the file's unfinished run takes: the restarts its results lack (on several hosts, each
+ * host's own; the time is the slowest host's), the run's start again, and the set-ups a new attempt
+ * makes again (runPoint): the first time left the resumed run says (engine/run.ts).
+ */
+export function resumeEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>): LearnedEstimate {
+  const hosts = designHosts(doc.design);
+  const done = doc.results?.restarts ?? [];
+  if (hosts.length === 1) return estimateAt(doc, undefined, runPoint(doc.design, done));
+  // Each host goes on from where it stopped; one with nothing left (it finished) takes no time, whatever its start cost.
+  const each = hosts.map((h) => ({ ...estimateAt(hostDoc(doc, h), undefined, runPoint(hostDesign(doc.design, h), done.filter((r) => r.host === h))), host: h }));
+  const going = each.filter((e) => e.estimate.restarts > 0);
+  return slowest(going.length ? going : each);
+}
+
+/** The design's restarts (`restarts`, or those left at `at`) at the costs learned from its results, and what the run pays once. */
+function estimateAt(doc: Pick<ExperimentDoc, 'design' | 'results'>, restarts?: number, at?: RunPoint): LearnedEstimate {
+  const costs = measuredCosts(doc);
+  const estimate = estimatePlan(designWithCosts(doc.design, costs), at ? at.left.length : restarts);
+  return { estimate: { ...estimate, seconds: estimate.seconds + onceSeconds(doc.design, costs, at) }, costs, basis: costsBasis(costs) };
+}
+
+/** One host of a run on several hosts as a run of its own: its design, and what it measured (the others' when it measured nothing). */
+function hostDoc(doc: Pick<ExperimentDoc, 'design' | 'results'>, host: string): Pick<ExperimentDoc, 'design' | 'results'> {
+  const measuredByHost = doc.results?.restarts.some((r) => r.host !== undefined);
+  return { design: hostDesign(doc.design, host), results: measuredByHost ? hostResults(doc.results!, host) : doc.results };
+}
+
+const slowest = (each: LearnedEstimate[]): LearnedEstimate => each.reduce((a, b) => (b.estimate.seconds > a.estimate.seconds ? b : a));
 
 /** What learnedEstimate gives; on several hosts, `host` names the slowest one, whose time it is. */
 export interface LearnedEstimate {
@@ -243,35 +260,76 @@ export function plannedSeconds(design: Design, restartsPerCell: number, repetiti
 }
 
 /**
- * What a run of the design costs once beyond its restarts: the run's own start and end, and each data
- * directory's set-up (one per server build). Without a skip table the setup script runs again in every
- * run; with one, a run on the host that ran it finds the table and skips it, so it is not counted (a
- * fresh host then takes longer than said, by what the Run view's time left shows after its first restart).
+ * Where a run stands, for what it still pays once (onceSeconds): the restarts it has left; whether this
+ * attempt (this process) has begun its first restart; the data directories this attempt has set up (a
+ * run sets each up at its first restart there, engine/restart.ts and the detached runner alike, and a
+ * resume is a new attempt: it sets them up again); and those whose data step's load is there (any
+ * attempt of the run set them up: a resume recognises it).
  */
-export function onceSeconds(design: Design, costs: Costs): number {
-  const setups = design.workload.setupSql.trim() && !design.workload.setupSkipIfTable ? (costs.setupSeconds ?? 0) * dataDirectories(design) : 0;
-  return costs.runSeconds + setups;
+export interface RunPoint {
+  left: readonly { levels: Readonly<Record<string, string>> }[];
+  begun: boolean;
+  setUpHere: ReadonlySet<string>;
+  loaded: ReadonlySet<string>;
 }
 
-/** The costs with what a run of the design costs once (onceSeconds) as its runSeconds: what a run's time left starts from, as the estimate before Run counts it. */
-export function withOnceCosts(design: Design, costs: Costs): Costs {
-  return { ...costs, runSeconds: onceSeconds(design, costs) };
+/**
+ * A run's point from the restarts it has done (its journal's or its file's, `done`), and of those the
+ * ones this attempt finished (`here`, by seq): none, for a run about to start or resume.
+ */
+export function runPoint(design: Design, done: readonly Pick<RestartResult, 'seq' | 'cell' | 'steps'>[] = [], here: ReadonlySet<number> = new Set()): RunPoint {
+  const levels = new Map(expandCells(design).map((c) => [c.id, c.levels]));
+  const setUp = (rs: typeof done) => new Set(rs.flatMap((r) => (r.steps?.setup !== undefined && levels.has(r.cell) ? [dataDirectoryOf(design, levels.get(r.cell)!)] : [])));
+  const seqs = new Set(done.map((r) => r.seq));
+  return { left: buildPlan(design).filter((p) => !seqs.has(p.seq)), begun: here.size > 0, setUpHere: setUp(done.filter((r) => here.has(r.seq))), loaded: setUp(done) };
+}
+
+/**
+ * What a run of the design still pays once beyond its restarts, at `at` (by default: a run about to
+ * start): the run's start until its first restart has begun, its end, and the set-up of each data
+ * directory (one per server build) that the restarts left reach and this attempt has not set up yet,
+ * where the run does it again: the setup script without a skip table (with one, a run on the host that
+ * ran it finds the table and skips it, so it is not counted: a fresh host then takes longer than said,
+ * by what the Run view's time left shows after its first restart), and the data step (DBT-3) unless an
+ * earlier attempt of the run loaded that directory (a new run counts it as if it loads).
+ */
+export function onceSeconds(design: Design, costs: Costs, at: RunPoint = runPoint(design)): number {
+  const w = design.workload;
+  const setups = new Set(at.left.map((r) => dataDirectoryOf(design, r.levels)).filter((d) => !at.setUpHere.has(d) && (scriptAgain(w) || (w.data && !at.loaded.has(d)))));
+  return (at.begun ? costs.runEndSeconds : costs.runSeconds) + setups.size * setupCost(design, costs);
+}
+
+/**
+ * One data directory's set-up in seconds: what its first restart in a run adds to an ordinary one (the
+ * setup script, the data step, the second start). As the file's run measured it (Costs.setupSeconds:
+ * the data step's load is in it when that run loaded), else the data step's estimate (DBT-3), else 0.
+ * The load is counted here alone: once a data directory.
+ */
+export function setupCost(design: Design, costs: Costs): number {
+  return costs.setupSeconds ?? (design.workload.data ? dataLoadSeconds(design.workload.data.sf) : 0);
 }
 
 /** The set-up's part of the costs, in words, for the planning table: empty when nothing is counted. */
 function setupText(design: Design, costs: Costs): string {
-  if (!design.workload.setupSql.trim() || !costs.setupSeconds) return '';
-  return design.workload.setupSkipIfTable
-    ? `; the setup script's ${costs.setupSeconds.toFixed(1)} s per data directory is not counted (a run finds table ${design.workload.setupSkipIfTable} there and skips it)`
-    : `, ${costs.setupSeconds.toFixed(1)} s per data directory for the setup script (${dataDirectories(design)} in a run)`;
+  const w = design.workload;
+  const cost = setupCost(design, costs);
+  if (!cost) return '';
+  if (w.data || scriptAgain(w)) return `, ${cost.toFixed(1)} s per data directory for its set-up (${w.data ? 'the data step' : 'the setup script'}; ${dataDirectories(design)} in a run)`;
+  return w.setupSql.trim() ? `; the setup script's ${cost.toFixed(1)} s per data directory is not counted (a run finds table ${w.setupSkipIfTable} there and skips it)` : '';
+}
+
+/** Does every run run the setup script again (it has no skip table)? */
+const scriptAgain = (w: Design['workload']) => w.setupSql.trim() !== '' && !w.setupSkipIfTable;
+
+/** The data directory a restart's server runs on: its build's (each build has its own), '' without the build factor (as engine/restart.ts keys it). */
+export function dataDirectoryOf(design: Design, levels: Readonly<Record<string, string>>): string {
+  const f = design.factors.find((x) => x.tunable === 'build');
+  return f ? (levels[factorKey(f)] ?? '') : '';
 }
 
 /** The data directories a run of the design sets up: one per server build it runs (one without the build factor). */
 export function dataDirectories(design: Design): number {
-  const f = design.factors.find((x) => x.tunable === 'build');
-  if (!f) return 1;
-  const key = factorKey(f);
-  return new Set(expandCells(design).filter((c) => !c.excluded).map((c) => c.levels[key])).size || 1;
+  return new Set(expandCells(design).filter((c) => !c.excluded).map((c) => dataDirectoryOf(design, c.levels))).size || 1;
 }
 
 export interface QueryPlan {

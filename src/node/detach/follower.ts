@@ -21,7 +21,7 @@ import { forgetLaunch } from './launched.js';
 import { cleanupTargetRun, pullTargetJournal, readTargetJournal, signalCancel, type Pulled } from './target.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
-import { designWithCosts, hostResults, learnedCosts, sensibleCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
+import { dataDirectoryOf, designWithCosts, hostResults, learnedCosts, runPoint, sensibleCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
 import { readExperimentFile } from '../files.js';
 
 import { connect, fileDoc, localRun, savedDoc, sudoOf, type ConnectVia, type DetachedRun } from './runs.js';
@@ -194,10 +194,15 @@ export class Follower {
 
   private progress(): void {
     const s = this.fold.state();
-    const left = this.d.planned - s.restarts.length;
-    const per = perRestartMs(this.restartMs, this.learned?.design ?? s.header!.design);
-    // The runner on the target has begun: what is left once is its end (stop, restore), as the attached engine says it.
-    const { remainingMs, endMs } = timeLeftMs(left, per, this.learned?.costs ?? NO_COSTS, true);
+    const design = s.header!.design;
+    const learned = this.learned ?? learnedCosts({ design, results: undefined });
+    const per = perRestartMs(this.restartMs, learned.design);
+    // The runner on the target has begun, and set up the data directories of the restarts it finished; it
+    // has no data step (its launch loaded the data, detach/launch.ts). What it still pays once is its end
+    // (stop, restore) and the setup scripts ahead, as the attached engine says it.
+    const point = runPoint(design, s.restarts, new Set(s.restarts.map((r) => r.seq)));
+    const at = { ...point, begun: true, loaded: new Set(point.left.map((r) => dataDirectoryOf(design, r.levels))) };
+    const { remainingMs, endMs } = timeLeftMs(design, learned.costs, per, at);
     this.emit({ type: 'progress', at: Date.now(), done: s.restarts.length, planned: this.d.planned, remainingMs, endMs });
   }
 

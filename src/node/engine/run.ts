@@ -25,7 +25,7 @@ import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
-import { learnedCosts, timeLeftMs, withOnceCosts, type Costs } from '../../common/stats/planner.js';
+import { learnedCosts, runPoint, timeLeftMs, type Costs } from '../../common/stats/planner.js';
 import { hostCheck, type NoiseFacts } from '../../common/host-check.js';
 import type { HostFingerprint } from '../../common/host.js';
 
@@ -128,6 +128,8 @@ export class RunEngine implements Run {
   private resumed = false;
   /** Durations of restarts finished in this process (and their set-up), for the time remaining. */
   private restartMs: { ms: number; setupMs?: number }[] = [];
+  /** The restarts finished in this process, by seq: the data directories they set up are not set up again in it. */
+  private readonly finishedHere = new Set<number>();
   private restartStartedAt = 0;
   /** Stop when answered: the round of the last look told, so each look is told once. */
   private lastLook = 0;
@@ -253,6 +255,7 @@ export class RunEngine implements Run {
       this.measuredSeq = r.status === 'ok' ? r.seq : null;
       this.journal!.sync();
       this.restartMs.push({ ms: r.at - this.restartStartedAt, setupMs: r.steps?.setup });
+      this.finishedHere.add(r.seq);
       this.progress();
     }
   }
@@ -327,15 +330,14 @@ export class RunEngine implements Run {
   }
 
   private progress(): void {
-    const done = this.fold.state().restarts.length;
-    const left = this.plan.length - done;
+    const state = this.fold.state();
     // Before this run's first restart, at the costs the file's earlier restarts measured (a resumed run, run --missing), as the start line says.
-    this.learned ??= learnedCosts({ design: this.opts.doc.design, results: this.opts.measured ?? this.opts.doc.results });
+    this.learned ??= learnedCosts({ design: this.design, results: this.opts.measured ?? this.opts.doc.results });
     const perRestart = perRestartMs(this.restartMs, this.learned.design);
-    // And what the run costs once, as the estimate before Run counts it (its data directories' set-up too):
-    // all of it until this run's first restart, then its end (stop, restore).
-    const { remainingMs, endMs } = timeLeftMs(left, perRestart, withOnceCosts(this.opts.doc.design, this.learned.costs), this.restartMs.length > 0);
-    this.emit({ type: 'progress', at: Date.now(), done, planned: this.plan.length, remainingMs, endMs });
+    // And what the run still pays once, as the estimate before Run (or before resuming) counts it: its
+    // start until this process's first restart, its end, the set-ups of the data directories still ahead.
+    const { remainingMs, endMs } = timeLeftMs(this.design, this.learned.costs, perRestart, runPoint(this.design, state.restarts, this.finishedHere));
+    this.emit({ type: 'progress', at: Date.now(), done: state.restarts.length, planned: this.plan.length, remainingMs, endMs });
   }
 
   /** Run the whole plan (or what the journal says is left of it). Never throws: the outcome says how it ended. */

@@ -5,7 +5,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { checkWord, type ExperimentDoc, type RestartResult } from '../../../common/experiment/types.js';
 import { buildPlan, designHosts, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
-import { aboutText, learnedEstimate } from '../../../common/stats/planner.js';
+import { aboutText, learnedEstimate, resumeEstimate } from '../../../common/stats/planner.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
 import { saveAs } from '../../store/actions.js';
@@ -67,13 +67,13 @@ function StartPanel() {
     if (startOver) return learned ? `Starting over takes ${aboutText(learned)}.` : null;
     const left = unfinished.restartsPlanned - unfinished.restartsDone;
     if (left <= 0) return null;
+    // The restarts left, the run's start again and the set-ups a resumed run makes again (stats/planner.ts runPoint).
+    const resuming = resumeEstimate(doc);
     if (hosts.length > 1) {
       if (!unfinished.hosts) return null;
-      const byHost = Object.fromEntries(unfinished.hosts.map((h) => [h.host, Math.max(0, h.restartsPlanned - h.restartsDone)]));
-      const slowest = learnedEstimate(doc, byHost);
-      return `Resuming it takes ${aboutText(slowest)} for the ${left} left on ${unfinished.hosts.length} hosts${slowest.host ? ` (the slowest, ${slowest.host}, has ${byHost[slowest.host]} left)` : ''}.`;
+      return `Resuming it takes ${aboutText(resuming)} for the ${left} left on ${unfinished.hosts.length} hosts${resuming.host ? ` (the slowest, ${resuming.host}, has ${resuming.estimate.restarts} left)` : ''}.`;
     }
-    return `Resuming it takes ${aboutText(learnedEstimate(doc, left))} for the ${left} left.`;
+    return `Resuming it takes ${aboutText(resuming)} for the ${left} left.`;
   }, [doc, unfinished, hosts.length, startOver, learned]);
   if (!path) {
     return (
