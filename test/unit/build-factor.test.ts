@@ -1,7 +1,9 @@
 // The server build as a factor, without a server: its levels, what it contributes to a restart (the
 // build's binary on the build's data directory, the profile's pid file), the facts it reads and how
 // they are judged, the profile rules for builds, consent, the detached runner's setup per data
-// directory and the Designer's edits. (With a real mariadbd: test/integration/run-builds.test.ts.)
+// directory, the Designer's edits, and the check before a run's first restart that every build it
+// starts is there to start. (With a real mariadbd: test/integration/run-builds.test.ts and
+// run-builds-missing.test.ts.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Build, Design, ExperimentDoc, Factor, ServerProfile } from '../../src/common/experiment/types.js';
@@ -12,12 +14,16 @@ import { restartProcedure, verifyCell, verifyFailure } from '../../src/common/re
 import { commandsNeedingConsent } from '../../src/common/trust.js';
 import { parseExe } from '../../src/common/tunables/build.js';
 import { checkExperiment } from '../../src/common/experiment/validate.js';
-import { readFileSync } from 'node:fs';
 import { DEFAULT_HOST_PATHS, parseReply, restartScript } from '../../src/node/host/script.js';
 import { addFactor, levelChoices, toggleLevel } from '../../src/browser/views/designer/edits.js';
 import { buildPlan } from '../../src/common/plan.js';
 import { importLines } from '../../src/node/detach/import.js';
-import { describeBuilds } from '../../src/node/host/builds.js';
+import { checkBuildBinaries, describeBuilds } from '../../src/node/host/builds.js';
+import type { TargetSession } from '../../src/node/host/types.js';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const SHA = 'ab'.repeat(32);
 const builds: Build[] = [
@@ -151,4 +157,57 @@ test('registering builds that run the same executable says that a restart cannot
   assert.equal(lines.length, 4, lines.join('\n'));
   assert.equal(lines[3], 'note: builds B and H run the same executable, /opt/b/mariadbd: the check of each restart cannot tell one from the other (only what the wrapper adds does)');
   assert.equal(describeBuilds([builds[0], b]).length, 2, 'two paths: no note');
+});
+
+/** A target whose shell is this machine's `sh` (or, for a sudo profile, says what a root shell would): every command it was given. */
+function shellTarget(answer?: string): TargetSession & { commands: string[] } {
+  const commands: string[] = [];
+  const exec = async (command: string) => {
+    commands.push(command);
+    return answer !== undefined ? { code: 0, stdout: answer, stderr: '' } : { code: 0, stdout: execFileSync('sh', ['-c', command], { encoding: 'utf8' }), stderr: '' };
+  };
+  return { target: 'ssh://db', isLocal: false, exec, commands } as unknown as TargetSession & { commands: string[] };
+}
+
+const buildFactor: Factor[] = [{ tunable: 'build', levels: ['A', 'slow'] }];
+const restartsOf = (design: Partial<Design>) => buildPlan({ ...JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')).design, factors: buildFactor, excludedCells: [], restartsPerCell: 1, ...design });
+
+test('before the first restart, a build the plan starts whose binary is gone or not executable refuses the run, naming it, its path and the host', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'varlab-buildcheck-'));
+  try {
+    const [a, slow] = [join(dir, 'mariadbd'), join(dir, 'slow.sh')];
+    writeFileSync(a, '#!/bin/sh\n', { mode: 0o755 });
+    writeFileSync(slow, '#!/bin/sh\n', { mode: 0o644 });
+    const p = { ...profile, builds: [{ ...builds[0], mysqld: a }, { ...builds[1], mysqld: slow }] };
+    const session = shellTarget();
+    await assert.rejects(
+      checkBuildBinaries(session, p, buildFactor, restartsOf({})),
+      (e: Error) =>
+        e.message ===
+        `build slow: ${slow} does not exist or is not executable on ssh://db, so the run did not start there (nothing was measured or changed). ` +
+          `Put the binary back (or make it executable), or register the builds again in a new sandbox: varlab sandbox create ssh://db --replace --build A=${a} --build slow=${slow} (or in the Hosts view)`,
+    );
+    assert.equal(session.commands.length, 1, 'one remote call');
+    chmodSync(slow, 0o755);
+    await checkBuildBinaries(session, p, buildFactor, restartsOf({}));
+    rmSync(a);
+    // A build the restarts do not start (its cells excluded here; a resumed run's done ones) is not asked about.
+    const onlySlow = shellTarget();
+    await checkBuildBinaries(onlySlow, p, buildFactor, restartsOf({ excludedCells: ['build=A'] }));
+    assert.doesNotMatch(onlySlow.commands[0], /mariadbd/);
+    const none = shellTarget();
+    await checkBuildBinaries(none, p, [{ tunable: 'ahi', levels: ['on', 'off'] }], restartsOf({ factors: [{ tunable: 'ahi', levels: ['on', 'off'] }] }));
+    assert.deepEqual(none.commands, [], 'no build factor: nothing to ask');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the check of the builds runs as root under sudo (its exact text); a path that could reach a shell is refused before anything runs', async () => {
+  const session = shellTarget('@missing slow\n');
+  await assert.rejects(checkBuildBinaries(session, { ...profile, sudo: true }, buildFactor, restartsOf({})), { message: /^build slow: \/opt\/w\/slow\.sh does not exist/ });
+  assert.deepEqual(session.commands, [`sudo -n sh -c '# the builds this run starts are there to start\n[ -x /opt/a/bin/mariadbd ] || echo @missing A\n[ -x /opt/w/slow.sh ] || echo @missing slow\n'`]);
+  const hostile = shellTarget('');
+  await assert.rejects(checkBuildBinaries(hostile, { ...profile, builds: [{ ...builds[0], mysqld: "/opt/a/$(touch /tmp/x)'" }] }, buildFactor, restartsOf({ excludedCells: ['build=slow'] })), /build A mysqld: expected an absolute path of letters, digits/);
+  assert.deepEqual(hostile.commands, [], 'nothing reached the shell');
 });

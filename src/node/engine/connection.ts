@@ -93,8 +93,12 @@ export class ConnectionSupervisor {
   /** A connection being opened (a cancel may stop waiting for it; the end of the run still waits, bounded). */
   private connecting: Promise<void> | null = null;
 
-  connect(): Promise<void> {
-    const p = this.open();
+  /**
+   * `beforeLock`: read-only questions for the target before the run takes its lock (the run's first
+   * connection: a refusal there leaves the host untouched, with nothing to stop or restore).
+   */
+  connect(beforeLock?: (session: TargetSession) => Promise<void>): Promise<void> {
+    const p = this.open(beforeLock);
     this.connecting = p;
     void p.finally(() => {
       if (this.connecting === p) this.connecting = null;
@@ -102,7 +106,7 @@ export class ConnectionSupervisor {
     return p;
   }
 
-  private async open(): Promise<void> {
+  private async open(beforeLock?: (session: TargetSession) => Promise<void>): Promise<void> {
     this.dropped = null;
     const session = await this.host.openTarget(this.opts.target, { auth: this.opts.auth, prompt: this.opts.prompt });
     this.dropSignal = new Promise<never>((_, reject) => {
@@ -117,6 +121,7 @@ export class ConnectionSupervisor {
     });
     this.dropSignal.catch(() => {});
     this.currentSession = session;
+    await beforeLock?.(session);
     // Before anything on the host is touched: a target another run holds is refused here.
     this.lock = await this.host.lockTarget(session, this.profile(), this.opts.owner, this.opts.hostWide ?? []);
     if (this.lock.said) this.opts.emit({ type: 'log', at: Date.now(), level: 'warn', message: this.lock.said });

@@ -5,10 +5,13 @@
 // process runs (/proc/PID/exe, the sha256 of it, @@version) is registered: every later restart of
 // the build is held to it.
 import { ApiError } from '../../common/api.js';
-import type { Build, ServerProfile } from '../../common/experiment/types.js';
+import type { Build, Factor, ServerProfile } from '../../common/experiment/types.js';
+import { factorKey, type ScheduledRestart } from '../../common/plan.js';
 import { assertProfilePath, buildFromSetting } from '../../common/profile.js';
 import { restartProcedure } from '../../common/restart.js';
 import { parseExe, versionText } from '../../common/tunables/build.js';
+import { runScript } from './restore.js';
+import { buildsThereScript } from './script.js';
 import { createServerControl } from './server.js';
 import { shellQuote } from './shell.js';
 import type { TargetSession } from './types.js';
@@ -93,6 +96,29 @@ export async function learnBuilds(session: TargetSession, profile: ServerProfile
     await control.stop();
   }
   return builds;
+}
+
+/**
+ * Before a run's first restart (attached: before the target's lock; detached: before the launch): every
+ * build these restarts start is there to start on the target. Registration checked each path once; a
+ * binary removed or made unexecutable since would fail only at its first start, after other cells had
+ * measured. Refused naming each missing build, its path and the host, and what to do.
+ */
+export async function checkBuildBinaries(session: TargetSession, profile: ServerProfile, factors: Factor[], restarts: ScheduledRestart[]): Promise<void> {
+  const keys = factors.filter((f) => f.tunable === 'build').map(factorKey);
+  const started = new Set(restarts.flatMap((r) => keys.map((k) => r.levels[k])));
+  const builds = (profile.builds ?? []).filter((b) => started.has(b.name));
+  if (!builds.length) return;
+  const out = await runScript(session, buildsThereScript(profile, builds), 'checking the builds this run starts');
+  const missing = builds.filter((b) => out.split('\n').includes(`@missing ${b.name}`));
+  if (!missing.length) return;
+  const t = session.target;
+  const again = (profile.builds ?? []).map((b) => `--build ${b.name}=${b.basedir ?? b.mysqld}`).join(' ');
+  throw new ApiError(
+    'not-found',
+    `${missing.map((b) => `build ${b.name}: ${b.mysqld} does not exist or is not executable on ${t}`).join('; ')}, so the run did not start there (nothing was measured or changed). ` +
+      `Put the binary back (or make it executable), or register the builds again in a new sandbox: varlab sandbox create ${t} --replace ${again} (or in the Hosts view)`,
+  );
 }
 
 /**

@@ -8,9 +8,9 @@
 // probed paths by assertPath) and quoted by shellQuote.
 import { ApiError } from '../../common/api.js';
 import { parseNoiseSample, type NoiseSample } from '../../common/noise.js';
-import type { ServerProfile } from '../../common/experiment/types.js';
+import type { Build, ServerProfile } from '../../common/experiment/types.js';
 import type { HostFingerprint } from '../../common/host.js';
-import { assertPath, pidFileOf } from '../../common/profile.js';
+import { assertPath, checkBuilds, pidFileOf } from '../../common/profile.js';
 import { describeStep, factLabel, onTarget, type RestartProcedure, type RestartStep, type StartServer, type StartWrapper } from '../../common/restart.js';
 import { HOST_FILES } from '../../common/tunables/registry.js';
 import type { Fact, HostFile } from '../../common/tunables/types.js';
@@ -619,6 +619,15 @@ export function restartScript({ proc, profile, host, paths, recordDir: dir, part
 export function stopScript(profile: ServerProfile, timeoutS = STOP_LIMIT_S, paths: HostPaths = DEFAULT_HOST_PATHS): Script {
   const step = { kind: 'stop', via: profile.kind === 'systemd' ? 'systemd' : 'signal', timeoutS } as const;
   return script([{ what: 'helpers', text: HELPERS }, ...noiseBeginSection(profile, paths), { what: describeStep(step), text: stopText(profile, step) }], profile.sudo);
+}
+
+/**
+ * Before a run's first restart: is each build's binary there to start (`[ -x ]`, with the rights its
+ * start has: as root under sudo)? A line `@missing NAME` for each that is not; it changes nothing.
+ */
+export function buildsThereScript(profile: ServerProfile, builds: Build[]): Script {
+  checkBuilds(builds);
+  return script([{ what: 'the builds this run starts are there to start', text: builds.map((b) => `[ -x ${q(b.mysqld)} ] || echo @missing ${q(b.name)}`).join('\n') }], profile.sudo);
 }
 
 /** Put every host file back from the profile's record (only files of known tunables), and remove a systemd drop-in. */

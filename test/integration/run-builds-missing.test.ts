@@ -1,0 +1,158 @@
+// A registered build whose binary is gone (removed, or no longer executable) since `sandbox create`
+// checked it: the run is refused before its first restart, naming the build, its path and the host,
+// attached, detached and on several hosts; nothing is measured and the host is left as it was (its
+// mariadbd never started: the sandbox's error log did not grow). Before, the run found out at the
+// build's first start, after the other cells had measured ("restart 2 build=B discarded … failed after
+// 1 of N"). Real parts: the sandbox sshd (and a second one), two copies of /usr/sbin/mariadbd
+// registered as builds A and B, as in run-builds.test.ts.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
+import type { JournalRecord } from '../../src/common/records.js';
+import { hostJournalPath, journalPath } from '../../src/node/engine/journal.js';
+import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+import { alive, shortQuickstartCopy, varlabRun, varlabSync, type RunEnv } from './run-env.js';
+
+const MARIADBD = '/usr/sbin/mariadbd';
+let sshd: Sshd;
+let dir: string;
+let home: string;
+let authArgs: string[];
+let profile: ServerProfile;
+const binOf = (name: 'A' | 'B') => join(dir, name.toLowerCase(), 'mariadbd');
+
+before(async () => {
+  sshd = await startSshd();
+  dir = mkdtempSync(join(tmpdir(), 'varlab-builds-missing-'));
+  // mariadbd runs as `mysql`, which must reach the copies and the sandbox inside this folder.
+  chmodSync(dir, 0o755);
+  home = join(dir, 'home');
+  mkdirSync(home);
+  for (const b of ['A', 'B'] as const) {
+    mkdirSync(join(dir, b.toLowerCase()), { mode: 0o755 });
+    copyFileSync(MARIADBD, binOf(b));
+    chmodSync(binOf(b), 0o755);
+  }
+  authArgs = ['--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile];
+  const r = varlabSync(['sandbox', 'create', sshd.target, ...authArgs, '--dir', dir, '--build', `A=${binOf('A')}`, '--build', `B=${binOf('B')}`, '--json'], home);
+  assert.equal(r.code, 0, r.stderr + r.stdout);
+  profile = JSON.parse(readFileSync(join(home, 'profiles.json'), 'utf8'))[sshd.target];
+});
+
+after(async () => {
+  if (sshd) varlabSync(['sandbox', 'remove', sshd.target, ...authArgs], home);
+  await sshd?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const env = (): RunEnv => ({ sshd, dir, varlabHome: home, profile, registered: true, authArgs, stop: async () => {} });
+
+/** Build A then B (blocked order: A's restarts come first), one restart each. */
+const abCopy = (name: string) => shortQuickstartCopy(env(), name, { factors: [{ tunable: 'build', levels: ['A', 'B'] }], restartsPerCell: 1, repetitions: 2, warmup: 0 }, (d) => (d.design.order = 'blocked'));
+
+/** What says the host is as it was: the sandbox mariadbd's error log (every start writes to it) and whether it runs. */
+function hostNow(): { log: number; running: boolean } {
+  const pidFile = profile.pidFile ?? join(profile.datadir, 'mysqld.pid');
+  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
+  return { log: existsSync(profile.errorLog!) ? statSync(profile.errorLog!).size : 0, running: pid > 0 && alive(pid) };
+}
+
+const journalRecords = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as JournalRecord);
+
+/** The journal's records; the file's results hold no restart and the journal none started. */
+function nothingMeasured(file: string, journal = journalPath(file)): JournalRecord[] {
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.equal(doc.results?.restarts.length ?? 0, 0, JSON.stringify(doc.results?.restarts));
+  const records = journalRecords(journal);
+  assert.deepEqual(
+    records.filter((r) => r.t === 'restart-started' || r.t === 'restart-discarded'),
+    [],
+  );
+  return records;
+}
+
+/** B's binary gone for the length of `body`, then put back as it was (same content: its sha256 still matches). */
+async function withoutB<T>(how: 'removed' | 'not executable', body: () => Promise<T>): Promise<T> {
+  if (how === 'removed') rmSync(binOf('B'));
+  else chmodSync(binOf('B'), 0o644);
+  try {
+    return await body();
+  } finally {
+    if (how === 'removed') copyFileSync(MARIADBD, binOf('B'));
+    chmodSync(binOf('B'), 0o755);
+  }
+}
+
+test('attached: a build whose binary was removed is refused before the first restart, naming it, its path and the host; the host is as it was', { timeout: 300_000 }, async () => {
+  const file = abCopy('removed');
+  const was = hostNow();
+  const run = await withoutB('removed', async () => {
+    const r = varlabRun([file, ...authArgs], home);
+    assert.equal(await r.exit, 1, r.stderr());
+    return r;
+  });
+  const said = run.stderr();
+  assert.match(said, new RegExp(`build B: ${binOf('B')} does not exist or is not executable on ${sshd.target.replace(/[/.]/g, '\\$&')}`), said);
+  assert.match(said, /varlab sandbox create .* --build B=/, said);
+  assert.ok(!said.includes('build A:'), `only the missing build is named: ${said}`);
+  nothingMeasured(file);
+  assert.deepEqual(hostNow(), was, 'mariadbd never started: its error log did not grow');
+  // With B back, the same command runs the whole plan (nothing of the refused run is in the way).
+  const again = varlabRun([file, ...authArgs], home);
+  assert.equal(await again.exit, 0, again.stderr());
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.deepEqual(
+    doc.results!.restarts.map((r) => [r.cell, r.status]),
+    [
+      ['build=A', 'ok'],
+      ['build=B', 'ok'],
+    ],
+  );
+});
+
+test('detached: a build whose binary is not executable is refused at the launch, before any runner or restart', { timeout: 300_000 }, async () => {
+  const file = abCopy('not-executable');
+  const was = hostNow();
+  const r = await withoutB('not executable', async () => varlabSync(['run', file, '--detach', ...authArgs], home));
+  assert.notEqual(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, new RegExp(`build B: ${binOf('B')} does not exist or is not executable on ${sshd.target.replace(/[/.]/g, '\\$&')}`), r.stderr);
+  const records = nothingMeasured(file);
+  assert.ok(!records.some((x) => x.t === 'detached'), 'no runner was launched');
+  assert.deepEqual(hostNow(), was);
+});
+
+test('several hosts: each host checks its own builds, and the host whose build B is missing is named; the other runs', { timeout: 600_000 }, async () => {
+  const second = await startSshd();
+  const profiles = join(home, 'profiles.json');
+  const saved = readFileSync(profiles, 'utf8');
+  try {
+    // The second host's profile is this sandbox's, but its build B is at a path that the host lacks.
+    const gone = join(dir, 'gone', 'mariadbd');
+    const registry = JSON.parse(saved) as Record<string, ServerProfile>;
+    registry[second.target] = { ...registry[sshd.target], builds: registry[sshd.target].builds!.map((b) => (b.name === 'B' ? { ...b, mysqld: gone } : b)) };
+    writeFileSync(profiles, JSON.stringify(registry));
+    const file = abCopy('hosts');
+    const both = ['--identity', sshd.keyFile, '--identity', second.keyFile, '--known-hosts', sshd.knownHostsFile, '--known-hosts', second.knownHostsFile];
+    const run = varlabRun([file, '--target', sshd.target, '--target', second.target, ...both], home);
+    assert.equal(await run.exit, 1, run.stderr());
+    const summary = run.stderr().split('\n').find((l) => l.startsWith('varlab run: failed')) ?? '';
+    assert.ok(summary.includes(`failed on ${second.target} after 0 of 2 restarts`), run.stderr());
+    assert.ok(summary.includes(`build B: ${gone} does not exist or is not executable on ${second.target}`), run.stderr());
+    assert.ok(summary.includes(`finished on ${sshd.target}`), run.stderr());
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+    assert.deepEqual(doc.results!.restarts.filter((r) => r.host === second.target), []);
+    assert.deepEqual(doc.results!.restarts.filter((r) => r.host === sshd.target).map((r) => r.status), ['ok', 'ok']);
+    const records = journalRecords(hostJournalPath(file, second.target));
+    assert.ok(!records.some((r) => r.t === 'restart-started'), JSON.stringify(records.map((r) => r.t)));
+  } finally {
+    writeFileSync(profiles, saved);
+    await second.stop();
+  }
+});
