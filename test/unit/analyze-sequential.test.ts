@@ -111,3 +111,24 @@ test('--max-restarts with --until-answered is the rule\'s maximum per cell, not 
   assert.equal(r.code, 0, r.err);
   assert.equal(JSON.parse(r.out).sequential.max_rounds, 6);
 });
+
+test('a file run with its stopping rule: plain analyze says the fixed-sample comparisons are not valid under the rule and gives the rule\'s verdicts, as the app and the report do', () => {
+  const doc = roundsExperiment({ rounds: 12, between: 0.005, shared: 0.5, effectPct: 0, seed: 5 });
+  doc.design.stopping = { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 12 };
+  const file = write('ruled.varlab.json', JSON.stringify(doc));
+  const r = varlab(file);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /Fixed-sample, not valid under the rule: \d+ of 1 comparison/);
+  assert.match(r.out, /Note: the run looked at its results as they came \(stop when answered\): these fixed-sample intervals, p-values and verdicts do not allow for the looks and overstate the evidence/);
+  assert.match(r.out, /fixed-sample verdict/);
+  assert.match(r.out, /Stop when answered \(replayed on the recorded rounds\)/);
+  assert.match(r.out, /: equivalent within ±5 %, effect/);
+  // --json has the rule's section too, the same as with --until-answered.
+  const j = JSON.parse(varlab(file, '--json').out);
+  assert.deepEqual(j.sequential, JSON.parse(varlab(file, '--until-answered', '--json').out).sequential);
+  // A file without a rule is not told about one.
+  delete doc.design.stopping;
+  const plain = varlab(write('plain.varlab.json', JSON.stringify(doc)));
+  assert.doesNotMatch(plain.out, /not valid under the rule|Stop when answered/);
+  assert.equal(JSON.parse(varlab(write('plain2.varlab.json', JSON.stringify(doc)), '--json').out).sequential, undefined);
+});

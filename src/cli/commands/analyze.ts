@@ -48,7 +48,7 @@ restarts.csv (restart means: within-restart figures need the executions). Number
                       an experiment with sysbench interval lines also has "intervals":{"method","intervalSeconds",
                       "cells":[{"cell","steady","suggested","suggestedSeconds",…}],"restarts":[{"seq","cell","kind","discard",
                       "discardSeconds","steadyTps","runTps"}]}: the steady state judged on the interval tps
-                      with --until-answered also "sequential":{"rule","effect_pct","levels","looks","stopped_round","stopped_because",
+                      with --until-answered (or from a file run with its rule, design.stopping) also "sequential":{"rule","effect_pct","levels","looks","stopped_round","stopped_because",
                       "comparisons":[{"verdict","rci_low_pct","rci_high_pct" (differs when it leaves out 0),
                       "eq_low_pct","eq_high_pct" (equivalent when inside ±effect),…}]}; from several hosts its looks, stop and
                       comparisons are per host: "hosts":[{"host","looks","stopped_round","stopped_because","comparisons"}]
@@ -118,14 +118,17 @@ export const analyze: Command = {
     const a = runAnalysis(data, { warmup: warmupOpt ?? loaded.warmup, alpha, power, targetEffectPct: target ?? (until ? effect : stopping?.effect), baseline, adjustment, acrossRuns: values['across-runs'] === true });
     const rounds = Math.max(0, ...a.restarts.flatMap((r) => r.rounds ?? []));
     // On several hosts each host's rounds, as the run looked at them: the host is a block.
-    const seq = until ? replayByHost(a.restarts, data.rounds?.blocks, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds), queryOrder: data.order }) : null;
+    // A file run with its rule (design.stopping) is analysed as the app's Analysis and the report analyse it:
+    // the rule's verdicts with their repeated intervals, and the fixed-sample comparisons said not valid under it.
+    const ruled = stopping !== undefined && loaded.form === 'experiment' && data.rounds?.known === true;
+    const seq = until || ruled ? replayByHost(a.restarts, data.rounds?.blocks, baseline!, { effectPct: effect!, alpha: alpha ?? stopping?.alpha ?? DEFAULTS.alpha, power: power ?? stopping?.power ?? DEFAULTS.power, maxRounds: maxRestarts ?? Math.max(3, rounds), queryOrder: data.order }) : null;
     const intervals = loaded.intervalRestarts ? intervalSteady(loaded.intervalRestarts, a.settings.warmup) : null;
     const steps = restartStepTimes(loaded.restarts ?? []);
     const nr = loaded.restarts ?? [];
     const noise = noiseSummary(nr, cellsOfRestarts(nr, loaded.cells ?? data.cells), (c) => meanBetweenCov(findCell(a, c)?.queries));
     if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialHostsJson(seq) } : {}), ...(steps.length ? { restart_steps: steps } : {}), ...(noise ? { host_noise: noise } : {}) }, null, 2));
     else {
-      for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length })) io.out(line);
+      for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length, ruled })) io.out(line);
       const stepsLine = restartStepsLine(steps);
       if (stepsLine) io.out(stepsLine);
       if (noise) for (const line of ['', ...noiseLines(noise, false)]) io.out(line);

@@ -41,6 +41,8 @@ export interface TextHeader {
   cells: number;
   queries: number;
   executions: number;
+  /** The file ran with its stopping rule (design.stopping): the fixed-sample comparisons are said not valid under it. */
+  ruled?: boolean;
 }
 
 const pct = (x: number | null) => fmtPctValue(x);
@@ -70,6 +72,10 @@ export function steadyOverview(a: Analysis): { totals: string; inconsistent: str
 const num = (x: number | null) => (x === null ? NA : Math.abs(x) >= 1000 || Number.isInteger(x) ? String(Math.round(x * 100) / 100) : x.toPrecision(4));
 
 /** The analysis as lines of text: configurations, per query, MDE, bimodal starts, warm-up, comparisons, and what n/a means. */
+/** Said under the fixed-sample comparisons of a run that took the rule's looks (text and report alike). */
+export const RULED_NOTE =
+  'the run looked at its results as they came (stop when answered): these fixed-sample intervals, p-values and verdicts do not allow for the looks and overstate the evidence. The rule\'s verdict and its repeated intervals, which allow for the looks, are under Stop when answered below';
+
 export function analysisText(a: Analysis, head: TextHeader): string[] {
   const out: string[] = [];
   const s = a.settings;
@@ -190,10 +196,12 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
     out.push('', `Comparisons with ${s.baseline}`);
     out.push(`  Effect: the ${a.methods.comparison}, at ${levelPct(s.alpha)}%; p adjusted by ${ADJUSTMENT_NAMES[s.adjustment]} over the ${familySize(a.comparisons)} comparisons with a p-value`);
     out.push(`  ${effectConvention(oneUnit)}`);
-    if (a.summary) out.push(`  ${a.summary}.`);
+    // A run that took the rule's looks: as the Analysis view and the report say it (the rule's verdicts follow under Stop when answered).
+    if (a.summary) out.push(head.ruled ? `  Fixed-sample, not valid under the rule: ${a.summary}.` : `  ${a.summary}.`);
     out.push(`  ${pairingText(a)}`);
     const few = fewRestartsOf(a);
     if (few) out.push(`  Note: ${few}.`);
+    if (head.ruled) out.push(`  Note: ${RULED_NOTE}.`);
     const cellAt = new Map(a.cells.map((c, i) => [c.cell, i]));
     const queryAt = new Map(a.order.map((q, i) => [q, i]));
     const ordered = [...a.comparisons].sort((x, y) => (cellAt.get(x.cell) ?? 0) - (cellAt.get(y.cell) ?? 0) || (queryAt.get(x.query) ?? 0) - (queryAt.get(y.query) ?? 0));
@@ -201,7 +209,7 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
     const paired = a.pairing.paired > 0;
     indent(
       textTable(
-        ['cell', 'query', 'effect', `${levelPct(s.alpha)}% interval`, ...(paired ? ['pairing', 'unpaired interval', 'variance ratio'] : []), 'p', 'adjusted p', 'verdict'],
+        ['cell', 'query', 'effect', `${levelPct(s.alpha)}% interval`, ...(paired ? ['pairing', 'unpaired interval', 'variance ratio'] : []), 'p', 'adjusted p', head.ruled ? 'fixed-sample verdict' : 'verdict'],
         ordered.map((c) => {
           note(`${c.cell} vs ${c.baseline} / ${c.query}`, c.null_reasons);
           const side = paired ? [c.pairing, fmtInterval(c.unpaired.ci_low_pct, c.unpaired.ci_high_pct), c.variance_ratio === null ? NA : c.variance_ratio.toFixed(2)] : [];
