@@ -62,6 +62,15 @@ function Root() { const d = useApp((s) => s.doc); return d ? <AnalysisView doc={
 createRoot(document.getElementById('root')!).render(<Root />);
 `;
 
+/** The same experiment with cheap restarts (1.5 s each, no idle), as on a laptop's sandbox: a day holds tens of thousands. */
+function cheapRestarts(): ExperimentDoc {
+  const doc = experiment();
+  doc.design.idleSeconds = 0;
+  const t0 = doc.results!.restarts[0].startedAt;
+  doc.results!.restarts = doc.results!.restarts.map((r, i) => ({ ...r, startedAt: t0 + 1500 * i, finishedAt: t0 + 1500 * (i + 1), steps: { stop: 300, start: 1100, verify: 1, connect: 0, timer: 0, measure: 50 } }));
+  return doc;
+}
+
 const HOSTS = ['ssh://db1', 'ssh://db2'];
 
 /** The same experiment run on two hosts, the second 4% slower: every restart names its host. */
@@ -76,7 +85,7 @@ function twoHosts(): ExperimentDoc {
 }
 
 before(async () => {
-  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)) });
+  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)), 'cheap.json': JSON.stringify(cheapRestarts()) });
   url = harness.url;
   browser = await launchBrowser();
 });
@@ -258,6 +267,30 @@ test('a target this workload cannot resolve: the planner says so and gives what 
   assert.deepEqual(await page.getByTestId('plan-reducers').locator('li').allTextContents(), ['ASLR off', 'preload (scan every table and index after each start)', 'NUMA binding (numactl)', 'a quieter host']);
   // No number of restarts to write into the design past the bound.
   assert.equal(await page.getByTestId('apply-plan').count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a target past the 1,000 restarts per cell the planner plans for, that a day of cheap restarts would resolve: said as such, not as out of reach and resolvable at once', async () => {
+  // The walk's A/A run: restarts of 1.6 s, so a day holds 25,301 per cell and resolves 0.79 %, while 1 % needs
+  // more than the 1,000 the planner plans for. "A 1% effect is out of reach … in a day … about 0.79%" read as a contradiction.
+  const doc = cheapRestarts();
+  const a = analyze(tidyFromExperiment(doc), { warmup: 2 });
+  const dayMde = suggestPlan(doc, a, 0.0001).outOfReach!.mdePct!;
+  // Between what a day resolves and what 1,000 restarts per cell resolve.
+  let upper = dayMde;
+  while (suggestPlan(doc, a, upper).outOfReach) upper *= 1.01;
+  const target = Math.round(Math.sqrt(dayMde * upper) * 10000) / 10000;
+  const plan = suggestPlan(doc, a, target);
+  assert.ok(plan.outOfReach && plan.outOfReach.mdePct! <= target, `a ${target}% target is past the planner's bound and within a day's reach (day MDE ${dayMde})`);
+  const { page, errors } = await open('cheap.json');
+  await page.getByTestId('analysis-target').fill(String(target));
+  const warning = page.getByTestId('plan-out-of-reach');
+  await warning.filter({ hasText: `A ${target}% effect` }).waitFor();
+  const text = (await warning.textContent())!;
+  assert.doesNotMatch(text, /out of reach|set the target effect near that/);
+  assert.match(text, new RegExp(`A ${target}% effect takes more than 1,000 restarts per cell on this host at the measured between-restart CoV of \\d+\\.\\d\\d% \\(.*\\), more than varlab plans for\\. A day of running \\(${plan.outOfReach!.restartsPerDay} restarts per cell\\) would resolve about \\d+\\.\\d\\d%: bringing the between-restart CoV down is the cheaper way\\.`));
+  assert.match(await page.getByTestId('plan-suggestion').innerText(), /more than 1,000 restarts per cell/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -444,7 +444,7 @@ export function suggestPlan(doc: ExperimentDoc, a: AnalysisLike, targetPct: numb
   const beyond = plans.filter((p) => p.mde.cov_pct !== null && p.restartsNeeded === null);
   let restartsPerCell: number | null = null;
   if (unknown.length) reasons.push(`no number of restarts: ${groupReasons(unknown.map((p) => ({ name: p.query, reason: p.reasons.restartsNeeded! })), plans.length, 'queries')}`);
-  else if (beyond.length) reasons.push(`${beyond.map((p) => p.query).join(', ')}: out of reach`);
+  else if (beyond.length) reasons.push(`${beyond.map((p) => p.query).join(', ')}: more than ${PLAN_LIMITS.restarts.toLocaleString('en-US')} restarts per cell`);
   else if (plans.length) restartsPerCell = Math.max(...plans.map((p) => p.restartsNeeded!));
   const reps = plans.map((p) => p.optimalRepetitions).filter((n): n is number => n !== null).sort((x, y) => x - y);
   const measuredRepetitions = reps.length ? reps[Math.floor(reps.length / 2)] : null;

@@ -6,6 +6,7 @@
 import { useMemo } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
 import { mdeFigure } from '../../../common/figures/build.js';
+import { PLAN_LIMITS } from '../../../common/stats/evidence.js';
 import { planningTable, type Analysis } from '../../../common/stats/index.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fmtPct, NullNotes, Reasons, TABLE_STYLE } from './format.js';
@@ -58,13 +59,24 @@ export function PlanningPanel({ ctx, analysis, onApply }: Props) {
       </p>
       {plan.outOfReach ? (
         <div className="notice" data-testid="plan-out-of-reach">
-          <p style={{ margin: 0 }}>
-            <strong>A {target}% effect is out of reach on this host</strong> at the measured between-restart CoV of{' '}
-            <strong>{fmtPct(plan.outOfReach.covPct ?? 0)}</strong> ({plan.outOfReach.queries.join(', ')}).{' '}
-            {plan.outOfReach.mdePct !== null
-              ? `In a day of running (${plan.outOfReach.restartsPerDay} restarts per cell) the smallest detectable effect is about ${fmtPct(plan.outOfReach.mdePct)}: set the target effect near that.`
-              : 'Not even two restarts per cell fit in a day at the measured costs.'}
-          </p>
+          {plan.outOfReach.mdePct !== null && plan.outOfReach.mdePct <= target ? (
+            // Past the restarts the planner plans for, yet within a day of cheap restarts: not "out of reach" and then resolvable.
+            <p style={{ margin: 0 }}>
+              <strong>
+                A {target}% effect takes more than {PLAN_LIMITS.restarts.toLocaleString('en-US')} restarts per cell on this host
+              </strong>{' '}
+              at the measured between-restart CoV of <strong>{fmtPct(plan.outOfReach.covPct ?? 0)}</strong> ({plan.outOfReach.queries.join(', ')}), more than varlab plans for. A day of
+              running ({plan.outOfReach.restartsPerDay} restarts per cell) would resolve about {fmtPct(plan.outOfReach.mdePct)}: bringing the between-restart CoV down is the cheaper way.
+            </p>
+          ) : (
+            <p style={{ margin: 0 }}>
+              <strong>A {target}% effect is out of reach on this host</strong> at the measured between-restart CoV of{' '}
+              <strong>{fmtPct(plan.outOfReach.covPct ?? 0)}</strong> ({plan.outOfReach.queries.join(', ')}).{' '}
+              {plan.outOfReach.mdePct !== null
+                ? `In a day of running (${plan.outOfReach.restartsPerDay} restarts per cell) the smallest detectable effect is about ${fmtPct(plan.outOfReach.mdePct)}: set the target effect near that.`
+                : 'Not even two restarts per cell fit in a day at the measured costs.'}
+            </p>
+          )}
           <p style={{ margin: '6px 0 0' }}>What makes restarts agree better (see the stability section for what your factors did):</p>
           <ul style={{ margin: '2px 0 0', paddingLeft: 18 }} data-testid="plan-reducers">
             {plan.outOfReach.reducers.map((r) => (
