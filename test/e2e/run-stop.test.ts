@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
-import { stopCheck } from '../../src/common/stats/replay.js';
+import { lookText, stopCheck } from '../../src/common/stats/replay.js';
 import { equivalentExperiment, roundsExperiment } from '../fixtures/rounds-experiment.js';
 import { appForTests, openFile, pageProblems } from './support.js';
 
@@ -27,7 +27,9 @@ function stoppedRun(): { doc: ExperimentDoc; round: number } {
   let check = stopCheck({ ...doc, results: { restarts: [] } });
   while (!check.stop) check = stopCheck({ ...doc, results: { restarts: all.slice(0, ++n) } });
   const round = check.result!.stopped_round!;
-  doc.results = { ...doc.results!, restarts: all.slice(0, n), stopped: [{ at: all[n - 1].finishedAt, round, because: check.result!.stopped_because }] };
+  // As the engine leaves it: the look's lines said (results.log) a few ms after the stop record was made.
+  const at = all[n - 1].finishedAt;
+  doc.results = { ...doc.results!, restarts: all.slice(0, n), stopped: [{ at, round, because: check.result!.stopped_because }], log: [{ at: at + 4, level: 'info', message: lookText(check.result!).join('\n') }] };
   return { doc, round };
 }
 
@@ -51,6 +53,10 @@ test('the Run view of a run stopped when answered says at which look and why, wi
   assert.equal(await row.getAttribute('data-verdict'), 'differs');
   assert.match(await row.innerText(), new RegExp(`aslr=off / Q1 pricing summary\\s+\\+1\\d\\.\\d\\d %\\s+90 % \\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\]; 95 % \\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\]\\s+\\d+\\.\\d\\d / \\d+\\.\\d\\d\\s+differs at round ${round}`));
   assert.equal(await page.getByTestId('run-stop-end').innerText(), `Stopped at round ${round}: every comparison decided at round ${round}: 1 differs. The intervals above are repeated confidence intervals, valid at the look the run stopped.`);
+  // The log says the look, then the stop it made, as the live run said them.
+  const log = await page.getByTestId('run-log').innerText();
+  const look = log.indexOf(`look at round ${round} of at most 12`);
+  assert.ok(look >= 0 && log.indexOf(`stopped when answered at round ${round}`) > look, log);
   await shot(page, 'run-stopped.png');
   assert.deepEqual(pageProblems(page), []);
   await page.close();

@@ -849,7 +849,8 @@ function liveFromResults(doc: ExperimentDoc): LiveRuns {
     if (byRun.length > 1) live.timerRuns = byRun;
     // What the run said (results.log, journaled as it said it) beside the lines its records make (a busy or failed restart), in time order.
     const said = (results.log ?? []).filter((l) => (l.host ?? '') === host).map(({ host: _h, ...l }) => ({ ...l, message: eventLine({ type: 'log', ...l })!.text }));
-    const lines = [...live.log, ...said].sort((a, b) => a.at - b.at);
+    // At the same time what the run said comes first (the look before the stop it made).
+    const lines = [...said, ...live.log].sort((a, b) => a.at - b.at);
     live.log.splice(0, live.log.length, ...lines);
     runs.byHost.set(host, live);
   }
@@ -865,7 +866,10 @@ function stopEvents(doc: ExperimentDoc, host: string, restarts: RestartResult[],
   const out: RunEvent[] = [];
   if (r && look) out.push({ type: 'look', at, look, comparisons: r.comparisons, max_rounds: r.max_rounds, effect_pct: r.effect_pct, rounds_left: roundsLeft(r), stopped_because: r.stopped_round === null ? null : r.stopped_because });
   const stopped = doc.results?.stopped?.find((s) => (s.host ?? '') === host);
-  if (stopped) out.push({ type: 'stopped-answered', at: stopped.at, round: stopped.round, because: stopped.because });
+  // The stop is said after the look that made it, as the live run said them: the look's lines reached results.log a few
+  // ms after the stop record was made, so the record's own time would put "stopped when answered" before its look.
+  const saidLook = (doc.results?.log ?? []).filter((l) => (l.host ?? '') === host && l.message.startsWith(`look at round ${stopped?.round} `)).map((l) => l.at);
+  if (stopped) out.push({ type: 'stopped-answered', at: Math.max(stopped.at, ...saidLook), round: stopped.round, because: stopped.because });
   return out;
 }
 
