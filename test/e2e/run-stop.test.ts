@@ -53,10 +53,11 @@ test('the Run view of a run stopped when answered says at which look and why, wi
   assert.equal(await row.getAttribute('data-verdict'), 'differs');
   assert.match(await row.innerText(), new RegExp(`aslr=off / Q1 pricing summary\\s+\\+1\\d\\.\\d\\d %\\s+90 % \\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\]; 95 % \\[\\+\\d+\\.\\d\\d %, \\+\\d+\\.\\d\\d %\\]\\s+\\d+\\.\\d\\d / \\d+\\.\\d\\d\\s+differs at round ${round}`));
   assert.equal(await page.getByTestId('run-stop-end').innerText(), `Stopped at round ${round}: every comparison decided at round ${round}: 1 differs. The intervals above are repeated confidence intervals, valid at the look the run stopped.`);
-  // The log says the look, then the stop it made, as the live run said them.
+  // The log says the look, then the stop it made, as the live run said them; the look's lines stay lines.
   const log = await page.getByTestId('run-log').innerText();
   const look = log.indexOf(`look at round ${round} of at most 12`);
   assert.ok(look >= 0 && log.indexOf(`stopped when answered at round ${round}`) > look, log);
+  assert.match(log, /: differs\n\s+stopping: every comparison decided/);
   await shot(page, 'run-stopped.png');
   assert.deepEqual(pageProblems(page), []);
   await page.close();
