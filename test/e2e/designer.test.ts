@@ -227,6 +227,27 @@ test('a file with a run: the Designer and the workload give the time at the cost
   await fresh.close();
 });
 
+test('a design with "Stop when answered": the Designer says its restarts are at most and names the rule, as the Plan and Run views do', async () => {
+  // The walk's A/A file, reopened: the Designer said "12 restarts" where the Plan view said "at most 12" and the
+  // run stopped at 6; nothing in it said the design holds a rule.
+  const doc = roundsExperiment({ rounds: 10, between: 0.03, shared: 0.5, effectPct: 0 });
+  doc.design.estimates = { restartSeconds: 1, executionMs: 1 };
+  doc.design.stopping = { effect: 1, alpha: 0.05, power: 0.8, maxRestartsPerCell: 10 };
+  const file = join(env.app.dir, 'ruled.varlab.json');
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  const page = await env.open();
+  await openFile(page, file);
+  await page.getByTestId('design-summary').waitFor();
+  assert.equal(
+    await page.getByTestId('design-summary').innerText(),
+    'at most 20 restarts · 100 executions · about 3 min 01 s (costs from the run of 2026-11-26 10:00 UTC) · stop when answered: target ±1 %, α 0.05, at most 10 restarts per cell (the Run view sets it)',
+  );
+  await page.getByTestId('nav-plan').click();
+  assert.equal(await page.getByTestId('plan-count').innerText(), 'at most 20 restarts');
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
 test('a file whose run measured part of its design: the Designer, and the Run view\'s offer to run what is missing or all again, give the time at the costs measured there, "from the run of DATE"', async () => {
   // Ten rounds measured (9 s a restart, 2 s of it idle; the run ended 1 s after its last restart), the
   // design since grown to 12 restarts per cell; no journal beside it. The design's own estimates say about a second a restart.

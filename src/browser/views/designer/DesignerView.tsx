@@ -28,8 +28,16 @@ export function DesignerView() {
       )}
       {doc.description && <p className="description muted">{doc.description}</p>}
       <p className="summary" data-testid="design-summary">
+        {/* With "Stop when answered" the restarts per cell are the rule's most, as the Plan and Run views say. */}
+        {design.stopping ? 'at most ' : ''}
         {estimate.restarts} restarts · {estimate.executions.toLocaleString('en')} executions · about <strong>{formatDuration(estimate.seconds)}</strong>
         {learned.costs.source === 'journal' && <span className="muted" data-testid="design-estimate-basis"> (costs {learned.basis})</span>}
+        {design.stopping && (
+          <span className="muted" data-testid="design-stopping">
+            {' '}
+            · stop when answered: target ±{design.stopping.effect} %, α {design.stopping.alpha}, at most {design.stopping.maxRestartsPerCell} restarts per cell (the Run view sets it)
+          </span>
+        )}
       </p>
       <div className="designer-columns">
         <div className="col">
