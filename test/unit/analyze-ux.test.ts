@@ -94,3 +94,12 @@ test('a CSV: --unit names the unit of the means; without it the table says the u
   assert.match(varlab('analyze', file).out, /mean \(unit not given: --unit\)/);
   assert.equal(JSON.parse(varlab('analyze', file, '--json').out).cells[0].queries[0].unit, null);
 });
+
+test('a target out of reach with one query: the smallest detectable effect is said once, not as "197.21% to 197.21%"', async () => {
+  const { roundsExperiment } = await import('../fixtures/rounds-experiment.js');
+  const file = join(dir, 'one-query.varlab.json');
+  writeFileSync(file, JSON.stringify(roundsExperiment({ rounds: 6, between: 0.03, shared: 0.5, effectPct: 0 })));
+  const r = varlab('analyze', file, '--target-effect', '0.0001');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /With the restarts measured, the smallest detectable effect is \d+\.\d\d%; pass --target-effect near that to plan\./);
+});

@@ -160,7 +160,8 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
     const mdes = pooled.map((m) => m.mde.pct).filter((x): x is number => x !== null);
     const worst = Math.max(...beyond.map((q) => q.between_cov_pct ?? 0));
     out.push(`  Note: ${outOfReachText(s.targetEffectPct, worst)}.`);
-    if (mdes.length) out.push(`  With the restarts measured, the smallest detectable effect is ${pct(Math.min(...mdes))} to ${pct(Math.max(...mdes))}; pass --target-effect near that to plan.`);
+    const [low, high] = [pct(Math.min(...mdes)), pct(Math.max(...mdes))];
+    if (mdes.length) out.push(`  With the restarts measured, the smallest detectable effect is ${low === high ? low : `${low} to ${high}`}; pass --target-effect near that to plan.`);
   }
 
   if (a.bimodal.length) {
