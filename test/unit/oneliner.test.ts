@@ -58,3 +58,13 @@ test('the summary: each cell\'s mean ± sd of restart means, and "B is r ± s ti
   const tps = oneLinerSummary(a, doc.design.workload.queries, { Q1: 'tps' }).join('\n');
   assert.match(tps, /ahi=off is 1\.25 ± 0\.02 times slower than ahi=on/);
 });
+
+test('the summary of a one-liner run until answered gives the rule\'s verdict with its repeated interval, not the fixed-sample one', async () => {
+  const { BASELINE, CONTENDER, roundsExperiment } = await import('../fixtures/rounds-experiment.js');
+  const doc = roundsExperiment({ rounds: 12, between: 0.005, shared: 0.5, effectPct: 0, seed: 5 });
+  doc.design.stopping = { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 12 };
+  const a = analyze(tidyFromExperiment(doc), { warmup: 1, baseline: BASELINE });
+  const text = oneLinerSummary(a, doc.design.workload.queries, {}, doc).join('\n');
+  assert.match(text, new RegExp(`${CONTENDER} is \\d\\.\\d\\d ± \\d\\.\\d\\d times (faster|slower) than ${BASELINE}; stop when answered: equivalent within ±5 % \\(round \\d+; change [+−]\\d\\.\\d\\d %, repeated 95 % interval \\[[−+]\\d+\\.\\d\\d, \\+\\d+\\.\\d\\d\\] %\\)$`, 'm'));
+  assert.doesNotMatch(text, /two one-sided tests|95% interval/);
+});

@@ -360,7 +360,7 @@ async function summarise(io: CliIO, path: string): Promise<void> {
   // The first cell of the design (its factors' first levels), as hyperfine compares with its first command.
   const first = expandCells(r.doc.design).find((c) => !c.excluded && data.cells.includes(c.id))?.id ?? data.cells[0];
   const a = analyze(data, { warmup: r.doc.design.workload.warmup, baseline: first });
-  for (const line of oneLinerSummary(a, r.doc.design.workload.queries, Object.fromEntries(r.doc.results.restarts.flatMap((x) => x.queries.map((q) => [q.query, q.unit]))))) io.out(line);
+  for (const line of oneLinerSummary(a, r.doc.design.workload.queries, Object.fromEntries(r.doc.results.restarts.flatMap((x) => x.queries.map((q) => [q.query, q.unit]))), r.doc)) io.out(line);
 }
 
 /**

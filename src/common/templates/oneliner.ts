@@ -8,6 +8,8 @@ import { templateDoc } from './doc.js';
 import type { Analysis } from '../stats/analysis.js';
 import { higherIsBetter } from '../stats/units.js';
 import { fmtEffect, fmtInterval, fmtVerdict, levelPct } from '../export/format.js';
+import { ruleVerdictsFor, stopCheck } from '../stats/replay.js';
+import { intervalNames, sequentialVerdictText } from '../stats/sequential.js';
 
 export interface OneLinerOptions {
   /** SQL text of each query, in order (named Q1, Q2, …). */
@@ -79,9 +81,13 @@ const fig = (x: number) => (Math.abs(x) >= 1000 ? x.toFixed(1) : x.toPrecision(4
  * propagated from theirs, as hyperfine does), with the analysis's verdict and interval.
  * `analysis` was made with the first cell as its baseline.
  */
-export function oneLinerSummary(a: Analysis, queries: { name: string; sql: string }[], units: Record<string, string | undefined>): string[] {
+export function oneLinerSummary(a: Analysis, queries: { name: string; sql: string }[], units: Record<string, string | undefined>, doc?: ExperimentDoc): string[] {
   const out: string[] = [];
   const baseline = a.settings.baseline;
+  // Run until answered (--until-answered): the rule's verdict, with its repeated interval, is the answer; the
+  // fixed-sample one does not allow for the looks (as the Analysis view and the report say).
+  const ruled = doc?.design.stopping ? ruleVerdictsFor(doc, baseline) : null;
+  const levels = ruled && doc ? stopCheck(doc).result?.levels : undefined;
   for (const q of queries) {
     // The baseline first, as hyperfine lists its commands in the order given.
     const series = a.restarts.filter((r) => r.query === q.name && r.means.length).sort((x, y) => Number(y.cell === baseline) - Number(x.cell === baseline));
@@ -102,7 +108,13 @@ export function oneLinerSummary(a: Analysis, queries: { name: string; sql: strin
       const ratio = faster === better ? ms / mb : mb / ms;
       const spread = ratio * Math.hypot(sd(s.means) / ms, sd(base.means) / mb);
       const c = a.comparisons.find((x) => x.cell === s.cell && x.query === q.name);
-      const verdict = c ? `; ${fmtVerdict(c)} (change ${fmtEffect(c.effect_pct)}, ${levelPct(a.settings.alpha)}% interval ${fmtInterval(c.ci_low_pct, c.ci_high_pct)})` : '';
+      const r = ruled?.get(`${s.cell}\u0000${q.name}`);
+      const verdict =
+        r && levels && doc?.design.stopping
+          ? `; stop when answered: ${sequentialVerdictText(r.verdict, doc.design.stopping.effect)} (${r.decided_round !== null ? `round ${r.decided_round}; ` : ''}change ${fmtEffect(r.effect_pct)}, ${intervalNames(levels, doc.design.stopping.effect).differs} ${fmtInterval(r.rci_low_pct, r.rci_high_pct)})`
+          : c
+            ? `; ${fmtVerdict(c)} (change ${fmtEffect(c.effect_pct)}, ${levelPct(a.settings.alpha)}% interval ${fmtInterval(c.ci_low_pct, c.ci_high_pct)})`
+            : '';
       out.push(`  ${s.cell} is ${ratio.toFixed(2)} ± ${spread.toFixed(2)} times ${faster ? 'faster' : 'slower'} than ${base.cell}${verdict}`);
     }
   }
