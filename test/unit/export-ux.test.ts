@@ -206,3 +206,16 @@ test('the comparisons plot: a true log-ratio axis in %, symmetric about 0 %, cli
   assert.ok(Math.abs(at(faster) - 0.5) < 0.02 && Math.abs(at(slower) - 1.08) < 0.02, `${at(faster)} ${at(slower)}`);
   assert.match(String(q1.hovertemplate), /%\{customdata\[0\]\} \(95% interval %\{customdata\[1\]\}\)/);
 });
+
+test('the report of a run stopped when answered says its restarts per cell were at most, and where the rule stopped', async () => {
+  const { roundsExperiment } = await import('../fixtures/rounds-experiment.js');
+  const doc = roundsExperiment({ rounds: 12, between: 0.005, shared: 0.5, effectPct: 0, seed: 5 });
+  doc.design.stopping = { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 12 };
+  doc.results!.stopped = [{ at: doc.results!.restarts[7].finishedAt, round: 4, because: 'every comparison decided at round 4: 1 equivalent' }];
+  doc.results!.restarts = doc.results!.restarts.slice(0, 8);
+  const md = markdownReport(exportContext(doc));
+  assert.match(md, /^- Restarts per cell: at most 12 \(stop when answered, target ±5 %; stopped at round 4\), run order: interleaved/m);
+  delete doc.design.stopping;
+  delete doc.results!.stopped;
+  assert.match(markdownReport(exportContext(doc)), /^- Restarts per cell: 12, run order/m);
+});

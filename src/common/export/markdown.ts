@@ -46,7 +46,12 @@ function designSection(ctx: ExportContext): string[] {
   lines.push('');
   const planned = ctx.cells.length;
   lines.push(`- Cells with results: ${planned}${d.excludedCells.length ? ` (${d.excludedCells.length} excluded from the design)` : ''}`);
-  lines.push(`- Restarts per cell: ${d.restartsPerCell}, run order: ${d.order}${d.order === 'random' ? ` (seed ${d.seed})` : ''}, idle ${d.idleSeconds} s between restarts`);
+  // Run until answered: the restarts per cell are the rule's most, and the run may have stopped before it (as the Designer says).
+  const stops = ctx.doc.results?.stopped ?? [];
+  const perCell = d.stopping
+    ? `at most ${d.restartsPerCell} (stop when answered, target ±${d.stopping.effect} %${stops.length ? `; stopped at round ${stops.map((x) => x.round).join(', ')}` : ''})`
+    : String(d.restartsPerCell);
+  lines.push(`- Restarts per cell: ${perCell}, run order: ${d.order}${d.order === 'random' ? ` (seed ${d.seed})` : ''}, idle ${d.idleSeconds} s between restarts`);
   if (w.kind === 'command' && w.command) {
     lines.push(`- Workload: the command ${code(w.command.line)}, measuring ${w.command.metric} (${w.command.unit}, ${w.command.higherIsBetter ? 'higher' : 'lower'} is better)`);
   } else {
