@@ -2,6 +2,7 @@
 // or restarts.csv), told apart by the first bytes and read once, as a stream, into tidy data. Every
 // problem names the file and, for a CSV, the line.
 import { cellsWithResults } from '../common/export/context.js';
+import { timerLines } from '../common/timer-note.js';
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { ExperimentJsonReader, NotJson } from '../common/experiment/text.js';
@@ -29,6 +30,8 @@ export interface AnalysisInput {
   intervalRestarts?: RestartResult[];
   /** An experiment's restarts, for where their time went (their step timings). */
   restarts?: RestartResult[];
+  /** An experiment's timer note, a line per host (common/timer-note.ts timerLines, as its report says it); none for the exact timer. */
+  timer?: string[];
 }
 
 const cannotRead = (file: string, e: unknown) => new InputError(`${file}: cannot read: ${whyCannotRead(e)}`);
@@ -88,5 +91,6 @@ async function experiment(file: string, reader: ExperimentJsonReader | null): Pr
     ...(r.doc.design.stopping ? { stopping: r.doc.design.stopping } : {}),
     ...(intervalRestarts.length ? { intervalRestarts } : {}),
     restarts: r.doc.results.restarts,
+    timer: timerLines(r.doc),
   };
 }

@@ -13,6 +13,7 @@ import { buildPlan, seededRandom } from '../../src/common/plan.js';
 import { analyze, suggestPlan, tidyFromExperiment } from '../../src/common/stats/index.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
+import { exportContext, markdownReport } from '../../src/common/export/index.js';
 
 let harness: Harness;
 let url: string;
@@ -84,8 +85,16 @@ function twoHosts(): ExperimentDoc {
   return doc;
 }
 
+/** The experiment measured by query profiling (performance_schema off), as its run keeps the timer it found. */
+function profiled(): ExperimentDoc {
+  const doc = experiment();
+  for (const r of doc.results!.restarts) for (const q of r.queries) q.source = 'profiling';
+  doc.results!.timers = [{ source: 'profiling', why: 'performance_schema is off', vsClient: { source: 'profiling', query: 'SELECT 1', n: 30, offsetMs: 0.071, spreadMs: 0.04, at: 1 } }];
+  return doc;
+}
+
 before(async () => {
-  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)), 'cheap.json': JSON.stringify(cheapRestarts()) });
+  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'profiled.json': JSON.stringify(profiled()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)), 'cheap.json': JSON.stringify(cheapRestarts()) });
   url = harness.url;
   browser = await launchBrowser();
 });
@@ -106,6 +115,20 @@ async function open(doc = 'doc.json'): Promise<{ page: Page; errors: string[] }>
   await page.getByTestId('configurations-table').waitFor({ timeout: 30_000 });
   return { page, errors };
 }
+
+test("a file measured by another timer than the exact one: the Analysis view says which and why, as the report's Timer line", async () => {
+  const { page, errors } = await open('profiled.json');
+  const report = markdownReport(exportContext(profiled())).split('\n').filter((l) => l.startsWith('- Timer'));
+  assert.equal(report.length, 1);
+  assert.deepEqual(await page.getByTestId('analysis-timer-note').allInnerTexts(), [`⚠ ${report[0].slice(2)}`]);
+  assert.match(report[0], /^- Timer: times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off; /);
+  await page.close();
+  // The exact timer: nothing to say.
+  const exact = await open();
+  assert.equal(await exact.page.getByTestId('analysis-timer-note').count(), 0);
+  await exact.page.close();
+  assert.deepEqual([...errors, ...exact.errors], []);
+});
 
 const docIn = (page: Page) => page.evaluate('window.varlabDoc()') as Promise<ExperimentDoc>;
 

@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from '../fixtures/cli.js';
+import { finishedQuickstart } from '../fixtures/export-experiment.js';
+import { exportContext, markdownReport } from '../../src/common/export/index.js';
 
 let dir: string;
 before(() => {
@@ -102,4 +104,22 @@ test('a target out of reach with one query: the smallest detectable effect is sa
   const r = varlab('analyze', file, '--target-effect', '0.0001');
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /With the restarts measured, the smallest detectable effect is \d+\.\d\d%; pass --target-effect near that to plan\./);
+});
+
+test("an experiment measured by another timer than the exact one: analyze says which and why, as the report's Timer line, and in the JSON", () => {
+  const doc = finishedQuickstart();
+  for (const r of doc.results!.restarts) for (const q of r.queries) q.source = 'profiling';
+  doc.results!.timers = [{ source: 'profiling', why: 'performance_schema is off', vsClient: { source: 'profiling', query: 'SELECT 1', n: 30, offsetMs: 0.071, spreadMs: 0.04, at: 1 } }];
+  const file = write('profiled.varlab.json', JSON.stringify(doc));
+  const report = markdownReport(exportContext(doc)).split('\n').filter((l) => l.startsWith('- Timer')).map((l) => l.slice(2));
+  assert.equal(report.length, 1);
+  assert.match(report[0], /^Timer: times from query profiling \(SHOW PROFILES\), not the exact timer: performance_schema is off; .*0\.071 ms longer/);
+  const text = varlab('analyze', file);
+  assert.equal(text.code, 0, text.err);
+  assert.deepEqual(text.out.split('\n').slice(2, 3), report, 'under the settings, before the tables');
+  const json = varlab('analyze', file, '--json');
+  assert.deepEqual(JSON.parse(json.out).timer_note, report);
+  // The exact timer: nothing said.
+  const exact = write('exact.varlab.json', JSON.stringify(finishedQuickstart()));
+  assert.doesNotMatch(varlab('analyze', exact).out, /^Timer/m);
 });

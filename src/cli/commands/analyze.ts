@@ -54,6 +54,8 @@ restarts.csv (restart means: within-restart figures need the executions). Number
                       comparisons are per host: "hosts":[{"host","looks","stopped_round","stopped_because","comparisons"}]
                       an experiment whose restarts timed their steps also has "restart_steps":[{"step","median_ms","restarts"}]:
                       where a restart's time goes (stop, idle, start, verify, setup, connect, preload, timer, measure)
+                      an experiment measured with a timer other than performance_schema's exact one also has "timer_note":
+                      its lines as the report says them (a line per host, and per run of a grown design where they differ)
                       A value that cannot be computed is null, with the reason in "null_reasons" (or "reason").
 With fewer than ${MIN_RESTARTS} restarts in a cell there is no ranking, MDE or restarts-needed: it says how many more.
 Exit 0 on success, 2 on bad options or input (each problem names the line or JSON path), 1 otherwise.`;
@@ -126,9 +128,9 @@ export const analyze: Command = {
     const steps = restartStepTimes(loaded.restarts ?? []);
     const nr = loaded.restarts ?? [];
     const noise = noiseSummary(nr, cellsOfRestarts(nr, loaded.cells ?? data.cells), (c) => meanBetweenCov(findCell(a, c)?.queries));
-    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialHostsJson(seq) } : {}), ...(steps.length ? { restart_steps: steps } : {}), ...(noise ? { host_noise: noise } : {}) }, null, 2));
+    if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialHostsJson(seq) } : {}), ...(steps.length ? { restart_steps: steps } : {}), ...(noise ? { host_noise: noise } : {}), ...(loaded.timer?.length ? { timer_note: loaded.timer } : {}) }, null, 2));
     else {
-      for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length, ruled })) io.out(line);
+      for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length, ruled, timer: loaded.timer })) io.out(line);
       const stepsLine = restartStepsLine(steps);
       if (stepsLine) io.out(stepsLine);
       if (noise) for (const line of ['', ...noiseLines(noise, false)]) io.out(line);

@@ -43,6 +43,8 @@ export interface TextHeader {
   executions: number;
   /** The file ran with its stopping rule (design.stopping): the fixed-sample comparisons are said not valid under it. */
   ruled?: boolean;
+  /** The timer note, a line per host (timer-note.ts timerLines): which timer measured when it is not the exact one. */
+  timer?: string[];
 }
 
 const pct = (x: number | null) => fmtPctValue(x);
@@ -82,6 +84,7 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
   const indent = (lines: string[]) => out.push(...lines.map((l) => '  ' + l));
   out.push(`${head.name}: ${head.cells} cells, ${head.queries} queries, ${head.executions.toLocaleString('en-US')} executions`);
   out.push(`warm-up ${s.warmup} dropped per restart; α ${s.alpha} (intervals at ${levelPct(s.alpha)}%), power ${s.power}; restarts for a ${s.targetEffectPct}% effect`);
+  out.push(...(head.timer ?? []));
 
   const notes = new Map<string, string[]>();
   const note = (where: string, reasons: Record<string, string | undefined> | undefined) => {

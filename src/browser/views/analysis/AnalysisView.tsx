@@ -6,6 +6,7 @@ import { useMemo, useRef, useState, type ReactNode } from 'react';
 import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { DEFAULTS, ruleBaseline, targetEffectOf, type Adjustment } from '../../../common/stats/index.js';
 import { cellsWithResults } from '../../../common/export/context.js';
+import { timerLines } from '../../../common/timer-note.js';
 import { NumberField } from '../../components/NumberField.js';
 import { AdjustmentField } from '../../components/AdjustmentField.js';
 import { useApp } from '../../store/index.js';
@@ -80,6 +81,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const grown = useMemo(() => doc.results?.restarts.some((r) => (r.part ?? 1) > 1) ?? false, [doc]);
   const { analysis, error, busy, where } = useAnalysis(doc, options);
   const ctx = useMemo(() => (analysis ? contextFor(doc, analysis) : null), [doc, analysis]);
+  const timer = useMemo(() => timerLines(doc), [doc]);
   // The sections below the query's are rendered after the first paint, one at a time while the reader
   // is not using the page (useQuietSteps.ts): their tables and figures (hundreds of comparison rows at
   // 22 queries) were a third of the first render, for what is out of sight below.
@@ -153,6 +155,12 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           </span>
         </div>
         {error ? <p className="problem">The analysis failed: {error}</p> : null}
+        {/* Which timer measured, when it is not the exact one: the report's "Timer" lines. */}
+        {timer.map((line) => (
+          <p key={line} className="small" role="note" data-testid="analysis-timer-note">
+            ⚠ {line}
+          </p>
+        ))}
       </div>
       {/* The export's figures and tables use the export's defaults for the target effect (the design's, targetEffectOf) and power: the worker's analysis serves it when the view's are the same. */}
       <ExportBar doc={doc} warmup={usedWarmup} baseline={baseline ?? undefined} alpha={alpha} adjustment={adjustment} acrossRuns={acrossRuns} context={target === designTarget && power === DEFAULTS.power ? (busy ? null : ctx) : undefined} />
