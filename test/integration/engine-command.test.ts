@@ -56,7 +56,7 @@ test('Ctrl-C cancels cleanly: the restart in progress is discarded, mysqld is st
   await run.waitFor((e) => e.type === 'execution' && e.seq === 2);
   run.child.kill('SIGINT');
   assert.equal(await run.exit, 130, run.stderr());
-  assert.match(run.stderr(), /cancelled after 1 of 4 restarts; run the same command again to resume/);
+  assert.match(run.stderr(), /cancelled after 1 of 4 restarts: mysqld stopped and the host restored; run the same command again to resume/);
   assert.equal(run.events.at(-1)?.type, 'run-finished');
   // mysqld was stopped: its pid file is gone or names a process that has exited.
   const pidFile = env.profile.pidFile!;

@@ -318,7 +318,8 @@ export const run: Command = {
     let outcome: RunOutcome;
     try {
       outcome = await started.done;
-      if (disposing) io.err(`varlab run: ${await disposing}`);
+      // What the cancel did is the outcome's line below (report): one line, not the service's list of runs too.
+      if (disposing) await disposing;
     } finally {
       clearInterval(keepAlive);
       stopListening();
@@ -488,7 +489,9 @@ function report(io: CliIO, file: string, o: RunOutcome, ms: number): number {
     return 0;
   }
   if (o.state === 'cancelled') {
-    io.err(`cancelled after ${o.done} of ${o.planned} restarts${measuredIn(o)}; run the same command again to resume.${o.restoreProblem ? ` ${o.restoreProblem}` : ''}`);
+    const hosts = o.hosts ? ` on ${o.hosts.length} hosts` : '';
+    const left = o.restoreProblem ?? `mysqld stopped and the host${o.hosts ? 's' : ''} restored`;
+    io.err(`cancelled after ${o.done} of ${o.planned} restarts${hosts}${measuredIn(o)}: ${left}; run the same command again to resume`);
     return 130;
   }
   io.err(`varlab run: failed after ${o.done} of ${o.planned} restarts${measuredIn(o)}: ${o.message}`);
