@@ -133,6 +133,11 @@ export class Follower {
   private ended: AttachOutcome | null = null;
   /** The end of a runner found gone is being made on the target, and the log said so. */
   private saidEnding = false;
+  /**
+   * The run's end as its journal says it, told only once the file holds the results (finish), as the
+   * attached engine tells its end after its last save: a view that reads "finished" finds the file whole.
+   */
+  private end: RunEvent | null = null;
 
   constructor(
     private readonly d: DetachedRun,
@@ -307,7 +312,8 @@ export class Follower {
           const end: JournalRecord = { t: 'run-finished', at: Date.now(), state: 'failed', message };
           journal.appendAll([end]);
           this.apply(end);
-          await this.save(true);
+          const problem = await this.saveThenTellEnd();
+          if (problem) return this.outcome('failed', false, problem);
           forgetLaunch(d.runId);
           return this.outcome('failed', true, message);
         }
@@ -403,7 +409,9 @@ export class Follower {
   private apply(r: JournalRecord): void {
     this.fold.apply(r);
     const e = eventOf(r, (seq) => this.fold.cellOf(seq));
-    if (e) this.emit(e);
+    // The end waits for the file (saveThenTellEnd): under load the save came after the view read "finished".
+    if (e?.type === 'run-finished') this.end = e;
+    else if (e) this.emit(e);
     if (r.t === 'restart-started') this.startedAt.set(r.seq, r.at);
     if (r.t === 'restart-finished') {
       const t0 = this.startedAt.get(r.seq);
@@ -413,16 +421,31 @@ export class Follower {
   }
 
   /** The run's end is in the local journal: the results into the file, then the run's directory removed from the target. */
-  private async finish(session: TargetSession | null): Promise<AttachOutcome> {
+  /**
+   * The results into the file, then the run's end told (null), or, when the file could not take them,
+   * a failed end saying why (returned): a run whose results did not reach its file never reads "finished".
+   */
+  private async saveThenTellEnd(): Promise<string | null> {
     const s = this.fold.state();
-    // Brought in by an earlier attach: the live view still hears how the run ended.
-    if (!session && s.lastState) this.emit({ type: 'run-finished', at: s.finishedAt ?? Date.now(), state: s.lastState, ...(s.lastMessage ? { message: s.lastMessage } : {}) });
+    // Brought in by an earlier attach (not applied here): the live view still hears how the run ended.
+    const end = this.end ?? (s.lastState ? ({ type: 'run-finished', at: s.finishedAt ?? Date.now(), state: s.lastState, ...(s.lastMessage ? { message: s.lastMessage } : {}) } as RunEvent) : null);
+    this.end = null;
     try {
       await this.save(true);
     } catch (e) {
-      // The target keeps its copy too: nothing is removed there until the file holds the results.
-      return this.outcome('failed', false, resultsNotSaved(this.d.journal, this.d.path, e));
+      const problem = resultsNotSaved(this.d.journal, this.d.path, e);
+      this.emit({ type: 'run-finished', at: Date.now(), state: 'failed', message: problem });
+      return problem;
     }
+    if (end) this.emit(end);
+    return null;
+  }
+
+  private async finish(session: TargetSession | null): Promise<AttachOutcome> {
+    const s = this.fold.state();
+    // The target keeps its copy too: nothing is removed there until the file holds the results.
+    const notSaved = await this.saveThenTellEnd();
+    if (notSaved) return this.outcome('failed', false, notSaved);
     // Removed by an earlier attach: the results are in the file and nothing is left on the target.
     if (this.d.cleaned) return this.outcome(s.lastState ?? 'failed', true, s.lastMessage);
     let cleanedUp = false;
