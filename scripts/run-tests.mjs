@@ -25,6 +25,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSyn
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
+import { groupCpuSeconds, makeGroup, removeEndedGroups } from './testenv/cpu-groups.mjs';
 
 // Files that run on this machine's real host files: the probe read against the kernel's own files, and
 // one whole run that sets, verifies and restores them where the kernel parses every write.
@@ -129,35 +130,23 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 // The CPU time of each runner, servers and browsers included (they leave its process tree when they
 // daemonize, but not its group): a cgroup v1 cpuacct group of its own, where this machine lets us make
 // one (root, cgroup v1). The suite's time on a 2-core machine is its CPU time over two, so this says
-// which files to make cheaper. Elsewhere the figure is left out.
-const CPUACCT = '/sys/fs/cgroup/cpuacct';
-// Groups that earlier runs could not remove (their zombies since reaped) go now.
-for (const g of existsSync(CPUACCT) ? readdirSync(CPUACCT).filter((x) => x.startsWith('varlab-test-')) : []) {
-  try {
-    rmdirSync(join(CPUACCT, g));
-  } catch {
-    // still held: left for a later run
-  }
-}
-function cpuGroup() {
-  try {
-    return mkdtempSync(join(CPUACCT, 'varlab-test-'));
-  } catch {
-    return null;
-  }
-}
+// which files to make cheaper. Elsewhere the figure is left out. Groups that copies of the suite which
+// have ended could not remove (their zombies since reaped) go now; a copy still running beside this one
+// keeps its own (scripts/testenv/cpu-groups.mjs).
+removeEndedGroups();
+const cpuGroup = () => makeGroup();
 /** The group's CPU seconds, and the group removed; a group that still holds processes is said, not removed. */
 function cpuOf(group, name) {
   if (!group) return undefined;
-  const ns = Number(readFileSync(join(group, 'cpuacct.usage'), 'utf8'));
+  const seconds = groupCpuSeconds(group);
   try {
     rmdirSync(group);
   } catch {
     // Zombies of processes that went to an init that does not reap them (a container's) hold the group too.
-    const running = readFileSync(join(group, 'cgroup.procs'), 'utf8').split('\n').filter((pid) => pid && !/^\d+ \(.*\) Z/s.test(readOr(`/proc/${pid}/stat`)));
+    const running = readOr(join(group, 'cgroup.procs')).split('\n').filter((pid) => pid && !/^\d+ \(.*\) Z/s.test(readOr(`/proc/${pid}/stat`)));
     if (running.length) console.log(`! ${name} left ${running.length} process(es) running: ${running.map((pid) => `${pid} ${readOr(`/proc/${pid}/cmdline`).replace(/\0/g, ' ').trim()}`).join('; ')}`);
   }
-  return ns / 1e9;
+  return seconds;
 }
 function readOr(path) {
   try {
