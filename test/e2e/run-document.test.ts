@@ -22,7 +22,7 @@ import { quickstartCopy, running, startRunEnv, varlabSync, type RunEnv } from '.
 import { hostDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
 import { hostFileValue, THP_FILE } from '../../src/common/tunables/registry.js';
-import { launchBrowser, openApp, openFile, pageProblems, startApp, startWebServer, type TestApp } from './support.js';
+import { launchBrowser, openApp, openFile, pageProblems, startApp, startWebServer, waitForRun, type TestApp } from './support.js';
 
 const QUERIES = 5;
 
@@ -88,7 +88,7 @@ test('a run from the UI: Analysis shows it without reopening, Save keeps every m
   await openFile(page, file);
   await page.getByTestId('nav-run').click();
   await page.getByTestId('run-start-button').click();
-  await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 4 of 4 restarts' }).waitFor({ timeout: 300_000 });
+  await waitForRun(page, page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 4 of 4 restarts' }), 300_000);
   const executions = 4 * QUERIES * 4;
   assert.equal(executionsOnDisk(file), executions, 'the run saved every execution into the file');
 
@@ -194,7 +194,7 @@ test("a new user's journey with `npm run web`: the quickstart saved as a file, r
     await page.getByTestId('run-start-button').click();
     await page.getByTestId('run-options').filter({ hasText: /innodb_buffer_pool_size=\S+ ✓/ }).waitFor({ timeout: 120_000 });
     await page.getByTestId('run-executions').filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 120_000 });
-    await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 4 of 4 restarts' }).waitFor({ timeout: 400_000 });
+    await waitForRun(page, page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 4 of 4 restarts' }), 400_000);
     const executions = 4 * QUERIES * 4;
     assert.equal(executionsOnDisk(file), executions, 'the run saved every execution into the file');
 
@@ -272,7 +272,7 @@ test('a query with a typo, run from the UI: the Run view says which query failed
   await changed.waitFor();
   assert.match(await changed.innerText(), new RegExp(`query ${query}: SQL changed`));
   await page.getByTestId('run-start-over').click();
-  await page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 2 of 2 restarts' }).waitFor({ timeout: 300_000 });
+  await waitForRun(page, page.getByTestId('run-finished-count').filter({ hasText: 'Finished: 2 of 2 restarts' }), 300_000);
   const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
   assert.equal(measurementsIn(doc).executions, 2 * QUERIES * 2, 'every query ran, the fixed one included');
   assert.ok(doc.results!.restarts.every((r) => r.queries.some((q) => q.query === query && q.values.length === 2)));

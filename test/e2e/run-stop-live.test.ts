@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { keepCells, quickstartCopy } from '../integration/run-env.js';
-import { openApp, openFile, pageProblems, runAppForTests } from './support.js';
+import { openApp, openFile, pageProblems, runAppForTests, waitForRun } from './support.js';
 
 // Two cells that differ only in the adaptive hash index: within ±50 % of each other, so the rule
 // decides within a few rounds. Whether it says "equivalent" or "differs" (the index may change the
@@ -44,14 +44,14 @@ test('"Stop when answered" in the Run view: the looks are shown as they come, th
 
   // Before the first look, then the first look (round 3 of at most 6), while the run goes on.
   await page.getByTestId('run-stop-waiting').filter({ hasText: 'First look at round 3, when every cell has 3 restarts.' }).waitFor({ timeout: 60_000 });
-  await page.getByTestId('run-stop-look').filter({ hasText: /^Look at round 3 of at most 6/ }).waitFor({ timeout: 600_000 });
+  await waitForRun(page, page.getByTestId('run-stop-look').filter({ hasText: /^Look at round 3 of at most 6/ }), 600_000);
   const first = await page.getByTestId('run-stop').innerText();
   if (shots) await page.screenshot({ path: join(shots, 'run-stop-live-look.png'), fullPage: true });
   // The look says what follows: the next look, or the stop. On a quiet host the first look can already
   // decide (the run then stops at round 3 and the panel may show its end by the time it is read).
   assert.match(first, /Going on: at most 3 more rounds \(6 restarts\)|Stopping at round 3|Stopped at round 3: /, first);
 
-  await page.getByTestId('run-state').filter({ hasText: 'finished' }).waitFor({ timeout: 600_000 });
+  await waitForRun(page, page.getByTestId('run-state').filter({ hasText: 'finished' }), 600_000);
   const end = await page.getByTestId('run-stop-end').innerText();
   const round = Number(/^Stopped at round (\d+): /.exec(end)?.[1]);
   assert.ok(round >= 3 && round <= 6, end);
@@ -115,9 +115,9 @@ test('"Stop when answered" with "Keep running when this computer sleeps": the ru
   if (await allow.count()) await allow.click();
   await detached.waitFor({ timeout: 120_000 });
 
-  await page.getByTestId('run-stop-look').filter({ hasText: /^Look at round 3 of at most 30/ }).waitFor({ timeout: 600_000 });
+  await waitForRun(page, page.getByTestId('run-stop-look').filter({ hasText: /^Look at round 3 of at most 30/ }), 600_000);
   if (shots) await page.screenshot({ path: join(shots, 'run-stop-detached-look.png'), fullPage: true });
-  await page.getByTestId('run-state').filter({ hasText: 'finished' }).waitFor({ timeout: 600_000 });
+  await waitForRun(page, page.getByTestId('run-state').filter({ hasText: 'finished' }), 600_000);
   const end = await page.getByTestId('run-stop-end').innerText();
   const round = Number(/^Stopped at round (\d+): /.exec(end)?.[1]);
   assert.ok(round >= 3 && round < 30, end);

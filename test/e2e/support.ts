@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startServer, type BrowserModeServer } from '../../src/node/transport/websocket-server.js';
 import { CHROMIUM_ARGS, NO_BROWSER_UI_ARGS, chromiumPath } from '../../src/node/export/render.js';
 import { startRunEnv, type RunEnv } from '../integration/run-env.js';
@@ -159,6 +159,20 @@ export async function waitInPage(page: Page, expression: string, what: string, t
   while (!(await page.evaluate(expression))) {
     if (Date.now() > until) throw new Error(`waited ${timeout} ms for ${what}: \`${expression}\` is still false`);
     await page.waitForTimeout(100);
+  }
+}
+
+/**
+ * Wait for what a run shows when it gets somewhere (finished, a look…); on a timeout, the error also says
+ * what the Run view showed then (its state, counts, log, why it ended). A run that never finished in CI
+ * (two copies of the suite on one machine, 2026-11-27) could not be told from a slow one: this says which.
+ */
+export async function waitForRun(page: Page, what: Locator, timeout: number): Promise<void> {
+  try {
+    await what.waitFor({ timeout });
+  } catch (e) {
+    const shown = await page.getByTestId('run-view').innerText({ timeout: 10_000 }).catch(() => '(no run view)');
+    throw new Error(`${(e as Error).message}\nthe Run view showed:\n${shown.slice(0, 3000)}`);
   }
 }
 
