@@ -219,3 +219,32 @@ test('the report of a run stopped when answered says its restarts per cell were 
   delete doc.results!.stopped;
   assert.match(markdownReport(exportContext(doc)), /^- Restarts per cell: 12, run order/m);
 });
+
+test("summary.csv of a run stopped when answered: the rule's verdict, its repeated intervals and round, as analyze --json's sequential; empty without the rule", async () => {
+  const { roundsExperiment } = await import('../fixtures/rounds-experiment.js');
+  const { summaryCsv, SUMMARY_RULE } = await import('../../src/common/export/csv.js');
+  const { stopCheck } = await import('../../src/common/stats/replay.js');
+  const doc = roundsExperiment({ rounds: 12, between: 0.005, shared: 0.5, effectPct: 0, seed: 5 });
+  doc.design.stopping = { effect: 5, alpha: 0.05, power: 0.8, maxRestartsPerCell: 12 };
+  const rowsOf = (csv: string) => {
+    const [head, ...lines] = csv.trim().split('\n').map((l) => l.split(','));
+    return lines.map((l) => Object.fromEntries(head.map((h, i) => [h, l[i]])));
+  };
+  const rows = rowsOf(summaryCsv(exportContext(doc)));
+  const result = stopCheck(doc).result!;
+  assert.ok(result.comparisons.length > 0);
+  for (const c of result.comparisons) {
+    const row = rows.find((r) => r.cell === c.cell && r.query === c.query)!;
+    assert.ok(row, `${c.cell} ${c.query}`);
+    assert.equal(row.rule_verdict, c.verdict);
+    assert.equal(row.decided_round, c.decided_round === null ? '' : String(c.decided_round));
+    for (const k of ['rci_low_pct', 'rci_high_pct', 'eq_low_pct', 'eq_high_pct'] as const) assert.equal(row[k], String(c[k]), k);
+    assert.equal(row.stopped_round, result.stopped_round === null ? '' : String(result.stopped_round));
+  }
+  // The baseline's own rows, and every row of a file without the rule: the columns, empty.
+  const base = rows.find((r) => r.baseline === '')!;
+  assert.ok(SUMMARY_RULE.every((k) => base[k] === ''));
+  delete doc.design.stopping;
+  const plain = rowsOf(summaryCsv(exportContext(doc)));
+  assert.ok(plain.every((r) => SUMMARY_RULE.every((k) => r[k] === '')));
+});

@@ -11,7 +11,10 @@ export const exportCommand: Command = {
   usage: `varlab export FILE [--csv DIR] [--png DIR] [--svg DIR] [--markdown FILE.md] [--scale 1|2|3] [--baseline CELL] [--warmup W] [--alpha A] [--adjust holm|bh] [--across-runs]
 
   --csv DIR        executions.csv (one row per execution), restarts.csv (one row per restart),
-                   summary.csv (the statistics per cell and query, comparisons with the baseline), and for
+                   summary.csv (the statistics per cell and query, comparisons with the baseline; for a file
+                   run with its stopping rule, design.stopping, also the rule's rule_verdict, decided_round,
+                   rci_low_pct, rci_high_pct, eq_low_pct, eq_high_pct and stopped_round, as analyze --json's
+                   "sequential"; empty without the rule), and for
                    sysbench runs intervals.csv (one row per --report-interval line: tps, qps, latency)
   --png DIR        one PNG per plot, rendered by headless Chromium (CHROMIUM_PATH or /usr/bin/chromium)
   --svg DIR        the same plots as SVG

@@ -10,6 +10,7 @@ import { iso, levelsOf, num } from './context.js';
 import { resultHosts } from '../plan.js';
 import { timerFoundOf } from '../timer-note.js';
 import { findCell, findComparison } from '../stats/analysis.js';
+import { ruleVerdictsFor, type RuleVerdict } from '../stats/replay.js';
 
 type Row = (string | number)[];
 
@@ -157,14 +158,24 @@ export const SUMMARY_STATS = [
 export const SUMMARY_COMPARISON = ['effect_pct', 'ci_low_pct', 'ci_high_pct', 'p_value', 'p_adjusted', 'detectable_pct'] as const;
 
 /**
+ * The stopping rule's columns (design.stopping), named as in `analyze --json`'s `sequential` (its
+ * `verdict` as rule_verdict, beside the fixed-sample one): the rule's verdict, the round it was decided,
+ * its two repeated intervals (rci: differs when it leaves out 0; eq: equivalent when inside ±target) and
+ * the round the rule stopped at. Empty for a file without the rule, and for a row the rule does not compare.
+ */
+export const SUMMARY_RULE = ['rule_verdict', 'decided_round', 'rci_low_pct', 'rci_high_pct', 'eq_low_pct', 'eq_high_pct', 'stopped_round'] as const;
+
+/**
  * `summary.csv`: the analysis, one row per cell and query: its statistics, the cell's spread average
  * and largest, and its comparison with the baseline (empty for the baseline itself). An empty field is
  * a value that could not be computed; the reason is in the `notes` column.
  */
 export function summaryCsv(ctx: ExportContext): string {
   const a = ctx.analysis;
-  const header = [...ctx.factors, 'cell', 'query', 'unit', ...SUMMARY_STATS, 'spread_avg_pct', 'spread_max_pct', 'baseline', ...SUMMARY_COMPARISON, 'adjustment', 'verdict', 'warmup', 'notes'];
+  const header = [...ctx.factors, 'cell', 'query', 'unit', ...SUMMARY_STATS, 'spread_avg_pct', 'spread_max_pct', 'baseline', ...SUMMARY_COMPARISON, 'adjustment', 'verdict', ...SUMMARY_RULE, 'warmup', 'notes'];
   const rows: Row[] = [];
+  // The rule's verdicts as the report gives them beside its comparisons table (the same baseline).
+  const rule = ruleVerdictsFor(ctx.doc, ctx.baseline);
   for (const cell of ctx.cells) {
     const cs = findCell(a, cell);
     if (!cs) continue;
@@ -186,12 +197,18 @@ export function summaryCsv(ctx: ExportContext): string {
         ...SUMMARY_COMPARISON.map((k) => num(cmp?.[k])),
         cmp ? cmp.adjustment : '',
         cmp?.verdict ?? '',
+        ...ruleCells(rule?.get(`${cell}\u0000${q.query}`)),
         ctx.warmup,
         [...new Set(notes)].join('; '),
       ]);
     }
   }
   return table(header, rows);
+}
+
+function ruleCells(c: RuleVerdict | undefined): Row {
+  if (!c) return SUMMARY_RULE.map(() => '');
+  return [c.verdict, num(c.decided_round), num(c.rci_low_pct), num(c.rci_high_pct), num(c.eq_low_pct), num(c.eq_high_pct), num(c.stopped_round)];
 }
 
 /**

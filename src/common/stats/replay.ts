@@ -242,19 +242,23 @@ export function stopsOf(doc: ExperimentDoc, baseline?: string): HostStop[] {
   });
 }
 
+/** A comparison of the rule, with the round its host's rule stopped at (null when it did not stop), as analyze --json has it. */
+export type RuleVerdict = SequentialComparison & { stopped_round: number | null };
+
 /**
  * The rule's verdict beside each row of a fixed-sample comparisons table whose baseline is
  * `tableBaseline` (cell + query → the rule's comparison, keyed as the table names the cell, with its
  * host on several hosts): only where the rule compares with that same baseline (each host's rule
  * compares with its own host's cell, so rows of other hosts have none). Null without a rule.
  */
-export function ruleVerdictsFor(doc: ExperimentDoc, tableBaseline: string | null): Map<string, SequentialComparison> | null {
+export function ruleVerdictsFor(doc: ExperimentDoc, tableBaseline: string | null): Map<string, RuleVerdict> | null {
   if (!doc.design.stopping || !doc.results || !tableBaseline) return null;
   const rb = ruleBaseline(doc, tableBaseline);
-  const out = new Map<string, SequentialComparison>();
+  const out = new Map<string, RuleVerdict>();
   for (const { host, check } of stopsOf(doc, rb.baseline)) {
     if ((host ? hostCell(rb.baseline, host) : rb.baseline) !== tableBaseline) continue;
-    for (const c of check.result?.comparisons ?? []) out.set(`${host ? hostCell(c.cell, host) : c.cell}\u0000${c.query}`, c);
+    const stopped_round = check.result?.stopped_round ?? null;
+    for (const c of check.result?.comparisons ?? []) out.set(`${host ? hostCell(c.cell, host) : c.cell}\u0000${c.query}`, { ...c, stopped_round });
   }
   return out;
 }
