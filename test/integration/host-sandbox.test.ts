@@ -203,21 +203,22 @@ test('a second create on the same target reuses the same sandbox, refuses a diff
   control = host.createServerControl(session, profile);
 });
 
-test('sandbox create --dir D: a D that is missing or not a folder is said in words, and nothing is made', () => {
+test('sandbox create --dir D: a D that is missing or not a folder is said in words, a usage mistake (exit 2), and nothing is made', () => {
   const home = mkdtempSync(join(tmpdir(), 'varlab-sandbox-dir-'));
   try {
     const create = (d: string) =>
       spawnSync(process.execPath, [...CLI, 'sandbox', 'create', sshd.target, '--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile, '--dir', d], { encoding: 'utf8', env: { ...process.env, VARLAB_HOME: home } });
     const missing = join(dir, 'no-such-folder');
     const r = create(missing);
-    assert.notEqual(r.status, 0, r.stdout);
+    // A usage mistake, as every other: exit 2.
+    assert.equal(r.status, 2, r.stdout + r.stderr);
     assert.match(r.stderr, new RegExp(`the sandbox folder ${missing} does not exist on ${sshd.target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: make it first \\(mkdir -p ${missing}\\), or choose another with --dir`));
     assert.doesNotMatch(r.stderr, /mkdir: cannot create directory/, 'not the raw line of mkdir');
     assert.equal(existsSync(missing), false);
     const file = join(dir, 'a-file');
     execFileSync('touch', [file]);
     const f = create(file);
-    assert.notEqual(f.status, 0, f.stdout);
+    assert.equal(f.status, 2, f.stdout + f.stderr);
     assert.match(f.stderr, /the sandbox folder \S+a-file on \S+ is not a folder: make one there, or choose another with --dir/);
   } finally {
     rmSync(home, { recursive: true, force: true });

@@ -103,7 +103,8 @@ async function facts(session: TargetSession, mysqld: string | undefined, port: n
 /** The sandbox folder must be a folder this login can make a folder in: said in words before anything is made. */
 function assertParentUsable(target: string, parent: string, f: TargetFacts['parent'], chooseFolder = 'choose another with --dir'): void {
   const choose = `or ${chooseFolder}`;
-  if (!f.exists) throw new ApiError('not-found', `the sandbox folder ${parent} does not exist on ${target}: make it first (mkdir -p ${parent}), ${choose}`);
+  // A folder that is missing is the argument's mistake, as one that is not a folder is (the CLI's exit 2).
+  if (!f.exists) throw new ApiError('invalid-argument', `the sandbox folder ${parent} does not exist on ${target}: make it first (mkdir -p ${parent}), ${choose}`);
   if (!f.folder) throw new ApiError('invalid-argument', `the sandbox folder ${parent} on ${target} is not a folder: make one there, ${choose}`);
   if (!f.writable) throw new ApiError('path-refused', `the sandbox folder ${parent} on ${target} is not writable by ${f.user}: make it writable for ${f.user}, ${choose}`);
 }
