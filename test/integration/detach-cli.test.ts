@@ -281,8 +281,15 @@ test('Ctrl-C on varlab attach detaches this computer only: the run goes on, and 
   // The run was not cancelled: it goes on (or has finished) on the target.
   const s = JSON.parse(varlabSync(['status', file, '--json'], env.varlabHome).stdout) as { state: string };
   assert.ok(s.state === 'running' || s.state === 'finished', JSON.stringify(s));
+  // The restart open in the local journal (brought in before the Ctrl-C) goes on, said after "attached".
+  // (restart 1 idles 5 s after its start, so the Ctrl-C right after its start leaves it open here).
+  const here = records(file);
+  assert.ok(here.some((r) => r.t === 'restart-started' && !here.some((f) => f.t === 'restart-finished' && f.seq === r.seq)), 'a restart is open in the local journal');
   const attached = varlabSync(['attach', file], env.varlabHome);
   assert.equal(attached.code, 0, attached.stderr);
+  const lines = attached.stderr.split('\n');
+  const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+  assert.ok(at(/^attached to the detached run/) >= 0 && at(/^attached to the detached run/) < at(/running restart \d of 2/), attached.stderr);
   const executions = records(file).filter((r) => r.t === 'execution');
   assert.equal(executions.length, 2 * 2 * 3);
   assert.equal(new Set(executions.map((e) => e.t === 'execution' && `${e.seq} ${e.query} ${e.rep}`)).size, executions.length);

@@ -33,3 +33,21 @@ test('mysqld killed underneath mid-restart, then SIGTERM: the run ends at once, 
   assert.match(journal, /"t":"restart-discarded","at":\d+,"seq":2/);
   assert.match(journal, /"t":"run-finished","at":\d+,"state":"cancelled"/);
 });
+
+test("Ctrl-C while the first restart starts mysqld: what it finished after (its setup script) is said before its discard, in the order it happened", { timeout: 180_000 }, async () => {
+  const file = quickstartCopy(env, 'cancel-setup', (d) => {
+    keepCells(d, CELLS.slice(0, 1));
+    d.design.idleSeconds = 0;
+    d.design.workload.database = 'varlab_cancel_setup';
+    d.design.workload.setupSql = 'CREATE TABLE IF NOT EXISTS cancel_setup (a INT)';
+    delete d.design.workload.setupSkipIfTable;
+    d.design.workload.queries = [{ name: 'Q1', sql: 'SELECT 1' }];
+  });
+  const run = varlabRun([file, '--target', env.sshd.target, ...env.authArgs, '--restarts', '1', '--repetitions', '2', '--warmup', '0', '--trust'], env.varlabHome);
+  // The restart has begun: its mysqld is starting, its setup script comes next.
+  await run.waitFor((e) => e.type === 'restart-started');
+  run.child.kill('SIGINT');
+  assert.equal(await run.exit, 130, run.stderr());
+  const said = run.events.flatMap((e) => (e.type === 'restart-discarded' ? ['discarded'] : e.type === 'log' && /setup script ran/.test(e.message) ? ['setup'] : []));
+  assert.deepEqual(said, ['setup', 'discarded'], run.stderr());
+});

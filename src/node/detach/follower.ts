@@ -71,14 +71,18 @@ export interface AttachOutcome {
 }
 
 /**
- * What a follower says first, from the local journal's fold: the run's plan, the restarts already
- * here (history), and the restart still open in it (started, maybe some executions brought in by an
- * earlier follower), so the records that follow from the target journal's offset (that restart's
- * further executions and its end) land on a restart the view's fold has open. Without the open
- * restart, a view folds the executions that follow without a restart to put them in, and ignores
- * its end: "1 of 5 restarts" beside no restart mean.
+ * What a follower says first, from the local journal's fold: the run so far (runSoFar), then the
+ * restart still open in it (openRestart).
  */
 export function openingEvents(fold: JournalFold, planned: number, ended: boolean): RunEvent[] {
+  return [...runSoFar(fold, planned), ...(ended ? [] : openRestart(fold))];
+}
+
+/**
+ * The run so far, from the local journal's fold: the run's plan, the restarts already here
+ * (history), and the rule's last look and stop.
+ */
+export function runSoFar(fold: JournalFold, planned: number): RunEvent[] {
   const prior = fold.state();
   const design = prior.header!.design;
   const warmup = design.workload.warmup;
@@ -88,15 +92,21 @@ export function openingEvents(fold: JournalFold, planned: number, ended: boolean
   // Stop when answered: the rule's last look and its stop, as a late client of an attached run gets them (runs/snapshot.ts).
   if (prior.lastLook) events.push({ type: 'look', ...prior.lastLook });
   if (prior.stopped) events.push({ type: 'stopped-answered', at: prior.stopped.at, round: prior.stopped.round, because: prior.stopped.because });
-  // An ended run's open restart was interrupted: its end (run-finished) follows, not more of it.
-  const open = ended ? undefined : fold.current();
-  if (open) {
-    for (const r of recordsOfRestart({ ...open, queries: [...open.queries.values()] }, warmup)) {
-      const e = eventOf(r, () => open.cell);
-      if (e) events.push(e);
-    }
-  }
   return events;
+}
+
+/**
+ * The restart still open in the local journal (started, maybe some executions brought in by an
+ * earlier follower), so the records that follow from the target journal's offset (that restart's
+ * further executions and its end) land on a restart the view's fold has open. Without it, a view
+ * folds the executions that follow without a restart to put them in, and ignores its end: "1 of 5
+ * restarts" beside no restart mean. (An ended run's open restart was interrupted: its end follows.)
+ */
+export function openRestart(fold: JournalFold): RunEvent[] {
+  const open = fold.current();
+  if (!open) return [];
+  const warmup = fold.state().header!.design.workload.warmup;
+  return recordsOfRestart({ ...open, queries: [...open.queries.values()] }, warmup).flatMap((r) => eventOf(r, () => open.cell) ?? []);
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -271,7 +281,7 @@ export class Follower {
   private async attach(): Promise<AttachOutcome> {
     const d = this.d;
     this.learned = await this.learnedCosts();
-    for (const e of openingEvents(this.fold, d.planned, d.ended)) this.emit(e);
+    for (const e of runSoFar(this.fold, d.planned)) this.emit(e);
     const open = d.ended ? undefined : this.fold.current();
     if (open) this.startedAt.set(open.seq, open.startedAt);
     this.progress();
@@ -293,6 +303,8 @@ export class Follower {
     const sudo = sudoOf(this.fold.state());
     let offset = d.offset;
     this.emit({ type: 'log', at: Date.now(), level: 'info', message: `attached to the detached run on ${d.target}${offset ? ` (its journal is here up to byte ${offset})` : ''}` });
+    // The restart open here goes on from where it is, said after "attached" (it was said before it).
+    for (const e of openRestart(this.fold)) this.emit(e);
     const journal = new JournalWriter(d.journal);
     try {
       for (;;) {

@@ -374,8 +374,7 @@ export class RunEngine implements Run {
     } catch (e) {
       end = e instanceof Cancelled || this.cancelled ? outcome('cancelled', CANCELLED_MESSAGE) : outcome('failed', (e as Error).message, isConnectionLoss(e));
     }
-    // A restart given up on (cancel) may still be waiting on the host: give it a moment to let go.
-    if (this.inflight) await Promise.race([this.inflight.catch(() => {}), new Promise((r) => setTimeout(r, SETTLE_AFTER_CANCEL_MS).unref())]);
+    await this.letGo();
     const restoreProblem = await this.link.leaveHostAsFound(this.opts.restoreWithinMs);
     if (restoreProblem) {
       this.emit({ type: 'log', at: Date.now(), level: 'error', message: restoreProblem });
@@ -480,6 +479,12 @@ export class RunEngine implements Run {
     return true;
   }
 
+  /** A restart given up on (cancel) may still be waiting on the host: give it a moment to let go. */
+  private async letGo(): Promise<void> {
+    if (this.inflight) await Promise.race([this.inflight.catch(() => {}), new Promise((r) => setTimeout(r, SETTLE_AFTER_CANCEL_MS).unref())]);
+    this.inflight = null;
+  }
+
   /** One scheduled restart; an attempt the connection dropped under is discarded and run again. */
   private async runWithRetries(restart: ScheduledRestart): Promise<void> {
     for (let discards = 0; ; ) {
@@ -496,6 +501,8 @@ export class RunEngine implements Run {
         this.attempt = null;
         const dropped = this.link.dropped;
         const reason = e instanceof Cancelled ? 'cancelled during this restart' : dropped ? dropped.message : (e as Error).message;
+        // What the attempt given up on finishes (a setup under way says so) happened before its discard, and is said first.
+        if (e instanceof Cancelled || this.cancelled) await this.letGo();
         this.record({ t: 'restart-discarded', at: Date.now(), seq: restart.seq, cell: restart.cell, reason });
         this.journal!.sync();
         if (e instanceof Cancelled || this.cancelled) throw new Cancelled();
