@@ -247,6 +247,8 @@ test("the app's way: run service detach and attach, batches as a live run's; clo
   for (let i = 0; i < 2400 && s.state === 'running'; i++, s = again.status()[0]) await sleep(100);
   assert.equal(s.state, 'finished');
   assert.equal(s.detached?.following, false);
+  // What the run said before (brought in by the first follower) is in the second's batches too, as a late client of an attached run gets it.
+  assert.ok(second.some((e) => e.type === 'log' && /^the runner started on \S+ \(pid \d+\)$/.test(e.message)), JSON.stringify(second.filter((e) => e.type === 'log')));
   const ended = second.find((e) => e.type === 'run-finished');
   assert.equal(ended?.type === 'run-finished' && ended.state, 'finished');
   // What the first follower brought in is history for the second; nothing is brought in twice.
@@ -290,6 +292,9 @@ test('Ctrl-C on varlab attach detaches this computer only: the run goes on, and 
   const lines = attached.stderr.split('\n');
   const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
   assert.ok(at(/^attached to the detached run/) >= 0 && at(/^attached to the detached run/) < at(/running restart \d of 2/), attached.stderr);
+  // What the first attach told (the runner's start) is not printed again.
+  assert.match(out, /the runner started on /);
+  assert.doesNotMatch(attached.stderr, /the runner started on /);
   const executions = records(file).filter((r) => r.t === 'execution');
   assert.equal(executions.length, 2 * 2 * 3);
   assert.equal(new Set(executions.map((e) => e.t === 'execution' && `${e.seq} ${e.query} ${e.rep}`)).size, executions.length);

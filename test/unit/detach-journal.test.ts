@@ -66,6 +66,7 @@ test('following again a detached run whose restart was open in the local journal
   const local: JournalRecord[] = [
     headerRecord(design, 1),
     { t: 'detached', at: 1, runId: RUN, target: 'ssh://bench1', dir: `/var/lib/varlab/mysqld-3306-0123456789/runs/${RUN}`, supervisor: 'setsid' },
+    { t: 'log', at: 2, level: 'info', message: 'the runner started on ssh://bench1 (pid 4242)' },
     { t: 'restart-started', at: 2, seq: 1, cell: first.cell },
     { t: 'checks', at: 3, seq: 1, checks: [] },
     exec(1),
@@ -91,6 +92,8 @@ test('following again a detached run whose restart was open in the local journal
   assert.equal(live.restartMeans(query)[0].n, 5 - warmup);
   assert.equal(live.current?.seq, 2);
   assert.ok(live.plannedExecutions(query) > 0, 'the timeline knows the planned end');
+  // What the run said before this follower (the local journal's log lines) is in the view too.
+  assert.ok(live.log.some((l) => l.message === 'the runner started on ssh://bench1 (pid 4242)'), JSON.stringify(live.log));
 });
 
 test('following a detached run with a stopping rule, the Run view hears the rule, its last look and the stop from the start', () => {

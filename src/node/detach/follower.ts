@@ -79,8 +79,9 @@ export function openingEvents(fold: JournalFold, planned: number, ended: boolean
 }
 
 /**
- * The run so far, from the local journal's fold: the run's plan, the restarts already here
- * (history), and the rule's last look and stop.
+ * The run so far, from the local journal's fold: the run's plan, what it said (the log lines an
+ * earlier follower brought in, as a late client of an attached run gets them: runs/snapshot.ts), the
+ * restarts already here (history), and the rule's last look and stop.
  */
 export function runSoFar(fold: JournalFold, planned: number): RunEvent[] {
   const prior = fold.state();
@@ -88,6 +89,7 @@ export function runSoFar(fold: JournalFold, planned: number): RunEvent[] {
   const warmup = design.workload.warmup;
   const at = Date.now();
   const events: RunEvent[] = [{ type: 'run-started', at, planned, done: prior.restarts.length, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: buildPlan(design)[0]?.queries ?? [], warmup, ...(design.stopping ? { stopping: design.stopping } : {}) }];
+  for (const l of prior.log) events.push({ type: 'log', ...l });
   if (prior.restarts.length) events.push({ type: 'history', at, warmup, restarts: [...prior.restarts].sort((a, b) => a.seq - b.seq) });
   // Stop when answered: the rule's last look and its stop, as a late client of an attached run gets them (runs/snapshot.ts).
   if (prior.lastLook) events.push({ type: 'look', ...prior.lastLook });
@@ -201,9 +203,10 @@ export class Follower {
     return { ...this.o, say: (message) => this.emit({ type: 'log', at: Date.now(), level: 'warn', message }) };
   }
 
-  private emit(e: RunEvent): void {
+  /** To the caller's onEvent (the command line's lines) and the views' batches; `told: false`, to the batches only. */
+  private emit(e: RunEvent, told = true): void {
     const event = this.group ? { ...e, host: this.d.target } : e;
-    this.o.onEvent?.(event);
+    if (told) this.o.onEvent?.(event);
     this.batcher.push(event);
   }
 
@@ -281,7 +284,8 @@ export class Follower {
   private async attach(): Promise<AttachOutcome> {
     const d = this.d;
     this.learned = await this.learnedCosts();
-    for (const e of runSoFar(this.fold, d.planned)) this.emit(e);
+    // What the run said before is for the views that start now; a command line printed it when it was said.
+    for (const e of runSoFar(this.fold, d.planned)) this.emit(e, e.type !== 'log');
     const open = d.ended ? undefined : this.fold.current();
     if (open) this.startedAt.set(open.seq, open.startedAt);
     this.progress();
