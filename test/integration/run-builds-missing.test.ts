@@ -53,6 +53,11 @@ const env = (): RunEnv => ({ sshd, dir, varlabHome: home, profile, registered: t
 /** Build A then B (blocked order: A's restarts come first), one restart each. */
 const abCopy = (name: string) => shortQuickstartCopy(env(), name, { factors: [{ tunable: 'build', levels: ['A', 'B'] }], restartsPerCell: 1, repetitions: 2, warmup: 0 }, (d) => (d.design.order = 'blocked'));
 
+/** Build A, B and C, where the host registers only A and B (C's cell last in blocked order). */
+const abcCopy = (name: string) => shortQuickstartCopy(env(), name, { factors: [{ tunable: 'build', levels: ['A', 'B', 'C'] }], restartsPerCell: 1, repetitions: 2, warmup: 0 }, (d) => (d.design.order = 'blocked'));
+
+const re = (s: string) => s.replace(/[/.()"+]/g, '\\$&');
+
 /** What says the host is as it was: the sandbox mariadbd's error log (every start writes to it) and whether it runs. */
 function hostNow(): { log: number; running: boolean } {
   const pidFile = profile.pidFile ?? join(profile.datadir, 'mysqld.pid');
@@ -151,6 +156,48 @@ test('several hosts: each host checks its own builds, and the host whose build B
     assert.deepEqual(doc.results!.restarts.filter((r) => r.host === sshd.target).map((r) => r.status), ['ok', 'ok']);
     const records = journalRecords(hostJournalPath(file, second.target));
     assert.ok(!records.some((r) => r.t === 'restart-started'), JSON.stringify(records.map((r) => r.t)));
+  } finally {
+    writeFileSync(profiles, saved);
+    await second.stop();
+  }
+});
+
+test('attached: a build level the host does not register is refused before the first restart, in the same check, naming it, the host and its builds; the host is as it was', { timeout: 300_000 }, async () => {
+  const file = abcCopy('unregistered');
+  const was = hostNow();
+  const run = varlabRun([file, ...authArgs], home);
+  assert.equal(await run.exit, 1, run.stderr());
+  const said = run.stderr();
+  // Before: A and B measured, then "restart 3 build=C discarded … failed after 2 of 3 restarts".
+  assert.match(said, new RegExp(re(`no build "C" is registered for ${sshd.target} (registered: A, B), so the run did not start there (nothing was measured or changed); register it with varlab sandbox create ${sshd.target} --replace --build A=${binOf('A')} --build B=${binOf('B')} --build C=PATH`)), said);
+  assert.match(said, /or in the Hosts view/, said);
+  assert.equal(said.split('no build "C"').length, 2, `said once: ${said}`);
+  nothingMeasured(file);
+  assert.deepEqual(hostNow(), was, 'mariadbd never started: its error log did not grow');
+});
+
+test('several hosts: each host refuses by its own profile before measuring, one for a build it does not register, one for a binary it lacks', { timeout: 300_000 }, async () => {
+  const second = await startSshd();
+  const profiles = join(home, 'profiles.json');
+  const saved = readFileSync(profiles, 'utf8');
+  try {
+    // The second host registers only A; the first has B registered, but its binary is gone for this run.
+    const registry = JSON.parse(saved) as Record<string, ServerProfile>;
+    registry[second.target] = { ...registry[sshd.target], builds: registry[sshd.target].builds!.filter((b) => b.name === 'A') };
+    writeFileSync(profiles, JSON.stringify(registry));
+    const file = abCopy('hosts-unregistered');
+    const both = ['--identity', sshd.keyFile, '--identity', second.keyFile, '--known-hosts', sshd.knownHostsFile, '--known-hosts', second.knownHostsFile];
+    const was = hostNow();
+    const run = await withoutB('removed', async () => {
+      const r = varlabRun([file, '--target', sshd.target, '--target', second.target, ...both], home);
+      assert.equal(await r.exit, 1, r.stderr());
+      return r;
+    });
+    const summary = run.stderr().split('\n').find((l) => l.startsWith('varlab run: failed')) ?? '';
+    assert.ok(summary.includes(`failed on ${second.target} after 0 of 2 restarts: no build "B" is registered for ${second.target} (registered: A), so the run did not start there`), run.stderr());
+    assert.ok(summary.includes(`failed on ${sshd.target} after 0 of 2 restarts: build B: ${binOf('B')} does not exist or is not executable on ${sshd.target}`), run.stderr());
+    for (const t of [sshd.target, second.target]) nothingMeasured(file, hostJournalPath(file, t));
+    assert.deepEqual(hostNow(), was);
   } finally {
     writeFileSync(profiles, saved);
     await second.stop();

@@ -18,7 +18,7 @@ import { DEFAULT_HOST_PATHS, parseReply, restartScript } from '../../src/node/ho
 import { addFactor, levelChoices, toggleLevel } from '../../src/browser/views/designer/edits.js';
 import { buildPlan } from '../../src/common/plan.js';
 import { importLines } from '../../src/node/detach/import.js';
-import { checkBuildBinaries, describeBuilds } from '../../src/node/host/builds.js';
+import { checkRunBuilds, describeBuilds } from '../../src/node/host/builds.js';
 import type { TargetSession } from '../../src/node/host/types.js';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -181,7 +181,7 @@ test('before the first restart, a build the plan starts whose binary is gone or 
     const p = { ...profile, builds: [{ ...builds[0], mysqld: a }, { ...builds[1], mysqld: slow }] };
     const session = shellTarget();
     await assert.rejects(
-      checkBuildBinaries(session, p, buildFactor, restartsOf({})),
+      checkRunBuilds(session, p, buildFactor, restartsOf({})),
       (e: Error) =>
         e.message ===
         `build slow: ${slow} does not exist or is not executable on ssh://db, so the run did not start there (nothing was measured or changed). ` +
@@ -189,14 +189,14 @@ test('before the first restart, a build the plan starts whose binary is gone or 
     );
     assert.equal(session.commands.length, 1, 'one remote call');
     chmodSync(slow, 0o755);
-    await checkBuildBinaries(session, p, buildFactor, restartsOf({}));
+    await checkRunBuilds(session, p, buildFactor, restartsOf({}));
     rmSync(a);
     // A build the restarts do not start (its cells excluded here; a resumed run's done ones) is not asked about.
     const onlySlow = shellTarget();
-    await checkBuildBinaries(onlySlow, p, buildFactor, restartsOf({ excludedCells: ['build=A'] }));
+    await checkRunBuilds(onlySlow, p, buildFactor, restartsOf({ excludedCells: ['build=A'] }));
     assert.doesNotMatch(onlySlow.commands[0], /mariadbd/);
     const none = shellTarget();
-    await checkBuildBinaries(none, p, [{ tunable: 'ahi', levels: ['on', 'off'] }], restartsOf({ factors: [{ tunable: 'ahi', levels: ['on', 'off'] }] }));
+    await checkRunBuilds(none, p, [{ tunable: 'ahi', levels: ['on', 'off'] }], restartsOf({ factors: [{ tunable: 'ahi', levels: ['on', 'off'] }] }));
     assert.deepEqual(none.commands, [], 'no build factor: nothing to ask');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -205,9 +205,31 @@ test('before the first restart, a build the plan starts whose binary is gone or 
 
 test('the check of the builds runs as root under sudo (its exact text); a path that could reach a shell is refused before anything runs', async () => {
   const session = shellTarget('@missing slow\n');
-  await assert.rejects(checkBuildBinaries(session, { ...profile, sudo: true }, buildFactor, restartsOf({})), { message: /^build slow: \/opt\/w\/slow\.sh does not exist/ });
+  await assert.rejects(checkRunBuilds(session, { ...profile, sudo: true }, buildFactor, restartsOf({})), { message: /^build slow: \/opt\/w\/slow\.sh does not exist/ });
   assert.deepEqual(session.commands, [`sudo -n sh -c '# the builds this run starts are there to start\n[ -x /opt/a/bin/mariadbd ] || echo @missing A\n[ -x /opt/w/slow.sh ] || echo @missing slow\n'`]);
   const hostile = shellTarget('');
-  await assert.rejects(checkBuildBinaries(hostile, { ...profile, builds: [{ ...builds[0], mysqld: "/opt/a/$(touch /tmp/x)'" }] }, buildFactor, restartsOf({ excludedCells: ['build=slow'] })), /build A mysqld: expected an absolute path of letters, digits/);
+  await assert.rejects(checkRunBuilds(hostile, { ...profile, builds: [{ ...builds[0], mysqld: "/opt/a/$(touch /tmp/x)'" }] }, buildFactor, restartsOf({ excludedCells: ['build=slow'] })), /build A mysqld: expected an absolute path of letters, digits/);
   assert.deepEqual(hostile.commands, [], 'nothing reached the shell');
+});
+
+test('before the first restart, a build level the host does not register refuses the run in the same check, before any remote call, naming it, the host and its builds', async () => {
+  const session = shellTarget('');
+  const withC: Factor[] = [{ tunable: 'build', levels: ['A', 'slow', 'C'] }];
+  const p = { ...profile, builds };
+  await assert.rejects(
+    checkRunBuilds(session, p, withC, restartsOf({ factors: withC })),
+    (e: Error) =>
+      e.message ===
+      'no build "C" is registered for ssh://db (registered: A, slow), so the run did not start there (nothing was measured or changed); ' +
+        'register it with varlab sandbox create ssh://db --replace --build A=/opt/a/bin/mariadbd --build slow=/opt/w/slow.sh --build C=PATH (--replace makes the sandbox anew with every build given: the ones it has, and the new), or in the Hosts view',
+  );
+  assert.deepEqual(session.commands, [], 'refused before the binary check reaches the host');
+  // The same words as a restart's procedure (and so the dry run) says them for that level.
+  assert.throws(() => restartProcedure({ profile: p, factors: withC, levels: { build: 'C' }, host }), (e: Error) => e.message.endsWith('no build "C" is registered for ssh://db (registered: A, slow); register it with varlab sandbox create ssh://db --replace --build A=/opt/a/bin/mariadbd --build slow=/opt/w/slow.sh --build C=PATH (--replace makes the sandbox anew with every build given: the ones it has, and the new), or in the Hosts view'));
+  // Only the builds the remaining restarts start: C's cell excluded (or done), the binary check runs as before.
+  const rest = shellTarget('');
+  await checkRunBuilds(rest, p, withC, restartsOf({ factors: withC, excludedCells: ['build=C'] }));
+  assert.equal(rest.commands.length, 1);
+  // None registered at all: said so.
+  await assert.rejects(checkRunBuilds(shellTarget(''), { ...profile, builds: undefined }, withC, restartsOf({ factors: withC })), { message: /^no builds "A", "slow" and "C" are registered for ssh:\/\/db \(registered: none\), so the run did not start there .* --replace --build A=PATH --build slow=PATH --build C=PATH \(--replace makes the sandbox anew with every build given\), or in the Hosts view$/ });
 });

@@ -24,8 +24,26 @@ export function versionText(facts: Facts): string {
 
 const findBuild = (level: string, ctx: Pick<LevelContext, 'builds'>): Build | undefined => ctx.builds?.find((b) => b.name === level);
 
-const notRegistered = (level: string, ctx: Pick<LevelContext, 'builds' | 'host'>) =>
-  `no build "${level}" is registered for ${ctx.host.target} (registered: ${ctx.builds?.map((b) => b.name).join(', ') || 'none'}); register it with varlab sandbox create ${ctx.host.target} --build ${level}=PATH, or in the Hosts view`;
+/**
+ * Build levels the target does not register, said the same wherever they are found (the run's check
+ * before its first restart, a restart's procedure, the dry run): what is registered, and how to add
+ * them. A sandbox is made anew to add a build (the same `--build`s again, and the new one: without
+ * --replace, different builds are refused as another sandbox).
+ */
+export function notRegisteredParts(levels: string[], target: string, builds: Build[] | undefined): { what: string; how: string } {
+  const names = levels.map((l) => `"${l}"`);
+  const which = names.length === 1 ? `no build ${names[0]} is` : `no builds ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} are`;
+  const again = [...(builds ?? []).map((b) => `--build ${b.name}=${b.basedir ?? b.mysqld}`), ...levels.map((l) => `--build ${l}=PATH`)].join(' ');
+  return {
+    what: `${which} registered for ${target} (registered: ${builds?.map((b) => b.name).join(', ') || 'none'})`,
+    how: `register ${levels.length === 1 ? 'it' : 'them'} with varlab sandbox create ${target} --replace ${again} (--replace makes the sandbox anew with every build given${builds?.length ? ': the ones it has, and the new' : ''}), or in the Hosts view`,
+  };
+}
+
+const notRegistered = (level: string, ctx: Pick<LevelContext, 'builds' | 'host'>) => {
+  const { what, how } = notRegisteredParts([level], ctx.host.target, ctx.builds);
+  return `${what}; ${how}`;
+};
 
 /** Judge the live process against the registered build. Pure: the detached runner's facts are judged the same way. */
 export function verifyBuild(build: Build | undefined, facts: Facts): Verdict {

@@ -15,7 +15,7 @@ import { hostWideFactors } from '../../common/tunables/registry.js';
 import { JournalFold, remainingRestarts, resultsFromJournal, type RecordOf } from '../../common/records.js';
 import { defaultHostLayer, type HostLayer } from '../engine/hostlayer.js';
 import { openRunJournal } from '../engine/journal.js';
-import { checkBuildBinaries } from '../host/builds.js';
+import { checkRunBuilds } from '../host/builds.js';
 import { CommandTimedOut } from '../host/command-timeout.js';
 import { closeConnection } from '../host/server.js';
 import type { Prompter, ServerControl } from '../host/types.js';
@@ -110,8 +110,8 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
       write({ t: 'host', at: Date.now(), host: fingerprint });
       journal.writer.sync();
       const restarts = remainingRestarts(plan, fold.state());
-      // Every build the runner would start is there to start, before the data step or the runner touch the host.
-      await checkBuildBinaries(session, profile, design.factors, restarts);
+      // Every build the runner would start is registered and there to start, before the data step or the runner touch the host.
+      await checkRunBuilds(session, profile, design.factors, restarts);
       // The DBT-3 rows are made on this machine and streamed over its connection (the runner on the
       // target has no generator): loaded, resumed or recognised here, before the runner takes over.
       if (design.workload.data && restarts.length) {

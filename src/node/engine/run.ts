@@ -18,7 +18,7 @@ import { hostWideFactors } from '../../common/tunables/registry.js';
 import { eventOf, JournalFold, recordOf, remainingRestarts, resultsFromJournal, type JournalRecord } from '../../common/records.js';
 import { writeExperimentFile } from '../files.js';
 import type { Prompter } from '../host/types.js';
-import { checkBuildBinaries } from '../host/builds.js';
+import { checkRunBuilds } from '../host/builds.js';
 import { EventBatcher } from './batcher.js';
 import { ConnectionSupervisor, isConnectionLoss, type ReconnectPolicy } from './connection.js';
 import type { HostLayer } from './hostlayer.js';
@@ -433,9 +433,9 @@ export class RunEngine implements Run {
     for (const d of prior.discarded) this.emit({ type: 'restart-discarded', at: d.at, seq: d.seq, cell: d.cell, reason: d.reason });
     this.progress();
     // A cancel while the target is being reached (a slow host, a question nobody answers) ends the wait.
-    // Every build the rest of the plan starts must be there to start, before anything on the host changes.
+    // Every build the rest of the plan starts must be registered for the target and there to start, before anything on the host changes.
     const restarts = remainingRestarts(this.plan, this.fold.state());
-    await Promise.race([this.link.connect((session) => checkBuildBinaries(session, this.link.profile(), this.design.factors, restarts)), this.cancelSignal]);
+    await Promise.race([this.link.connect((session) => checkRunBuilds(session, this.link.profile(), this.design.factors, restarts)), this.cancelSignal]);
     // The host layer's own probe: the one its restart procedures are computed for.
     const fingerprint = await Promise.race([this.link.control.host(), this.cancelSignal]);
     this.record({ t: 'host', at: Date.now(), host: fingerprint });

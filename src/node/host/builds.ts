@@ -9,9 +9,9 @@ import type { Build, Factor, ServerProfile } from '../../common/experiment/types
 import { factorKey, type ScheduledRestart } from '../../common/plan.js';
 import { assertProfilePath, buildFromSetting } from '../../common/profile.js';
 import { restartProcedure } from '../../common/restart.js';
-import { parseExe, versionText } from '../../common/tunables/build.js';
+import { notRegisteredParts, parseExe, versionText } from '../../common/tunables/build.js';
 import { runScript } from './restore.js';
-import { buildsThereScript } from './script.js';
+import { buildsThereScript, type Script } from './script.js';
 import { createServerControl } from './server.js';
 import { shellQuote } from './shell.js';
 import type { TargetSession } from './types.js';
@@ -98,21 +98,42 @@ export async function learnBuilds(session: TargetSession, profile: ServerProfile
   return builds;
 }
 
-/**
- * Before a run's first restart (attached: before the target's lock; detached: before the launch): every
- * build these restarts start is there to start on the target. Registration checked each path once; a
- * binary removed or made unexecutable since would fail only at its first start, after other cells had
- * measured. Refused naming each missing build, its path and the host, and what to do.
- */
-export async function checkBuildBinaries(session: TargetSession, profile: ServerProfile, factors: Factor[], restarts: ScheduledRestart[]): Promise<void> {
+/** The build factor's levels that these restarts start, in plan order. */
+function buildsStarted(factors: Factor[], restarts: ScheduledRestart[]): string[] {
   const keys = factors.filter((f) => f.tunable === 'build').map(factorKey);
-  const started = new Set(restarts.flatMap((r) => keys.map((k) => r.levels[k])));
+  return [...new Set(restarts.flatMap((r) => keys.map((k) => r.levels[k]).filter((l): l is string => l !== undefined)))];
+}
+
+/**
+ * The one remote call of the run's build check (`buildsThereScript`, for the registered builds these
+ * restarts start), or null when they start none. The dry run shows it; checkRunBuilds runs it.
+ */
+export function buildsCheckScript(profile: ServerProfile, factors: Factor[], restarts: ScheduledRestart[]): Script | null {
+  const started = new Set(buildsStarted(factors, restarts));
   const builds = (profile.builds ?? []).filter((b) => started.has(b.name));
-  if (!builds.length) return;
-  const out = await runScript(session, buildsThereScript(profile, builds), 'checking the builds this run starts');
-  const missing = builds.filter((b) => out.split('\n').includes(`@missing ${b.name}`));
-  if (!missing.length) return;
+  return builds.length ? buildsThereScript(profile, builds) : null;
+}
+
+/**
+ * Before a run's first restart (attached: before the target's lock; detached: before the launch), the
+ * builds the remaining restarts start, in one pass: a level the target's profile does not register is
+ * refused (no call made), then each registered one's binary must be there to start (one read-only call).
+ * Before, an unregistered level was found at its cell's first restart (restart.ts cellFactors), and a
+ * binary removed or made unexecutable since `sandbox create` at its first start: after other cells had
+ * measured. Refused naming each build, the host, and what to do; nothing on the host changes.
+ */
+export async function checkRunBuilds(session: TargetSession, profile: ServerProfile, factors: Factor[], restarts: ScheduledRestart[]): Promise<void> {
   const t = session.target;
+  const unknown = buildsStarted(factors, restarts).filter((l) => !profile.builds?.some((b) => b.name === l));
+  if (unknown.length) {
+    const { what, how } = notRegisteredParts(unknown, t, profile.builds);
+    throw new ApiError('not-found', `${what}, so the run did not start there (nothing was measured or changed); ${how}`);
+  }
+  const script = buildsCheckScript(profile, factors, restarts);
+  if (!script) return;
+  const out = await runScript(session, script, 'checking the builds this run starts');
+  const missing = (profile.builds ?? []).filter((b) => out.split('\n').includes(`@missing ${b.name}`));
+  if (!missing.length) return;
   const again = (profile.builds ?? []).map((b) => `--build ${b.name}=${b.basedir ?? b.mysqld}`).join(' ');
   throw new ApiError(
     'not-found',

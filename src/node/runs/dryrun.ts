@@ -7,7 +7,8 @@ import type { Design, Results } from '../../common/experiment/types.js';
 import { buildPlan, formatDuration } from '../../common/plan.js';
 import { learnedEstimate } from '../../common/stats/planner.js';
 import { noProfileMessage, resolveProfile } from '../engine/profiles.js';
-import { createServerControl, dryRunCells, type TargetSession } from '../host/index.js';
+import { buildsCheckScript } from '../host/builds.js';
+import { createServerControl, dryRunCells, formatScript, type TargetSession } from '../host/index.js';
 
 export interface DryRunReport extends DryRun {
   target: string;
@@ -20,6 +21,11 @@ export interface DryRunReport extends DryRun {
   executions: number;
   /** Per included cell: its restarts in the plan. */
   seqs: Record<string, number[]>;
+  /**
+   * The run's build check, once before its first restart (builds.ts checkRunBuilds): the one remote
+   * call asking whether each registered build the plan starts is there to start, exactly as sent.
+   */
+  buildCheck?: string;
 }
 
 /** Open the target, run fn on it, close it (the caller's way: its prompts, its key files). */
@@ -39,6 +45,9 @@ export async function dryRun(design: Design, target: string, withTarget: WithTar
     return report;
   }
   try {
+    // Checked first: a hostile build path is refused here as the run would refuse it.
+    const check = buildsCheckScript(resolved.profile, design.factors, plan);
+    if (check) report.buildCheck = `# one remote call on the target:\n${formatScript(check)}`;
     report.cells = await withTarget((s) => dryRunCells(createServerControl(s, resolved.profile), { ...design, target, serverProfile: resolved.profile }));
   } catch (e) {
     report.problem = (e as Error).message;
@@ -54,6 +63,8 @@ export function dryRunText(name: string, design: Design, r: DryRunReport, where:
     `${r.executions} executions; results into ${where.out}; journal ${where.journal}`,
     ...where.notes,
   ];
+  // The run's order: connected, the builds checked, then each restart.
+  if (r.buildCheck) lines.push('', `== before the first restart (attached: before the target's lock; detached: before the launch): the builds the run starts are there to start`, r.buildCheck);
   for (const c of r.cells) lines.push('', `== cell ${c.cell}: restarts ${(r.seqs[c.cell] ?? []).join(', ')}`, ...c.commands);
   const w = design.workload;
   lines.push('', w.kind === 'command' && w.command ? `then in each restart, ${w.repetitions} times: ${w.command.line}` : `then in each restart: ${w.queries.length} queries × ${w.repetitions} executions (${w.warmup} warm-up) through the mysql protocol`);
