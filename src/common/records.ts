@@ -127,12 +127,15 @@ export type JournalRecord =
   /** The detached run's directory on its target was removed once its results were in the file: nothing is left there to connect for. */
   | { t: 'target-cleaned'; at: number }
   /**
-   * The data step (design.workload.data), once per run before the first measured restart: loaded,
-   * resumed from the chunks a cut load finished, or recognised as already there; with each check query's result.
+   * The data step (design.workload.data), once per run and data directory before its first measured
+   * restart: loaded, resumed from the chunks a cut load finished, or recognised as already there; with
+   * each check query's result.
    */
   | {
       t: 'data';
       at: number;
+      /** The data directory loaded: its build's name (each build has its own); absent for the profile's own server's. */
+      datadir?: string;
       database: string;
       sf: number;
       seed: number;

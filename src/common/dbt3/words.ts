@@ -13,6 +13,8 @@ export function dataProgressText(e: Extract<RunEvent, { type: 'data-progress' }>
 /** The data step's outcome in words, from its journal record's event. */
 export function dataOutcomeText(e: Extract<RunEvent, { type: 'data' }>): string {
   const rows = Object.values(e.rows).reduce((a, b) => a + b, 0).toLocaleString('en-US');
+  // Each build's data directory has its own data step: which one, when the design has builds.
+  if (e.datadir) return `build ${e.datadir}: ${dataOutcomeText({ ...e, datadir: undefined })}`;
   if (e.recognised) return `DBT-3 SF ${e.sf} in ${e.database}: already loaded (${rows} rows), not loaded again`;
   const checked = e.checks.length ? `; ${e.checks.length} ${e.checks.length === 1 ? 'query' : 'queries'} gave ${e.checks.some((c) => c.expected) ? (e.checks.length === 1 ? 'its expected result' : 'their expected results') : 'results (no expected results for this data)'}` : '';
   return `DBT-3 SF ${e.sf} in ${e.database}: ${rows} rows loaded${e.resumedChunks ? ` (going on from ${e.resumedChunks} chunks of a cut load)` : ''} in ${formatDuration(e.ms / 1000)} by ${e.method === 'insert' ? 'INSERTs (local_infile is off)' : 'LOAD DATA LOCAL INFILE'}${checked}`;

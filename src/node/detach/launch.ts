@@ -19,7 +19,8 @@ import { checkRunBuilds } from '../host/builds.js';
 import { CommandTimedOut } from '../host/command-timeout.js';
 import { closeConnection } from '../host/server.js';
 import type { Prompter, ServerControl } from '../host/types.js';
-import { runDataStep } from '../workloads/data-step.js';
+import type { RestartProcedure } from '../../common/restart.js';
+import { firstRestartPerDataDirectory, runDataStep } from '../workloads/data-step.js';
 import { rememberLaunch } from './launched.js';
 import { launchDetached } from './target.js';
 
@@ -113,10 +114,14 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
       // Every build the runner would start is registered and there to start, before the data step or the runner touch the host.
       await checkRunBuilds(session, profile, design.factors, restarts);
       // The DBT-3 rows are made on this machine and streamed over its connection (the runner on the
-      // target has no generator): loaded, resumed or recognised here, before the runner takes over.
-      if (design.workload.data && restarts.length) {
-        await dataStepBeforeRunner(control, design, restarts[0].levels, write, o.onEvent);
-        journal.writer.sync();
+      // target has no generator): loaded, resumed or recognised here, before the runner takes over, in
+      // every data directory the restarts left reach (each build has its own), as an attached run sets
+      // each up at its first restart there.
+      if (design.workload.data) {
+        for (const { datadir, proc } of await firstRestartPerDataDirectory(control, design, restarts)) {
+          await dataStepBeforeRunner(control, design, proc, datadir, write, o.onEvent);
+          journal.writer.sync();
+        }
       }
       const launched = await launchDetached({
         runId: o.runId,
@@ -172,19 +177,19 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
 }
 
 /**
- * The data step of a detached run, at its launch: mysqld started as the first restart's cell starts it
- * (the same build, datadir and settings an attached run loads with), the data loaded, resumed or
- * recognised over this connection and journaled, then mysqld stopped and the host's settings put back
- * from the restore record, so that the runner finds the host as it was and records its own originals.
- * Interrupted (a lost connection, Ctrl-C): what was loaded stays and resumes at the next launch.
+ * The data step of one data directory of a detached run, at its launch: mysqld started as the first
+ * restart there starts it (the same build, datadir and settings an attached run loads with), the data
+ * loaded, resumed or recognised over this connection and journaled, then mysqld stopped and the host's
+ * settings put back from the restore record, so that the next directory's start and the runner find the
+ * host as it was (the runner records its own originals). Interrupted (a lost connection, Ctrl-C): what
+ * was loaded stays and resumes at the next launch; a directory loaded before is recognised.
  */
-async function dataStepBeforeRunner(control: ServerControl, design: Design, levels: Record<string, string>, write: (r: RecordOf<'data'>) => void, onEvent?: (e: RunEvent) => void): Promise<void> {
-  const proc = await control.procedure(design.factors, levels, { schemas: [design.workload.database], workload: true });
+async function dataStepBeforeRunner(control: ServerControl, design: Design, proc: RestartProcedure, datadir: string, write: (r: RecordOf<'data'>) => void, onEvent?: (e: RunEvent) => void): Promise<void> {
   try {
     await control.run(proc);
     const conn = await control.connect();
     try {
-      write((await runDataStep(conn, design.workload, { emit: (e) => onEvent?.(e) })).record);
+      write((await runDataStep(conn, design.workload, { emit: (e) => onEvent?.(e), datadir })).record);
     } finally {
       await closeConnection(conn);
     }

@@ -121,7 +121,7 @@ export class RestartProcedure {
         if (this.setupInterrupted) ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: 'the setup script was interrupted by a lost connection: running it again whole' });
         setup = await runSetup(conn, w.database, w.setupSql, skipIfTable, () => (this.setupInterrupted = true));
         this.setupInterrupted = false;
-        if (w.data) loaded = await this.loadData(conn);
+        if (w.data) loaded = await this.loadData(conn, datadir);
         if (w.kind === 'queries') {
           this.account = await makeMeasureAccount(conn, w.database);
           this.accounts.set(datadir, this.account);
@@ -215,12 +215,12 @@ export class RestartProcedure {
   }
 
   /**
-   * The data step (DBT-3): loaded, resumed or recognised, journaled with its checks; its progress
+   * The data step (DBT-3) of this data directory: loaded, resumed or recognised, journaled with its checks; its progress
    * goes out as events. True when rows were loaded (the server is then restarted before measuring).
    */
-  private async loadData(conn: Connection): Promise<boolean> {
+  private async loadData(conn: Connection, datadir: string): Promise<boolean> {
     const { ctx } = this;
-    const { record, loaded } = await runDataStep(conn, ctx.design.workload, { checkCancel: ctx.checkCancel, emit: (e) => ctx.emit(e) });
+    const { record, loaded } = await runDataStep(conn, ctx.design.workload, { checkCancel: ctx.checkCancel, emit: (e) => ctx.emit(e), datadir });
     ctx.record(record);
     return loaded;
   }
