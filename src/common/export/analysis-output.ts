@@ -73,11 +73,11 @@ export function steadyOverview(a: Analysis): { totals: string; inconsistent: str
 }
 const num = (x: number | null) => (x === null ? NA : Math.abs(x) >= 1000 || Number.isInteger(x) ? String(Math.round(x * 100) / 100) : x.toPrecision(4));
 
-/** The analysis as lines of text: configurations, per query, MDE, bimodal starts, warm-up, comparisons, and what n/a means. */
 /** Said under the fixed-sample comparisons of a run that took the rule's looks (text and report alike). */
 export const RULED_NOTE =
   'the run looked at its results as they came (stop when answered): these fixed-sample intervals, p-values and verdicts do not allow for the looks and overstate the evidence. The rule\'s verdict and its repeated intervals, which allow for the looks, are under Stop when answered below';
 
+/** The analysis as lines of text: configurations, per query, MDE, bimodal starts, warm-up, comparisons, and what n/a means. */
 export function analysisText(a: Analysis, head: TextHeader): string[] {
   const out: string[] = [];
   const s = a.settings;
