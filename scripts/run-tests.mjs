@@ -118,12 +118,18 @@ console.log(`${built ? 'varlab as built in dist/' : 'varlab compiled from src/ (
   + `${unitFiles.length} unit files (${Number(process.env.VARLAB_TEST_CONCURRENCY) || cores} at a time), `
   + `${hostFiles.length} integration and end-to-end files (${noPrivate ? `1 at a time on the real host: no private hosts here, ${noPrivate}` : `${atOnce} at a time, each in a private host; ${hostFiles.filter((f) => REAL_HOST.has(f)).length} on the real host`}); load average ${load()}`);
 
-// Stop the runners with us (Ctrl-C, or CI's timeout): they stop their files' processes in turn.
+// Stop with us (Ctrl-C, or CI's timeout): no file starts after the signal, the runners get it, and
+// once a runner has ended, what its file left running (a killed file runs no after(): its sshd, a
+// mysqld, a detached runner, each in a process group of its own) is stopped through the runner's CPU
+// group, which every process it started stays in (endGroup). Before, the pool went on starting the
+// next files, and each killed file left its sshd behind.
 const children = [];
+let stopping = null;
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
-    for (const c of children) if (c.exitCode === null) c.kill(sig);
-    process.exitCode = 130;
+    if (!stopping) console.log(`${sig}: stopping the running files, starting no more`);
+    stopping = sig;
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill(sig);
   });
 }
 
@@ -135,6 +141,26 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 // keeps its own (scripts/testenv/cpu-groups.mjs).
 removeEndedGroups();
 const cpuGroup = () => makeGroup();
+/**
+ * After a stop (a signal): the processes still in the runner's group, ended: SIGTERM (sshd and mariadbd
+ * shut down on it), then SIGKILL for any still there after 15 s. Without a group (no cgroup v1 here)
+ * there is nothing to find them by, and they are left.
+ */
+async function endGroup(group) {
+  if (!group) return;
+  const left = () => readOr(join(group, 'cgroup.procs')).split('\n').filter((pid) => pid && !/^\d+ \(.*\) Z/s.test(readOr(`/proc/${pid}/stat`))).map(Number);
+  const signal = (pids, sig) => pids.forEach((pid) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // ended meanwhile
+    }
+  });
+  signal(left(), 'SIGTERM');
+  for (const end = Date.now() + 15_000; left().length && Date.now() < end;) await new Promise((r) => setTimeout(r, 100));
+  signal(left(), 'SIGKILL');
+  for (const end = Date.now() + 5_000; left().length && Date.now() < end;) await new Promise((r) => setTimeout(r, 100));
+}
 /** The group's CPU seconds, and the group removed; a group that still holds processes is said, not removed. */
 function cpuOf(group, name) {
   if (!group) return undefined;
@@ -191,8 +217,9 @@ function runner(name, list, concurrency, wrap = []) {
     else if (e.kind === 'summary') result.summary[e.key] = e.value;
   });
   return new Promise((resolve) => {
-    child.on('close', (code, signal) => {
+    child.on('close', async (code, signal) => {
       result.code = code ?? (signal ? 1 : 0);
+      if (stopping) await endGroup(group);
       result.cpu = cpuOf(group, name);
       if (result.line) console.log(result.line(result.cpu));
       resolve(result);
@@ -217,6 +244,7 @@ async function runHostFiles() {
   const wake = () => waiting.splice(0).forEach((r) => r());
   const worker = async () => {
     for (;;) {
+      if (stopping) return;
       const i = queue.findIndex((f) => !(realHost(f) && realBusy));
       if (i < 0) {
         if (queue.length === 0) return;
@@ -246,7 +274,8 @@ function check(name) {
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   return new Promise((resolve) => {
-    child.on('close', (code, signal) => {
+    child.on('close', async (code, signal) => {
+      if (stopping) await endGroup(group);
       const r = { name, code: code ?? (signal ? 1 : 0), output, cpu: cpuOf(group, name) };
       console.log(`${r.code === 0 ? '✔' : '✖'} npm run ${name} (${secs(Date.now() - t0)}${r.cpu === undefined ? '' : `, ${r.cpu.toFixed(1)} s CPU`}, ${secs(Date.now() - started)} in)${r.code === 0 ? '' : `: exit ${r.code}, its output follows the reports`}`);
       resolve(r);
@@ -288,4 +317,5 @@ const failedChecks = checks.filter((c) => c.code !== 0);
 const failed = sum('fail') + sum('cancelled') + lost.length + failedChecks.length;
 console.log(`\n${files.length} files${checks.length ? ` and ${checks.map((c) => c.name).join(' and ')}` : ''} in ${secs(Date.now() - started)}, load average ${load()}`);
 console.log(`${sum('pass')} passed, ${failed} failed${failedChecks.length ? ` (${failedChecks.map((c) => c.name).join(', ')} among them)` : ''}`);
-process.exit(failed > 0 || results.some((r) => r.code !== 0) ? 1 : 0);
+if (stopping) console.log(`stopped by ${stopping}: ${hostFiles.length - hosts.length} integration and end-to-end file(s) not started`);
+process.exit(stopping ? 130 : failed > 0 || results.some((r) => r.code !== 0) ? 1 : 0);
