@@ -12,6 +12,8 @@ import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 import type { Prompt } from '../../src/common/api.js';
 import { createBackend } from '../../src/node/backend.js';
 import { createMemorySecretStore, useSecretStore } from '../../src/node/secrets.js';
+import { connectSsh } from '../../src/node/ssh/connect.js';
+import { parseTarget } from '../../src/node/ssh/target.js';
 
 const PASSPHRASE = 'tr0ub4dor &3 passphrase';
 let sshd: Sshd;
@@ -161,5 +163,29 @@ test('a question goes to the page that asked, is answered only by it, and one no
     asker.ws.close();
     other.ws.close();
     await server.close();
+  }
+});
+
+test('the handshake timeout counts only the waits on the server: a passphrase typed after it has gone by still logs in', { timeout: 120_000 }, async () => {
+  // A person slower than the timeout, as a loaded machine decrypting the key is: neither is the server's time.
+  const TIMEOUT_MS = 5000;
+  const spec = parseTarget(sshd.target, join(dir, 'no-ssh-config'));
+  assert.equal(spec.kind, 'ssh');
+  if (spec.kind !== 'ssh') return;
+  const asked: string[] = [];
+  const { client, hops } = await connectSsh(spec.endpoint, {
+    auth: { identity: key, knownHosts: sshd.knownHostsFile },
+    handshakeTimeoutMs: TIMEOUT_MS,
+    prompt: async (p) => {
+      asked.push(p.kind);
+      await new Promise((r) => setTimeout(r, TIMEOUT_MS + 1000));
+      return { accept: true, secret: PASSPHRASE };
+    },
+  });
+  try {
+    assert.deepEqual(asked, ['passphrase']);
+    assert.deepEqual(hops, []);
+  } finally {
+    client.end();
   }
 });

@@ -17,7 +17,19 @@ import type { SshEndpoint } from './target.js';
 export interface ConnectOptions {
   auth?: TargetAuth;
   prompt: Prompter;
+  /** How long set-up may wait on the server (HANDSHAKE_TIMEOUT_MS unless given). */
+  handshakeTimeoutMs?: number;
 }
+
+/**
+ * How long a connection's set-up may wait on the server (key exchange and authentication) before it
+ * fails with "Timed out while waiting for handshake". Only the waits on the server count: not the time
+ * varlab spends on its own side meanwhile (checking the host key, a question to the person, decrypting a
+ * key file with its passphrase). Before, ssh2's readyTimeout counted all of it: a person slower than
+ * 20 s to type a passphrase lost the connection, and so did a loaded machine, where decrypting an
+ * ed25519 key (bcrypt, in JavaScript, 0.7 s of CPU) took seconds.
+ */
+export const HANDSHAKE_TIMEOUT_MS = 20000;
 
 /** Seconds between SSH keepalives, and how many may go unanswered before the link counts as dropped. */
 const KEEPALIVE_MS = 5000;
@@ -66,9 +78,35 @@ function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefi
     // The first meaningful reason wins: a host key or auth problem explains the generic error that follows.
     let failure: Error | null = null;
     let settled = false;
+    // The handshake clock: runs while set-up waits on the server, stopped while varlab works on its side (local).
+    let left = opts.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
+    let since = 0;
+    let timer: NodeJS.Timeout | undefined;
+    let localWork = 0;
+    const startClock = () => {
+      if (settled || timer) return;
+      since = Date.now();
+      timer = setTimeout(() => done(new ApiError('connection', `${where}: Timed out while waiting for handshake`)), Math.max(0, left));
+    };
+    const stopClock = () => {
+      if (!timer) return;
+      clearTimeout(timer);
+      timer = undefined;
+      left -= Date.now() - since;
+    };
+    const local = async <T>(work: () => Promise<T>): Promise<T> => {
+      localWork++;
+      stopClock();
+      try {
+        return await work();
+      } finally {
+        if (--localWork === 0) startClock();
+      }
+    };
     const done = (err: Error | null) => {
       if (settled) return;
       settled = true;
+      stopClock();
       if (err) {
         client.end();
         reject(err);
@@ -76,7 +114,7 @@ function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefi
     };
 
     const hostVerifier = (key: Buffer, verify: (ok: boolean) => void) => {
-      verifyHostKey(ep, key, opts)
+      local(() => verifyHostKey(ep, key, opts))
         .then(() => verify(true))
         .catch((e: Error) => {
           failure = e;
@@ -93,8 +131,9 @@ function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefi
       algorithms: { serverHostKey: serverHostKey as NonNullable<ConnectConfig['algorithms']>['serverHostKey'] },
       keepaliveInterval: KEEPALIVE_MS,
       keepaliveCountMax: KEEPALIVE_MAX,
-      readyTimeout: 20000,
-      authHandler: makeAuthHandler(ep, opts, isTarget, (e) => (failure = e)),
+      // Our own clock instead (HANDSHAKE_TIMEOUT_MS): ssh2's counts the time spent on this side too.
+      readyTimeout: 0,
+      authHandler: makeAuthHandler(ep, opts, isTarget, (e) => (failure = e), local),
     };
     client.on('ready', () => done(null));
     client.on('error', (err: Error & { level?: string; code?: string }) => {
@@ -106,6 +145,7 @@ function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefi
     });
     client.on('close', () => done(failure ?? new ApiError('connection', `${where}: the connection closed during set-up`)));
     client.connect(config);
+    startClock();
     // Nagle's algorithm off on the connection to sshd: each query and each reply of
     // a forwarded mysql connection is a small write, and Nagle held some back until an acknowledgement
     // (on the loopback sshd: a query's round trip 0.3 ms median and 2–4 ms at p90 with it, 0.14 and
@@ -147,7 +187,7 @@ async function verifyHostKey(ep: SshEndpoint, key: Buffer, opts: ConnectOptions)
 }
 
 /** Try, in order: ssh-agent, each key file (asking for a passphrase when one is encrypted), then a password. */
-function makeAuthHandler(ep: SshEndpoint, opts: ConnectOptions, isTarget: boolean, fail: (e: Error) => void): AuthHandlerMiddleware {
+function makeAuthHandler(ep: SshEndpoint, opts: ConnectOptions, isTarget: boolean, fail: (e: Error) => void, local: <T>(work: () => Promise<T>) => Promise<T>): AuthHandlerMiddleware {
   const keyFiles = isTarget && opts.auth?.identity ? [opts.auth.identity] : ep.identityFiles.length ? ep.identityFiles : DEFAULT_KEYS.filter((f) => existsSync(f));
   const steps: (() => Promise<unknown>)[] = [];
   if (process.env.SSH_AUTH_SOCK) steps.push(async () => ({ type: 'agent', username: ep.user, agent: process.env.SSH_AUTH_SOCK }));
@@ -155,17 +195,17 @@ function makeAuthHandler(ep: SshEndpoint, opts: ConnectOptions, isTarget: boolea
   let askedPassword = false;
   let triedNone = false;
   const askPassword = async (message: string) =>
-    opts.prompt({ kind: 'password', title: `Password for ${ep.user}@${ep.host}`, message }).catch((e: Error) => {
+    local(() => opts.prompt({ kind: 'password', title: `Password for ${ep.user}@${ep.host}`, message }).catch((e: Error) => {
       fail(e);
       return null;
-    });
+    }));
   return (methodsLeft, _partial, next) => {
     const allowed = (m: AuthenticationType) => methodsLeft == null || methodsLeft.includes(m);
     const tryNext = async (): Promise<void> => {
       const step = steps.shift();
       if (step) {
         try {
-          const m = (await step()) as { type: AuthenticationType } | null;
+          const m = (await local(step)) as { type: AuthenticationType } | null;
           if (m && allowed(m.type === 'agent' ? 'publickey' : m.type)) return next(m as never);
         } catch (e) {
           fail(e as Error);
@@ -215,7 +255,8 @@ async function keyMethod(file: string, ep: SshEndpoint, opts: ConnectOptions) {
     if (!a.accept || a.secret === undefined) return null;
     parsed = utils.parseKey(data, a.secret);
     if (parsed instanceof Error) throw new ApiError('auth', `the passphrase for ${file} is wrong`);
-    return { type: 'publickey', username: ep.user, key: data, passphrase: a.secret };
+    // The decrypted key itself: given the file and the passphrase, ssh2 decrypted it a second time.
+    return { type: 'publickey', username: ep.user, key: parsed };
   }
   if (parsed instanceof Error) throw new ApiError('auth', `the key file ${file} is not a private key ssh2 can read: ${parsed.message}`);
   return { type: 'publickey', username: ep.user, key: data };
