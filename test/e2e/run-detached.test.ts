@@ -85,6 +85,27 @@ async function startDetachedInView(page: Page, file: string): Promise<string> {
   return dir;
 }
 
+/**
+ * Holds a detached run where it is: its runner (a shell on the target, here this machine) stopped with
+ * SIGSTOP. The command it waits for (a query, a step in a session of its own) still ends, but the runner
+ * writes no further line, starts nothing and cannot end the run until `release` (SIGCONT); its lock
+ * stays fresh (refreshed by a process of its own) and it still counts as running. Returns the lines of
+ * the target's journal, which no longer grows from the runner.
+ */
+function hold(dir: string, runner: number): string[] {
+  process.kill(runner, 'SIGSTOP');
+  const lines = targetJournal(dir);
+  assert.ok(!lines.some((l) => l.startsWith('E ')), `the run was held before its end: ${lines.join('\n')}`);
+  return lines;
+}
+function release(runner: number): void {
+  try {
+    process.kill(runner, 'SIGCONT');
+  } catch {
+    // Gone already.
+  }
+}
+
 const QUERIES = 2;
 const REPS = 3;
 
@@ -112,19 +133,27 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
   const home = homeOf('home-detached');
 
   let server: WebServer | undefined = await startWebServer(home);
+  let runner = 0;
   try {
     const page = await openApp(browser, server);
     await openFile(page, file);
     const dir = await startDetachedInView(page, file);
+    runner = Number(readFileSync(join(dir, 'pid'), 'utf8').trim());
     assert.deepEqual(pageProblems(page), []);
 
     // The laptop goes away: the page closed and the browser-mode process killed, as a lid shut.
     await page.close();
     await server.stop('SIGKILL');
     server = undefined;
-    // The run goes on by itself on the target: a restart finishes there with no varlab following.
-    for (let i = 0; i < 1200 && !targetJournal(dir).some((l) => l.startsWith('F ')); i++) await sleep(100);
-    assert.ok(targetJournal(dir).some((l) => l.startsWith('F ')), `a restart finished on the target: ${targetJournal(dir).join('\n')}`);
+    // The run goes on by itself on the target: a restart finishes there with no varlab following (its
+    // D line), and the next one has started (its F line: mysqld up and verified).
+    const secondStarted = () => targetJournal(dir).some((l) => l.startsWith('F ') && l.split(' ')[2] === '2');
+    for (let i = 0; i < 1200 && !secondStarted(); i++) await sleep(100);
+    assert.ok(secondStarted(), `a restart finished on the target and the next started: ${targetJournal(dir).join('\n')}`);
+    // Held there, so that it is still running whatever the speed of this machine when the steps below
+    // need it running (Stop following, Follow, the network drop); each step lets it go on only as far as
+    // it needs. Restarts 3 to ${RESTARTS} (8 s idle each) are still ahead, so it is held well before its end.
+    hold(dir, runner);
 
     // A new `npm run web`, the file opened: the Run view follows the detached run.
     const sessionsBefore = sshdSessions(env.sshd.pid);
@@ -151,12 +180,13 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     assert.match(await notFollowing.innerText(), new RegExp(`^Not following since \\d\\d:\\d\\d, when the run was still running on ${env.sshd.target.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(not following stops nothing there\\); press Follow or open the file again to bring in what it has done since\\.$`));
     assert.equal(await detached.count(), 0, 'the view follows nothing');
     // On the target it goes on: its runner runs and its journal grows, while nothing of it comes here (the view does not follow it again by itself).
-    const runner = Number(readFileSync(join(dir, 'pid'), 'utf8').trim());
     assert.ok(running(runner), `the runner (pid ${runner}) still runs on the target`);
     const localBytes = statSync(journalPath(file)).size;
     const targetLines = targetJournal(dir).length;
+    release(runner);
     for (let i = 0; i < 600 && targetJournal(dir).length <= targetLines; i++) await sleep(100);
-    assert.ok(targetJournal(dir).length > targetLines, 'the run goes on on the target: its journal grows');
+    // Held again at once: a line or a few further, restart 2 or 3 of ${RESTARTS}.
+    assert.ok(hold(dir, runner).length > targetLines, 'the run goes on on the target: its journal grows');
     assert.equal(statSync(journalPath(file)).size, localBytes, 'not followed: nothing of it came into the local journal');
     assert.equal(await detached.count(), 0, 'not followed again by itself');
     if (process.env.VARLAB_SHOTS) await again.screenshot({ path: `${process.env.VARLAB_SHOTS}/run-not-following.png` });
@@ -166,7 +196,10 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     await again.getByTestId('run-log').filter({ hasText: /attached to the detached run on .* \(its journal is here up to byte [1-9]\d*\)/ }).waitFor({ timeout: 60_000 });
 
     // The network drops (its ssh session killed) while it follows: the view follows it again by itself, from where it stopped.
+    // Held, the run is still running here whatever the speed of this machine (under load it had ended).
     assert.equal(await again.getByTestId('run-state').innerText(), 'running');
+    // Let go, it goes on (restarts 3 or 4 to ${RESTARTS} are still ahead) while its session is cut.
+    release(runner);
     for (const p of sshdSessions(env.sshd.pid).filter((p) => !sessionsBefore.includes(p))) process.kill(p, 'SIGKILL');
     await detached.waitFor({ state: 'detached', timeout: 60_000 });
     // Followed again: the view is back on the running run, or, when the run ended on the target before
@@ -199,6 +232,8 @@ test('a run detached from the Run view, the browser-mode process gone, is follow
     await hostAsFound(dir);
     await again.close();
   } finally {
+    // A held run never ends: let it go whatever failed.
+    if (runner) release(runner);
     await server?.stop('SIGKILL');
   }
 });
