@@ -70,6 +70,28 @@ test('save as a path, then reopen it from the recent list and the open dialog: t
   await again.close();
 });
 
+test('Save As of a new, untitled experiment names it after the file; Undo gives the old name back; a name the user gave stays', async () => {
+  const page = await env.open();
+  await page.getByTestId('new-experiment').click();
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'Untitled experiment');
+  const file = join(env.app.dir, 'ab.varlab.json');
+  await saveAs(page, file);
+  await statusText(page, /Saved/);
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'ab');
+  assert.equal(JSON.parse(readFileSync(file, 'utf8')).name, 'ab', 'the file holds the name that titles its plots and report');
+  assert.equal(await page.getByTestId('dirty').count(), 0);
+  await page.getByTestId('undo').click();
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'Untitled experiment');
+  await page.getByTestId('dirty').waitFor();
+  // Named by the user: Save As elsewhere keeps that name.
+  await page.getByTestId('experiment-name').fill('B against A');
+  await saveAs(page, join(env.app.dir, 'other.varlab.json'));
+  await statusText(page, /Saved .*other\.varlab\.json/);
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'B against A');
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
 test('opening another file asks before discarding unsaved changes', async () => {
   const page = await env.open();
   await openQuickstart(page);

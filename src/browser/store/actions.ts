@@ -5,7 +5,7 @@ import type { DocumentChanged, Fail, OpenedExperiment, Prompt, Result, SaveChoic
 import { canonicalJson } from '../../common/experiment/changes.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { getClient } from '../client.js';
-import { baseName, blankExperiment, suggestedPath } from './doc.js';
+import { baseName, blankExperiment, nameFromPath, suggestedPath, UNTITLED } from './doc.js';
 import { useApp, type Choice } from './index.js';
 
 const state = () => useApp.getState();
@@ -149,6 +149,11 @@ const heldChanges: DocumentChanged[] = [];
  * chooses here. A refusal (a secret, an invalid design) keeps the document dirty.
  */
 export async function saveTo(path: string, opts: { choice?: SaveChoice; withoutResults?: boolean } = {}): Promise<boolean> {
+  if (!state().doc) return false;
+  // Saved under a new path while still "Untitled experiment" (the name that would title every plot and
+  // the report): it takes the file's name, as one undoable edit; a name the user gave stays.
+  const named = path !== state().path && state().doc!.name === UNTITLED ? nameFromPath(path) : null;
+  if (named && named !== UNTITLED) state().edit((d) => ({ ...d, name: named }));
   const current = state();
   if (!current.doc) return false;
   const sent = opts.withoutResults ? withoutResults(current.doc) : current.doc;
@@ -168,6 +173,8 @@ export async function saveTo(path: string, opts: { choice?: SaveChoice; withoutR
   }
   // Changes told while this save was in flight: this save's own is now known by its revision.
   for (const c of heldChanges.splice(0)) void documentChanged(c);
+  // Not saved: the name goes back as it was (unless the user edited meanwhile).
+  if (!r.ok && named && state().doc === current.doc) state().undo();
   if (!r.ok) {
     if (r.code === 'results-at-stake' && r.details?.resultsAtStake) return resultsAtStake(path, r);
     if (r.code === 'conflict') return conflict(path, r);

@@ -2,12 +2,20 @@
 // writing it, and what the title bar calls it.
 import { CURRENT_VERSION, FORMAT, type ExperimentDoc } from '../../common/experiment/types.js';
 
+/** A new experiment's name until the user gives one (or Save As takes the file's). */
+export const UNTITLED = 'Untitled experiment';
+
+/** `/x/ab.varlab.json` → `ab`: the name Save As gives an untitled experiment. */
+export function nameFromPath(path: string): string {
+  return baseName(path).replace(/(\.varlab)?\.json$/i, '') || UNTITLED;
+}
+
 /** A new experiment: one factor and one query, so the grid and the plan show something at once. */
 export function blankExperiment(): ExperimentDoc {
   return {
     format: FORMAT,
     version: CURRENT_VERSION,
-    name: 'Untitled experiment',
+    name: UNTITLED,
     design: {
       factors: [{ tunable: 'aslr', levels: ['on', 'off'] }],
       excludedCells: [],
