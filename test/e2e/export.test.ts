@@ -105,6 +105,28 @@ test('export all plots, CSVs and the Markdown report from the export bar', async
   await page.close();
 });
 
+test('Copy as Markdown without exported plots: report.md is written into the export folder too, and the line says where the report went', async () => {
+  const doc = finishedQuickstart();
+  const page = await env.open();
+  await openResults(page, doc);
+  const dir = join(env.app.dir, 'csv-only');
+  await page.getByTestId('export-dir').fill(dir);
+  await page.getByTestId('export-csv').click();
+  await page.getByTestId('export-result').filter({ hasText: 'summary.csv' }).waitFor();
+  const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-markdown').click()]);
+  const said = page.getByTestId('export-result').filter({ hasText: 'Markdown report written to' });
+  await said.waitFor();
+  const text = await said.innerText();
+  assert.ok(text.startsWith(`Markdown report written to ${join(dir, 'report.md')}; `), text);
+  assert.ok(text.endsWith(`; downloaded by the browser as ${md.suggestedFilename()} (into its downloads folder)`), text);
+  assert.match(text, /; (copied to the clipboard|not copied: the clipboard refused); /);
+  const report = readFileSync(join(dir, 'report.md'), 'utf8');
+  assert.match(report, /## Comparisons with the baseline/);
+  assert.doesNotMatch(report, /!\[[^\]]*\]\(/, 'no plots were exported: none linked');
+  assert.deepEqual(problems(page), []);
+  await page.close();
+});
+
 test("a teammate's file with a custom command lists what it would run and asks before the first run", async () => {
   const doc = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'quickstart.varlab.json'), 'utf8')) as ExperimentDoc;
   doc.name = "Ana's sysbench";

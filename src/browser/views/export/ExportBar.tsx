@@ -1,6 +1,7 @@
 // The export bar of an experiment with results: every plot into a folder (PNG at 1×/2×/3× or SVG,
 // rendered headless by the backend exactly as `varlab export` does), the three CSVs, and the Markdown
-// report copied to the clipboard (and downloaded, for when the clipboard is not allowed).
+// report written into the folder as report.md, copied to the clipboard (and downloaded, for when the
+// clipboard is not allowed).
 // Mount it where results are shown: <ExportBar /> uses the open experiment; <ExportView /> adds every
 // plot with its own PNG/SVG buttons.
 import { useMemo, useState } from 'react';
@@ -117,17 +118,15 @@ export function ExportBar(props: ExportBarProps) {
 
   const copyMarkdown = () =>
     run('markdown', async () => {
-      // With plots exported to this folder, the report links them and is also written beside them.
+      // Written into the export folder as report.md, as `varlab export --markdown` writes it, whether or
+      // not the plots were exported: it links them when they were exported to this folder.
       const linked = plotsIn && plotsIn.dir === folder;
       const titles = new Map(buildFigures(ctx!).map((f) => [f.file, f.title]));
       const images = linked ? plotsIn.files.map((file) => ({ title: titles.get(file.replace(/\.(png|svg)$/, '')) ?? file, path: file })) : undefined;
       const md = markdownReport(ctx!, { images });
-      let besidePlots = '';
-      if (linked) {
-        const sep = folder.includes('\\') && !folder.includes('/') ? '\\' : '/';
-        const w = await getClient().call('export.writeFile', { path: `${folder}${sep}report.md`, base64: dataUrlToBase64(textToDataUrl(md, 'text/markdown')) });
-        if (w.ok) besidePlots = `written to ${w.value.path}`;
-      }
+      const sep = folder.includes('\\') && !folder.includes('/') ? '\\' : '/';
+      const w = await getClient().call('export.writeFile', { path: `${folder.replace(/[\\/]+$/, '')}${sep}report.md`, base64: dataUrlToBase64(textToDataUrl(md, 'text/markdown')) });
+      const written = w.ok ? `Markdown report written to ${w.value.path}${linked ? ' (linking the plots exported there)' : ''}` : `Markdown report not written into the folder: ${w.message}`;
       let copied = false;
       try {
         await navigator.clipboard.writeText(md);
@@ -136,7 +135,7 @@ export function ExportBar(props: ExportBarProps) {
         // The clipboard needs a focused page and permission; the download below still works.
       }
       const saved = await saveDataUrl(`${doc!.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-report.md`, textToDataUrl(md, 'text/markdown'));
-      return [copied ? 'Markdown report copied to the clipboard' : 'the clipboard refused', saved ? savedWords(saved) : '', besidePlots].filter(Boolean).join('; ');
+      return [written, copied ? 'copied to the clipboard' : 'not copied: the clipboard refused', saved ? savedWords(saved) : ''].filter(Boolean).join('; ');
     });
 
   return (
