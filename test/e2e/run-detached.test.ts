@@ -30,6 +30,8 @@ before(async () => {
   browser = await launchBrowser();
 });
 after(async () => {
+  // A runner a failed test left held goes on, so that the environment's stop can end it.
+  for (const r of [...heldRunners]) release(r);
   await browser?.close();
   await env?.stop();
 });
@@ -92,13 +94,16 @@ async function startDetachedInView(page: Page, file: string): Promise<string> {
  * stays fresh (refreshed by a process of its own) and it still counts as running. Returns the lines of
  * the target's journal, which no longer grows from the runner.
  */
+const heldRunners = new Set<number>();
 function hold(dir: string, runner: number): string[] {
   process.kill(runner, 'SIGSTOP');
+  heldRunners.add(runner);
   const lines = targetJournal(dir);
   assert.ok(!lines.some((l) => l.startsWith('E ')), `the run was held before its end: ${lines.join('\n')}`);
   return lines;
 }
 function release(runner: number): void {
+  heldRunners.delete(runner);
   try {
     process.kill(runner, 'SIGCONT');
   } catch {
@@ -297,10 +302,14 @@ test('Cancel in the Run view stops a detached run on its target: the runner gone
     await openFile(page, file);
     const dir = await startDetachedInView(page, file);
     const runner = Number(readFileSync(join(dir, 'pid'), 'utf8').trim());
-    // A restart has come in and the run goes on: Cancel.
+    // A restart has come in and the run goes on: Cancel. Held from here until the cancel is sent, so
+    // that it is still running then whatever the speed of this machine (restart ${RESTARTS}, 8 s idle, is ahead).
     await page.getByTestId('run-count').filter({ hasText: new RegExp(`^[1-${RESTARTS - 1}] of ${RESTARTS} restarts$`) }).waitFor({ timeout: 180_000 });
+    hold(dir, runner);
     assert.equal(await page.getByTestId('run-state').innerText(), 'running');
     await page.getByTestId('run-cancel').click();
+    // The cancel is a SIGTERM to the runner, taken when it goes on.
+    await page.getByTestId('run-log').filter({ hasText: /asked the run on .* to stop/ }).waitFor({ timeout: 60_000 }).finally(() => release(runner));
     await page.getByTestId('run-state').filter({ hasText: /^cancelled$/ }).waitFor({ timeout: 120_000 });
     // The runner's cancel says the state itself: the view says it once (not "Run cancelled: cancelled; …").
     assert.equal(await page.getByTestId('run-ended-why').innerText(), 'Run cancelled; run again to resume');
