@@ -13,7 +13,6 @@ import { buildPlan, seededRandom } from '../../src/common/plan.js';
 import { analyze, suggestPlan, tidyFromExperiment } from '../../src/common/stats/index.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
-import { coldFirstExecutions } from '../fixtures/export-experiment.js';
 import { exportContext, markdownReport } from '../../src/common/export/index.js';
 
 let harness: Harness;
@@ -95,7 +94,7 @@ function profiled(): ExperimentDoc {
 }
 
 before(async () => {
-  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'profiled.json': JSON.stringify(profiled()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)), 'cheap.json': JSON.stringify(cheapRestarts()), 'cold.json': JSON.stringify(coldFirstExecutions()) });
+  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'profiled.json': JSON.stringify(profiled()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)), 'cheap.json': JSON.stringify(cheapRestarts()) });
   url = harness.url;
   browser = await launchBrowser();
 });
@@ -116,20 +115,6 @@ async function open(doc = 'doc.json'): Promise<{ page: Page; errors: string[] }>
   await page.getByTestId('configurations-table').waitFor({ timeout: 30_000 });
   return { page, errors };
 }
-
-test('every execution of a query whose warm-ups are 300 times slower: the axis is the measured executions, the warm-ups at its edge, said in the legend', async () => {
-  const { page, errors } = await open('cold.json');
-  const strip = page.getByTestId('query-strip');
-  await page.getByTestId('query-plot-executions').check();
-  const legend = strip.locator('.legendtext').filter({ hasText: 'off the scale' });
-  await legend.waitFor();
-  assert.equal(await legend.textContent(), 'warm-up (first 1, dropped) off the scale, up to 44,500 ms: drawn at the edge');
-  const range = (await page.evaluate(`document.querySelector('[data-testid=query-strip] .js-plotly-plot').layout.xaxis.range`)) as [number, number];
-  assert.ok(range[1] < 130, `the axis ends near the measured 124 ms, not at the warm-ups' 44,500: ${JSON.stringify(range)}`);
-  if (process.env.VARLAB_SHOTS) await strip.screenshot({ path: `${process.env.VARLAB_SHOTS}/executions-cold.png` });
-  assert.deepEqual(errors, []);
-  await page.close();
-});
 
 test("a file measured by another timer than the exact one: the Analysis view says which and why, as the report's Timer line", async () => {
   const { page, errors } = await open('profiled.json');

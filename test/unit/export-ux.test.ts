@@ -248,28 +248,3 @@ test("summary.csv of a run stopped when answered: the rule's verdict, its repeat
   const plain = rowsOf(summaryCsv(exportContext(doc)));
   assert.ok(plain.every((r) => SUMMARY_RULE.every((k) => r[k] === '')));
 });
-
-test('the executions plot: its axis is the measured executions, warm-ups far off it drawn at the edge and said so in the legend', async () => {
-  const { coldFirstExecutions } = await import('../fixtures/export-experiment.js');
-  const { executionsFigure } = await import('../../src/common/figures/build.js');
-  for (const opts of [{ image: true }, { screen: { pixels: 600 } }]) {
-    const ctx = exportContext(coldFirstExecutions());
-    const fig = executionsFigure(ctx, ctx.queries[0], opts);
-    const range = (fig.layout.xaxis as { range: [number, number] }).range;
-    const measured = ctx.restarts.flatMap((r) => r.queries.find((q) => q.query === ctx.queries[0])!.values.slice(1));
-    assert.ok(range && range[0] <= Math.min(...measured) && range[1] >= Math.max(...measured), JSON.stringify(range));
-    assert.ok(range[1] - range[0] < 1.5 * (Math.max(...measured) - Math.min(...measured)), `the axis is the measured executions': ${JSON.stringify(range)}`);
-    const off = fig.data.find((d) => String(d.name).includes('off the scale'))!;
-    assert.ok(off, JSON.stringify(fig.data.map((d) => d.name)));
-    assert.equal(off.name, 'warm-up (first 1, dropped) off the scale, up to 44,500 ms: drawn at the edge');
-    assert.equal((off.x as number[]).length, ctx.restarts.length, 'every warm-up, at the edge');
-    assert.ok((off.x as number[]).every((x) => x > Math.max(...measured) && x < range[1]));
-    assert.match(String((off.text as string[])[0]), /off the scale: 44\d{3}(\.\d+)? ms/);
-    if (opts.screen) assert.equal(fig.exact, false, 'a zoom builds it again: the edge stands for values beyond it');
-  }
-  // Warm-ups 20 % slower: on the same axis as the rest, hollow, as before.
-  const ctx = exportContext(finishedQuickstart());
-  const fig = executionsFigure(ctx, ctx.queries[0], { image: true });
-  assert.equal((fig.layout.xaxis as { range?: unknown }).range, undefined);
-  assert.deepEqual(fig.data.map((d) => d.name), ['restart mean', 'execution', 'warm-up (first 1, dropped)']);
-});

@@ -118,8 +118,6 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   const cells = ctx.cells.filter((c) => perCell.has(c));
   const kept = { x: [] as number[], y: [] as number[], text: [] as string[] };
   const warm = { x: [] as number[], y: [] as number[], text: [] as string[] };
-  // Warm-ups beyond the axis (clipped): at its edge, a triangle pointing the way they are off.
-  const off = { x: [] as number[], y: [] as number[], text: [] as string[], symbol: [] as string[] };
   const means = { x: [] as number[], y: [] as number[], text: [] as string[] };
   // One row per restart, each labelled with its cell and its number within the cell ("cell · r2"), the
   // cells separated by a gap and a line, first cell on top: a reader never has to guess which rows belong together.
@@ -143,13 +141,7 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   // A zoom on screen: only the executions in its range are drawn (drawing the others, hidden beyond the
   // axis, was what made a zoom into a range of few executions slow).
   const within = opts.boxes ? undefined : opts.screen?.range;
-  // Warm-ups far off the measured executions (a first execution of 35 ms beside measured ones of
-  // 0.07 ms) would squash the measured dots into one pixel column: the axis is the measured
-  // executions', and a warm-up beyond it is drawn at its edge as a hollow triangle, its value in the hover.
-  const clip = opts.boxes || within ? null : warmupClip(rowValues(), ctx.warmup);
-  const placed = (v: number, j: number) => (clip && j < ctx.warmup ? (v > clip.edges[1] ? clip.edges[1] : v < clip.edges[0] ? clip.edges[0] : v) : v);
-  const thinRows = () => (clip ? rowValues().map((vs) => vs.map(placed)) : rowValues());
-  const thin = opts.boxes ? null : opts.image ? rowThinner(thinRows(), WIDTH - margin - 30, clip?.range) : opts.screen ? rowThinner(thinRows(), opts.screen.pixels, opts.screen.range ?? clip?.range) : null;
+  const thin = opts.boxes ? null : opts.image ? rowThinner(rowValues(), WIDTH - margin - 30) : opts.screen ? rowThinner(rowValues(), opts.screen.pixels, opts.screen.range) : null;
   const boxes = { y: [] as number[], q1: [] as number[], median: [] as number[], q3: [] as number[], lowerfence: [] as number[], upperfence: [] as number[] };
   const tickvals: number[] = [];
   const ticktext: string[] = [];
@@ -181,20 +173,11 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
           sum += v;
           n++;
         }
-        const at = placed(v, j);
-        if (opts.boxes || (thin ? !thin.keep(at, isWarm) : within && (v < within[0] || v > within[1]))) return;
-        const text = `${cell}<br>restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan), rep ${j + 1}`;
-        if (at !== v) {
-          off.x.push(at);
-          off.y.push(y);
-          off.text.push(`${text}<br>warm-up, off the scale: ${v}${ctx.unit ? ` ${ctx.unit}` : ''}`);
-          off.symbol.push(v > at ? 'triangle-right-open' : 'triangle-left-open');
-          return;
-        }
+        if (opts.boxes || (thin ? !thin.keep(v, isWarm) : within && (v < within[0] || v > within[1]))) return;
         const into = isWarm ? warm : kept;
         into.x.push(v);
         into.y.push(y);
-        into.text.push(text);
+        into.text.push(`${cell}<br>restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan), rep ${j + 1}`);
       });
       if (n > 0) {
         means.x.push(sum / n);
@@ -216,7 +199,7 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
       ? `Drawn: ${drawn.toLocaleString('en-US')} of ${thin.total.toLocaleString('en-US')} executions, one dot per pixel of a restart's row (the others fall on it)${zoomHint}; the means use every execution.${capped ? ` ${capped}` : ''}`
       : capped || undefined;
   const layout = baseLayout(title, ctx.caption, { l: margin }, 'top', note, { lines: [rows], width: WIDTH });
-  const range = thin?.range ?? opts.screen?.range ?? clip?.range;
+  const range = thin?.range ?? opts.screen?.range;
   layout.xaxis = axis(valueAxisTitle(ctx.unit), range ? { range } : {});
   layout.yaxis = axis('', {
     tickmode: 'array',
@@ -262,55 +245,7 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   }
   const data: Record<string, unknown>[] = [meanTrace, { type: dots, mode: 'markers', name: 'execution', ...kept, marker: dot(PALETTE[0], false), hovertemplate: '%{text}<br>%{x}<extra></extra>' }];
   if (warm.x.length) data.push({ type: dots, mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped)`, ...warm, marker: dot('#999', true), hovertemplate: '%{text}<br>%{x}<extra></extra>' });
-  if (off.x.length) {
-    const { symbol, ...xy } = off;
-    data.push({ type: dots, mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped) off the scale, ${clipSpan(clip!, ctx.unit)}: drawn at the edge`, ...xy, marker: { symbol, size: size + 3, color: '#777', line: { color: '#777', width: 1.5 } }, hovertemplate: '%{text}<extra></extra>' });
-  }
-  // On screen, a clipped figure is built again on any zoom (its edge triangles stand for values beyond it).
-  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height, data, layout, ...(opts.screen ? { exact: thin === null && !off.x.length } : {}) };
-}
-
-export const CLIP_WARMUPS_BEYOND = 10;
-
-/**
- * The axis of the measured executions (warm-ups left out, padded as Plotly's autorange would), when the
- * warm-ups would widen it more than CLIP_WARMUPS_BEYOND times (the measured dots in a tenth of the
- * width or less): null when they fit, or there is no warm-up or nothing measured.
- * `lo`/`hi` are the warm-ups' own extremes beyond it, for the legend.
- */
-export function warmupClip(rows: number[][], warmup: number): { range: [number, number]; edges: [number, number]; below: number | null; above: number | null } | null {
-  if (warmup <= 0) return null;
-  let lo = Infinity;
-  let hi = -Infinity;
-  let wlo = Infinity;
-  let whi = -Infinity;
-  for (const values of rows) {
-    values.forEach((v, j) => {
-      if (!Number.isFinite(v)) return;
-      if (j < warmup) {
-        wlo = Math.min(wlo, v);
-        whi = Math.max(whi, v);
-      } else {
-        lo = Math.min(lo, v);
-        hi = Math.max(hi, v);
-      }
-    });
-  }
-  if (lo > hi || wlo > whi) return null;
-  const pad = (hi - lo) * 0.04 || Math.abs(lo) * 0.01 || 1;
-  const span = hi - lo + 2 * pad;
-  if (Math.max(hi + pad, whi) - Math.min(lo - pad, wlo) <= CLIP_WARMUPS_BEYOND * span) return null;
-  const below = wlo < lo - pad ? wlo : null;
-  const above = whi > hi + pad ? whi : null;
-  // A side with warm-ups beyond it gets a band of its own, the edge triangles in its middle (at the very edge, half of each was cut off).
-  const range: [number, number] = [lo - pad * (below === null ? 1 : 4), hi + pad * (above === null ? 1 : 4)];
-  return { range, edges: [lo - pad * 2.5, hi + pad * 2.5], below, above };
-}
-
-/** What the clipped warm-ups span, for the legend: "up to 35.2 ms", "down to 0.01 ms" or both. */
-function clipSpan(clip: { below: number | null; above: number | null }, unit: string): string {
-  const v = (x: number) => `${Number(x.toPrecision(3)).toLocaleString('en-US')}${unit ? ` ${unit}` : ''}`;
-  return [clip.above !== null ? `up to ${v(clip.above)}` : '', clip.below !== null ? `down to ${v(clip.below)}` : ''].filter(Boolean).join(', ');
+  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height, data, layout, ...(opts.screen ? { exact: thin === null } : {}) };
 }
 
 /**
