@@ -10,7 +10,7 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { eventOf, JournalFold, type JournalRecord } from '../../src/common/records.js';
 import { buildPlan } from '../../src/common/plan.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
-import { openingEvents } from '../../src/node/detach/follower.js';
+import { openRestart, runSoFar } from '../../src/node/detach/follower.js';
 import { detachedRun, refuseWhileDetached } from '../../src/node/detach/runs.js';
 import { describeDetached } from '../../src/node/detach/status.js';
 import { DocumentService } from '../../src/node/documents/service.js';
@@ -76,7 +76,7 @@ test('following again a detached run whose restart was open in the local journal
   const fold = new JournalFold();
   for (const r of local) fold.apply(r);
   const live = new LiveRun();
-  live.apply(openingEvents(fold, 5, false));
+  live.apply([...runSoFar(fold, 5), ...openRestart(fold)]);
   // The target journal from that offset: the rest of restart 1, its end, and restart 2's start.
   const later: JournalRecord[] = [exec(3), exec(4), exec(5), { t: 'restart-finished', at: 20, seq: 1, cell: first.cell, status: 'ok' }, { t: 'restart-started', at: 21, seq: 2, cell: first.cell }];
   for (const r of later) {
@@ -118,7 +118,7 @@ test('following a detached run with a stopping rule, the Run view hears the rule
   ] satisfies JournalRecord[])
     fold.apply(r);
   const live = new LiveRun();
-  live.apply(openingEvents(fold, 16, false));
+  live.apply([...runSoFar(fold, 16), ...openRestart(fold)]);
   assert.deepEqual(live.stopping, design.stopping);
   assert.equal(live.look?.look.round, 3);
   assert.deepEqual(live.stopped, { round: 3, because: 'every comparison decided at round 3: 1 differs' });

@@ -24,6 +24,12 @@ export function versionText(facts: Facts): string {
 
 const findBuild = (level: string, ctx: Pick<LevelContext, 'builds'>): Build | undefined => ctx.builds?.find((b) => b.name === level);
 
+/** The command that makes the target's sandbox anew with these builds (and `added` ones, PATH to fill in): the one way to register them again. */
+export function sandboxAgainCommand(target: string, builds: readonly Build[] | undefined, added: readonly string[] = []): string {
+  const args = [...(builds ?? []).map((b) => `--build ${b.name}=${b.basedir ?? b.mysqld}`), ...added.map((l) => `--build ${l}=PATH`)];
+  return `varlab sandbox create ${target} --replace ${args.join(' ')}`;
+}
+
 /**
  * Build levels the target does not register, said the same wherever they are found (the run's check
  * before its first restart, a restart's procedure, the dry run): what is registered, and how to add
@@ -33,10 +39,9 @@ const findBuild = (level: string, ctx: Pick<LevelContext, 'builds'>): Build | un
 export function notRegisteredParts(levels: string[], target: string, builds: Build[] | undefined): { what: string; how: string } {
   const names = levels.map((l) => `"${l}"`);
   const which = names.length === 1 ? `no build ${names[0]} is` : `no builds ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} are`;
-  const again = [...(builds ?? []).map((b) => `--build ${b.name}=${b.basedir ?? b.mysqld}`), ...levels.map((l) => `--build ${l}=PATH`)].join(' ');
   return {
     what: `${which} registered for ${target} (registered: ${builds?.map((b) => b.name).join(', ') || 'none'})`,
-    how: `register ${levels.length === 1 ? 'it' : 'them'} with varlab sandbox create ${target} --replace ${again} (--replace makes the sandbox anew with every build given${builds?.length ? ': the ones it has, and the new' : ''}), or in the Hosts view`,
+    how: `register ${levels.length === 1 ? 'it' : 'them'} with ${sandboxAgainCommand(target, builds, levels)} (--replace makes the sandbox anew with every build given${builds?.length ? ': the ones it has, and the new' : ''}), or in the Hosts view`,
   };
 }
 

@@ -71,17 +71,10 @@ export interface AttachOutcome {
 }
 
 /**
- * What a follower says first, from the local journal's fold: the run so far (runSoFar), then the
- * restart still open in it (openRestart).
- */
-export function openingEvents(fold: JournalFold, planned: number, ended: boolean): RunEvent[] {
-  return [...runSoFar(fold, planned), ...(ended ? [] : openRestart(fold))];
-}
-
-/**
  * The run so far, from the local journal's fold: the run's plan, what it said (the log lines an
  * earlier follower brought in, as a late client of an attached run gets them: runs/snapshot.ts), the
- * restarts already here (history), and the rule's last look and stop.
+ * restarts already here (history), and the rule's last look and stop. A follower says it first, then
+ * "attached", then the restart still open (openRestart).
  */
 export function runSoFar(fold: JournalFold, planned: number): RunEvent[] {
   const prior = fold.state();
@@ -436,7 +429,6 @@ export class Follower {
     }
   }
 
-  /** The run's end is in the local journal: the results into the file, then the run's directory removed from the target. */
   /**
    * The results into the file, then the run's end told (null), or, when the file could not take them,
    * a failed end saying why (returned): a run whose results did not reach its file never reads "finished".
@@ -457,6 +449,7 @@ export class Follower {
     return null;
   }
 
+  /** The run's end is in the local journal: the results into the file, then the run's directory removed from the target. */
   private async finish(session: TargetSession | null): Promise<AttachOutcome> {
     const s = this.fold.state();
     // The target keeps its copy too: nothing is removed there until the file holds the results.

@@ -9,7 +9,7 @@ import type { Build, Factor, ServerProfile } from '../../common/experiment/types
 import { factorKey, type ScheduledRestart } from '../../common/plan.js';
 import { assertProfilePath, buildFromSetting } from '../../common/profile.js';
 import { restartProcedure } from '../../common/restart.js';
-import { notRegisteredParts, parseExe, versionText } from '../../common/tunables/build.js';
+import { notRegisteredParts, parseExe, sandboxAgainCommand, versionText } from '../../common/tunables/build.js';
 import { runScript } from './restore.js';
 import { buildsThereScript, type Script } from './script.js';
 import { createServerControl } from './server.js';
@@ -134,11 +134,10 @@ export async function checkRunBuilds(session: TargetSession, profile: ServerProf
   const out = await runScript(session, script, 'checking the builds this run starts');
   const missing = (profile.builds ?? []).filter((b) => out.split('\n').includes(`@missing ${b.name}`));
   if (!missing.length) return;
-  const again = (profile.builds ?? []).map((b) => `--build ${b.name}=${b.basedir ?? b.mysqld}`).join(' ');
   throw new ApiError(
     'not-found',
     `${missing.map((b) => `build ${b.name}: ${b.mysqld} does not exist or is not executable on ${t}`).join('; ')}, so the run did not start there (nothing was measured or changed). ` +
-      `Put the binary back (or make it executable), or register the builds again in a new sandbox: varlab sandbox create ${t} --replace ${again} (or in the Hosts view)`,
+      `Put the binary back (or make it executable), or register the builds again in a new sandbox: ${sandboxAgainCommand(t, profile.builds)} (or in the Hosts view)`,
   );
 }
 
