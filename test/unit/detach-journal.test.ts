@@ -10,7 +10,7 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { eventOf, JournalFold, type JournalRecord } from '../../src/common/records.js';
 import { buildPlan } from '../../src/common/plan.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
-import { openRestart, runSoFar } from '../../src/node/detach/follower.js';
+import { openRestart, runSoFar } from '../../src/node/runs/snapshot.js';
 import { detachedRun, refuseWhileDetached } from '../../src/node/detach/runs.js';
 import { describeDetached } from '../../src/node/detach/status.js';
 import { DocumentService } from '../../src/node/documents/service.js';
@@ -67,6 +67,7 @@ test('following again a detached run whose restart was open in the local journal
     headerRecord(design, 1),
     { t: 'detached', at: 1, runId: RUN, target: 'ssh://bench1', dir: `/var/lib/varlab/mysqld-3306-0123456789/runs/${RUN}`, supervisor: 'setsid' },
     { t: 'log', at: 2, level: 'info', message: 'the runner started on ssh://bench1 (pid 4242)' },
+    { t: 'timer', at: 2, source: 'profiling', why: 'performance_schema is off' },
     { t: 'restart-started', at: 2, seq: 1, cell: first.cell },
     { t: 'checks', at: 3, seq: 1, checks: [] },
     exec(1),
@@ -76,7 +77,7 @@ test('following again a detached run whose restart was open in the local journal
   const fold = new JournalFold();
   for (const r of local) fold.apply(r);
   const live = new LiveRun();
-  live.apply([...runSoFar(fold, 5), ...openRestart(fold)]);
+  live.apply([...runSoFar(fold.state(), 5, 13), ...openRestart(fold)]);
   // The target journal from that offset: the rest of restart 1, its end, and restart 2's start.
   const later: JournalRecord[] = [exec(3), exec(4), exec(5), { t: 'restart-finished', at: 20, seq: 1, cell: first.cell, status: 'ok' }, { t: 'restart-started', at: 21, seq: 2, cell: first.cell }];
   for (const r of later) {
@@ -94,6 +95,8 @@ test('following again a detached run whose restart was open in the local journal
   assert.ok(live.plannedExecutions(query) > 0, 'the timeline knows the planned end');
   // What the run said before this follower (the local journal's log lines) is in the view too.
   assert.ok(live.log.some((l) => l.message === 'the runner started on ssh://bench1 (pid 4242)'), JSON.stringify(live.log));
+  // The run's timer too: the view following again shows the note a first follower showed (it showed none).
+  assert.match(JSON.stringify(live.timerNote), /performance_schema is off/);
 });
 
 test('following a detached run with a stopping rule, the Run view hears the rule, its last look and the stop from the start', () => {
@@ -118,7 +121,7 @@ test('following a detached run with a stopping rule, the Run view hears the rule
   ] satisfies JournalRecord[])
     fold.apply(r);
   const live = new LiveRun();
-  live.apply([...runSoFar(fold, 16), ...openRestart(fold)]);
+  live.apply([...runSoFar(fold.state(), 16, 32), ...openRestart(fold)]);
   assert.deepEqual(live.stopping, design.stopping);
   assert.equal(live.look?.look.round, 3);
   assert.deepEqual(live.stopped, { round: 3, because: 'every comparison decided at round 3: 1 differs' });

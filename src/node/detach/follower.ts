@@ -5,12 +5,13 @@
 // and remove the run's directory on the target. No printing here: the CLI and the app both use it,
 // through its events and outcomes.
 import { detachedCannotPause } from '../runs/run.js';
+import { openRestart, runSoFar } from '../runs/snapshot.js';
 import { ApiError, type EventBatch, type RunStatus } from '../../common/api.js';
 
 import type { RunEvent } from '../../common/events.js';
 import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
-import { buildPlan, expandCells, perRestartMs } from '../../common/plan.js';
-import { eventOf, JournalFold, recordsOfRestart, resultsFromJournal, type JournalRecord, type JournalState } from '../../common/records.js';
+import { perRestartMs } from '../../common/plan.js';
+import { eventOf, JournalFold, resultsFromJournal, type JournalRecord, type JournalState } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
 import { EventBatcher } from '../engine/batcher.js';
 import { ENDING_AFTER_GONE } from '../host/lock.js';
@@ -68,40 +69,6 @@ export interface AttachOutcome {
   hosts?: { target: string; outcome: AttachOutcome }[];
   /** Several hosts: the hosts of the design whose runner never started (they run at the next `varlab run FILE`). */
   notStarted?: string[];
-}
-
-/**
- * The run so far, from the local journal's fold: the run's plan, what it said (the log lines an
- * earlier follower brought in, as a late client of an attached run gets them: runs/snapshot.ts), the
- * restarts already here (history), and the rule's last look and stop. A follower says it first, then
- * "attached", then the restart still open (openRestart).
- */
-export function runSoFar(fold: JournalFold, planned: number): RunEvent[] {
-  const prior = fold.state();
-  const design = prior.header!.design;
-  const warmup = design.workload.warmup;
-  const at = Date.now();
-  const events: RunEvent[] = [{ type: 'run-started', at, planned, done: prior.restarts.length, cells: expandCells(design).filter((c) => !c.excluded).map((c) => c.id), queries: buildPlan(design)[0]?.queries ?? [], warmup, ...(design.stopping ? { stopping: design.stopping } : {}) }];
-  for (const l of prior.log) events.push({ type: 'log', ...l });
-  if (prior.restarts.length) events.push({ type: 'history', at, warmup, restarts: [...prior.restarts].sort((a, b) => a.seq - b.seq) });
-  // Stop when answered: the rule's last look and its stop, as a late client of an attached run gets them (runs/snapshot.ts).
-  if (prior.lastLook) events.push({ type: 'look', ...prior.lastLook });
-  if (prior.stopped) events.push({ type: 'stopped-answered', at: prior.stopped.at, round: prior.stopped.round, because: prior.stopped.because });
-  return events;
-}
-
-/**
- * The restart still open in the local journal (started, maybe some executions brought in by an
- * earlier follower), so the records that follow from the target journal's offset (that restart's
- * further executions and its end) land on a restart the view's fold has open. Without it, a view
- * folds the executions that follow without a restart to put them in, and ignores its end: "1 of 5
- * restarts" beside no restart mean. (An ended run's open restart was interrupted: its end follows.)
- */
-export function openRestart(fold: JournalFold): RunEvent[] {
-  const open = fold.current();
-  if (!open) return [];
-  const warmup = fold.state().header!.design.workload.warmup;
-  return recordsOfRestart({ ...open, queries: [...open.queries.values()] }, warmup).flatMap((r) => eventOf(r, () => open.cell) ?? []);
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -278,7 +245,8 @@ export class Follower {
     const d = this.d;
     this.learned = await this.learnedCosts();
     // What the run said before is for the views that start now; a command line printed it when it was said.
-    for (const e of runSoFar(this.fold, d.planned)) this.emit(e, e.type !== 'log');
+    // What the run said before (log lines, discards, its timer) goes to the view only: a command line said it then.
+    for (const e of runSoFar(this.fold.state(), d.planned, Date.now())) this.emit(e, e.type !== 'log' && e.type !== 'restart-discarded' && e.type !== 'timer');
     const open = d.ended ? undefined : this.fold.current();
     if (open) this.startedAt.set(open.seq, open.startedAt);
     this.progress();
