@@ -1,6 +1,6 @@
 // From a design to a run plan: the full factorial expansion into cells, the order in which
 // restarts run, and how long it will take.
-import type { Design, Factor, OrderKind } from './experiment/types.js';
+import type { Design, Factor, OrderKind, RestartStep } from './experiment/types.js';
 
 export interface Cell {
   /**
@@ -190,13 +190,30 @@ export interface PlanEstimate {
 
 /**
  * Milliseconds per restart for a run's time left: the mean of the restarts it finished, each without
- * its one-off set-up (the setup script and data load of a data directory's first restart), so the time
- * left does not leap up after the first restart and creep back down; before any, the design's estimate.
- * The attached engine and a detached run's follower say it alike.
+ * its one-off set-up, so the time left does not leap up after a data directory's first restart and
+ * creep back down; before any, the design's estimate. The attached engine and a detached run's
+ * follower say it alike.
  */
-export function perRestartMs(finished: readonly { ms: number; setupMs?: number }[], design: Design): number {
+/** A restart a run finished: its wall time and where that went (the journal's steps). */
+export interface FinishedRestart {
+  ms: number;
+  steps?: Partial<Record<RestartStep, number>>;
+}
+
+export function perRestartMs(finished: readonly FinishedRestart[], design: Design): number {
   if (!finished.length) return estimatePlan(design, 1).perRestartSeconds * 1000;
-  return finished.reduce((n, f) => n + Math.max(0, f.ms - (f.setupMs ?? 0)), 0) / finished.length;
+  return finished.reduce((n, f) => n + Math.max(0, f.ms - setUpMs(f.steps)), 0) / finished.length;
+}
+
+/**
+ * What a restart paid once for its data directory: the set-up (setup script, data load) and the second
+ * start after it, with its idle time and verify (the restart's steps hold both starts, summed), so
+ * half of those. 0 for a restart that set up nothing.
+ */
+function setUpMs(steps: Partial<Record<RestartStep, number>> = {}): number {
+  if (steps.setup === undefined) return 0;
+  const starts = (steps.stop ?? 0) + (steps.idle ?? 0) + (steps.start ?? 0) + (steps.verify ?? 0);
+  return steps.setup + starts / 2;
 }
 
 export function estimatePlan(design: Design, restarts = buildPlan(design).length): PlanEstimate {

@@ -44,7 +44,12 @@ test("the time per restart leaves out the first restart's set-up; before any res
   const design = (JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc).design;
   assert.equal(perRestartMs([], design), estimatePlan(design, 1).perRestartSeconds * 1000);
   // A first restart of 40 s of which 30 s set-up, then two of 10 s: 10 s each, not 20.
-  assert.equal(perRestartMs([{ ms: 40_000, setupMs: 30_000 }, { ms: 10_000 }, { ms: 10_000 }], design), 10_000);
+  assert.equal(perRestartMs([{ ms: 40_000, steps: { setup: 30_000 } }, { ms: 10_000 }, { ms: 10_000 }], design), 10_000);
+  // Its second start after the set-up (4 s of stop, idle, start and verify, twice) is one-off too: right
+  // after that first restart, 14 s each, as the next one took, not 18.
+  const first = { ms: 48_000, steps: { stop: 1_000, idle: 4_000, start: 2_000, verify: 1_000, setup: 30_000, measure: 6_000 } };
+  assert.equal(perRestartMs([first], design), 14_000);
+  assert.equal(perRestartMs([first, { ms: 14_000, steps: { stop: 500, idle: 2_000, start: 1_000, verify: 500, measure: 6_000 } }], design), 14_000);
 });
 
 test('the time left holds what the run costs once, as the estimate before Run does: all of it before the first restart, then its end (stop, restore)', () => {

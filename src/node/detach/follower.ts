@@ -10,7 +10,7 @@ import { ApiError, type EventBatch, type RunStatus } from '../../common/api.js';
 
 import type { RunEvent } from '../../common/events.js';
 import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
-import { perRestartMs } from '../../common/plan.js';
+import { perRestartMs, type FinishedRestart } from '../../common/plan.js';
 import { eventOf, JournalFold, resultsFromJournal, type JournalRecord, type JournalState } from '../../common/records.js';
 import type { DocumentService } from '../documents/service.js';
 import { EventBatcher } from '../engine/batcher.js';
@@ -88,7 +88,7 @@ export class Follower {
   private readonly fold: JournalFold;
   private readonly context: (s: JournalState) => ImportContext;
   private readonly batcher: EventBatcher;
-  private readonly restartMs: { ms: number; setupMs?: number }[] = [];
+  private readonly restartMs: FinishedRestart[] = [];
   /** The costs measured so far and the design at them (the time left before a restart finishes while this follower looks, and the run's end). */
   private learned: { design: Design; costs: Costs } | undefined;
   private readonly startedAt = new Map<number, number>();
@@ -392,7 +392,7 @@ export class Follower {
     if (r.t === 'restart-started') this.startedAt.set(r.seq, r.at);
     if (r.t === 'restart-finished') {
       const t0 = this.startedAt.get(r.seq);
-      if (t0 !== undefined) this.restartMs.push({ ms: r.at - t0, setupMs: r.steps?.setup });
+      if (t0 !== undefined) this.restartMs.push({ ms: r.at - t0, steps: r.steps });
       this.progress();
     }
   }

@@ -13,7 +13,7 @@ import { ApiError, type EventBatch, type RunStatus, type TargetAuth } from '../.
 import { CANCELLED_MESSAGE, type RunEvent } from '../../common/events.js';
 import type { Design, ExperimentDoc, HostNoise, Results } from '../../common/experiment/types.js';
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
-import { buildPlan, expandCells, perRestartMs, type ScheduledRestart } from '../../common/plan.js';
+import { buildPlan, expandCells, perRestartMs, type FinishedRestart, type ScheduledRestart } from '../../common/plan.js';
 import { hostWideFactors } from '../../common/tunables/registry.js';
 import { eventOf, JournalFold, recordOf, remainingRestarts, resultsFromJournal, type JournalRecord } from '../../common/records.js';
 import { writeExperimentFile } from '../files.js';
@@ -128,7 +128,7 @@ export class RunEngine implements Run {
   private lastSave = 0;
   private resumed = false;
   /** Durations of restarts finished in this process (and their set-up), for the time remaining. */
-  private restartMs: { ms: number; setupMs?: number }[] = [];
+  private restartMs: FinishedRestart[] = [];
   /** The restarts finished in this process, by seq: the data directories they set up are not set up again in it. */
   private readonly finishedHere = new Set<number>();
   private restartStartedAt = 0;
@@ -255,7 +255,7 @@ export class RunEngine implements Run {
     if (r.t === 'restart-finished') {
       this.measuredSeq = r.status === 'ok' ? r.seq : null;
       this.journal!.sync();
-      this.restartMs.push({ ms: r.at - this.restartStartedAt, setupMs: r.steps?.setup });
+      this.restartMs.push({ ms: r.at - this.restartStartedAt, steps: r.steps });
       this.finishedHere.add(r.seq);
       this.progress();
     }
