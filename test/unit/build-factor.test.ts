@@ -12,7 +12,7 @@ import { levelProblem } from '../../src/common/catalog.js';
 import { buildFromSetting, checkProfile } from '../../src/common/profile.js';
 import { restartProcedure, verifyCell, verifyFailure } from '../../src/common/restart.js';
 import { commandsNeedingConsent } from '../../src/common/trust.js';
-import { parseExe } from '../../src/common/tunables/build.js';
+import { buildNotes, parseExe } from '../../src/common/tunables/build.js';
 import { checkExperiment } from '../../src/common/experiment/validate.js';
 import { DEFAULT_HOST_PATHS, parseReply, restartScript } from '../../src/node/host/script.js';
 import { addFactor, levelChoices, toggleLevel } from '../../src/browser/views/designer/edits.js';
@@ -150,13 +150,25 @@ test('a detached run says which build its setup script ran (or was skipped) on, 
 });
 
 test('registering builds that run the same executable says that a restart cannot tell them apart', () => {
-  // A/A at two paths: two executables (the same digest, told apart by their paths); a wrapper of B: the same one as B.
-  const b: Build = { name: 'B', mysqld: '/opt/b/mariadbd', datadir: '/srv/sb/data-B', exe: '/opt/b/mariadbd', sha256: SHA };
-  const h: Build = { name: 'H', mysqld: '/opt/h/handicap.sh', datadir: '/srv/sb/data-H', exe: '/opt/b/mariadbd', sha256: SHA };
+  // A wrapper of B: the same executable as B.
+  const b: Build = { name: 'B', mysqld: '/opt/b/mariadbd', datadir: '/srv/sb/data-B', exe: '/opt/b/mariadbd', sha256: 'cd'.repeat(32) };
+  const h: Build = { name: 'H', mysqld: '/opt/h/handicap.sh', datadir: '/srv/sb/data-H', exe: '/opt/b/mariadbd', sha256: 'cd'.repeat(32) };
   const lines = describeBuilds([builds[0], b, h]);
   assert.equal(lines.length, 4, lines.join('\n'));
   assert.equal(lines[3], 'note: builds B and H run the same executable, /opt/b/mariadbd: the check of each restart cannot tell one from the other (only what the wrapper adds does)');
-  assert.equal(describeBuilds([builds[0], b]).length, 2, 'two paths: no note');
+  assert.equal(describeBuilds([builds[0], b]).length, 2, 'two binaries: no note');
+});
+
+test('registering two builds that are the same binary byte for byte (one sha256 at two paths) says so: a note, right for A/A', () => {
+  const b: Build = { name: 'B', mysqld: '/opt/b/mariadbd', datadir: '/srv/sb/data-B', exe: '/opt/b/mariadbd', sha256: SHA };
+  const lines = describeBuilds([builds[0], b]);
+  assert.deepEqual(lines.slice(2), [
+    `note: builds A and B are the same binary byte for byte (sha256 ${SHA.slice(0, 12)}…, at /opt/a/bin/mariadbd and /opt/b/mariadbd): right for an A/A check; if one of them should be a patch, it was not rebuilt or its path is not the new binary's`,
+  ]);
+  // The Hosts view says the same notes (common, so the browser reads them from the profile).
+  assert.deepEqual(buildNotes([builds[0], b]), lines.slice(2));
+  // A build not started yet has no digest to compare.
+  assert.deepEqual(buildNotes([builds[0], { ...b, sha256: '0'.repeat(64) }]), []);
 });
 
 /** A target whose shell is this machine's `sh` (or, for a sudo profile, says what a root shell would): every command it was given. */

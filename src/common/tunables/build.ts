@@ -50,6 +50,37 @@ const notRegistered = (level: string, ctx: Pick<LevelContext, 'builds' | 'host'>
   return `${what}; ${how}`;
 };
 
+/** `A`, `A and B`, `A, B and C`. */
+const namesText = (names: readonly string[]) => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`);
+
+/**
+ * What a person registering builds should know about them together, one note a line (empty when there
+ * is nothing to say); the command line prints them under the builds, the Hosts view under its list:
+ * - builds that run the same executable (a wrapper of another build's binary, e.g. with a handicap): a
+ *   restart is verified by its executable, so such builds pass each other's check;
+ * - builds at different paths whose executables are the same binary byte for byte (one sha256): right
+ *   for an A/A check, but a user comparing a patch against its baseline is told, since a rebuild that did
+ *   not update the binary (or the wrong path) would measure the baseline twice. A note, not a refusal.
+ * A build not started yet (its digest unknown, all zeros) is left out.
+ */
+export function buildNotes(builds: readonly Build[]): string[] {
+  const notes: string[] = [];
+  const group = (key: (b: Build) => string) => {
+    const m = new Map<string, Build[]>();
+    for (const b of builds) if (!/^0+$/.test(b.sha256)) m.set(key(b), [...(m.get(key(b)) ?? []), b]);
+    return [...m.entries()].filter(([, bs]) => bs.length > 1);
+  };
+  for (const [exe, bs] of group((b) => b.exe)) {
+    notes.push(`note: builds ${namesText(bs.map((b) => b.name))} run the same executable, ${exe}: the check of each restart cannot tell one from the other (only what the wrapper adds does)`);
+  }
+  for (const [sha, bs] of group((b) => b.sha256)) {
+    const exes = [...new Set(bs.map((b) => b.exe))];
+    if (exes.length < 2) continue;
+    notes.push(`note: builds ${namesText(bs.map((b) => b.name))} are the same binary byte for byte (sha256 ${sha.slice(0, 12)}…, at ${namesText(exes)}): right for an A/A check; if one of them should be a patch, it was not rebuilt or its path is not the new binary's`);
+  }
+  return notes;
+}
+
 /** Judge the live process against the registered build. Pure: the detached runner's facts are judged the same way. */
 export function verifyBuild(build: Build | undefined, facts: Facts): Verdict {
   const live = parseExe(facts.exe);

@@ -9,7 +9,7 @@ import type { Build, Factor, ServerProfile } from '../../common/experiment/types
 import { factorKey, type ScheduledRestart } from '../../common/plan.js';
 import { assertProfilePath, buildFromSetting } from '../../common/profile.js';
 import { restartProcedure } from '../../common/restart.js';
-import { notRegisteredParts, parseExe, sandboxAgainCommand, versionText } from '../../common/tunables/build.js';
+import { buildNotes, notRegisteredParts, parseExe, sandboxAgainCommand, versionText } from '../../common/tunables/build.js';
 import { runScript } from './restore.js';
 import { buildsThereScript, type Script } from './script.js';
 import { createServerControl } from './server.js';
@@ -141,17 +141,7 @@ export async function checkRunBuilds(session: TargetSession, profile: ServerProf
   );
 }
 
-/**
- * One line per build for people: name, what runs, version; then a note for builds that run the same
- * executable (a wrapper of another build's binary, e.g. with a handicap): a restart is verified by its
- * executable, so such builds pass each other's check, and registering them said nothing of it.
- */
+/** One line per build for people (name, what runs, version, digest, data directory), then their notes (buildNotes). */
 export function describeBuilds(builds: Build[]): string[] {
-  const lines = builds.map((b) => `build ${b.name}: ${b.mysqld}${b.exe !== b.mysqld ? ` (runs ${b.exe})` : ''}, ${b.version ?? 'version unknown'}, sha256 ${b.sha256}, data directory ${b.datadir}`);
-  const byExe = new Map<string, string[]>();
-  for (const b of builds) byExe.set(b.exe, [...(byExe.get(b.exe) ?? []), b.name]);
-  for (const [exe, names] of byExe) {
-    if (names.length > 1) lines.push(`note: builds ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} run the same executable, ${exe}: the check of each restart cannot tell one from the other (only what the wrapper adds does)`);
-  }
-  return lines;
+  return [...builds.map((b) => `build ${b.name}: ${b.mysqld}${b.exe !== b.mysqld ? ` (runs ${b.exe})` : ''}, ${b.version ?? 'version unknown'}, sha256 ${b.sha256}, data directory ${b.datadir}`), ...buildNotes(builds)];
 }

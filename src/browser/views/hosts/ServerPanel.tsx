@@ -5,6 +5,7 @@ import { useState } from 'react';
 import type { HostEntry, HostProfile, ServerCheck, TargetAuth } from '../../../common/api.js';
 import { checkWord, type ServerProfile } from '../../../common/experiment/types.js';
 import { buildFromSetting } from '../../../common/profile.js';
+import { buildNotes } from '../../../common/tunables/build.js';
 import { getClient } from '../../client.js';
 import { KeyValues } from './Fingerprint.js';
 
@@ -62,7 +63,17 @@ function ProfileSummary({ p }: { p: HostProfile }) {
   rows.push(['Server options', p.extraArgs.join('\n') || 'none']);
   // The levels of the build factor: what each starts, what its live process ran when it was registered.
   if (p.builds?.length) rows.push(['Server builds', p.builds.map((b) => `${b.name}: ${b.mysqld}${b.exe !== b.mysqld ? ` (runs ${b.exe})` : ''}, ${b.version ?? 'version unknown'}, sha256 ${b.sha256.slice(0, 12)}…, data directory ${b.datadir}`).join('\n')]);
-  return <KeyValues rows={rows} testid="host-profile" />;
+  const notes = buildNotes(p.builds ?? []);
+  return (
+    <>
+      <KeyValues rows={rows} testid="host-profile" />
+      {notes.map((n) => (
+        <p key={n} className="notice small" data-testid="build-note">
+          {n.replace(/^note: /, '')}
+        </p>
+      ))}
+    </>
+  );
 }
 
 function CheckTable({ check }: { check: ServerCheck }) {
