@@ -2,44 +2,17 @@
 // runner on the target has no generator, so the launch runs the data step for every data directory the
 // restarts reach (each build's server started as its first restart starts it, the rows loaded, mysqld
 // stopped, the host put back), journaled per data directory, before the runner takes over. A second
-// launch recognises both. Two copies of the sandbox mariadbd at two paths, over the sandbox sshd, SF 0.01.
-import { test, before, after } from 'node:test';
+// launch recognises both. With a setup script, the data step comes first and the script second, attached as
+// detached. Two copies of the sandbox mariadbd at two paths (builds-env.ts), over the sandbox sshd, SF 0.01.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
-import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+import { buildsEnvForTests } from './builds-env.js';
 import { varlabSync } from './run-env.js';
 
-const MARIADBD = '/usr/sbin/mariadbd';
-let sshd: Sshd;
-let dir: string;
-let home: string;
-let authArgs: string[];
-
-before(async () => {
-  sshd = await startSshd();
-  dir = mkdtempSync(join(tmpdir(), 'varlab-dbt3-builds-'));
-  // mariadbd runs as `mysql`, which must reach the copies and the sandbox inside this folder.
-  chmodSync(dir, 0o755);
-  home = join(dir, 'home');
-  mkdirSync(home);
-  for (const b of ['a', 'b']) {
-    mkdirSync(join(dir, b), { mode: 0o755 });
-    copyFileSync(MARIADBD, join(dir, b, `mariadbd-${b}`));
-    chmodSync(join(dir, b, `mariadbd-${b}`), 0o755);
-  }
-  authArgs = ['--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile];
-  const r = varlabSync(['sandbox', 'create', sshd.target, ...authArgs, '--dir', dir, '--build', `A=${join(dir, 'a', 'mariadbd-a')}`, '--build', `B=${join(dir, 'b', 'mariadbd-b')}`, '--json'], home);
-  assert.equal(r.code, 0, r.stderr + r.stdout);
-});
-
-after(async () => {
-  if (sshd) varlabSync(['sandbox', 'remove', sshd.target, ...authArgs], home);
-  await sshd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const env = buildsEnvForTests('dbt3-builds');
 
 type DataRecord = { datadir?: string; recognised: boolean; rows: Record<string, number>; checks: { expected: boolean }[] };
 const dataRecords = (file: string) =>
@@ -48,24 +21,31 @@ const dataRecords = (file: string) =>
     .filter((l) => l.includes('"t":"data"'))
     .map((l) => JSON.parse(l) as DataRecord);
 
-test('a DBT-3 design with builds A and B run --detach: the launch loads each build’s data directory, the runner measures both, a second launch recognises both', { timeout: 900_000 }, async () => {
-  const file = join(dir, 'dbt3-builds.varlab.json');
-  const made = varlabSync(['new', file, '--template', 'dbt3', '--sf', '0.01', '--target', sshd.target, '--restarts', '1'], home);
+/** A DBT-3 file at SF 0.01 on the sandbox: the build factor's levels, 1 restart a cell, 2 queries of 2 executions (the first a warm-up). */
+function dbt3File(name: string, levels: string[], edit: (d: ExperimentDoc['design']) => void = () => {}): string {
+  const file = join(env.dir, `${name}.varlab.json`);
+  const made = varlabSync(['new', file, '--template', 'dbt3', '--sf', '0.01', '--target', env.sshd.target, '--restarts', '1'], env.home);
   assert.equal(made.code, 0, made.stderr);
   const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
-  doc.design.factors = [{ tunable: 'build', levels: ['A', 'B'] }] as ExperimentDoc['design']['factors'];
+  doc.design.factors = [{ tunable: 'build', levels }] as ExperimentDoc['design']['factors'];
   doc.design.excludedCells = [];
   doc.design.restartsPerCell = 1;
   doc.design.workload.queries = doc.design.workload.queries.slice(0, 2);
   doc.design.workload.repetitions = 2;
   doc.design.workload.warmup = 1;
   doc.design.idleSeconds = 0;
+  edit(doc.design);
   writeFileSync(file, JSON.stringify(doc, null, 2));
+  return file;
+}
 
-  const launched = varlabSync(['run', file, '--detach', ...authArgs, '--trust'], home);
+test('a DBT-3 design with builds A and B run --detach: the launch loads each build’s data directory, the runner measures both, a second launch recognises both', { timeout: 900_000 }, async () => {
+  const file = dbt3File('dbt3-builds', ['A', 'B']);
+
+  const launched = varlabSync(['run', file, '--detach', ...env.authArgs, '--trust'], env.home);
   assert.equal(launched.code, 0, launched.stderr + launched.stdout);
   // What B's first restart finds: its own data directory, loaded at the launch as A's is.
-  const attached = varlabSync(['attach', file, ...authArgs], home);
+  const attached = varlabSync(['attach', file, ...env.authArgs], env.home);
   assert.equal(attached.code, 0, attached.stderr + attached.stdout);
   const saved = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
   const restarts = saved.results?.restarts ?? [];
@@ -92,7 +72,7 @@ test('a DBT-3 design with builds A and B run --detach: the launch loads each bui
   );
 
   // Run again from scratch: both data directories are there, recognised, not loaded again.
-  const again = varlabSync(['run', file, '--detach', '--fresh', ...authArgs, '--trust'], home);
+  const again = varlabSync(['run', file, '--detach', '--fresh', ...env.authArgs, '--trust'], env.home);
   assert.equal(again.code, 0, again.stderr + again.stdout);
   assert.deepEqual(
     // (run again from scratch: a new journal, the earlier one kept aside)
@@ -104,6 +84,49 @@ test('a DBT-3 design with builds A and B run --detach: the launch loads each bui
       ['B', true],
     ],
   );
-  const done = varlabSync(['attach', file, ...authArgs], home);
+  const done = varlabSync(['attach', file, ...env.authArgs], env.home);
   assert.equal(done.code, 0, done.stderr + done.stdout);
+});
+
+test('a DBT-3 design with a setup script: the data step first, then the script, attached (build A) as detached (build B), so a script may index the DBT-3 tables', { timeout: 900_000 }, async () => {
+  // A database of its own: loaded here, not recognised from the test above.
+  const withScript = (d: ExperimentDoc['design']) => {
+    d.workload.database = 'dbt3_setup';
+    d.workload.setupSql = 'CREATE INDEX varlab_by_quantity ON lineitem (l_quantity)';
+    // Two restarts: the second is an ordinary one, what the set-up of the first is measured against.
+    d.restartsPerCell = 2;
+  };
+  const journal = (file: string) =>
+    readFileSync(file.replace(/\.json$/, '.journal.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { t: string; at: number; datadir?: string; message?: string });
+  const attachedFile = dbt3File('setup-attached', ['A'], withScript);
+  const ran = varlabSync(['run', attachedFile, ...env.authArgs, '--trust'], env.home);
+  assert.equal(ran.code, 0, ran.stderr + ran.stdout);
+  const detachedFile = dbt3File('setup-detached', ['B'], withScript);
+  const launched = varlabSync(['run', detachedFile, '--detach', ...env.authArgs, '--trust'], env.home);
+  assert.equal(launched.code, 0, launched.stderr + launched.stdout);
+  const attached = varlabSync(['attach', detachedFile, ...env.authArgs], env.home);
+  assert.equal(attached.code, 0, attached.stderr + attached.stdout);
+  for (const [file, build] of [
+    [attachedFile, 'A'],
+    [detachedFile, 'B'],
+  ]) {
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+    assert.deepEqual(
+      doc.results!.restarts.map((r) => [r.cell, r.status]),
+      [
+        [`build=${build}`, 'ok'],
+        [`build=${build}`, 'ok'],
+      ],
+      JSON.stringify(doc.results?.log),
+    );
+    const records = journal(file);
+    const data = records.find((r) => r.t === 'data');
+    const script = records.find((r) => r.t === 'log' && /setup script ran \(1 statements/.test(r.message ?? ''));
+    assert.equal(data?.datadir, build);
+    assert.ok(script, `${build}: the setup script ran (${JSON.stringify(records.filter((r) => r.t === 'log'))})`);
+    assert.ok(data!.at <= script!.at, `${build}: the data step (${data!.at}) before the setup script (${script!.at})`);
+  }
 });

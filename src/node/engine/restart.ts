@@ -115,13 +115,17 @@ export class RestartProcedure {
       let setup;
       let loaded = false;
       try {
+        // The data step first, then the setup script, as a detached run does them (its launch loads, its
+        // runner then runs the script: detach/launch.ts): a script may build on the DBT-3 tables (an
+        // index, a table made from them), and the load refuses a database holding tables it did not
+        // make. A script that sets globals loses nothing: the server is started again after both.
+        if (w.data) loaded = await this.loadData(conn, datadir);
         // After a setup the connection dropped under, its skip table may be there with half the data:
         // the script runs again whole (a script that cannot run twice then fails, saying so).
         const skipIfTable = this.setupInterrupted ? undefined : w.setupSkipIfTable;
         if (this.setupInterrupted) ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: 'the setup script was interrupted by a lost connection: running it again whole' });
         setup = await runSetup(conn, w.database, w.setupSql, skipIfTable, () => (this.setupInterrupted = true));
         this.setupInterrupted = false;
-        if (w.data) loaded = await this.loadData(conn, datadir);
         if (w.kind === 'queries') {
           this.account = await makeMeasureAccount(conn, w.database);
           this.accounts.set(datadir, this.account);

@@ -30,8 +30,10 @@ export async function runDataStep(conn: Connection, w: Workload, o: DataStepOpti
   const data = { sf: d.sf, seed: d.seed ?? DEFAULT_SEED, ...(d.folder ? { folder: d.folder } : {}) };
   const out = await loadDbt3(conn, w.database, data, {
     checkCancel: o.checkCancel,
-    // The design's queries, prepared on the empty tables: one the server refuses is named before a load of minutes or hours.
-    beforeRows: w.kind === 'queries' && w.queries.length ? () => checkQueries(conn, w.queries) : undefined,
+    // The design's queries, prepared on the empty tables: one the server refuses is named before a load of
+    // minutes or hours. Not with a setup script of the design's own: it runs after the load (engine/restart.ts)
+    // and may make what a query uses (a view); every query is prepared after it anyway.
+    beforeRows: w.kind === 'queries' && w.queries.length && !w.setupSql.trim() ? () => checkQueries(conn, w.queries) : undefined,
     onProgress: (p) => o.emit({ type: 'data-progress', at: Date.now(), phase: p.phase, ...(p.table ? { table: p.table } : {}), fraction: p.fraction, remainingMs: p.remainingMs }),
   });
   const record: RecordOf<'data'> = {
