@@ -6,7 +6,7 @@
 // built from the fold's restarts.
 import type { RunEvent } from './events.js';
 import { eventLine } from './event-line.js';
-import type { Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, RunLogLine, TimerVsClient, TimingSource, TunableCheck } from './experiment/types.js';
+import type { DataStepResult, Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, RunLogLine, TimerVsClient, TimingSource, TunableCheck } from './experiment/types.js';
 import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
 import { restartsOfCell } from './restart-of-cell.js';
@@ -241,6 +241,8 @@ export interface JournalState {
   lastLook?: Omit<RecordOf<'look'>, 't'>;
   /** What the run said (its log records), in journal order. */
   log: RunLogLine[];
+  /** The data steps (its `data` records), in journal order. */
+  dataSteps: DataStepResult[];
 }
 
 /** A restart started and not yet finished nor discarded. */
@@ -257,7 +259,7 @@ export interface OpenRestart {
 
 /** Folds records, one at a time, into what the journal says. */
 export class JournalFold {
-  private s: JournalState = { header: null, restarts: [], discarded: [], interrupted: [], skippedLines: 0, log: [] };
+  private s: JournalState = { header: null, restarts: [], discarded: [], interrupted: [], skippedLines: 0, log: [], dataSteps: [] };
   private open = new Map<number, OpenRestart>();
   private finished = new Set<number>();
 
@@ -373,6 +375,9 @@ export class JournalFold {
       case 'log':
         state.log.push({ at: r.at, level: r.level, message: r.message });
         break;
+      case 'data':
+        state.dataSteps.push({ at: r.at, ms: r.ms, ...(r.datadir ? { datadir: r.datadir } : {}), recognised: r.recognised });
+        break;
       case 'host-left':
         state.hostLeft = { ok: r.ok, ...(r.problem ? { problem: r.problem } : {}) };
         break;
@@ -408,7 +413,7 @@ export class JournalFold {
 
   /** The state now; restarts started and not yet finished count as interrupted. */
   state(): JournalState {
-    return { ...this.s, restarts: [...this.s.restarts], discarded: [...this.s.discarded], log: [...this.s.log], interrupted: [...this.open.values()].map((o) => ({ seq: o.seq, cell: o.cell, at: o.startedAt })) };
+    return { ...this.s, restarts: [...this.s.restarts], discarded: [...this.s.discarded], log: [...this.s.log], dataSteps: [...this.s.dataSteps], interrupted: [...this.open.values()].map((o) => ({ seq: o.seq, cell: o.cell, at: o.startedAt })) };
   }
 }
 
@@ -519,6 +524,7 @@ export function resultsFromJournal(state: JournalState, interruptedReason = 'int
     ...(discarded.length ? { discarded } : {}),
     ...(state.stopped ? { stopped: [state.stopped] } : {}),
     ...(log.length ? { log } : {}),
+    ...(state.dataSteps.length ? { dataSteps: state.dataSteps } : {}),
     restarts: state.restarts.filter((r) => !pastSeqs.has(r.seq)).sort((a, b) => a.seq - b.seq),
   };
 }
@@ -553,6 +559,7 @@ export function severalHostsResults(byHost: { host: string; results: Results }[]
   const discarded = byHost.flatMap((h) => (h.results.discarded ?? []).map((d) => ({ ...d, host: h.host })));
   const stopped = byHost.flatMap((h) => (h.results.stopped ?? []).map((s) => ({ ...s, host: h.host })));
   const log = byHost.flatMap((h) => (h.results.log ?? []).map((l) => ({ ...l, host: h.host })));
+  const dataSteps = byHost.flatMap((h) => (h.results.dataSteps ?? []).map((d) => ({ ...d, host: h.host })));
   return {
     ...(started.length ? { startedAt: Math.min(...started) } : {}),
     ...(finished.length && finished.every((t) => t !== undefined) ? { finishedAt: Math.max(...(finished as number[])) } : {}),
@@ -561,6 +568,7 @@ export function severalHostsResults(byHost: { host: string; results: Results }[]
     ...(discarded.length ? { discarded } : {}),
     ...(stopped.length ? { stopped } : {}),
     ...(log.length ? { log } : {}),
+    ...(dataSteps.length ? { dataSteps } : {}),
     restarts: byHost.flatMap((h) => [...h.results.restarts].sort((a, b) => a.seq - b.seq).map((r) => ({ ...r, host: h.host }))),
   };
 }

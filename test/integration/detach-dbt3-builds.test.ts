@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
+import { measuredCosts } from '../../src/common/stats/planner.js';
 import { buildsEnvForTests } from './builds-env.js';
 import { varlabSync } from './run-env.js';
 
@@ -128,5 +129,9 @@ test('a DBT-3 design with a setup script: the data step first, then the script, 
     assert.equal(data?.datadir, build);
     assert.ok(script, `${build}: the setup script ran (${JSON.stringify(records.filter((r) => r.t === 'log'))})`);
     assert.ok(data!.at <= script!.at, `${build}: the data step (${data!.at}) before the setup script (${script!.at})`);
+    // The file keeps the data step, and the time said for the next run counts it with its data
+    // directory's set-up, where the detached launch ran it too (outside the runner's restart).
+    assert.deepEqual(doc.results!.dataSteps?.map((d) => [d.datadir, d.recognised]), [[build, false]]);
+    assert.ok(measuredCosts(doc).setupSeconds! >= doc.results!.dataSteps![0].ms / 1000, `${build}: ${JSON.stringify(measuredCosts(doc))}`);
   }
 });

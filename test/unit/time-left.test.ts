@@ -238,6 +238,39 @@ test('a DBT-3 data step is counted once per data directory: the measured set-up 
   assert.equal(planned.seconds, 6 * planned.perRestartSeconds + 2 * dataLoadSeconds(1));
 });
 
+test("a detached DBT-3 run's loads at its launch are counted with each data directory's set-up, once, as an attached run's load is", () => {
+  const dbt3 = (d: Design): Design => ({ ...d, workload: { ...d.workload, setupSql: '', data: { kind: 'dbt3', sf: 1 } } });
+  // Attached: each build's first restart loaded its data directory (300 s beyond an ordinary restart, its
+  // `setup` step), its data step inside that restart. Detached: the launch loaded A's then B's (290 s
+  // each) before the runner's first restart, whose set-up (the second start) is 10 s.
+  const attached = twoBuilds(dbt3, 'interleaved', 300_000);
+  const inside = attached.results!.restarts.filter((r) => r.steps?.setup !== undefined);
+  attached.results!.dataSteps = inside.map((r) => ({ at: r.startedAt + 200_000, ms: 290_000, datadir: r.cell.replace('build=', ''), recognised: false }));
+  const detached = twoBuilds(dbt3, 'interleaved', 10_000);
+  const r = detached.results!;
+  const shift = 580_000;
+  r.restarts = r.restarts.map((x) => ({ ...x, startedAt: x.startedAt + shift, finishedAt: x.finishedAt + shift }));
+  r.finishedAt! += shift;
+  r.dataSteps = [
+    { at: 1_000 + 290_000, ms: 290_000, datadir: 'A', recognised: false },
+    { at: 1_000 + 580_000, ms: 290_000, datadir: 'B', recognised: false },
+  ];
+  for (const [doc, setup] of [
+    [attached, 300],
+    [detached, 300],
+  ] as const) {
+    const costs = measuredCosts(doc);
+    // The load in the set-up of its data directory (not in the run's start): 2 s before the first restart and 1.5 s after the last.
+    assert.deepEqual([costs.setupSeconds, costs.runSeconds, costs.runEndSeconds], [setup, 3.5, 1.5]);
+    const took = doc.results!.finishedAt! - doc.results!.startedAt!;
+    assert.equal(Math.round(learnedEstimate(doc).estimate.seconds * 1000), took);
+    // A rerun after its first restart (A set up): B's set-up, with its load, is still ahead. Said 15 s before.
+    const { design } = doc;
+    const first = doc.results!.restarts.slice(0, 1);
+    assert.equal(timeLeftMs(design, costs, 5_000, runPoint(design, first, new Set([first[0].seq]))).remainingMs, 5 * 5_000 + 300_000 + 1_500);
+  }
+});
+
 /**
  * A detached run's follower, before any restart finishes while it looks (an attach to a run whose
  * earlier restarts an earlier attach brought in, a run --missing of a measured file, or a run again

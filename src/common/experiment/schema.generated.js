@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^([A-Za-z_][A-Za-z0-9_]{0,63})?$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host (and each run of a grown design: part) measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^([A-Za-z_][A-Za-z0-9_]{0,63})?$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host (and each run of a grown design: part) measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"dataSteps":{"description":"The data step (DBT-3) of each data directory the run set up: when it ended, how long it took, the build whose data directory it was (absent: the profile's own), whether the data was already there; an attached run's falls in the first restart there, a detached run's at its launch, before the runner's restarts.","type":"array","maxItems":10000,"items":{"type":"object","required":["at","ms","recognised"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"ms":{"type":"number","minimum":0,"maximum":1000000000000},"datadir":{"type":"string","maxLength":500},"recognised":{"type":"boolean"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -2507,10 +2507,10 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host (and each run of a grown design: part) measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
+const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host (and each run of a grown design: part) measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"dataSteps":{"description":"The data step (DBT-3) of each data directory the run set up: when it ended, how long it took, the build whose data directory it was (absent: the profile's own), whether the data was already there; an attached run's falls in the first restart there, a detached run's at its launch, before the runner's restarts.","type":"array","maxItems":10000,"items":{"type":"object","required":["at","ms","recognised"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"ms":{"type":"number","minimum":0,"maximum":1000000000000},"datadir":{"type":"string","maxLength":500},"recognised":{"type":"boolean"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
 const schema28 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema29 = {"type":"number","minimum":0,"maximum":1000000000000000};
-const schema45 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
+const schema46 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
 const schema37 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
 const schema36 = {"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}};
 
@@ -3715,11 +3715,11 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data.log !== undefined){
-let data33 = data.log;
+if(data.dataSteps !== undefined){
+let data33 = data.dataSteps;
 if(Array.isArray(data33)){
-if(data33.length > 100000){
-const err77 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"};
+if(data33.length > 10000){
+const err77 = {instancePath:instancePath+"/dataSteps",schemaPath:"#/properties/dataSteps/maxItems",keyword:"maxItems",params:{limit: 10000},message:"must NOT have more than 10000 items"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -3733,7 +3733,7 @@ for(let i4=0; i4<len4; i4++){
 let data34 = data33[i4];
 if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
 if(data34.at === undefined){
-const err78 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+const err78 = {instancePath:instancePath+"/dataSteps/" + i4,schemaPath:"#/properties/dataSteps/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -3742,8 +3742,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data34.level === undefined){
-const err79 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data34.ms === undefined){
+const err79 = {instancePath:instancePath+"/dataSteps/" + i4,schemaPath:"#/properties/dataSteps/items/required",keyword:"required",params:{missingProperty: "ms"},message:"must have required property '"+"ms"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -3752,8 +3752,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data34.message === undefined){
-const err80 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(data34.recognised === undefined){
+const err80 = {instancePath:instancePath+"/dataSteps/" + i4,schemaPath:"#/properties/dataSteps/items/required",keyword:"required",params:{missingProperty: "recognised"},message:"must have required property '"+"recognised"+"'"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -3766,7 +3766,7 @@ if(data34.at !== undefined){
 let data35 = data34.at;
 if(typeof data35 == "number"){
 if(data35 > 100000000000000 || isNaN(data35)){
-const err81 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+const err81 = {instancePath:instancePath+"/dataSteps/" + i4+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -3776,7 +3776,7 @@ vErrors.push(err81);
 errors++;
 }
 if(data35 < 0 || isNaN(data35)){
-const err82 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err82 = {instancePath:instancePath+"/dataSteps/" + i4+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -3787,7 +3787,7 @@ errors++;
 }
 }
 else {
-const err83 = {instancePath:instancePath+"/log/" + i4+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err83 = {instancePath:instancePath+"/dataSteps/" + i4+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -3797,10 +3797,11 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data34.level !== undefined){
-let data36 = data34.level;
-if(!(((data36 === "info") || (data36 === "warn")) || (data36 === "error"))){
-const err84 = {instancePath:instancePath+"/log/" + i4+"/level",schemaPath:"#/properties/log/items/properties/level/enum",keyword:"enum",params:{allowedValues: schema27.properties.log.items.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(data34.ms !== undefined){
+let data36 = data34.ms;
+if(typeof data36 == "number"){
+if(data36 > 1000000000000 || isNaN(data36)){
+const err84 = {instancePath:instancePath+"/dataSteps/" + i4+"/ms",schemaPath:"#/properties/dataSteps/items/properties/ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -3809,12 +3810,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-if(data34.message !== undefined){
-let data37 = data34.message;
-if(typeof data37 === "string"){
-if(func2(data37) > 20000){
-const err85 = {instancePath:instancePath+"/log/" + i4+"/message",schemaPath:"#/properties/log/items/properties/message/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
+if(data36 < 0 || isNaN(data36)){
+const err85 = {instancePath:instancePath+"/dataSteps/" + i4+"/ms",schemaPath:"#/properties/dataSteps/items/properties/ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -3825,7 +3822,7 @@ errors++;
 }
 }
 else {
-const err86 = {instancePath:instancePath+"/log/" + i4+"/message",schemaPath:"#/properties/log/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err86 = {instancePath:instancePath+"/dataSteps/" + i4+"/ms",schemaPath:"#/properties/dataSteps/items/properties/ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -3835,11 +3832,11 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data34.host !== undefined){
-let data38 = data34.host;
-if(typeof data38 === "string"){
-if(func2(data38) > 500){
-const err87 = {instancePath:instancePath+"/log/" + i4+"/host",schemaPath:"#/properties/log/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data34.datadir !== undefined){
+let data37 = data34.datadir;
+if(typeof data37 === "string"){
+if(func2(data37) > 500){
+const err87 = {instancePath:instancePath+"/dataSteps/" + i4+"/datadir",schemaPath:"#/properties/dataSteps/items/properties/datadir/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -3850,7 +3847,7 @@ errors++;
 }
 }
 else {
-const err88 = {instancePath:instancePath+"/log/" + i4+"/host",schemaPath:"#/properties/log/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err88 = {instancePath:instancePath+"/dataSteps/" + i4+"/datadir",schemaPath:"#/properties/dataSteps/items/properties/datadir/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -3860,9 +3857,9 @@ vErrors.push(err88);
 errors++;
 }
 }
-}
-else {
-const err89 = {instancePath:instancePath+"/log/" + i4,schemaPath:"#/properties/log/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data34.recognised !== undefined){
+if(typeof data34.recognised !== "boolean"){
+const err89 = {instancePath:instancePath+"/dataSteps/" + i4+"/recognised",schemaPath:"#/properties/dataSteps/items/properties/recognised/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -3872,9 +3869,11 @@ vErrors.push(err89);
 errors++;
 }
 }
-}
-else {
-const err90 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data34.host !== undefined){
+let data39 = data34.host;
+if(typeof data39 === "string"){
+if(func2(data39) > 500){
+const err90 = {instancePath:instancePath+"/dataSteps/" + i4+"/host",schemaPath:"#/properties/dataSteps/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -3884,15 +3883,8 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data.restarts !== undefined){
-let data39 = data.restarts;
-if(Array.isArray(data39)){
-const len5 = data39.length;
-for(let i5=0; i5<len5; i5++){
-let data40 = data39[i5];
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-if(data40.seq === undefined){
-const err91 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+else {
+const err91 = {instancePath:instancePath+"/dataSteps/" + i4+"/host",schemaPath:"#/properties/dataSteps/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -3901,8 +3893,10 @@ vErrors.push(err91);
 }
 errors++;
 }
-if(data40.cell === undefined){
-const err92 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+}
+}
+else {
+const err92 = {instancePath:instancePath+"/dataSteps/" + i4,schemaPath:"#/properties/dataSteps/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -3911,8 +3905,10 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data40.status === undefined){
-const err93 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+}
+else {
+const err93 = {instancePath:instancePath+"/dataSteps",schemaPath:"#/properties/dataSteps/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -3921,8 +3917,12 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(data40.startedAt === undefined){
-const err94 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
+}
+if(data.log !== undefined){
+let data40 = data.log;
+if(Array.isArray(data40)){
+if(data40.length > 100000){
+const err94 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -3931,8 +3931,12 @@ vErrors.push(err94);
 }
 errors++;
 }
-if(data40.finishedAt === undefined){
-const err95 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
+const len5 = data40.length;
+for(let i5=0; i5<len5; i5++){
+let data41 = data40[i5];
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+if(data41.at === undefined){
+const err95 = {instancePath:instancePath+"/log/" + i5,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -3941,8 +3945,8 @@ vErrors.push(err95);
 }
 errors++;
 }
-if(data40.checks === undefined){
-const err96 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
+if(data41.level === undefined){
+const err96 = {instancePath:instancePath+"/log/" + i5,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -3951,8 +3955,8 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(data40.queries === undefined){
-const err97 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data41.message === undefined){
+const err97 = {instancePath:instancePath+"/log/" + i5,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -3961,10 +3965,11 @@ vErrors.push(err97);
 }
 errors++;
 }
-if(data40.seq !== undefined){
-let data41 = data40.seq;
-if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
-const err98 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data41.at !== undefined){
+let data42 = data41.at;
+if(typeof data42 == "number"){
+if(data42 > 100000000000000 || isNaN(data42)){
+const err98 = {instancePath:instancePath+"/log/" + i5+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -3973,9 +3978,8 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(typeof data41 == "number"){
-if(data41 > 1000000000 || isNaN(data41)){
-const err99 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data42 < 0 || isNaN(data42)){
+const err99 = {instancePath:instancePath+"/log/" + i5+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -3984,8 +3988,9 @@ vErrors.push(err99);
 }
 errors++;
 }
-if(data41 < 1 || isNaN(data41)){
-const err100 = {instancePath:instancePath+"/restarts/" + i5+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err100 = {instancePath:instancePath+"/log/" + i5+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -3995,12 +4000,10 @@ vErrors.push(err100);
 errors++;
 }
 }
-}
-if(data40.cell !== undefined){
-let data42 = data40.cell;
-if(typeof data42 === "string"){
-if(func2(data42) > 2000){
-const err101 = {instancePath:instancePath+"/restarts/" + i5+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data41.level !== undefined){
+let data43 = data41.level;
+if(!(((data43 === "info") || (data43 === "warn")) || (data43 === "error"))){
+const err101 = {instancePath:instancePath+"/log/" + i5+"/level",schemaPath:"#/properties/log/items/properties/level/enum",keyword:"enum",params:{allowedValues: schema27.properties.log.items.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -4010,8 +4013,11 @@ vErrors.push(err101);
 errors++;
 }
 }
-else {
-const err102 = {instancePath:instancePath+"/restarts/" + i5+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.message !== undefined){
+let data44 = data41.message;
+if(typeof data44 === "string"){
+if(func2(data44) > 20000){
+const err102 = {instancePath:instancePath+"/log/" + i5+"/message",schemaPath:"#/properties/log/items/properties/message/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -4021,11 +4027,8 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data40.host !== undefined){
-let data43 = data40.host;
-if(typeof data43 === "string"){
-if(func2(data43) > 500){
-const err103 = {instancePath:instancePath+"/restarts/" + i5+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err103 = {instancePath:instancePath+"/log/" + i5+"/message",schemaPath:"#/properties/log/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -4035,8 +4038,11 @@ vErrors.push(err103);
 errors++;
 }
 }
-else {
-const err104 = {instancePath:instancePath+"/restarts/" + i5+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.host !== undefined){
+let data45 = data41.host;
+if(typeof data45 === "string"){
+if(func2(data45) > 500){
+const err104 = {instancePath:instancePath+"/log/" + i5+"/host",schemaPath:"#/properties/log/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -4046,10 +4052,8 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data40.part !== undefined){
-let data44 = data40.part;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-const err105 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err105 = {instancePath:instancePath+"/log/" + i5+"/host",schemaPath:"#/properties/log/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -4058,9 +4062,10 @@ vErrors.push(err105);
 }
 errors++;
 }
-if(typeof data44 == "number"){
-if(data44 > 1000 || isNaN(data44)){
-const err106 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+}
+else {
+const err106 = {instancePath:instancePath+"/log/" + i5,schemaPath:"#/properties/log/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -4069,8 +4074,10 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(data44 < 2 || isNaN(data44)){
-const err107 = {instancePath:instancePath+"/restarts/" + i5+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
+}
+}
+else {
+const err107 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -4080,11 +4087,15 @@ vErrors.push(err107);
 errors++;
 }
 }
-}
-if(data40.status !== undefined){
-let data45 = data40.status;
-if(!(((data45 === "ok") || (data45 === "verify-failed")) || (data45 === "failed"))){
-const err108 = {instancePath:instancePath+"/restarts/" + i5+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(data.restarts !== undefined){
+let data46 = data.restarts;
+if(Array.isArray(data46)){
+const len6 = data46.length;
+for(let i6=0; i6<len6; i6++){
+let data47 = data46[i6];
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+if(data47.seq === undefined){
+const err108 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -4093,12 +4104,8 @@ vErrors.push(err108);
 }
 errors++;
 }
-}
-if(data40.reason !== undefined){
-let data46 = data40.reason;
-if(typeof data46 === "string"){
-if(func2(data46) > 10000){
-const err109 = {instancePath:instancePath+"/restarts/" + i5+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data47.cell === undefined){
+const err109 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -4107,9 +4114,8 @@ vErrors.push(err109);
 }
 errors++;
 }
-}
-else {
-const err110 = {instancePath:instancePath+"/restarts/" + i5+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data47.status === undefined){
+const err110 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -4118,12 +4124,8 @@ vErrors.push(err110);
 }
 errors++;
 }
-}
-if(data40.startedAt !== undefined){
-let data47 = data40.startedAt;
-if(typeof data47 == "number"){
-if(data47 > 100000000000000 || isNaN(data47)){
-const err111 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data47.startedAt === undefined){
+const err111 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -4132,8 +4134,8 @@ vErrors.push(err111);
 }
 errors++;
 }
-if(data47 < 0 || isNaN(data47)){
-const err112 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data47.finishedAt === undefined){
+const err112 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -4142,9 +4144,8 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-else {
-const err113 = {instancePath:instancePath+"/restarts/" + i5+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data47.checks === undefined){
+const err113 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -4153,12 +4154,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-if(data40.finishedAt !== undefined){
-let data48 = data40.finishedAt;
-if(typeof data48 == "number"){
-if(data48 > 100000000000000 || isNaN(data48)){
-const err114 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data47.queries === undefined){
+const err114 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -4167,8 +4164,10 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(data48 < 0 || isNaN(data48)){
-const err115 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data47.seq !== undefined){
+let data48 = data47.seq;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+const err115 = {instancePath:instancePath+"/restarts/" + i6+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -4177,9 +4176,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-else {
-const err116 = {instancePath:instancePath+"/restarts/" + i5+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(typeof data48 == "number"){
+if(data48 > 1000000000 || isNaN(data48)){
+const err116 = {instancePath:instancePath+"/restarts/" + i6+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -4188,16 +4187,8 @@ vErrors.push(err116);
 }
 errors++;
 }
-}
-if(data40.checks !== undefined){
-let data49 = data40.checks;
-if(Array.isArray(data49)){
-const len6 = data49.length;
-for(let i6=0; i6<len6; i6++){
-let data50 = data49[i6];
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-if(data50.tunable === undefined){
-const err117 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data48 < 1 || isNaN(data48)){
+const err117 = {instancePath:instancePath+"/restarts/" + i6+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -4206,8 +4197,13 @@ vErrors.push(err117);
 }
 errors++;
 }
-if(data50.level === undefined){
-const err118 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+}
+if(data47.cell !== undefined){
+let data49 = data47.cell;
+if(typeof data49 === "string"){
+if(func2(data49) > 2000){
+const err118 = {instancePath:instancePath+"/restarts/" + i6+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -4216,8 +4212,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-if(data50.ok === undefined){
-const err119 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+else {
+const err119 = {instancePath:instancePath+"/restarts/" + i6+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -4226,8 +4223,12 @@ vErrors.push(err119);
 }
 errors++;
 }
-if(data50.observed === undefined){
-const err120 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+}
+if(data47.host !== undefined){
+let data50 = data47.host;
+if(typeof data50 === "string"){
+if(func2(data50) > 500){
+const err120 = {instancePath:instancePath+"/restarts/" + i6+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -4236,11 +4237,9 @@ vErrors.push(err120);
 }
 errors++;
 }
-if(data50.tunable !== undefined){
-let data51 = data50.tunable;
-if(typeof data51 === "string"){
-if(func2(data51) > 200){
-const err121 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+else {
+const err121 = {instancePath:instancePath+"/restarts/" + i6+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -4250,8 +4249,10 @@ vErrors.push(err121);
 errors++;
 }
 }
-else {
-const err122 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data47.part !== undefined){
+let data51 = data47.part;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+const err122 = {instancePath:instancePath+"/restarts/" + i6+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -4260,12 +4261,9 @@ vErrors.push(err122);
 }
 errors++;
 }
-}
-if(data50.level !== undefined){
-let data52 = data50.level;
-if(typeof data52 === "string"){
-if(func2(data52) > 300){
-const err123 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(typeof data51 == "number"){
+if(data51 > 1000 || isNaN(data51)){
+const err123 = {instancePath:instancePath+"/restarts/" + i6+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -4274,9 +4272,8 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-else {
-const err124 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data51 < 2 || isNaN(data51)){
+const err124 = {instancePath:instancePath+"/restarts/" + i6+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -4286,9 +4283,11 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(data50.ok !== undefined){
-if(typeof data50.ok !== "boolean"){
-const err125 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data47.status !== undefined){
+let data52 = data47.status;
+if(!(((data52 === "ok") || (data52 === "verify-failed")) || (data52 === "failed"))){
+const err125 = {instancePath:instancePath+"/restarts/" + i6+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -4298,9 +4297,11 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data50.verifiable !== undefined){
-if(false !== data50.verifiable){
-const err126 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(data47.reason !== undefined){
+let data53 = data47.reason;
+if(typeof data53 === "string"){
+if(func2(data53) > 10000){
+const err126 = {instancePath:instancePath+"/restarts/" + i6+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -4310,11 +4311,8 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(data50.observed !== undefined){
-let data55 = data50.observed;
-if(typeof data55 === "string"){
-if(func2(data55) > 10000){
-const err127 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err127 = {instancePath:instancePath+"/restarts/" + i6+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -4324,8 +4322,11 @@ vErrors.push(err127);
 errors++;
 }
 }
-else {
-const err128 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data47.startedAt !== undefined){
+let data54 = data47.startedAt;
+if(typeof data54 == "number"){
+if(data54 > 100000000000000 || isNaN(data54)){
+const err128 = {instancePath:instancePath+"/restarts/" + i6+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -4334,10 +4335,8 @@ vErrors.push(err128);
 }
 errors++;
 }
-}
-}
-else {
-const err129 = {instancePath:instancePath+"/restarts/" + i5+"/checks/" + i6,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data54 < 0 || isNaN(data54)){
+const err129 = {instancePath:instancePath+"/restarts/" + i6+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -4347,9 +4346,8 @@ vErrors.push(err129);
 errors++;
 }
 }
-}
 else {
-const err130 = {instancePath:instancePath+"/restarts/" + i5+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err130 = {instancePath:instancePath+"/restarts/" + i6+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -4359,15 +4357,11 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(data40.options !== undefined){
-let data56 = data40.options;
-if(Array.isArray(data56)){
-const len7 = data56.length;
-for(let i7=0; i7<len7; i7++){
-let data57 = data56[i7];
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.tunable === undefined){
-const err131 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data47.finishedAt !== undefined){
+let data55 = data47.finishedAt;
+if(typeof data55 == "number"){
+if(data55 > 100000000000000 || isNaN(data55)){
+const err131 = {instancePath:instancePath+"/restarts/" + i6+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -4376,8 +4370,8 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data57.level === undefined){
-const err132 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data55 < 0 || isNaN(data55)){
+const err132 = {instancePath:instancePath+"/restarts/" + i6+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -4386,8 +4380,9 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(data57.ok === undefined){
-const err133 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+}
+else {
+const err133 = {instancePath:instancePath+"/restarts/" + i6+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -4396,8 +4391,16 @@ vErrors.push(err133);
 }
 errors++;
 }
-if(data57.observed === undefined){
-const err134 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+}
+if(data47.checks !== undefined){
+let data56 = data47.checks;
+if(Array.isArray(data56)){
+const len7 = data56.length;
+for(let i7=0; i7<len7; i7++){
+let data57 = data56[i7];
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.tunable === undefined){
+const err134 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -4406,11 +4409,8 @@ vErrors.push(err134);
 }
 errors++;
 }
-if(data57.tunable !== undefined){
-let data58 = data57.tunable;
-if(typeof data58 === "string"){
-if(func2(data58) > 200){
-const err135 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data57.level === undefined){
+const err135 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -4419,9 +4419,8 @@ vErrors.push(err135);
 }
 errors++;
 }
-}
-else {
-const err136 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.ok === undefined){
+const err136 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -4430,12 +4429,8 @@ vErrors.push(err136);
 }
 errors++;
 }
-}
-if(data57.level !== undefined){
-let data59 = data57.level;
-if(typeof data59 === "string"){
-if(func2(data59) > 300){
-const err137 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(data57.observed === undefined){
+const err137 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -4444,9 +4439,11 @@ vErrors.push(err137);
 }
 errors++;
 }
-}
-else {
-const err138 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.tunable !== undefined){
+let data58 = data57.tunable;
+if(typeof data58 === "string"){
+if(func2(data58) > 200){
+const err138 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -4456,9 +4453,8 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(data57.ok !== undefined){
-if(typeof data57.ok !== "boolean"){
-const err139 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err139 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -4468,9 +4464,11 @@ vErrors.push(err139);
 errors++;
 }
 }
-if(data57.verifiable !== undefined){
-if(false !== data57.verifiable){
-const err140 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(data57.level !== undefined){
+let data59 = data57.level;
+if(typeof data59 === "string"){
+if(func2(data59) > 300){
+const err140 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -4480,11 +4478,8 @@ vErrors.push(err140);
 errors++;
 }
 }
-if(data57.observed !== undefined){
-let data62 = data57.observed;
-if(typeof data62 === "string"){
-if(func2(data62) > 10000){
-const err141 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+else {
+const err141 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -4494,8 +4489,9 @@ vErrors.push(err141);
 errors++;
 }
 }
-else {
-const err142 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data57.ok !== undefined){
+if(typeof data57.ok !== "boolean"){
+const err142 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -4505,9 +4501,9 @@ vErrors.push(err142);
 errors++;
 }
 }
-}
-else {
-const err143 = {instancePath:instancePath+"/restarts/" + i5+"/options/" + i7,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.verifiable !== undefined){
+if(false !== data57.verifiable){
+const err143 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -4517,9 +4513,11 @@ vErrors.push(err143);
 errors++;
 }
 }
-}
-else {
-const err144 = {instancePath:instancePath+"/restarts/" + i5+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data57.observed !== undefined){
+let data62 = data57.observed;
+if(typeof data62 === "string"){
+if(func2(data62) > 10000){
+const err144 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -4529,14 +4527,8 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(data40.preload !== undefined){
-let data63 = data40.preload;
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-if(data63.tables !== undefined){
-let data64 = data63.tables;
-if(typeof data64 == "number"){
-if(data64 > 1000000000000000 || isNaN(data64)){
-const err145 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err145 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -4545,8 +4537,10 @@ vErrors.push(err145);
 }
 errors++;
 }
-if(data64 < 0 || isNaN(data64)){
-const err146 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err146 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -4556,8 +4550,9 @@ vErrors.push(err146);
 errors++;
 }
 }
+}
 else {
-const err147 = {instancePath:instancePath+"/restarts/" + i5+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err147 = {instancePath:instancePath+"/restarts/" + i6+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -4567,11 +4562,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(data63.indexes !== undefined){
-let data65 = data63.indexes;
-if(typeof data65 == "number"){
-if(data65 > 1000000000000000 || isNaN(data65)){
-const err148 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data47.options !== undefined){
+let data63 = data47.options;
+if(Array.isArray(data63)){
+const len8 = data63.length;
+for(let i8=0; i8<len8; i8++){
+let data64 = data63[i8];
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.tunable === undefined){
+const err148 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -4580,8 +4579,8 @@ vErrors.push(err148);
 }
 errors++;
 }
-if(data65 < 0 || isNaN(data65)){
-const err149 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data64.level === undefined){
+const err149 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -4590,9 +4589,8 @@ vErrors.push(err149);
 }
 errors++;
 }
-}
-else {
-const err150 = {instancePath:instancePath+"/restarts/" + i5+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data64.ok === undefined){
+const err150 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -4601,12 +4599,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-}
-if(data63.rows !== undefined){
-let data66 = data63.rows;
-if(typeof data66 == "number"){
-if(data66 > 1000000000000000 || isNaN(data66)){
-const err151 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data64.observed === undefined){
+const err151 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -4615,8 +4609,11 @@ vErrors.push(err151);
 }
 errors++;
 }
-if(data66 < 0 || isNaN(data66)){
-const err152 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data64.tunable !== undefined){
+let data65 = data64.tunable;
+if(typeof data65 === "string"){
+if(func2(data65) > 200){
+const err152 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -4627,7 +4624,7 @@ errors++;
 }
 }
 else {
-const err153 = {instancePath:instancePath+"/restarts/" + i5+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err153 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -4637,11 +4634,11 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(data63.ms !== undefined){
-let data67 = data63.ms;
-if(typeof data67 == "number"){
-if(data67 > 1000000000000000 || isNaN(data67)){
-const err154 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data64.level !== undefined){
+let data66 = data64.level;
+if(typeof data66 === "string"){
+if(func2(data66) > 300){
+const err154 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -4650,8 +4647,9 @@ vErrors.push(err154);
 }
 errors++;
 }
-if(data67 < 0 || isNaN(data67)){
-const err155 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err155 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -4661,8 +4659,9 @@ vErrors.push(err155);
 errors++;
 }
 }
-else {
-const err156 = {instancePath:instancePath+"/restarts/" + i5+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data64.ok !== undefined){
+if(typeof data64.ok !== "boolean"){
+const err156 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -4672,9 +4671,9 @@ vErrors.push(err156);
 errors++;
 }
 }
-}
-else {
-const err157 = {instancePath:instancePath+"/restarts/" + i5+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data64.verifiable !== undefined){
+if(false !== data64.verifiable){
+const err157 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -4684,15 +4683,11 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(data40.queries !== undefined){
-let data68 = data40.queries;
-if(Array.isArray(data68)){
-const len8 = data68.length;
-for(let i8=0; i8<len8; i8++){
-let data69 = data68[i8];
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-if(data69.query === undefined){
-const err158 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(data64.observed !== undefined){
+let data69 = data64.observed;
+if(typeof data69 === "string"){
+if(func2(data69) > 10000){
+const err158 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -4701,8 +4696,9 @@ vErrors.push(err158);
 }
 errors++;
 }
-if(data69.unit === undefined){
-const err159 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+}
+else {
+const err159 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -4711,8 +4707,10 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(data69.source === undefined){
-const err160 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+}
+else {
+const err160 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -4721,8 +4719,10 @@ vErrors.push(err160);
 }
 errors++;
 }
-if(data69.values === undefined){
-const err161 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+}
+}
+else {
+const err161 = {instancePath:instancePath+"/restarts/" + i6+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -4731,11 +4731,15 @@ vErrors.push(err161);
 }
 errors++;
 }
-if(data69.query !== undefined){
-let data70 = data69.query;
-if(typeof data70 === "string"){
-if(func2(data70) > 200){
-const err162 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+if(data47.preload !== undefined){
+let data70 = data47.preload;
+if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
+if(data70.tables !== undefined){
+let data71 = data70.tables;
+if(typeof data71 == "number"){
+if(data71 > 1000000000000000 || isNaN(data71)){
+const err162 = {instancePath:instancePath+"/restarts/" + i6+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -4744,9 +4748,8 @@ vErrors.push(err162);
 }
 errors++;
 }
-}
-else {
-const err163 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data71 < 0 || isNaN(data71)){
+const err163 = {instancePath:instancePath+"/restarts/" + i6+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -4756,11 +4759,8 @@ vErrors.push(err163);
 errors++;
 }
 }
-if(data69.unit !== undefined){
-let data71 = data69.unit;
-if(typeof data71 === "string"){
-if(func2(data71) > 40){
-const err164 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+else {
+const err164 = {instancePath:instancePath+"/restarts/" + i6+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -4770,8 +4770,11 @@ vErrors.push(err164);
 errors++;
 }
 }
-else {
-const err165 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data70.indexes !== undefined){
+let data72 = data70.indexes;
+if(typeof data72 == "number"){
+if(data72 > 1000000000000000 || isNaN(data72)){
+const err165 = {instancePath:instancePath+"/restarts/" + i6+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -4780,11 +4783,8 @@ vErrors.push(err165);
 }
 errors++;
 }
-}
-if(data69.source !== undefined){
-let data72 = data69.source;
-if(!(((((data72 === "performance_schema") || (data72 === "profiling")) || (data72 === "client")) || (data72 === "sysbench")) || (data72 === "regex"))){
-const err166 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(data72 < 0 || isNaN(data72)){
+const err166 = {instancePath:instancePath+"/restarts/" + i6+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -4794,15 +4794,8 @@ vErrors.push(err166);
 errors++;
 }
 }
-if(data69.values !== undefined){
-let data73 = data69.values;
-if(Array.isArray(data73)){
-const len9 = data73.length;
-for(let i9=0; i9<len9; i9++){
-let data74 = data73[i9];
-if(typeof data74 == "number"){
-if(data74 > 1000000000000000 || isNaN(data74)){
-const err167 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err167 = {instancePath:instancePath+"/restarts/" + i6+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -4811,8 +4804,12 @@ vErrors.push(err167);
 }
 errors++;
 }
-if(data74 < -1000000000000000 || isNaN(data74)){
-const err168 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+if(data70.rows !== undefined){
+let data73 = data70.rows;
+if(typeof data73 == "number"){
+if(data73 > 1000000000000000 || isNaN(data73)){
+const err168 = {instancePath:instancePath+"/restarts/" + i6+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -4821,9 +4818,8 @@ vErrors.push(err168);
 }
 errors++;
 }
-}
-else {
-const err169 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values/" + i9,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data73 < 0 || isNaN(data73)){
+const err169 = {instancePath:instancePath+"/restarts/" + i6+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -4833,9 +4829,8 @@ vErrors.push(err169);
 errors++;
 }
 }
-}
 else {
-const err170 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err170 = {instancePath:instancePath+"/restarts/" + i6+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -4845,15 +4840,11 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data69.client !== undefined){
-let data75 = data69.client;
-if(Array.isArray(data75)){
-const len10 = data75.length;
-for(let i10=0; i10<len10; i10++){
-let data76 = data75[i10];
-if(typeof data76 == "number"){
-if(data76 > 1000000000000000 || isNaN(data76)){
-const err171 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data70.ms !== undefined){
+let data74 = data70.ms;
+if(typeof data74 == "number"){
+if(data74 > 1000000000000000 || isNaN(data74)){
+const err171 = {instancePath:instancePath+"/restarts/" + i6+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -4862,8 +4853,8 @@ vErrors.push(err171);
 }
 errors++;
 }
-if(data76 < -1000000000000000 || isNaN(data76)){
-const err172 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+if(data74 < 0 || isNaN(data74)){
+const err172 = {instancePath:instancePath+"/restarts/" + i6+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -4874,7 +4865,7 @@ errors++;
 }
 }
 else {
-const err173 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client/" + i10,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err173 = {instancePath:instancePath+"/restarts/" + i6+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -4886,7 +4877,7 @@ errors++;
 }
 }
 else {
-const err174 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err174 = {instancePath:instancePath+"/restarts/" + i6+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -4896,9 +4887,15 @@ vErrors.push(err174);
 errors++;
 }
 }
-}
-else {
-const err175 = {instancePath:instancePath+"/restarts/" + i5+"/queries/" + i8,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data47.queries !== undefined){
+let data75 = data47.queries;
+if(Array.isArray(data75)){
+const len9 = data75.length;
+for(let i9=0; i9<len9; i9++){
+let data76 = data75[i9];
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+if(data76.query === undefined){
+const err175 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -4907,10 +4904,8 @@ vErrors.push(err175);
 }
 errors++;
 }
-}
-}
-else {
-const err176 = {instancePath:instancePath+"/restarts/" + i5+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data76.unit === undefined){
+const err176 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -4919,15 +4914,8 @@ vErrors.push(err176);
 }
 errors++;
 }
-}
-if(data40.steps !== undefined){
-let data77 = data40.steps;
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
-if(data77.stop !== undefined){
-let data78 = data77.stop;
-if(typeof data78 == "number"){
-if(data78 > 1000000000000000 || isNaN(data78)){
-const err177 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data76.source === undefined){
+const err177 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -4936,8 +4924,8 @@ vErrors.push(err177);
 }
 errors++;
 }
-if(data78 < 0 || isNaN(data78)){
-const err178 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data76.values === undefined){
+const err178 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -4946,9 +4934,11 @@ vErrors.push(err178);
 }
 errors++;
 }
-}
-else {
-const err179 = {instancePath:instancePath+"/restarts/" + i5+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data76.query !== undefined){
+let data77 = data76.query;
+if(typeof data77 === "string"){
+if(func2(data77) > 200){
+const err179 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -4958,11 +4948,8 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data77.idle !== undefined){
-let data79 = data77.idle;
-if(typeof data79 == "number"){
-if(data79 > 1000000000000000 || isNaN(data79)){
-const err180 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err180 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -4971,8 +4958,12 @@ vErrors.push(err180);
 }
 errors++;
 }
-if(data79 < 0 || isNaN(data79)){
-const err181 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data76.unit !== undefined){
+let data78 = data76.unit;
+if(typeof data78 === "string"){
+if(func2(data78) > 40){
+const err181 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -4983,7 +4974,7 @@ errors++;
 }
 }
 else {
-const err182 = {instancePath:instancePath+"/restarts/" + i5+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err182 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -4993,11 +4984,10 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(data77.start !== undefined){
-let data80 = data77.start;
-if(typeof data80 == "number"){
-if(data80 > 1000000000000000 || isNaN(data80)){
-const err183 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data76.source !== undefined){
+let data79 = data76.source;
+if(!(((((data79 === "performance_schema") || (data79 === "profiling")) || (data79 === "client")) || (data79 === "sysbench")) || (data79 === "regex"))){
+const err183 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -5006,8 +4996,16 @@ vErrors.push(err183);
 }
 errors++;
 }
-if(data80 < 0 || isNaN(data80)){
-const err184 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data76.values !== undefined){
+let data80 = data76.values;
+if(Array.isArray(data80)){
+const len10 = data80.length;
+for(let i10=0; i10<len10; i10++){
+let data81 = data80[i10];
+if(typeof data81 == "number"){
+if(data81 > 1000000000000000 || isNaN(data81)){
+const err184 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/values/" + i10,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -5016,9 +5014,8 @@ vErrors.push(err184);
 }
 errors++;
 }
-}
-else {
-const err185 = {instancePath:instancePath+"/restarts/" + i5+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data81 < -1000000000000000 || isNaN(data81)){
+const err185 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/values/" + i10,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -5028,11 +5025,8 @@ vErrors.push(err185);
 errors++;
 }
 }
-if(data77.verify !== undefined){
-let data81 = data77.verify;
-if(typeof data81 == "number"){
-if(data81 > 1000000000000000 || isNaN(data81)){
-const err186 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err186 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/values/" + i10,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -5041,8 +5035,10 @@ vErrors.push(err186);
 }
 errors++;
 }
-if(data81 < 0 || isNaN(data81)){
-const err187 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err187 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -5052,8 +5048,15 @@ vErrors.push(err187);
 errors++;
 }
 }
-else {
-const err188 = {instancePath:instancePath+"/restarts/" + i5+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data76.client !== undefined){
+let data82 = data76.client;
+if(Array.isArray(data82)){
+const len11 = data82.length;
+for(let i11=0; i11<len11; i11++){
+let data83 = data82[i11];
+if(typeof data83 == "number"){
+if(data83 > 1000000000000000 || isNaN(data83)){
+const err188 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/client/" + i11,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -5062,12 +5065,8 @@ vErrors.push(err188);
 }
 errors++;
 }
-}
-if(data77.setup !== undefined){
-let data82 = data77.setup;
-if(typeof data82 == "number"){
-if(data82 > 1000000000000000 || isNaN(data82)){
-const err189 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data83 < -1000000000000000 || isNaN(data83)){
+const err189 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/client/" + i11,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -5076,8 +5075,9 @@ vErrors.push(err189);
 }
 errors++;
 }
-if(data82 < 0 || isNaN(data82)){
-const err190 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err190 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/client/" + i11,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -5087,8 +5087,9 @@ vErrors.push(err190);
 errors++;
 }
 }
+}
 else {
-const err191 = {instancePath:instancePath+"/restarts/" + i5+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err191 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -5098,11 +5099,9 @@ vErrors.push(err191);
 errors++;
 }
 }
-if(data77.connect !== undefined){
-let data83 = data77.connect;
-if(typeof data83 == "number"){
-if(data83 > 1000000000000000 || isNaN(data83)){
-const err192 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err192 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -5111,8 +5110,10 @@ vErrors.push(err192);
 }
 errors++;
 }
-if(data83 < 0 || isNaN(data83)){
-const err193 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err193 = {instancePath:instancePath+"/restarts/" + i6+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -5122,8 +5123,14 @@ vErrors.push(err193);
 errors++;
 }
 }
-else {
-const err194 = {instancePath:instancePath+"/restarts/" + i5+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data47.steps !== undefined){
+let data84 = data47.steps;
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+if(data84.stop !== undefined){
+let data85 = data84.stop;
+if(typeof data85 == "number"){
+if(data85 > 1000000000000000 || isNaN(data85)){
+const err194 = {instancePath:instancePath+"/restarts/" + i6+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -5132,12 +5139,8 @@ vErrors.push(err194);
 }
 errors++;
 }
-}
-if(data77.preload !== undefined){
-let data84 = data77.preload;
-if(typeof data84 == "number"){
-if(data84 > 1000000000000000 || isNaN(data84)){
-const err195 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data85 < 0 || isNaN(data85)){
+const err195 = {instancePath:instancePath+"/restarts/" + i6+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -5146,8 +5149,9 @@ vErrors.push(err195);
 }
 errors++;
 }
-if(data84 < 0 || isNaN(data84)){
-const err196 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err196 = {instancePath:instancePath+"/restarts/" + i6+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -5157,8 +5161,11 @@ vErrors.push(err196);
 errors++;
 }
 }
-else {
-const err197 = {instancePath:instancePath+"/restarts/" + i5+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data84.idle !== undefined){
+let data86 = data84.idle;
+if(typeof data86 == "number"){
+if(data86 > 1000000000000000 || isNaN(data86)){
+const err197 = {instancePath:instancePath+"/restarts/" + i6+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -5167,12 +5174,8 @@ vErrors.push(err197);
 }
 errors++;
 }
-}
-if(data77.timer !== undefined){
-let data85 = data77.timer;
-if(typeof data85 == "number"){
-if(data85 > 1000000000000000 || isNaN(data85)){
-const err198 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data86 < 0 || isNaN(data86)){
+const err198 = {instancePath:instancePath+"/restarts/" + i6+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -5181,8 +5184,9 @@ vErrors.push(err198);
 }
 errors++;
 }
-if(data85 < 0 || isNaN(data85)){
-const err199 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err199 = {instancePath:instancePath+"/restarts/" + i6+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -5192,8 +5196,11 @@ vErrors.push(err199);
 errors++;
 }
 }
-else {
-const err200 = {instancePath:instancePath+"/restarts/" + i5+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data84.start !== undefined){
+let data87 = data84.start;
+if(typeof data87 == "number"){
+if(data87 > 1000000000000000 || isNaN(data87)){
+const err200 = {instancePath:instancePath+"/restarts/" + i6+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -5202,12 +5209,8 @@ vErrors.push(err200);
 }
 errors++;
 }
-}
-if(data77.measure !== undefined){
-let data86 = data77.measure;
-if(typeof data86 == "number"){
-if(data86 > 1000000000000000 || isNaN(data86)){
-const err201 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data87 < 0 || isNaN(data87)){
+const err201 = {instancePath:instancePath+"/restarts/" + i6+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -5216,8 +5219,9 @@ vErrors.push(err201);
 }
 errors++;
 }
-if(data86 < 0 || isNaN(data86)){
-const err202 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err202 = {instancePath:instancePath+"/restarts/" + i6+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -5227,8 +5231,11 @@ vErrors.push(err202);
 errors++;
 }
 }
-else {
-const err203 = {instancePath:instancePath+"/restarts/" + i5+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data84.verify !== undefined){
+let data88 = data84.verify;
+if(typeof data88 == "number"){
+if(data88 > 1000000000000000 || isNaN(data88)){
+const err203 = {instancePath:instancePath+"/restarts/" + i6+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -5237,10 +5244,8 @@ vErrors.push(err203);
 }
 errors++;
 }
-}
-}
-else {
-const err204 = {instancePath:instancePath+"/restarts/" + i5+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data88 < 0 || isNaN(data88)){
+const err204 = {instancePath:instancePath+"/restarts/" + i6+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -5250,11 +5255,8 @@ vErrors.push(err204);
 errors++;
 }
 }
-if(data40.noise !== undefined){
-let data87 = data40.noise;
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
-if(data87.seconds === undefined){
-const err205 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
+else {
+const err205 = {instancePath:instancePath+"/restarts/" + i6+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -5263,8 +5265,12 @@ vErrors.push(err205);
 }
 errors++;
 }
-if(data87.load === undefined){
-const err206 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
+}
+if(data84.setup !== undefined){
+let data89 = data84.setup;
+if(typeof data89 == "number"){
+if(data89 > 1000000000000000 || isNaN(data89)){
+const err206 = {instancePath:instancePath+"/restarts/" + i6+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -5273,8 +5279,8 @@ vErrors.push(err206);
 }
 errors++;
 }
-if(data87.cpus === undefined){
-const err207 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
+if(data89 < 0 || isNaN(data89)){
+const err207 = {instancePath:instancePath+"/restarts/" + i6+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -5283,8 +5289,9 @@ vErrors.push(err207);
 }
 errors++;
 }
-if(data87.stealPct === undefined){
-const err208 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
+}
+else {
+const err208 = {instancePath:instancePath+"/restarts/" + i6+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -5293,8 +5300,12 @@ vErrors.push(err208);
 }
 errors++;
 }
-if(data87.othersCpuPct === undefined){
-const err209 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
+}
+if(data84.connect !== undefined){
+let data90 = data84.connect;
+if(typeof data90 == "number"){
+if(data90 > 1000000000000000 || isNaN(data90)){
+const err209 = {instancePath:instancePath+"/restarts/" + i6+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -5303,8 +5314,8 @@ vErrors.push(err209);
 }
 errors++;
 }
-if(data87.ctxPerS === undefined){
-const err210 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
+if(data90 < 0 || isNaN(data90)){
+const err210 = {instancePath:instancePath+"/restarts/" + i6+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -5313,11 +5324,9 @@ vErrors.push(err210);
 }
 errors++;
 }
-if(data87.seconds !== undefined){
-let data88 = data87.seconds;
-if(typeof data88 == "number"){
-if(data88 > 1000000000000000 || isNaN(data88)){
-const err211 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err211 = {instancePath:instancePath+"/restarts/" + i6+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -5326,8 +5335,12 @@ vErrors.push(err211);
 }
 errors++;
 }
-if(data88 < 0 || isNaN(data88)){
-const err212 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data84.preload !== undefined){
+let data91 = data84.preload;
+if(typeof data91 == "number"){
+if(data91 > 1000000000000000 || isNaN(data91)){
+const err212 = {instancePath:instancePath+"/restarts/" + i6+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -5336,9 +5349,8 @@ vErrors.push(err212);
 }
 errors++;
 }
-}
-else {
-const err213 = {instancePath:instancePath+"/restarts/" + i5+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data91 < 0 || isNaN(data91)){
+const err213 = {instancePath:instancePath+"/restarts/" + i6+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -5348,11 +5360,8 @@ vErrors.push(err213);
 errors++;
 }
 }
-if(data87.load !== undefined){
-let data89 = data87.load;
-if(typeof data89 == "number"){
-if(data89 > 1000000000000000 || isNaN(data89)){
-const err214 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err214 = {instancePath:instancePath+"/restarts/" + i6+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -5361,8 +5370,12 @@ vErrors.push(err214);
 }
 errors++;
 }
-if(data89 < 0 || isNaN(data89)){
-const err215 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data84.timer !== undefined){
+let data92 = data84.timer;
+if(typeof data92 == "number"){
+if(data92 > 1000000000000000 || isNaN(data92)){
+const err215 = {instancePath:instancePath+"/restarts/" + i6+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -5371,9 +5384,8 @@ vErrors.push(err215);
 }
 errors++;
 }
-}
-else {
-const err216 = {instancePath:instancePath+"/restarts/" + i5+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data92 < 0 || isNaN(data92)){
+const err216 = {instancePath:instancePath+"/restarts/" + i6+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -5383,11 +5395,8 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(data87.cpus !== undefined){
-let data90 = data87.cpus;
-if(typeof data90 == "number"){
-if(data90 > 1000000000000000 || isNaN(data90)){
-const err217 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err217 = {instancePath:instancePath+"/restarts/" + i6+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -5396,8 +5405,12 @@ vErrors.push(err217);
 }
 errors++;
 }
-if(data90 < 0 || isNaN(data90)){
-const err218 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data84.measure !== undefined){
+let data93 = data84.measure;
+if(typeof data93 == "number"){
+if(data93 > 1000000000000000 || isNaN(data93)){
+const err218 = {instancePath:instancePath+"/restarts/" + i6+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -5406,9 +5419,8 @@ vErrors.push(err218);
 }
 errors++;
 }
-}
-else {
-const err219 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data93 < 0 || isNaN(data93)){
+const err219 = {instancePath:instancePath+"/restarts/" + i6+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -5418,11 +5430,8 @@ vErrors.push(err219);
 errors++;
 }
 }
-if(data87.stealPct !== undefined){
-let data91 = data87.stealPct;
-if(typeof data91 == "number"){
-if(data91 > 100 || isNaN(data91)){
-const err220 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+else {
+const err220 = {instancePath:instancePath+"/restarts/" + i6+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -5431,8 +5440,10 @@ vErrors.push(err220);
 }
 errors++;
 }
-if(data91 < 0 || isNaN(data91)){
-const err221 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err221 = {instancePath:instancePath+"/restarts/" + i6+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -5442,8 +5453,11 @@ vErrors.push(err221);
 errors++;
 }
 }
-else {
-const err222 = {instancePath:instancePath+"/restarts/" + i5+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data47.noise !== undefined){
+let data94 = data47.noise;
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+if(data94.seconds === undefined){
+const err222 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -5452,12 +5466,8 @@ vErrors.push(err222);
 }
 errors++;
 }
-}
-if(data87.othersCpuPct !== undefined){
-let data92 = data87.othersCpuPct;
-if(typeof data92 == "number"){
-if(data92 > 100 || isNaN(data92)){
-const err223 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data94.load === undefined){
+const err223 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -5466,8 +5476,8 @@ vErrors.push(err223);
 }
 errors++;
 }
-if(data92 < 0 || isNaN(data92)){
-const err224 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data94.cpus === undefined){
+const err224 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -5476,9 +5486,8 @@ vErrors.push(err224);
 }
 errors++;
 }
-}
-else {
-const err225 = {instancePath:instancePath+"/restarts/" + i5+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data94.stealPct === undefined){
+const err225 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -5487,12 +5496,8 @@ vErrors.push(err225);
 }
 errors++;
 }
-}
-if(data87.ctxPerS !== undefined){
-let data93 = data87.ctxPerS;
-if(typeof data93 == "number"){
-if(data93 > 1000000000000000 || isNaN(data93)){
-const err226 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data94.othersCpuPct === undefined){
+const err226 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -5501,8 +5506,8 @@ vErrors.push(err226);
 }
 errors++;
 }
-if(data93 < 0 || isNaN(data93)){
-const err227 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data94.ctxPerS === undefined){
+const err227 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -5511,9 +5516,11 @@ vErrors.push(err227);
 }
 errors++;
 }
-}
-else {
-const err228 = {instancePath:instancePath+"/restarts/" + i5+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data94.seconds !== undefined){
+let data95 = data94.seconds;
+if(typeof data95 == "number"){
+if(data95 > 1000000000000000 || isNaN(data95)){
+const err228 = {instancePath:instancePath+"/restarts/" + i6+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -5522,12 +5529,8 @@ vErrors.push(err228);
 }
 errors++;
 }
-}
-if(data87.cpuMhz !== undefined){
-let data94 = data87.cpuMhz;
-if(typeof data94 == "number"){
-if(data94 > 1000000000000000 || isNaN(data94)){
-const err229 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data95 < 0 || isNaN(data95)){
+const err229 = {instancePath:instancePath+"/restarts/" + i6+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -5536,8 +5539,9 @@ vErrors.push(err229);
 }
 errors++;
 }
-if(data94 < 0 || isNaN(data94)){
-const err230 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err230 = {instancePath:instancePath+"/restarts/" + i6+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -5547,8 +5551,11 @@ vErrors.push(err230);
 errors++;
 }
 }
-else {
-const err231 = {instancePath:instancePath+"/restarts/" + i5+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data94.load !== undefined){
+let data96 = data94.load;
+if(typeof data96 == "number"){
+if(data96 > 1000000000000000 || isNaN(data96)){
+const err231 = {instancePath:instancePath+"/restarts/" + i6+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -5557,10 +5564,8 @@ vErrors.push(err231);
 }
 errors++;
 }
-}
-}
-else {
-const err232 = {instancePath:instancePath+"/restarts/" + i5+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data96 < 0 || isNaN(data96)){
+const err232 = {instancePath:instancePath+"/restarts/" + i6+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -5570,15 +5575,8 @@ vErrors.push(err232);
 errors++;
 }
 }
-if(data40.intervals !== undefined){
-let data95 = data40.intervals;
-if(Array.isArray(data95)){
-const len11 = data95.length;
-for(let i11=0; i11<len11; i11++){
-let data96 = data95[i11];
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-if(data96.rep === undefined){
-const err233 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
+else {
+const err233 = {instancePath:instancePath+"/restarts/" + i6+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -5587,8 +5585,12 @@ vErrors.push(err233);
 }
 errors++;
 }
-if(data96.second === undefined){
-const err234 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
+}
+if(data94.cpus !== undefined){
+let data97 = data94.cpus;
+if(typeof data97 == "number"){
+if(data97 > 1000000000000000 || isNaN(data97)){
+const err234 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -5597,8 +5599,8 @@ vErrors.push(err234);
 }
 errors++;
 }
-if(data96.threads === undefined){
-const err235 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
+if(data97 < 0 || isNaN(data97)){
+const err235 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -5607,8 +5609,9 @@ vErrors.push(err235);
 }
 errors++;
 }
-if(data96.tps === undefined){
-const err236 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
+}
+else {
+const err236 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -5617,8 +5620,12 @@ vErrors.push(err236);
 }
 errors++;
 }
-if(data96.qps === undefined){
-const err237 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
+}
+if(data94.stealPct !== undefined){
+let data98 = data94.stealPct;
+if(typeof data98 == "number"){
+if(data98 > 100 || isNaN(data98)){
+const err237 = {instancePath:instancePath+"/restarts/" + i6+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -5627,10 +5634,8 @@ vErrors.push(err237);
 }
 errors++;
 }
-if(data96.rep !== undefined){
-let data97 = data96.rep;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
-const err238 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data98 < 0 || isNaN(data98)){
+const err238 = {instancePath:instancePath+"/restarts/" + i6+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -5639,9 +5644,9 @@ vErrors.push(err238);
 }
 errors++;
 }
-if(typeof data97 == "number"){
-if(data97 > 1000000000 || isNaN(data97)){
-const err239 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+}
+else {
+const err239 = {instancePath:instancePath+"/restarts/" + i6+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -5650,8 +5655,12 @@ vErrors.push(err239);
 }
 errors++;
 }
-if(data97 < 1 || isNaN(data97)){
-const err240 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data94.othersCpuPct !== undefined){
+let data99 = data94.othersCpuPct;
+if(typeof data99 == "number"){
+if(data99 > 100 || isNaN(data99)){
+const err240 = {instancePath:instancePath+"/restarts/" + i6+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -5660,13 +5669,8 @@ vErrors.push(err240);
 }
 errors++;
 }
-}
-}
-if(data96.second !== undefined){
-let data98 = data96.second;
-if(typeof data98 == "number"){
-if(data98 > 1000000000000000 || isNaN(data98)){
-const err241 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data99 < 0 || isNaN(data99)){
+const err241 = {instancePath:instancePath+"/restarts/" + i6+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -5675,8 +5679,9 @@ vErrors.push(err241);
 }
 errors++;
 }
-if(data98 < 0 || isNaN(data98)){
-const err242 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err242 = {instancePath:instancePath+"/restarts/" + i6+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -5686,8 +5691,11 @@ vErrors.push(err242);
 errors++;
 }
 }
-else {
-const err243 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data94.ctxPerS !== undefined){
+let data100 = data94.ctxPerS;
+if(typeof data100 == "number"){
+if(data100 > 1000000000000000 || isNaN(data100)){
+const err243 = {instancePath:instancePath+"/restarts/" + i6+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -5696,12 +5704,8 @@ vErrors.push(err243);
 }
 errors++;
 }
-}
-if(data96.threads !== undefined){
-let data99 = data96.threads;
-if(typeof data99 == "number"){
-if(data99 > 1000000000000000 || isNaN(data99)){
-const err244 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data100 < 0 || isNaN(data100)){
+const err244 = {instancePath:instancePath+"/restarts/" + i6+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -5710,8 +5714,9 @@ vErrors.push(err244);
 }
 errors++;
 }
-if(data99 < 0 || isNaN(data99)){
-const err245 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err245 = {instancePath:instancePath+"/restarts/" + i6+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -5721,8 +5726,11 @@ vErrors.push(err245);
 errors++;
 }
 }
-else {
-const err246 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data94.cpuMhz !== undefined){
+let data101 = data94.cpuMhz;
+if(typeof data101 == "number"){
+if(data101 > 1000000000000000 || isNaN(data101)){
+const err246 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -5731,12 +5739,8 @@ vErrors.push(err246);
 }
 errors++;
 }
-}
-if(data96.tps !== undefined){
-let data100 = data96.tps;
-if(typeof data100 == "number"){
-if(data100 > 1000000000000000 || isNaN(data100)){
-const err247 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data101 < 0 || isNaN(data101)){
+const err247 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -5745,8 +5749,9 @@ vErrors.push(err247);
 }
 errors++;
 }
-if(data100 < 0 || isNaN(data100)){
-const err248 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err248 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -5756,8 +5761,9 @@ vErrors.push(err248);
 errors++;
 }
 }
+}
 else {
-const err249 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err249 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -5767,11 +5773,15 @@ vErrors.push(err249);
 errors++;
 }
 }
-if(data96.qps !== undefined){
-let data101 = data96.qps;
-if(typeof data101 == "number"){
-if(data101 > 1000000000000000 || isNaN(data101)){
-const err250 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data47.intervals !== undefined){
+let data102 = data47.intervals;
+if(Array.isArray(data102)){
+const len12 = data102.length;
+for(let i12=0; i12<len12; i12++){
+let data103 = data102[i12];
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+if(data103.rep === undefined){
+const err250 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -5780,8 +5790,8 @@ vErrors.push(err250);
 }
 errors++;
 }
-if(data101 < 0 || isNaN(data101)){
-const err251 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data103.second === undefined){
+const err251 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -5790,9 +5800,8 @@ vErrors.push(err251);
 }
 errors++;
 }
-}
-else {
-const err252 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data103.threads === undefined){
+const err252 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -5801,12 +5810,8 @@ vErrors.push(err252);
 }
 errors++;
 }
-}
-if(data96.latencyMs !== undefined){
-let data102 = data96.latencyMs;
-if(typeof data102 == "number"){
-if(data102 > 1000000000000000 || isNaN(data102)){
-const err253 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data103.tps === undefined){
+const err253 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -5815,8 +5820,8 @@ vErrors.push(err253);
 }
 errors++;
 }
-if(data102 < 0 || isNaN(data102)){
-const err254 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data103.qps === undefined){
+const err254 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -5825,9 +5830,10 @@ vErrors.push(err254);
 }
 errors++;
 }
-}
-else {
-const err255 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data103.rep !== undefined){
+let data104 = data103.rep;
+if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
+const err255 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -5836,12 +5842,9 @@ vErrors.push(err255);
 }
 errors++;
 }
-}
-if(data96.percentile !== undefined){
-let data103 = data96.percentile;
-if(typeof data103 == "number"){
-if(data103 > 100 || isNaN(data103)){
-const err256 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(typeof data104 == "number"){
+if(data104 > 1000000000 || isNaN(data104)){
+const err256 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -5850,8 +5853,8 @@ vErrors.push(err256);
 }
 errors++;
 }
-if(data103 < 0 || isNaN(data103)){
-const err257 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data104 < 1 || isNaN(data104)){
+const err257 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -5861,8 +5864,12 @@ vErrors.push(err257);
 errors++;
 }
 }
-else {
-const err258 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data103.second !== undefined){
+let data105 = data103.second;
+if(typeof data105 == "number"){
+if(data105 > 1000000000000000 || isNaN(data105)){
+const err258 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -5871,12 +5878,8 @@ vErrors.push(err258);
 }
 errors++;
 }
-}
-if(data96.errPerSec !== undefined){
-let data104 = data96.errPerSec;
-if(typeof data104 == "number"){
-if(data104 > 1000000000000000 || isNaN(data104)){
-const err259 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data105 < 0 || isNaN(data105)){
+const err259 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -5885,8 +5888,9 @@ vErrors.push(err259);
 }
 errors++;
 }
-if(data104 < 0 || isNaN(data104)){
-const err260 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err260 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -5896,8 +5900,11 @@ vErrors.push(err260);
 errors++;
 }
 }
-else {
-const err261 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data103.threads !== undefined){
+let data106 = data103.threads;
+if(typeof data106 == "number"){
+if(data106 > 1000000000000000 || isNaN(data106)){
+const err261 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -5906,10 +5913,8 @@ vErrors.push(err261);
 }
 errors++;
 }
-}
-}
-else {
-const err262 = {instancePath:instancePath+"/restarts/" + i5+"/intervals/" + i11,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data106 < 0 || isNaN(data106)){
+const err262 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -5919,9 +5924,8 @@ vErrors.push(err262);
 errors++;
 }
 }
-}
 else {
-const err263 = {instancePath:instancePath+"/restarts/" + i5+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err263 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -5931,9 +5935,11 @@ vErrors.push(err263);
 errors++;
 }
 }
-}
-else {
-const err264 = {instancePath:instancePath+"/restarts/" + i5,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data103.tps !== undefined){
+let data107 = data103.tps;
+if(typeof data107 == "number"){
+if(data107 > 1000000000000000 || isNaN(data107)){
+const err264 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -5942,10 +5948,8 @@ vErrors.push(err264);
 }
 errors++;
 }
-}
-}
-else {
-const err265 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data107 < 0 || isNaN(data107)){
+const err265 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -5955,14 +5959,213 @@ vErrors.push(err265);
 errors++;
 }
 }
-}
 else {
-const err266 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err266 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err266];
 }
 else {
 vErrors.push(err266);
+}
+errors++;
+}
+}
+if(data103.qps !== undefined){
+let data108 = data103.qps;
+if(typeof data108 == "number"){
+if(data108 > 1000000000000000 || isNaN(data108)){
+const err267 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err267];
+}
+else {
+vErrors.push(err267);
+}
+errors++;
+}
+if(data108 < 0 || isNaN(data108)){
+const err268 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err268];
+}
+else {
+vErrors.push(err268);
+}
+errors++;
+}
+}
+else {
+const err269 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err269];
+}
+else {
+vErrors.push(err269);
+}
+errors++;
+}
+}
+if(data103.latencyMs !== undefined){
+let data109 = data103.latencyMs;
+if(typeof data109 == "number"){
+if(data109 > 1000000000000000 || isNaN(data109)){
+const err270 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err270];
+}
+else {
+vErrors.push(err270);
+}
+errors++;
+}
+if(data109 < 0 || isNaN(data109)){
+const err271 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err271];
+}
+else {
+vErrors.push(err271);
+}
+errors++;
+}
+}
+else {
+const err272 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err272];
+}
+else {
+vErrors.push(err272);
+}
+errors++;
+}
+}
+if(data103.percentile !== undefined){
+let data110 = data103.percentile;
+if(typeof data110 == "number"){
+if(data110 > 100 || isNaN(data110)){
+const err273 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err273];
+}
+else {
+vErrors.push(err273);
+}
+errors++;
+}
+if(data110 < 0 || isNaN(data110)){
+const err274 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err274];
+}
+else {
+vErrors.push(err274);
+}
+errors++;
+}
+}
+else {
+const err275 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err275];
+}
+else {
+vErrors.push(err275);
+}
+errors++;
+}
+}
+if(data103.errPerSec !== undefined){
+let data111 = data103.errPerSec;
+if(typeof data111 == "number"){
+if(data111 > 1000000000000000 || isNaN(data111)){
+const err276 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err276];
+}
+else {
+vErrors.push(err276);
+}
+errors++;
+}
+if(data111 < 0 || isNaN(data111)){
+const err277 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err277];
+}
+else {
+vErrors.push(err277);
+}
+errors++;
+}
+}
+else {
+const err278 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err278];
+}
+else {
+vErrors.push(err278);
+}
+errors++;
+}
+}
+}
+else {
+const err279 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err279];
+}
+else {
+vErrors.push(err279);
+}
+errors++;
+}
+}
+}
+else {
+const err280 = {instancePath:instancePath+"/restarts/" + i6+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err280];
+}
+else {
+vErrors.push(err280);
+}
+errors++;
+}
+}
+}
+else {
+const err281 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err281];
+}
+else {
+vErrors.push(err281);
+}
+errors++;
+}
+}
+}
+else {
+const err282 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err282];
+}
+else {
+vErrors.push(err282);
+}
+errors++;
+}
+}
+}
+else {
+const err283 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err283];
+}
+else {
+vErrors.push(err283);
 }
 errors++;
 }

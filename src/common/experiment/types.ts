@@ -312,9 +312,24 @@ export interface Results {
   discarded?: { seq: number; cell: string; reason: string; at: number; host?: string }[];
   /** Stop when answered (design.stopping): the look at which the run stopped before its maximum, and why; one per host that did. */
   stopped?: StoppedAnswered[];
+  /**
+   * The data step of each data directory the run set up (records.ts `data`): what a detached run's launch
+   * loaded before its runner's restarts, which those restarts' `setup` step does not hold; the planner
+   * counts it with the set-up of its data directory (stats/planner.ts measuredCosts).
+   */
+  dataSteps?: DataStepResult[];
   /** What the run that last wrote these results said (its log, as the Run view showed it live); the first and newest lines of a long one (records.ts LOG_KEPT). */
   log?: RunLogLine[];
   restarts: RestartResult[];
+}
+
+/** A data step as the file keeps it: when it ended, its milliseconds, its build's data directory (absent: the profile's own). */
+export interface DataStepResult {
+  at: number;
+  ms: number;
+  datadir?: string;
+  recognised: boolean;
+  host?: string;
 }
 
 /** One line of a run's log; `host` in a run on several hosts. */

@@ -40,7 +40,8 @@ export interface Costs {
   runEndSeconds: number;
   /**
    * Seconds a data directory's set-up adds to its first restart in a run, beyond an ordinary restart:
-   * the setup script, the data step (its load, when it loaded) and the second start it takes
+   * the setup script, the data step (its load, when it loaded; a detached run's launch loads before the
+   * runner's restarts, and is counted here all the same) and the second start it takes
    * (engine/restart.ts). Absent until a run measured it (setupCost then stands in).
    */
   setupSeconds?: number;
@@ -110,29 +111,56 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
   const ordinary = overheads.filter((x, i) => Number.isFinite(x) && !setsUp(i));
   const known = (ordinary.length ? ordinary : overheads.filter(Number.isFinite)).sort((a, b) => a - b);
   const restartSeconds = known.length ? known[Math.floor(known.length / 2)] : est.restartSeconds;
-  // The restarts that set up a data directory: what they took beyond an ordinary one.
-  const setups = restarts.flatMap((r, i) => (setsUp(i) && Number.isFinite(overheads[i]) ? [Math.max(0, overheads[i] - restartSeconds)] : []));
+  // The restarts that set up a data directory: what they took beyond an ordinary one, and the data step
+  // that ran before them, outside any restart (a detached run's launch loads every data directory before
+  // its runner starts: that restart's `setup` step holds the setup script alone).
+  const before = loadsBefore(doc.design, doc.results!, restarts);
+  const setups = restarts.flatMap((r, i) => (setsUp(i) && Number.isFinite(overheads[i]) ? [Math.max(0, overheads[i] - restartSeconds) + (before.get(r.seq) ?? 0) / 1000] : []));
   return {
     restartSeconds,
     executionSeconds: execTotal / execCount,
     ...(setups.length ? { setupSeconds: setups.reduce((a, b) => a + b, 0) / setups.length } : {}),
-    ...runOnce(doc.results!),
+    ...runOnce(doc.results!, [...before.values()].reduce((a, b) => a + b, 0)),
     source: 'journal',
     runAt: doc.results?.startedAt ?? Math.min(...restarts.map((r) => r.startedAt)),
   };
 }
 
 /**
+ * The data steps that ran outside the restart that set their data directory up, by that restart's seq
+ * (ms): a detached run's, at its launch, before the runner's restarts. Each is the latest data step of its
+ * directory after the previous restart that set it up and before this one started (one that falls
+ * inside the restart is in its `setup` step already: an attached run's).
+ */
+function loadsBefore(design: Design, results: Pick<NonNullable<ExperimentDoc['results']>, 'dataSteps'>, restarts: readonly RestartResult[]): Map<number, number> {
+  const out = new Map<number, number>();
+  const steps = results.dataSteps ?? [];
+  if (!steps.length) return out;
+  const levels = new Map(expandCells(design).map((c) => [c.id, c.levels]));
+  const lastSetUp = new Map<string, number>();
+  for (const r of [...restarts].sort((a, b) => a.startedAt - b.startedAt)) {
+    if (r.steps?.setup === undefined || !levels.has(r.cell)) continue;
+    const dir = dataDirectoryOf(design, levels.get(r.cell)!);
+    const after = lastSetUp.get(dir) ?? -Infinity;
+    const load = steps.filter((d) => (d.datadir ?? '') === dir && d.at > after && d.at < r.startedAt).pop();
+    if (load) out.set(r.seq, load.ms);
+    lastSetUp.set(dir, r.finishedAt);
+  }
+  return out;
+}
+
+/**
  * What a run took beyond its restarts, once: from its start (the journal's header) to its first restart,
  * and from its last restart to its end (mysqld stopped, the host restored), and the latter alone. The
- * waits between restarts (a save, a look) are not in it: a resumed run's pause would be. 0 for what the
- * results do not date.
+ * waits between restarts (a save, a look) are not in it: a resumed run's pause would be. Nor are the
+ * data steps before the first restart (`loadMs`: a detached run's launch loads): each is counted with
+ * its data directory's set-up, once. 0 for what the results do not date.
  */
-function runOnce(results: Pick<NonNullable<ExperimentDoc['results']>, 'startedAt' | 'finishedAt' | 'restarts'>): Pick<Costs, 'runSeconds' | 'runEndSeconds'> {
+function runOnce(results: Pick<NonNullable<ExperimentDoc['results']>, 'startedAt' | 'finishedAt' | 'restarts'>, loadMs = 0): Pick<Costs, 'runSeconds' | 'runEndSeconds'> {
   if (!results.restarts.length) return { runSeconds: 0, runEndSeconds: 0 };
   const first = Math.min(...results.restarts.map((r) => r.startedAt));
   const last = Math.max(...results.restarts.map((r) => r.finishedAt));
-  const before = results.startedAt !== undefined ? Math.max(0, first - results.startedAt) : 0;
+  const before = results.startedAt !== undefined ? Math.max(0, first - results.startedAt - loadMs) : 0;
   const after = results.finishedAt !== undefined ? Math.max(0, results.finishedAt - last) : 0;
   return { runSeconds: (before + after) / 1000, runEndSeconds: after / 1000 };
 }
@@ -223,8 +251,9 @@ export function hostResults(results: NonNullable<ExperimentDoc['results']>, host
   const restarts = own.length ? own : results.restarts;
   const last = (rs: typeof restarts) => Math.max(...rs.map((r) => r.finishedAt));
   const endsLast = restarts.length > 0 && last(restarts) >= last(results.restarts);
-  const { finishedAt, ...rest } = results;
-  return { ...rest, ...(endsLast && finishedAt !== undefined ? { finishedAt } : {}), restarts };
+  const { finishedAt, dataSteps, ...rest } = results;
+  const ownSteps = dataSteps?.filter((d) => d.host === host);
+  return { ...rest, ...(endsLast && finishedAt !== undefined ? { finishedAt } : {}), ...(own.length && ownSteps?.length ? { dataSteps: ownSteps } : {}), restarts };
 }
 
 /** Costs read from a journal (which may come from anyone's machine): measured, every figure finite and not negative. */
