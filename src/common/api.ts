@@ -372,6 +372,13 @@ export interface Requests {
   'host.forget': { args: { target: string }; result: null };
   /** Make (or reuse) the target's sandbox; refused by name when a different one exists, unless replace. */
   'sandbox.create': { args: SandboxRequest; result: { entry: HostEntry; reused: boolean; replaced: HostProfile | null } };
+  /**
+   * Add builds (NAME=PATH) to the target's sandbox, each with its own data directory made by it, the
+   * others left as they are; a target without a sandbox gets one made with them (`made`).
+   */
+  'sandbox.addBuilds': { args: { target: string; auth?: TargetAuth; builds: string[] }; result: { entry: HostEntry; made: boolean } };
+  /** Remove one build from the target's sandbox: its data directory deleted, its registration gone. */
+  'sandbox.removeBuild': { args: { target: string; auth?: TargetAuth; name: string }; result: HostEntry };
   /** Stop the target's sandbox, delete its directory and its profile. */
   'sandbox.remove': { args: { target: string; auth?: TargetAuth }; result: HostEntry };
   /** Register an existing server (direct launch or a systemd unit) as the target's server profile. */
@@ -466,6 +473,8 @@ export const METHODS = [
   'host.add',
   'host.forget',
   'sandbox.create',
+  'sandbox.addBuilds',
+  'sandbox.removeBuild',
   'sandbox.remove',
   'profile.register',
   'profile.unregister',

@@ -1,12 +1,13 @@
 // The Hosts view as a user goes through it, in real Chromium against the real backend: add `local`
 // (probed), make a sandbox with a 512M buffer pool without the command line, start it and see its
-// options verified on the live server, find it in the list and on disk; a server registered with a
+// options verified on the live server, find it in the list and on disk; add two builds to it (the same
+// binary twice: said) and remove one; a server registered with a
 // data directory that does not exist is refused by name; then remove the sandbox, and its folder is gone.
 // And over SSH: an existing server registered (not a sandbox), its own options checked on the live
 // server, the commands a run of the open experiment would send there, then forgotten with its data kept.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startRunEnv } from '../integration/run-env.js';
 import { appForTests, pageProblems } from './support.js';
@@ -59,6 +60,34 @@ test('a sandbox with a 512M buffer pool made and checked from the Hosts view, th
   await page.reload();
   await page.getByRole('tab', { name: 'Hosts' }).click();
   await page.getByTestId('host-profile').waitFor();
+
+  // One build added to the sandbox there, then another that is the same binary (said), then one removed:
+  // each its own data directory, the sandbox kept (before, "Replace" with every build listed again).
+  for (const b of ['b', 'c']) {
+    mkdirSync(join(ctx.app.dir, b), { mode: 0o755 });
+    copyFileSync('/usr/sbin/mariadbd', join(ctx.app.dir, b, 'mariadbd'));
+    chmodSync(join(ctx.app.dir, b, 'mariadbd'), 0o755);
+  }
+  const editor = page.getByTestId('builds-editor');
+  for (const b of ['B', 'C']) {
+    await editor.getByTestId('build-add-setting').fill(`${b}=${join(ctx.app.dir, b.toLowerCase(), 'mariadbd')}`);
+    await editor.getByTestId('build-add').click();
+    await editor.locator(`[data-testid=build-remove][data-build=${b}]`).waitFor({ timeout: 180_000 });
+  }
+  assert.match(await editor.getByTestId('builds-note').innerText(), /^Added C: its own data directory, made by it; the other builds are as they were\.$/);
+  const withBuilds = JSON.parse(readFileSync(join(ctx.app.home, 'profiles.json'), 'utf8')).local;
+  assert.equal(withBuilds.sandboxDir, sandboxDir, 'the same sandbox');
+  assert.deepEqual(withBuilds.builds.map((b: { name: string; datadir: string }) => [b.name, b.datadir]), [
+    ['B', join(sandboxDir, 'data-B')],
+    ['C', join(sandboxDir, 'data-C')],
+  ]);
+  assert.match(await page.getByTestId('host-profile').innerText(), /C: .*\/c\/mariadbd, \d+\.\d+\.\d+-MariaDB.*data directory .*data-C/);
+  assert.match(await page.getByTestId('build-note').innerText(), /^Builds B and C are the same binary byte for byte \(sha256 [0-9a-f]{12}…, at .*\/b\/mariadbd and .*\/c\/mariadbd\): right for an A\/A check/);
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'hosts-add-build.png'), fullPage: true });
+  await editor.locator('[data-testid=build-remove][data-build=C]').click();
+  await editor.locator('[data-testid=build-remove][data-build=C]').waitFor({ state: 'detached', timeout: 120_000 });
+  assert.equal(existsSync(join(sandboxDir, 'data-C')), false, "C's data directory is gone");
+  assert.equal(await page.getByTestId('build-note').count(), 0, 'one build: no note');
 
   await page.getByTestId('host-profile-remove').click();
   await page.getByText('No server profile yet').waitFor({ timeout: 120_000 });

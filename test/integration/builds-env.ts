@@ -36,6 +36,11 @@ export interface BuildsEnvOptions {
   register?: string[];
   /** More `--build NAME=PATH` settings, made in `dir` before the sandbox (a wrapper script). */
   more?: (dir: string, binOf: (name: string) => string) => string[];
+  /**
+   * Called once the fixture is made, in its own `before`: a file's other root-level `before` hooks may
+   * run beside it, not after it (Node 20), so what a file takes from the fixture is taken here.
+   */
+  ready?: (env: BuildsEnv) => void;
 }
 
 /** The fixture, made before the file's first test and removed (with its sandbox) after its last. */
@@ -65,6 +70,7 @@ export function buildsEnvForTests(prefix: string, o: BuildsEnvOptions = {}): Bui
       assert.equal(r.code, 0, r.stderr + r.stdout);
       env.created = { stdout: r.stdout, stderr: r.stderr };
     }
+    o.ready?.(env);
   });
   after(async () => {
     if (env.sshd) varlabSync(['sandbox', 'remove', env.sshd.target, ...env.authArgs], env.home);

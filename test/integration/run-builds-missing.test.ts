@@ -5,50 +5,32 @@
 // build's first start, after the other cells had measured ("restart 2 build=B discarded … failed after
 // 1 of N"). Real parts: the sandbox sshd (and a second one), two copies of /usr/sbin/mariadbd
 // registered as builds A and B, as in run-builds.test.ts.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
 import type { JournalRecord } from '../../src/common/records.js';
 import { hostJournalPath, journalPath } from '../../src/node/engine/journal.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+import { buildsEnvForTests, MARIADBD } from './builds-env.js';
 import { alive, shortQuickstartCopy, varlabRun, varlabSync, type RunEnv } from './run-env.js';
 
-const MARIADBD = '/usr/sbin/mariadbd';
+// The sandbox with builds A and B (two copies of mariadbd), made once for the file (builds-env.ts).
+const fx = buildsEnvForTests('builds-missing', {
+  ready: (made) => {
+    ({ sshd, dir, home, authArgs } = made);
+    profile = made.profile();
+  },
+});
 let sshd: Sshd;
 let dir: string;
 let home: string;
 let authArgs: string[];
 let profile: ServerProfile;
-const binOf = (name: 'A' | 'B') => join(dir, name.toLowerCase(), 'mariadbd');
+const binOf = (name: 'A' | 'B') => fx.binOf(name);
 
-before(async () => {
-  sshd = await startSshd();
-  dir = mkdtempSync(join(tmpdir(), 'varlab-builds-missing-'));
-  // mariadbd runs as `mysql`, which must reach the copies and the sandbox inside this folder.
-  chmodSync(dir, 0o755);
-  home = join(dir, 'home');
-  mkdirSync(home);
-  for (const b of ['A', 'B'] as const) {
-    mkdirSync(join(dir, b.toLowerCase()), { mode: 0o755 });
-    copyFileSync(MARIADBD, binOf(b));
-    chmodSync(binOf(b), 0o755);
-  }
-  authArgs = ['--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile];
-  const r = varlabSync(['sandbox', 'create', sshd.target, ...authArgs, '--dir', dir, '--build', `A=${binOf('A')}`, '--build', `B=${binOf('B')}`, '--json'], home);
-  assert.equal(r.code, 0, r.stderr + r.stdout);
-  profile = JSON.parse(readFileSync(join(home, 'profiles.json'), 'utf8'))[sshd.target];
-});
-
-after(async () => {
-  if (sshd) varlabSync(['sandbox', 'remove', sshd.target, ...authArgs], home);
-  await sshd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const env = (): RunEnv => ({ sshd, dir, varlabHome: home, profile, registered: true, authArgs, stop: async () => {} });
+const env = (): RunEnv => fx.runEnv();
 
 /** Build A then B (blocked order: A's restarts come first), one restart each. */
 const abCopy = (name: string) => shortQuickstartCopy(env(), name, { factors: [{ tunable: 'build', levels: ['A', 'B'] }], restartsPerCell: 1, repetitions: 2, warmup: 0 }, (d) => (d.design.order = 'blocked'));

@@ -5,18 +5,30 @@
 // a run of build × AHI, attached and detached, records, at every restart, the running build's path, digest and version among
 // the verified facts, in the file, the CSV and the Markdown report; and a build whose binary changed
 // since it was registered fails verification like any tunable.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Build, ExperimentDoc } from '../../src/common/experiment/types.js';
-import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+import type { Sshd } from '../../scripts/testenv/sshd.js';
+import { buildsEnvForTests, MARIADBD } from './builds-env.js';
 import { shortQuickstartCopy, varlabRun, varlabSync, type RunEnv } from './run-env.js';
 
-const MARIADBD = '/usr/sbin/mariadbd';
+// Copies A and B (B's binary has a name of its own: the stop before the next start must still find it),
+// and W, a wrapper that execs B's under `nice`.
+const fx = buildsEnvForTests('builds', {
+  more: (dir, binOf) => {
+    mkdirSync(join(dir, 'w'), { mode: 0o755 });
+    writeFileSync(join(dir, 'w', 'slow'), `#!/bin/sh\nexec nice -n 5 ${binOf('B')} "$@"\n`, { mode: 0o755 });
+    return [`W=${join(dir, 'w', 'slow')}`];
+  },
+  ready: (made) => {
+    ({ sshd, dir, home, authArgs } = made);
+    builds = made.profile().builds!;
+  },
+});
 let sshd: Sshd;
 let dir: string;
 let home: string;
@@ -24,42 +36,16 @@ let authArgs: string[];
 let builds: Build[];
 const sha = createHash('sha256').update(readFileSync(MARIADBD)).digest('hex');
 
-before(async () => {
-  sshd = await startSshd();
-  dir = mkdtempSync(join(tmpdir(), 'varlab-builds-'));
-  // mariadbd runs as `mysql`, which must reach the copies and the sandbox inside this folder.
-  chmodSync(dir, 0o755);
-  home = join(dir, 'home');
-  mkdirSync(home);
-  for (const b of ['a', 'b', 'w']) mkdirSync(join(dir, b), { mode: 0o755 });
-  copyFileSync(MARIADBD, join(dir, 'a', 'mariadbd'));
-  // B's binary has a name of its own: the stop before the next start must still find it.
-  copyFileSync(MARIADBD, join(dir, 'b', 'mariadbd-b'));
-  chmodSync(join(dir, 'a', 'mariadbd'), 0o755);
-  chmodSync(join(dir, 'b', 'mariadbd-b'), 0o755);
-  writeFileSync(join(dir, 'w', 'slow'), `#!/bin/sh\nexec nice -n 5 ${join(dir, 'b', 'mariadbd-b')} "$@"\n`, { mode: 0o755 });
-  authArgs = ['--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile];
-  const r = varlabSync(['sandbox', 'create', sshd.target, ...authArgs, '--dir', dir, '--build', `A=${join(dir, 'a', 'mariadbd')}`, '--build', `B=${join(dir, 'b', 'mariadbd-b')}`, '--build', `W=${join(dir, 'w', 'slow')}`, '--json'], home);
-  assert.equal(r.code, 0, r.stderr + r.stdout);
-  builds = JSON.parse(readFileSync(join(home, 'profiles.json'), 'utf8'))[sshd.target].builds;
-});
-
-after(async () => {
-  if (sshd) varlabSync(['sandbox', 'remove', sshd.target, ...authArgs], home);
-  await sshd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const env = (): RunEnv => ({ sshd, dir, varlabHome: home, profile: {} as RunEnv['profile'], registered: true, authArgs, stop: async () => {} });
+const env = (): RunEnv => fx.runEnv();
 
 test('sandbox create --build gives each build its own data directory, made by it, and registers what its live process runs', () => {
   assert.deepEqual(
     builds.map((b) => [b.name, b.exe, b.sha256]),
     [
-      ['A', join(dir, 'a', 'mariadbd'), sha],
-      ['B', join(dir, 'b', 'mariadbd-b'), sha],
+      ['A', fx.binOf('A'), sha],
+      ['B', fx.binOf('B'), sha],
       // The wrapper is known by the binary it execs, not by the script.
-      ['W', join(dir, 'b', 'mariadbd-b'), sha],
+      ['W', fx.binOf('B'), sha],
     ],
   );
   assert.equal(builds[2].mysqld, join(dir, 'w', 'slow'));
@@ -132,7 +118,7 @@ test('a build whose binary changed since it was registered fails verification', 
   try {
     const r = varlabSync(['sandbox', 'start', sshd.target, ...authArgs, '--set', 'build=A'], home);
     assert.equal(r.code, 3, r.stderr + r.stdout);
-    assert.match(r.stdout, new RegExp(`FAIL  build=A  exe ${join(dir, 'a', 'mariadbd')} sha256 ${sha}; .*expected sha256 f{64}`));
+    assert.match(r.stdout, new RegExp(`FAIL  build=A  exe ${fx.binOf('A')} sha256 ${sha}; .*expected sha256 f{64}`));
   } finally {
     writeFileSync(join(home, 'profiles.json'), saved);
     varlabSync(['sandbox', 'stop', sshd.target, ...authArgs], home);

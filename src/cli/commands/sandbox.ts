@@ -1,15 +1,18 @@
 import { tunable, VARIABLE_NAME } from '../../common/catalog.js';
 import type { Factor } from '../../common/experiment/types.js';
+import { BUILD_NAME } from '../../common/tunables/build.js';
 import { assertProfilePath, assertSandboxParent, buildFromSetting, optionFromSetting, SIZE_OPTION } from '../../common/profile.js';
 import { cellFactors } from '../../common/restart.js';
 import { describeBuilds } from '../../node/host/builds.js';
-import { createServerControl, createSandbox, openTarget, planSandbox, procedureText, removeSandbox, sandboxProfile, type SandboxOptions, type TargetSession } from '../../node/host/index.js';
+import { addBuilds, createServerControl, createSandbox, openTarget, removeBuild, planSandbox, procedureText, removeSandbox, sandboxProfile, type SandboxOptions, type TargetSession } from '../../node/host/index.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
 import { hostFailure, TARGET_OPTIONS, targetAuth } from './probe.js';
 
 const USAGE =
   'varlab sandbox create TARGET [--dir DIR] [--port N] [--mysqld PATH] [--buffer-pool SIZE] [--set-option NAME=VALUE ...] [--build NAME=PATH ...] [--replace] [--dry-run] [--json]\n' +
+  'varlab sandbox add-build    TARGET --build NAME=PATH [--build NAME=PATH ...] [--dir DIR] [--port N] [--buffer-pool SIZE] [--set-option NAME=VALUE ...]\n' +
+  'varlab sandbox remove-build TARGET --build NAME\n' +
   'varlab sandbox start  TARGET [--set FACTOR=LEVEL ...] [--dry-run] [--json]\n' +
   'varlab sandbox stop   TARGET\n' +
   'varlab sandbox remove TARGET\n\n' +
@@ -17,6 +20,11 @@ const USAGE =
   '         and registers its server profile, so `varlab run --target TARGET` needs nothing more. A target\n' +
   '         has one sandbox: the same is reused, a different one is refused by name (--replace removes it).\n' +
   '         A create that fails removes what it made.\n' +
+  'add-build    adds server builds to the target\'s sandbox, the others and their data left as they are: each\n' +
+  '         gets its own data directory, made by that build, and is started once to register what it runs.\n' +
+  '         A target without a sandbox gets one, made with these builds (--dir, --port, --buffer-pool and\n' +
+  '         --set-option are for that sandbox). A name already registered is refused: remove it first.\n' +
+  'remove-build removes one build: its data directory is deleted and its registration forgotten.\n' +
   'start    (re)starts the sandbox mysqld with tunables applied and prints what was verified on the live\n' +
   '         process, and the sandbox\'s own server options as the server reports them; FACTOR is a tunable\n' +
   '         id (aslr, ahi, numa, cpubind, thp, ...) or a server variable name. Exit 3 when a verification failed.\n' +
@@ -65,6 +73,62 @@ async function registered(target: string) {
   return p;
 }
 
+/** The sandbox options of `create` (and of `add-build`, for a target without a sandbox), refused before anything connects when malformed. */
+function sandboxOptions(values: { dir?: string; port?: string; mysqld?: string; 'buffer-pool'?: string; 'set-option'?: string[] }): Omit<SandboxOptions, 'builds' | 'replace'> {
+  const opts = {
+    parent: values.dir,
+    port: numberOption('port', values.port, { min: 1024, max: 65535, integer: true }),
+    mysqld: values.mysqld,
+    bufferPool: values['buffer-pool'],
+    options: values['set-option'],
+  };
+  try {
+    for (const o of opts.options ?? []) optionFromSetting(o);
+    if (opts.parent !== undefined) assertSandboxParent('--dir', opts.parent);
+    if (opts.mysqld !== undefined) assertProfilePath('--mysqld', opts.mysqld);
+    if (opts.bufferPool !== undefined && !SIZE_OPTION.test(opts.bufferPool)) throw new Error(`--buffer-pool ${JSON.stringify(opts.bufferPool)}: expected a size such as 512M or 2G`);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return opts;
+}
+
+/** `add-build` (NAME=PATH, one or more) and `remove-build` (NAME, one): the builds of the target's sandbox, one at a time. */
+async function changeBuilds(action: 'add-build' | 'remove-build', target: string, values: Parameters<typeof targetAuth>[0] & Parameters<typeof sandboxOptions>[0] & { build?: string[]; json?: boolean }, io: CliIO): Promise<number> {
+  const builds = values.build ?? [];
+  if (action === 'remove-build') {
+    if (builds.length !== 1 || !BUILD_NAME.test(builds[0])) throw new UsageError('sandbox remove-build: expected one --build NAME (the name it was registered with)');
+    return await withTarget(target, values, async (s) => {
+      const { profile, builds: [gone] } = await removeBuild(s, builds[0]);
+      if (values.json) io.out(JSON.stringify(profile, null, 2));
+      else io.out(`removed build ${gone.name} from the sandbox on ${target}: its data directory ${gone.datadir} is deleted; builds registered now: ${profile.builds?.map((b) => b.name).join(', ') || 'none'}`);
+      return 0;
+    });
+  }
+  if (!builds.length) throw new UsageError('sandbox add-build: expected one or more --build NAME=PATH');
+  try {
+    for (const b of builds) buildFromSetting(b);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const opts = sandboxOptions(values);
+  return await withTarget(target, values, async (s) => {
+    const { profile, made, builds: added } = await addBuilds(s, builds, opts);
+    if (values.json) io.out(JSON.stringify(profile, null, 2));
+    else {
+      io.out(
+        made
+          ? `${target} had no sandbox: made one with the builds at ${profile.sandboxDir} (${profile.mysqld}, port ${profile.port}, socket ${profile.socket})`
+          : `added ${added.map((b) => `build ${b.name}`).join(' and ')} to the sandbox on ${target}: ${profile.sandboxDir} (each its own data directory, made by that build)`,
+      );
+      // Every build, with the notes on them together (buildNotes): an added build that is another's binary is said.
+      for (const line of describeBuilds(profile.builds ?? [])) io.out(line);
+      io.out(`registered as the server profile for ${target}`);
+    }
+    return 0;
+  });
+}
+
 export const sandbox: Command = {
   name: 'sandbox',
   usage: USAGE,
@@ -83,27 +147,15 @@ export const sandbox: Command = {
       json: { type: 'boolean' },
     });
     const [action, target, ...extra] = positionals;
-    if (!action || !['create', 'start', 'stop', 'remove'].includes(action)) throw new UsageError('expected an action: create, start, stop or remove');
+    if (!action || !['create', 'add-build', 'remove-build', 'start', 'stop', 'remove'].includes(action)) throw new UsageError('expected an action: create, add-build, remove-build, start, stop or remove');
     if (!target || extra.length) throw new UsageError(`sandbox ${action}: expected exactly one TARGET`);
     const dry = Boolean(values['dry-run']);
     try {
       if (action === 'create') {
-        const opts: SandboxOptions = {
-          parent: values.dir,
-          port: numberOption('port', values.port, { min: 1024, max: 65535, integer: true }),
-          mysqld: values.mysqld,
-          bufferPool: values['buffer-pool'],
-          options: values['set-option'],
-          replace: values.replace === true,
-          builds: values.build,
-        };
-        // Bad sizes and options are refused before anything connects.
+        // Bad sizes, options and builds are refused before anything connects.
+        const opts: SandboxOptions = { ...sandboxOptions(values), replace: values.replace === true, builds: values.build };
         try {
-          for (const o of opts.options ?? []) optionFromSetting(o);
           for (const b of opts.builds ?? []) buildFromSetting(b);
-          if (opts.parent !== undefined) assertSandboxParent('--dir', opts.parent);
-          if (opts.mysqld !== undefined) assertProfilePath('--mysqld', opts.mysqld);
-          if (opts.bufferPool !== undefined && !SIZE_OPTION.test(opts.bufferPool)) throw new Error(`--buffer-pool ${JSON.stringify(opts.bufferPool)}: expected a size such as 512M or 2G`);
         } catch (e) {
           throw new UsageError((e as Error).message);
         }
@@ -126,6 +178,7 @@ export const sandbox: Command = {
           return 0;
         });
       }
+      if (action === 'add-build' || action === 'remove-build') return await changeBuilds(action, target, values, io);
       if (action === 'start') {
         // Levels are validated before anything connects or runs.
         const { factors, levels } = factorsFromSets(values.set ?? []);

@@ -63,6 +63,8 @@ export const ARGS = {
     replace: z.boolean().optional(),
     builds: z.array(text).optional(),
   }),
+  'sandbox.addBuilds': z.strictObject({ target: nonEmpty, auth: auth.optional(), builds: z.array(text) }),
+  'sandbox.removeBuild': z.strictObject({ target: nonEmpty, auth: auth.optional(), name: nonEmpty }),
   'sandbox.remove': z.strictObject({ target: nonEmpty, auth: auth.optional() }),
   // A server profile is checked field by field by its own validator (profile.ts) in the handler.
   'profile.register': z.strictObject({ target: nonEmpty, profile: anObject<ArgsOf<'profile.register'>['profile']>('a server profile'), replace: z.boolean().optional(), auth: auth.optional() }),

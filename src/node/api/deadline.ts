@@ -12,6 +12,8 @@ const SLOW: ReadonlySet<Method> = new Set<Method>([
   'host.add',
   'host.dryRun',
   'sandbox.create',
+  'sandbox.addBuilds',
+  'sandbox.removeBuild',
   'sandbox.remove',
   'profile.register',
   'server.check',

@@ -6,7 +6,7 @@ import { ApiError, type CallOrigin, type TargetAuth } from '../../common/api.js'
 import type { ServerProfile } from '../../common/experiment/types.js';
 import { checkProfile } from '../../common/profile.js';
 import type { BackendContext, Handlers } from '../backend.js';
-import { createSandbox, createServerControl, openTarget, probeHost, removeSandbox, sandboxProfile, shellQuote, type TargetSession } from '../host/index.js';
+import { addBuilds, createSandbox, createServerControl, openTarget, removeBuild, probeHost, removeSandbox, sandboxProfile, shellQuote, type TargetSession } from '../host/index.js';
 import { forgetHost, hostEntry, listHosts, registerProfile, rememberHost, unregisterProfile } from '../host/profiles.js';
 import { dryRun } from '../runs/dryrun.js';
 import { secretStore } from '../secrets.js';
@@ -91,6 +91,18 @@ export function hostHandlers(ctx: BackendContext): Handlers {
       const r = await withTarget(origin, t, req.auth, (s) => createSandbox(s, { parent: req.parent, port: req.port, bufferPool: req.bufferPool, options: req.options, replace: req.replace === true, builds: req.builds, chooseFolder: 'choose another in "Folder on the target"' }));
       await rememberHost(t, { auth: req.auth });
       return { entry: await hostEntry(t), reused: r.reused, replaced: r.replaced };
+    },
+    'sandbox.addBuilds': async ({ target, auth, builds }, origin) => {
+      const t = targetArg('sandbox.addBuilds', target);
+      // The Hosts view's folder field is for a new sandbox; a target without one gets it in /var/tmp, as `add-build` does.
+      const r = await withTarget(origin, t, auth, (s) => addBuilds(s, builds, { chooseFolder: 'choose another in "Folder on the target"' }));
+      await rememberHost(t, { auth });
+      return { entry: await hostEntry(t), made: r.made };
+    },
+    'sandbox.removeBuild': async ({ target, auth, name }, origin) => {
+      const t = targetArg('sandbox.removeBuild', target);
+      await withTarget(origin, t, auth, (s) => removeBuild(s, name));
+      return hostEntry(t);
     },
     'sandbox.remove': async ({ target, auth }, origin) => {
       const t = targetArg('sandbox.remove', target);

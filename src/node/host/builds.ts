@@ -57,6 +57,20 @@ export async function planBuild(session: TargetSession, setting: string, systemI
   return { name, mysqld: bin, ...(isDir ? { basedir: path } : {}), flavor, installDb: flavor === 'mariadb' ? (own ?? systemInstallDb) : null };
 }
 
+/** A build's data directory in its sandbox, `data-NAME`: made by `sandbox create --build` and `sandbox add-build` alike. */
+export const buildDatadir = (sandboxDir: string, name: string) => `${sandboxDir}/data-${name}`;
+
+/** Every `--build NAME=PATH` of one command, planned in turn (planBuild); a name given twice is refused. */
+export async function planBuilds(session: TargetSession, settings: readonly string[], systemInstallDb: string | null): Promise<BuildPlan[]> {
+  const plans: BuildPlan[] = [];
+  for (const setting of settings) {
+    const b = await planBuild(session, setting, systemInstallDb);
+    if (plans.some((x) => x.name === b.name)) throw new ApiError('invalid-argument', `--build ${b.name} is given twice`);
+    plans.push(b);
+  }
+  return plans;
+}
+
 /** The script lines that make a build's data directory with that build (inside sandbox.ts's `made`). */
 export function buildInitLines(b: BuildPlan, datadir: string, tmpdir: string, userArg: string[]): string[] {
   const log = q(`${datadir}.init.log`);
@@ -75,9 +89,10 @@ export function unlearned(b: BuildPlan, datadir: string): Build {
 
 /**
  * Start each build once on its data directory, as a restart starts it, and keep what its live process
- * runs. A wrapper script is known by the binary it execs. The server is stopped afterwards.
+ * runs. A wrapper script is known by the binary it execs. The server is stopped afterwards. `only`: the
+ * builds to learn (those just added to a sandbox, sandbox-builds.ts), the others kept as registered.
  */
-export async function learnBuilds(session: TargetSession, profile: ServerProfile): Promise<Build[]> {
+export async function learnBuilds(session: TargetSession, profile: ServerProfile, only?: readonly string[]): Promise<Build[]> {
   // Each build learned goes into the profile at once: the next start's stop step knows its executable.
   const builds = [...(profile.builds ?? [])];
   const p: ServerProfile = { ...profile, builds };
@@ -85,6 +100,7 @@ export async function learnBuilds(session: TargetSession, profile: ServerProfile
   const host = await control.host();
   try {
     for (const [i, b] of builds.entries()) {
+      if (only && !only.includes(b.name)) continue;
       const proc = restartProcedure({ profile: p, factors: [{ tunable: 'build', levels: [b.name] }], levels: { build: b.name }, host });
       const started = await control.run(proc);
       const live = parseExe(started.facts.exe);

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../common/api.js';
 import { assertProfilePath, assertSandboxParent, checkProfile, optionFromSetting, profileOptions, SIZE_OPTION } from '../../common/profile.js';
-import { buildInitLines, learnBuilds, planBuild, unlearned, type BuildPlan } from './builds.js';
+import { buildDatadir, buildInitLines, learnBuilds, planBuilds, unlearned, type BuildPlan } from './builds.js';
 import { registerProfile, sandboxProfile, unregisterProfile, type RegisteredProfile } from './profiles.js';
 import { profileDir, runScript } from './restore.js';
 import { hostPaths, stopScript, type HostPaths } from './script.js';
@@ -70,6 +70,14 @@ const DEFAULT_BUFFER_POOL = '128M';
 const EXACT_TIMER_VARIABLES = new Set(profileOptions({ extraArgs: EXACT_TIMER_OPTIONS }).map((o) => o.variable));
 const SANDBOX_DIR = /\/varlab-sandbox-[0-9a-f]{8}$/;
 
+/** Where the target's mariadb-install-db (or mysql_install_db) is, said as `installdb=PATH`. */
+const INSTALL_DB_LINE = 'for i in $(command -v mariadb-install-db mysql_install_db 2>/dev/null); do echo "installdb=$i"; break; done';
+
+/** The target's own mariadb-install-db, for a build that has none in its folder (builds.ts planBuild); null without one. */
+export async function systemInstallDb(session: TargetSession): Promise<string | null> {
+  return /^installdb=(.*)$/m.exec((await session.exec(INSTALL_DB_LINE)).stdout)?.[1]?.trim() || null;
+}
+
 async function facts(session: TargetSession, mysqld: string | undefined, port: number, parent: string): Promise<TargetFacts> {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
   const p = shellQuote(parent);
@@ -80,7 +88,7 @@ async function facts(session: TargetSession, mysqld: string | undefined, port: n
     `[ -d ${p} ] && echo parentfolder=yes`,
     `[ -d ${p} ] && [ -w ${p} ] && [ -x ${p} ] && echo parentwritable=yes`,
     mysqld ? `[ -x ${shellQuote(mysqld)} ] && echo bin=${shellQuote(mysqld)}` : 'for b in $(command -v mariadbd mysqld 2>/dev/null) /usr/sbin/mariadbd /usr/sbin/mysqld /usr/local/mysql/bin/mysqld; do if [ -x "$b" ]; then echo "bin=$b"; break; fi; done',
-    'for i in $(command -v mariadb-install-db mysql_install_db 2>/dev/null); do echo "installdb=$i"; break; done',
+    INSTALL_DB_LINE,
     'id mysql >/dev/null 2>&1 && echo "mysqluser=yes"',
     `awk '$4 == "0A" && substr($2, length($2) - 4) == ":${hex}" { f = 1 } END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null && echo "portinuse=yes"`,
   ].join('\n');
@@ -144,13 +152,8 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
   // As root, mysqld refuses to run as root: it runs as `mysql`, which must own the directory.
   const osUser = f.uid === 0 ? (f.hasMysqlUser ? 'mysql' : undefined) : undefined;
   if (f.uid === 0 && !osUser) throw new ApiError('unsupported', `${session.target}: logged in as root and there is no \`mysql\` user to run mysqld as`);
-  const builds: BuildPlan[] = [];
-  for (const setting of opts.builds ?? []) {
-    const b = await planBuild(session, setting, f.installDb);
-    if (builds.some((x) => x.name === b.name)) throw new ApiError('invalid-argument', `--build ${b.name} is given twice`);
-    builds.push(b);
-  }
-  const dataOf = (b: BuildPlan) => `${dir}/data-${b.name}`;
+  const builds = await planBuilds(session, opts.builds ?? [], f.installDb);
+  const dataOf = (b: BuildPlan) => buildDatadir(dir, b.name);
   const profile: RegisteredProfile = {
     kind: 'direct',
     mysqld: f.mysqldBinary,
@@ -191,7 +194,7 @@ export async function planSandbox(session: TargetSession, opts: SandboxOptions =
 }
 
 /** Does the registered profile's data directory still exist on the target? */
-async function stillThere(session: TargetSession, p: RegisteredProfile): Promise<boolean> {
+export async function stillThere(session: TargetSession, p: RegisteredProfile): Promise<boolean> {
   return (await session.exec(`[ -d ${shellQuote(p.datadir)} ] && echo yes`)).stdout.includes('yes');
 }
 

@@ -69,10 +69,85 @@ function ProfileSummary({ p }: { p: HostProfile }) {
       <KeyValues rows={rows} testid="host-profile" />
       {notes.map((n) => (
         <p key={n} className="notice small" data-testid="build-note">
-          {n.replace(/^note: /, '')}
+          {n.replace(/^note: (.)/, (_, c: string) => c.toUpperCase())}
         </p>
       ))}
     </>
+  );
+}
+
+/**
+ * The sandbox's builds, one at a time: add one (NAME=PATH; its own data directory, made by it, the
+ * others left as they are) or remove one (its data directory deleted). Before, adding a build was
+ * "Replace" with every build listed again, which made every data directory anew.
+ */
+function BuildsEditor({ entry, auth, onChanged }: Props) {
+  const [setting, setSetting] = useState('');
+  const [note, setNote] = useState<string | null>(null);
+  const a = useAction();
+  const p = entry.profile!;
+  const problem = setting.trim() ? buildProblem([setting.trim()]) : null;
+  const add = () =>
+    a.run('add', async () => {
+      setNote(null);
+      const r = await getClient().call('sandbox.addBuilds', { target: entry.target, auth, builds: [setting.trim()] });
+      if (!r.ok) return r.message;
+      setNote(`Added ${setting.trim().split('=')[0]}: its own data directory, made by it; the other builds are as they were.`);
+      setSetting('');
+      onChanged(r.value.entry);
+      return null;
+    });
+  const remove = (name: string) =>
+    a.run(`remove ${name}`, async () => {
+      setNote(null);
+      const r = await getClient().call('sandbox.removeBuild', { target: entry.target, auth, name });
+      if (!r.ok) return r.message;
+      setNote(`Removed ${name} and its data directory.`);
+      onChanged(r.value);
+      return null;
+    });
+  return (
+    <form
+      className="host-form"
+      data-testid="builds-editor"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (setting.trim() && !problem) void add();
+      }}
+    >
+      <h3>Server builds of this sandbox: the levels of the factor “Server build”</h3>
+      {p.builds?.length ? (
+        <div className="row">
+          {p.builds.map((b) => (
+            <button key={b.name} type="button" className="danger" disabled={!!a.busy} onClick={() => void remove(b.name)} data-testid="build-remove" data-build={b.name} title={`Remove build ${b.name}: its data directory ${b.datadir} is deleted`}>
+              {a.busy === `remove ${b.name}` ? `Removing ${b.name}…` : `Remove ${b.name}`}
+            </button>
+          ))}
+        </div>
+      ) : (
+        <p className="muted small">None yet: add a build to compare it with another (a patch against its baseline).</p>
+      )}
+      <div className="row">
+        <label className="field">
+          <span>Add a build, NAME=PATH: a binary, a script that execs one, or an installation folder (it gets its own data directory, made by it)</span>
+          <input value={setting} onChange={(e) => setSetting(e.target.value)} size={44} placeholder="B=/home/me/build/sql/mariadbd" aria-invalid={!!problem} data-testid="build-add-setting" />
+          {problem && <span className="problem">{problem}</span>}
+        </label>
+      </div>
+      <button type="submit" disabled={!!a.busy || !setting.trim() || !!problem} data-testid="build-add">
+        {a.busy === 'add' ? 'Making its data directory and starting it once…' : 'Add the build'}
+      </button>
+      {a.error && (
+        <p className="problem prewrap" role="alert" data-testid="builds-error">
+          {a.error}
+        </p>
+      )}
+      {note && !a.error && (
+        <p className="notice" data-testid="builds-note">
+          {note}
+        </p>
+      )}
+    </form>
   );
 }
 
@@ -321,6 +396,7 @@ export function ServerPanel(props: Props) {
             </p>
           )}
           {check && <CheckTable check={check} />}
+          {p.sandboxDir && <BuildsEditor {...props} />}
         </>
       ) : (
         <p className="warning">No server profile yet: a run on {entry.target} needs one. Make a sandbox, or register the server you have.</p>
