@@ -57,12 +57,13 @@ export function commandsNeedingConsent(doc: ExperimentDoc): ConsentItem[] {
   if (w.kind === 'command' && w.command?.line) {
     items.push({ kind: 'command', where: 'design.workload.command.line', command: w.command.line, summary: 'a shell command run on the target once per repetition' });
   }
-  if (w.setupSql?.trim()) {
-    items.push({ kind: 'setup-sql', where: 'design.workload.setupSql', command: w.setupSql, summary: `a setup script run once in database ${w.database} as the admin account of the server profile` });
-  }
+  // In the order a run does them: the data step, then the setup script (engine/restart.ts, detach/launch.ts).
   if (w.data) {
     // Named in full: the tables it makes, where the rows come from, and that nothing is left on the target.
     items.push({ kind: 'data', where: 'design.workload.data', command: describeDataSet(w.database, w.data), summary: `the DBT-3 data step: run once before the first restart as the admin account of the server profile` });
+  }
+  if (w.setupSql?.trim()) {
+    items.push({ kind: 'setup-sql', where: 'design.workload.setupSql', command: w.setupSql, summary: `a setup script run once in database ${w.database} as the admin account of the server profile${w.data ? ', after the DBT-3 data step' : ''}` });
   }
   if (w.kind === 'queries') {
     w.queries.forEach((q, i) => {

@@ -26,6 +26,9 @@ test('DBT-3 at scale factor 0.1 from the welcome screen: 8 cells, 22 queries, th
   await page.getByText(/the DBT-3 data step/).first().waitFor({ timeout: 30_000 });
   const body = await page.locator('body').innerText();
   assert.match(body, /DBT-3 tables region, nation, part, supplier, partsupp, customer, orders, lineitem at scale factor 0\.1 \(about 600,000 lineitem rows\)/);
+  // A setup script of the user's runs after the data step, attached and detached alike: said where it is written.
+  assert.equal(await page.getByTestId('setup-sql-label').innerText(), 'Setup script (run after the DBT-3 data step, before the first restart unless the table above exists: it may build on the DBT-3 tables, e.g. an index on lineitem)');
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: `${process.env.VARLAB_SCREENSHOTS}/designer-dbt3-setup.png`, fullPage: true });
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });

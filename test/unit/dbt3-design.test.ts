@@ -39,6 +39,19 @@ test('consent names the data step: the tables it creates, where rows come from, 
   assert.match(item.command, /no file is written on the target/);
 });
 
+test('consent lists the data step before a setup script of the design, in the order a run does them, and says so', () => {
+  const doc = dbt3Template({ sf: 0.01 });
+  doc.design.workload.setupSql = 'CREATE INDEX i ON lineitem (l_quantity)';
+  const items = commandsNeedingConsent(doc).filter((i) => i.kind === 'data' || i.kind === 'setup-sql');
+  assert.deepEqual(
+    items.map((i) => [i.kind, i.summary]),
+    [
+      ['data', 'the DBT-3 data step: run once before the first restart as the admin account of the server profile'],
+      ['setup-sql', 'a setup script run once in database dbt3 as the admin account of the server profile, after the DBT-3 data step'],
+    ],
+  );
+});
+
 test('a file whose scale factor is out of range is refused, naming the field', () => {
   const doc = dbt3Template({ sf: 1 });
   doc.design.workload.data!.sf = 20;

@@ -161,9 +161,9 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
       </div>
       <label className="field">
         <span data-testid="setup-sql-label">
-          Setup script (run before {design.factors.some((f) => f.tunable === 'build') ? "each build's first restart, in that build's own data directory," : 'the first restart'} unless the table above exists
-          {/* The data step comes first, attached and detached (engine/restart.ts): the script may build on its tables. */}
-          {w.data ? ', after the DBT-3 data step: it may build on its tables, e.g. an index on lineitem)' : ': create and fill the data)'}
+          {/* With a data step, it comes first, attached and detached (engine/restart.ts): the script may build on its tables. */}
+          Setup script (run {w.data ? 'after the DBT-3 data step, ' : ''}before {design.factors.some((f) => f.tunable === 'build') ? "each build's first restart, in that build's own data directory," : 'the first restart'} unless the table above exists:{' '}
+          {w.data ? 'it may build on the DBT-3 tables, e.g. an index on lineitem)' : 'create and fill the data)'}
         </span>
         <textarea className="sql" rows={6} value={w.setupSql} spellCheck={false} onChange={(e) => { const setupSql = e.target.value; edit((x) => withSetupSql(x, setupSql), 'setupSql'); }} data-testid="setup-sql" />
       </label>
