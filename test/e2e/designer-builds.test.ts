@@ -98,6 +98,19 @@ test("the Designer offers the host's registered builds as the levels of a build 
   await page.close();
 });
 
+test('with no build registered, the Designer says the one command that registers one, whether or not the host has a sandbox', async () => {
+  writeFileSync(join(env.app.home, 'profiles.json'), JSON.stringify({}));
+  const page = await env.open();
+  await openQuickstart(page);
+  await page.locator('[data-testid=add-factor] option', { hasText: 'Server build (none registered for this host)' }).waitFor({ state: 'attached' });
+  await page.getByTestId('add-factor').selectOption({ label: 'Server build (none registered for this host)' });
+  // Before: "varlab sandbox create TARGET --build NAME=PATH", refused on a host that has a sandbox.
+  assert.equal(await page.getByTestId('no-builds').innerText(), 'No build is registered for local: add builds in the Hosts view, or with varlab sandbox add-build local --build NAME=PATH.');
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'designer-no-builds.png'), fullPage: true });
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
+
 /** A finished build × ASLR file, 2 restarts per cell, as a run on a host with builds base and patched writes it. */
 function finishedBuildRun(): ExperimentDoc {
   const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;

@@ -151,7 +151,7 @@ test('attached: a build level the host does not register is refused before the f
   assert.equal(await run.exit, 1, run.stderr());
   const said = run.stderr();
   // Before: A and B measured, then "restart 3 build=C discarded … failed after 2 of 3 restarts".
-  assert.match(said, new RegExp(re(`no build "C" is registered for ${sshd.target} (registered: A, B), so the run did not start there (nothing was measured or changed); register it with varlab sandbox create ${sshd.target} --replace --build A=${binOf('A')} --build B=${binOf('B')} --build C=PATH`)), said);
+  assert.match(said, new RegExp(re(`no build "C" is registered for ${sshd.target} (registered: A, B), so the run did not start there (nothing was measured or changed); register it with varlab sandbox add-build ${sshd.target} --build C=PATH (the builds it has stay as they are), or in the Hosts view`)), said);
   assert.match(said, /or in the Hosts view/, said);
   assert.equal(said.split('no build "C"').length, 2, `said once: ${said}`);
   nothingMeasured(file);

@@ -233,15 +233,15 @@ test('before the first restart, a build level the host does not register refuses
     (e: Error) =>
       e.message ===
       'no build "C" is registered for ssh://db (registered: A, slow), so the run did not start there (nothing was measured or changed); ' +
-        'register it with varlab sandbox create ssh://db --replace --build A=/opt/a/bin/mariadbd --build slow=/opt/w/slow.sh --build C=PATH (--replace makes the sandbox anew with every build given: the ones it has, and the new), or in the Hosts view',
+        'register it with varlab sandbox add-build ssh://db --build C=PATH (the builds it has stay as they are), or in the Hosts view',
   );
   assert.deepEqual(session.commands, [], 'refused before the binary check reaches the host');
   // The same words as a restart's procedure (and so the dry run) says them for that level.
-  assert.throws(() => restartProcedure({ profile: p, factors: withC, levels: { build: 'C' }, host }), (e: Error) => e.message.endsWith('no build "C" is registered for ssh://db (registered: A, slow); register it with varlab sandbox create ssh://db --replace --build A=/opt/a/bin/mariadbd --build slow=/opt/w/slow.sh --build C=PATH (--replace makes the sandbox anew with every build given: the ones it has, and the new), or in the Hosts view'));
+  assert.throws(() => restartProcedure({ profile: p, factors: withC, levels: { build: 'C' }, host }), (e: Error) => e.message.endsWith('no build "C" is registered for ssh://db (registered: A, slow); register it with varlab sandbox add-build ssh://db --build C=PATH (the builds it has stay as they are), or in the Hosts view'));
   // Only the builds the remaining restarts start: C's cell excluded (or done), the binary check runs as before.
   const rest = shellTarget('');
   await checkRunBuilds(rest, p, withC, restartsOf({ factors: withC, excludedCells: ['build=C'] }));
   assert.equal(rest.commands.length, 1);
   // None registered at all: said so.
-  await assert.rejects(checkRunBuilds(shellTarget(''), { ...profile, builds: undefined }, withC, restartsOf({ factors: withC })), { message: /^no builds "A", "slow" and "C" are registered for ssh:\/\/db \(registered: none\), so the run did not start there .* --replace --build A=PATH --build slow=PATH --build C=PATH \(--replace makes the sandbox anew with every build given\), or in the Hosts view$/ });
+  await assert.rejects(checkRunBuilds(shellTarget(''), { ...profile, builds: undefined }, withC, restartsOf({ factors: withC })), { message: /^no builds "A", "slow" and "C" are registered for ssh:\/\/db \(registered: none\), so the run did not start there .*; register them with varlab sandbox add-build ssh:\/\/db --build A=PATH --build slow=PATH --build C=PATH, or in the Hosts view$/ });
 });

@@ -31,17 +31,24 @@ export function sandboxAgainCommand(target: string, builds: readonly Build[] | u
 }
 
 /**
+ * The command that registers builds (PATH to fill in) on the target, whether or not it has a sandbox:
+ * `sandbox add-build` adds them to the one there, the builds it has left as they are, or makes one with them.
+ */
+export function addBuildCommand(target: string, names: readonly string[] = ['NAME']): string {
+  return `varlab sandbox add-build ${target} ${names.map((n) => `--build ${n}=PATH`).join(' ')}`;
+}
+
+/**
  * Build levels the target does not register, said the same wherever they are found (the run's check
  * before its first restart, a restart's procedure, the dry run): what is registered, and how to add
- * them. A sandbox is made anew to add a build (the same `--build`s again, and the new one: without
- * --replace, different builds are refused as another sandbox).
+ * them (one command, with or without a sandbox there; the Hosts view does the same).
  */
 export function notRegisteredParts(levels: string[], target: string, builds: Build[] | undefined): { what: string; how: string } {
   const names = levels.map((l) => `"${l}"`);
   const which = names.length === 1 ? `no build ${names[0]} is` : `no builds ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} are`;
   return {
     what: `${which} registered for ${target} (registered: ${builds?.map((b) => b.name).join(', ') || 'none'})`,
-    how: `register ${levels.length === 1 ? 'it' : 'them'} with ${sandboxAgainCommand(target, builds, levels)} (--replace makes the sandbox anew with every build given${builds?.length ? ': the ones it has, and the new' : ''}), or in the Hosts view`,
+    how: `register ${levels.length === 1 ? 'it' : 'them'} with ${addBuildCommand(target, levels)}${builds?.length ? ' (the builds it has stay as they are)' : ''}, or in the Hosts view`,
   };
 }
 

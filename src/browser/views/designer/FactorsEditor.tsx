@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { tunable } from '../../../common/catalog.js';
 import type { Design, Factor } from '../../../common/experiment/types.js';
 import { designHosts } from '../../../common/plan.js';
+import { addBuildCommand } from '../../../common/tunables/build.js';
 import { getClient } from '../../client.js';
 import { useApp } from '../../store/index.js';
 import { addFactor, addLevel, addableTunables, customLevelProblem, levelChoices, moveFactor, removeFactor, renameVariable, toggleLevel, variableNameProblem } from './edits.js';
@@ -102,7 +103,15 @@ function FactorRow({ design, factor, index, problems, builds }: { design: Design
       {nameProblem && <div className="problem">{nameProblem}</div>}
       {factor.tunable === 'build' && !builds.length && (
         <div className="muted small" data-testid="no-builds">
-          No build is registered for {designHosts(design).join(', ')}: register builds in the Hosts view (or with varlab sandbox create TARGET --build NAME=PATH).
+          {/* One command whether or not the host has a sandbox yet (add-build makes one when it has none). */}
+          No build is registered for {designHosts(design).join(', ')}: add builds in the Hosts view, or with{' '}
+          {designHosts(design).map((h, i) => (
+            <span key={h}>
+              {i > 0 && '; '}
+              <code className="command">{addBuildCommand(h)}</code>
+            </span>
+          ))}
+          .
         </div>
       )}
       <div className="chips">
