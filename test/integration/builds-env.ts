@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServerProfile } from '../../src/common/experiment/types.js';
+import type { HostProfile } from '../../src/common/api.js';
 import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
 import { varlabSync, type RunEnv } from './run-env.js';
 
@@ -24,7 +24,7 @@ export interface BuildsEnv {
   /** `varlab sandbox create`'s output (null when no build was registered at the start). */
   created: { stdout: string; stderr: string } | null;
   /** The server profile registered for the sandbox sshd's target now. */
-  profile(): ServerProfile;
+  profile(): HostProfile;
   /** As the run tests take it (run-env.ts). */
   runEnv(): RunEnv;
 }
@@ -61,7 +61,7 @@ export function buildsEnvForTests(prefix: string, o: BuildsEnvOptions = {}): Bui
       chmodSync(binOf(b), 0o755);
     }
     const authArgs = ['--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile];
-    const profile = () => JSON.parse(readFileSync(join(home, 'profiles.json'), 'utf8'))[sshd.target] as ServerProfile;
+    const profile = () => JSON.parse(readFileSync(join(home, 'profiles.json'), 'utf8'))[sshd.target] as HostProfile;
     Object.assign(env, { sshd, dir, home, authArgs, binOf, created: null, profile });
     env.runEnv = () => ({ sshd, dir, varlabHome: home, profile: profile(), registered: true, authArgs, stop: async () => {} });
     const builds = [...(o.register ?? copies).map((b) => `${b}=${binOf(b)}`), ...(o.more?.(dir, binOf) ?? [])];
