@@ -98,3 +98,18 @@ test('a value outside a field\'s pattern is refused naming the field, the value 
   assert.doesNotMatch(r.err, /Hunter2/);
   assert.equal(existsSync(marker), false);
 });
+
+test('sandbox add-build and remove-build refuse what is not theirs before connecting: a --dry-run that would add the build all the same, a malformed build', () => {
+  const dry = varlab('sandbox', 'add-build', 'local', '--build', 'B=/opt/b/mariadbd', '--dry-run');
+  assert.equal(dry.code, 2, dry.err);
+  assert.match(dry.err, /add-build takes no --dry-run/);
+  const port = varlab('sandbox', 'remove-build', 'local', '--build', 'B', '--port', '23306');
+  assert.equal(port.code, 2, port.err);
+  assert.match(port.err, /remove-build takes no --port/);
+  const path = varlab('sandbox', 'remove-build', 'local', '--build', 'B=/opt/b/mariadbd');
+  assert.equal(path.code, 2, path.err);
+  assert.match(path.err, /remove-build: expected one --build NAME \(the name it was registered with\)/);
+  const none = varlab('sandbox', 'add-build', 'local');
+  assert.equal(none.code, 2, none.err);
+  assert.match(none.err, /add-build: expected one or more --build NAME=PATH/);
+});

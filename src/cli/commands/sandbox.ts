@@ -11,7 +11,7 @@ import { hostFailure, TARGET_OPTIONS, targetAuth } from './probe.js';
 
 const USAGE =
   'varlab sandbox create TARGET [--dir DIR] [--port N] [--mysqld PATH] [--buffer-pool SIZE] [--set-option NAME=VALUE ...] [--build NAME=PATH ...] [--replace] [--dry-run] [--json]\n' +
-  'varlab sandbox add-build    TARGET --build NAME=PATH [--build NAME=PATH ...] [--dir DIR] [--port N] [--buffer-pool SIZE] [--set-option NAME=VALUE ...]\n' +
+  'varlab sandbox add-build    TARGET --build NAME=PATH [--build NAME=PATH ...] [--dir DIR] [--port N] [--mysqld PATH] [--buffer-pool SIZE] [--set-option NAME=VALUE ...]\n' +
   'varlab sandbox remove-build TARGET --build NAME\n' +
   'varlab sandbox start  TARGET [--set FACTOR=LEVEL ...] [--dry-run] [--json]\n' +
   'varlab sandbox stop   TARGET\n' +
@@ -94,7 +94,10 @@ function sandboxOptions(values: { dir?: string; port?: string; mysqld?: string; 
 }
 
 /** `add-build` (NAME=PATH, one or more) and `remove-build` (NAME, one): the builds of the target's sandbox, one at a time. */
-async function changeBuilds(action: 'add-build' | 'remove-build', target: string, values: Parameters<typeof targetAuth>[0] & Parameters<typeof sandboxOptions>[0] & { build?: string[]; json?: boolean }, io: CliIO): Promise<number> {
+async function changeBuilds(action: 'add-build' | 'remove-build', target: string, values: Parameters<typeof targetAuth>[0] & Parameters<typeof sandboxOptions>[0] & { build?: string[]; json?: boolean; replace?: boolean; set?: string[]; 'dry-run'?: boolean }, io: CliIO): Promise<number> {
+  // An option of another action is refused, not passed over: a --dry-run that added the build anyway would surprise.
+  const foreign = [values['dry-run'] && '--dry-run', values.replace && '--replace', values.set?.length && '--set', ...(action === 'remove-build' ? [values.dir !== undefined && '--dir', values.port !== undefined && '--port', values.mysqld !== undefined && '--mysqld', values['buffer-pool'] !== undefined && '--buffer-pool', values['set-option']?.length && '--set-option'] : [])].filter((x): x is string => typeof x === 'string');
+  if (foreign.length) throw new UsageError(`${action} takes no ${foreign.join(', ')}`);
   const builds = values.build ?? [];
   if (action === 'remove-build') {
     if (builds.length !== 1 || !BUILD_NAME.test(builds[0])) throw new UsageError('sandbox remove-build: expected one --build NAME (the name it was registered with)');
