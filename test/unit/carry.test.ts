@@ -126,3 +126,12 @@ test('a grown run joins the file: its restarts after the old ones, marked with t
   const withBoth = analyze(tidyFromExperiment(both), { baseline: 'aslr=on,ahi=on', warmup: 0 }).comparisons.filter((c) => c.query === 'Q1');
   assert.deepEqual(withBoth.map((c) => [c.cell, c.pairing]).sort(), [['aslr=off,ahi=on', 'paired'], ['aslr=on,ahi=off', 'paired']]);
 });
+
+test("a grown run's data steps join the file's (a new build's data directory set up by run --missing), once however often the run saves", () => {
+  const old = { startedAt: 0, restarts: [restart(1, 'aslr=on,ahi=on')], dataSteps: [{ at: 10, ms: 300_000, datadir: 'A', recognised: false }] };
+  const run = { startedAt: 1_000, restarts: [restart(1, 'aslr=off,ahi=on')], dataSteps: [{ at: 2_000, ms: 290_000, datadir: 'C', recognised: false }] };
+  const joined = grownResults(old, run, 2);
+  assert.deepEqual(joined.dataSteps, [...old.dataSteps, ...run.dataSteps]);
+  // Saved again with the same run: this run's are not there twice.
+  assert.deepEqual(grownResults(joined, run, 2).dataSteps, joined.dataSteps);
+});

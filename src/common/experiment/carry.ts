@@ -188,7 +188,10 @@ export function grownResults(file: Results | undefined, run: Results, part: numb
   // Each run's timer stays its own (a grown run may measure with another timer): the other runs' as
   // the file holds them (one without a part is the first run's), this run's marked with its part.
   const timers = [...(file?.timers ?? []).filter((t) => (t.part ?? 1) !== part), ...(run.timers ?? []).map((t) => ({ ...t, part }))];
-  const { discarded: _d, finishedAt: _f, restarts: _r, timers: _t, ...meta } = file ?? { restarts: [] };
+  // The data steps of every run (a grown run may set up a new build's data directory): the earlier runs'
+  // (before this one started), then this run's so far; what the planner counts a set-up from (stats/planner.ts).
+  const dataSteps = [...(file?.dataSteps ?? []).filter((d) => run.startedAt === undefined || d.at < run.startedAt), ...(run.dataSteps ?? [])];
+  const { discarded: _d, finishedAt: _f, restarts: _r, timers: _t, dataSteps: _s, ...meta } = file ?? { restarts: [] };
   // The note in words for people: each run's once (varlab reads `timers`; timerVsClient stays the first run's, as a file from before them was read).
   const note = run.timerNote && !meta.timerNote?.includes(run.timerNote) ? `in run ${part} (run --missing): ${run.timerNote}` : undefined;
   return {
@@ -201,6 +204,7 @@ export function grownResults(file: Results | undefined, run: Results, part: numb
     ...(discarded.length ? { discarded } : {}),
     // What the grown run said, in place of what the run before it said (a log is one run's).
     ...(run.log ? { log: run.log } : {}),
+    ...(dataSteps.length ? { dataSteps } : {}),
     restarts: [...kept, ...run.restarts.map((r) => ({ ...r, seq: r.seq + last(r.host), part }))],
   };
 }
