@@ -6,46 +6,30 @@
 // design never says "differs"; the handicapped one stops "differs" before its maximum. The file on
 // disk, read again, says at which look and why, and running it again finds it finished. Detached, the
 // varlab that follows the run (attach) takes the looks and stops the runner at the one that answers.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
-import { startSshd, type Sshd } from '../../scripts/testenv/sshd.js';
+import { buildsEnvForTests } from './builds-env.js';
 import { shortQuickstartCopy, varlabSync, type RunEnv } from './run-env.js';
 
-const MARIADBD = '/usr/sbin/mariadbd';
-let sshd: Sshd;
-let dir: string;
+// Copies A and B (builds-env.ts), and H, a wrapper of B's binary with the handicap, which comes after
+// the profile's own options, so it wins.
+const fx = buildsEnvForTests('stop', {
+  more: (dir, binOf) => {
+    mkdirSync(join(dir, 'h'), { mode: 0o755 });
+    writeFileSync(join(dir, 'h', 'slow'), `#!/bin/sh\nexec ${binOf('B')} "$@" --tmp-memory-table-size=1024 --max-heap-table-size=16384 --sort-buffer-size=16384\n`, { mode: 0o755 });
+    return [`H=${join(dir, 'h', 'slow')}`];
+  },
+  ready: (made) => {
+    ({ home, authArgs } = made);
+  },
+});
 let home: string;
 let authArgs: string[];
 
-before(async () => {
-  sshd = await startSshd();
-  dir = mkdtempSync(join(tmpdir(), 'varlab-stop-'));
-  chmodSync(dir, 0o755);
-  home = join(dir, 'home');
-  mkdirSync(home);
-  for (const b of ['a', 'b', 'h']) mkdirSync(join(dir, b), { mode: 0o755 });
-  copyFileSync(MARIADBD, join(dir, 'a', 'mariadbd'));
-  copyFileSync(MARIADBD, join(dir, 'b', 'mariadbd'));
-  chmodSync(join(dir, 'a', 'mariadbd'), 0o755);
-  chmodSync(join(dir, 'b', 'mariadbd'), 0o755);
-  // The handicap comes after the profile's own options, so it wins.
-  writeFileSync(join(dir, 'h', 'slow'), `#!/bin/sh\nexec ${join(dir, 'b', 'mariadbd')} "$@" --tmp-memory-table-size=1024 --max-heap-table-size=16384 --sort-buffer-size=16384\n`, { mode: 0o755 });
-  authArgs = ['--identity', sshd.keyFile, '--known-hosts', sshd.knownHostsFile];
-  const r = varlabSync(['sandbox', 'create', sshd.target, ...authArgs, '--dir', dir, '--build', `A=${join(dir, 'a', 'mariadbd')}`, '--build', `B=${join(dir, 'b', 'mariadbd')}`, '--build', `H=${join(dir, 'h', 'slow')}`, '--json'], home);
-  assert.equal(r.code, 0, r.stderr + r.stdout);
-});
-
-after(async () => {
-  if (sshd) varlabSync(['sandbox', 'remove', sshd.target, ...authArgs], home);
-  await sshd?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const env = (): RunEnv => ({ sshd, dir, varlabHome: home, profile: {} as RunEnv['profile'], registered: true, authArgs, stop: async () => {} });
+const env = (): RunEnv => fx.runEnv();
 
 /**
  * One short query whose GROUP BY needs a temporary table of tens of thousands of groups: in memory for A
