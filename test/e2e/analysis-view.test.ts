@@ -13,6 +13,7 @@ import { buildPlan, seededRandom } from '../../src/common/plan.js';
 import { analyze, suggestPlan, tidyFromExperiment } from '../../src/common/stats/index.js';
 import type { ExperimentDoc, RestartResult } from '../../src/common/experiment/types.js';
 import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
+import { coldFirstExecutions } from '../fixtures/export-experiment.js';
 import { exportContext, markdownReport } from '../../src/common/export/index.js';
 
 let harness: Harness;
@@ -94,7 +95,7 @@ function profiled(): ExperimentDoc {
 }
 
 before(async () => {
-  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'profiled.json': JSON.stringify(profiled()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)), 'cheap.json': JSON.stringify(cheapRestarts()) });
+  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'profiled.json': JSON.stringify(profiled()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)), 'cheap.json': JSON.stringify(cheapRestarts()), 'cold.json': JSON.stringify(coldFirstExecutions()) });
   url = harness.url;
   browser = await launchBrowser();
 });
@@ -115,6 +116,40 @@ async function open(doc = 'doc.json'): Promise<{ page: Page; errors: string[] }>
   await page.getByTestId('configurations-table').waitFor({ timeout: 30_000 });
   return { page, errors };
 }
+
+test('every execution of a query whose warm-ups are 300 times slower: the axis is the measured executions, the warm-ups at its edge, said under the title; a zoom draws them as they are', async () => {
+  const { page, errors } = await open('cold.json');
+  const strip = page.getByTestId('query-strip');
+  await page.getByTestId('query-plot-executions').check();
+  const note = strip.locator('.gtitle').filter({ hasText: 'beyond the axis' });
+  await note.waitFor();
+  assert.match((await note.textContent())!.replace(/\u200b/g, ''), /▷ 32 warm-ups beyond the axis, up to 44,500 ms: drawn at its right edge$/);
+  // The note is not a legend entry: a long one made the legend on top one entry a row, into the title.
+  assert.deepEqual(await strip.locator('.legendtext').allTextContents(), ['restart mean', 'execution']);
+  const gd = `document.querySelector('[data-testid=query-strip] .js-plotly-plot')`;
+  const shown = () => page.evaluate(`({ range: ${gd}.layout.xaxis.range, edge: (${gd}.data.find((t) => t.name === 'warm-up beyond the axis')?.x ?? []).length, zooms: Number(document.querySelector('[data-testid=query-strip]').dataset.zoomsShown) })`) as Promise<{ range: [number, number]; edge: number; zooms: number }>;
+  const whole = await shown();
+  assert.ok(whole.range[1] < 130, `the axis ends near the measured 124 ms, not at the warm-ups' 44,500: ${JSON.stringify(whole.range)}`);
+  assert.equal(whole.edge, 32, 'every warm-up at the edge');
+  if (process.env.VARLAB_SHOTS) await strip.screenshot({ path: `${process.env.VARLAB_SHOTS}/executions-cold.png` });
+  // A zoom into the measured executions is built again for its range: no edge there, nothing said of it.
+  const area = (await strip.locator('.nsewdrag').first().boundingBox())!;
+  await page.mouse.move(area.x + area.width * 0.1, area.y + 3);
+  await page.mouse.down();
+  await page.mouse.move(area.x + area.width * 0.6, area.y + area.height - 3, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForFunction(`document.querySelector('[data-testid=query-strip]').dataset.zoomsShown === '1'`);
+  const zoomed = await shown();
+  assert.ok(zoomed.range[0] > whole.range[0] && zoomed.range[1] < whole.range[1], JSON.stringify(zoomed.range));
+  assert.equal(zoomed.edge, 0);
+  assert.equal(await note.count(), 0);
+  // A double-click: the whole axis again, the warm-ups at its edge.
+  await page.mouse.dblclick(area.x + area.width / 2, area.y + area.height / 2);
+  await page.waitForFunction(`document.querySelector('[data-testid=query-strip]').dataset.zoomsShown === '2'`);
+  assert.deepEqual(await shown(), { ...whole, zooms: 2 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
 
 test("a file measured by another timer than the exact one: the Analysis view says which and why, as the report's Timer line", async () => {
   const { page, errors } = await open('profiled.json');

@@ -12,7 +12,7 @@ import { buildFigures } from '../../src/common/figures/index.js';
 import { EXECUTIONS_MAX_HEIGHT, executionsFigure } from '../../src/common/figures/build.js';
 import { experimentText } from '../../src/common/experiment/text.js';
 import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
-import { finishedQuickstart, QUOTED_QUERY, wideComparisons } from '../fixtures/export-experiment.js';
+import { coldFirstExecutions, finishedQuickstart, QUOTED_QUERY, wideComparisons } from '../fixtures/export-experiment.js';
 import { readPng } from '../fixtures/png.js';
 import { textProblems } from '../fixtures/figure-text.js';
 import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
@@ -159,6 +159,8 @@ test('every exported figure at 1× and 2× (the export\'s and the Analysis view\
     ['wide', wideComparisons().doc],
     ['sysbench', finishedSysbench()],
     ['big', syntheticExperiment({ queries: 1, restartsPerCell: 12, reps: 120 })],
+    // Warm-ups 300 times the measured executions: drawn at the axis's edge, said under the title.
+    ['cold', coldFirstExecutions()],
   ];
   // The export's own browser: laying out text needs no GPU. One page per scale, each SVG set into it in turn.
   const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...RENDER_ONLY_ARGS] });

@@ -3,9 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exportContext, markdownReport } from '../../src/common/export/index.js';
-import { MARKERS_UP_TO, repetitionsFigure, repetitionDtick } from '../../src/common/figures/build.js';
+import { executionsFigure, MARKERS_UP_TO, repetitionsFigure, repetitionDtick } from '../../src/common/figures/build.js';
 import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
-import { finishedQuickstart } from '../fixtures/export-experiment.js';
+import { coldFirstExecutions, finishedQuickstart } from '../fixtures/export-experiment.js';
+import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
 
 test('executions in order: integer repetition ticks, restarts named as restarts of the cell, plan number in the hover', () => {
   const doc = finishedQuickstart();
@@ -247,4 +248,48 @@ test("summary.csv of a run stopped when answered: the rule's verdict, its repeat
   delete doc.design.stopping;
   const plain = rowsOf(summaryCsv(exportContext(doc)));
   assert.ok(plain.every((r) => SUMMARY_RULE.every((k) => r[k] === '')));
+});
+
+/** The executions a figure of the fixture measured (warm-up 1 dropped) for its first query, and their extremes. */
+function measuredOf(ctx: ReturnType<typeof exportContext>): { lo: number; hi: number } {
+  const values = ctx.restarts.flatMap((r) => r.queries.find((q) => q.query === ctx.queries[0])!.values.slice(ctx.warmup));
+  return { lo: Math.min(...values), hi: Math.max(...values) };
+}
+
+test('the executions plot: its axis is the measured executions, warm-ups far off it drawn at the edge and said so under the title, not in the legend', () => {
+  for (const opts of [{ image: true }, { screen: { pixels: 600 } }]) {
+    const ctx = exportContext(coldFirstExecutions());
+    const fig = executionsFigure(ctx, ctx.queries[0], opts);
+    const range = (fig.layout.xaxis as { range: [number, number] }).range;
+    const { lo, hi } = measuredOf(ctx);
+    assert.ok(range && range[0] <= lo && range[1] >= hi, `the axis holds the measured executions: ${JSON.stringify(range)}`);
+    assert.ok(range[1] - range[0] < 1.5 * (hi - lo), `the axis is the measured executions': ${JSON.stringify(range)}`);
+    const off = fig.data.find((d) => d.name === 'warm-up beyond the axis')!;
+    assert.ok(off, JSON.stringify(fig.data.map((d) => d.name)));
+    assert.equal(off.showlegend, false);
+    assert.equal((off.x as number[]).length, ctx.restarts.length, 'every warm-up, at the edge');
+    assert.ok((off.x as number[]).every((x) => x > hi && x < range[1]), `between the measured executions and the axis's end: ${JSON.stringify(off.x)}`);
+    assert.ok((off.marker as { symbol: string[] }).symbol.every((s) => s === 'triangle-right-open'), 'pointing right, where the warm-ups are');
+    assert.match(String((off.text as string[])[0]), /beyond the axis: 44\d{3}(\.\d+)? ms/);
+    assert.match(String((fig.layout.title as { text: string }).text), />▷ 32 warm-ups beyond the axis, up to 44,500 ms: drawn at its right edge<\/sub>$/);
+    if (opts.screen) assert.equal(fig.exact, false, 'a zoom builds it again: the edge stands for values beyond it');
+  }
+  // Warm-ups 20 % slower: on the same axis as the rest, hollow, as before.
+  const ctx = exportContext(finishedQuickstart());
+  const fig = executionsFigure(ctx, ctx.queries[0], { image: true });
+  assert.equal((fig.layout.xaxis as { range?: unknown }).range, undefined);
+  assert.deepEqual(fig.data.map((d) => d.name), ['restart mean', 'execution', 'warm-up (first 1, dropped)']);
+  assert.doesNotMatch(String((fig.layout.title as { text: string }).text), /beyond the axis/);
+});
+
+test('a sysbench run whose warm-up run is 13 % slower in one restart: that one at the edge, the warm-up runs near the measured ones on the axis', () => {
+  const ctx = exportContext(finishedSysbench());
+  const fig = executionsFigure(ctx, ctx.queries[0], { image: true });
+  const range = (fig.layout.xaxis as { range: [number, number] }).range;
+  const warm = fig.data.find((d) => d.name === 'warm-up (first 1, dropped)')!;
+  assert.equal((warm.x as number[]).length, 3, 'the three warm-up runs at about 600 tps, hollow, where they are');
+  assert.ok((warm.x as number[]).every((x) => x > range[0] && x < range[1]), `on the axis ${JSON.stringify(range)}: ${JSON.stringify(warm.x)}`);
+  const off = fig.data.find((d) => d.name === 'warm-up beyond the axis')!;
+  assert.deepEqual((off.marker as { symbol: string[] }).symbol, ['triangle-left-open']);
+  assert.match(String((fig.layout.title as { text: string }).text), />◁ 1 warm-up beyond the axis, down to 5\d\d tps: drawn at its left edge<\/sub>$/);
 });

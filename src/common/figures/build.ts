@@ -8,6 +8,7 @@ import { DEFAULTS, findCell, findComparison } from '../stats/analysis.js';
 import type { SeriesSteady } from '../stats/steady.js';
 import { axis, baseLayout, labelMargin, PALETTE, slug, valueAxisTitle, type FigureSpec } from './figure.js';
 import { clip, logRatioAxis, pctLabel, ratioOf } from './log-ratio.js';
+import { edgeMarkers, offScaleNote, placed, warmupClip } from './warmup-clip.js';
 
 const WIDTH = 960;
 const DASHES = ['solid', 'dash', 'dot', 'dashdot', 'longdash', 'longdashdot'];
@@ -118,6 +119,8 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   const cells = ctx.cells.filter((c) => perCell.has(c));
   const kept = { x: [] as number[], y: [] as number[], text: [] as string[] };
   const warm = { x: [] as number[], y: [] as number[], text: [] as string[] };
+  // Warm-ups beyond the axis (clipped): at its edge, a triangle pointing the way they are off.
+  const off = edgeMarkers('x');
   const means = { x: [] as number[], y: [] as number[], text: [] as string[] };
   // One row per restart, each labelled with its cell and its number within the cell ("cell · r2"), the
   // cells separated by a gap and a line, first cell on top: a reader never has to guess which rows belong together.
@@ -141,7 +144,13 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   // A zoom on screen: only the executions in its range are drawn (drawing the others, hidden beyond the
   // axis, was what made a zoom into a range of few executions slow).
   const within = opts.boxes ? undefined : opts.screen?.range;
-  const thin = opts.boxes ? null : opts.image ? rowThinner(rowValues(), WIDTH - margin - 30) : opts.screen ? rowThinner(rowValues(), opts.screen.pixels, opts.screen.range) : null;
+  // Warm-ups far off the measured executions (a first execution of 35 ms beside measured ones of
+  // 0.07 ms) would squash the measured dots into one pixel column: the axis is the measured
+  // executions', and a warm-up beyond it is drawn at its edge (warmup-clip.ts). A zoom draws values as they are.
+  const clip = opts.boxes || within ? null : warmupClip(rowValues(), ctx.warmup);
+  const at = (v: number, j: number) => placed(clip, ctx.warmup, v, j);
+  const thinRows = () => (clip ? rowValues().map((vs) => vs.map(at)) : rowValues());
+  const thin = opts.boxes ? null : opts.image ? rowThinner(thinRows(), WIDTH - margin - 30, clip?.range) : opts.screen ? rowThinner(thinRows(), opts.screen.pixels, opts.screen.range ?? clip?.range) : null;
   const boxes = { y: [] as number[], q1: [] as number[], median: [] as number[], q3: [] as number[], lowerfence: [] as number[], upperfence: [] as number[] };
   const tickvals: number[] = [];
   const ticktext: string[] = [];
@@ -173,11 +182,17 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
           sum += v;
           n++;
         }
-        if (opts.boxes || (thin ? !thin.keep(v, isWarm) : within && (v < within[0] || v > within[1]))) return;
+        const x = at(v, j);
+        if (opts.boxes || (thin ? !thin.keep(x, isWarm) : within && (v < within[0] || v > within[1]))) return;
+        const text = `${cell}<br>restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan), rep ${j + 1}`;
+        if (x !== v) {
+          off.add(v, x, y, `${text}<br>warm-up, beyond the axis: ${v}${ctx.unit ? ` ${ctx.unit}` : ''}`, '#777');
+          return;
+        }
         const into = isWarm ? warm : kept;
         into.x.push(v);
         into.y.push(y);
-        into.text.push(`${cell}<br>restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan), rep ${j + 1}`);
+        into.text.push(text);
       });
       if (n > 0) {
         means.x.push(sum / n);
@@ -198,8 +213,8 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
     : thin && thin.total > drawn
       ? `Drawn: ${drawn.toLocaleString('en-US')} of ${thin.total.toLocaleString('en-US')} executions, one dot per pixel of a restart's row (the others fall on it)${zoomHint}; the means use every execution.${capped ? ` ${capped}` : ''}`
       : capped || undefined;
-  const layout = baseLayout(title, ctx.caption, { l: margin }, 'top', note, { lines: [rows], width: WIDTH });
-  const range = thin?.range ?? opts.screen?.range;
+  const layout = baseLayout(title, ctx.caption, { l: margin }, 'top', note, { lines: clip ? [rows, offScaleNote(clip, ctx.unit, 'x')] : [rows], width: WIDTH });
+  const range = thin?.range ?? opts.screen?.range ?? clip?.range;
   layout.xaxis = axis(valueAxisTitle(ctx.unit), range ? { range } : {});
   layout.yaxis = axis('', {
     tickmode: 'array',
@@ -245,7 +260,10 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   }
   const data: Record<string, unknown>[] = [meanTrace, { type: dots, mode: 'markers', name: 'execution', ...kept, marker: dot(PALETTE[0], false), hovertemplate: '%{text}<br>%{x}<extra></extra>' }];
   if (warm.x.length) data.push({ type: dots, mode: 'markers', name: `warm-up (first ${ctx.warmup}, dropped)`, ...warm, marker: dot('#999', true), hovertemplate: '%{text}<br>%{x}<extra></extra>' });
-  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height, data, layout, ...(opts.screen ? { exact: thin === null } : {}) };
+  const edge = off.trace(dots, size + 3);
+  if (edge) data.push(edge);
+  // On screen, a clipped figure is built again on any zoom (its edge triangles stand for values beyond it).
+  return { id: `executions-${slug(query)}`, title, file: `executions-${slug(query)}`, width: WIDTH, height, data, layout, ...(opts.screen ? { exact: thin === null && !edge } : {}) };
 }
 
 /**
