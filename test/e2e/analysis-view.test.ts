@@ -151,6 +151,25 @@ test('every execution of a query whose warm-ups are 300 times slower: the axis i
   await page.close();
 });
 
+test('executions in order of a query whose warm-ups are 300 times slower: the value axis is the measured executions, each warm-up a triangle at its top edge with its value in the hover', async () => {
+  const { page, errors } = await open('cold.json');
+  const plot = page.getByTestId('plot-repetitions');
+  await plot.scrollIntoViewIfNeeded();
+  const note = plot.locator('.gtitle').filter({ hasText: 'beyond the axis' });
+  await note.waitFor();
+  assert.match((await note.textContent())!.replace(/\u200b/g, ''), /△ 2 warm-ups beyond the axis, up to 44,500 ms: drawn at its top edge$/);
+  const gd = `document.querySelector('[data-testid=plot-repetitions]')`;
+  const range = (await page.evaluate(`${gd}.layout.yaxis.range`)) as [number, number];
+  assert.ok(range[0] > 110 && range[1] < 130, `the axis holds the measured 116–124 ms, not the warm-ups' 44,500: ${JSON.stringify(range)}`);
+  const edge = (await page.evaluate(`${gd}.data.find((t) => t.name === 'warm-up beyond the axis').text`)) as string[];
+  assert.equal(edge.length, 2);
+  assert.match(edge[0], /^restart 1 of this cell \(restart #\d+ of the plan\), rep 1: 4\d{4}(\.\d+)?<br>warm-up, beyond the axis/);
+  assert.deepEqual(await plot.locator('.legendtext').allTextContents(), ['restart 1 of cell', 'restart 2 of cell']);
+  if (process.env.VARLAB_SHOTS) await plot.screenshot({ path: `${process.env.VARLAB_SHOTS}/repetitions-cold.png` });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a file measured by another timer than the exact one: the Analysis view says which and why, as the report's Timer line", async () => {
   const { page, errors } = await open('profiled.json');
   const report = markdownReport(exportContext(profiled())).split('\n').filter((l) => l.startsWith('- Timer'));

@@ -251,8 +251,8 @@ test("summary.csv of a run stopped when answered: the rule's verdict, its repeat
 });
 
 /** The executions a figure of the fixture measured (warm-up 1 dropped) for its first query, and their extremes. */
-function measuredOf(ctx: ReturnType<typeof exportContext>): { lo: number; hi: number } {
-  const values = ctx.restarts.flatMap((r) => r.queries.find((q) => q.query === ctx.queries[0])!.values.slice(ctx.warmup));
+function measuredOf(ctx: ReturnType<typeof exportContext>, cell?: string): { lo: number; hi: number } {
+  const values = ctx.restarts.filter((r) => !cell || r.cell === cell).flatMap((r) => r.queries.find((q) => q.query === ctx.queries[0])!.values.slice(ctx.warmup));
   return { lo: Math.min(...values), hi: Math.max(...values) };
 }
 
@@ -292,4 +292,33 @@ test('a sysbench run whose warm-up run is 13 % slower in one restart: that one a
   const off = fig.data.find((d) => d.name === 'warm-up beyond the axis')!;
   assert.deepEqual((off.marker as { symbol: string[] }).symbol, ['triangle-left-open']);
   assert.match(String((fig.layout.title as { text: string }).text), />◁ 1 warm-up beyond the axis, down to 5\d\d tps: drawn at its left edge<\/sub>$/);
+});
+
+test('executions in order: the value axis is the measured executions, each warm-up far off it a triangle at the edge in its restart\'s colour, its value in the hover', () => {
+  const ctx = exportContext(coldFirstExecutions());
+  const cell = ctx.cells[0];
+  const fig = repetitionsFigure(ctx, ctx.queries[0], cell, 1, null);
+  const { lo, hi } = measuredOf(ctx, cell);
+  // Plotly's autorange of what is drawn: the measured executions and, just beyond them, the warm-ups' triangles.
+  const drawn = fig.data.flatMap((d) => d.y as number[]);
+  assert.ok(Math.min(...drawn) >= lo && Math.max(...drawn) < hi + 0.5 * (hi - lo), `the axis is the measured executions': ${Math.min(...drawn)}–${Math.max(...drawn)}`);
+  const off = fig.data.find((d) => d.name === 'warm-up beyond the axis')!;
+  assert.ok(off, JSON.stringify(fig.data.map((d) => d.name)));
+  assert.deepEqual(off.x, [1, 1]);
+  assert.ok((off.y as number[]).every((y) => y > hi), `above the measured executions: ${JSON.stringify(off.y)}`);
+  assert.deepEqual((off.marker as { symbol: string[] }).symbol, ['triangle-up-open', 'triangle-up-open']);
+  const lines = fig.data.filter((d) => d.name !== off.name);
+  assert.deepEqual((off.marker as { color: string[] }).color, lines.map((l) => (l.line as { color: string }).color));
+  assert.match(String((off.text as string[])[0]), /^restart 1 of this cell \(restart #\d+ of the plan\), rep 1: 4\d{4}(\.\d+)?<br>warm-up, beyond the axis/);
+  // Each line goes to its warm-up's triangle, and its hover reads the true value.
+  assert.equal((lines[0].y as number[])[0], (off.y as number[])[0]);
+  assert.ok(((lines[0].customdata as number[] | undefined)?.[0] ?? 0) > 40_000, 'the hover reads the true value');
+  assert.match(String(lines[0].hovertemplate), /rep %\{x\}: %\{customdata\}/);
+  assert.match(String((fig.layout.title as { text: string }).text), />△ 2 warm-ups beyond the axis, up to 44,500 ms: drawn at its top edge<\/sub>$/);
+  assert.deepEqual(fig.data.map((d) => d.showlegend !== false && d.name).filter(Boolean), ['restart 1 of cell', 'restart 2 of cell']);
+  // Warm-ups 20 % slower: the axis as Plotly makes it, every value where it is.
+  const plainCtx = exportContext(finishedQuickstart());
+  const plain = repetitionsFigure(plainCtx, ctx.queries[0], cell, 1, null);
+  assert.deepEqual(plain.data.map((d) => d.y), plainCtx.restarts.filter((r) => r.cell === cell).map((r) => r.queries[0].values));
+  assert.match(String(plain.data[0].hovertemplate), /rep %\{x\}: %\{y\}/);
 });

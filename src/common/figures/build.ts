@@ -6,7 +6,7 @@ import { fmtP, levelPct } from '../export/format.js';
 import { MDE_LABELS, mdeCurve } from '../stats/mde.js';
 import { DEFAULTS, findCell, findComparison } from '../stats/analysis.js';
 import type { SeriesSteady } from '../stats/steady.js';
-import { axis, baseLayout, labelMargin, PALETTE, slug, valueAxisTitle, type FigureSpec } from './figure.js';
+import { axis, baseLayout, labelMargin, PALETTE, slug, titleBlock, valueAxisTitle, type FigureSpec } from './figure.js';
 import { clip, logRatioAxis, pctLabel, ratioOf } from './log-ratio.js';
 import { edgeMarkers, offScaleNote, placed, warmupClip } from './warmup-clip.js';
 
@@ -325,6 +325,8 @@ function addBox(b: { y: number[]; q1: number[]; median: number[]; q3: number[]; 
 
 /** The executions-in-order figure draws a dot on each execution up to this many repetitions a restart, and only the line beyond. */
 export const MARKERS_UP_TO = 500;
+/** The height of the warm-up marks' labels above the executions-in-order plot (11 px text). */
+const MARK_LABELS = 14;
 
 /** Integer tick spacing for a repetition axis of n repetitions: 1, 2, 5, 10, 20… so no tick falls between two repetitions. */
 export function repetitionDtick(n: number): number {
@@ -352,22 +354,38 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
   // 10,000 repetitions a restart, 6,300 of them made every frame of the page (a zoom in the query plot
   // above, a hover) 30-40 ms slower to paint. The line alone shows the order, and its hover names each execution.
   const mode = most > MARKERS_UP_TO ? 'lines' : 'lines+markers';
+  // A cold first execution far off the rest would flatten every line along one edge: the value axis is
+  // the measured executions', as in the executions plot (warmup-clip.ts). A line goes to its warm-up's
+  // triangle at the edge, and says the true value in its hover.
+  const clip = warmupClip(restarts.map(valuesOf), current);
+  const off = edgeMarkers('y');
   const data: Record<string, unknown>[] = restarts.flatMap((r, i) => {
     const values = valuesOf(r);
     if (!values.length) return [];
+    const color = PALETTE[i % PALETTE.length];
+    const name = `restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan)`;
+    const y = clip ? values.map((v, j) => placed(clip, current, v, j)) : values;
+    y.forEach((at, j) => {
+      if (at !== values[j]) off.add(values[j], at, j + 1, `${name}, rep ${j + 1}: ${values[j]}<br>warm-up, beyond the axis${classOf(r.seq)}`, color);
+    });
     return [
       {
         type: 'scatter',
         mode,
         name: `restart ${r.restartOfCell} of cell`,
         x: values.map((_, j) => j + 1),
-        y: values,
-        line: { width: 1, color: PALETTE[i % PALETTE.length] },
-        marker: { size: 4 },
-        hovertemplate: `restart ${r.restartOfCell} of this cell (restart #${r.seq} of the plan), rep %{x}: %{y}${classOf(r.seq)}<extra></extra>`,
+        y,
+        line: { width: 1, color },
+        // No dot under a warm-up's triangle at the edge.
+        marker: { size: clip ? y.map((at, j) => (at === values[j] ? 4 : 0)) : 4 },
+        // Clipped: the hover reads the true values, not the edge a warm-up is drawn at.
+        ...(clip ? { customdata: values } : {}),
+        hovertemplate: `${name}, rep %{x}: %{${clip ? 'customdata' : 'y'}}${classOf(r.seq)}<extra></extra>`,
       },
     ];
   });
+  const edge = off.trace('scatter', 10);
+  if (edge) data.push(edge);
   const shapes: Record<string, unknown>[] = [];
   const annotations: Record<string, unknown>[] = [];
   // The marks' labels sit above the plot, each kept inside the figure: anchored at its left end in the
@@ -392,6 +410,9 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
     }
   }
   const title = `${query}: executions in order, ${cell}`;
+  // The title block of the other figures, so a clipped axis is said under the title with room made for
+  // it (as a second line of a plain title it ran into the marks' labels above the plot).
+  const head = titleBlock(title, clip ? [offScaleNote(clip, ctx.unit, 'y')] : [], WIDTH, false);
   return {
     id: `repetitions-${slug(query)}`,
     title,
@@ -400,9 +421,12 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
     height: 380,
     data,
     layout: {
-      title: { text: title },
+      title: head.title,
+      // The screen's margins (plot/Plot.tsx), the top one holding the title block and the marks' labels above the plot.
+      margin: { l: 60, r: 20, t: head.top + MARK_LABELS, b: 50 },
       // Repetitions are whole numbers: linear integer ticks from 1 (Plotly's auto ticks fall on 0.5, 1.5…).
       xaxis: { title: { text: 'repetition' }, rangemode: 'tozero', tickmode: 'linear', tick0: 1, dtick: repetitionDtick(most), tickformat: 'd' },
+      // Clipped or not, Plotly's autorange: the warm-ups beyond the axis are at its edge (clip.edges), inside it.
       yaxis: { title: { text: valueAxisTitle(ctx.unit) } },
       shapes,
       annotations,
