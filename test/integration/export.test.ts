@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { exportContext } from '../../src/common/export/index.js';
 import { buildFigures } from '../../src/common/figures/index.js';
-import { EXECUTIONS_MAX_HEIGHT, executionsFigure } from '../../src/common/figures/build.js';
+import { EXECUTIONS_MAX_HEIGHT, executionsFigure, repetitionsFigure } from '../../src/common/figures/build.js';
 import { experimentText } from '../../src/common/experiment/text.js';
 import { syntheticExperiment } from '../../scripts/bench/lib/generate.js';
 import { coldFirstExecutions, finishedQuickstart, QUOTED_QUERY, wideComparisons } from '../fixtures/export-experiment.js';
@@ -179,16 +179,20 @@ test('every exported figure at 1× and 2× (the export\'s and the Analysis view\
         for (const f of svgs) for (const p of await textProblems(await page, readFileSync(join(out, f), 'utf8'))) problems.push(`${scale}× ${name}/${f}: ${p}`);
       }
     }
-    // The Analysis view exports its per-restart plot too (boxes, or the dots of its strip): drawn as the export draws.
+    // The Analysis view exports its per-restart plot too (boxes, or the dots of its strip): drawn as the
+    // export draws. And its executions in order of the first cell, at the width it is built for.
     const renderer = await openRenderer();
     try {
       for (const [name, d] of cases) {
         const ctx = exportContext(d);
-        for (const opts of [{ boxes: true }, { screen: { pixels: 760 } }]) {
-          const figure = executionsFigure(ctx, ctx.queries[0], opts);
+        const figures = [
+          ...[{ boxes: true }, { screen: { pixels: 760 } }].map((opts) => ({ figure: executionsFigure(ctx, ctx.queries[0], opts), how: Object.keys(opts)[0] })),
+          { figure: repetitionsFigure(ctx, ctx.queries[0], ctx.cells[0], ctx.warmup, null), how: 'screen' },
+        ];
+        for (const { figure, how } of figures) {
           const { svg } = await renderer.render(figure, { svg: true });
           for (const [scale, page] of pages) {
-            for (const p of await textProblems(await page, svg!.toString('utf8'))) problems.push(`${scale}× ${name}/${figure.id} (${Object.keys(opts)[0]}): ${p}`);
+            for (const p of await textProblems(await page, svg!.toString('utf8'))) problems.push(`${scale}× ${name}/${figure.id} (${how}): ${p}`);
           }
         }
       }

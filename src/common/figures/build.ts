@@ -425,13 +425,15 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
       // The screen's margins (plot/Plot.tsx), the top one holding the title block and the marks' labels above the plot.
       margin: { l: 60, r: 20, t: head.top + MARK_LABELS, b: 50 },
       // Repetitions are whole numbers: linear integer ticks from 1 (Plotly's auto ticks fall on 0.5, 1.5…).
-      xaxis: { title: { text: 'repetition' }, rangemode: 'tozero', tickmode: 'linear', tick0: 1, dtick: repetitionDtick(most), tickformat: 'd' },
+      xaxis: { title: { text: 'repetition' }, automargin: true, rangemode: 'tozero', tickmode: 'linear', tick0: 1, dtick: repetitionDtick(most), tickformat: 'd' },
       // Clipped or not, Plotly's autorange: the warm-ups beyond the axis are at its edge (clip.edges), inside it.
       yaxis: { title: { text: valueAxisTitle(ctx.unit) } },
       shapes,
       annotations,
       height: 380,
-      legend: { orientation: 'h', y: -0.2 },
+      // At the figure's foot, below the axis title, the plot made shorter for its rows: 0.2 of the plot below
+      // it, a second row of restarts ran into the axis title.
+      legend: { orientation: 'h', yref: 'container', y: 0, yanchor: 'bottom' },
     },
   };
 }
