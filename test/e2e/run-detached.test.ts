@@ -19,6 +19,7 @@ import { journalPath } from '../../src/node/engine/journal.js';
 import { hostDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
 import { exited, keepCells, quickstartCopy, running, shortDbt3, sshdSessions, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
+import { hold, release, releaseAll, targetJournal } from '../integration/hold.js';
 import { launchBrowser, openApp, openFile, pageProblems, startWebServer, type WebServer } from './support.js';
 
 let env: RunEnv;
@@ -30,8 +31,7 @@ before(async () => {
   browser = await launchBrowser();
 });
 after(async () => {
-  // A runner a failed test left held goes on, so that the environment's stop can end it.
-  for (const r of [...heldRunners]) release(r);
+  releaseAll();
   await browser?.close();
   await env?.stop();
 });
@@ -41,15 +41,6 @@ const journalRecords = (file: string): JournalRecord[] =>
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as JournalRecord);
-
-/** Lines of the target's own journal (the runner's), by their first letter. */
-function targetJournal(dir: string): string[] {
-  try {
-    return readFileSync(join(dir, 'journal'), 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-}
 
 /** A varlab home of its own for a browser-mode process, with the sandbox registered for the sshd's target. */
 function homeOf(name: string): string {
@@ -85,30 +76,6 @@ async function startDetachedInView(page: Page, file: string): Promise<string> {
   const dir = readJournalText(readFileSync(journalPath(file), 'utf8')).detached?.dir;
   assert.ok(dir, 'the local journal names the run on the target');
   return dir;
-}
-
-/**
- * Holds a detached run where it is: its runner (a shell on the target, here this machine) stopped with
- * SIGSTOP. The command it waits for (a query, a step in a session of its own) still ends, but the runner
- * writes no further line, starts nothing and cannot end the run until `release` (SIGCONT); its lock
- * stays fresh (refreshed by a process of its own) and it still counts as running. Returns the lines of
- * the target's journal, which no longer grows from the runner.
- */
-const heldRunners = new Set<number>();
-function hold(dir: string, runner: number): string[] {
-  process.kill(runner, 'SIGSTOP');
-  heldRunners.add(runner);
-  const lines = targetJournal(dir);
-  assert.ok(!lines.some((l) => l.startsWith('E ')), `the run was held before its end: ${lines.join('\n')}`);
-  return lines;
-}
-function release(runner: number): void {
-  heldRunners.delete(runner);
-  try {
-    process.kill(runner, 'SIGCONT');
-  } catch {
-    // Gone already.
-  }
 }
 
 const QUERIES = 2;

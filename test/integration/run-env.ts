@@ -194,7 +194,12 @@ export interface RunningCli {
 
 /** `varlab run … --events json` as a child process, its events parsed as they arrive. */
 export function varlabRun(args: string[], varlabHome: string): RunningCli {
-  const child = spawn(process.execPath, [...CLI, 'run', ...args, '--events', 'json'], { env: { ...process.env, VARLAB_HOME: varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return varlabEvents('run', args, varlabHome);
+}
+
+/** `varlab COMMAND … --events json` (run, attach, cancel) as a child process, its events parsed as they arrive. */
+export function varlabEvents(command: 'run' | 'attach' | 'cancel', args: string[], varlabHome: string): RunningCli {
+  const child = spawn(process.execPath, [...CLI, command, ...args, '--events', 'json'], { env: { ...process.env, VARLAB_HOME: varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
   const events: RunEvent[] = [];
   let err = '';
   let buf = '';
@@ -225,7 +230,7 @@ export function varlabRun(args: string[], varlabHome: string): RunningCli {
     waitFor: (pred) =>
       new Promise((resolve, reject) => {
         waiters.push({ pred, resolve });
-        void exit.then((code) => reject(new Error(`varlab run exited (${code}) before the awaited event; stderr:\n${err}`)));
+        void exit.then((code) => reject(new Error(`varlab ${command} exited (${code}) before the awaited event; stderr:\n${err}`)));
       }),
     exit,
   };
