@@ -2,8 +2,9 @@
 // what it brings to the local journal together with the new offset (one write: a killed laptop keeps
 // both or neither, so following again duplicates and loses nothing), emit the same events as a live
 // run, until the runner ends; then save the results into the file (the fold an attached run saves)
-// and remove the run's directory on the target. No printing here: the CLI and the app both use it,
-// through its events and outcomes.
+// and remove the run's directory on the target. A link that drops meanwhile is said and followed again
+// from the offset held (relink.ts). No printing here: the CLI and the app both use it, through its
+// events and outcomes.
 import { detachedCannotPause } from '../runs/run.js';
 import { openRestart, runSoFar } from '../runs/snapshot.js';
 import { ApiError, type EventBatch, type RunStatus } from '../../common/api.js';
@@ -24,6 +25,8 @@ import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
 import { dataDirectoryOf, designWithCosts, hostResults, learnedCosts, runPoint, sensibleCosts, timeLeftMs, type Costs } from '../../common/stats/planner.js';
 import { readExperimentFile } from '../files.js';
+import { sleep } from '../sleep.js';
+import { Link, linkLost } from './relink.js';
 
 import { connect, fileDoc, localRun, savedDoc, sudoOf, type ConnectVia, type DetachedRun } from './runs.js';
 
@@ -70,18 +73,6 @@ export interface AttachOutcome {
   /** Several hosts: the hosts of the design whose runner never started (they run at the next `varlab run FILE`). */
   notStarted?: string[];
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((res) => {
-    if (signal?.aborted) return res();
-    const done = () => {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      res();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 /** One attachment: the local journal, the connection, the events. */
 export class Follower {
@@ -158,9 +149,19 @@ export class Follower {
     this.wake.abort();
   }
 
+  /** What connectVia said already: a link opened again after a loss chooses the same way, and is not said again. */
+  private readonly saidVia = new Set<string>();
+
   /** How this follower connects: what it is told of the choice goes into its log, as the run's other lines do. */
   private connectVia(): ConnectVia {
-    return { ...this.o, say: (message) => this.emit({ type: 'log', at: Date.now(), level: 'warn', message }) };
+    return {
+      ...this.o,
+      say: (message) => {
+        if (this.saidVia.has(message)) return;
+        this.saidVia.add(message);
+        this.emit({ type: 'log', at: Date.now(), level: 'warn', message });
+      },
+    };
   }
 
   /** To the caller's onEvent (the command line's lines) and the views' batches; `told: false`, to the batches only. */
@@ -252,47 +253,63 @@ export class Follower {
     this.progress();
     try {
       if (d.ended) return await this.finish(null);
-      const session = await connect(d, this.connectVia());
-      try {
-        return await this.follow(session);
-      } finally {
-        await session.close().catch(() => {});
-      }
+      // The first connection failing ends following at once (a wrong key, a host not there): said, as before.
+      // Once following, a dropped link is followed again (relink.ts).
+      return await this.follow(await connect(d, this.connectVia()));
     } finally {
       this.batcher.flush();
     }
   }
 
-  private async follow(session: TargetSession): Promise<AttachOutcome> {
+  private async follow(first: TargetSession): Promise<AttachOutcome> {
     const d = this.d;
     const sudo = sudoOf(this.fold.state());
     let offset = d.offset;
     this.emit({ type: 'log', at: Date.now(), level: 'info', message: `attached to the detached run on ${d.target}${offset ? ` (its journal is here up to byte ${offset})` : ''}` });
     // The restart open here goes on from where it is, said after "attached" (it was said before it).
     for (const e of openRestart(this.fold)) this.emit(e);
-    const journal = new JournalWriter(d.journal);
+    // Lines about the link are this computer's following, not the run's: told, not journaled (say).
+    const tell = (level: 'info' | 'warn', message: string) => this.emit({ type: 'log', at: Date.now(), level, message });
+    const link = new Link({ target: d.target, path: d.path, connect: () => connect(d, this.connectVia()), tell, dropped: () => this.wake.abort() }, first);
+    let journal: JournalWriter | undefined;
     try {
+      journal = new JournalWriter(d.journal);
       for (;;) {
-        if (this.cancelWanted && !this.signalled) {
-          this.signalled = await signalCancel(session, d.dir, sudo);
-          const why = this.answered ? `stopped when answered at round ${this.fold.state().stopped?.round}: ` : '';
-          if (this.signalled) this.say(journal, 'info', `${why}asked the run on ${d.target} to stop: it discards the restart in progress, stops mysqld and restores the host`);
+        // After a loss: one try to reach the target again (and its wait); a detach ends following meanwhile, a cancel tries at once.
+        const session = await link.session(this.wake.signal, offset);
+        if (this.wake.signal.aborted) this.wake = new AbortController();
+        if (!session) {
+          if (this.stop.signal.aborted) return await this.detachedHere();
+          continue;
         }
         let got: Pulled;
         try {
-          got = await pullTargetJournal(session, d.dir, sudo, offset, this.context(this.fold.state()));
+          if (this.cancelWanted && !this.signalled) {
+            this.signalled = await signalCancel(session, d.dir, sudo);
+            const why = this.answered ? `stopped when answered at round ${this.fold.state().stopped?.round}: ` : '';
+            if (this.signalled) this.say(journal, 'info', `${why}asked the run on ${d.target} to stop: it discards the restart in progress, stops mysqld and restores the host`);
+          }
+          try {
+            got = await pullTargetJournal(session, d.dir, sudo, offset, this.context(this.fold.state()));
+          } catch (e) {
+            if (!(e instanceof ApiError && e.code === 'not-found')) throw e;
+            if (!this.cancelWanted) throw new ApiError('not-found', `${e.message}. \`varlab cancel ${d.path}\` forgets it, so the file can be run again (it resumes from what is here).`);
+            // Cancelling a run whose directory is gone: nothing will ever end it but this journal; the file can be run again (it resumes).
+            const message = `the detached run's directory ${d.dir} is no longer on ${d.target}; what it measured and was not brought in before is lost`;
+            const end: JournalRecord = { t: 'run-finished', at: Date.now(), state: 'failed', message };
+            journal.appendAll([end]);
+            this.apply(end);
+            const problem = await this.saveThenTellEnd();
+            if (problem) return this.outcome('failed', false, problem);
+            forgetLaunch(d.runId);
+            return this.outcome('failed', true, message);
+          }
         } catch (e) {
-          if (!(e instanceof ApiError && e.code === 'not-found')) throw e;
-          if (!this.cancelWanted) throw new ApiError('not-found', `${e.message}. \`varlab cancel ${d.path}\` forgets it, so the file can be run again (it resumes from what is here).`);
-          // Cancelling a run whose directory is gone: nothing will ever end it but this journal; the file can be run again (it resumes).
-          const message = `the detached run's directory ${d.dir} is no longer on ${d.target}; what it measured and was not brought in before is lost`;
-          const end: JournalRecord = { t: 'run-finished', at: Date.now(), state: 'failed', message };
-          journal.appendAll([end]);
-          this.apply(end);
-          const problem = await this.saveThenTellEnd();
-          if (problem) return this.outcome('failed', false, problem);
-          forgetLaunch(d.runId);
-          return this.outcome('failed', true, message);
+          // Nothing of a read that failed was written: the next one starts from the same offset.
+          if (!linkLost(e)) throw e;
+          link.lost(e);
+          if (this.stop.signal.aborted) return await this.detachedHere();
+          continue;
         }
         // After the rule stopped the run, the runner's "cancelled" is the rule's stop: the run finished.
         const imported = got.records.map((r) => this.asStopped(r));
@@ -325,17 +342,21 @@ export class Follower {
           return await this.finish(session);
         }
         await this.save();
-        if (this.stop.signal.aborted) {
-          await this.save(true);
-          return this.outcome('detached', false, `detached from ${d.target}: the run goes on there`);
-        }
-        // Read again at once while there is more to read, or a cancel is to be sent; else wait.
+        if (this.stop.signal.aborted) return await this.detachedHere();
+        // Read again at once while there is more to read, or a cancel is to be sent; else wait (a dropped link wakes it).
         if (ranOut && !(this.cancelWanted && !this.signalled)) await sleep(this.o.pollMs ?? 2_000, this.wake.signal);
         if (this.wake.signal.aborted) this.wake = new AbortController();
       }
     } finally {
-      journal.close();
+      journal?.close();
+      await link.close();
     }
+  }
+
+  /** Following stopped by choice (detach): what came in is saved into the file; the run goes on there. */
+  private async detachedHere(): Promise<AttachOutcome> {
+    await this.save(true);
+    return this.outcome('detached', false, `detached from ${this.d.target}: the run goes on there`);
   }
 
   /**
