@@ -13,7 +13,7 @@ import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { readJournalText, type JournalRecord } from '../../src/common/records.js';
 import { journalPath } from '../../src/node/engine/journal.js';
 import { hold, release, releaseAll, runnerOf, targetJournal } from './hold.js';
-import { keepCells, quickstartCopy, runEnvForTests, sshdSessions, varlabEvents, varlabSync } from './run-env.js';
+import { oneCellCopy, runEnvForTests, sshdSessions, varlabEvents, varlabSync } from './run-env.js';
 
 const env = runEnvForTests({ varlabHome: true });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -41,14 +41,7 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 }
 
 test('varlab attach follows a run that writes nothing again after its link drops (closed, then silent while the host answers nobody): said, never cancelled, every restart once in the file', { timeout: 600_000 }, async () => {
-  const file = quickstartCopy(env, 'relink', (d: ExperimentDoc) => {
-    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
-    d.design.target = env.sshd.target;
-    d.design.restartsPerCell = RESTARTS;
-    d.design.workload.queries = d.design.workload.queries.slice(0, QUERIES);
-    d.design.workload.repetitions = REPS;
-    d.design.workload.warmup = 1;
-  });
+  const file = oneCellCopy(env, 'relink', { restarts: RESTARTS, queries: QUERIES, repetitions: REPS });
   const started = varlabSync(['run', file, '--detach', ...env.authArgs], env.varlabHome);
   assert.equal(started.code, 0, started.stderr);
   const dir = readJournalText(readFileSync(journalPath(file), 'utf8')).detached!.dir;

@@ -143,6 +143,22 @@ export function quickstartCopy(env: RunEnv, name: string, edit: (doc: Experiment
   return path;
 }
 
+/**
+ * A copy of the quickstart on the sandbox sshd's target cut to one cell: `restarts`, the first `queries`
+ * queries with `repetitions` each (one more as warm-up), and `idleSeconds` before each start.
+ */
+export function oneCellCopy(env: RunEnv, name: string, o: { restarts: number; queries: number; repetitions: number; idleSeconds?: number }): string {
+  return quickstartCopy(env, name, (d) => {
+    keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = o.restarts;
+    d.design.workload.queries = d.design.workload.queries.slice(0, o.queries);
+    d.design.workload.repetitions = o.repetitions;
+    d.design.workload.warmup = 1;
+    d.design.idleSeconds = o.idleSeconds ?? 0;
+  });
+}
+
 /** The shape of a short run: the factors (every cell of them), restarts per cell, repetitions and warm-up. */
 export interface ShortRun {
   factors: Factor[];
