@@ -185,7 +185,8 @@ export const attach = followCommand(
     'holds the target (and, when this computer launched the run, it finds the key files it used). A run detached on\n' +
     'several hosts: every host followed at once (each on its own connection, as recorded in its own journal),\n' +
     'every host\'s results saved into FILE, one line per host at the end.\n' +
-    'Ctrl-C detaches this computer only: the run goes on.\n' +
+    'A link that drops (the network, a laptop that slept) is said, and followed again by itself from where it\n' +
+    'stopped, for as long as attach runs. Ctrl-C detaches this computer only: the run goes on.\n' +
     '--events json       print every event as one JSON line on stdout\n',
   '0 finished (results in the file), 1 failed, 2 FILE (or its journal) refused, 130 detached by Ctrl-C or the run was cancelled.',
 );
