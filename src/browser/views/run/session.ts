@@ -127,8 +127,10 @@ function feed(events: RunEvent[]): void {
   const shown = runs.get(shownHost);
   if (shown !== live) useRunSession.setState({ live: shown });
   scheduleFrame();
-  // A detached run this computer stopped following on an error (the network dropped, the laptop slept):
-  // the run goes on there; the view says so and follows it again from where it stopped.
+  // A detached run this computer stopped following on an error: the run goes on there; the view says so
+  // and follows it again from where it stopped. (A dropped link does not end following: the follower
+  // says it and follows again by itself, detach/relink.ts. What ends it is a key or host key refused on
+  // the way back, the file unwritable, or the like.)
   if (useRunSession.getState().detached) {
     const lost = events.find((e) => e.type === 'log' && e.level === 'error' && e.message.startsWith('stopped following the run on '));
     if (lost && lost.type === 'log') void lostTouch(lost.message);
