@@ -90,13 +90,17 @@ export class RestartProcedure {
         }),
     };
     const datadir = datadirKey(proc);
+    // A cancel gives the restart up at its next step boundary: an attempt given up on starts nothing,
+    // sets nothing up and measures nothing after it (the run's end stops mysqld and restores the host).
     const startServer = async () => {
+      ctx.checkCancel();
       // Once its data directory has the measuring account, the verify step logs in as it, to the
       // workload's database: the measuring connection then needs no switch (a round trip less).
       const account = w.kind === 'queries' ? this.accounts.get(datadir) : undefined;
       const hooks: RunHooks = account ? { ...idleHooks, verifyAs: { ...account, database: w.database } } : idleHooks;
       const s = await this.start(r, () => control.run(proc, hooks));
       if (s) steps.addAll(s.steps);
+      ctx.checkCancel();
       return s;
     };
     let started = await startServer();
@@ -115,17 +119,20 @@ export class RestartProcedure {
       let setup;
       let loaded = false;
       try {
+        ctx.checkCancel();
         // The data step first, then the setup script, as a detached run does them (its launch loads, its
         // runner then runs the script: detach/launch.ts): a script may build on the DBT-3 tables (an
         // index, a table made from them), and the load refuses a database holding tables it did not
         // make. A script that sets globals loses nothing: the server is started again after both.
         if (w.data) loaded = await this.loadData(conn, datadir);
+        ctx.checkCancel();
         // After a setup the connection dropped under, its skip table may be there with half the data:
         // the script runs again whole (a script that cannot run twice then fails, saying so).
         const skipIfTable = this.setupInterrupted ? undefined : w.setupSkipIfTable;
         if (this.setupInterrupted) ctx.emit({ type: 'log', at: Date.now(), level: 'warn', message: 'the setup script was interrupted by a lost connection: running it again whole' });
         setup = await runSetup(conn, w.database, w.setupSql, skipIfTable, () => (this.setupInterrupted = true));
         this.setupInterrupted = false;
+        ctx.checkCancel();
         if (w.kind === 'queries') {
           this.account = await makeMeasureAccount(conn, w.database);
           this.accounts.set(datadir, this.account);
@@ -137,6 +144,7 @@ export class RestartProcedure {
       if (this.account) {
         const check = ctx.track(await control.connect(w.database, this.account));
         try {
+          ctx.checkCancel();
           await checkQueries(check, w.queries);
         } finally {
           await ctx.release(check);
@@ -168,6 +176,7 @@ export class RestartProcedure {
     const onExecution = ({ at, ...x }: Execution) => ctx.record({ t: 'execution', at: at ?? Date.now(), seq: r.seq, ...x });
     const hooks = { checkCancel: ctx.checkCancel, onExecution };
     try {
+      ctx.checkCancel();
       const preload = proc.steps.find((s) => s.kind === 'preload');
       // (after a preload's scans the probe's history mark is behind them: the timer reads its own)
       if (preload?.kind === 'preload') {
