@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent } from '../../src/common/events.js';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
@@ -17,7 +17,7 @@ import { DocumentService } from '../../src/node/documents/service.js';
 import { defaultHostLayer } from '../../src/node/engine/hostlayer.js';
 import { journalPath } from '../../src/node/engine/journal.js';
 import { RunService } from '../../src/node/runs/service.js';
-import { alive, exited, keepCells, quickstartCopy, runEnvForTests, sshdSessions, varlabSync } from './run-env.js';
+import { alive, exited, hostTree, keepCells, quickstartCopy, runEnvForTests, sshdSessions, varlabSync } from './run-env.js';
 import { CLI } from '../fixtures/cli.js';
 
 const env = runEnvForTests({ varlabHome: true });
@@ -173,14 +173,7 @@ test('a detached run goes on with no varlab process on this side; attach, killed
 });
 
 test('varlab cancel stops a detached run: the target stops mysqld, puts THP back and leaves no runner', { timeout: 600_000 }, async () => {
-  const tree = join(env.dir, 'host-tree');
-  const paths = { sys: join(tree, 'sys'), procSys: join(tree, 'procsys'), records: join(tree, 'records') };
-  const thp = join(paths.sys, 'kernel/mm/transparent_hugepage/enabled');
-  mkdirSync(join(paths.sys, 'kernel/mm/transparent_hugepage'), { recursive: true });
-  mkdirSync(join(paths.procSys, 'kernel'), { recursive: true });
-  mkdirSync(paths.records, { mode: 0o755 });
-  writeFileSync(thp, 'always [madvise] never\n');
-  writeFileSync(join(paths.procSys, 'kernel/randomize_va_space'), '2\n');
+  const { paths, thp } = hostTree(env, 'host-tree');
   const file = small('cancelled', (d) => {
     d.design.factors = [{ tunable: 'thp', levels: ['never'] }];
     d.design.excludedCells = [];

@@ -7,7 +7,7 @@
 // files in a temporary tree.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
 import { readJournalText } from '../../src/common/records.js';
@@ -15,24 +15,11 @@ import { DocumentService } from '../../src/node/documents/service.js';
 import { defaultHostLayer } from '../../src/node/engine/hostlayer.js';
 import { journalPath } from '../../src/node/engine/journal.js';
 import { RunService } from '../../src/node/runs/service.js';
-import { alive, exited, keepCells, quickstartCopy, runEnvForTests, varlabSync } from './run-env.js';
+import { alive, exited, hostTree, keepCells, quickstartCopy, runEnvForTests, varlabSync } from './run-env.js';
 
 const env = runEnvForTests({ varlabHome: true });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const auth = () => ({ identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile });
-
-/** The host's files as a tree of the test's own: THP as the kernel leaves it, full ASLR. */
-function hostTree(name: string) {
-  const tree = join(env.dir, name);
-  const paths = { sys: join(tree, 'sys'), procSys: join(tree, 'procsys'), records: join(tree, 'records') };
-  const thp = join(paths.sys, 'kernel/mm/transparent_hugepage/enabled');
-  mkdirSync(join(paths.sys, 'kernel/mm/transparent_hugepage'), { recursive: true });
-  mkdirSync(join(paths.procSys, 'kernel'), { recursive: true });
-  mkdirSync(paths.records, { mode: 0o755 });
-  writeFileSync(thp, 'always [madvise] never\n');
-  writeFileSync(join(paths.procSys, 'kernel/randomize_va_space'), '2\n');
-  return { paths, thp };
-}
 
 /** One cell that sets THP to never, then a long idle wait before its measurements: the runner sits in a step of its own. */
 function waiting(name: string): string {
@@ -75,7 +62,7 @@ const mysqldStopped = () => {
 };
 
 test('a detached runner killed by SIGKILL: status right after says it is gone, stops mysqld, puts THP back and frees the target', { timeout: 600_000 }, async () => {
-  const { paths, thp } = hostTree('tree-status');
+  const { paths, thp } = hostTree(env, 'tree-status');
   const file = waiting('killed');
   const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
   const { started, step, refresher } = await detachAndKill(service, file, thp);
@@ -108,7 +95,7 @@ test('a detached runner killed by SIGKILL: status right after says it is gone, s
 });
 
 test('a detached runner killed by SIGKILL: a run of another file on that host goes ahead at once and says what it found and did', { timeout: 600_000 }, async () => {
-  const { paths, thp } = hostTree('tree-run');
+  const { paths, thp } = hostTree(env, 'tree-run');
   const killed = waiting('killed-then-other');
   const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
   const { started, refresher } = await detachAndKill(service, killed, thp);
@@ -151,7 +138,7 @@ function measuring(name: string): string {
 }
 
 test('a detached runner killed while its mysqld is slow to stop: status says at once that its end is being made, attach waits for it and brings it in', { timeout: 600_000 }, async () => {
-  const { paths, thp } = hostTree('tree-slow-stop');
+  const { paths, thp } = hostTree(env, 'tree-slow-stop');
   const file = measuring('killed-slow-stop');
   const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
   const started = await service.detach({ file, auth: auth(), consent: async () => {}, waitS: 300 });
@@ -211,7 +198,7 @@ function processesOf(text: string, program?: RegExp): number[] {
 }
 
 test('a detached runner killed while its restart starts mysqld: its end waits for that restart, then stops the mysqld it started and puts the host back', { timeout: 600_000 }, async () => {
-  const { paths, thp } = hostTree('tree-mid-restart');
+  const { paths, thp } = hostTree(env, 'tree-mid-restart');
   const file = quickstartCopy(env, 'killed-mid-restart', (d: ExperimentDoc) => {
     keepCells(d, ['aslr=on,ahi=on,preload=off,numa=default']);
     d.design.factors = [{ tunable: 'thp', levels: ['never'] }];

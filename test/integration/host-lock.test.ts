@@ -12,7 +12,7 @@ import type { ExperimentDoc, Factor, ServerProfile } from '../../src/common/expe
 import { DocumentService } from '../../src/node/documents/service.js';
 import { defaultHostLayer } from '../../src/node/engine/hostlayer.js';
 import { RunService } from '../../src/node/runs/service.js';
-import { alive, exited, keepCells, quickstartCopy, runEnvForTests, varlabSync } from './run-env.js';
+import { alive, exited, hostTree, keepCells, quickstartCopy, runEnvForTests, varlabSync } from './run-env.js';
 
 const env = runEnvForTests({ varlabHome: true });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -43,18 +43,6 @@ after(async () => {
     await exited(pid, 60_000);
   }
 });
-
-function hostTree(name: string) {
-  const tree = join(env.dir, name);
-  const paths = { sys: join(tree, 'sys'), procSys: join(tree, 'procsys'), records: join(tree, 'records') };
-  const thp = join(paths.sys, 'kernel/mm/transparent_hugepage/enabled');
-  mkdirSync(join(paths.sys, 'kernel/mm/transparent_hugepage'), { recursive: true });
-  mkdirSync(join(paths.procSys, 'kernel'), { recursive: true });
-  mkdirSync(paths.records, { mode: 0o755 });
-  writeFileSync(thp, 'always [madvise] never\n');
-  writeFileSync(join(paths.procSys, 'kernel/randomize_va_space'), '2\n');
-  return { paths, thp, record: join(paths.records, 'host', 'restore.tsv') };
-}
 
 const THP: Factor = { tunable: 'thp', levels: ['never'] };
 const AHI: Factor = { tunable: 'ahi', levels: ['off'] };
@@ -90,7 +78,7 @@ async function attached(service: RunService, file: string) {
 }
 
 test('a run that changes THP has the host to itself: a run on another profile, reached by another name, is refused by name, and the record keeps the original', { timeout: 600_000 }, async () => {
-  const { paths, thp, record } = hostTree('tree-hostwide');
+  const { paths, thp, record } = hostTree(env, 'tree-hostwide');
   const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
   const first = design('thp-first', env.sshd.target, THP, true);
   await detached(service, first);
@@ -112,7 +100,7 @@ test('a run that changes THP has the host to itself: a run on another profile, r
 });
 
 test('runs that change only their own mysqld go on at once on two profiles of one host, and say so; one that would change THP meanwhile is refused', { timeout: 600_000 }, async () => {
-  const { paths, thp } = hostTree('tree-mysqld');
+  const { paths, thp } = hostTree(env, 'tree-mysqld');
   const service = new RunService({ documents: new DocumentService(), prompt: async () => ({ accept: false }), host: defaultHostLayer(paths) });
   const first = design('ahi-first', env.sshd.target, AHI, true);
   await detached(service, first);

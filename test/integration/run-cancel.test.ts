@@ -5,7 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { keepCells, quickstartCopy, runEnvForTests, running, varlabRun } from './run-env.js';
+import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
+import { defaultHostLayer } from '../../src/node/engine/hostlayer.js';
+import { RunEngine } from '../../src/node/engine/run.js';
+import { hostTree, keepCells, quickstartCopy, runEnvForTests, running, varlabRun } from './run-env.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=off,numa=default'];
 
@@ -52,4 +55,67 @@ test('Ctrl-C while the first restart starts mysqld: the restart given up on does
   const said = run.events.flatMap((e) => (e.type === 'restart-discarded' ? ['discarded'] : e.type === 'log' && /setup script ran/.test(e.message) ? ['setup'] : []));
   assert.deepEqual(said, ['discarded'], run.stderr());
   assert.equal(mysqldLeft(), false, 'no mysqld is left running');
+});
+
+/** A signal waits for the process (held by SIGSTOP, it is not taken until SIGCONT): /proc's pending masks. */
+function pending(pid: number, signal: number): boolean {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const bit = 1n << BigInt(signal - 1);
+  return ['SigPnd', 'ShdPnd'].some((k) => (BigInt(`0x${new RegExp(`^${k}:\\s*(\\w+)`, 'm').exec(status)?.[1] ?? '0'}`) & bit) !== 0n);
+}
+
+test('a cancel while a restart’s one remote call is still on the target (the last mysqld slow to stop): the host is restored after that call, so no mysqld of it is left and THP is put back', { timeout: 300_000 }, async () => {
+  const { paths, thp } = hostTree(env, 'tree-held-call');
+  const path = quickstartCopy(env, 'held-call', (d: ExperimentDoc) => {
+    keepCells(d, CELLS.slice(0, 1));
+    d.design.factors = [{ tunable: 'thp', levels: ['never'] }];
+    d.design.excludedCells = [];
+    d.design.target = env.sshd.target;
+    d.design.restartsPerCell = 2;
+    d.design.workload.queries = d.design.workload.queries.slice(0, 1);
+    d.design.workload.repetitions = 2;
+    d.design.workload.warmup = 0;
+    // The engine runs the file's own profile (a `varlab run` would take the registered one).
+    const { sandboxDir: _d, createdAt: _c, ...profile } = env.profile as ServerProfile & { sandboxDir?: string; createdAt?: number };
+    d.design.serverProfile = { ...profile, target: env.sshd.target };
+  });
+  const doc = JSON.parse(readFileSync(path, 'utf8')) as ExperimentDoc;
+  let held = 0;
+  const engine = new RunEngine({
+    path,
+    doc,
+    auth: { identity: env.sshd.keyFile, knownHosts: env.sshd.knownHostsFile },
+    prompt: async () => ({ accept: true }),
+    host: defaultHostLayer(paths),
+    onEvent: (e) => {
+      // Restart 1 has measured: its mysqld is held before restart 2's call stops it, so that call waits on it.
+      if (e.type === 'restart-finished' && e.seq === 1 && !held) {
+        held = Number(readFileSync(pidFile(), 'utf8').trim());
+        process.kill(held, 'SIGSTOP');
+      }
+    },
+  });
+  let ended = false;
+  const done = engine.run().finally(() => (ended = true));
+  // Restart 2's call has sent its SIGTERM (waiting while mysqld is held): the call is on the target.
+  while (!held || !pending(held, 15)) {
+    if (ended) assert.fail(`the run ended before restart 2's call stopped mysqld: ${(await done).message}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(readFileSync(thp, 'utf8').trim(), 'never', 'restart 1 set THP');
+  engine.cancel();
+  // Held longer than the engine once waited for a restart given up on (10 s) before it stopped mysqld
+  // and restored the host beside that call, which then set the host and started mysqld after them.
+  await new Promise((r) => setTimeout(r, 15_000));
+  process.kill(held, 'SIGCONT');
+  const out = await done;
+  assert.equal(out.state, 'cancelled', out.message);
+  assert.equal(out.restoreProblem, undefined);
+  assert.equal(mysqldLeft(), false, 'no mysqld is left running');
+  assert.equal(readFileSync(thp, 'utf8').trim(), 'madvise', 'THP put back');
+  // The journal keeps what was measured, and the restart given up on is discarded.
+  const journal = readFileSync(path.replace(/\.json$/, '.journal.jsonl'), 'utf8');
+  assert.match(journal, /"t":"restart-finished","at":\d+,"seq":1,"cell":"[^"]+","status":"ok"/);
+  assert.match(journal, /"t":"restart-discarded","at":\d+,"seq":2,"cell":"[^"]+","reason":"cancelled during this restart"/);
+  assert.match(journal, /"t":"run-finished","at":\d+,"state":"cancelled"/);
 });

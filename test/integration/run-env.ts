@@ -120,6 +120,22 @@ async function setUp(sshd: Sshd, dir: string): Promise<RunEnv> {
   };
 }
 
+/**
+ * The host's files as a tree of the test's own, for a host layer on it (`defaultHostLayer(paths)`): THP
+ * as the kernel leaves it, full ASLR; `record` is where the host's restore record goes.
+ */
+export function hostTree(env: RunEnv, name: string) {
+  const tree = join(env.dir, name);
+  const paths = { sys: join(tree, 'sys'), procSys: join(tree, 'procsys'), records: join(tree, 'records') };
+  const thp = join(paths.sys, 'kernel/mm/transparent_hugepage/enabled');
+  mkdirSync(join(paths.sys, 'kernel/mm/transparent_hugepage'), { recursive: true });
+  mkdirSync(join(paths.procSys, 'kernel'), { recursive: true });
+  mkdirSync(paths.records, { mode: 0o755 });
+  writeFileSync(thp, 'always [madvise] never\n');
+  writeFileSync(join(paths.procSys, 'kernel/randomize_va_space'), '2\n');
+  return { paths, thp, record: join(paths.records, 'host', 'restore.tsv') };
+}
+
 /** Is the process running (a zombie, dead but not reaped, is not: see processRuns). */
 export const alive = processRuns;
 

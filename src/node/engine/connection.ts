@@ -65,6 +65,8 @@ export class ConnectionSupervisor {
   private heartbeat: NodeJS.Timeout | null = null;
   /** mysql connections open in the current restart: destroyed when the session drops so nothing hangs. */
   private readonly conns = new Set<Connection>();
+  /** The restart calls (ServerControl.run) still on the target: the end of a run restores the host only after them. */
+  private readonly restarting = new Set<Promise<unknown>>();
   private readonly policy: ReconnectPolicy;
 
   constructor(private readonly opts: SupervisorOptions) {
@@ -127,7 +129,27 @@ export class ConnectionSupervisor {
     if (this.lock.said) this.opts.emit({ type: 'log', at: Date.now(), level: 'warn', message: this.lock.said });
     this.everConnected = true;
     this.startHeartbeat();
-    this.currentControl = await this.host.createServerControl(session, this.profile(), { prompt: this.opts.prompt, onWindow: this.opts.onWindow });
+    this.currentControl = this.watchRestarts(await this.host.createServerControl(session, this.profile(), { prompt: this.opts.prompt, onWindow: this.opts.onWindow }));
+  }
+
+  /**
+   * The control with its restart calls kept while they are on the target. A restart a cancel gave up on
+   * may be in its one remote call (stop the last mysqld, set the host, start the next): a stop and
+   * restore beside it could end before it sets the host and starts mysqld, which would then stay so.
+   */
+  private watchRestarts(control: ServerControl): ServerControl {
+    const watched: ServerControl = Object.create(control) as ServerControl;
+    watched.run = (proc, hooks) => {
+      const call = control.run(proc, hooks);
+      const settled = call.then(
+        () => {},
+        () => {},
+      );
+      this.restarting.add(settled);
+      void settled.then(() => this.restarting.delete(settled));
+      return call;
+    };
+    return watched;
   }
 
   /** The lock is refreshed while the run goes on; a run that lost it (away too long, taken over) stops at once. */
@@ -222,11 +244,13 @@ export class ConnectionSupervisor {
     const limit = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         late = true;
-        reject(new Error(`stopping mysqld and restoring the host did not finish within ${Math.round(withinMs / 1000)} s`));
+        const s = Math.round(withinMs / 1000);
+        // Not run beside a restart call still under way (afterRestartCalls): said as what it waited for.
+        reject(new Error(this.restarting.size ? `a restart under way on the target (its stop, settings and start of mysqld in one call) did not end within ${s} s, so mysqld was not stopped nor the host restored after it` : `stopping mysqld and restoring the host did not finish within ${s} s`));
       }, withinMs);
     });
     try {
-      await Promise.race([this.stopAndRestore(() => late), limit]);
+      await Promise.race([this.afterRestartCalls().then(() => this.stopAndRestore(() => late)), limit]);
       return null;
     } catch (e) {
       return `the host may not be as it was found: ${(e as Error).message}`;
@@ -236,6 +260,15 @@ export class ConnectionSupervisor {
       this.lock = null;
       await this.close();
     }
+  }
+
+  /**
+   * Until no restart call is on the target (within the restore's own limit): whatever order a cancelled
+   * restart and the restore would end in, the stop and restore come last. A call ends by itself (its
+   * script's own limits); the restart it belonged to starts nothing after it (restart.ts checks the cancel).
+   */
+  private async afterRestartCalls(): Promise<void> {
+    while (this.restarting.size) await Promise.all([...this.restarting]);
   }
 
   private async stopAndRestore(late: () => boolean): Promise<void> {
