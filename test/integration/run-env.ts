@@ -4,7 +4,7 @@
 import { after, before } from 'node:test';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunEvent } from '../../src/common/events.js';
 import type { ExperimentDoc, Factor, ServerProfile } from '../../src/common/experiment/types.js';
@@ -263,6 +263,34 @@ export function varlabEvents(command: 'run' | 'attach' | 'cancel', args: string[
       new Promise((resolve, reject) => {
         waiters.push({ pred, resolve });
         void exit.then((code) => reject(new Error(`varlab ${command} exited (${code}) before the awaited event; stderr:\n${err}`)));
+      }),
+    exit,
+  };
+}
+
+/** A `varlab` command as a child process whose lines for people (stderr) are waited on: a detached launch, say. */
+export function varlabChild(args: string[], varlabHome: string): { child: ChildProcess; stderr: () => string; waitForStderr(re: RegExp): Promise<void>; exit: Promise<number> } {
+  const child = spawn(process.execPath, [...CLI, ...args], { env: { ...process.env, VARLAB_HOME: varlabHome }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  const waiters: { re: RegExp; resolve: () => void }[] = [];
+  child.stdout!.resume();
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d.toString('utf8');
+    for (const w of waiters.filter((x) => x.re.test(err))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  });
+  // Killed by a signal it did not handle: 128 + its number, as a shell says it.
+  const exit = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? 128 + (signal ? osConstants.signals[signal] : 0))));
+  return {
+    child,
+    stderr: () => err,
+    waitForStderr: (re) =>
+      new Promise((resolve, reject) => {
+        if (re.test(err)) return resolve();
+        waiters.push({ re, resolve });
+        void exit.then((code) => reject(new Error(`varlab ${args[0]} exited (${code}) before saying ${re}; stderr:\n${err}`)));
       }),
     exit,
   };

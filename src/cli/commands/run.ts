@@ -404,6 +404,18 @@ function askConsent(io: CliIO, file: string, trust: boolean | string, prompt: Pr
 async function detachRun(io: CliIO, file: string, request: RunRequest & Pick<StartOptions, 'auth' | 'hostAuth'>, values: { trust?: boolean }): Promise<number> {
   const prompt = terminalPrompter();
   const service = new RunService({ documents: new DocumentService(), prompt });
+  // Ctrl-C or SIGTERM before the runner has started (in the DBT-3 data step, say): the launch stops, and says so.
+  let disposing: Promise<string> | null = null;
+  const stopListening = onInterrupt(
+    (signal) => {
+      io.err(`cancelling (${signal}): the launch stops at its next step (a DBT-3 load after its current chunk), then mysqld is stopped, the host restored and the target let go (Ctrl-C again to leave at once)`);
+      disposing = service.dispose();
+    },
+    () => {
+      io.err('varlab run: interrupted twice: leaving now; the target may still run mysqld (run again to launch it, which stops it first)');
+      process.exit(130);
+    },
+  );
   try {
     let lastData = '';
     const d = await service.detach({
@@ -444,7 +456,15 @@ async function detachRun(io: CliIO, file: string, request: RunRequest & Pick<Sta
     return d.failed.length ? 1 : 0;
   } catch (e) {
     if (e instanceof NotAgreed) return e.status;
+    // Cancelled: one line, how it ended (the service's own list would say it again).
+    if (disposing && e instanceof ApiError && e.code === 'cancelled') {
+      io.err(e.message);
+      return 130;
+    }
     return refused(io, file, e);
+  } finally {
+    stopListening();
+    if (disposing) await disposing;
   }
 }
 

@@ -46,6 +46,12 @@ export interface DetachRequest {
   measured?: Results;
   /** The data step's progress (DBT-3), which runs here before the runner is launched. */
   onEvent?: (e: RunEvent) => void;
+  /**
+   * A cancel of the launch (Ctrl-C, the app quitting): taken at the next step of it, within a DBT-3 load
+   * between its chunks; mysqld is stopped, the host restored and the lock let go. Once the runner is
+   * launched it is the detached run's to cancel (`varlab cancel`).
+   */
+  signal?: AbortSignal;
 }
 
 export interface DetachedStart {
@@ -79,7 +85,14 @@ export function recordedAuth(auth: TargetAuth | undefined): RecordOf<'detached'>
   return Object.keys(out).length ? out : undefined;
 }
 
+/** What a launch cancelled before its runner started says (its journal's end, the CLI's line). */
+export const LAUNCH_CANCELLED = "the launch was cancelled before its runner started: a mysqld it started is stopped, the host's settings restored and the target let go; run the same command again to launch it (a DBT-3 load goes on from its last whole chunk)";
+
 export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
+  const checkCancel = () => {
+    if (o.signal?.aborted) throw new ApiError('cancelled', LAUNCH_CANCELLED);
+  };
+  checkCancel();
   const design = o.doc.design;
   const target = design.target;
   const profile = design.serverProfile;
@@ -119,10 +132,12 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
       // each up at its first restart there.
       if (design.workload.data) {
         for (const { datadir, proc } of await firstRestartPerDataDirectory(control, design, restarts)) {
-          await dataStepBeforeRunner(control, design, proc, datadir, write, o.onEvent);
+          checkCancel();
+          await dataStepBeforeRunner(control, design, proc, datadir, write, { emit: o.onEvent, checkCancel });
           journal.writer.sync();
         }
       }
+      checkCancel();
       const launched = await launchDetached({
         runId: o.runId,
         design,
@@ -157,7 +172,7 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
       const unknown = e instanceof CommandTimedOut || (e instanceof ApiError && e.code === 'connection');
       if (journal && !launchedRunner && !unknown) {
         const cancelled = e instanceof ApiError && e.code === 'cancelled';
-        const end: RecordOf<'run-finished'> = { t: 'run-finished', at: Date.now(), state: cancelled ? 'cancelled' : 'failed', message: `launching the detached run failed: ${(e as Error).message}` };
+        const end: RecordOf<'run-finished'> = { t: 'run-finished', at: Date.now(), state: cancelled ? 'cancelled' : 'failed', message: cancelled ? (e as Error).message : `launching the detached run failed: ${(e as Error).message}` };
         try {
           journal.writer.append(end);
           fold.apply(end);
@@ -184,12 +199,13 @@ export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
  * host as it was (the runner records its own originals). Interrupted (a lost connection, Ctrl-C): what
  * was loaded stays and resumes at the next launch; a directory loaded before is recognised.
  */
-async function dataStepBeforeRunner(control: ServerControl, design: Design, proc: RestartProcedure, datadir: string, write: (r: RecordOf<'data'>) => void, onEvent?: (e: RunEvent) => void): Promise<void> {
+async function dataStepBeforeRunner(control: ServerControl, design: Design, proc: RestartProcedure, datadir: string, write: (r: RecordOf<'data'>) => void, o: { emit?: (e: RunEvent) => void; checkCancel: () => void }): Promise<void> {
   try {
     await control.run(proc);
+    o.checkCancel();
     const conn = await control.connect();
     try {
-      write((await runDataStep(conn, design.workload, { emit: (e) => onEvent?.(e), datadir })).record);
+      write((await runDataStep(conn, design.workload, { emit: (e) => o.emit?.(e), checkCancel: o.checkCancel, datadir })).record);
     } finally {
       await closeConnection(conn);
     }

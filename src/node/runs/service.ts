@@ -36,7 +36,7 @@ import { snapshotBatch } from './snapshot.js';
 import { cancelDetached, openAttachment, type AttachOptions, type AttachOutcome, type Attached } from '../detach/attach.js';
 import { detachedRuns, refuseWhileDetached } from '../detach/runs.js';
 import { detachedStatus } from '../detach/status.js';
-import { startDetached, type DetachedStart } from '../detach/launch.js';
+import { LAUNCH_CANCELLED, startDetached, type DetachedStart } from '../detach/launch.js';
 
 export interface RunServiceOptions {
   documents: DocumentService;
@@ -111,6 +111,8 @@ export class RunService {
   private readonly attachments = new Map<string, Attached>();
   /** Followings that ended, oldest first (pruned beyond KEEP_ENDED). */
   private readonly followsEnded = new Set<Attached>();
+  /** Detached runs being launched (a DBT-3 data step may take minutes here first): dispose() cancels them, by file. */
+  private readonly launches = new Map<AbortController, { path: string; done: Promise<string> }>();
   private disposing = false;
 
   constructor(private readonly opts: RunServiceOptions) {}
@@ -204,15 +206,27 @@ export class RunService {
   async detach(o: Omit<StartOptions, 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number }): Promise<DetachedLaunch> {
     const { prepared, locks, said, run, auths } = await this.admit({ ...o, detach: true });
     await this.refuseIfDisposing(locks);
+    const cancel = new AbortController();
+    const launch = this.launchDetached(cancel.signal, { prepared, locks, said, run, auths }, o);
+    // How it ended, as dispose() says it: a runner launched before the cancel goes on there, as any detached run does.
+    this.launches.set(cancel, { path: run.path, done: launch.then(() => `launched before the cancel; it goes on there (varlab cancel ${run.path} stops it)`, (e: unknown) => (e as Error).message) });
+    try {
+      return await launch;
+    } finally {
+      this.launches.delete(cancel);
+    }
+  }
+
+  private async launchDetached(signal: AbortSignal, { prepared, locks, said, run, auths }: Pick<Awaited<ReturnType<RunService['admit']>>, 'prepared' | 'locks' | 'said' | 'run' | 'auths'>, o: { waitS?: number; onEvent?: (e: RunEvent) => void }): Promise<DetachedLaunch> {
     try {
       if (!prepared.hosts) {
-        const one = await startDetached({ ...run, waitS: o.waitS, onEvent: o.onEvent, measured: prepared.measured });
+        const one = await startDetached({ ...run, waitS: o.waitS, onEvent: o.onEvent, measured: prepared.measured, signal });
         return { ...one, hosts: [one], failed: [], prepared, said: [...said, ...(one.said ?? [])] };
       }
       const group = { id: run.runId, hosts: prepared.hosts.map((h) => h.target) };
       const launching = prepared.hosts.filter((h) => !h.done);
       const settled = await Promise.allSettled(
-        launching.map((h) => startDetached({ ...run, runId: randomUUID(), doc: h.doc, journalFile: h.journal, auth: auths.get(h.target), group, save: async () => {}, waitS: o.waitS, onEvent: o.onEvent, measured: h.measured })),
+        launching.map((h) => startDetached({ ...run, runId: randomUUID(), doc: h.doc, journalFile: h.journal, auth: auths.get(h.target), group, save: async () => {}, waitS: o.waitS, onEvent: o.onEvent, measured: h.measured, signal })),
       );
       const started = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
       const failed = settled.flatMap((r, i) => (r.status === 'rejected' ? [{ target: launching[i].target, message: (r.reason as Error).message }] : []));
@@ -224,6 +238,7 @@ export class RunService {
         return { host: h.target, results: state ? resultsFromJournal(state, 'interrupted before it finished; run again') : { restarts: [] } };
       });
       await run.save(severalHostsResults(byHost));
+      if (!started.length && signal.aborted) throw new ApiError('cancelled', LAUNCH_CANCELLED);
       if (!started.length) throw new ApiError('connection', `the detached run started on none of its hosts:\n${failed.map((f) => `  ${f.target}: ${f.message}`).join('\n')}`);
       const planned = started.reduce((n, d) => n + d.planned, 0);
       return {
@@ -417,10 +432,14 @@ export class RunService {
     for (const a of followed) a.detach();
     const active = [...this.runs.values()].filter((e) => e.engine && !e.ended);
     for (const e of active) e.engine!.cancel();
+    // A launch in progress (its DBT-3 data step) stops at its next chunk, stops mysqld, restores the host and lets the lock go; its caller says how it ended.
+    const launches = [...this.launches];
+    for (const [cancel] of launches) cancel.abort();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), withinMs)).unref());
-    const [, lines] = await Promise.all([
+    const [, launched, lines] = await Promise.all([
       Promise.race([Promise.all(followed.map((a) => a.done)), late]),
+      Promise.all(launches.map(async ([, l]) => `${l.path}: ${await Promise.race([l.done, late.then(() => `its launch did not stop within ${Math.round(withinMs / 1000)} s; mysqld may still run on its target`)])}`)),
       Promise.all(
         active.map(async (e) => {
           const o = await Promise.race([e.done, late]);
@@ -432,8 +451,9 @@ export class RunService {
     ]);
     clearTimeout(timer);
     const detachedNote = followed.length ? `stopped following ${followed.length} detached run${followed.length === 1 ? '' : 's'}; ${followed.length === 1 ? 'it goes' : 'they go'} on on ${[...new Set(followed.map((a) => a.target))].join(', ')} (varlab attach FILE follows again)` : '';
-    if (!active.length) return detachedNote || 'no run was going on';
-    return `cancelled ${active.length} run${active.length === 1 ? '' : 's'}:\n${lines.map((l) => `  ${l}`).join('\n')}${detachedNote ? `\n${detachedNote}` : ''}`;
+    const launchNote = launched.length ? `cancelled ${launched.length} detached launch${launched.length === 1 ? '' : 'es'}:\n${launched.map((l) => `  ${l}`).join('\n')}` : '';
+    if (!active.length) return [detachedNote, launchNote].filter(Boolean).join('\n') || 'no run was going on';
+    return [`cancelled ${active.length} run${active.length === 1 ? '' : 's'}:\n${lines.map((l) => `  ${l}`).join('\n')}`, detachedNote, launchNote].filter(Boolean).join('\n');
   }
 
   /**
