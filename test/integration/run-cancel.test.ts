@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
 import { defaultHostLayer } from '../../src/node/engine/hostlayer.js';
 import { RunEngine } from '../../src/node/engine/run.js';
-import { hostTree, keepCells, quickstartCopy, runEnvForTests, running, varlabRun } from './run-env.js';
+import { hostTree, keepCells, quickstartCopy, runEnvForTests, running, shortQuickstartCopy, varlabRun } from './run-env.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=off,numa=default'];
 
@@ -66,15 +66,8 @@ function pending(pid: number, signal: number): boolean {
 
 test('a cancel while a restart’s one remote call is still on the target (the last mysqld slow to stop): the host is restored after that call, so no mysqld of it is left and THP is put back', { timeout: 300_000 }, async () => {
   const { paths, thp } = hostTree(env, 'tree-held-call');
-  const path = quickstartCopy(env, 'held-call', (d: ExperimentDoc) => {
-    keepCells(d, CELLS.slice(0, 1));
-    d.design.factors = [{ tunable: 'thp', levels: ['never'] }];
-    d.design.excludedCells = [];
-    d.design.target = env.sshd.target;
-    d.design.restartsPerCell = 2;
+  const path = shortQuickstartCopy(env, 'held-call', { factors: [{ tunable: 'thp', levels: ['never'] }], restartsPerCell: 2, repetitions: 2, warmup: 0 }, (d: ExperimentDoc) => {
     d.design.workload.queries = d.design.workload.queries.slice(0, 1);
-    d.design.workload.repetitions = 2;
-    d.design.workload.warmup = 0;
     // The engine runs the file's own profile (a `varlab run` would take the registered one).
     const { sandboxDir: _d, createdAt: _c, ...profile } = env.profile as ServerProfile & { sandboxDir?: string; createdAt?: number };
     d.design.serverProfile = { ...profile, target: env.sshd.target };
