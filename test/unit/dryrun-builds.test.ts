@@ -40,3 +40,17 @@ test('the dry run lists the build check the run makes before its first restart, 
   const none = { ...d, factors: [{ tunable: 'ahi', levels: ['on', 'off'] }] } as Design;
   assert.ok(!dryRunText('x', none, await dryRun(none, target, noCells), where).some((l) => l.startsWith('== before the first restart')));
 });
+
+test('the dry run says what the first restart makes before it measures: the setup script (with its skip table) or the DBT-3 data step', async () => {
+  const d = { ...design(profile), factors: [{ tunable: 'ahi', levels: ['on', 'off'] }] } as Design;
+  const text = dryRunText('x', d, await dryRun(d, target, noCells), where).join('\n');
+  assert.ok(text.includes("== once on the data directory, before its first restart measures: the setup script, in database varlab_quickstart as the server profile's admin account, unless table lineitem exists there\n-- A small TPC-H-like schema"), text);
+  assert.ok(text.includes(d.workload.setupSql), 'the script in full');
+  // A DBT-3 design: its data step, as consent names it; with builds, once on each build's data directory.
+  const dbt3 = { ...design(profile), workload: { ...d.workload, setupSql: '', setupSkipIfTable: undefined, database: 'dbt3', data: { kind: 'dbt3', sf: 0.02, seed: 20170116 } } } as Design;
+  const lines = dryRunText('x', dbt3, await dryRun(dbt3, target, noCells), where);
+  const at = lines.indexOf("== once on each build's data directory, before its first restart measures: the DBT-3 data step, as the server profile's admin account (a load already there is recognised)");
+  assert.ok(at > lines.findIndex((l) => l.startsWith('== before the first restart')), lines.join('\n'));
+  assert.match(lines[at + 1], /^creates database dbt3 \(if missing\) with the DBT-3 tables .* at scale factor 0\.02 .*varlab's generator \(seed 20170116\)/);
+  assert.ok(!lines.some((l) => l.includes('the setup script')), 'no setup script to name');
+});

@@ -81,7 +81,8 @@ export const run: Command = {
     '                    (these overrides are written into the design of the saved file)\n' +
     '--out FILE          save the experiment with its results here instead of FILE\n' +
     '--events json       print every event as one JSON line on stdout\n' +
-    '--dry-run           print every command each cell would run on the host, and run nothing\n' +
+    '--dry-run           print what the run would do on the host: the setup script or data step, and every command\n' +
+    '                    each cell sends; it connects to the target to read what it has (as the run does), runs nothing\n' +
     '--fresh             start over: a finished or unfinished run of the file begins again from its first restart\n' +
     '                    (the file with its results so far is kept beside it as FILE.results-<date>.varlab.json,\n' +
     '                    the journal archived); without --fresh a finished file is left alone\n' +

@@ -8,6 +8,8 @@ import { buildPlan, formatDuration } from '../../common/plan.js';
 import { learnedEstimate } from '../../common/stats/planner.js';
 import { noProfileMessage, resolveProfile } from '../engine/profiles.js';
 import { buildsCheckScript } from '../host/builds.js';
+import { describeDataSet } from '../../common/dbt3/scale.js';
+import { visible } from '../../common/printable.js';
 import { createServerControl, dryRunCells, formatScript, type TargetSession } from '../host/index.js';
 
 export interface DryRunReport extends DryRun {
@@ -65,8 +67,12 @@ export function dryRunText(name: string, design: Design, r: DryRunReport, where:
   ];
   // The run's order: connected, the builds checked, then each restart.
   if (r.buildCheck) lines.push('', `== before the first restart (attached: before the target's lock; detached: before the launch): the builds the run starts are there to start`, r.buildCheck);
-  for (const c of r.cells) lines.push('', `== cell ${c.cell}: restarts ${(r.seqs[c.cell] ?? []).join(', ')}`, ...c.commands);
   const w = design.workload;
+  // What the first restart on a data directory makes before it measures: the data the queries read.
+  const first = `== once on ${design.factors.some((f) => f.tunable === 'build') ? "each build's data directory" : 'the data directory'}, before its first restart measures`;
+  if (w.data) lines.push('', `${first}: the DBT-3 data step, as the server profile's admin account (a load already there is recognised)`, describeDataSet(w.database, w.data));
+  if (w.setupSql.trim()) lines.push('', `${first}: the setup script, in database ${w.database} as the server profile's admin account${w.setupSkipIfTable ? `, unless table ${w.setupSkipIfTable} exists there` : ''}`, visible(w.setupSql));
+  for (const c of r.cells) lines.push('', `== cell ${c.cell}: restarts ${(r.seqs[c.cell] ?? []).join(', ')}`, ...c.commands);
   lines.push('', w.kind === 'command' && w.command ? `then in each restart, ${w.repetitions} times: ${w.command.line}` : `then in each restart: ${w.queries.length} queries × ${w.repetitions} executions (${w.warmup} warm-up) through the mysql protocol`);
   lines.push('dry run: nothing was run');
   return lines;
