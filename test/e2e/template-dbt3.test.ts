@@ -1,6 +1,7 @@
 // New from the templates in headless Chromium against the real browser-mode backend: the welcome
 // screen offers DBT-3 with a scale factor, and sysbench read-only and point select; each design is its
-// field note's, and what the run would do on the host (the data step first) is listed for the user to read.
+// field note's, and what the run would do on the host (the data step first) is listed for the user to read;
+// the DBT-3 workload says its data come from the data step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appForTests, pageProblems } from './support.js';
@@ -22,6 +23,11 @@ test('DBT-3 at scale factor 0.1 from the welcome screen: 8 cells, 22 queries, th
   assert.equal(await page.getByTestId('cell-count').innerText(), '8 cells');
   assert.equal(await page.getByTestId('factor').count(), 3);
   assert.equal(await page.getByTestId('experiment-name').inputValue(), 'DBT-3 SF 0.1: ASLR x AHI x preload');
+  // The workload says where its tables come from (its setup script is empty): the data step, not the user.
+  assert.equal(
+    await page.getByTestId('workload-data').innerText(),
+    "The data: DBT-3 at scale factor 0.1 (varlab's generator, seed 20170116), made in database dbt3 by the run's data step, once per data directory before its first restart measures; a load already there is recognised.",
+  );
   // The list of what the run would do comes from an API call after the design shows: waited for, not raced.
   await page.getByText(/the DBT-3 data step/).first().waitFor({ timeout: 30_000 });
   const body = await page.locator('body').innerText();

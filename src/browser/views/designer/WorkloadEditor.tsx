@@ -11,6 +11,7 @@ import { useApp } from '../../store/index.js';
 import { useDesignEdit } from './FactorsEditor.js';
 import type { Problems } from './problems.js';
 import { queriesFromSql, setupTable, withSetupSql } from './sql.js';
+import { DEFAULT_SEED } from '../../../common/dbt3/scale.js';
 
 function useWorkloadEdit() {
   const change = useDesignEdit();
@@ -110,6 +111,13 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
   return (
     <section className="panel" data-testid="workload">
       <h2>Workload</h2>
+      {w.data && (
+        // The DBT-3 data step makes the tables the queries read: nothing for the setup script to do (design.workload.data).
+        <p data-testid="workload-data">
+          The data: DBT-3 at scale factor {w.data.sf} ({w.data.folder ? <>the .tbl files of <code>{w.data.folder}</code></> : `varlab's generator, seed ${w.data.seed ?? DEFAULT_SEED}`}), made in database{' '}
+          <code>{w.database}</code> by the run&apos;s data step, once per data directory before its first restart measures; a load already there is recognised.
+        </p>
+      )}
       {/* Aligned at the top: a field's note or problem below it does not lift the others' labels. */}
       <div className="row" style={{ alignItems: 'flex-start' }}>
         <label className="field" title="Where mysqld runs: local, ssh://[user@]host[:port], or an alias from ~/.ssh/config">
