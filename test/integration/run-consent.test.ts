@@ -74,6 +74,10 @@ test("a teammate's custom command without a terminal: exit 2, the command listed
   assert.match(trusted.stderr, /--trust: agreed to them for ssh:\/\/root@127\.0\.0\.1:1/);
   assert.notEqual(trusted.code, 0);
   assert.match(trusted.stderr, /127\.0\.0\.1/);
+  // It failed before its first restart: it says nothing was measured, not that measurements are kept to resume.
+  assert.match(trusted.stderr, /failed after 0 of \d+ restarts: .*connection refused/);
+  assert.match(trusted.stderr, /nothing was measured; run the same command again to try again/);
+  assert.doesNotMatch(trusted.stderr, /measurements so far/);
   assert.equal(existsSync(join(home, 'consent.json')), true);
   // Agreed once: the same file on the same target no longer asks.
   const again = await varlab(['run', file]);

@@ -516,7 +516,9 @@ function report(io: CliIO, file: string, o: RunOutcome, ms: number): number {
     return 130;
   }
   io.err(`varlab run: failed after ${o.done} of ${o.planned} restarts${measuredIn(o)}: ${o.message}`);
-  if (o.transient) io.err(`measurements so far are kept in ${o.journal}; run the same command again to resume`);
+  // Failed before its first restart (the host never answered, a build missing): there is nothing to keep or resume.
+  if (o.done === 0) io.err(o.transient ? 'nothing was measured; run the same command again to try again' : `nothing was measured. Running again unchanged fails the same way: fix the cause first, then \`varlab run ${file}\`.`);
+  else if (o.transient) io.err(`measurements so far are kept in ${o.journal}; run the same command again to resume`);
   else
     io.err(
       `measurements so far are kept in ${o.journal}. Running again unchanged fails the same way: fix the cause first. ` +
