@@ -1,7 +1,8 @@
 // The Run view with a real run on `local` (a sandbox mariadbd of its own, never the system one):
 // a finished file shows its results and is run again only after a confirmation that names where the
 // current results are kept; a second tab opened mid-run attaches to the run and cancels it; after
-// the cancel the discarded restart's executions are gone from the count.
+// the cancel the discarded restart's executions are gone from the count; another file opened in that
+// tab mid-run leaves the run shown and says whose run it is.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -72,6 +73,21 @@ test('a finished file shows its results and runs again only when confirmed; a ne
   const other = await openApp(t.browser, t.app);
   await other.getByTestId('nav-run').click();
   await other.getByTestId('run-state').filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
+  assert.equal(await other.getByTestId('run-other-file').count(), 0, 'nothing else open: the run is the tab\'s file');
+  // Another file opened in that tab mid-run: the view still shows the run, and says whose it is (its Pause and Cancel act on it).
+  const otherFile = quickstartCopy(t.env, 'other', (d: ExperimentDoc) => {
+    d.name = 'Another experiment';
+  });
+  await openFile(other, otherFile);
+  await other.getByTestId('nav-run').click();
+  const whose = other.getByTestId('run-other-file');
+  await whose.waitFor({ timeout: 30_000 });
+  const said = await whose.innerText();
+  assert.ok(said.includes(`This is the run of ${file}, not of the open file ${otherFile}`), said);
+  await openFile(other, file);
+  await other.getByTestId('nav-run').click();
+  await other.getByTestId('run-state').filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
+  assert.equal(await other.getByTestId('run-other-file').count(), 0, 'the run\'s own file open again');
   const perRestart = QUERIES * REPS;
   await other.getByTestId('run-count').filter({ hasText: /^1 of 4 restarts/ }).waitFor({ timeout: 120_000 });
   for (let i = 0; i < 600 && (await executions(other)) <= perRestart + 5; i++) await other.waitForTimeout(50);

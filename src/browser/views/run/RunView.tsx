@@ -334,8 +334,16 @@ function Progress() {
   const active = live.state === 'running' || live.state === 'paused';
   // Of the restarts done, those that measured anything: a run whose restarts all failed to start says so, as the CLI does.
   const tally = { done: live.restarts.length, measured: live.restarts.filter((r) => r.status === 'ok').length };
+  // Another file opened while this tab watches a run: the run, its Pause and its Cancel are that run's file's.
+  const runPath = useRunSession((s) => s.path);
+  const openPath = useApp((s) => s.path);
   return (
     <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-progress">
+      {runPath && openPath && runPath !== openPath && (
+        <p className="run-other-file" data-testid="run-other-file">
+          This is the run of <code>{runPath}</code>, not of the open file <code>{openPath}</code>: Pause and Cancel act on it. The open file&apos;s Run comes back here when it has ended.
+        </p>
+      )}
       <HostsBar />
       <div style={{ display: 'flex', gap: 16, alignItems: 'center', flexWrap: 'wrap' }}>
         <strong data-testid="run-state">{live.state}</strong>
