@@ -1,6 +1,7 @@
 // The sysbench point-select template run from the app on `local` (a sandbox mariadbd of its own and
 // the real sysbench): the throughput and latency plots are drawn while the run goes on, from the
-// interval lines as they arrive, and the saved file draws the same again once the run has ended.
+// interval lines as they arrive (the last line's latency named with its percentile), and the saved file
+// draws the same again once the run has ended.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,8 @@ test('a sysbench template run from the app: throughput and latency over time dra
   await waitInPage(page, `${points('run-throughput')} > ${growing}`, 'more lines on the throughput plot', 60_000);
   assert.ok((await pointsIn(page, 'run-latency')) >= 2, 'the latency percentile per interval is drawn too');
   assert.match(await page.getByTestId('run-intervals').innerText(), /throughput over time[\s\S]*latency over time[\s\S]*95th percentile per interval/);
+  // The last interval line says which percentile its latency is, as the plot does.
+  await waitInPage(page, `/latency [\\d.]+ ms \\(95th percentile\\)/.test(document.querySelector('[data-testid="run-interval"]')?.textContent ?? '')`, 'the interval line naming its percentile', 60_000);
 
   await page.getByTestId('run-finished-count').waitFor({ timeout: 300_000 });
   const saved = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;

@@ -126,7 +126,7 @@ test('the Run view lays each restart\'s interval lines end to end, its runs one 
   );
   assert.equal(live.intervalCount, 6);
   assert.equal(live.intervalTraces[0].percentile, 95);
-  assert.deepEqual(live.interval, { seq: 3, rep: 1, second: 2, tps: 810, qps: 11340, latencyMs: 2.5 });
+  assert.deepEqual(live.interval, { seq: 3, rep: 1, second: 2, tps: 810, qps: 11340, latencyMs: 2.5, percentile: 95 });
   // The file's restart keeps its lines, and a view opened later (history) draws the same.
   const later = new LiveRun();
   later.apply([{ type: 'history', at: 0, warmup: 1, restarts: [...live.restarts] }]);

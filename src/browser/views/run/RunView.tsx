@@ -400,7 +400,7 @@ function Progress() {
       {live.interval && live.interval.seq === live.current?.seq && (
         <small data-testid="run-interval">
           run {live.interval.rep}, {live.interval.second} s: {live.interval.tps.toFixed(1)} tps, {live.interval.qps.toFixed(1)} qps
-          {live.interval.latencyMs !== undefined ? `, latency ${live.interval.latencyMs} ms (percentile)` : ''}
+          {live.interval.latencyMs !== undefined ? `, latency ${live.interval.latencyMs} ms (${live.interval.percentile !== undefined ? `${live.interval.percentile}th percentile` : 'the percentile sysbench reports'})` : ''}
         </small>
       )}
       {live.busyHost && (live.state === 'running' || live.state === 'paused') && (

@@ -109,7 +109,7 @@ export class LiveRun {
   /** The host was busy over the last measured window read (cleared by a quiet one): the restart and why. */
   busyHost?: { seq: number; reasons: string[] };
   /** The latest `--report-interval` line of a benchmark command, while it runs. */
-  interval?: { seq: number; rep: number; second: number; tps: number; qps: number; latencyMs?: number };
+  interval?: { seq: number; rep: number; second: number; tps: number; qps: number; latencyMs?: number; percentile?: number };
   source?: string;
   /** Stop when answered: the rule the run follows (its planned restarts are then a maximum). */
   stopping?: Stopping;
@@ -212,7 +212,7 @@ export class LiveRun {
         break;
       case 'interval':
         this.addInterval(r, cell ?? this.fold.cellOf(r.seq) ?? '');
-        this.interval = { seq: r.seq, rep: r.rep, second: r.second, tps: r.tps, qps: r.qps, latencyMs: r.latencyMs };
+        this.interval = { seq: r.seq, rep: r.rep, second: r.second, tps: r.tps, qps: r.qps, latencyMs: r.latencyMs, percentile: r.percentile };
         break;
       case 'restart-discarded':
         this.takeOff(r.seq);
