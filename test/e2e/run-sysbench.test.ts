@@ -1,7 +1,7 @@
 // The sysbench point-select template run from the app on `local` (a sandbox mariadbd of its own and
 // the real sysbench): the throughput and latency plots are drawn while the run goes on, from the
-// interval lines as they arrive (the last line's latency named with its percentile), and the saved file
-// draws the same again once the run has ended.
+// interval lines as they arrive (the last line's latency named with its percentile; the figures said to be
+// sysbench's own), and the saved file draws the same again once the run has ended.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -42,6 +42,9 @@ test('a sysbench template run from the app: throughput and latency over time dra
   assert.match(await page.getByTestId('run-intervals').innerText(), /throughput over time[\s\S]*latency over time[\s\S]*95th percentile per interval/);
   // The last interval line says which percentile its latency is, as the plot does.
   await waitInPage(page, `/latency [\\d.]+ ms \\(95th percentile\\)/.test(document.querySelector('[data-testid="run-interval"]')?.textContent ?? '')`, 'the interval line naming its percentile', 60_000);
+  // sysbench's figures are its own, not a server timer's.
+  await page.getByTestId('run-timer-source').waitFor({ timeout: 120_000 });
+  assert.equal(await page.getByTestId('run-timer-source').innerText(), "figures from sysbench's own output, per run (no server timer)");
 
   await page.getByTestId('run-finished-count').waitFor({ timeout: 300_000 });
   const saved = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;

@@ -419,7 +419,9 @@ const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}${s.en
 
 /** The exact timer named (a run measured by another one has its note instead): live, and on a finished file. */
 function TimerSource({ source }: { source: string }) {
-  return <small data-testid="run-timer-source">times from the server: {source}</small>;
+  // A benchmark command's figures are its own (sysbench's summary, or the design's pattern on its output): no server timer.
+  const words = source === 'sysbench' ? "figures from sysbench's own output, per run (no server timer)" : source === 'regex' ? "figures from the command's output, read with the design's pattern (no server timer)" : `times from the server: ${source}`;
+  return <small data-testid="run-timer-source">{words}</small>;
 }
 
 /** A grown design whose runs measured with different timers: each run's, its note in its parts or the timer it used. */
