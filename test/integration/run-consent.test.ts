@@ -69,6 +69,14 @@ test("a teammate's custom command without a terminal: exit 2, the command listed
   assert.equal(existsSync(marker), false);
   assert.equal(existsSync(join(home, 'consent.json')), false, 'no consent recorded');
 
+  // A dry run lists them too, before it connects (to the closed port, where it fails), and agrees to nothing.
+  const dry = await varlab(['run', file, '--dry-run']);
+  assert.ok(dry.stdout.startsWith(`${file} would run these on ssh://root@127.0.0.1:1, beyond varlab's built-in tunables (not agreed to yet: \`varlab run\` asks before it runs them):\n`), dry.stdout);
+  assert.ok(dry.stdout.includes(`touch ${marker}`), dry.stdout);
+  assert.match(dry.stderr, /connection refused/);
+  assert.equal(existsSync(join(home, 'consent.json')), false, 'a dry run records no consent');
+  assert.equal(existsSync(marker), false);
+
   // --trust agrees for this file and target: the run goes on (and fails at the closed port, later).
   const trusted = await varlab(['run', file, '--trust']);
   assert.match(trusted.stderr, /--trust: agreed to them for ssh:\/\/root@127\.0\.0\.1:1/);

@@ -24,6 +24,8 @@ import { onInterrupt } from '../../node/shutdown.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
 import { confirmConsent } from '../consent.js';
+import { checkTrust } from '../../node/trust.js';
+import { consentList } from '../../common/trust.js';
 import { TARGET_OPTIONS, targetAuth } from './probe.js';
 import { visible } from '../../common/printable.js';
 import { targetProblem } from '../../common/target.js';
@@ -194,6 +196,10 @@ export const run: Command = {
         const auths = await hostAuths(hosts.map((h) => h.target), auth.auth, auth.hostAuth);
         for (const h of hosts) {
           const design = h.doc.design;
+          // What the file would run beyond the built-in tunables, before anything connects: a teammate's
+          // file is read here first, whether or not the target can be reached.
+          const check = await checkTrust(h.doc, h.target);
+          if (check.needsConsent) io.out(`${visible(file)} would run these on ${check.target}, beyond varlab's built-in tunables (not agreed to yet: \`varlab run\` asks before it runs them):\n${consentList(check.commands)}\n`);
           // The target is probed (the commands are computed for what it has), as the run would.
           const report = await dryRun(design, design.target, async (fn) => {
             const session = await openTarget(design.target, { auth: auths.get(h.target), prompt: terminalPrompter() });
