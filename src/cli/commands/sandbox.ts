@@ -4,7 +4,7 @@ import { BUILD_NAME } from '../../common/tunables/build.js';
 import { assertProfilePath, assertSandboxParent, buildFromSetting, optionFromSetting, SIZE_OPTION } from '../../common/profile.js';
 import { cellFactors } from '../../common/restart.js';
 import { describeBuilds } from '../../node/host/builds.js';
-import { addBuilds, createServerControl, createSandbox, openTarget, removeBuild, planSandbox, procedureText, removeSandbox, sandboxProfile, type SandboxOptions, type TargetSession } from '../../node/host/index.js';
+import { addBuilds, createServerControl, createSandbox, holdingRunLock, openTarget, removeBuild, planSandbox, procedureText, removeSandbox, sandboxProfile, type SandboxOptions, type TargetSession } from '../../node/host/index.js';
 import { numberOption, parse, UsageError, type CliIO, type Command } from '../io.js';
 import { terminalPrompter } from '../prompter.js';
 import { hostFailure, TARGET_OPTIONS, targetAuth } from './probe.js';
@@ -194,11 +194,14 @@ export const sandbox: Command = {
             for (const c of procedureText(proc, await control.script(proc))) io.out(c);
             return 0;
           }
-          // On any failure, put back host-wide settings already changed for this start.
-          const started = await control.run(proc).catch(async (e) => {
-            await control.restore().catch(() => {});
-            throw e;
-          });
+          // On any failure, put back host-wide settings already changed for this start. Under the run
+          // lock: a start by hand never stops a run's mysqld.
+          const started = await holdingRunLock(s, profile, 'start', () =>
+            control.run(proc).catch(async (e) => {
+              await control.restore().catch(() => {});
+              throw e;
+            }),
+          );
           if (values.json) io.out(JSON.stringify(started, null, 2));
           else {
             io.out(`mysqld pid ${started.pid}, accepting connections after ${started.readyMs} ms`);
@@ -212,12 +215,18 @@ export const sandbox: Command = {
       const profile = await registered(target);
       return await withTarget(target, values, async (s) => {
         const control = createServerControl(s, profile);
-        await control.stop();
-        await control.restore();
+        // Under the run lock, as the removal: refused while a run measures on this sandbox.
+        const stopAndRestore = async () => {
+          await control.stop();
+          await control.restore();
+        };
         if (action === 'remove') {
-          await removeSandbox(s, profile);
+          await removeSandbox(s, profile, undefined, stopAndRestore);
           io.out(`removed ${profile.sandboxDir} and its profile`);
-        } else io.out(`stopped mysqld on ${target}; host settings restored`);
+        } else {
+          await holdingRunLock(s, profile, 'stop', stopAndRestore);
+          io.out(`stopped mysqld on ${target}; host settings restored`);
+        }
         return 0;
       });
     } catch (e) {

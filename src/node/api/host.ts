@@ -108,10 +108,8 @@ export function hostHandlers(ctx: BackendContext): Handlers {
       const t = targetArg('sandbox.remove', target);
       const p = await sandboxProfile(t);
       if (!p?.sandboxDir) throw new ApiError('not-found', `${t} has no sandbox${p ? ' (it has a registered server: forget it instead)' : ''}`);
-      await withTarget(origin, t, auth, async (s) => {
-        await createServerControl(s, p).restore();
-        await removeSandbox(s, p);
-      });
+      // The restore too under the run lock (removeSandbox's): never under a run measuring there.
+      await withTarget(origin, t, auth, (s) => removeSandbox(s, p, undefined, () => createServerControl(s, p).restore()));
       return hostEntry(t);
     },
     'profile.register': async ({ target, profile, replace, auth }, origin) => {

@@ -9,5 +9,5 @@ export { dryRunCells, procedureText } from './dryrun.js';
 export { preloadSchemas, type PreloadReport } from './preload.js';
 export { offerRestore, profileDir, profileId, readRestoreRecords, restoreHost } from './restore.js';
 export { sandboxProfile, readProfiles, registerProfile, unregisterProfile, profilesPath, type RegisteredProfile } from './profiles.js';
-export { createSandbox, planSandbox, removeSandbox, type SandboxOptions, type SandboxResult } from './sandbox.js';
+export { createSandbox, holdingRunLock, planSandbox, removeSandbox, type SandboxOptions, type SandboxResult } from './sandbox.js';
 export { addBuilds, removeBuild, type BuildsChanged } from './sandbox-builds.js';

@@ -6,18 +6,14 @@
 // to register what its live process runs. A target without a sandbox gets one made with the builds
 // (createSandbox), so the same command serves whether or not a sandbox exists. Both hold the target's
 // run lock: a run on the sandbox is never stopped under it by a build's first start.
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { ApiError } from '../../common/api.js';
 import type { Build } from '../../common/experiment/types.js';
 import { checkProfile } from '../../common/profile.js';
 import { sandboxAgainCommand } from '../../common/tunables/build.js';
 import { buildDatadir, buildInitLines, learnBuilds, planBuilds, unlearned } from './builds.js';
-import { acquireRunLock, type TargetLock } from './lock.js';
 import { registerProfile, sandboxProfile, type RegisteredProfile } from './profiles.js';
-import { hostDir, profileDir } from './restore.js';
-import { createSandbox, stillThere, systemInstallDb, type SandboxOptions } from './sandbox.js';
-import { hostPaths, type HostPaths } from './script.js';
+import { createSandbox, holdingRunLock, stillThere, systemInstallDb, type SandboxOptions } from './sandbox.js';
+import type { HostPaths } from './script.js';
 import { createServerControl } from './server.js';
 import { shellQuote } from './shell.js';
 import type { TargetSession } from './types.js';
@@ -49,12 +45,6 @@ async function theSandbox(session: TargetSession, names: string[]): Promise<Regi
   return p;
 }
 
-/** The target's run lock while a build is added or removed: refused, naming the running file, while a run holds it. */
-function lockFor(session: TargetSession, profile: RegisteredProfile, what: string, paths: HostPaths): Promise<TargetLock> {
-  const owner = { runId: randomUUID(), file: `varlab sandbox ${what}`, host: hostname(), pid: process.pid, startedAt: Date.now() };
-  return acquireRunLock(session, { profile: profileDir(profile, paths), host: hostDir(paths), records: paths.records }, owner, { sudo: profile.sudo, hostWide: [] });
-}
-
 /**
  * Add builds (`NAME=PATH`, as `--build` takes them) to the target's sandbox: each path checked, its
  * data directory made by it, then each started once; a name already registered is refused (remove it
@@ -80,37 +70,40 @@ export async function addBuilds(session: TargetSession, settings: string[], opts
     const b = have.find((x) => x.name === taken[0])!;
     throw new ApiError('busy', `build ${b.name} is registered for ${t} already (${b.basedir ?? b.mysqld}): remove it first (varlab sandbox remove-build ${t} --build ${b.name}, or in the Hosts view) to register another binary under its name`);
   }
-  const lock = await lockFor(session, existing, 'add-build', hostPaths(paths));
-  try {
-    const plans = await planBuilds(session, settings, await systemInstallDb(session));
-    const added = plans.map((b) => unlearned(b, buildDatadir(dir, b.name)));
-    const profile: RegisteredProfile = { ...existing, builds: [...have, ...added] };
-    checkProfile(profile);
-    const userArg = existing.osUser ? [`--user=${existing.osUser}`] : [];
-    const made = added.map((b) => q(b.datadir)).join(' ');
-    const logs = added.map((b) => q(`${b.datadir}.init.log`)).join(' ');
-    const script = [
-      // A data directory there already (left by hand) is not this build's to take or to delete.
-      ...added.map((b) => `[ ! -e ${q(b.datadir)} ] || { echo ${q(`the data directory of build ${b.name}, ${b.datadir}, exists already: remove it, or give the build another name`)} >&2; exit 4; }`),
-      `made() {`,
-      ...plans.flatMap((b) => buildInitLines(b, buildDatadir(dir, b.name), `${dir}/tmp`, userArg)),
-      ...(existing.osUser ? [`  chown -R ${q(existing.osUser)} ${made} || return 1`] : []),
-      `}`,
-      `made || { rm -rf ${made} ${logs}; exit 3; }`,
-    ].join('\n');
-    const r = await session.exec(script, { timeoutMs: 180000 * plans.length });
-    if (r.code !== 0) throw new ApiError(r.code === 4 ? 'busy' : 'internal', `adding ${names.join(', ')} to the sandbox on ${t} failed (nothing was left behind): ${r.stderr.trim() || r.stdout.trim() || `exit ${r.code}`}`);
-    try {
-      profile.builds = await learnBuilds(session, profile, names);
-    } catch (e) {
-      await session.exec(`rm -rf ${made} ${logs}`).catch(() => {});
-      throw new ApiError('start-failed', `adding ${names.join(', ')} to the sandbox on ${t} failed (nothing was left behind): ${(e as Error).message}`);
-    }
-    await registerProfile(t, profile);
-    return { profile, made: false, builds: profile.builds!.filter((b) => names.includes(b.name)) };
-  } finally {
-    await lock.release().catch(() => {});
-  }
+  return holdingRunLock(
+    session,
+    existing,
+    'add-build',
+    async () => {
+      const plans = await planBuilds(session, settings, await systemInstallDb(session));
+      const added = plans.map((b) => unlearned(b, buildDatadir(dir, b.name)));
+      const profile: RegisteredProfile = { ...existing, builds: [...have, ...added] };
+      checkProfile(profile);
+      const userArg = existing.osUser ? [`--user=${existing.osUser}`] : [];
+      const made = added.map((b) => q(b.datadir)).join(' ');
+      const logs = added.map((b) => q(`${b.datadir}.init.log`)).join(' ');
+      const script = [
+        // A data directory there already (left by hand) is not this build's to take or to delete.
+        ...added.map((b) => `[ ! -e ${q(b.datadir)} ] || { echo ${q(`the data directory of build ${b.name}, ${b.datadir}, exists already: remove it, or give the build another name`)} >&2; exit 4; }`),
+        `made() {`,
+        ...plans.flatMap((b) => buildInitLines(b, buildDatadir(dir, b.name), `${dir}/tmp`, userArg)),
+        ...(existing.osUser ? [`  chown -R ${q(existing.osUser)} ${made} || return 1`] : []),
+        `}`,
+        `made || { rm -rf ${made} ${logs}; exit 3; }`,
+      ].join('\n');
+      const r = await session.exec(script, { timeoutMs: 180000 * plans.length });
+      if (r.code !== 0) throw new ApiError(r.code === 4 ? 'busy' : 'internal', `adding ${names.join(', ')} to the sandbox on ${t} failed (nothing was left behind): ${r.stderr.trim() || r.stdout.trim() || `exit ${r.code}`}`);
+      try {
+        profile.builds = await learnBuilds(session, profile, names);
+      } catch (e) {
+        await session.exec(`rm -rf ${made} ${logs}`).catch(() => {});
+        throw new ApiError('start-failed', `adding ${names.join(', ')} to the sandbox on ${t} failed (nothing was left behind): ${(e as Error).message}`);
+      }
+      await registerProfile(t, profile);
+      return { profile, made: false, builds: profile.builds!.filter((b) => names.includes(b.name)) };
+    },
+    paths,
+  );
 }
 
 /** Remove one build from the target's sandbox: mysqld stopped if it runs, its data directory deleted, its registration gone. */
@@ -122,18 +115,21 @@ export async function removeBuild(session: TargetSession, name: string, paths?: 
   if (!b) throw new ApiError('not-found', `no build "${name}" is registered for ${t} (registered: ${existing.builds?.map((x) => x.name).join(', ') || 'none'})`);
   // Only a directory this sandbox made for the build is deleted.
   if (b.datadir !== buildDatadir(existing.sandboxDir!, name)) throw new ApiError('invalid-argument', `build ${name}'s data directory ${b.datadir} is not the sandbox's ${buildDatadir(existing.sandboxDir!, name)}: refusing to delete it`);
-  const lock = await lockFor(session, existing, 'remove-build', hostPaths(paths));
-  try {
-    // Its mysqld may be running (a `sandbox start --set build=NAME`): stopped, as the stop step knows every build's executable.
-    await createServerControl(session, existing).stop();
-    const r = await session.exec(`rm -rf ${q(b.datadir)} ${q(`${b.datadir}.init.log`)}`);
-    if (r.code !== 0) throw new ApiError('internal', `removing build ${name}'s data directory ${b.datadir} on ${t} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
-    const rest = existing.builds!.filter((x) => x.name !== name);
-    const { builds: _gone, ...base } = existing;
-    const profile: RegisteredProfile = rest.length ? { ...base, builds: rest } : base;
-    await registerProfile(t, profile);
-    return { profile, made: false, builds: [b] };
-  } finally {
-    await lock.release().catch(() => {});
-  }
+  return holdingRunLock(
+    session,
+    existing,
+    'remove-build',
+    async () => {
+      // Its mysqld may be running (a `sandbox start --set build=NAME`): stopped, as the stop step knows every build's executable.
+      await createServerControl(session, existing).stop();
+      const r = await session.exec(`rm -rf ${q(b.datadir)} ${q(`${b.datadir}.init.log`)}`);
+      if (r.code !== 0) throw new ApiError('internal', `removing build ${name}'s data directory ${b.datadir} on ${t} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
+      const rest = existing.builds!.filter((x) => x.name !== name);
+      const { builds: _gone, ...base } = existing;
+      const profile: RegisteredProfile = rest.length ? { ...base, builds: rest } : base;
+      await registerProfile(t, profile);
+      return { profile, made: false, builds: [b] };
+    },
+    paths,
+  );
 }

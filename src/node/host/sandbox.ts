@@ -2,12 +2,14 @@
 // experiment needs no existing server. Everything lives in one directory; removing it removes all.
 // A target has at most one: an existing sandbox is reused or refused by name (never abandoned), and
 // a create that fails removes what it made.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { ApiError } from '../../common/api.js';
 import { assertProfilePath, assertSandboxParent, checkProfile, optionFromSetting, profileOptions, SIZE_OPTION } from '../../common/profile.js';
 import { buildDatadir, buildInitLines, learnBuilds, planBuilds, unlearned, type BuildPlan } from './builds.js';
 import { registerProfile, sandboxProfile, unregisterProfile, type RegisteredProfile } from './profiles.js';
-import { profileDir, runScript } from './restore.js';
+import { acquireRunLock } from './lock.js';
+import { hostDir, profileDir, runScript } from './restore.js';
 import { hostPaths, stopScript, type HostPaths } from './script.js';
 import { asRoot, shellQuote } from './shell.js';
 import { EXACT_TIMER_OPTIONS } from '../../common/timer-note.js';
@@ -235,6 +237,23 @@ async function withExactTimer(target: string, existing: RegisteredProfile): Prom
 }
 
 /**
+ * Do `f` holding the target's run lock for this profile, as a run holds it: refused, naming the file
+ * that runs, while a run measures there. What changes a sandbox (removes or replaces it, adds or
+ * removes a build, stops or starts its mysqld by hand) so never stops its mysqld or puts the host's
+ * settings back under a run, whose numbers would then be of another server or other settings.
+ */
+export async function holdingRunLock<T>(session: TargetSession, profile: RegisteredProfile, what: string, f: () => Promise<T>, paths?: Partial<HostPaths>): Promise<T> {
+  const p = hostPaths(paths);
+  const owner = { runId: randomUUID(), file: `varlab sandbox ${what}`, host: hostname(), pid: process.pid, startedAt: Date.now() };
+  const lock = await acquireRunLock(session, { profile: profileDir(profile, p), host: hostDir(p), records: p.records }, owner, { sudo: profile.sudo, hostWide: [] });
+  try {
+    return await f();
+  } finally {
+    await lock.release().catch(() => {});
+  }
+}
+
+/**
  * Make the sandbox on the target and register its profile for the target. A target that has one:
  * the same is reused; a different one is refused by name unless `replace` removes it first.
  */
@@ -265,15 +284,29 @@ export async function createSandbox(session: TargetSession, opts: SandboxOptions
   return { profile, reused: false, replaced };
 }
 
-/** Stop the sandbox's mysqld (if running) and delete its directory. */
-export async function removeSandbox(session: TargetSession, profile: RegisteredProfile, paths?: Partial<HostPaths>): Promise<void> {
+/**
+ * Stop the sandbox's mysqld (if running) and delete its directory, holding the target's run lock
+ * (refused, naming the file, while a run measures there); `first`, under the same lock, is the
+ * caller's own stop and restore of the host's settings.
+ */
+export async function removeSandbox(session: TargetSession, profile: RegisteredProfile, paths?: Partial<HostPaths>, first?: () => Promise<void>): Promise<void> {
   if (!profile.sandboxDir || !SANDBOX_DIR.test(profile.sandboxDir)) {
     throw new ApiError('invalid-argument', `the profile for ${session.target} is not a varlab sandbox; refusing to delete ${profile.datadir}`);
   }
-  await runScript(session, stopScript(profile, 120), 'stopping the sandbox mysqld', 180_000);
-  await session.exec(`rm -rf ${shellQuote(profile.sandboxDir)}`);
-  // The profile's own root directory (its restore record, its run lock) once nothing is left in it: a
-  // record still to be put back, or anything else, stays (rmdir removes only an empty directory).
+  const dir = profile.sandboxDir;
+  await holdingRunLock(
+    session,
+    profile,
+    'remove',
+    async () => {
+      await first?.();
+      await runScript(session, stopScript(profile, 120), 'stopping the sandbox mysqld', 180_000);
+      await session.exec(`rm -rf ${shellQuote(dir)}`);
+    },
+    paths,
+  );
+  // The profile's own root directory (its restore record, its run lock, released above) once nothing
+  // is left in it: a record still to be put back, or anything else, stays (rmdir removes only an empty directory).
   await session.exec(asRoot(`rmdir ${shellQuote(profileDir(profile, hostPaths(paths)))} 2>/dev/null; true`, profile.sudo));
   const registered = await sandboxProfile(session.target);
   if (registered?.sandboxDir === profile.sandboxDir) await unregisterProfile(session.target);
