@@ -197,7 +197,8 @@ test('before the first restart, a build the plan starts whose binary is gone or 
       (e: Error) =>
         e.message ===
         `build slow: ${slow} does not exist or is not executable on ssh://db, so the run did not start there (nothing was measured or changed). ` +
-          `Put the binary back (or make it executable), or register the builds again in a new sandbox: varlab sandbox create ssh://db --replace --build A=${a} --build slow=${slow} (or in the Hosts view)`,
+          // One build again, the other and its data left as they are (it said: every build again, in a new sandbox).
+          `Put the binary back (or make it executable), or register another under its name: varlab sandbox remove-build ssh://db --build slow, then varlab sandbox add-build ssh://db --build slow=PATH (or in the Hosts view)`,
     );
     assert.equal(session.commands.length, 1, 'one remote call');
     chmodSync(slow, 0o755);

@@ -39,6 +39,15 @@ export function addBuildCommand(target: string, names: readonly string[] = ['NAM
 }
 
 /**
+ * The commands that register another binary under a build's name, the other builds and their data left
+ * as they are: that build's data directory is made anew by the new binary.
+ */
+export function reRegisterBuildCommand(target: string, names: readonly string[]): string {
+  // remove-build takes one build at a time.
+  return `${names.map((n) => `varlab sandbox remove-build ${target} --build ${n}`).join(', ')}, then ${addBuildCommand(target, names)}`;
+}
+
+/**
  * Build levels the target does not register, said the same wherever they are found (the run's check
  * before its first restart, a restart's procedure, the dry run): what is registered, and how to add
  * them (one command, with or without a sandbox there; the Hosts view does the same).

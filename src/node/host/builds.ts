@@ -9,7 +9,7 @@ import type { Build, Factor, ServerProfile } from '../../common/experiment/types
 import { factorKey, type ScheduledRestart } from '../../common/plan.js';
 import { assertProfilePath, buildFromSetting } from '../../common/profile.js';
 import { restartProcedure } from '../../common/restart.js';
-import { buildNotes, notRegisteredParts, parseExe, sandboxAgainCommand, versionText } from '../../common/tunables/build.js';
+import { buildNotes, notRegisteredParts, parseExe, reRegisterBuildCommand, versionText } from '../../common/tunables/build.js';
 import { runScript } from './restore.js';
 import { buildsThereScript, type Script } from './script.js';
 import { createServerControl } from './server.js';
@@ -153,7 +153,7 @@ export async function checkRunBuilds(session: TargetSession, profile: ServerProf
   throw new ApiError(
     'not-found',
     `${missing.map((b) => `build ${b.name}: ${b.mysqld} does not exist or is not executable on ${t}`).join('; ')}, so the run did not start there (nothing was measured or changed). ` +
-      `Put the binary back (or make it executable), or register the builds again in a new sandbox: ${sandboxAgainCommand(t, profile.builds)} (or in the Hosts view)`,
+      `Put the binary back (or make it executable), or register another under its name: ${reRegisterBuildCommand(t, missing.map((b) => b.name))} (or in the Hosts view)`,
   );
 }
 
