@@ -87,7 +87,7 @@ test('attached: a build whose binary was removed is refused before the first res
   });
   const said = run.stderr();
   assert.match(said, new RegExp(`build B: ${binOf('B')} does not exist or is not executable on ${sshd.target.replace(/[/.]/g, '\\$&')}`), said);
-  assert.match(said, /varlab sandbox create .* --build B=/, said);
+  assert.match(said, /varlab sandbox remove-build .* --build B, then varlab sandbox add-build .* --build B=PATH/, said);
   assert.ok(!said.includes('build A:'), `only the missing build is named: ${said}`);
   nothingMeasured(file);
   assert.deepEqual(hostNow(), was, 'mariadbd never started: its error log did not grow');
