@@ -10,7 +10,9 @@ const env = appForTests();
 
 test('DBT-3 at scale factor 0.1 from the welcome screen: 8 cells, 22 queries, the data step named for consent', async () => {
   const page = await env.open();
-  await page.getByTestId('dbt3-sf').selectOption('0.1');
+  // The common scale factors are a click away: the click fills the field.
+  await page.getByTestId('dbt3-sf-0.1').click();
+  assert.equal(await page.getByTestId('dbt3-sf').inputValue(), '0.1');
   assert.match(await page.getByTestId('new-dbt3').innerText(), /DBT-3 at scale factor 0\.1/);
   // The scale factor is chosen inside the DBT-3 card, not below it (new-user notes): within its box, under its title.
   const card = (await page.locator('.template-choice').boundingBox())!;
@@ -35,6 +37,30 @@ test('DBT-3 at scale factor 0.1 from the welcome screen: 8 cells, 22 queries, th
   // A setup script of the user's runs after the data step, attached and detached alike: said where it is written.
   assert.equal(await page.getByTestId('setup-sql-label').innerText(), 'Setup script (run after the DBT-3 data step, before the first restart unless the table above exists: it may build on the DBT-3 tables, e.g. an index on lineitem)');
   if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: `${process.env.VARLAB_SCREENSHOTS}/designer-dbt3-setup.png`, fullPage: true });
+  assert.deepEqual(pageProblems(page), []);
+  await page.close();
+});
+
+test('DBT-3 at any scale factor the CLI takes: typed, 0.02 is made; out of range or not a number is refused naming the field, as `varlab new --sf` refuses it', async () => {
+  const page = await env.open();
+  const sf = page.getByTestId('dbt3-sf');
+  const make = page.getByTestId('new-dbt3');
+  await sf.fill('20');
+  assert.equal(await page.getByTestId('dbt3-sf-problem').innerText(), 'The scale factor 20 is outside 0.01 to 10.');
+  assert.equal(await make.isDisabled(), true);
+  await sf.fill('abc');
+  assert.equal(await page.getByTestId('dbt3-sf-problem').innerText(), 'The scale factor must be a number from 0.01 to 10, got "abc".');
+  assert.equal(await make.isDisabled(), true);
+  await sf.fill('0.015');
+  assert.match(await page.getByTestId('dbt3-sf-problem').innerText(), /^The scale factor 0\.015 has more than two decimals/);
+  if (process.env.VARLAB_SCREENSHOTS) await page.locator('.template-choice').screenshot({ path: `${process.env.VARLAB_SCREENSHOTS}/welcome-dbt3-sf-problem.png` });
+  await sf.fill('0.02');
+  assert.equal(await page.getByTestId('dbt3-sf-problem').count(), 0);
+  assert.match(await make.innerText(), /DBT-3 at scale factor 0\.02/);
+  if (process.env.VARLAB_SCREENSHOTS) await page.locator('.template-choice').screenshot({ path: `${process.env.VARLAB_SCREENSHOTS}/welcome-dbt3-sf.png` });
+  await make.click();
+  await page.getByTestId('cell-count').waitFor();
+  assert.equal(await page.getByTestId('experiment-name').inputValue(), 'DBT-3 SF 0.02: ASLR x AHI x preload');
   assert.deepEqual(pageProblems(page), []);
   await page.close();
 });

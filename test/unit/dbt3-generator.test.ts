@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { cardinalities, Dbt3Generator, orderKey, retailCents, sfProblem, supplierOf, TABLES, type Dbt3Table } from '../../src/common/dbt3/generate.js';
+import { sfFromText } from '../../src/common/dbt3/scale.js';
 import { COLORS, CONTAINERS, INSTRUCTIONS, MODES, PRIORITIES, SEGMENTS, TYPES } from '../../src/common/dbt3/spec.js';
 
 function rowsOf(g: Dbt3Generator, table: Dbt3Table): string[][] {
@@ -179,6 +180,12 @@ test('scale factors outside 0.01 to 10 are refused with the reason', () => {
   assert.equal(sfProblem(1), null);
   assert.throws(() => new Dbt3Generator(20), /outside/);
   assert.equal(cardinalities(1).lineitem, 6_000_000);
+  // As typed (varlab new --sf, the welcome screen's field): the same refusals, and what was typed when it is no number.
+  assert.deepEqual(sfFromText(' 0.02 '), { sf: 0.02 });
+  assert.deepEqual(sfFromText('20'), { problem: 'the scale factor 20 is outside 0.01 to 10' });
+  assert.deepEqual(sfFromText('abc'), { problem: 'the scale factor must be a number from 0.01 to 10, got "abc"' });
+  assert.deepEqual(sfFromText(''), { problem: 'the scale factor must be a number from 0.01 to 10, got ""' });
+  assert.match(sfFromText('0.015').problem ?? '', /more than two decimals/);
   assert.equal(cardinalities(10).orders, 15_000_000);
 });
 

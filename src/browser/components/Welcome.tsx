@@ -1,6 +1,7 @@
 // What the app shows with no experiment open: the quickstart, a new experiment, where comparing two
 // builds starts, a template, a file, or a recent one.
 import { useState } from 'react';
+import { MAX_SF, MIN_SF, sfFromText } from '../../common/dbt3/scale.js';
 import { dbt3Template } from '../../common/dbt3/template.js';
 import { SYSBENCH_LOGIN, sysbenchTemplate } from '../../common/templates/sysbench.js';
 import { compareBuilds, newExperiment, newFromTemplate, openCommand, openExample, openPath } from '../store/actions.js';
@@ -9,12 +10,13 @@ import { useApp } from '../store/index.js';
 import { FirstRun } from './FirstRun.js';
 import { withShortcut } from './shortcuts.js';
 
-/** The scale factors offered (any from 0.01 to 10 can be written in the file or given to `varlab new --sf`). */
-const SCALE_FACTORS = [0.01, 0.1, 1, 10];
+/** The scale factors one click away; any from MIN_SF to MAX_SF can be typed, as `varlab new --sf` takes them. */
+const SCALE_FACTORS = ['0.01', '0.1', '1', '10'];
 
 export function Welcome() {
   const recent = useApp((s) => s.recent);
-  const [sf, setSf] = useState(0.01);
+  const [sfText, setSfText] = useState('0.01');
+  const typed = sfFromText(sfText);
   return (
     <div className="welcome" data-testid="welcome">
       <h1>varlab</h1>
@@ -37,20 +39,35 @@ export function Welcome() {
           <small>Register both builds in Hosts, add the factor “Server build” to a new experiment, and run it with “Stop when answered”</small>
         </button>
         <div className="template-choice">
-          <button className="big" onClick={() => void newFromTemplate(dbt3Template({ sf }))} data-testid="new-dbt3">
-            DBT-3 at scale factor {sf}
+          <button className="big" disabled={typed.sf === undefined} onClick={() => typed.sf !== undefined && void newFromTemplate(dbt3Template({ sf: typed.sf }))} data-testid="new-dbt3">
+            DBT-3 at scale factor {typed.sf ?? sfText.trim()}
             <small>The first field note: ASLR × AHI × preload on the 22 DBT-3 queries; the run makes the data</small>
           </button>
-          <label className="small">
-            Scale factor{' '}
-            <select value={sf} onChange={(e) => setSf(Number(e.target.value))} data-testid="dbt3-sf">
-              {SCALE_FACTORS.map((x) => (
-                <option key={x} value={x}>
-                  {x}
-                </option>
-              ))}
-            </select>
-          </label>
+          <div className="small template-sf">
+            <label>
+              Scale factor{' '}
+              <input
+                type="text"
+                inputMode="decimal"
+                size={6}
+                value={sfText}
+                onChange={(e) => setSfText(e.target.value)}
+                aria-invalid={typed.problem !== undefined}
+                title={`Any scale factor from ${MIN_SF} to ${MAX_SF}, at most two decimals (SF 1: about 6 million lineitem rows)`}
+                data-testid="dbt3-sf"
+              />
+            </label>{' '}
+            {SCALE_FACTORS.map((x) => (
+              <button key={x} className="link" onClick={() => setSfText(x)} aria-pressed={sfText.trim() === x} data-testid={`dbt3-sf-${x}`}>
+                {x}
+              </button>
+            ))}
+            {typed.problem !== undefined && (
+              <div className="problem" role="alert" data-testid="dbt3-sf-problem">
+                {typed.problem.charAt(0).toUpperCase() + typed.problem.slice(1)}.
+              </div>
+            )}
+          </div>
         </div>
         <button className="big" onClick={() => void newFromTemplate(sysbenchTemplate({ test: 'oltp_read_only' }))} title={SYSBENCH_LOGIN} data-testid="new-oltp_read_only">
           sysbench read-only

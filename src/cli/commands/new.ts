@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { bufferPoolMb, dbt3Template, sizeOption } from '../../common/dbt3/template.js';
-import { MAX_SF, MIN_SF } from '../../common/dbt3/scale.js';
+import { MAX_SF, MIN_SF, sfFromText } from '../../common/dbt3/scale.js';
 import { checkExperiment } from '../../common/experiment/validate.js';
 import { aboutText, learnedEstimate } from '../../common/stats/planner.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
@@ -55,7 +55,9 @@ export const newCommand: Command = {
 
     let doc: ExperimentDoc;
     if (template === 'dbt3') {
-      const sf = numberOption('sf', values.sf, { min: MIN_SF, max: MAX_SF }) ?? 0.01;
+      const typed = values.sf === undefined ? { sf: 0.01 } : sfFromText(values.sf);
+      if (typed.problem !== undefined) throw new UsageError(`--sf: ${typed.problem}`);
+      const sf = typed.sf;
       const seed = numberOption('seed', values.seed, { min: 0, max: 4294967295, integer: true });
       if (values.tbl !== undefined && !existsSync(values.tbl)) throw new UsageError(`--tbl: no folder ${JSON.stringify(values.tbl)}`);
       doc = dbt3Template({ sf, target: values.target, database: values.database, seed, folder: values.tbl === undefined ? undefined : resolve(values.tbl), restartsPerCell });

@@ -20,6 +20,17 @@ export function sfProblem(sf: unknown): string | null {
   return null;
 }
 
+/**
+ * A scale factor as typed (`varlab new --sf`, the welcome screen's field): the number, or why it is not
+ * one varlab takes (sfProblem's words, so the CLI and the app refuse alike).
+ */
+export function sfFromText(text: string): { sf: number; problem?: undefined } | { sf?: undefined; problem: string } {
+  const n = text.trim() === '' ? NaN : Number(text);
+  const problem = sfProblem(n);
+  if (problem) return { problem: Number.isFinite(n) ? problem : `${problem}, got ${JSON.stringify(text)}` };
+  return { sf: n };
+}
+
 const scaled = (sf: number, n: number) => Math.max(1, Math.floor(sf * n + 1e-9));
 
 /** Base cardinalities at SF (4.2.5.1). Lineitem's is the expected count: each order has 1 to 7 lines. */
