@@ -10,7 +10,7 @@ import { CsvError, CsvReader } from '../common/csv/reader.js';
 import { TIDY_HEADER, TidyCsv, type CsvForm } from '../common/csv/tidy.js';
 import { TidyError, tidyFromExperiment, type TidyData } from '../common/stats/index.js';
 import { finishExperimentRead, whyCannotRead } from './files.js';
-import type { RestartResult, Stopping } from '../common/experiment/types.js';
+import type { RestartResult, Stopping, Workload } from '../common/experiment/types.js';
 
 /** Bad input: the message names the file and the line or JSON path. */
 export class InputError extends Error {}
@@ -22,6 +22,8 @@ export interface AnalysisInput {
   /** What the input is called in output: the experiment's name or the file. */
   name: string;
   form: 'experiment' | CsvForm;
+  /** An experiment's workload kind (queries or a benchmark command); a CSV does not say. */
+  kind?: Workload['kind'];
   /** An experiment's cells with results in plan order (the first is the default baseline, as in the app); a CSV's are data.cells. */
   cells?: string[];
   /** An experiment's design.stopping, for analyze --until-answered. */
@@ -87,6 +89,7 @@ async function experiment(file: string, reader: ExperimentJsonReader | null): Pr
     warmup: r.doc.design.workload.warmup,
     name: r.doc.name,
     form: 'experiment',
+    kind: r.doc.design.workload.kind,
     cells: cellsWithResults(r.doc),
     ...(r.doc.design.stopping ? { stopping: r.doc.design.stopping } : {}),
     ...(intervalRestarts.length ? { intervalRestarts } : {}),

@@ -26,7 +26,10 @@ test('a sysbench template run from the app: throughput and latency over time dra
   const page = await openApp(t.browser, t.app);
   const problems = pageProblems(page);
   await openFile(page, file);
+  // A command's repetitions are runs of it, not executions (one word for every view: common/experiment/words.ts).
+  assert.match(await page.getByTestId('design-summary').innerText(), /^2 restarts · 4 runs of the command · about /);
   await page.getByTestId('nav-run').click();
+  assert.match(await page.getByTestId('run-estimate').innerText(), /^2 restarts · 4 runs of the command · about /);
   await page.getByTestId('run-start-button').click();
   // The command and the setup script are beyond the built-in tunables: the app asks first.
   await page.getByTestId('run-consent').waitFor();
@@ -46,7 +49,13 @@ test('a sysbench template run from the app: throughput and latency over time dra
   await page.getByTestId('run-timer-source').waitFor({ timeout: 120_000 });
   assert.equal(await page.getByTestId('run-timer-source').innerText(), "figures from sysbench's own output, per run (no server timer)");
 
+  assert.match(await page.getByTestId('run-executions').innerText(), /^\d runs? of the command$/);
+
   await page.getByTestId('run-finished-count').waitFor({ timeout: 300_000 });
+  assert.equal(await page.getByTestId('run-executions').innerText(), '4 runs of the command');
+  assert.match(await page.getByTestId('run-finished').innerText(), /\(2 cells, 4 runs of the command\)/);
+  await waitInPage(page, `(document.querySelector('[data-testid="run-view"]')?.textContent ?? '').includes('tps: every run of the command, one colour per restart')`, "the timeline's title naming the command's runs");
+  if (process.env.VARLAB_SCREENSHOTS) await page.screenshot({ path: `${process.env.VARLAB_SCREENSHOTS}/run-sysbench-finished.png`, fullPage: true });
   const saved = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
   const lines = saved.results!.restarts.reduce((n, r) => n + (r.intervals?.length ?? 0), 0);
   assert.ok(lines >= 4, `intervals kept in the file: ${lines}`);

@@ -3,6 +3,7 @@
 // and never throws, so a bad file or a refused save leaves the app running.
 import type { DocumentChanged, Fail, OpenedExperiment, Prompt, Result, SaveChoice } from '../../common/api.js';
 import { canonicalJson } from '../../common/experiment/changes.js';
+import { executionsText } from '../../common/experiment/words.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 import { getClient } from '../client.js';
 import { baseName, blankExperiment, nameFromPath, suggestedPath, UNTITLED } from './doc.js';
@@ -194,14 +195,15 @@ export async function saveTo(path: string, opts: { choice?: SaveChoice; withoutR
 async function resultsAtStake(path: string, r: Fail): Promise<boolean> {
   const at = r.details!.resultsAtStake!;
   const plural = (n: number) => `${n} restart${n === 1 ? '' : 's'}`;
+  const measured = executionsText(at.executions, state().doc?.design.workload.kind);
   const restarts = plural(at.restarts);
   const m = at.moving;
   const trimmed = m?.trimmed ? ` and the timings of the removed queries in ${plural(m.trimmed)}` : '';
   const choice = await choose(
     'This file holds results',
     m
-      ? `Your edit removes what ${restarts}${trimmed} of ${baseName(path)} measured (${at.executions.toLocaleString('en')} executions). The other ${plural(m.staying)} stay in the file, under the new design:`
-      : `${baseName(path)} holds ${restarts} (${at.executions.toLocaleString('en')} executions) measured with its current design. Your edit changes that design:`,
+      ? `Your edit removes what ${restarts}${trimmed} of ${baseName(path)} measured (${measured}). The other ${plural(m.staying)} stay in the file, under the new design:`
+      : `${baseName(path)} holds ${restarts} (${measured}) measured with its current design. Your edit changes that design:`,
     [
       { id: 'new', label: 'Save as a new experiment…', hint: `Your design goes to a new file, without results; ${baseName(path)} keeps its results.`, style: 'primary' },
       m

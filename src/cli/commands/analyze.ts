@@ -130,7 +130,7 @@ export const analyze: Command = {
     const noise = noiseSummary(nr, cellsOfRestarts(nr, loaded.cells ?? data.cells), (c) => meanBetweenCov(findCell(a, c)?.queries));
     if (values.json) io.out(JSON.stringify({ ...analysisJson(a), ...(intervals ? { intervals } : {}), ...(seq ? { sequential: sequentialHostsJson(seq) } : {}), ...(steps.length ? { restart_steps: steps } : {}), ...(noise ? { host_noise: noise } : {}), ...(loaded.timer?.length ? { timer_note: loaded.timer } : {}) }, null, 2));
     else {
-      for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length, ruled, timer: loaded.timer })) io.out(line);
+      for (const line of analysisText(a, { name: loaded.name, cells: data.cells.length, queries: data.queries.length, executions: data.values.length, kind: loaded.kind, ruled, timer: loaded.timer })) io.out(line);
       const stepsLine = restartStepsLine(steps);
       if (stepsLine) io.out(stepsLine);
       if (noise) for (const line of ['', ...noiseLines(noise, false)]) io.out(line);

@@ -8,6 +8,8 @@ import { MDE_LABELS } from '../stats/mde.js';
 import type { CellIntervals, IntervalSteady, RestartIntervals } from '../stats/intervals.js';
 import { steadyText, type SteadyCounts } from '../stats/steady.js';
 import { fewRestartsOf } from './context.js';
+import type { Workload } from '../experiment/types.js';
+import { executionsText } from '../experiment/words.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtPctValue, fmtVerdict, inOrder, levelPct, NA, textTable } from './format.js';
 
 /** The JSON of `analyze --json`: nulls kept, reasons beside them, the methods named. */
@@ -41,6 +43,8 @@ export interface TextHeader {
   cells: number;
   queries: number;
   executions: number;
+  /** The workload's kind when known (an experiment's): a command's runs are not called executions. */
+  kind?: Workload['kind'];
   /** The file ran with its stopping rule (design.stopping): the fixed-sample comparisons are said not valid under it. */
   ruled?: boolean;
   /** The timer note, a line per host (timer-note.ts timerLines): which timer measured when it is not the exact one. */
@@ -82,7 +86,7 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
   const out: string[] = [];
   const s = a.settings;
   const indent = (lines: string[]) => out.push(...lines.map((l) => '  ' + l));
-  out.push(`${head.name}: ${head.cells} cells, ${head.queries} queries, ${head.executions.toLocaleString('en-US')} executions`);
+  out.push(`${head.name}: ${head.cells} cell${head.cells === 1 ? '' : 's'}, ${head.queries} quer${head.queries === 1 ? 'y' : 'ies'}, ${executionsText(head.executions, head.kind)}`);
   out.push(`warm-up ${s.warmup} dropped per restart; α ${s.alpha} (intervals at ${levelPct(s.alpha)}%), power ${s.power}; restarts for a ${s.targetEffectPct}% effect`);
   out.push(...(head.timer ?? []));
 

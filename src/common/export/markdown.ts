@@ -2,6 +2,7 @@
 // bug report or a GitHub issue as it is: the design, the host, the configurations table, comparisons
 // with the baseline, the minimum detectable effect, and links to the exported plots.
 import type { RestartResult } from '../experiment/types.js';
+import { executionsText } from '../experiment/words.js';
 import type { ExportContext } from './context.js';
 import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
@@ -403,7 +404,7 @@ export function markdownReport(ctx: ExportContext, opts: MarkdownOptions = {}): 
   const doc = ctx.doc;
   const out: string[] = [`# ${mdCell(doc.name)}`, ''];
   if (doc.description) out.push(doc.description.trim(), '');
-  out.push(`Measured ${resultsDate(doc) ?? 'on an unknown date'} on ${hostLine(doc)}. Analysis by varlab: ${ctx.warmup} warm-up execution${ctx.warmup === 1 ? '' : 's'} dropped per restart and query; statistics on restart means.`, '');
+  out.push(`Measured ${resultsDate(doc) ?? 'on an unknown date'} on ${hostLine(doc)}. Analysis by varlab: ${executionsText(ctx.warmup, doc.design.workload.kind, 'warm-up')} dropped per restart${doc.design.workload.kind === 'command' ? '' : ' and query'}; statistics on restart means.`, '');
   out.push(...designSection(ctx), '');
   out.push(...hostSection(ctx), '');
   out.push(...configurationsSection(ctx), '');

@@ -188,7 +188,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           </Section>
 
           <Section title="Steady state per restart, and the warm-up from the data" testid="section-warmup">
-            <SteadyPanel analysis={analysis} cells={ctx.cells} queries={queries} designWarmup={designWarmup} onApply={applyWarmup} />
+            <SteadyPanel analysis={analysis} cells={ctx.cells} queries={queries} designWarmup={designWarmup} onApply={applyWarmup} kind={doc.design.workload.kind} />
           </Section>
 
           {hasIntervals(doc.results?.restarts) ? (

@@ -11,6 +11,7 @@ import { Plot } from '../../plot/Plot.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fmtNum, fmtPct, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
 import { fmtMdeBasis } from '../../../common/export/format.js';
+import { executionsText } from '../../../common/experiment/words.js';
 
 interface Props {
   ctx: ExportContext;
@@ -192,7 +193,7 @@ function RepetitionsPlot({ ctx, analysis, query, cell, onCell, onApplyWarmup, de
         </label>
         <span data-testid="query-warmup">
           Warm-up from the data for {query}:{' '}
-          {q === null ? <span className="muted">none found ({suggestion?.reason ?? 'no executions'})</span> : <strong>{fmtNum(q)} executions</strong>}
+          {q === null ? <span className="muted">none found ({suggestion?.reason ?? 'no executions'})</span> : <strong>{executionsText(q, ctx.doc.design.workload.kind)}</strong>}
           {forCell && forCell.suggested !== q ? <span className="muted"> (this cell: {forCell.suggested ?? `none, ${forCell.reason}`})</span> : null}
           {all !== null && all !== q ? <span className="muted"> · every query: {fmtNum(all)}, the design's one warm-up is for all of them</span> : null}
         </span>

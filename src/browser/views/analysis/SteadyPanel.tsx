@@ -5,6 +5,8 @@ import type { Analysis, SeriesSteady } from '../../../common/stats/index.js';
 import { steadyText } from '../../../common/stats/index.js';
 import { inOrder } from '../../../common/export/format.js';
 import { TABLE_STYLE } from './format.js';
+import type { Workload } from '../../../common/experiment/types.js';
+import { executionsText } from '../../../common/experiment/words.js';
 
 interface Props {
   analysis: Analysis;
@@ -13,6 +15,8 @@ interface Props {
   queries: string[];
   designWarmup: number;
   onApply(n: number): void;
+  /** The workload's kind: a command's runs are not called executions. */
+  kind: Workload['kind'];
 }
 
 /** One table cell: the classes of a cell's restarts of a query, flagged when they disagree. */
@@ -30,7 +34,7 @@ function Classes({ s }: { s: SeriesSteady | undefined }) {
   );
 }
 
-export function SteadyPanel({ analysis, cells, queries, designWarmup, onApply }: Props) {
+export function SteadyPanel({ analysis, cells, queries, designWarmup, onApply, kind }: Props) {
   const w = analysis.warmup;
   const series = new Map(w.queries.flatMap((q) => q.cells.map((c) => [`${c.cell}\u0000${c.query}`, c] as const)));
   const inconsistent = w.queries.flatMap((q) => q.cells).filter((c) => c.consistent === false).length;
@@ -41,8 +45,8 @@ export function SteadyPanel({ analysis, cells, queries, designWarmup, onApply }:
         <p data-testid="warmup-suggestion">No suggestion: {w.reason ?? 'no executions'}.</p>
       ) : (
         <p data-testid="warmup-suggestion">
-          Every restart is steady after <strong>{w.suggested}</strong> execution{w.suggested === 1 ? '' : 's'}. The design drops {designWarmup}
-          {w.suggested > designWarmup ? ': too few, the first measured executions are still warming up.' : w.suggested < designWarmup ? ': more than needed.' : ': just right.'}{' '}
+          Every restart is steady after <strong>{executionsText(w.suggested, kind)}</strong>. The design drops {designWarmup}
+          {w.suggested > designWarmup ? `: too few, the first measured ${kind === 'command' ? 'runs of the command' : 'executions'} are still warming up.` : w.suggested < designWarmup ? ': more than needed.' : ': just right.'}{' '}
           {w.suggested !== designWarmup ? (
             <button onClick={() => onApply(w.suggested!)} data-testid="apply-warmup">
               Set the design’s warm-up to {w.suggested}

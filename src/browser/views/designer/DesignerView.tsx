@@ -1,6 +1,7 @@
 // The matrix designer: factors, the grid of cells, the run order and the workload.
 import { useMemo } from 'react';
 import { buildPlan, formatDuration } from '../../../common/plan.js';
+import { executionsText } from '../../../common/experiment/words.js';
 import { learnedEstimate } from '../../../common/stats/planner.js';
 import { useApp } from '../../store/index.js';
 import { FactorsEditor } from './FactorsEditor.js';
@@ -30,7 +31,7 @@ export function DesignerView() {
       <p className="summary" data-testid="design-summary">
         {/* With "Stop when answered" the restarts per cell are the rule's most, as the Plan and Run views say. */}
         {design.stopping ? 'at most ' : ''}
-        {estimate.restarts} restarts · {estimate.executions.toLocaleString('en')} executions · about <strong>{formatDuration(estimate.seconds)}</strong>
+        {estimate.restarts} restarts · {executionsText(estimate.executions, design.workload.kind)} · about <strong>{formatDuration(estimate.seconds)}</strong>
         {learned.costs.source === 'journal' && <span className="muted" data-testid="design-estimate-basis"> (costs {learned.basis})</span>}
         {design.stopping && (
           <span className="muted" data-testid="design-stopping">

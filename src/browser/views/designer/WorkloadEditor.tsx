@@ -4,6 +4,7 @@
 import { useRef } from 'react';
 import type { Design, Query, Workload } from '../../../common/experiment/types.js';
 import { estimatePlan, formatShortDuration } from '../../../common/plan.js';
+import { executionsText } from '../../../common/experiment/words.js';
 import { learnedEstimate } from '../../../common/stats/planner.js';
 import { getClient } from '../../client.js';
 import { NumberField } from '../../components/NumberField.js';
@@ -222,7 +223,7 @@ export function WorkloadEditor({ design, problems }: { design: Design; problems:
         <EstimateField value={design.estimates.executionMs} label="Execution estimate" unit="ms" field="executionMs" max={86400000} testid="execution-ms" help="One execution of a query, used until a run measures it." />
       </div>
       <p className="muted small" data-testid="workload-estimate">
-        {w.repetitions * w.queries.length} executions per restart ({w.warmup * w.queries.length} warm-up) · about {formatShortDuration(estimate.perRestartSeconds)} per restart with the idle time
+        {executionsText(w.repetitions * w.queries.length, w.kind)} per restart ({w.warmup * w.queries.length} warm-up) · about {formatShortDuration(estimate.perRestartSeconds)} per restart with the idle time
         {learned?.costs.source === 'journal' ? ` (costs ${learned.basis})` : ''}
       </p>
     </section>

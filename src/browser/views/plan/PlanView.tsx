@@ -3,6 +3,7 @@
 // ("from the run of DATE", stats/planner.ts learnedEstimate, as `varlab plan` says), else the design's estimates.
 import { useMemo } from 'react';
 import { buildPlan, expandCells, formatDuration, formatShortDuration } from '../../../common/plan.js';
+import { executionsText } from '../../../common/experiment/words.js';
 import { learnedEstimate } from '../../../common/stats/planner.js';
 import { useApp } from '../../store/index.js';
 
@@ -31,7 +32,7 @@ export function PlanView() {
         <span>
           {ORDER_TEXT[design.order]} order{design.order === 'random' ? `, seed ${design.seed}` : ''}
         </span>
-        <span>{estimate.executions.toLocaleString('en')} executions</span>
+        <span>{executionsText(estimate.executions, design.workload.kind)}</span>
         <span>{formatShortDuration(estimate.perRestartSeconds)} per restart</span>
         <span data-testid="plan-estimate">
           estimated <strong>{formatDuration(estimate.seconds)}</strong> <span className="muted">(costs {learned.basis})</span>

@@ -3,8 +3,9 @@
 // between-restart spread of each cell as restarts accumulate, and the current minimum detectable
 // effect. Pause, resume, cancel. Redrawn at most once per animation frame, whatever the event rate.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { checkWord, type ExperimentDoc, type RestartResult } from '../../../common/experiment/types.js';
+import { checkWord, type ExperimentDoc, type RestartResult, type Workload } from '../../../common/experiment/types.js';
 import { buildPlan, designHosts, expandCells, formatDuration, resultHosts } from '../../../common/plan.js';
+import { executionsText } from '../../../common/experiment/words.js';
 import { aboutText, learnedEstimate, resumeEstimate } from '../../../common/stats/planner.js';
 import { Plot } from '../../plot/Plot.js';
 import { useApp } from '../../store/index.js';
@@ -134,7 +135,7 @@ function StartPanel() {
       {estimate && !unfinished && (
         <span className="muted" data-testid="run-estimate">
           {untilAnswered ? 'at most ' : ''}
-          {estimate.restarts} restarts{hosts.length > 1 ? ` on each of ${hosts.length} hosts` : ''} · {estimate.executions.toLocaleString('en')} executions{hosts.length > 1 ? ' each' : ''} · about {formatDuration(estimate.seconds)}
+          {estimate.restarts} restarts{hosts.length > 1 ? ` on each of ${hosts.length} hosts` : ''} · {executionsText(estimate.executions, design?.workload.kind)}{hosts.length > 1 ? ' each' : ''} · about {formatDuration(estimate.seconds)}
           {learned?.costs.source === 'journal' ? ` (costs ${learned.basis})` : ''}
         </span>
       )}
@@ -337,6 +338,9 @@ function Progress() {
   // Another file opened while this tab watches a run: the run, its Pause and its Cancel are that run's file's.
   const runPath = useRunSession((s) => s.path);
   const openPath = useApp((s) => s.path);
+  // Runs of a command or executions of queries: the run's own figures say; before the first, the open file's design if it is the run's.
+  const openKind = useApp((s) => s.doc?.design.workload.kind);
+  const kind = live.kind ?? (runPath && openPath && runPath !== openPath ? undefined : openKind);
   return (
     <div className="run-box" style={{ display: 'grid', gap: 6 }} data-testid="run-progress">
       {runPath && openPath && runPath !== openPath && (
@@ -359,7 +363,7 @@ function Progress() {
           {live.planned} restarts{measuredIn(tally)}
         </span>
         {active && <TimeLeft live={live} />}
-        <span data-testid="run-executions">{live.executions.toLocaleString('en')} executions</span>
+        <span data-testid="run-executions">{executionsText(live.executions, kind)}</span>
         {live.current && (
           <span data-testid="run-current">
             restart {live.current.seq}: <code>{live.current.cell}</code>
@@ -549,6 +553,8 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
   const query = chosen && live.queries.includes(chosen) ? chosen : (live.queries[0] ?? null);
 
   const [note, setNote] = useState<TimelineNote | null>(null);
+  // Runs of a command or executions: the figures drawn say (a saved file's do not: its design does).
+  const openKind = useApp((s) => s.doc?.design.workload.kind);
   // The restart-level plots and the MDE change only when a restart finishes (or is discarded): not redrawn on every frame.
   const restarts = `${live.restarts.length} ${live.queries.length} ${live.cells.length} ${live.executions === 0 ? 0 : 1} ${live.state}`;
 
@@ -626,7 +632,7 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
       </div>
       {note && !note.exact ? (
         <small className="muted" data-testid="run-timeline-note">
-          Drawn: {note.drawn.toLocaleString('en')} of {note.total.toLocaleString('en')} executions{' '}
+          Drawn: {note.drawn.toLocaleString('en')} of {executionsText(note.total, live.kind ?? openKind)}{' '}
           {note.zoomed ? 'in the zoomed range ' : ''}— the lowest and the highest of each pixel column; zoom in to see every execution (double-click: the whole run).
         </small>
       ) : null}
@@ -819,11 +825,12 @@ function FinishedPanel({ path, doc, done, planned, keepResultsAs, summary, missi
   );
 }
 
-function summaryOf(lives: LiveRun[]): string | null {
+/** The finished run's cells and measurements; `kind`: the open file's workload, when the runs' figures do not say (saved results). */
+function summaryOf(lives: LiveRun[], kind: Workload['kind'] | undefined): string | null {
   const executions = lives.reduce((n, l) => n + l.executions, 0);
   if (!executions) return null;
   const cells = new Set(lives.flatMap((l) => l.restarts.filter((r) => r.status === 'ok').map((r) => r.cell))).size;
-  return `${cells} cell${cells === 1 ? '' : 's'}, ${executions.toLocaleString('en')} executions${lives.length > 1 ? ` on ${lives.length} hosts` : ''}`;
+  return `${cells} cell${cells === 1 ? '' : 's'}, ${executionsText(executions, lives[0]?.kind ?? kind)}${lives.length > 1 ? ` on ${lives.length} hosts` : ''}`;
 }
 
 /** Every host's live runs of a LiveRuns (one, for a run on one host). */
@@ -845,6 +852,7 @@ function liveFromResults(doc: ExperimentDoc): LiveRuns {
   const stopping = doc.design.stopping;
   for (const [host, restarts] of groups) {
     const live = new LiveRun();
+    live.workload = doc.design.workload.kind;
     // Which statement timer measured the queries, and this host's note, as the run found them.
     const source = doc.design.workload.kind === 'queries' ? restarts.flatMap((r) => r.queries.map((q) => q.source))[0] : undefined;
     live.apply([
@@ -914,7 +922,7 @@ export function RunView() {
   }, [path, active, generation]);
   return (
     <div className="run" data-testid="run-view">
-      {!active && (finished ? <FinishedPanel path={finished.path} doc={doc} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} missing={finished.missing} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [])} stopped={doc?.results?.stopped ?? []} /> : <StartPanel />)}
+      {!active && (finished ? <FinishedPanel path={finished.path} doc={doc} done={finished.restartsDone} planned={finished.restartsPlanned} keepResultsAs={finished.keepResultsAs} missing={finished.missing} summary={summaryOf(showSession ? livesOf(runs) : saved ? livesOf(saved) : [], doc?.design.workload.kind)} stopped={doc?.results?.stopped ?? []} /> : <StartPanel />)}
       {showSession && <Progress />}
       {showSession && <StopPanel live={live} />}
       {showSession && <IntervalPlots live={live} />}

@@ -18,6 +18,7 @@ import Plotly, { glPixelRatio } from '../../plot/plotly.js';
 import { MODE_BAR_LEFT_OUT } from '../../plot/Plot.js';
 import { decimate, PER_COLUMN, StreamDecimator } from '../../plot/decimate.js';
 import { restartColour, type LiveRun } from './live.js';
+import { executionWord } from '../../../common/experiment/words.js';
 import { timelineX, timelineY, xEndNote, xStillShown, type XEnd } from './timeline-axis.js';
 
 const MARGIN = { l: 60, r: 20, t: 40, b: 50 };
@@ -63,6 +64,9 @@ export interface TimelineNote {
   zoomed: boolean;
 }
 
+/** "execution 3 of Q1", or a command's "run of the command 3" (n left out: the axis's title). */
+const numbered = (live: LiveRun, query: string, n?: string) => (live.kind === 'command' ? `${executionWord('command')}${n ? ` ${n}` : ''}` : `execution${n ? ` ${n}` : ''} of ${query}`);
+
 /** The arrays of one trace for the executions at `idx` (x is the execution number, index + 1). */
 function trace(live: LiveRun, query: string, idx: number[]) {
   const s = live.series.get(query);
@@ -84,7 +88,7 @@ function trace(live: LiveRun, query: string, idx: number[]) {
     y,
     text,
     marker: { size: MARKER, color },
-    hovertemplate: `execution %{x} of ${query}<br>%{y:.3f} ${s?.unit ?? ''}<br>%{text}<extra></extra>`,
+    hovertemplate: `${numbered(live, query, '%{x}')}<br>%{y:.3f} ${s?.unit ?? ''}<br>%{text}<extra></extra>`,
     showlegend: false,
   };
 }
@@ -98,8 +102,8 @@ function layoutOf(d: Drawn) {
     font: { family: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif', size: 12 },
     paper_bgcolor: 'rgba(0,0,0,0)',
     plot_bgcolor: 'rgba(0,0,0,0)',
-    title: { text: `${d.query}: every execution, one colour per restart` },
-    xaxis: { title: { text: `execution of ${d.query} (in run order${note})` }, range: d.x, autorange: false, zeroline: false },
+    title: { text: `${d.query}: every ${executionWord(d.live.kind)}, one colour per restart` },
+    xaxis: { title: { text: `${numbered(d.live, d.query)} (in run order${note})` }, range: d.x, autorange: false, zeroline: false },
     yaxis: { title: { text: unit }, range: d.y, autorange: false },
     hovermode: 'closest',
   };

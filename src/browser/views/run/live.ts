@@ -5,7 +5,7 @@ import { busyReasons } from '../../../common/noise.js';
 import { dataProgressText } from '../../../common/dbt3/words.js';
 import { eventLine } from '../../../common/event-line.js';
 import type { RunEvent } from '../../../common/events.js';
-import type { RestartResult, Stopping } from '../../../common/experiment/types.js';
+import type { RestartResult, Stopping, Workload } from '../../../common/experiment/types.js';
 import { eventOf, JournalFold, recordOf, recordsOfRestart, type JournalRecord, type OpenRestart, type RecordOf } from '../../../common/records.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MIN_RESTARTS } from '../../../common/stats/evidence.js';
@@ -130,6 +130,14 @@ export class LiveRun {
   private intervalClock = 0;
   /** Executions seen, for the header and the timeline's x. */
   executions = 0;
+  /** The design's workload kind, when the view knows it (saved results: their file's design). */
+  workload?: Workload['kind'];
+  /** What the run measures: the design's kind, else once a figure has said (its source), a benchmark command's runs or queries' executions. */
+  get kind(): Workload['kind'] | undefined {
+    if (this.workload !== undefined) return this.workload;
+    if (this.source === undefined) return undefined;
+    return this.source === 'sysbench' || this.source === 'regex' ? 'command' : 'queries';
+  }
   /** Bumped on every change, so a view can tell whether to redraw. */
   version = 0;
   /** Per open restart and query, executions on the timeline: taken off again if the restart is discarded. */

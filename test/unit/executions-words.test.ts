@@ -1,0 +1,52 @@
+// One wording for what a workload measures (common/experiment/words.ts): a query's executions, or a
+// benchmark command's runs ("run 3" on the Run view's interval line), singular for one.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { executionsText, executionWord } from '../../src/common/experiment/words.js';
+import { analysisText } from '../../src/common/export/analysis-output.js';
+import { exportContext } from '../../src/common/export/index.js';
+import { markdownReport } from '../../src/common/export/markdown.js';
+import { LiveRun } from '../../src/browser/views/run/live.js';
+import { finishedQuickstart } from '../fixtures/export-experiment.js';
+import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
+
+test('queries: "1 execution", "12 executions", thousands grouped', () => {
+  assert.equal(executionsText(1, 'queries'), '1 execution');
+  assert.equal(executionsText(0, 'queries'), '0 executions');
+  assert.equal(executionsText(12, 'queries'), '12 executions');
+  assert.equal(executionsText(12_800, undefined), '12,800 executions');
+});
+
+test('a command: "1 run of the command", "12 runs of the command", never executions', () => {
+  assert.equal(executionsText(1, 'command'), '1 run of the command');
+  assert.equal(executionsText(12, 'command'), '12 runs of the command');
+  assert.equal(executionsText(1, 'command', 'warm-up'), '1 warm-up run of the command');
+  assert.equal(executionsText(2, 'queries', 'warm-up'), '2 warm-up executions');
+  assert.equal(executionsText(1, 'queries', 'warm-up'), '1 warm-up execution');
+  assert.equal(executionWord('command'), 'run of the command');
+  assert.equal(executionWord('queries', true), 'executions');
+});
+
+test("a live run's kind is its figures' source: sysbench or a pattern are a command's runs", () => {
+  const live = new LiveRun();
+  assert.equal(live.kind, undefined);
+  live.source = 'sysbench';
+  assert.equal(live.kind, 'command');
+  live.source = 'regex';
+  assert.equal(live.kind, 'command');
+  live.source = 'performance_schema';
+  assert.equal(live.kind, 'queries');
+  // Saved results: their design says, whatever the figures' source.
+  const saved = new LiveRun();
+  saved.workload = 'command';
+  assert.equal(saved.kind, 'command');
+});
+
+test("the report and analyze's text say a sysbench file's runs as runs of the command, a query file's as executions", () => {
+  const sb = exportContext(finishedSysbench());
+  assert.match(markdownReport(sb), /Analysis by varlab: 1 warm-up run of the command dropped per restart; /);
+  assert.match(analysisText(sb.analysis, { name: 'sb', cells: 2, queries: 1, executions: 12, kind: 'command' })[0], /^sb: 2 cells, 1 query, 12 runs of the command$/);
+  const qs = exportContext(finishedQuickstart());
+  assert.match(markdownReport(qs), /Analysis by varlab: \d+ warm-up executions? dropped per restart and query; /);
+  assert.match(analysisText(qs.analysis, { name: 'qs', cells: 2, queries: 1, executions: 1, kind: 'queries' })[0], /, 1 execution$/);
+});
