@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { RunEvent } from '../../src/common/events.js';
 import { assertComplete, countJournal } from './run-journal-check.js';
-import { keepCells, quickstartCopy, runEnvForTests, sshdSessions, varlabRun } from './run-env.js';
+import { keepCells, quickstartCopy, runEnvForTests, sshdSessions, varlabRun, varlabSync } from './run-env.js';
 
 const CELLS = ['aslr=on,ahi=on,preload=off,numa=default', 'aslr=off,ahi=off,preload=on,numa=interleave'];
 
@@ -45,6 +45,11 @@ test('killing varlab run mid-run: a second varlab run on the same file says it r
   await first.exit;
   const before = countJournal(file.replace(/\.json$/, '.journal.jsonl'));
   assert.deepEqual([...before.finished.keys()], [1], 'restart 1 was finished before the kill');
+
+  // Its dry run gives the time of the restarts left, not the whole plan's (it said "4 restarts …, about" the four's).
+  const dry = varlabSync(['run', ...args, '--dry-run'], env.varlabHome);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, /: 4 restarts on .*\), 3 left to run, about \d+ (s|min \d+ s) for those/, dry.stdout);
 
   // Same command again (the file now holds the overrides, but the options repeat them: same plan).
   const second = varlabRun(args, env.varlabHome);

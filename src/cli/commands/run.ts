@@ -12,7 +12,8 @@ import { checkExperiment } from '../../common/experiment/validate.js';
 import { oneLinerDoc, oneLinerFileName, oneLinerSummary } from '../../common/templates/oneliner.js';
 import { analyze, tidyFromExperiment } from '../../common/stats/index.js';
 import { DocumentService } from '../../node/documents/service.js';
-import { journalPath } from '../../node/engine/journal.js';
+import { inspectJournal, journalPath } from '../../node/engine/journal.js';
+import { resultsFromJournal } from '../../common/records.js';
 import type { RunOutcome } from '../../node/engine/run.js';
 import { openTarget } from '../../node/host/index.js';
 import { dryRun, dryRunText } from '../../node/runs/dryrun.js';
@@ -201,6 +202,9 @@ export const run: Command = {
           const check = await checkTrust(h.doc, h.target);
           if (check.needsConsent) io.out(`${visible(file)} would run these on ${check.target}, beyond varlab's built-in tunables (not agreed to yet: \`varlab run\` asks before it runs them):\n${consentList(check.commands)}\n`);
           // The target is probed (the commands are computed for what it has), as the run would.
+          // Resuming an unfinished run: the time is that of the restarts left (the journal's run measured the rest).
+          const verdict = request.fresh ? null : inspectJournal(p.out, design, h.journal);
+          const resumed = verdict?.kind === 'resume' ? resultsFromJournal(verdict.state) : undefined;
           const report = await dryRun(design, design.target, async (fn) => {
             const session = await openTarget(design.target, { auth: auths.get(h.target), prompt: terminalPrompter() });
             try {
@@ -208,7 +212,7 @@ export const run: Command = {
             } finally {
               await session.close();
             }
-          }, [design.serverProfile], measured);
+          }, [design.serverProfile], measured, resumed);
           if (report.problem) {
             io.err(`varlab run: ${p.hosts ? `${h.target}: ` : ''}${report.problem}`);
             return 2;

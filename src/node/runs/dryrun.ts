@@ -4,8 +4,8 @@
 // Nothing runs on the target but the probe.
 import type { DryRun } from '../../common/api.js';
 import type { Design, Results } from '../../common/experiment/types.js';
-import { buildPlan, formatDuration } from '../../common/plan.js';
-import { learnedEstimate } from '../../common/stats/planner.js';
+import { buildPlan, estimatePlan, formatDuration } from '../../common/plan.js';
+import { learnedEstimate, resumeEstimate } from '../../common/stats/planner.js';
 import { noProfileMessage, resolveProfile } from '../engine/profiles.js';
 import { buildsCheckScript } from '../host/builds.js';
 import { describeDataSet } from '../../common/dbt3/scale.js';
@@ -17,6 +17,8 @@ export interface DryRunReport extends DryRun {
   /** Where the profile came from: the target's registered one, or the file's own. */
   profileFrom: 'registered' | 'file' | null;
   restarts: number;
+  /** Resuming an unfinished run: the restarts still to run, which `seconds` is the time of. */
+  left?: number;
   seconds: number;
   /** Where the time's costs come from when the file's run measured them: `from the run of DATE`. */
   costsFrom?: string;
@@ -33,15 +35,19 @@ export interface DryRunReport extends DryRun {
 /** Open the target, run fn on it, close it (the caller's way: its prompts, its key files). */
 export type WithTarget = <T>(fn: (session: TargetSession) => Promise<T>) => Promise<T>;
 
-export async function dryRun(design: Design, target: string, withTarget: WithTarget, saved: Design['serverProfile'][] = [], measured?: Results): Promise<DryRunReport> {
+/**
+ * resumed: what the unfinished run the file's journal holds measured (resultsFromJournal), when the run
+ * would resume it: the time is then that of the restarts left, as the Run view says before a resume.
+ */
+export async function dryRun(design: Design, target: string, withTarget: WithTarget, saved: Design['serverProfile'][] = [], measured?: Results, resumed?: Results): Promise<DryRunReport> {
   const plan = buildPlan(design);
   // At the costs the file's run measured, when it has one (issue 21: the estimates learn).
-  const learned = learnedEstimate({ design, results: measured }, plan.length);
+  const learned = resumed ? resumeEstimate({ design, results: resumed }) : learnedEstimate({ design, results: measured }, plan.length);
   const est = learned.estimate;
   const resolved = await resolveProfile(target, design.serverProfile, ...saved);
   const seqs: Record<string, number[]> = {};
   for (const s of plan) (seqs[s.cell] ??= []).push(s.seq);
-  const report: DryRunReport = { target, profile: resolved?.profile ?? null, profileFrom: resolved?.from ?? null, cells: [], restarts: plan.length, seconds: est.seconds, ...(learned.costs.source === 'journal' ? { costsFrom: learned.basis } : {}), executions: est.executions, seqs };
+  const report: DryRunReport = { target, profile: resolved?.profile ?? null, profileFrom: resolved?.from ?? null, cells: [], restarts: plan.length, ...(resumed ? { left: est.restarts } : {}), seconds: est.seconds, ...(learned.costs.source === 'journal' ? { costsFrom: learned.basis } : {}), executions: estimatePlan(design, plan.length).executions, seqs };
   if (!resolved) {
     report.problem = noProfileMessage(target, design.serverProfile);
     return report;
@@ -61,7 +67,7 @@ export async function dryRun(design: Design, target: string, withTarget: WithTar
 export function dryRunText(name: string, design: Design, r: DryRunReport, where: { out: string; journal: string; notes: string[] }): string[] {
   const p = r.profile!;
   const lines = [
-    `${name}: ${r.restarts} restarts on ${r.target} (${p.kind} ${p.mysqld}, the ${r.profileFrom === 'registered' ? `profile registered for ${r.target}` : "file's profile"}), about ${formatDuration(r.seconds)}${r.costsFrom ? ` (costs ${r.costsFrom})` : ''}`,
+    `${name}: ${r.restarts} restarts on ${r.target} (${p.kind} ${p.mysqld}, the ${r.profileFrom === 'registered' ? `profile registered for ${r.target}` : "file's profile"}), ${r.left !== undefined ? `${r.left} left to run, about ${formatDuration(r.seconds)} for those` : `about ${formatDuration(r.seconds)}`}${r.costsFrom ? ` (costs ${r.costsFrom})` : ''}`,
     `${r.executions} executions; results into ${where.out}; journal ${where.journal}`,
     ...where.notes,
   ];
