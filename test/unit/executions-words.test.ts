@@ -9,6 +9,8 @@ import { markdownReport } from '../../src/common/export/markdown.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { finishedQuickstart } from '../fixtures/export-experiment.js';
 import { finishedSysbench } from '../fixtures/sysbench-experiment.js';
+import { designProblems } from '../../src/browser/views/designer/problems.js';
+import { dryRunText, type DryRunReport } from '../../src/node/runs/dryrun.js';
 
 test('queries: "1 execution", "12 executions", thousands grouped', () => {
   assert.equal(executionsText(1, 'queries'), '1 execution');
@@ -49,4 +51,16 @@ test("the report and analyze's text say a sysbench file's runs as runs of the co
   const qs = exportContext(finishedQuickstart());
   assert.match(markdownReport(qs), /Analysis by varlab: \d+ warm-up executions? dropped per restart and query; /);
   assert.match(analysisText(qs.analysis, { name: 'qs', cells: 2, queries: 1, executions: 1, kind: 'queries' })[0], /, 1 execution$/);
+});
+
+test("a command's warm-up problem and its dry run say runs of the command too (they said executions)", () => {
+  const design = finishedSysbench().design;
+  const bad = { ...design, workload: { ...design.workload, warmup: design.workload.repetitions } };
+  const problems = designProblems(bad);
+  assert.match(problems['design.workload.warmup'], new RegExp(`^${design.workload.repetitions} warm-up runs of the command leave none of ${design.workload.repetitions} repetitions`), problems['design.workload.warmup']);
+  const one = designProblems({ ...design, workload: { ...design.workload, warmup: 1, repetitions: 1 } });
+  assert.match(one['design.workload.warmup'], /^1 warm-up run of the command leaves none of 1 repetition to measure/, one['design.workload.warmup']);
+  const report = { target: 'local', profile: { kind: 'direct', mysqld: '/usr/sbin/mariadbd' }, profileFrom: 'registered', cells: [], restarts: 4, seconds: 60, executions: 12, seqs: {} } as unknown as DryRunReport;
+  const lines = dryRunText('sb', design, report, { out: 'sb.varlab.json', journal: 'sb.varlab.journal.jsonl', notes: [] });
+  assert.ok(lines.includes('12 runs of the command; results into sb.varlab.json; journal sb.varlab.journal.jsonl'), lines.join('\n'));
 });

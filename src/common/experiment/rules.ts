@@ -9,6 +9,7 @@ import { targetProblem } from '../target.js';
 import { checkBuilds, pathProblem, PROFILE_PATH_FIELDS } from '../profile.js';
 import { cellCount, count, DEFAULT_LIMITS, RAISE_CELLS, RAISE_RESTARTS, type ExperimentLimits } from './limits.js';
 import type { Design } from './types.js';
+import { executionsText } from './words.js';
 import { sfProblem } from '../dbt3/scale.js';
 
 /** JSON path (as in every message, e.g. `design.factors[2].levels`) → what is wrong there. */
@@ -116,7 +117,7 @@ export function designProblems(d: Design, limits: ExperimentLimits = DEFAULT_LIM
     if (!q.sql.trim()) p[`design.workload.queries[${i}].sql`] = 'the query is empty';
   });
   if (w.warmup >= w.repetitions) {
-    p['design.workload.warmup'] = `${w.warmup} warm-up executions leave none of ${w.repetitions} repetitions to measure`;
+    p['design.workload.warmup'] = `${executionsText(w.warmup, w.kind, 'warm-up')} ${w.warmup === 1 ? 'leaves' : 'leave'} none of ${w.repetitions} repetition${w.repetitions === 1 ? '' : 's'} to measure`;
   }
   return p;
 }

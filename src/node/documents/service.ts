@@ -32,6 +32,7 @@ import { keepResults, keptResultsNote, resultsCopyPath, unusedPath } from './res
 import { rebuildFromJournal } from './rebuild.js';
 import { withWriteLock } from './write-lock.js';
 import { Turns } from '../../common/turns.js';
+import { executionsText } from '../../common/experiment/words.js';
 
 export interface DocumentServiceOptions {
   /** Every change of a watched file, to every client. */
@@ -129,7 +130,7 @@ export class DocumentService {
               const why = carried ? '' : ' (its run is unfinished: resume it first to keep them here)';
               throw new ApiError(
                 'results-at-stake',
-                `${abs} holds ${held.restarts} restarts (${held.executions.toLocaleString('en')} executions) measured with the design this edit changes (${changes.join('; ')})${why}. ` +
+                `${abs} holds ${held.restarts} restarts (${executionsText(held.executions, onDisk.design.workload.kind)}) measured with the design this edit changes (${changes.join('; ')})${why}. ` +
                   `Save it as a new experiment, or keep the old results in ${keepAs} and save the new design here without results.`,
                 { resultsAtStake: { path: abs, restarts: held.restarts, executions: held.executions, keepResultsAs: keepAs, changes } },
               );

@@ -10,6 +10,7 @@ import { noProfileMessage, resolveProfile } from '../engine/profiles.js';
 import { buildsCheckScript } from '../host/builds.js';
 import { describeDataSet } from '../../common/dbt3/scale.js';
 import { visible } from '../../common/printable.js';
+import { executionsText } from '../../common/experiment/words.js';
 import { createServerControl, dryRunCells, formatScript, type TargetSession } from '../host/index.js';
 
 export interface DryRunReport extends DryRun {
@@ -68,7 +69,7 @@ export function dryRunText(name: string, design: Design, r: DryRunReport, where:
   const p = r.profile!;
   const lines = [
     `${name}: ${r.restarts} restarts on ${r.target} (${p.kind} ${p.mysqld}, the ${r.profileFrom === 'registered' ? `profile registered for ${r.target}` : "file's profile"}), ${r.left !== undefined ? `${r.left} left to run, about ${formatDuration(r.seconds)} for those` : `about ${formatDuration(r.seconds)}`}${r.costsFrom ? ` (costs ${r.costsFrom})` : ''}`,
-    `${r.executions} executions; results into ${where.out}; journal ${where.journal}`,
+    `${executionsText(r.executions, design.workload.kind)}; results into ${where.out}; journal ${where.journal}`,
     ...where.notes,
   ];
   // The run's order: connected, the builds checked, then each restart.
