@@ -245,8 +245,7 @@ export class Follower {
   private async attach(): Promise<AttachOutcome> {
     const d = this.d;
     this.learned = await this.learnedCosts();
-    // What the run said before is for the views that start now; a command line printed it when it was said.
-    // What the run said before (log lines, discards, its timer) goes to the view only: a command line said it then.
+    // What the run said before (log lines, discards, its timer) is for the views that start now: a command line said it then.
     for (const e of runSoFar(this.fold.state(), d.planned, Date.now())) this.emit(e, e.type !== 'log' && e.type !== 'restart-discarded' && e.type !== 'timer');
     const open = d.ended ? undefined : this.fold.current();
     if (open) this.startedAt.set(open.seq, open.startedAt);
@@ -289,22 +288,9 @@ export class Follower {
             const why = this.answered ? `stopped when answered at round ${this.fold.state().stopped?.round}: ` : '';
             if (this.signalled) this.say(journal, 'info', `${why}asked the run on ${d.target} to stop: it discards the restart in progress, stops mysqld and restores the host`);
           }
-          try {
-            got = await pullTargetJournal(session, d.dir, sudo, offset, this.context(this.fold.state()));
-          } catch (e) {
-            if (!(e instanceof ApiError && e.code === 'not-found')) throw e;
-            if (!this.cancelWanted) throw new ApiError('not-found', `${e.message}. \`varlab cancel ${d.path}\` forgets it, so the file can be run again (it resumes from what is here).`);
-            // Cancelling a run whose directory is gone: nothing will ever end it but this journal; the file can be run again (it resumes).
-            const message = `the detached run's directory ${d.dir} is no longer on ${d.target}; what it measured and was not brought in before is lost`;
-            const end: JournalRecord = { t: 'run-finished', at: Date.now(), state: 'failed', message };
-            journal.appendAll([end]);
-            this.apply(end);
-            const problem = await this.saveThenTellEnd();
-            if (problem) return this.outcome('failed', false, problem);
-            forgetLaunch(d.runId);
-            return this.outcome('failed', true, message);
-          }
+          got = await pullTargetJournal(session, d.dir, sudo, offset, this.context(this.fold.state()));
         } catch (e) {
+          if (e instanceof ApiError && e.code === 'not-found') return await this.directoryGone(journal, e);
           // Nothing of a read that failed was written: the next one starts from the same offset.
           if (!linkLost(e)) throw e;
           link.lost(e);
@@ -351,6 +337,23 @@ export class Follower {
       journal?.close();
       await link.close();
     }
+  }
+
+  /**
+   * The run's directory is not on the target. Following it ends, saying how to forget it; a cancel of it
+   * ends it here (nothing will ever end it but this journal), and the file can be run again (it resumes).
+   */
+  private async directoryGone(journal: JournalWriter, e: ApiError): Promise<AttachOutcome> {
+    const d = this.d;
+    if (!this.cancelWanted) throw new ApiError('not-found', `${e.message}. \`varlab cancel ${d.path}\` forgets it, so the file can be run again (it resumes from what is here).`);
+    const message = `the detached run's directory ${d.dir} is no longer on ${d.target}; what it measured and was not brought in before is lost`;
+    const end: JournalRecord = { t: 'run-finished', at: Date.now(), state: 'failed', message };
+    journal.appendAll([end]);
+    this.apply(end);
+    const problem = await this.saveThenTellEnd();
+    if (problem) return this.outcome('failed', false, problem);
+    forgetLaunch(d.runId);
+    return this.outcome('failed', true, message);
   }
 
   /** Following stopped by choice (detach): what came in is saved into the file; the run goes on there. */
