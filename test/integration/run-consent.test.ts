@@ -69,11 +69,16 @@ test("a teammate's custom command without a terminal: exit 2, the command listed
   assert.equal(existsSync(marker), false);
   assert.equal(existsSync(join(home, 'consent.json')), false, 'no consent recorded');
 
-  // A dry run lists them too, before it connects (to the closed port, where it fails), and agrees to nothing.
+  // A dry run lists them too, and agrees to nothing; nor does it connect to the host the file names, unasked.
   const dry = await varlab(['run', file, '--dry-run']);
   assert.ok(dry.stdout.startsWith(`${file} would run these on ssh://root@127.0.0.1:1, beyond varlab's built-in tunables (not agreed to yet: \`varlab run\` asks before it runs them):\n`), dry.stdout);
   assert.ok(dry.stdout.includes(`touch ${marker}`), dry.stdout);
-  assert.match(dry.stderr, /connection refused/);
+  assert.match(dry.stdout, /did not connect to ssh:\/\/root@127\.0\.0\.1:1, the host the file names/);
+  assert.doesNotMatch(dry.stderr, /connection refused/);
+  // Asked for (--connect): it connects, and the closed port is said with the host.
+  const asked = await varlab(['run', file, '--dry-run', '--connect']);
+  assert.equal(asked.code, 2, asked.stderr);
+  assert.match(asked.stderr, /the dry run could not read ssh:\/\/root@127\.0\.0\.1:1 .*connection refused/);
   assert.equal(existsSync(join(home, 'consent.json')), false, 'a dry run records no consent');
   assert.equal(existsSync(marker), false);
 

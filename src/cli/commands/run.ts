@@ -16,7 +16,7 @@ import { inspectJournal, journalPath } from '../../node/engine/journal.js';
 import { resultsFromJournal } from '../../common/records.js';
 import type { RunOutcome } from '../../node/engine/run.js';
 import { openTarget } from '../../node/host/index.js';
-import { dryRun, dryRunText } from '../../node/runs/dryrun.js';
+import { chosenTarget, dryRun, dryRunText, type WithTarget } from '../../node/runs/dryrun.js';
 import { consentNote, prepareRun, type RunRequest } from '../../node/runs/prepare.js';
 import { RunService, type StartOptions } from '../../node/runs/service.js';
 import { hostAuths } from '../../node/runs/auth.js';
@@ -59,7 +59,8 @@ export const run: Command = {
   name: 'run',
   usage:
     'varlab run FILE [--target T]... [--identity KEY] [--known-hosts FILE] [--accept-new]\n' +
-    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run] [--trust] [--fresh | --resume | --missing]\n' +
+    '                [--restarts N] [--repetitions N] [--warmup N] [--out FILE] [--events json] [--dry-run [--connect]] [--trust]\n' +
+    '                [--fresh | --resume | --missing]\n' +
     '                [--detach] [--until-answered [--effect E] [--max-restarts N]]\n' +
     'varlab run --query SQL [--query SQL]... --factor TUNABLE=L1,L2[,…]... [--restarts N] [--repetitions N] [--warmup N]\n' +
     '                [--database NAME] [--target T] [--out FILE]\n\n' +
@@ -85,7 +86,13 @@ export const run: Command = {
     '--out FILE          save the experiment with its results here instead of FILE\n' +
     '--events json       print every event as one JSON line on stdout\n' +
     '--dry-run           print what the run would do on the host: the setup script or data step, and every command\n' +
-    '                    each cell sends; it connects to the target to read what it has (as the run does), runs nothing\n' +
+    '                    each cell sends (computed for what the target has: it connects to read it), runs nothing.\n' +
+    '                    It connects only to a host you chose: local, a --target you name, one in your Hosts list\n' +
+    '                    (added, probed, run on, or with a sandbox or registered server), or one where you agreed to\n' +
+    '                    this file\'s commands; another host a file names is asked about on a terminal, else not\n' +
+    '                    connected to (the rest is printed, and how to let it connect)\n' +
+    '--connect           with --dry-run: connect to the file\'s target to read it (read only: CPUs, NUMA nodes, mysqld)\n' +
+    '                    without being asked\n' +
     '--fresh             start over: a finished or unfinished run of the file begins again from its first restart\n' +
     '                    (the file with its results so far is kept beside it as FILE.results-<date>.varlab.json,\n' +
     '                    the journal archived); without --fresh a finished file is left alone\n' +
@@ -132,6 +139,7 @@ export const run: Command = {
       out: { type: 'string' },
       events: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      connect: { type: 'boolean' },
       trust: { type: 'boolean' },
       fresh: { type: 'boolean' },
       resume: { type: 'boolean' },
@@ -179,6 +187,7 @@ export const run: Command = {
     const repeated = (values.identity?.length ?? 0) > 1 || (values['known-hosts']?.length ?? 0) > 1;
     const auth = runAuth(targets.length || !repeated ? targets : await fileHosts(file), values);
 
+    if (values.connect && !values['dry-run']) throw new UsageError('--connect goes with --dry-run (a run connects once you agree to what it runs: --trust)');
     if (values.detach) {
       if (values['dry-run']) throw new UsageError('--dry-run runs nothing: leave out --detach');
       if (values.events !== undefined) throw new UsageError('--detach prints the run id and returns; `varlab attach FILE --events json` streams the events');
@@ -195,24 +204,28 @@ export const run: Command = {
         // Each host as it would run (several hosts: each its own order, journal and connection).
         const hosts = p.hosts ?? [{ target: p.doc.design.target, doc: p.doc, journal: journalPath(p.out) }];
         const auths = await hostAuths(hosts.map((h) => h.target), auth.auth, auth.hostAuth);
+        const prompt = terminalPrompter();
         for (const h of hosts) {
           const design = h.doc.design;
           // What the file would run beyond the built-in tunables, before anything connects: a teammate's
           // file is read here first, whether or not the target can be reached.
           const check = await checkTrust(h.doc, h.target);
           if (check.needsConsent) io.out(`${visible(file)} would run these on ${check.target}, beyond varlab's built-in tunables (not agreed to yet: \`varlab run\` asks before it runs them):\n${consentList(check.commands)}\n`);
-          // The target is probed (the commands are computed for what it has), as the run would.
+          // The target is probed (the commands are computed for what it has), as the run would: only a host
+          // the user chose, or agrees to now, is connected to (a teammate's file may name any host).
+          const read = (await chosenTarget(h.doc, h.target, targets.length > 0)) !== null || values.connect === true || (await askToRead(h.target, prompt));
           // Resuming an unfinished run: the time is that of the restarts left (the journal's run measured the rest).
           const verdict = request.fresh ? null : inspectJournal(p.out, design, h.journal);
           const resumed = verdict?.kind === 'resume' ? resultsFromJournal(verdict.state) : undefined;
-          const report = await dryRun(design, design.target, async (fn) => {
-            const session = await openTarget(design.target, { auth: auths.get(h.target), prompt: terminalPrompter() });
+          const withTarget: WithTarget = async (fn) => {
+            const session = await openTarget(design.target, { auth: auths.get(h.target), prompt });
             try {
               return await fn(session);
             } finally {
               await session.close();
             }
-          }, [design.serverProfile], measured, resumed);
+          };
+          const report = await dryRun(design, design.target, read ? withTarget : null, [design.serverProfile], measured, resumed);
           if (report.problem) {
             io.err(`varlab run: ${p.hosts ? `${h.target}: ` : ''}${report.problem}`);
             return 2;
@@ -401,6 +414,13 @@ function runAuth(targets: string[], values: { identity?: string[]; 'known-hosts'
 async function fileHosts(file: string): Promise<string[]> {
   const r = await readExperimentFile(file).catch(() => null);
   return r?.doc ? designHosts(r.doc.design) : [];
+}
+
+/** A host the user did not choose, asked about on a terminal (none: not connected to; --connect says yes). */
+async function askToRead(target: string, prompt: Prompter): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const answer = await prompt({ kind: 'confirm', title: 'Read the target?', message: `Connect to ${target} to read it (read only: CPUs, NUMA nodes, mysqld)?` });
+  return answer.accept;
 }
 
 /** Teammates' files: their own commands are listed and agreed to before the first run on a target (issue 6). */

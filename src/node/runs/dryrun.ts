@@ -1,10 +1,13 @@
 // The dry run, in one place for the CLI (`varlab run --dry-run`) and the UI (host.dryRun): the
 // server profile a run would use (by the same precedence as a run), and for each cell the very
 // script its restart would send to the target (the host layer's dryRunCells, for the probed host).
-// Nothing runs on the target but the probe.
-import type { DryRun } from '../../common/api.js';
-import type { Design, Results } from '../../common/experiment/types.js';
-import { buildPlan, estimatePlan, formatDuration } from '../../common/plan.js';
+// Nothing runs on the target but the probe, and the probe only on a host the user chose (chosenTarget).
+import { ApiError, type DryRun } from '../../common/api.js';
+import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
+import { buildPlan, estimatePlan, expandCells, formatDuration } from '../../common/plan.js';
+import { targetSyntax } from '../../common/target.js';
+import { listHosts } from '../host/profiles.js';
+import { checkTrust } from '../trust.js';
 import { learnedEstimate, resumeEstimate } from '../../common/stats/planner.js';
 import { noProfileMessage, resolveProfile } from '../engine/profiles.js';
 import { buildsCheckScript } from '../host/builds.js';
@@ -31,16 +34,38 @@ export interface DryRunReport extends DryRun {
    * call asking whether each registered build the plan starts is there to start, exactly as sent.
    */
   buildCheck?: string;
+  /** Not connected (the host was not asked for): the cells are listed without their scripts. */
+  unread?: boolean;
 }
 
 /** Open the target, run fn on it, close it (the caller's way: its prompts, its key files). */
 export type WithTarget = <T>(fn: (session: TargetSession) => Promise<T>) => Promise<T>;
 
+/** The failures of reaching a host (connect.ts words them, naming user@host:port), not of the design. */
+const REACHING = new Set(['connection', 'auth', 'host-key-rejected', 'host-key-changed']);
+
 /**
+ * Why a dry run may read `target` without asking, or null. A file names its target, and a teammate's
+ * file may name any host: the dry run connects with the user's keys only to a host the user chose
+ * here: `local`, one they named (--target), one in their Hosts list (added, probed, run on, or with a
+ * sandbox or registered server), or one where they agreed to this file's commands. Otherwise the
+ * caller asks (the app's button names the host; the command line asks on a terminal, or --connect).
+ */
+export async function chosenTarget(doc: ExperimentDoc, target: string, named: boolean): Promise<string | null> {
+  if (targetSyntax(target).kind === 'local') return 'local';
+  if (named) return 'named with --target';
+  if ((await listHosts()).some((h) => h.target === target)) return 'in your Hosts list';
+  const consent = await checkTrust(doc, target);
+  return consent.commands.length && !consent.needsConsent ? "you agreed to this file's commands there" : null;
+}
+
+/**
+ * withTarget null: the target is not read (the user did not ask for it); the report has everything
+ * else (profile, plan, time, build check), and the cells without their scripts.
  * resumed: what the unfinished run the file's journal holds measured (resultsFromJournal), when the run
  * would resume it: the time is then that of the restarts left, as the Run view says before a resume.
  */
-export async function dryRun(design: Design, target: string, withTarget: WithTarget, saved: Design['serverProfile'][] = [], measured?: Results, resumed?: Results): Promise<DryRunReport> {
+export async function dryRun(design: Design, target: string, withTarget: WithTarget | null, saved: Design['serverProfile'][] = [], measured?: Results, resumed?: Results): Promise<DryRunReport> {
   const plan = buildPlan(design);
   // At the costs the file's run measured, when it has one (issue 21: the estimates learn).
   const learned = resumed ? resumeEstimate({ design, results: resumed }) : learnedEstimate({ design, results: measured }, plan.length);
@@ -57,9 +82,15 @@ export async function dryRun(design: Design, target: string, withTarget: WithTar
     // Checked first: a hostile build path is refused here as the run would refuse it.
     const check = buildsCheckScript(resolved.profile, design.factors, plan);
     if (check) report.buildCheck = `# one remote call on the target:\n${formatScript(check)}`;
+    if (!withTarget) {
+      report.unread = true;
+      report.cells = expandCells(design).filter((c) => !c.excluded).map((c) => ({ cell: c.id, levels: c.levels, commands: [] }));
+      return report;
+    }
     report.cells = await withTarget((s) => dryRunCells(createServerControl(s, resolved.profile), { ...design, target, serverProfile: resolved.profile }));
   } catch (e) {
-    report.problem = (e as Error).message;
+    // Not reached: said as what the dry run was doing there (the connection's own words name user@host:port).
+    report.problem = e instanceof ApiError && REACHING.has(e.code) ? `the dry run could not read ${target} (it connects to read its CPUs, NUMA nodes and mysqld): ${e.message}` : (e as Error).message;
   }
   return report;
 }
@@ -79,8 +110,12 @@ export function dryRunText(name: string, design: Design, r: DryRunReport, where:
   const first = `== once on ${design.factors.some((f) => f.tunable === 'build') ? "each build's data directory" : 'the data directory'}, before its first restart measures`;
   if (w.data) lines.push('', `${first}: the DBT-3 data step, as the server profile's admin account (a load already there is recognised)`, describeDataSet(w.database, w.data));
   if (w.setupSql.trim()) lines.push('', `${first}: the setup script, in database ${w.database} as the server profile's admin account${w.setupSkipIfTable ? `, unless table ${w.setupSkipIfTable} exists there` : ''}`, visible(w.setupSql));
-  for (const c of r.cells) lines.push('', `== cell ${c.cell}: restarts ${(r.seqs[c.cell] ?? []).join(', ')}`, ...c.commands);
+  const restartsOf = (cell: string) => `restarts ${(r.seqs[cell] ?? []).join(', ')}`;
+  // Not read: each cell's script is computed for what the host has, so the cells are listed alone.
+  if (r.unread) lines.push('', `== the cells (each one's script is computed for what ${r.target} has: not read)`, ...r.cells.map((c) => `${c.cell}: ${restartsOf(c.cell)}`));
+  else for (const c of r.cells) lines.push('', `== cell ${c.cell}: ${restartsOf(c.cell)}`, ...c.commands);
   lines.push('', w.kind === 'command' && w.command ? `then in each restart, ${w.repetitions} times: ${w.command.line}` : `then in each restart: ${w.queries.length} queries × ${w.repetitions} executions (${w.warmup} warm-up) through the mysql protocol`);
-  lines.push('dry run: nothing was run');
+  if (r.unread) lines.push(`dry run: nothing was run; did not connect to ${r.target}, the host the file names. To let the dry run read it (read only: CPUs, NUMA nodes, mysqld) and show each cell's script: run again with --connect`);
+  else lines.push('dry run: nothing was run');
   return lines;
 }

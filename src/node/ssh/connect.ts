@@ -139,9 +139,7 @@ function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefi
     client.on('error', (err: Error & { level?: string; code?: string }) => {
       if (failure) return done(failure);
       if (err.level === 'client-authentication') return done(new ApiError('auth', `${where}: authentication failed (tried: agent, key files, password). Pass --identity KEY or check the user name.`));
-      if (err.code === 'ECONNREFUSED') return done(new ApiError('connection', `${where}: connection refused (is sshd running on port ${ep.port}?)`));
-      if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return done(new ApiError('connection', `${where}: unknown host name ${ep.host}`));
-      done(new ApiError('connection', `${where}: ${err.message}`));
+      done(new ApiError('connection', `${where}: ${setUpFailure(err, ep)}`));
     });
     client.on('close', () => done(failure ?? new ApiError('connection', `${where}: the connection closed during set-up`)));
     client.connect(config);
@@ -154,6 +152,26 @@ function connectOne(ep: SshEndpoint, opts: ConnectOptions, sock: Duplex | undefi
     // socket to set: the first hop's is set when it connects.
     client.setNoDelay(true);
   });
+}
+
+/** A socket's failure during set-up, in words (the system's code kept in brackets for a search). */
+function setUpFailure(err: Error & { code?: string }, ep: SshEndpoint): string {
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return `connection refused (is sshd running on port ${ep.port}?)`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `unknown host name ${ep.host}`;
+    case 'ECONNRESET':
+      return `the connection was reset by the other side before SSH was set up (${err.message}): is it an SSH server on port ${ep.port}, and does it let this machine in?`;
+    case 'ETIMEDOUT':
+      return `no answer from ${ep.host} on port ${ep.port} (${err.message}): is the host up, and the port open to this machine?`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `no route to ${ep.host} from this machine (${err.message})`;
+    default:
+      return err.message;
+  }
 }
 
 async function verifyHostKey(ep: SshEndpoint, key: Buffer, opts: ConnectOptions): Promise<void> {

@@ -1,6 +1,8 @@
 // --dry-run in the app: for each cell, the one script its restart sends to the target (asked of the
 // target as the run asks it), then the server-side steps. Nothing runs. In the Hosts view the target
-// is the host the user selected (the open experiment run there), not the one saved in the file.
+// is the host the user selected (the open experiment run there), else the one saved in the file: the
+// button names the host it connects to and reads, so pressing it is the user asking for that host
+// (a file alone never makes varlab connect).
 import { useState } from 'react';
 import type { DryRun, TargetAuth } from '../../../common/api.js';
 import { getClient } from '../../client.js';
@@ -33,10 +35,12 @@ export function DryRunPanel({ target: chosen, auth }: { target?: string; auth?: 
       <div className="row">
         <h2>Commands on {target}</h2>
         <button onClick={() => void show()} disabled={busy} data-testid="host-dry-run-show">
-          {busy ? 'Asking the target…' : dry ? 'Refresh' : 'Show what a run would execute'}
+          {busy ? `Reading ${target}…` : `Dry run: read ${target}${dry ? ' again' : ''}`}
         </button>
       </div>
-      <p className="muted small">For each cell of the open experiment: the one script its restart sends to the target, exactly as the run sends it, then what runs over the server connection.</p>
+      <p className="muted small">
+        {target === 'local' ? 'Reads this computer' : `Connects to ${target} with your keys to read it`} (read only: CPUs, NUMA nodes, mysqld), then shows for each cell of the open experiment the one script its restart sends to the target, exactly as the run sends it, and what runs over the server connection. Nothing is run.
+      </p>
       {error && <p className="problem">{error}</p>}
       {dry?.problem && <p className="warning">{dry.problem}</p>}
       {dry?.cells.map((c) => (
