@@ -143,8 +143,13 @@ test('an existing server registered over SSH from the Hosts view: probed, regist
     await page.getByRole('tab', { name: 'Hosts' }).click();
     await row.click();
     await page.getByTestId('host-dry-run').getByRole('heading', { name: `Commands on ${env.sshd.target}` }).waitFor();
+    // The button names the host it connects to and reads: pressing it is asking for that host.
+    assert.equal(await page.getByTestId('host-dry-run-show').innerText(), `Dry run: read ${env.sshd.target}`);
+    assert.match(await page.getByTestId('host-dry-run').innerText(), new RegExp(`Connects to ${env.sshd.target.replace(/[.]/g, '\\.')} with your keys to read it \\(read only: CPUs, NUMA nodes, mysqld\\)`));
+    if (process.env.VARLAB_SCREENSHOTS) await page.getByTestId('host-dry-run').screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'hosts-dry-run-ask.png') });
     await page.getByTestId('host-dry-run-show').click();
     await page.getByTestId('host-dry-run-commands').first().waitFor({ state: 'attached', timeout: 120_000 });
+    if (process.env.VARLAB_SCREENSHOTS) await page.getByTestId('host-dry-run').screenshot({ path: join(process.env.VARLAB_SCREENSHOTS, 'hosts-dry-run-read.png') });
     const scripts = await page.getByTestId('host-dry-run-commands').allTextContents();
     assert.equal(scripts.length, 16, 'one per cell of the quickstart');
     assert.ok(scripts.every((t) => t.includes(`--datadir=${p.datadir}`)), scripts[0]);
