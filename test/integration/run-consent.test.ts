@@ -54,7 +54,7 @@ function experiment(name: string, edit: (doc: ExperimentDoc) => void): string {
 
 const journalOf = (file: string) => file.replace(/\.json$/, '') + '.journal.jsonl';
 
-test("a teammate's custom command without a terminal: exit 2, the command listed, --trust named, nothing run", { timeout: 120_000 }, async () => {
+test("a teammate's custom command without a terminal: exit 2, the command listed, --trust named, nothing run", { timeout: 180_000 }, async () => {
   const file = experiment('teammate', (doc) => {
     doc.design.workload = { ...doc.design.workload, kind: 'command', queries: [], command: { line: `touch ${marker}`, parser: 'regex', regex: '(\\d+)', metric: 'n', unit: 'n', higherIsBetter: true } };
   });
