@@ -45,18 +45,18 @@ export type WithTarget = <T>(fn: (session: TargetSession) => Promise<T>) => Prom
 const REACHING = new Set(['connection', 'auth', 'host-key-rejected', 'host-key-changed']);
 
 /**
- * Why a dry run may read `target` without asking, or null. A file names its target, and a teammate's
- * file may name any host: the dry run connects with the user's keys only to a host the user chose
- * here: `local`, one they named (--target), one in their Hosts list (added, probed, run on, or with a
- * sandbox or registered server), or one where they agreed to this file's commands. Otherwise the
- * caller asks (the app's button names the host; the command line asks on a terminal, or --connect).
+ * May a dry run read `target` without asking? A file names its target, and a teammate's file may name
+ * any host: the dry run connects with the user's keys only to a host the user chose here: `local`, one
+ * they named (--target), one in their Hosts list (added, probed, run on, or with a sandbox or
+ * registered server), or one where they agreed to this file's commands. Otherwise the caller asks (the
+ * app's button names the host; the command line asks on a terminal, or takes --connect).
  */
-export async function chosenTarget(doc: ExperimentDoc, target: string, named: boolean): Promise<string | null> {
-  if (targetSyntax(target).kind === 'local') return 'local';
-  if (named) return 'named with --target';
-  if ((await listHosts()).some((h) => h.target === target)) return 'in your Hosts list';
+export async function chosenTarget(doc: ExperimentDoc, target: string, named: boolean): Promise<boolean> {
+  if (named || targetSyntax(target).kind === 'local') return true;
+  if ((await listHosts()).some((h) => h.target === target)) return true;
+  // Agreed to a list of commands there: a file with none to agree to has agreed nothing.
   const consent = await checkTrust(doc, target);
-  return consent.commands.length && !consent.needsConsent ? "you agreed to this file's commands there" : null;
+  return consent.commands.length > 0 && !consent.needsConsent;
 }
 
 /**
