@@ -97,6 +97,13 @@ test('a file naming an SSH host: the dry run does not connect unasked; --connect
   const named = await varlab(['run', file, '--target', sshd.target, '--dry-run', ...auth()]);
   assert.equal(named.code, 0, named.stderr);
   assert.match(named.stdout, /# one remote call on the target:/);
+
+  // So is a host in the user's Hosts list (as the Hosts view's "Probe and add" keeps it).
+  writeFileSync(join(dir, 'varlab', 'hosts.json'), JSON.stringify({ [sshd.target]: { addedAt: Date.now() } }));
+  const listed = await varlab(['run', file, '--dry-run', ...auth()]);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /# one remote call on the target:/);
+  rmSync(join(dir, 'varlab', 'hosts.json'));
 });
 
 test('a host that fails: not contacted unasked; asked for, the failure names the host and says what failed', { timeout: 120_000 }, async () => {
