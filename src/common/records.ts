@@ -6,7 +6,7 @@
 // built from the fold's restarts.
 import type { RunEvent } from './events.js';
 import { eventLine } from './event-line.js';
-import type { DataStepResult, Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, RunLogLine, TimerVsClient, TimingSource, TunableCheck } from './experiment/types.js';
+import type { DataCheck, DataStepResult, Design, HostNoise, IntervalRow, QueryTimings, RestartResult, Results, RunLogLine, TimerVsClient, TimingSource, TunableCheck } from './experiment/types.js';
 import type { HostFingerprint } from './host.js';
 import type { ScheduledRestart } from './plan.js';
 import { restartsOfCell } from './restart-of-cell.js';
@@ -145,7 +145,7 @@ export type JournalRecord =
       rows: Record<string, number>;
       ms: number;
       method: 'load-data-local' | 'insert';
-      checks: { query: string; rows: number; checksum: string; expected: boolean; ms: number }[];
+      checks: DataCheck[];
     };
 
 export type RecordKind = JournalRecord['t'];
@@ -375,9 +375,12 @@ export class JournalFold {
       case 'log':
         state.log.push({ at: r.at, level: r.level, message: r.message });
         break;
-      case 'data':
-        state.dataSteps.push({ at: r.at, ms: r.ms, ...(r.datadir ? { datadir: r.datadir } : {}), recognised: r.recognised });
+      case 'data': {
+        // The record whole, field by field (one rebuilt from an event carries no more), so the file keeps what was loaded.
+        const step: DataStepResult = { at: r.at, ms: r.ms, ...(r.datadir ? { datadir: r.datadir } : {}), recognised: r.recognised, database: r.database, sf: r.sf, seed: r.seed, source: r.source, resumedChunks: r.resumedChunks, rows: r.rows, method: r.method, checks: r.checks };
+        state.dataSteps.push(Object.fromEntries(Object.entries(step).filter(([, v]) => v !== undefined)) as unknown as DataStepResult);
         break;
+      }
       case 'host-left':
         state.hostLeft = { ok: r.ok, ...(r.problem ? { problem: r.problem } : {}) };
         break;

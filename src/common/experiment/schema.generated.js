@@ -21,7 +21,7 @@ function ucs2length(str) {
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^([A-Za-z_][A-Za-z0-9_]{0,63})?$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host (and each run of a grown design: part) measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"dataSteps":{"description":"The data step (DBT-3) of each data directory the run set up: when it ended, how long it took, the build whose data directory it was (absent: the profile's own), whether the data was already there; an attached run's falls in the first restart there, a detached run's at its launch, before the runner's restarts.","type":"array","maxItems":10000,"items":{"type":"object","required":["at","ms","recognised"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"ms":{"type":"number","minimum":0,"maximum":1000000000000},"datadir":{"type":"string","maxLength":500},"recognised":{"type":"boolean"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://varlab.dev/schema/varlab-experiment-3.json","title":"varlab experiment, version 3","type":"object","required":["format","version","name","design"],"additionalProperties":false,"properties":{"format":{"const":"varlab-experiment"},"version":{"type":"integer","const":3},"name":{"type":"string","minLength":1,"maxLength":200},"description":{"type":"string","maxLength":20000},"design":{"$ref":"#/definitions/design"},"results":{"$ref":"#/definitions/results"}},"definitions":{"checks":{"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}},"design":{"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}},"factor":{"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}},"workload":{"type":"object","additionalProperties":false,"required":["kind","database","setupSql","queries","repetitions","warmup"],"properties":{"kind":{"enum":["queries","command"]},"database":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]{0,63}$"},"setupSql":{"type":"string","maxLength":10000000},"setupSkipIfTable":{"type":"string","pattern":"^([A-Za-z_][A-Za-z0-9_]{0,63})?$"},"data":{"type":"object","additionalProperties":false,"required":["kind","sf"],"properties":{"kind":{"enum":["dbt3"]},"sf":{"type":"number","minimum":0.01,"maximum":10},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"folder":{"type":"string","minLength":1,"maxLength":4096}}},"queries":{"type":"array","maxItems":1000,"items":{"type":"object","additionalProperties":false,"required":["name","sql"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200},"sql":{"type":"string","minLength":1,"maxLength":1000000}}}},"repetitions":{"type":"integer","minimum":1,"maximum":1000000},"warmup":{"type":"integer","minimum":0,"maximum":1000000},"command":{"type":"object","additionalProperties":false,"required":["line","parser","metric","unit","higherIsBetter"],"properties":{"line":{"type":"string","minLength":1,"maxLength":4000},"parser":{"enum":["sysbench","regex"]},"regex":{"type":"string","maxLength":1000},"metric":{"type":"string","minLength":1,"maxLength":100},"unit":{"type":"string","minLength":1,"maxLength":40},"higherIsBetter":{"type":"boolean"}}}}},"serverProfile":{"type":"object","additionalProperties":false,"required":["target","kind","mysqld","datadir","socket","port","user","extraArgs","sudo"],"properties":{"target":{"type":"string","minLength":1,"maxLength":500},"kind":{"enum":["direct","systemd"]},"mysqld":{"$ref":"#/definitions/path"},"defaultsFile":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"socket":{"$ref":"#/definitions/path"},"port":{"type":"integer","minimum":1,"maximum":65535},"osUser":{"type":"string","pattern":"^[a-z_][a-z0-9_-]{0,31}$"},"user":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,80}$"},"errorLog":{"$ref":"#/definitions/path"},"pidFile":{"$ref":"#/definitions/path"},"extraArgs":{"type":"array","items":{"type":"string","pattern":"^--[a-z0-9_-]+(=[A-Za-z0-9_.,:/+-]*)?$"}},"service":{"type":"string","pattern":"^[A-Za-z0-9_.@-]{1,100}$"},"sudo":{"type":"boolean"},"builds":{"type":"array","maxItems":32,"items":{"$ref":"#/definitions/build"}}}},"build":{"type":"object","additionalProperties":false,"required":["name","mysqld","datadir","exe","sha256"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$"},"mysqld":{"$ref":"#/definitions/path"},"basedir":{"$ref":"#/definitions/path"},"datadir":{"$ref":"#/definitions/path"},"exe":{"$ref":"#/definitions/path"},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"version":{"type":"string","maxLength":300}}},"path":{"type":"string","pattern":"^/[A-Za-z0-9_./+-]{0,1000}$"},"epochMs":{"type":"number","minimum":0,"maximum":100000000000000},"count":{"type":"number","minimum":0,"maximum":1000000000000000},"measure":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000},"timerVsClient":{"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}},"results":{"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host (and each run of a grown design: part) measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"dataSteps":{"description":"The data step (DBT-3) of each data directory the run set up: when it ended, how long it took, the build whose data directory it was (absent: the profile's own), whether the data was already there, and what it loaded: database, scale factor, seed, source, rows per table, method, each check query's result (absent in files written before the file kept them); an attached run's falls in the first restart there, a detached run's at its launch, before the runner's restarts.","type":"array","maxItems":10000,"items":{"type":"object","required":["at","ms","recognised"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"ms":{"type":"number","minimum":0,"maximum":1000000000000},"datadir":{"type":"string","maxLength":500},"recognised":{"type":"boolean"},"host":{"type":"string","maxLength":500},"database":{"type":"string","maxLength":64},"sf":{"type":"number","minimum":0,"maximum":100000},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"source":{"type":"string","maxLength":5000},"resumedChunks":{"type":"integer","minimum":0,"maximum":1000000000},"rows":{"type":"object","maxProperties":100,"additionalProperties":{"$ref":"#/definitions/count"}},"method":{"enum":["load-data-local","insert"]},"checks":{"type":"array","maxItems":1000,"items":{"type":"object","required":["query","rows","checksum","expected","ms"],"properties":{"query":{"type":"string","maxLength":200},"rows":{"$ref":"#/definitions/count"},"checksum":{"type":"string","maxLength":200},"expected":{"type":"boolean"},"ms":{"$ref":"#/definitions/count"}}}}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}}}};
 const func2 = ucs2length;
 const schema12 = {"type":"object","additionalProperties":false,"required":["factors","excludedCells","restartsPerCell","workload","order","seed","idleSeconds","estimates","target"],"properties":{"factors":{"type":"array","maxItems":16,"items":{"$ref":"#/definitions/factor"}},"excludedCells":{"type":"array","items":{"type":"string","maxLength":2000}},"restartsPerCell":{"type":"integer","minimum":1,"maximum":10000},"workload":{"$ref":"#/definitions/workload"},"order":{"enum":["random","interleaved","blocked"]},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"idleSeconds":{"type":"number","minimum":0,"maximum":86400},"estimates":{"type":"object","additionalProperties":false,"required":["restartSeconds","executionMs"],"properties":{"restartSeconds":{"type":"number","minimum":0,"maximum":86400},"executionMs":{"type":"number","minimum":0,"maximum":86400000}}},"target":{"type":"string","minLength":1,"maxLength":500},"targets":{"type":"array","minItems":2,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":500}},"serverProfile":{"$ref":"#/definitions/serverProfile"},"stopping":{"type":"object","additionalProperties":false,"required":["effect","alpha","power","maxRestartsPerCell"],"properties":{"effect":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100},"alpha":{"type":"number","exclusiveMinimum":0,"maximum":0.5},"power":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},"maxRestartsPerCell":{"type":"integer","minimum":3,"maximum":10000}}}}};
 const schema13 = {"type":"object","additionalProperties":false,"required":["tunable","levels"],"properties":{"tunable":{"type":"string","minLength":1},"name":{"type":"string","pattern":"^[a-z][a-z0-9_]{1,63}$"},"levels":{"type":"array","minItems":1,"maxItems":32,"items":{"type":"string","minLength":1,"maxLength":300}}}};
@@ -2507,10 +2507,10 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host (and each run of a grown design: part) measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"dataSteps":{"description":"The data step (DBT-3) of each data directory the run set up: when it ended, how long it took, the build whose data directory it was (absent: the profile's own), whether the data was already there; an attached run's falls in the first restart there, a detached run's at its launch, before the runner's restarts.","type":"array","maxItems":10000,"items":{"type":"object","required":["at","ms","recognised"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"ms":{"type":"number","minimum":0,"maximum":1000000000000},"datadir":{"type":"string","maxLength":500},"recognised":{"type":"boolean"},"host":{"type":"string","maxLength":500}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
+const schema27 = {"type":"object","required":["restarts"],"properties":{"host":{"type":"object","properties":{"probedAt":{"$ref":"#/definitions/epochMs"},"sockets":{"$ref":"#/definitions/count"},"cores":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"numaNodes":{"type":"array","items":{"type":"object","properties":{"node":{"$ref":"#/definitions/count"},"memoryMb":{"$ref":"#/definitions/count"}}}}}},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"timerNote":{"type":"string","maxLength":20000},"timerVsClient":{"$ref":"#/definitions/timerVsClient"},"timers":{"description":"The timer each host (and each run of a grown design: part) measured with when it was not performance_schema's exact one, as the run found it: what timerNote says in words.","type":"array","maxItems":1000,"items":{"type":"object","required":["source","why"],"properties":{"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"why":{"type":"string","maxLength":2000},"vsClient":{"$ref":"#/definitions/timerVsClient"}}}},"discarded":{"type":"array","items":{"type":"object","required":["seq","cell","reason","at"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"reason":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"stopped":{"description":"Stop when answered: the look at which each host's run stopped before its maximum, and why.","type":"array","maxItems":100,"items":{"type":"object","required":["round","because","at"],"properties":{"round":{"type":"integer","minimum":1,"maximum":1000000000},"because":{"type":"string","maxLength":10000},"at":{"$ref":"#/definitions/epochMs"},"host":{"type":"string","maxLength":500}}}},"dataSteps":{"description":"The data step (DBT-3) of each data directory the run set up: when it ended, how long it took, the build whose data directory it was (absent: the profile's own), whether the data was already there, and what it loaded: database, scale factor, seed, source, rows per table, method, each check query's result (absent in files written before the file kept them); an attached run's falls in the first restart there, a detached run's at its launch, before the runner's restarts.","type":"array","maxItems":10000,"items":{"type":"object","required":["at","ms","recognised"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"ms":{"type":"number","minimum":0,"maximum":1000000000000},"datadir":{"type":"string","maxLength":500},"recognised":{"type":"boolean"},"host":{"type":"string","maxLength":500},"database":{"type":"string","maxLength":64},"sf":{"type":"number","minimum":0,"maximum":100000},"seed":{"type":"integer","minimum":0,"maximum":4294967295},"source":{"type":"string","maxLength":5000},"resumedChunks":{"type":"integer","minimum":0,"maximum":1000000000},"rows":{"type":"object","maxProperties":100,"additionalProperties":{"$ref":"#/definitions/count"}},"method":{"enum":["load-data-local","insert"]},"checks":{"type":"array","maxItems":1000,"items":{"type":"object","required":["query","rows","checksum","expected","ms"],"properties":{"query":{"type":"string","maxLength":200},"rows":{"$ref":"#/definitions/count"},"checksum":{"type":"string","maxLength":200},"expected":{"type":"boolean"},"ms":{"$ref":"#/definitions/count"}}}}}}},"log":{"description":"What the run said (its log): the first and newest lines of a long one.","type":"array","maxItems":100000,"items":{"type":"object","required":["at","level","message"],"properties":{"at":{"$ref":"#/definitions/epochMs"},"level":{"enum":["info","warn","error"]},"message":{"type":"string","maxLength":20000},"host":{"type":"string","maxLength":500}}}},"restarts":{"type":"array","items":{"type":"object","required":["seq","cell","status","startedAt","finishedAt","checks","queries"],"properties":{"seq":{"type":"integer","minimum":1,"maximum":1000000000},"cell":{"type":"string","maxLength":2000},"host":{"type":"string","maxLength":500},"part":{"type":"integer","minimum":2,"maximum":1000},"status":{"enum":["ok","verify-failed","failed"]},"reason":{"type":"string","maxLength":10000},"startedAt":{"$ref":"#/definitions/epochMs"},"finishedAt":{"$ref":"#/definitions/epochMs"},"checks":{"$ref":"#/definitions/checks"},"options":{"$ref":"#/definitions/checks"},"preload":{"type":"object","properties":{"tables":{"$ref":"#/definitions/count"},"indexes":{"$ref":"#/definitions/count"},"rows":{"$ref":"#/definitions/count"},"ms":{"$ref":"#/definitions/count"}}},"queries":{"type":"array","items":{"type":"object","required":["query","unit","source","values"],"properties":{"query":{"type":"string","maxLength":200},"unit":{"type":"string","maxLength":40},"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"values":{"type":"array","items":{"$ref":"#/definitions/measure"}},"client":{"type":"array","items":{"$ref":"#/definitions/measure"}}}}},"steps":{"description":"Milliseconds each step of the restart took (RESTART_STEPS).","type":"object","properties":{"stop":{"$ref":"#/definitions/count"},"idle":{"$ref":"#/definitions/count"},"start":{"$ref":"#/definitions/count"},"verify":{"$ref":"#/definitions/count"},"setup":{"$ref":"#/definitions/count"},"connect":{"$ref":"#/definitions/count"},"preload":{"$ref":"#/definitions/count"},"timer":{"$ref":"#/definitions/count"},"measure":{"$ref":"#/definitions/count"}}},"noise":{"type":"object","required":["seconds","load","cpus","stealPct","othersCpuPct","ctxPerS"],"properties":{"seconds":{"$ref":"#/definitions/count"},"load":{"$ref":"#/definitions/count"},"cpus":{"$ref":"#/definitions/count"},"stealPct":{"type":"number","minimum":0,"maximum":100},"othersCpuPct":{"type":"number","minimum":0,"maximum":100},"ctxPerS":{"$ref":"#/definitions/count"},"cpuMhz":{"$ref":"#/definitions/count"}}},"intervals":{"type":"array","items":{"type":"object","required":["rep","second","threads","tps","qps"],"properties":{"rep":{"type":"integer","minimum":1,"maximum":1000000000},"second":{"$ref":"#/definitions/count"},"threads":{"$ref":"#/definitions/count"},"tps":{"$ref":"#/definitions/count"},"qps":{"$ref":"#/definitions/count"},"latencyMs":{"$ref":"#/definitions/count"},"percentile":{"type":"number","minimum":0,"maximum":100},"errPerSec":{"$ref":"#/definitions/count"}}}}}}}}};
 const schema28 = {"type":"number","minimum":0,"maximum":100000000000000};
 const schema29 = {"type":"number","minimum":0,"maximum":1000000000000000};
-const schema46 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
+const schema49 = {"type":"array","items":{"type":"object","required":["tunable","level","ok","observed"],"properties":{"tunable":{"type":"string","maxLength":200},"level":{"type":"string","maxLength":300},"ok":{"type":"boolean"},"verifiable":{"description":"false: set, but nothing on the server reads it back (never verified).","const":false},"observed":{"type":"string","maxLength":10000}}}};
 const schema37 = {"type":"number","minimum":-1000000000000000,"maximum":1000000000000000};
 const schema36 = {"description":"A timer that is not performance_schema's, against the client's round trip at the start of the run.","type":"object","required":["source","query","n","offsetMs","spreadMs","at"],"properties":{"source":{"enum":["performance_schema","profiling","client","sysbench","regex"]},"query":{"type":"string","maxLength":200},"n":{"type":"integer","minimum":1,"maximum":1000000},"offsetMs":{"$ref":"#/definitions/measure"},"spreadMs":{"$ref":"#/definitions/count"},"at":{"$ref":"#/definitions/epochMs"}}};
 
@@ -3894,9 +3894,11 @@ vErrors.push(err91);
 errors++;
 }
 }
-}
-else {
-const err92 = {instancePath:instancePath+"/dataSteps/" + i4,schemaPath:"#/properties/dataSteps/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data34.database !== undefined){
+let data40 = data34.database;
+if(typeof data40 === "string"){
+if(func2(data40) > 64){
+const err92 = {instancePath:instancePath+"/dataSteps/" + i4+"/database",schemaPath:"#/properties/dataSteps/items/properties/database/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -3906,9 +3908,8 @@ vErrors.push(err92);
 errors++;
 }
 }
-}
 else {
-const err93 = {instancePath:instancePath+"/dataSteps",schemaPath:"#/properties/dataSteps/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err93 = {instancePath:instancePath+"/dataSteps/" + i4+"/database",schemaPath:"#/properties/dataSteps/items/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -3918,11 +3919,11 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(data.log !== undefined){
-let data40 = data.log;
-if(Array.isArray(data40)){
-if(data40.length > 100000){
-const err94 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"};
+if(data34.sf !== undefined){
+let data41 = data34.sf;
+if(typeof data41 == "number"){
+if(data41 > 100000 || isNaN(data41)){
+const err94 = {instancePath:instancePath+"/dataSteps/" + i4+"/sf",schemaPath:"#/properties/dataSteps/items/properties/sf/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -3931,12 +3932,8 @@ vErrors.push(err94);
 }
 errors++;
 }
-const len5 = data40.length;
-for(let i5=0; i5<len5; i5++){
-let data41 = data40[i5];
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.at === undefined){
-const err95 = {instancePath:instancePath+"/log/" + i5,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+if(data41 < 0 || isNaN(data41)){
+const err95 = {instancePath:instancePath+"/dataSteps/" + i4+"/sf",schemaPath:"#/properties/dataSteps/items/properties/sf/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -3945,8 +3942,9 @@ vErrors.push(err95);
 }
 errors++;
 }
-if(data41.level === undefined){
-const err96 = {instancePath:instancePath+"/log/" + i5,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+else {
+const err96 = {instancePath:instancePath+"/dataSteps/" + i4+"/sf",schemaPath:"#/properties/dataSteps/items/properties/sf/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -3955,8 +3953,11 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(data41.message === undefined){
-const err97 = {instancePath:instancePath+"/log/" + i5,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+}
+if(data34.seed !== undefined){
+let data42 = data34.seed;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+const err97 = {instancePath:instancePath+"/dataSteps/" + i4+"/seed",schemaPath:"#/properties/dataSteps/items/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -3965,11 +3966,9 @@ vErrors.push(err97);
 }
 errors++;
 }
-if(data41.at !== undefined){
-let data42 = data41.at;
 if(typeof data42 == "number"){
-if(data42 > 100000000000000 || isNaN(data42)){
-const err98 = {instancePath:instancePath+"/log/" + i5+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+if(data42 > 4294967295 || isNaN(data42)){
+const err98 = {instancePath:instancePath+"/dataSteps/" + i4+"/seed",schemaPath:"#/properties/dataSteps/items/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -3979,7 +3978,7 @@ vErrors.push(err98);
 errors++;
 }
 if(data42 < 0 || isNaN(data42)){
-const err99 = {instancePath:instancePath+"/log/" + i5+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err99 = {instancePath:instancePath+"/dataSteps/" + i4+"/seed",schemaPath:"#/properties/dataSteps/items/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -3989,8 +3988,12 @@ vErrors.push(err99);
 errors++;
 }
 }
-else {
-const err100 = {instancePath:instancePath+"/log/" + i5+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data34.source !== undefined){
+let data43 = data34.source;
+if(typeof data43 === "string"){
+if(func2(data43) > 5000){
+const err100 = {instancePath:instancePath+"/dataSteps/" + i4+"/source",schemaPath:"#/properties/dataSteps/items/properties/source/maxLength",keyword:"maxLength",params:{limit: 5000},message:"must NOT have more than 5000 characters"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -4000,10 +4003,8 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data41.level !== undefined){
-let data43 = data41.level;
-if(!(((data43 === "info") || (data43 === "warn")) || (data43 === "error"))){
-const err101 = {instancePath:instancePath+"/log/" + i5+"/level",schemaPath:"#/properties/log/items/properties/level/enum",keyword:"enum",params:{allowedValues: schema27.properties.log.items.properties.level.enum},message:"must be equal to one of the allowed values"};
+else {
+const err101 = {instancePath:instancePath+"/dataSteps/" + i4+"/source",schemaPath:"#/properties/dataSteps/items/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -4013,11 +4014,10 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data41.message !== undefined){
-let data44 = data41.message;
-if(typeof data44 === "string"){
-if(func2(data44) > 20000){
-const err102 = {instancePath:instancePath+"/log/" + i5+"/message",schemaPath:"#/properties/log/items/properties/message/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
+if(data34.resumedChunks !== undefined){
+let data44 = data34.resumedChunks;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+const err102 = {instancePath:instancePath+"/dataSteps/" + i4+"/resumedChunks",schemaPath:"#/properties/dataSteps/items/properties/resumedChunks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -4026,9 +4026,9 @@ vErrors.push(err102);
 }
 errors++;
 }
-}
-else {
-const err103 = {instancePath:instancePath+"/log/" + i5+"/message",schemaPath:"#/properties/log/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data44 == "number"){
+if(data44 > 1000000000 || isNaN(data44)){
+const err103 = {instancePath:instancePath+"/dataSteps/" + i4+"/resumedChunks",schemaPath:"#/properties/dataSteps/items/properties/resumedChunks/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -4037,12 +4037,8 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-if(data41.host !== undefined){
-let data45 = data41.host;
-if(typeof data45 === "string"){
-if(func2(data45) > 500){
-const err104 = {instancePath:instancePath+"/log/" + i5+"/host",schemaPath:"#/properties/log/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data44 < 0 || isNaN(data44)){
+const err104 = {instancePath:instancePath+"/dataSteps/" + i4+"/resumedChunks",schemaPath:"#/properties/dataSteps/items/properties/resumedChunks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -4052,8 +4048,12 @@ vErrors.push(err104);
 errors++;
 }
 }
-else {
-const err105 = {instancePath:instancePath+"/log/" + i5+"/host",schemaPath:"#/properties/log/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data34.rows !== undefined){
+let data45 = data34.rows;
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+if(Object.keys(data45).length > 100){
+const err105 = {instancePath:instancePath+"/dataSteps/" + i4+"/rows",schemaPath:"#/properties/dataSteps/items/properties/rows/maxProperties",keyword:"maxProperties",params:{limit: 100},message:"must NOT have more than 100 properties"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -4062,10 +4062,11 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-}
-else {
-const err106 = {instancePath:instancePath+"/log/" + i5,schemaPath:"#/properties/log/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key0 in data45){
+let data46 = data45[key0];
+if(typeof data46 == "number"){
+if(data46 > 1000000000000000 || isNaN(data46)){
+const err106 = {instancePath:instancePath+"/dataSteps/" + i4+"/rows/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -4074,10 +4075,8 @@ vErrors.push(err106);
 }
 errors++;
 }
-}
-}
-else {
-const err107 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data46 < 0 || isNaN(data46)){
+const err107 = {instancePath:instancePath+"/dataSteps/" + i4+"/rows/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -4087,15 +4086,8 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data.restarts !== undefined){
-let data46 = data.restarts;
-if(Array.isArray(data46)){
-const len6 = data46.length;
-for(let i6=0; i6<len6; i6++){
-let data47 = data46[i6];
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-if(data47.seq === undefined){
-const err108 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
+else {
+const err108 = {instancePath:instancePath+"/dataSteps/" + i4+"/rows/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -4104,8 +4096,10 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(data47.cell === undefined){
-const err109 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
+}
+}
+else {
+const err109 = {instancePath:instancePath+"/dataSteps/" + i4+"/rows",schemaPath:"#/properties/dataSteps/items/properties/rows/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -4114,8 +4108,11 @@ vErrors.push(err109);
 }
 errors++;
 }
-if(data47.status === undefined){
-const err110 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+}
+if(data34.method !== undefined){
+let data47 = data34.method;
+if(!((data47 === "load-data-local") || (data47 === "insert"))){
+const err110 = {instancePath:instancePath+"/dataSteps/" + i4+"/method",schemaPath:"#/properties/dataSteps/items/properties/method/enum",keyword:"enum",params:{allowedValues: schema27.properties.dataSteps.items.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -4124,8 +4121,12 @@ vErrors.push(err110);
 }
 errors++;
 }
-if(data47.startedAt === undefined){
-const err111 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
+}
+if(data34.checks !== undefined){
+let data48 = data34.checks;
+if(Array.isArray(data48)){
+if(data48.length > 1000){
+const err111 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks",schemaPath:"#/properties/dataSteps/items/properties/checks/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -4134,8 +4135,12 @@ vErrors.push(err111);
 }
 errors++;
 }
-if(data47.finishedAt === undefined){
-const err112 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
+const len5 = data48.length;
+for(let i5=0; i5<len5; i5++){
+let data49 = data48[i5];
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.query === undefined){
+const err112 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5,schemaPath:"#/properties/dataSteps/items/properties/checks/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -4144,8 +4149,8 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(data47.checks === undefined){
-const err113 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
+if(data49.rows === undefined){
+const err113 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5,schemaPath:"#/properties/dataSteps/items/properties/checks/items/required",keyword:"required",params:{missingProperty: "rows"},message:"must have required property '"+"rows"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -4154,8 +4159,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-if(data47.queries === undefined){
-const err114 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
+if(data49.checksum === undefined){
+const err114 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5,schemaPath:"#/properties/dataSteps/items/properties/checks/items/required",keyword:"required",params:{missingProperty: "checksum"},message:"must have required property '"+"checksum"+"'"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -4164,10 +4169,8 @@ vErrors.push(err114);
 }
 errors++;
 }
-if(data47.seq !== undefined){
-let data48 = data47.seq;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-const err115 = {instancePath:instancePath+"/restarts/" + i6+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data49.expected === undefined){
+const err115 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5,schemaPath:"#/properties/dataSteps/items/properties/checks/items/required",keyword:"required",params:{missingProperty: "expected"},message:"must have required property '"+"expected"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -4176,9 +4179,8 @@ vErrors.push(err115);
 }
 errors++;
 }
-if(typeof data48 == "number"){
-if(data48 > 1000000000 || isNaN(data48)){
-const err116 = {instancePath:instancePath+"/restarts/" + i6+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(data49.ms === undefined){
+const err116 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5,schemaPath:"#/properties/dataSteps/items/properties/checks/items/required",keyword:"required",params:{missingProperty: "ms"},message:"must have required property '"+"ms"+"'"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -4187,8 +4189,11 @@ vErrors.push(err116);
 }
 errors++;
 }
-if(data48 < 1 || isNaN(data48)){
-const err117 = {instancePath:instancePath+"/restarts/" + i6+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data49.query !== undefined){
+let data50 = data49.query;
+if(typeof data50 === "string"){
+if(func2(data50) > 200){
+const err117 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/query",schemaPath:"#/properties/dataSteps/items/properties/checks/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -4198,12 +4203,8 @@ vErrors.push(err117);
 errors++;
 }
 }
-}
-if(data47.cell !== undefined){
-let data49 = data47.cell;
-if(typeof data49 === "string"){
-if(func2(data49) > 2000){
-const err118 = {instancePath:instancePath+"/restarts/" + i6+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+else {
+const err118 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/query",schemaPath:"#/properties/dataSteps/items/properties/checks/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -4213,8 +4214,11 @@ vErrors.push(err118);
 errors++;
 }
 }
-else {
-const err119 = {instancePath:instancePath+"/restarts/" + i6+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data49.rows !== undefined){
+let data51 = data49.rows;
+if(typeof data51 == "number"){
+if(data51 > 1000000000000000 || isNaN(data51)){
+const err119 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -4223,12 +4227,8 @@ vErrors.push(err119);
 }
 errors++;
 }
-}
-if(data47.host !== undefined){
-let data50 = data47.host;
-if(typeof data50 === "string"){
-if(func2(data50) > 500){
-const err120 = {instancePath:instancePath+"/restarts/" + i6+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(data51 < 0 || isNaN(data51)){
+const err120 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -4239,7 +4239,7 @@ errors++;
 }
 }
 else {
-const err121 = {instancePath:instancePath+"/restarts/" + i6+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err121 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -4249,10 +4249,11 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data47.part !== undefined){
-let data51 = data47.part;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
-const err122 = {instancePath:instancePath+"/restarts/" + i6+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data49.checksum !== undefined){
+let data52 = data49.checksum;
+if(typeof data52 === "string"){
+if(func2(data52) > 200){
+const err122 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/checksum",schemaPath:"#/properties/dataSteps/items/properties/checks/items/properties/checksum/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -4261,9 +4262,9 @@ vErrors.push(err122);
 }
 errors++;
 }
-if(typeof data51 == "number"){
-if(data51 > 1000 || isNaN(data51)){
-const err123 = {instancePath:instancePath+"/restarts/" + i6+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+else {
+const err123 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/checksum",schemaPath:"#/properties/dataSteps/items/properties/checks/items/properties/checksum/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -4272,8 +4273,10 @@ vErrors.push(err123);
 }
 errors++;
 }
-if(data51 < 2 || isNaN(data51)){
-const err124 = {instancePath:instancePath+"/restarts/" + i6+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
+}
+if(data49.expected !== undefined){
+if(typeof data49.expected !== "boolean"){
+const err124 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/expected",schemaPath:"#/properties/dataSteps/items/properties/checks/items/properties/expected/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -4283,11 +4286,11 @@ vErrors.push(err124);
 errors++;
 }
 }
-}
-if(data47.status !== undefined){
-let data52 = data47.status;
-if(!(((data52 === "ok") || (data52 === "verify-failed")) || (data52 === "failed"))){
-const err125 = {instancePath:instancePath+"/restarts/" + i6+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(data49.ms !== undefined){
+let data54 = data49.ms;
+if(typeof data54 == "number"){
+if(data54 > 1000000000000000 || isNaN(data54)){
+const err125 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -4296,12 +4299,8 @@ vErrors.push(err125);
 }
 errors++;
 }
-}
-if(data47.reason !== undefined){
-let data53 = data47.reason;
-if(typeof data53 === "string"){
-if(func2(data53) > 10000){
-const err126 = {instancePath:instancePath+"/restarts/" + i6+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data54 < 0 || isNaN(data54)){
+const err126 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -4312,7 +4311,7 @@ errors++;
 }
 }
 else {
-const err127 = {instancePath:instancePath+"/restarts/" + i6+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err127 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5+"/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -4322,11 +4321,9 @@ vErrors.push(err127);
 errors++;
 }
 }
-if(data47.startedAt !== undefined){
-let data54 = data47.startedAt;
-if(typeof data54 == "number"){
-if(data54 > 100000000000000 || isNaN(data54)){
-const err128 = {instancePath:instancePath+"/restarts/" + i6+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+}
+else {
+const err128 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks/" + i5,schemaPath:"#/properties/dataSteps/items/properties/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -4335,8 +4332,10 @@ vErrors.push(err128);
 }
 errors++;
 }
-if(data54 < 0 || isNaN(data54)){
-const err129 = {instancePath:instancePath+"/restarts/" + i6+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err129 = {instancePath:instancePath+"/dataSteps/" + i4+"/checks",schemaPath:"#/properties/dataSteps/items/properties/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -4346,8 +4345,9 @@ vErrors.push(err129);
 errors++;
 }
 }
+}
 else {
-const err130 = {instancePath:instancePath+"/restarts/" + i6+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err130 = {instancePath:instancePath+"/dataSteps/" + i4,schemaPath:"#/properties/dataSteps/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -4357,11 +4357,9 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(data47.finishedAt !== undefined){
-let data55 = data47.finishedAt;
-if(typeof data55 == "number"){
-if(data55 > 100000000000000 || isNaN(data55)){
-const err131 = {instancePath:instancePath+"/restarts/" + i6+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
+}
+else {
+const err131 = {instancePath:instancePath+"/dataSteps",schemaPath:"#/properties/dataSteps/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -4370,8 +4368,12 @@ vErrors.push(err131);
 }
 errors++;
 }
-if(data55 < 0 || isNaN(data55)){
-const err132 = {instancePath:instancePath+"/restarts/" + i6+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.log !== undefined){
+let data55 = data.log;
+if(Array.isArray(data55)){
+if(data55.length > 100000){
+const err132 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/maxItems",keyword:"maxItems",params:{limit: 100000},message:"must NOT have more than 100000 items"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -4380,9 +4382,12 @@ vErrors.push(err132);
 }
 errors++;
 }
-}
-else {
-const err133 = {instancePath:instancePath+"/restarts/" + i6+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const len6 = data55.length;
+for(let i6=0; i6<len6; i6++){
+let data56 = data55[i6];
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.at === undefined){
+const err133 = {instancePath:instancePath+"/log/" + i6,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -4391,16 +4396,8 @@ vErrors.push(err133);
 }
 errors++;
 }
-}
-if(data47.checks !== undefined){
-let data56 = data47.checks;
-if(Array.isArray(data56)){
-const len7 = data56.length;
-for(let i7=0; i7<len7; i7++){
-let data57 = data56[i7];
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.tunable === undefined){
-const err134 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data56.level === undefined){
+const err134 = {instancePath:instancePath+"/log/" + i6,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -4409,8 +4406,8 @@ vErrors.push(err134);
 }
 errors++;
 }
-if(data57.level === undefined){
-const err135 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data56.message === undefined){
+const err135 = {instancePath:instancePath+"/log/" + i6,schemaPath:"#/properties/log/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -4419,8 +4416,11 @@ vErrors.push(err135);
 }
 errors++;
 }
-if(data57.ok === undefined){
-const err136 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+if(data56.at !== undefined){
+let data57 = data56.at;
+if(typeof data57 == "number"){
+if(data57 > 100000000000000 || isNaN(data57)){
+const err136 = {instancePath:instancePath+"/log/" + i6+"/at",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -4429,8 +4429,8 @@ vErrors.push(err136);
 }
 errors++;
 }
-if(data57.observed === undefined){
-const err137 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+if(data57 < 0 || isNaN(data57)){
+const err137 = {instancePath:instancePath+"/log/" + i6+"/at",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -4439,11 +4439,9 @@ vErrors.push(err137);
 }
 errors++;
 }
-if(data57.tunable !== undefined){
-let data58 = data57.tunable;
-if(typeof data58 === "string"){
-if(func2(data58) > 200){
-const err138 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+else {
+const err138 = {instancePath:instancePath+"/log/" + i6+"/at",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -4453,8 +4451,10 @@ vErrors.push(err138);
 errors++;
 }
 }
-else {
-const err139 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data56.level !== undefined){
+let data58 = data56.level;
+if(!(((data58 === "info") || (data58 === "warn")) || (data58 === "error"))){
+const err139 = {instancePath:instancePath+"/log/" + i6+"/level",schemaPath:"#/properties/log/items/properties/level/enum",keyword:"enum",params:{allowedValues: schema27.properties.log.items.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -4464,11 +4464,11 @@ vErrors.push(err139);
 errors++;
 }
 }
-if(data57.level !== undefined){
-let data59 = data57.level;
+if(data56.message !== undefined){
+let data59 = data56.message;
 if(typeof data59 === "string"){
-if(func2(data59) > 300){
-const err140 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(func2(data59) > 20000){
+const err140 = {instancePath:instancePath+"/log/" + i6+"/message",schemaPath:"#/properties/log/items/properties/message/maxLength",keyword:"maxLength",params:{limit: 20000},message:"must NOT have more than 20000 characters"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -4479,7 +4479,7 @@ errors++;
 }
 }
 else {
-const err141 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err141 = {instancePath:instancePath+"/log/" + i6+"/message",schemaPath:"#/properties/log/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -4489,9 +4489,11 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(data57.ok !== undefined){
-if(typeof data57.ok !== "boolean"){
-const err142 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data56.host !== undefined){
+let data60 = data56.host;
+if(typeof data60 === "string"){
+if(func2(data60) > 500){
+const err142 = {instancePath:instancePath+"/log/" + i6+"/host",schemaPath:"#/properties/log/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -4501,9 +4503,8 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data57.verifiable !== undefined){
-if(false !== data57.verifiable){
-const err143 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+else {
+const err143 = {instancePath:instancePath+"/log/" + i6+"/host",schemaPath:"#/properties/log/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -4513,11 +4514,9 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(data57.observed !== undefined){
-let data62 = data57.observed;
-if(typeof data62 === "string"){
-if(func2(data62) > 10000){
-const err144 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+}
+else {
+const err144 = {instancePath:instancePath+"/log/" + i6,schemaPath:"#/properties/log/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -4527,8 +4526,9 @@ vErrors.push(err144);
 errors++;
 }
 }
+}
 else {
-const err145 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err145 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -4538,9 +4538,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-}
-else {
-const err146 = {instancePath:instancePath+"/restarts/" + i6+"/checks/" + i7,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.restarts !== undefined){
+let data61 = data.restarts;
+if(Array.isArray(data61)){
+const len7 = data61.length;
+for(let i7=0; i7<len7; i7++){
+let data62 = data61[i7];
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data62.seq === undefined){
+const err146 = {instancePath:instancePath+"/restarts/" + i7,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "seq"},message:"must have required property '"+"seq"+"'"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -4549,10 +4555,8 @@ vErrors.push(err146);
 }
 errors++;
 }
-}
-}
-else {
-const err147 = {instancePath:instancePath+"/restarts/" + i6+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data62.cell === undefined){
+const err147 = {instancePath:instancePath+"/restarts/" + i7,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "cell"},message:"must have required property '"+"cell"+"'"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -4561,16 +4565,8 @@ vErrors.push(err147);
 }
 errors++;
 }
-}
-if(data47.options !== undefined){
-let data63 = data47.options;
-if(Array.isArray(data63)){
-const len8 = data63.length;
-for(let i8=0; i8<len8; i8++){
-let data64 = data63[i8];
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.tunable === undefined){
-const err148 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
+if(data62.status === undefined){
+const err148 = {instancePath:instancePath+"/restarts/" + i7,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -4579,8 +4575,8 @@ vErrors.push(err148);
 }
 errors++;
 }
-if(data64.level === undefined){
-const err149 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data62.startedAt === undefined){
+const err149 = {instancePath:instancePath+"/restarts/" + i7,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "startedAt"},message:"must have required property '"+"startedAt"+"'"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -4589,8 +4585,8 @@ vErrors.push(err149);
 }
 errors++;
 }
-if(data64.ok === undefined){
-const err150 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+if(data62.finishedAt === undefined){
+const err150 = {instancePath:instancePath+"/restarts/" + i7,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "finishedAt"},message:"must have required property '"+"finishedAt"+"'"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -4599,8 +4595,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(data64.observed === undefined){
-const err151 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
+if(data62.checks === undefined){
+const err151 = {instancePath:instancePath+"/restarts/" + i7,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "checks"},message:"must have required property '"+"checks"+"'"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -4609,11 +4605,8 @@ vErrors.push(err151);
 }
 errors++;
 }
-if(data64.tunable !== undefined){
-let data65 = data64.tunable;
-if(typeof data65 === "string"){
-if(func2(data65) > 200){
-const err152 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data62.queries === undefined){
+const err152 = {instancePath:instancePath+"/restarts/" + i7,schemaPath:"#/properties/restarts/items/required",keyword:"required",params:{missingProperty: "queries"},message:"must have required property '"+"queries"+"'"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -4622,9 +4615,10 @@ vErrors.push(err152);
 }
 errors++;
 }
-}
-else {
-const err153 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.seq !== undefined){
+let data63 = data62.seq;
+if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
+const err153 = {instancePath:instancePath+"/restarts/" + i7+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -4633,12 +4627,9 @@ vErrors.push(err153);
 }
 errors++;
 }
-}
-if(data64.level !== undefined){
-let data66 = data64.level;
-if(typeof data66 === "string"){
-if(func2(data66) > 300){
-const err154 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(typeof data63 == "number"){
+if(data63 > 1000000000 || isNaN(data63)){
+const err154 = {instancePath:instancePath+"/restarts/" + i7+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -4647,9 +4638,8 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-else {
-const err155 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data63 < 1 || isNaN(data63)){
+const err155 = {instancePath:instancePath+"/restarts/" + i7+"/seq",schemaPath:"#/properties/restarts/items/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -4659,9 +4649,12 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data64.ok !== undefined){
-if(typeof data64.ok !== "boolean"){
-const err156 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data62.cell !== undefined){
+let data64 = data62.cell;
+if(typeof data64 === "string"){
+if(func2(data64) > 2000){
+const err156 = {instancePath:instancePath+"/restarts/" + i7+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -4671,9 +4664,8 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(data64.verifiable !== undefined){
-if(false !== data64.verifiable){
-const err157 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+else {
+const err157 = {instancePath:instancePath+"/restarts/" + i7+"/cell",schemaPath:"#/properties/restarts/items/properties/cell/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -4683,11 +4675,11 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(data64.observed !== undefined){
-let data69 = data64.observed;
-if(typeof data69 === "string"){
-if(func2(data69) > 10000){
-const err158 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
+if(data62.host !== undefined){
+let data65 = data62.host;
+if(typeof data65 === "string"){
+if(func2(data65) > 500){
+const err158 = {instancePath:instancePath+"/restarts/" + i7+"/host",schemaPath:"#/properties/restarts/items/properties/host/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -4698,7 +4690,7 @@ errors++;
 }
 }
 else {
-const err159 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err159 = {instancePath:instancePath+"/restarts/" + i7+"/host",schemaPath:"#/properties/restarts/items/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -4708,9 +4700,10 @@ vErrors.push(err159);
 errors++;
 }
 }
-}
-else {
-const err160 = {instancePath:instancePath+"/restarts/" + i6+"/options/" + i8,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data62.part !== undefined){
+let data66 = data62.part;
+if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
+const err160 = {instancePath:instancePath+"/restarts/" + i7+"/part",schemaPath:"#/properties/restarts/items/properties/part/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -4719,10 +4712,9 @@ vErrors.push(err160);
 }
 errors++;
 }
-}
-}
-else {
-const err161 = {instancePath:instancePath+"/restarts/" + i6+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(typeof data66 == "number"){
+if(data66 > 1000 || isNaN(data66)){
+const err161 = {instancePath:instancePath+"/restarts/" + i7+"/part",schemaPath:"#/properties/restarts/items/properties/part/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -4731,15 +4723,8 @@ vErrors.push(err161);
 }
 errors++;
 }
-}
-if(data47.preload !== undefined){
-let data70 = data47.preload;
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
-if(data70.tables !== undefined){
-let data71 = data70.tables;
-if(typeof data71 == "number"){
-if(data71 > 1000000000000000 || isNaN(data71)){
-const err162 = {instancePath:instancePath+"/restarts/" + i6+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data66 < 2 || isNaN(data66)){
+const err162 = {instancePath:instancePath+"/restarts/" + i7+"/part",schemaPath:"#/properties/restarts/items/properties/part/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -4748,8 +4733,12 @@ vErrors.push(err162);
 }
 errors++;
 }
-if(data71 < 0 || isNaN(data71)){
-const err163 = {instancePath:instancePath+"/restarts/" + i6+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data62.status !== undefined){
+let data67 = data62.status;
+if(!(((data67 === "ok") || (data67 === "verify-failed")) || (data67 === "failed"))){
+const err163 = {instancePath:instancePath+"/restarts/" + i7+"/status",schemaPath:"#/properties/restarts/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -4759,8 +4748,11 @@ vErrors.push(err163);
 errors++;
 }
 }
-else {
-const err164 = {instancePath:instancePath+"/restarts/" + i6+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data62.reason !== undefined){
+let data68 = data62.reason;
+if(typeof data68 === "string"){
+if(func2(data68) > 10000){
+const err164 = {instancePath:instancePath+"/restarts/" + i7+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -4770,11 +4762,8 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(data70.indexes !== undefined){
-let data72 = data70.indexes;
-if(typeof data72 == "number"){
-if(data72 > 1000000000000000 || isNaN(data72)){
-const err165 = {instancePath:instancePath+"/restarts/" + i6+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err165 = {instancePath:instancePath+"/restarts/" + i7+"/reason",schemaPath:"#/properties/restarts/items/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -4783,8 +4772,12 @@ vErrors.push(err165);
 }
 errors++;
 }
-if(data72 < 0 || isNaN(data72)){
-const err166 = {instancePath:instancePath+"/restarts/" + i6+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data62.startedAt !== undefined){
+let data69 = data62.startedAt;
+if(typeof data69 == "number"){
+if(data69 > 100000000000000 || isNaN(data69)){
+const err166 = {instancePath:instancePath+"/restarts/" + i7+"/startedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -4793,9 +4786,8 @@ vErrors.push(err166);
 }
 errors++;
 }
-}
-else {
-const err167 = {instancePath:instancePath+"/restarts/" + i6+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data69 < 0 || isNaN(data69)){
+const err167 = {instancePath:instancePath+"/restarts/" + i7+"/startedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -4805,11 +4797,8 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(data70.rows !== undefined){
-let data73 = data70.rows;
-if(typeof data73 == "number"){
-if(data73 > 1000000000000000 || isNaN(data73)){
-const err168 = {instancePath:instancePath+"/restarts/" + i6+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err168 = {instancePath:instancePath+"/restarts/" + i7+"/startedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -4818,8 +4807,12 @@ vErrors.push(err168);
 }
 errors++;
 }
-if(data73 < 0 || isNaN(data73)){
-const err169 = {instancePath:instancePath+"/restarts/" + i6+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data62.finishedAt !== undefined){
+let data70 = data62.finishedAt;
+if(typeof data70 == "number"){
+if(data70 > 100000000000000 || isNaN(data70)){
+const err169 = {instancePath:instancePath+"/restarts/" + i7+"/finishedAt",schemaPath:"#/definitions/epochMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000000000},message:"must be <= 100000000000000"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -4828,9 +4821,8 @@ vErrors.push(err169);
 }
 errors++;
 }
-}
-else {
-const err170 = {instancePath:instancePath+"/restarts/" + i6+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data70 < 0 || isNaN(data70)){
+const err170 = {instancePath:instancePath+"/restarts/" + i7+"/finishedAt",schemaPath:"#/definitions/epochMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -4840,11 +4832,8 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data70.ms !== undefined){
-let data74 = data70.ms;
-if(typeof data74 == "number"){
-if(data74 > 1000000000000000 || isNaN(data74)){
-const err171 = {instancePath:instancePath+"/restarts/" + i6+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err171 = {instancePath:instancePath+"/restarts/" + i7+"/finishedAt",schemaPath:"#/definitions/epochMs/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -4853,8 +4842,16 @@ vErrors.push(err171);
 }
 errors++;
 }
-if(data74 < 0 || isNaN(data74)){
-const err172 = {instancePath:instancePath+"/restarts/" + i6+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data62.checks !== undefined){
+let data71 = data62.checks;
+if(Array.isArray(data71)){
+const len8 = data71.length;
+for(let i8=0; i8<len8; i8++){
+let data72 = data71[i8];
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+if(data72.tunable === undefined){
+const err172 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -4863,9 +4860,8 @@ vErrors.push(err172);
 }
 errors++;
 }
-}
-else {
-const err173 = {instancePath:instancePath+"/restarts/" + i6+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data72.level === undefined){
+const err173 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -4874,10 +4870,8 @@ vErrors.push(err173);
 }
 errors++;
 }
-}
-}
-else {
-const err174 = {instancePath:instancePath+"/restarts/" + i6+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data72.ok === undefined){
+const err174 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -4886,16 +4880,8 @@ vErrors.push(err174);
 }
 errors++;
 }
-}
-if(data47.queries !== undefined){
-let data75 = data47.queries;
-if(Array.isArray(data75)){
-const len9 = data75.length;
-for(let i9=0; i9<len9; i9++){
-let data76 = data75[i9];
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-if(data76.query === undefined){
-const err175 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(data72.observed === undefined){
+const err175 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -4904,8 +4890,11 @@ vErrors.push(err175);
 }
 errors++;
 }
-if(data76.unit === undefined){
-const err176 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
+if(data72.tunable !== undefined){
+let data73 = data72.tunable;
+if(typeof data73 === "string"){
+if(func2(data73) > 200){
+const err176 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -4914,8 +4903,9 @@ vErrors.push(err176);
 }
 errors++;
 }
-if(data76.source === undefined){
-const err177 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+}
+else {
+const err177 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -4924,8 +4914,12 @@ vErrors.push(err177);
 }
 errors++;
 }
-if(data76.values === undefined){
-const err178 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+}
+if(data72.level !== undefined){
+let data74 = data72.level;
+if(typeof data74 === "string"){
+if(func2(data74) > 300){
+const err178 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -4934,11 +4928,9 @@ vErrors.push(err178);
 }
 errors++;
 }
-if(data76.query !== undefined){
-let data77 = data76.query;
-if(typeof data77 === "string"){
-if(func2(data77) > 200){
-const err179 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+else {
+const err179 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -4948,8 +4940,9 @@ vErrors.push(err179);
 errors++;
 }
 }
-else {
-const err180 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.ok !== undefined){
+if(typeof data72.ok !== "boolean"){
+const err180 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -4959,11 +4952,9 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data76.unit !== undefined){
-let data78 = data76.unit;
-if(typeof data78 === "string"){
-if(func2(data78) > 40){
-const err181 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+if(data72.verifiable !== undefined){
+if(false !== data72.verifiable){
+const err181 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -4973,8 +4964,11 @@ vErrors.push(err181);
 errors++;
 }
 }
-else {
-const err182 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.observed !== undefined){
+let data77 = data72.observed;
+if(typeof data77 === "string"){
+if(func2(data77) > 10000){
+const err182 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -4984,10 +4978,8 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(data76.source !== undefined){
-let data79 = data76.source;
-if(!(((((data79 === "performance_schema") || (data79 === "profiling")) || (data79 === "client")) || (data79 === "sysbench")) || (data79 === "regex"))){
-const err183 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
+else {
+const err183 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -4997,15 +4989,9 @@ vErrors.push(err183);
 errors++;
 }
 }
-if(data76.values !== undefined){
-let data80 = data76.values;
-if(Array.isArray(data80)){
-const len10 = data80.length;
-for(let i10=0; i10<len10; i10++){
-let data81 = data80[i10];
-if(typeof data81 == "number"){
-if(data81 > 1000000000000000 || isNaN(data81)){
-const err184 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/values/" + i10,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err184 = {instancePath:instancePath+"/restarts/" + i7+"/checks/" + i8,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -5014,8 +5000,10 @@ vErrors.push(err184);
 }
 errors++;
 }
-if(data81 < -1000000000000000 || isNaN(data81)){
-const err185 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/values/" + i10,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+}
+}
+else {
+const err185 = {instancePath:instancePath+"/restarts/" + i7+"/checks",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -5025,8 +5013,15 @@ vErrors.push(err185);
 errors++;
 }
 }
-else {
-const err186 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/values/" + i10,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data62.options !== undefined){
+let data78 = data62.options;
+if(Array.isArray(data78)){
+const len9 = data78.length;
+for(let i9=0; i9<len9; i9++){
+let data79 = data78[i9];
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+if(data79.tunable === undefined){
+const err186 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "tunable"},message:"must have required property '"+"tunable"+"'"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -5035,10 +5030,8 @@ vErrors.push(err186);
 }
 errors++;
 }
-}
-}
-else {
-const err187 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data79.level === undefined){
+const err187 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -5047,16 +5040,8 @@ vErrors.push(err187);
 }
 errors++;
 }
-}
-if(data76.client !== undefined){
-let data82 = data76.client;
-if(Array.isArray(data82)){
-const len11 = data82.length;
-for(let i11=0; i11<len11; i11++){
-let data83 = data82[i11];
-if(typeof data83 == "number"){
-if(data83 > 1000000000000000 || isNaN(data83)){
-const err188 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/client/" + i11,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data79.ok === undefined){
+const err188 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -5065,8 +5050,8 @@ vErrors.push(err188);
 }
 errors++;
 }
-if(data83 < -1000000000000000 || isNaN(data83)){
-const err189 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/client/" + i11,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
+if(data79.observed === undefined){
+const err189 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9,schemaPath:"#/definitions/checks/items/required",keyword:"required",params:{missingProperty: "observed"},message:"must have required property '"+"observed"+"'"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -5075,9 +5060,11 @@ vErrors.push(err189);
 }
 errors++;
 }
-}
-else {
-const err190 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/client/" + i11,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data79.tunable !== undefined){
+let data80 = data79.tunable;
+if(typeof data80 === "string"){
+if(func2(data80) > 200){
+const err190 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -5087,9 +5074,8 @@ vErrors.push(err190);
 errors++;
 }
 }
-}
 else {
-const err191 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err191 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9+"/tunable",schemaPath:"#/definitions/checks/items/properties/tunable/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -5099,9 +5085,11 @@ vErrors.push(err191);
 errors++;
 }
 }
-}
-else {
-const err192 = {instancePath:instancePath+"/restarts/" + i6+"/queries/" + i9,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data79.level !== undefined){
+let data81 = data79.level;
+if(typeof data81 === "string"){
+if(func2(data81) > 300){
+const err192 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9+"/level",schemaPath:"#/definitions/checks/items/properties/level/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -5111,9 +5099,8 @@ vErrors.push(err192);
 errors++;
 }
 }
-}
 else {
-const err193 = {instancePath:instancePath+"/restarts/" + i6+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err193 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9+"/level",schemaPath:"#/definitions/checks/items/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -5123,14 +5110,9 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(data47.steps !== undefined){
-let data84 = data47.steps;
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-if(data84.stop !== undefined){
-let data85 = data84.stop;
-if(typeof data85 == "number"){
-if(data85 > 1000000000000000 || isNaN(data85)){
-const err194 = {instancePath:instancePath+"/restarts/" + i6+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data79.ok !== undefined){
+if(typeof data79.ok !== "boolean"){
+const err194 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9+"/ok",schemaPath:"#/definitions/checks/items/properties/ok/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -5139,8 +5121,10 @@ vErrors.push(err194);
 }
 errors++;
 }
-if(data85 < 0 || isNaN(data85)){
-const err195 = {instancePath:instancePath+"/restarts/" + i6+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data79.verifiable !== undefined){
+if(false !== data79.verifiable){
+const err195 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9+"/verifiable",schemaPath:"#/definitions/checks/items/properties/verifiable/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -5150,8 +5134,11 @@ vErrors.push(err195);
 errors++;
 }
 }
-else {
-const err196 = {instancePath:instancePath+"/restarts/" + i6+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data79.observed !== undefined){
+let data84 = data79.observed;
+if(typeof data84 === "string"){
+if(func2(data84) > 10000){
+const err196 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -5161,11 +5148,8 @@ vErrors.push(err196);
 errors++;
 }
 }
-if(data84.idle !== undefined){
-let data86 = data84.idle;
-if(typeof data86 == "number"){
-if(data86 > 1000000000000000 || isNaN(data86)){
-const err197 = {instancePath:instancePath+"/restarts/" + i6+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err197 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9+"/observed",schemaPath:"#/definitions/checks/items/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -5174,8 +5158,10 @@ vErrors.push(err197);
 }
 errors++;
 }
-if(data86 < 0 || isNaN(data86)){
-const err198 = {instancePath:instancePath+"/restarts/" + i6+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err198 = {instancePath:instancePath+"/restarts/" + i7+"/options/" + i9,schemaPath:"#/definitions/checks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -5185,8 +5171,9 @@ vErrors.push(err198);
 errors++;
 }
 }
+}
 else {
-const err199 = {instancePath:instancePath+"/restarts/" + i6+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err199 = {instancePath:instancePath+"/restarts/" + i7+"/options",schemaPath:"#/definitions/checks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -5196,11 +5183,14 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(data84.start !== undefined){
-let data87 = data84.start;
-if(typeof data87 == "number"){
-if(data87 > 1000000000000000 || isNaN(data87)){
-const err200 = {instancePath:instancePath+"/restarts/" + i6+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data62.preload !== undefined){
+let data85 = data62.preload;
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+if(data85.tables !== undefined){
+let data86 = data85.tables;
+if(typeof data86 == "number"){
+if(data86 > 1000000000000000 || isNaN(data86)){
+const err200 = {instancePath:instancePath+"/restarts/" + i7+"/preload/tables",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -5209,8 +5199,8 @@ vErrors.push(err200);
 }
 errors++;
 }
-if(data87 < 0 || isNaN(data87)){
-const err201 = {instancePath:instancePath+"/restarts/" + i6+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data86 < 0 || isNaN(data86)){
+const err201 = {instancePath:instancePath+"/restarts/" + i7+"/preload/tables",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -5221,7 +5211,7 @@ errors++;
 }
 }
 else {
-const err202 = {instancePath:instancePath+"/restarts/" + i6+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err202 = {instancePath:instancePath+"/restarts/" + i7+"/preload/tables",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -5231,11 +5221,11 @@ vErrors.push(err202);
 errors++;
 }
 }
-if(data84.verify !== undefined){
-let data88 = data84.verify;
-if(typeof data88 == "number"){
-if(data88 > 1000000000000000 || isNaN(data88)){
-const err203 = {instancePath:instancePath+"/restarts/" + i6+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data85.indexes !== undefined){
+let data87 = data85.indexes;
+if(typeof data87 == "number"){
+if(data87 > 1000000000000000 || isNaN(data87)){
+const err203 = {instancePath:instancePath+"/restarts/" + i7+"/preload/indexes",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -5244,8 +5234,8 @@ vErrors.push(err203);
 }
 errors++;
 }
-if(data88 < 0 || isNaN(data88)){
-const err204 = {instancePath:instancePath+"/restarts/" + i6+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data87 < 0 || isNaN(data87)){
+const err204 = {instancePath:instancePath+"/restarts/" + i7+"/preload/indexes",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -5256,7 +5246,7 @@ errors++;
 }
 }
 else {
-const err205 = {instancePath:instancePath+"/restarts/" + i6+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err205 = {instancePath:instancePath+"/restarts/" + i7+"/preload/indexes",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -5266,11 +5256,11 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(data84.setup !== undefined){
-let data89 = data84.setup;
-if(typeof data89 == "number"){
-if(data89 > 1000000000000000 || isNaN(data89)){
-const err206 = {instancePath:instancePath+"/restarts/" + i6+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data85.rows !== undefined){
+let data88 = data85.rows;
+if(typeof data88 == "number"){
+if(data88 > 1000000000000000 || isNaN(data88)){
+const err206 = {instancePath:instancePath+"/restarts/" + i7+"/preload/rows",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -5279,8 +5269,8 @@ vErrors.push(err206);
 }
 errors++;
 }
-if(data89 < 0 || isNaN(data89)){
-const err207 = {instancePath:instancePath+"/restarts/" + i6+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data88 < 0 || isNaN(data88)){
+const err207 = {instancePath:instancePath+"/restarts/" + i7+"/preload/rows",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -5291,7 +5281,7 @@ errors++;
 }
 }
 else {
-const err208 = {instancePath:instancePath+"/restarts/" + i6+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err208 = {instancePath:instancePath+"/restarts/" + i7+"/preload/rows",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -5301,11 +5291,11 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(data84.connect !== undefined){
-let data90 = data84.connect;
-if(typeof data90 == "number"){
-if(data90 > 1000000000000000 || isNaN(data90)){
-const err209 = {instancePath:instancePath+"/restarts/" + i6+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data85.ms !== undefined){
+let data89 = data85.ms;
+if(typeof data89 == "number"){
+if(data89 > 1000000000000000 || isNaN(data89)){
+const err209 = {instancePath:instancePath+"/restarts/" + i7+"/preload/ms",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -5314,8 +5304,8 @@ vErrors.push(err209);
 }
 errors++;
 }
-if(data90 < 0 || isNaN(data90)){
-const err210 = {instancePath:instancePath+"/restarts/" + i6+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data89 < 0 || isNaN(data89)){
+const err210 = {instancePath:instancePath+"/restarts/" + i7+"/preload/ms",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -5326,7 +5316,7 @@ errors++;
 }
 }
 else {
-const err211 = {instancePath:instancePath+"/restarts/" + i6+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err211 = {instancePath:instancePath+"/restarts/" + i7+"/preload/ms",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -5336,11 +5326,9 @@ vErrors.push(err211);
 errors++;
 }
 }
-if(data84.preload !== undefined){
-let data91 = data84.preload;
-if(typeof data91 == "number"){
-if(data91 > 1000000000000000 || isNaN(data91)){
-const err212 = {instancePath:instancePath+"/restarts/" + i6+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err212 = {instancePath:instancePath+"/restarts/" + i7+"/preload",schemaPath:"#/properties/restarts/items/properties/preload/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -5349,8 +5337,16 @@ vErrors.push(err212);
 }
 errors++;
 }
-if(data91 < 0 || isNaN(data91)){
-const err213 = {instancePath:instancePath+"/restarts/" + i6+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data62.queries !== undefined){
+let data90 = data62.queries;
+if(Array.isArray(data90)){
+const len10 = data90.length;
+for(let i10=0; i10<len10; i10++){
+let data91 = data90[i10];
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+if(data91.query === undefined){
+const err213 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -5359,9 +5355,8 @@ vErrors.push(err213);
 }
 errors++;
 }
-}
-else {
-const err214 = {instancePath:instancePath+"/restarts/" + i6+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data91.unit === undefined){
+const err214 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "unit"},message:"must have required property '"+"unit"+"'"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -5370,12 +5365,8 @@ vErrors.push(err214);
 }
 errors++;
 }
-}
-if(data84.timer !== undefined){
-let data92 = data84.timer;
-if(typeof data92 == "number"){
-if(data92 > 1000000000000000 || isNaN(data92)){
-const err215 = {instancePath:instancePath+"/restarts/" + i6+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data91.source === undefined){
+const err215 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -5384,8 +5375,8 @@ vErrors.push(err215);
 }
 errors++;
 }
-if(data92 < 0 || isNaN(data92)){
-const err216 = {instancePath:instancePath+"/restarts/" + i6+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data91.values === undefined){
+const err216 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10,schemaPath:"#/properties/restarts/items/properties/queries/items/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -5394,9 +5385,11 @@ vErrors.push(err216);
 }
 errors++;
 }
-}
-else {
-const err217 = {instancePath:instancePath+"/restarts/" + i6+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data91.query !== undefined){
+let data92 = data91.query;
+if(typeof data92 === "string"){
+if(func2(data92) > 200){
+const err217 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -5406,11 +5399,8 @@ vErrors.push(err217);
 errors++;
 }
 }
-if(data84.measure !== undefined){
-let data93 = data84.measure;
-if(typeof data93 == "number"){
-if(data93 > 1000000000000000 || isNaN(data93)){
-const err218 = {instancePath:instancePath+"/restarts/" + i6+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err218 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/query",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -5419,8 +5409,12 @@ vErrors.push(err218);
 }
 errors++;
 }
-if(data93 < 0 || isNaN(data93)){
-const err219 = {instancePath:instancePath+"/restarts/" + i6+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data91.unit !== undefined){
+let data93 = data91.unit;
+if(typeof data93 === "string"){
+if(func2(data93) > 40){
+const err219 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -5431,7 +5425,7 @@ errors++;
 }
 }
 else {
-const err220 = {instancePath:instancePath+"/restarts/" + i6+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err220 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/unit",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/unit/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -5441,9 +5435,10 @@ vErrors.push(err220);
 errors++;
 }
 }
-}
-else {
-const err221 = {instancePath:instancePath+"/restarts/" + i6+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data91.source !== undefined){
+let data94 = data91.source;
+if(!(((((data94 === "performance_schema") || (data94 === "profiling")) || (data94 === "client")) || (data94 === "sysbench")) || (data94 === "regex"))){
+const err221 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/source",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/source/enum",keyword:"enum",params:{allowedValues: schema27.properties.restarts.items.properties.queries.items.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -5453,11 +5448,15 @@ vErrors.push(err221);
 errors++;
 }
 }
-if(data47.noise !== undefined){
-let data94 = data47.noise;
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-if(data94.seconds === undefined){
-const err222 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
+if(data91.values !== undefined){
+let data95 = data91.values;
+if(Array.isArray(data95)){
+const len11 = data95.length;
+for(let i11=0; i11<len11; i11++){
+let data96 = data95[i11];
+if(typeof data96 == "number"){
+if(data96 > 1000000000000000 || isNaN(data96)){
+const err222 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/values/" + i11,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -5466,8 +5465,8 @@ vErrors.push(err222);
 }
 errors++;
 }
-if(data94.load === undefined){
-const err223 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
+if(data96 < -1000000000000000 || isNaN(data96)){
+const err223 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/values/" + i11,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -5476,8 +5475,9 @@ vErrors.push(err223);
 }
 errors++;
 }
-if(data94.cpus === undefined){
-const err224 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
+}
+else {
+const err224 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/values/" + i11,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -5486,8 +5486,10 @@ vErrors.push(err224);
 }
 errors++;
 }
-if(data94.stealPct === undefined){
-const err225 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
+}
+}
+else {
+const err225 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/values",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/values/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -5496,8 +5498,16 @@ vErrors.push(err225);
 }
 errors++;
 }
-if(data94.othersCpuPct === undefined){
-const err226 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
+}
+if(data91.client !== undefined){
+let data97 = data91.client;
+if(Array.isArray(data97)){
+const len12 = data97.length;
+for(let i12=0; i12<len12; i12++){
+let data98 = data97[i12];
+if(typeof data98 == "number"){
+if(data98 > 1000000000000000 || isNaN(data98)){
+const err226 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/client/" + i12,schemaPath:"#/definitions/measure/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -5506,8 +5516,8 @@ vErrors.push(err226);
 }
 errors++;
 }
-if(data94.ctxPerS === undefined){
-const err227 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
+if(data98 < -1000000000000000 || isNaN(data98)){
+const err227 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/client/" + i12,schemaPath:"#/definitions/measure/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -5516,11 +5526,9 @@ vErrors.push(err227);
 }
 errors++;
 }
-if(data94.seconds !== undefined){
-let data95 = data94.seconds;
-if(typeof data95 == "number"){
-if(data95 > 1000000000000000 || isNaN(data95)){
-const err228 = {instancePath:instancePath+"/restarts/" + i6+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err228 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/client/" + i12,schemaPath:"#/definitions/measure/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -5529,8 +5537,10 @@ vErrors.push(err228);
 }
 errors++;
 }
-if(data95 < 0 || isNaN(data95)){
-const err229 = {instancePath:instancePath+"/restarts/" + i6+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err229 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10+"/client",schemaPath:"#/properties/restarts/items/properties/queries/items/properties/client/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -5540,8 +5550,9 @@ vErrors.push(err229);
 errors++;
 }
 }
+}
 else {
-const err230 = {instancePath:instancePath+"/restarts/" + i6+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err230 = {instancePath:instancePath+"/restarts/" + i7+"/queries/" + i10,schemaPath:"#/properties/restarts/items/properties/queries/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -5551,11 +5562,9 @@ vErrors.push(err230);
 errors++;
 }
 }
-if(data94.load !== undefined){
-let data96 = data94.load;
-if(typeof data96 == "number"){
-if(data96 > 1000000000000000 || isNaN(data96)){
-const err231 = {instancePath:instancePath+"/restarts/" + i6+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+}
+else {
+const err231 = {instancePath:instancePath+"/restarts/" + i7+"/queries",schemaPath:"#/properties/restarts/items/properties/queries/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -5564,8 +5573,15 @@ vErrors.push(err231);
 }
 errors++;
 }
-if(data96 < 0 || isNaN(data96)){
-const err232 = {instancePath:instancePath+"/restarts/" + i6+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data62.steps !== undefined){
+let data99 = data62.steps;
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+if(data99.stop !== undefined){
+let data100 = data99.stop;
+if(typeof data100 == "number"){
+if(data100 > 1000000000000000 || isNaN(data100)){
+const err232 = {instancePath:instancePath+"/restarts/" + i7+"/steps/stop",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -5574,9 +5590,8 @@ vErrors.push(err232);
 }
 errors++;
 }
-}
-else {
-const err233 = {instancePath:instancePath+"/restarts/" + i6+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data100 < 0 || isNaN(data100)){
+const err233 = {instancePath:instancePath+"/restarts/" + i7+"/steps/stop",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -5586,11 +5601,8 @@ vErrors.push(err233);
 errors++;
 }
 }
-if(data94.cpus !== undefined){
-let data97 = data94.cpus;
-if(typeof data97 == "number"){
-if(data97 > 1000000000000000 || isNaN(data97)){
-const err234 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err234 = {instancePath:instancePath+"/restarts/" + i7+"/steps/stop",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -5599,8 +5611,12 @@ vErrors.push(err234);
 }
 errors++;
 }
-if(data97 < 0 || isNaN(data97)){
-const err235 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data99.idle !== undefined){
+let data101 = data99.idle;
+if(typeof data101 == "number"){
+if(data101 > 1000000000000000 || isNaN(data101)){
+const err235 = {instancePath:instancePath+"/restarts/" + i7+"/steps/idle",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -5609,9 +5625,8 @@ vErrors.push(err235);
 }
 errors++;
 }
-}
-else {
-const err236 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data101 < 0 || isNaN(data101)){
+const err236 = {instancePath:instancePath+"/restarts/" + i7+"/steps/idle",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -5621,11 +5636,8 @@ vErrors.push(err236);
 errors++;
 }
 }
-if(data94.stealPct !== undefined){
-let data98 = data94.stealPct;
-if(typeof data98 == "number"){
-if(data98 > 100 || isNaN(data98)){
-const err237 = {instancePath:instancePath+"/restarts/" + i6+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+else {
+const err237 = {instancePath:instancePath+"/restarts/" + i7+"/steps/idle",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -5634,8 +5646,12 @@ vErrors.push(err237);
 }
 errors++;
 }
-if(data98 < 0 || isNaN(data98)){
-const err238 = {instancePath:instancePath+"/restarts/" + i6+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data99.start !== undefined){
+let data102 = data99.start;
+if(typeof data102 == "number"){
+if(data102 > 1000000000000000 || isNaN(data102)){
+const err238 = {instancePath:instancePath+"/restarts/" + i7+"/steps/start",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -5644,9 +5660,8 @@ vErrors.push(err238);
 }
 errors++;
 }
-}
-else {
-const err239 = {instancePath:instancePath+"/restarts/" + i6+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data102 < 0 || isNaN(data102)){
+const err239 = {instancePath:instancePath+"/restarts/" + i7+"/steps/start",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -5656,11 +5671,8 @@ vErrors.push(err239);
 errors++;
 }
 }
-if(data94.othersCpuPct !== undefined){
-let data99 = data94.othersCpuPct;
-if(typeof data99 == "number"){
-if(data99 > 100 || isNaN(data99)){
-const err240 = {instancePath:instancePath+"/restarts/" + i6+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+else {
+const err240 = {instancePath:instancePath+"/restarts/" + i7+"/steps/start",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -5669,8 +5681,12 @@ vErrors.push(err240);
 }
 errors++;
 }
-if(data99 < 0 || isNaN(data99)){
-const err241 = {instancePath:instancePath+"/restarts/" + i6+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data99.verify !== undefined){
+let data103 = data99.verify;
+if(typeof data103 == "number"){
+if(data103 > 1000000000000000 || isNaN(data103)){
+const err241 = {instancePath:instancePath+"/restarts/" + i7+"/steps/verify",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -5679,9 +5695,8 @@ vErrors.push(err241);
 }
 errors++;
 }
-}
-else {
-const err242 = {instancePath:instancePath+"/restarts/" + i6+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data103 < 0 || isNaN(data103)){
+const err242 = {instancePath:instancePath+"/restarts/" + i7+"/steps/verify",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -5691,11 +5706,8 @@ vErrors.push(err242);
 errors++;
 }
 }
-if(data94.ctxPerS !== undefined){
-let data100 = data94.ctxPerS;
-if(typeof data100 == "number"){
-if(data100 > 1000000000000000 || isNaN(data100)){
-const err243 = {instancePath:instancePath+"/restarts/" + i6+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err243 = {instancePath:instancePath+"/restarts/" + i7+"/steps/verify",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -5704,8 +5716,12 @@ vErrors.push(err243);
 }
 errors++;
 }
-if(data100 < 0 || isNaN(data100)){
-const err244 = {instancePath:instancePath+"/restarts/" + i6+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data99.setup !== undefined){
+let data104 = data99.setup;
+if(typeof data104 == "number"){
+if(data104 > 1000000000000000 || isNaN(data104)){
+const err244 = {instancePath:instancePath+"/restarts/" + i7+"/steps/setup",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -5714,9 +5730,8 @@ vErrors.push(err244);
 }
 errors++;
 }
-}
-else {
-const err245 = {instancePath:instancePath+"/restarts/" + i6+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data104 < 0 || isNaN(data104)){
+const err245 = {instancePath:instancePath+"/restarts/" + i7+"/steps/setup",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -5726,11 +5741,8 @@ vErrors.push(err245);
 errors++;
 }
 }
-if(data94.cpuMhz !== undefined){
-let data101 = data94.cpuMhz;
-if(typeof data101 == "number"){
-if(data101 > 1000000000000000 || isNaN(data101)){
-const err246 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err246 = {instancePath:instancePath+"/restarts/" + i7+"/steps/setup",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -5739,8 +5751,12 @@ vErrors.push(err246);
 }
 errors++;
 }
-if(data101 < 0 || isNaN(data101)){
-const err247 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data99.connect !== undefined){
+let data105 = data99.connect;
+if(typeof data105 == "number"){
+if(data105 > 1000000000000000 || isNaN(data105)){
+const err247 = {instancePath:instancePath+"/restarts/" + i7+"/steps/connect",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -5749,9 +5765,8 @@ vErrors.push(err247);
 }
 errors++;
 }
-}
-else {
-const err248 = {instancePath:instancePath+"/restarts/" + i6+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data105 < 0 || isNaN(data105)){
+const err248 = {instancePath:instancePath+"/restarts/" + i7+"/steps/connect",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -5761,9 +5776,8 @@ vErrors.push(err248);
 errors++;
 }
 }
-}
 else {
-const err249 = {instancePath:instancePath+"/restarts/" + i6+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err249 = {instancePath:instancePath+"/restarts/" + i7+"/steps/connect",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -5773,15 +5787,11 @@ vErrors.push(err249);
 errors++;
 }
 }
-if(data47.intervals !== undefined){
-let data102 = data47.intervals;
-if(Array.isArray(data102)){
-const len12 = data102.length;
-for(let i12=0; i12<len12; i12++){
-let data103 = data102[i12];
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-if(data103.rep === undefined){
-const err250 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
+if(data99.preload !== undefined){
+let data106 = data99.preload;
+if(typeof data106 == "number"){
+if(data106 > 1000000000000000 || isNaN(data106)){
+const err250 = {instancePath:instancePath+"/restarts/" + i7+"/steps/preload",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -5790,8 +5800,8 @@ vErrors.push(err250);
 }
 errors++;
 }
-if(data103.second === undefined){
-const err251 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
+if(data106 < 0 || isNaN(data106)){
+const err251 = {instancePath:instancePath+"/restarts/" + i7+"/steps/preload",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -5800,8 +5810,9 @@ vErrors.push(err251);
 }
 errors++;
 }
-if(data103.threads === undefined){
-const err252 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
+}
+else {
+const err252 = {instancePath:instancePath+"/restarts/" + i7+"/steps/preload",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -5810,8 +5821,12 @@ vErrors.push(err252);
 }
 errors++;
 }
-if(data103.tps === undefined){
-const err253 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
+}
+if(data99.timer !== undefined){
+let data107 = data99.timer;
+if(typeof data107 == "number"){
+if(data107 > 1000000000000000 || isNaN(data107)){
+const err253 = {instancePath:instancePath+"/restarts/" + i7+"/steps/timer",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -5820,8 +5835,8 @@ vErrors.push(err253);
 }
 errors++;
 }
-if(data103.qps === undefined){
-const err254 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
+if(data107 < 0 || isNaN(data107)){
+const err254 = {instancePath:instancePath+"/restarts/" + i7+"/steps/timer",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -5830,10 +5845,9 @@ vErrors.push(err254);
 }
 errors++;
 }
-if(data103.rep !== undefined){
-let data104 = data103.rep;
-if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
-const err255 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err255 = {instancePath:instancePath+"/restarts/" + i7+"/steps/timer",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -5842,9 +5856,12 @@ vErrors.push(err255);
 }
 errors++;
 }
-if(typeof data104 == "number"){
-if(data104 > 1000000000 || isNaN(data104)){
-const err256 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+}
+if(data99.measure !== undefined){
+let data108 = data99.measure;
+if(typeof data108 == "number"){
+if(data108 > 1000000000000000 || isNaN(data108)){
+const err256 = {instancePath:instancePath+"/restarts/" + i7+"/steps/measure",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -5853,8 +5870,8 @@ vErrors.push(err256);
 }
 errors++;
 }
-if(data104 < 1 || isNaN(data104)){
-const err257 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data108 < 0 || isNaN(data108)){
+const err257 = {instancePath:instancePath+"/restarts/" + i7+"/steps/measure",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -5864,12 +5881,8 @@ vErrors.push(err257);
 errors++;
 }
 }
-}
-if(data103.second !== undefined){
-let data105 = data103.second;
-if(typeof data105 == "number"){
-if(data105 > 1000000000000000 || isNaN(data105)){
-const err258 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+else {
+const err258 = {instancePath:instancePath+"/restarts/" + i7+"/steps/measure",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -5878,8 +5891,10 @@ vErrors.push(err258);
 }
 errors++;
 }
-if(data105 < 0 || isNaN(data105)){
-const err259 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err259 = {instancePath:instancePath+"/restarts/" + i7+"/steps",schemaPath:"#/properties/restarts/items/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -5889,8 +5904,11 @@ vErrors.push(err259);
 errors++;
 }
 }
-else {
-const err260 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data62.noise !== undefined){
+let data109 = data62.noise;
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+if(data109.seconds === undefined){
+const err260 = {instancePath:instancePath+"/restarts/" + i7+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -5899,12 +5917,8 @@ vErrors.push(err260);
 }
 errors++;
 }
-}
-if(data103.threads !== undefined){
-let data106 = data103.threads;
-if(typeof data106 == "number"){
-if(data106 > 1000000000000000 || isNaN(data106)){
-const err261 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data109.load === undefined){
+const err261 = {instancePath:instancePath+"/restarts/" + i7+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "load"},message:"must have required property '"+"load"+"'"};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -5913,8 +5927,8 @@ vErrors.push(err261);
 }
 errors++;
 }
-if(data106 < 0 || isNaN(data106)){
-const err262 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data109.cpus === undefined){
+const err262 = {instancePath:instancePath+"/restarts/" + i7+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "cpus"},message:"must have required property '"+"cpus"+"'"};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -5923,9 +5937,8 @@ vErrors.push(err262);
 }
 errors++;
 }
-}
-else {
-const err263 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data109.stealPct === undefined){
+const err263 = {instancePath:instancePath+"/restarts/" + i7+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "stealPct"},message:"must have required property '"+"stealPct"+"'"};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -5934,12 +5947,8 @@ vErrors.push(err263);
 }
 errors++;
 }
-}
-if(data103.tps !== undefined){
-let data107 = data103.tps;
-if(typeof data107 == "number"){
-if(data107 > 1000000000000000 || isNaN(data107)){
-const err264 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data109.othersCpuPct === undefined){
+const err264 = {instancePath:instancePath+"/restarts/" + i7+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "othersCpuPct"},message:"must have required property '"+"othersCpuPct"+"'"};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -5948,8 +5957,8 @@ vErrors.push(err264);
 }
 errors++;
 }
-if(data107 < 0 || isNaN(data107)){
-const err265 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data109.ctxPerS === undefined){
+const err265 = {instancePath:instancePath+"/restarts/" + i7+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/required",keyword:"required",params:{missingProperty: "ctxPerS"},message:"must have required property '"+"ctxPerS"+"'"};
 if(vErrors === null){
 vErrors = [err265];
 }
@@ -5958,9 +5967,11 @@ vErrors.push(err265);
 }
 errors++;
 }
-}
-else {
-const err266 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data109.seconds !== undefined){
+let data110 = data109.seconds;
+if(typeof data110 == "number"){
+if(data110 > 1000000000000000 || isNaN(data110)){
+const err266 = {instancePath:instancePath+"/restarts/" + i7+"/noise/seconds",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err266];
 }
@@ -5969,12 +5980,8 @@ vErrors.push(err266);
 }
 errors++;
 }
-}
-if(data103.qps !== undefined){
-let data108 = data103.qps;
-if(typeof data108 == "number"){
-if(data108 > 1000000000000000 || isNaN(data108)){
-const err267 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data110 < 0 || isNaN(data110)){
+const err267 = {instancePath:instancePath+"/restarts/" + i7+"/noise/seconds",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err267];
 }
@@ -5983,8 +5990,9 @@ vErrors.push(err267);
 }
 errors++;
 }
-if(data108 < 0 || isNaN(data108)){
-const err268 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err268 = {instancePath:instancePath+"/restarts/" + i7+"/noise/seconds",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err268];
 }
@@ -5994,8 +6002,11 @@ vErrors.push(err268);
 errors++;
 }
 }
-else {
-const err269 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data109.load !== undefined){
+let data111 = data109.load;
+if(typeof data111 == "number"){
+if(data111 > 1000000000000000 || isNaN(data111)){
+const err269 = {instancePath:instancePath+"/restarts/" + i7+"/noise/load",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err269];
 }
@@ -6004,12 +6015,8 @@ vErrors.push(err269);
 }
 errors++;
 }
-}
-if(data103.latencyMs !== undefined){
-let data109 = data103.latencyMs;
-if(typeof data109 == "number"){
-if(data109 > 1000000000000000 || isNaN(data109)){
-const err270 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data111 < 0 || isNaN(data111)){
+const err270 = {instancePath:instancePath+"/restarts/" + i7+"/noise/load",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err270];
 }
@@ -6018,8 +6025,9 @@ vErrors.push(err270);
 }
 errors++;
 }
-if(data109 < 0 || isNaN(data109)){
-const err271 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err271 = {instancePath:instancePath+"/restarts/" + i7+"/noise/load",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err271];
 }
@@ -6029,8 +6037,11 @@ vErrors.push(err271);
 errors++;
 }
 }
-else {
-const err272 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data109.cpus !== undefined){
+let data112 = data109.cpus;
+if(typeof data112 == "number"){
+if(data112 > 1000000000000000 || isNaN(data112)){
+const err272 = {instancePath:instancePath+"/restarts/" + i7+"/noise/cpus",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err272];
 }
@@ -6039,12 +6050,8 @@ vErrors.push(err272);
 }
 errors++;
 }
-}
-if(data103.percentile !== undefined){
-let data110 = data103.percentile;
-if(typeof data110 == "number"){
-if(data110 > 100 || isNaN(data110)){
-const err273 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data112 < 0 || isNaN(data112)){
+const err273 = {instancePath:instancePath+"/restarts/" + i7+"/noise/cpus",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err273];
 }
@@ -6053,8 +6060,9 @@ vErrors.push(err273);
 }
 errors++;
 }
-if(data110 < 0 || isNaN(data110)){
-const err274 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err274 = {instancePath:instancePath+"/restarts/" + i7+"/noise/cpus",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err274];
 }
@@ -6064,8 +6072,11 @@ vErrors.push(err274);
 errors++;
 }
 }
-else {
-const err275 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data109.stealPct !== undefined){
+let data113 = data109.stealPct;
+if(typeof data113 == "number"){
+if(data113 > 100 || isNaN(data113)){
+const err275 = {instancePath:instancePath+"/restarts/" + i7+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err275];
 }
@@ -6074,12 +6085,8 @@ vErrors.push(err275);
 }
 errors++;
 }
-}
-if(data103.errPerSec !== undefined){
-let data111 = data103.errPerSec;
-if(typeof data111 == "number"){
-if(data111 > 1000000000000000 || isNaN(data111)){
-const err276 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(data113 < 0 || isNaN(data113)){
+const err276 = {instancePath:instancePath+"/restarts/" + i7+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err276];
 }
@@ -6088,8 +6095,9 @@ vErrors.push(err276);
 }
 errors++;
 }
-if(data111 < 0 || isNaN(data111)){
-const err277 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err277 = {instancePath:instancePath+"/restarts/" + i7+"/noise/stealPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/stealPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err277];
 }
@@ -6099,8 +6107,11 @@ vErrors.push(err277);
 errors++;
 }
 }
-else {
-const err278 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data109.othersCpuPct !== undefined){
+let data114 = data109.othersCpuPct;
+if(typeof data114 == "number"){
+if(data114 > 100 || isNaN(data114)){
+const err278 = {instancePath:instancePath+"/restarts/" + i7+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err278];
 }
@@ -6109,10 +6120,8 @@ vErrors.push(err278);
 }
 errors++;
 }
-}
-}
-else {
-const err279 = {instancePath:instancePath+"/restarts/" + i6+"/intervals/" + i12,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data114 < 0 || isNaN(data114)){
+const err279 = {instancePath:instancePath+"/restarts/" + i7+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err279];
 }
@@ -6122,9 +6131,8 @@ vErrors.push(err279);
 errors++;
 }
 }
-}
 else {
-const err280 = {instancePath:instancePath+"/restarts/" + i6+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err280 = {instancePath:instancePath+"/restarts/" + i7+"/noise/othersCpuPct",schemaPath:"#/properties/restarts/items/properties/noise/properties/othersCpuPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err280];
 }
@@ -6134,9 +6142,11 @@ vErrors.push(err280);
 errors++;
 }
 }
-}
-else {
-const err281 = {instancePath:instancePath+"/restarts/" + i6,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data109.ctxPerS !== undefined){
+let data115 = data109.ctxPerS;
+if(typeof data115 == "number"){
+if(data115 > 1000000000000000 || isNaN(data115)){
+const err281 = {instancePath:instancePath+"/restarts/" + i7+"/noise/ctxPerS",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err281];
 }
@@ -6145,10 +6155,8 @@ vErrors.push(err281);
 }
 errors++;
 }
-}
-}
-else {
-const err282 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data115 < 0 || isNaN(data115)){
+const err282 = {instancePath:instancePath+"/restarts/" + i7+"/noise/ctxPerS",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err282];
 }
@@ -6158,14 +6166,457 @@ vErrors.push(err282);
 errors++;
 }
 }
-}
 else {
-const err283 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err283 = {instancePath:instancePath+"/restarts/" + i7+"/noise/ctxPerS",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err283];
 }
 else {
 vErrors.push(err283);
+}
+errors++;
+}
+}
+if(data109.cpuMhz !== undefined){
+let data116 = data109.cpuMhz;
+if(typeof data116 == "number"){
+if(data116 > 1000000000000000 || isNaN(data116)){
+const err284 = {instancePath:instancePath+"/restarts/" + i7+"/noise/cpuMhz",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err284];
+}
+else {
+vErrors.push(err284);
+}
+errors++;
+}
+if(data116 < 0 || isNaN(data116)){
+const err285 = {instancePath:instancePath+"/restarts/" + i7+"/noise/cpuMhz",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err285];
+}
+else {
+vErrors.push(err285);
+}
+errors++;
+}
+}
+else {
+const err286 = {instancePath:instancePath+"/restarts/" + i7+"/noise/cpuMhz",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err286];
+}
+else {
+vErrors.push(err286);
+}
+errors++;
+}
+}
+}
+else {
+const err287 = {instancePath:instancePath+"/restarts/" + i7+"/noise",schemaPath:"#/properties/restarts/items/properties/noise/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err287];
+}
+else {
+vErrors.push(err287);
+}
+errors++;
+}
+}
+if(data62.intervals !== undefined){
+let data117 = data62.intervals;
+if(Array.isArray(data117)){
+const len13 = data117.length;
+for(let i13=0; i13<len13; i13++){
+let data118 = data117[i13];
+if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
+if(data118.rep === undefined){
+const err288 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "rep"},message:"must have required property '"+"rep"+"'"};
+if(vErrors === null){
+vErrors = [err288];
+}
+else {
+vErrors.push(err288);
+}
+errors++;
+}
+if(data118.second === undefined){
+const err289 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "second"},message:"must have required property '"+"second"+"'"};
+if(vErrors === null){
+vErrors = [err289];
+}
+else {
+vErrors.push(err289);
+}
+errors++;
+}
+if(data118.threads === undefined){
+const err290 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "threads"},message:"must have required property '"+"threads"+"'"};
+if(vErrors === null){
+vErrors = [err290];
+}
+else {
+vErrors.push(err290);
+}
+errors++;
+}
+if(data118.tps === undefined){
+const err291 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "tps"},message:"must have required property '"+"tps"+"'"};
+if(vErrors === null){
+vErrors = [err291];
+}
+else {
+vErrors.push(err291);
+}
+errors++;
+}
+if(data118.qps === undefined){
+const err292 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13,schemaPath:"#/properties/restarts/items/properties/intervals/items/required",keyword:"required",params:{missingProperty: "qps"},message:"must have required property '"+"qps"+"'"};
+if(vErrors === null){
+vErrors = [err292];
+}
+else {
+vErrors.push(err292);
+}
+errors++;
+}
+if(data118.rep !== undefined){
+let data119 = data118.rep;
+if(!((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119)))){
+const err293 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err293];
+}
+else {
+vErrors.push(err293);
+}
+errors++;
+}
+if(typeof data119 == "number"){
+if(data119 > 1000000000 || isNaN(data119)){
+const err294 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(vErrors === null){
+vErrors = [err294];
+}
+else {
+vErrors.push(err294);
+}
+errors++;
+}
+if(data119 < 1 || isNaN(data119)){
+const err295 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/rep",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/rep/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err295];
+}
+else {
+vErrors.push(err295);
+}
+errors++;
+}
+}
+}
+if(data118.second !== undefined){
+let data120 = data118.second;
+if(typeof data120 == "number"){
+if(data120 > 1000000000000000 || isNaN(data120)){
+const err296 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/second",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err296];
+}
+else {
+vErrors.push(err296);
+}
+errors++;
+}
+if(data120 < 0 || isNaN(data120)){
+const err297 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/second",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err297];
+}
+else {
+vErrors.push(err297);
+}
+errors++;
+}
+}
+else {
+const err298 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/second",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err298];
+}
+else {
+vErrors.push(err298);
+}
+errors++;
+}
+}
+if(data118.threads !== undefined){
+let data121 = data118.threads;
+if(typeof data121 == "number"){
+if(data121 > 1000000000000000 || isNaN(data121)){
+const err299 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/threads",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err299];
+}
+else {
+vErrors.push(err299);
+}
+errors++;
+}
+if(data121 < 0 || isNaN(data121)){
+const err300 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/threads",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err300];
+}
+else {
+vErrors.push(err300);
+}
+errors++;
+}
+}
+else {
+const err301 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/threads",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err301];
+}
+else {
+vErrors.push(err301);
+}
+errors++;
+}
+}
+if(data118.tps !== undefined){
+let data122 = data118.tps;
+if(typeof data122 == "number"){
+if(data122 > 1000000000000000 || isNaN(data122)){
+const err302 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/tps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err302];
+}
+else {
+vErrors.push(err302);
+}
+errors++;
+}
+if(data122 < 0 || isNaN(data122)){
+const err303 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/tps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err303];
+}
+else {
+vErrors.push(err303);
+}
+errors++;
+}
+}
+else {
+const err304 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/tps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err304];
+}
+else {
+vErrors.push(err304);
+}
+errors++;
+}
+}
+if(data118.qps !== undefined){
+let data123 = data118.qps;
+if(typeof data123 == "number"){
+if(data123 > 1000000000000000 || isNaN(data123)){
+const err305 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/qps",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err305];
+}
+else {
+vErrors.push(err305);
+}
+errors++;
+}
+if(data123 < 0 || isNaN(data123)){
+const err306 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/qps",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err306];
+}
+else {
+vErrors.push(err306);
+}
+errors++;
+}
+}
+else {
+const err307 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/qps",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err307];
+}
+else {
+vErrors.push(err307);
+}
+errors++;
+}
+}
+if(data118.latencyMs !== undefined){
+let data124 = data118.latencyMs;
+if(typeof data124 == "number"){
+if(data124 > 1000000000000000 || isNaN(data124)){
+const err308 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/latencyMs",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err308];
+}
+else {
+vErrors.push(err308);
+}
+errors++;
+}
+if(data124 < 0 || isNaN(data124)){
+const err309 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/latencyMs",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err309];
+}
+else {
+vErrors.push(err309);
+}
+errors++;
+}
+}
+else {
+const err310 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/latencyMs",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err310];
+}
+else {
+vErrors.push(err310);
+}
+errors++;
+}
+}
+if(data118.percentile !== undefined){
+let data125 = data118.percentile;
+if(typeof data125 == "number"){
+if(data125 > 100 || isNaN(data125)){
+const err311 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err311];
+}
+else {
+vErrors.push(err311);
+}
+errors++;
+}
+if(data125 < 0 || isNaN(data125)){
+const err312 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err312];
+}
+else {
+vErrors.push(err312);
+}
+errors++;
+}
+}
+else {
+const err313 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/percentile",schemaPath:"#/properties/restarts/items/properties/intervals/items/properties/percentile/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err313];
+}
+else {
+vErrors.push(err313);
+}
+errors++;
+}
+}
+if(data118.errPerSec !== undefined){
+let data126 = data118.errPerSec;
+if(typeof data126 == "number"){
+if(data126 > 1000000000000000 || isNaN(data126)){
+const err314 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/errPerSec",schemaPath:"#/definitions/count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
+if(vErrors === null){
+vErrors = [err314];
+}
+else {
+vErrors.push(err314);
+}
+errors++;
+}
+if(data126 < 0 || isNaN(data126)){
+const err315 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/errPerSec",schemaPath:"#/definitions/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err315];
+}
+else {
+vErrors.push(err315);
+}
+errors++;
+}
+}
+else {
+const err316 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13+"/errPerSec",schemaPath:"#/definitions/count/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err316];
+}
+else {
+vErrors.push(err316);
+}
+errors++;
+}
+}
+}
+else {
+const err317 = {instancePath:instancePath+"/restarts/" + i7+"/intervals/" + i13,schemaPath:"#/properties/restarts/items/properties/intervals/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err317];
+}
+else {
+vErrors.push(err317);
+}
+errors++;
+}
+}
+}
+else {
+const err318 = {instancePath:instancePath+"/restarts/" + i7+"/intervals",schemaPath:"#/properties/restarts/items/properties/intervals/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err318];
+}
+else {
+vErrors.push(err318);
+}
+errors++;
+}
+}
+}
+else {
+const err319 = {instancePath:instancePath+"/restarts/" + i7,schemaPath:"#/properties/restarts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err319];
+}
+else {
+vErrors.push(err319);
+}
+errors++;
+}
+}
+}
+else {
+const err320 = {instancePath:instancePath+"/restarts",schemaPath:"#/properties/restarts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err320];
+}
+else {
+vErrors.push(err320);
+}
+errors++;
+}
+}
+}
+else {
+const err321 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err321];
+}
+else {
+vErrors.push(err321);
 }
 errors++;
 }

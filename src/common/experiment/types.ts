@@ -323,13 +323,39 @@ export interface Results {
   restarts: RestartResult[];
 }
 
-/** A data step as the file keeps it: when it ended, its milliseconds, its build's data directory (absent: the profile's own). */
+/**
+ * A data step as the file keeps it: when it ended, its milliseconds, its build's data directory (absent:
+ * the profile's own), and what it loaded or recognised: the journal's `data` record whole, so the file a
+ * teammate receives says which data the numbers were measured on. Files written before it was kept hold
+ * the first five fields only (the rest are optional for them).
+ */
 export interface DataStepResult {
   at: number;
   ms: number;
   datadir?: string;
   recognised: boolean;
   host?: string;
+  database?: string;
+  sf?: number;
+  seed?: number;
+  /** Where the rows came from: varlab's generator, or a folder of .tbl files. */
+  source?: string;
+  /** Chunks of a cut load it went on from. */
+  resumedChunks?: number;
+  /** Rows per table, as counted after the load (or found, when recognised). */
+  rows?: Record<string, number>;
+  method?: 'load-data-local' | 'insert';
+  /** Each check query's result: its rows and checksum, and whether they are the expected ones. */
+  checks?: DataCheck[];
+}
+
+/** One query run once after the load, its result checked against the expected one when known. */
+export interface DataCheck {
+  query: string;
+  rows: number;
+  checksum: string;
+  expected: boolean;
+  ms: number;
 }
 
 /** One line of a run's log; `host` in a run on several hosts. */

@@ -8,6 +8,7 @@ import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } f
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
 import { formatDuration } from '../plan.js';
 import { timerLines } from '../timer-note.js';
+import { dataSetLines } from '../dbt3/words.js';
 import { ruleBaseline, ruleVerdictsFor, stopsOf } from '../stats/replay.js';
 import { intervalNames, ruleVerdictLabel, sequentialVerdictText } from '../stats/sequential.js';
 import { grownText, INTERVAL_COLUMNS, intervalCellText, intervalRestartRow, intervalsHeading, pairingText, steadyOverview } from './analysis-output.js';
@@ -58,6 +59,8 @@ function designSection(ctx: ExportContext): string[] {
   } else {
     lines.push(`- Workload: ${w.queries.length} quer${w.queries.length === 1 ? 'y' : 'ies'} in database ${code(w.database)}: ${w.queries.map((q) => q.name).join(', ')}`);
   }
+  // The data set the numbers were measured on: what the data step loaded, as the file keeps it.
+  lines.push(...dataSetLines(d, ctx.doc.results).map((l) => `- Data: ${l}`));
   lines.push(`- Repetitions per restart: ${w.repetitions}, warm-up: the first ${w.warmup} dropped${ctx.warmup !== w.warmup ? ` (this report drops ${ctx.warmup})` : ''}`);
   const results = ctx.doc.results;
   if (results) {

@@ -7,6 +7,7 @@ import type { ExperimentDoc } from '../../../common/experiment/types.js';
 import { DEFAULTS, ruleBaseline, targetEffectOf, type Adjustment } from '../../../common/stats/index.js';
 import { cellsWithResults } from '../../../common/export/context.js';
 import { timerLines } from '../../../common/timer-note.js';
+import { dataSetLines } from '../../../common/dbt3/words.js';
 import { NumberField } from '../../components/NumberField.js';
 import { AdjustmentField } from '../../components/AdjustmentField.js';
 import { useApp } from '../../store/index.js';
@@ -82,6 +83,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const { analysis, error, busy, where } = useAnalysis(doc, options);
   const ctx = useMemo(() => (analysis ? contextFor(doc, analysis) : null), [doc, analysis]);
   const timer = useMemo(() => timerLines(doc), [doc]);
+  const dataSet = useMemo(() => dataSetLines(doc.design, doc.results), [doc]);
   // The sections below the query's are rendered after the first paint, one at a time while the reader
   // is not using the page (useQuietSteps.ts): their tables and figures (hundreds of comparison rows at
   // 22 queries) were a third of the first render, for what is out of sight below.
@@ -155,6 +157,12 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           </span>
         </div>
         {error ? <p className="problem">The analysis failed: {error}</p> : null}
+        {/* The data set measured on (DBT-3): what the data step loaded, as the report's "Data" line says it. */}
+        {dataSet.map((line) => (
+          <p key={line} className="small" data-testid="analysis-data-set">
+            Data: {line}
+          </p>
+        ))}
         {/* Which timer measured, when it is not the exact one: the report's "Timer" lines. */}
         {timer.map((line) => (
           <p key={line} className="small" role="note" data-testid="analysis-timer-note">
