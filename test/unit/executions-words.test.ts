@@ -2,7 +2,7 @@
 // benchmark command's runs ("run 3" on the Run view's interval line), singular for one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { executionsText, executionWord } from '../../src/common/experiment/words.js';
+import { executionsText, executionWord, measuresText, measureWord, reasonFor } from '../../src/common/experiment/words.js';
 import { analysisText } from '../../src/common/export/analysis-output.js';
 import { exportContext } from '../../src/common/export/index.js';
 import { markdownReport } from '../../src/common/export/markdown.js';
@@ -47,7 +47,7 @@ test("a live run's kind is its figures' source: sysbench or a pattern are a comm
 test("the report and analyze's text say a sysbench file's runs as runs of the command, a query file's as executions", () => {
   const sb = exportContext(finishedSysbench());
   assert.match(markdownReport(sb), /Analysis by varlab: 1 warm-up run of the command dropped per restart; /);
-  assert.match(analysisText(sb.analysis, { name: 'sb', cells: 2, queries: 1, executions: 12, kind: 'command' })[0], /^sb: 2 cells, 1 query, 12 runs of the command$/);
+  assert.match(analysisText(sb.analysis, { name: 'sb', cells: 2, queries: 1, executions: 12, kind: 'command' })[0], /^sb: 2 cells, 1 metric, 12 runs of the command$/);
   const qs = exportContext(finishedQuickstart());
   assert.match(markdownReport(qs), /Analysis by varlab: \d+ warm-up executions? dropped per restart and query; /);
   assert.match(analysisText(qs.analysis, { name: 'qs', cells: 2, queries: 1, executions: 1, kind: 'queries' })[0], /, 1 execution$/);
@@ -63,4 +63,38 @@ test("a command's warm-up problem and its dry run say runs of the command too (t
   const report = { target: 'local', profile: { kind: 'direct', mysqld: '/usr/sbin/mariadbd' }, profileFrom: 'registered', cells: [], restarts: 4, seconds: 60, executions: 12, seqs: {} } as unknown as DryRunReport;
   const lines = dryRunText('sb', design, report, { out: 'sb.varlab.json', journal: 'sb.varlab.journal.jsonl', notes: [] });
   assert.ok(lines.includes('12 runs of the command; results into sb.varlab.json; journal sb.varlab.journal.jsonl'), lines.join('\n'));
+});
+
+test('what the figures are named by: "1 query", "22 queries"; a command\'s "1 metric"', () => {
+  assert.equal(measuresText(1, 'queries'), '1 query');
+  assert.equal(measuresText(22, undefined), '22 queries');
+  assert.equal(measuresText(1, 'command'), '1 metric');
+  assert.equal(measureWord('command', true), 'metrics');
+  assert.equal(measureWord('queries'), 'query');
+});
+
+test("the statistics' reasons (in a query workload's words) said for a command, a query workload's left as they are", () => {
+  const reason = 'fewer than 5 executions per restart (every cell and query)';
+  assert.equal(reasonFor(reason, 'command'), 'fewer than 5 runs of the command per restart (every cell)');
+  assert.equal(reasonFor(reason, 'queries'), reason);
+  assert.equal(reasonFor("the restart means vary no more than their executions' own noise predicts", 'command'), "the restart means vary no more than their runs' own noise predicts");
+  assert.equal(reasonFor('every restart kept a single execution: no within-restart spread', 'command'), 'every restart kept a single run of the command: no within-restart spread');
+});
+
+test("analyze's text and the report of a sysbench file name no query and no execution: its metric, its runs of the command", () => {
+  const sb = exportContext(finishedSysbench());
+  const text = analysisText(sb.analysis, { name: 'sb', cells: 2, queries: 1, executions: 12, kind: 'command' }).join('\n');
+  assert.match(text, /^Per metric \(restart means are the unit of evidence\)$/m);
+  assert.match(text, /^  cell +metric +restarts/m);
+  assert.match(text, /Warm-up from the data: no suggestion: fewer than 5 runs of the command per restart \(every cell\)/);
+  assert.doesNotMatch(text, /quer|execution/i);
+  const report = markdownReport(sb);
+  assert.match(report, /^\| cell \| metric \| effect \|/m);
+  assert.match(report, /a run of the command [\d.e+]+ ms/);
+  assert.doesNotMatch(report, /quer|execution/i);
+  // A query workload's stay as they were.
+  const qs = exportContext(finishedQuickstart());
+  const qsText = analysisText(qs.analysis, { name: 'qs', cells: 2, queries: 1, executions: 1, kind: 'queries' }).join('\n');
+  assert.match(qsText, /^Per query \(restart means/m);
+  assert.match(markdownReport(qs), /^\| cell \| query \| effect \|/m);
 });

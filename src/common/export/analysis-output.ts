@@ -9,7 +9,7 @@ import type { CellIntervals, IntervalSteady, RestartIntervals } from '../stats/i
 import { steadyText, type SteadyCounts } from '../stats/steady.js';
 import { fewRestartsOf } from './context.js';
 import type { Workload } from '../experiment/types.js';
-import { executionsText } from '../experiment/words.js';
+import { executionsText, measuresText, measureWord, reasonFor } from '../experiment/words.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtPctValue, fmtVerdict, inOrder, levelPct, NA, textTable } from './format.js';
 
 /** The JSON of `analyze --json`: nulls kept, reasons beside them, the methods named. */
@@ -60,7 +60,8 @@ const STEADY_ROWS = 20;
  * disagree, and a row (cell, query, classes, consistent, warm-up) for each pair that is not all flat,
  * inconsistent ones first. Shared by the text output and the report.
  */
-export function steadyOverview(a: Analysis): { totals: string; inconsistent: string; rows: string[][] } {
+export function steadyOverview(a: Analysis, kind?: Workload['kind']): { totals: string; inconsistent: string; rows: string[][] } {
+  const one = measureWord(kind);
   const series = a.warmup.queries.flatMap((q) => q.cells);
   const sum: SteadyCounts = { flat: 0, warmup: 0, slowdown: 0, none: 0 };
   for (const s of series) for (const k of Object.keys(sum) as (keyof SteadyCounts)[]) sum[k] += s.steady[k];
@@ -70,8 +71,8 @@ export function steadyOverview(a: Analysis): { totals: string; inconsistent: str
   notFlat.sort((x, y) => Number(x.consistent !== false) - Number(y.consistent !== false));
   return {
     // Counted per query of each restart (a restart of 5 queries counts 5): said, so a total above the restarts run is not a surprise.
-    totals: `${steadyText(sum)} (each query of each restart: ${Object.values(sum).reduce((x, y) => x + y, 0)})${unclassified ? `, ${unclassified} too short to classify` : ''}`,
-    inconsistent: `${bad} of ${series.length} cell and query pair${series.length === 1 ? '' : 's'} inconsistent (restarts reaching different classes)`,
+    totals: `${steadyText(sum)} (each ${one} of each restart: ${Object.values(sum).reduce((x, y) => x + y, 0)})${unclassified ? `, ${unclassified} too short to classify` : ''}`,
+    inconsistent: `${bad} of ${series.length} cell and ${one} pair${series.length === 1 ? '' : 's'} inconsistent (restarts reaching different classes)`,
     rows: notFlat.map((s) => [s.cell, s.query, steadyText(s.steady), s.consistent === null ? NA : s.consistent ? 'yes' : 'no', s.suggested === null ? NA : String(s.suggested)]),
   };
 }
@@ -86,7 +87,9 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
   const out: string[] = [];
   const s = a.settings;
   const indent = (lines: string[]) => out.push(...lines.map((l) => '  ' + l));
-  out.push(`${head.name}: ${head.cells} cell${head.cells === 1 ? '' : 's'}, ${head.queries} quer${head.queries === 1 ? 'y' : 'ies'}, ${executionsText(head.executions, head.kind)}`);
+  // A command's figures are its metric's (tps), not queries; its runs are runs of the command (words.ts).
+  const one = measureWord(head.kind);
+  out.push(`${head.name}: ${head.cells} cell${head.cells === 1 ? '' : 's'}, ${measuresText(head.queries, head.kind)}, ${executionsText(head.executions, head.kind)}`);
   out.push(`warm-up ${s.warmup} dropped per restart; α ${s.alpha} (intervals at ${levelPct(s.alpha)}%), power ${s.power}; restarts for a ${s.targetEffectPct}% effect`);
   out.push(...(head.timer ?? []));
 
@@ -94,13 +97,14 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
   const note = (where: string, reasons: Record<string, string | undefined> | undefined) => {
     for (const [field, reason] of Object.entries(reasons ?? {})) {
       if (!reason) continue;
-      const list = notes.get(reason) ?? [];
+      const said = reasonFor(reason, head.kind);
+      const list = notes.get(said) ?? [];
       list.push(`${where} ${field}`);
-      notes.set(reason, list);
+      notes.set(said, list);
     }
   };
 
-  out.push('', 'Configurations: difference between the best and the worst restart mean, average and largest over queries');
+  out.push('', `Configurations: difference between the best and the worst restart mean, average and largest over ${measureWord(head.kind, true)}`);
   const stable = a.ranking.most_stable;
   indent(
     textTable(
@@ -117,7 +121,7 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
   if (stable === null && a.cells.length > 1 && a.ranking.reason) out.push(`  Note: ${a.ranking.reason}.`);
   if (stable !== null && a.ranking.test) out.push(`  ${stable}: ${a.ranking.test}.`);
 
-  out.push('', 'Per query (restart means are the unit of evidence)');
+  out.push('', `Per ${one} (restart means are the unit of evidence)`);
   // People read queries in the workload's order (Q1, Q3, Q6, Q12), not sorted as text; the JSON stays sorted.
   const units = [...new Set(a.cells.flatMap((c) => c.queries.map((q) => q.unit)))];
   const oneUnit = units.length === 1 ? units[0] : undefined;
@@ -142,7 +146,7 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
   }
   indent(
     textTable(
-      ['cell', 'query', 'restarts', 'reps', oneUnit ? `mean (${oneUnit})` : oneUnit === null ? 'mean (unit not given: --unit)' : 'mean', 'within CoV', 'between CoV', 'ICC', 'spread', `MDE (${MDE_LABELS['per-cell']})`, `restarts for ${s.targetEffectPct}%`],
+      ['cell', one, 'restarts', 'reps', oneUnit ? `mean (${oneUnit})` : oneUnit === null ? 'mean (unit not given: --unit)' : 'mean', 'within CoV', 'between CoV', 'ICC', 'spread', `MDE (${MDE_LABELS['per-cell']})`, `restarts for ${s.targetEffectPct}%`],
       rows,
       [false, false, true, true, true, true, true, true, true, true, true],
     ),
@@ -152,7 +156,7 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
   const pooled = inOrder(a.mde, a.order, (m) => m.query);
   indent(
     textTable(
-      ['query', 'MDE', 'restarts per cell', 'cells', 'between CoV (pooled)'],
+      [one, 'MDE', 'restarts per cell', 'cells', 'between CoV (pooled)'],
       pooled.map((m) => {
         if (m.mde.reason) note(`${m.query} MDE`, { [MDE_LABELS.pooled]: m.mde.reason });
         const cells = m.mde.left_out ? `${m.mde.cells} (${m.mde.left_out} left out: fewer than ${MIN_RESTARTS} restarts)` : String(m.mde.cells);
@@ -188,17 +192,17 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
   const w = a.warmup;
   if (w.suggested !== null) {
     const verdict = w.suggested > s.warmup ? `more than the ${s.warmup} dropped: consider --warmup ${w.suggested}` : `the ${s.warmup} dropped are enough`;
-    out.push('', `Warm-up from the data: every restart is steady after ${w.suggested} execution${w.suggested === 1 ? '' : 's'} (${verdict})`);
-  } else out.push('', `Warm-up from the data: no suggestion: ${w.reason}`);
-  const steady = steadyOverview(a);
+    out.push('', `Warm-up from the data: every restart is steady after ${executionsText(w.suggested, head.kind)} (${verdict})`);
+  } else out.push('', `Warm-up from the data: no suggestion: ${reasonFor(w.reason ?? '', head.kind)}`);
+  const steady = steadyOverview(a, head.kind);
   out.push(`  Steady state per restart: ${steady.totals}; ${steady.inconsistent}`);
   out.push(`  (${w.method})`);
   if (steady.rows.length) {
-    indent(textTable(['cell', 'query', 'restarts', 'consistent', 'warm-up'], steady.rows.slice(0, STEADY_ROWS), [false, false, false, false, true]).map((l) => '  ' + l));
-    if (steady.rows.length > STEADY_ROWS) out.push(`    … and ${steady.rows.length - STEADY_ROWS} more (analyze --json has every cell and query)`);
+    indent(textTable(['cell', one, 'restarts', 'consistent', 'warm-up'], steady.rows.slice(0, STEADY_ROWS), [false, false, false, false, true]).map((l) => '  ' + l));
+    if (steady.rows.length > STEADY_ROWS) out.push(`    … and ${steady.rows.length - STEADY_ROWS} more (analyze --json has every cell and ${one})`);
   }
 
-  if (a.hosts) out.push('', ...hostsText(a, note));
+  if (a.hosts) out.push('', ...hostsText(a, note, head.kind));
 
   if (s.baseline !== null) {
     out.push('', `Comparisons with ${s.baseline}`);
@@ -217,7 +221,7 @@ export function analysisText(a: Analysis, head: TextHeader): string[] {
     const paired = a.pairing.paired > 0;
     indent(
       textTable(
-        ['cell', 'query', 'effect', `${levelPct(s.alpha)}% interval`, ...(paired ? ['pairing', 'unpaired interval', 'variance ratio'] : []), 'p', 'adjusted p', head.ruled ? 'fixed-sample verdict' : 'verdict'],
+        ['cell', one, 'effect', `${levelPct(s.alpha)}% interval`, ...(paired ? ['pairing', 'unpaired interval', 'variance ratio'] : []), 'p', 'adjusted p', head.ruled ? 'fixed-sample verdict' : 'verdict'],
         ordered.map((c) => {
           note(`${c.cell} vs ${c.baseline} / ${c.query}`, c.null_reasons);
           const side = paired ? [c.pairing, fmtInterval(c.unpaired.ci_low_pct, c.unpaired.ci_high_pct), c.variance_ratio === null ? NA : c.variance_ratio.toFixed(2)] : [];
@@ -257,14 +261,15 @@ export function pairingText(a: Pick<Analysis, 'pairing'>): string {
  * The host block factor in text: spread between hosts beside spread between restarts (per cell and
  * query), then the host × factor interactions, flagged ones first. Shared by the text and the report.
  */
-export function hostsText(a: Analysis, note: (where: string, reasons: Record<string, string | undefined> | undefined) => void = () => {}): string[] {
+export function hostsText(a: Analysis, note: (where: string, reasons: Record<string, string | undefined> | undefined) => void = () => {}, kind?: Workload['kind']): string[] {
   const h = a.hosts!;
+  const one = measureWord(kind);
   const out = [`Hosts (${h.hosts.join(', ')}): the host is a block factor named ${h.factor}`, `  ${h.summary}.`];
   out.push(`  Spread between hosts beside spread between restarts (${a.methods.host_spread})`);
   const spread = [...h.spread].sort((x, y) => (x.cell < y.cell ? -1 : x.cell > y.cell ? 1 : a.order.indexOf(x.query) - a.order.indexOf(y.query)));
   out.push(
     ...textTable(
-      ['cell', 'query', 'hosts', 'between hosts', 'between restarts'],
+      ['cell', one, 'hosts', 'between hosts', 'between restarts'],
       spread.map((r) => {
         note(`${r.cell || '(no factors)'} / ${r.query}`, r.null_reasons);
         return [r.cell || '(no factors)', r.query, String(r.n_hosts), pct(r.between_host_cov_pct), pct(r.between_restart_cov_pct)];
@@ -277,7 +282,7 @@ export function hostsText(a: Analysis, note: (where: string, reasons: Record<str
     const rows = [...h.interactions].sort((x, y) => Number(!x.flagged) - Number(!y.flagged));
     out.push(
       ...textTable(
-        ['factor', 'level', 'query', ...h.hosts.map((x) => `effect on ${x}`), 'F', 'p', 'adjusted p', ''],
+        ['factor', 'level', one, ...h.hosts.map((x) => `effect on ${x}`), 'F', 'p', 'adjusted p', ''],
         rows.map((i) => {
           note(`${i.factor}=${i.level} × host / ${i.query}`, i.null_reasons);
           return [i.factor, `${i.level} vs ${i.baseline_level}`, i.query, ...h.hosts.map((x) => fmtEffect(i.effects_pct[x] ?? null)), i.f === null ? NA : i.f.toFixed(2), fmtP(i.p_value), fmtP(i.p_adjusted), i.flagged ? 'differs between hosts' : ''];

@@ -2,7 +2,7 @@
 // bug report or a GitHub issue as it is: the design, the host, the configurations table, comparisons
 // with the baseline, the minimum detectable effect, and links to the exported plots.
 import type { RestartResult } from '../experiment/types.js';
-import { executionsText } from '../experiment/words.js';
+import { executionsText, executionWord, measureWord, reasonFor } from '../experiment/words.js';
 import type { ExportContext } from './context.js';
 import { conventionOf, fewRestartsOf, fixed, hostLine, levelsOf, resultsDate } from './context.js';
 import { fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from './format.js';
@@ -38,6 +38,8 @@ function tableMd(header: string[], rows: string[][], align?: ('l' | 'r')[]): str
   return [header, sep, ...rows].map((r, i) => `| ${(i === 1 ? r : r.map(mdCell)).join(' | ')} |`).join('\n');
 }
 
+/** What the report calls a workload's figures: a query, or a command's metric (words.ts). */
+const one = (ctx: ExportContext, plural = false) => measureWord(ctx.doc.design.workload.kind, plural);
 const code = (s: string) => '`' + s.replace(/`/g, "'") + '`';
 
 function designSection(ctx: ExportContext): string[] {
@@ -150,7 +152,7 @@ function configurationsSection(ctx: ExportContext): string[] {
     const v = xs.filter((x): x is number => x !== null);
     return v.length ? v.reduce((s, x) => s + x, 0) / v.length : null;
   };
-  const lines = ['## Configurations', '', 'The spread is the difference between the highest and the lowest restart mean, in percent of the lowest; per cell, its average and largest value over the queries. CoV is the coefficient of variation, averaged over the queries.', ''];
+  const lines = ['## Configurations', '', `The spread is the difference between the highest and the lowest restart mean, in percent of the lowest; per cell, its average and largest value over the ${one(ctx, true)}. CoV is the coefficient of variation, averaged over the ${one(ctx, true)}.`, ''];
   if (best === null && a.ranking.reason && rows.length > 1) lines.push(`> **Note:** ${a.ranking.reason}.`, '');
   if (best !== null && a.ranking.test) lines.push(`★ ${best}: ${a.ranking.test}.`, '');
   lines.push(
@@ -207,7 +209,7 @@ function comparisonsSection(ctx: ExportContext, maxRows: number): string[] {
   lines.push(
     tableMd(
       [
-        'cell', 'query', 'effect', `${level}% interval`, 'p', 'adjusted p', rule ? 'fixed-sample verdict (not valid under the rule)' : 'verdict', ...(rule ? ["the rule's verdict"] : []),
+        'cell', one(ctx), 'effect', `${level}% interval`, 'p', 'adjusted p', rule ? 'fixed-sample verdict (not valid under the rule)' : 'verdict', ...(rule ? ["the rule's verdict"] : []),
         ...(paired ? ['pairing', `unpaired (Welch) ${level}% interval`, 'variance paired/unpaired'] : []),
       ],
       shown.map((c) => {
@@ -256,7 +258,7 @@ function stoppingSection(ctx: ExportContext): string[] {
       `A comparison ${names.rule}. Both are repeated confidence intervals, valid at whatever look the run stopped.`,
       '',
       tableMd(
-        ['cell', 'query', 'verdict', 'decided at round', 'effect at that round', names.differs, names.equivalent, 'why'],
+        ['cell', one(ctx), 'verdict', 'decided at round', 'effect at that round', names.differs, names.equivalent, 'why'],
         r.comparisons.map((c) => [c.cell, c.query, sequentialVerdictText(c.verdict, r.effect_pct), c.decided_round === null ? '—' : String(c.decided_round), fmtEffect(c.effect_pct, '—'), fmtInterval(c.rci_low_pct, c.rci_high_pct, '—'), fmtInterval(c.eq_low_pct, c.eq_high_pct, '—'), c.because]),
         ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'l'],
       ),
@@ -294,7 +296,7 @@ function mdeSection(ctx: ExportContext): string[] {
   });
   lines.push(
     tableMd(
-      ['query', `MDE % (${MDE_LABELS.pooled})`, 'restarts per cell', `MDE % (${MDE_LABELS['per-cell']}, worst)`, `MDE % (${MDE_LABELS['per-cell']}, best)`, `restarts for ${targetEffectPct}%`],
+      [one(ctx), `MDE % (${MDE_LABELS.pooled})`, 'restarts per cell', `MDE % (${MDE_LABELS['per-cell']}, worst)`, `MDE % (${MDE_LABELS['per-cell']}, best)`, `restarts for ${targetEffectPct}%`],
       rows,
       ['l', 'r', 'r', 'r', 'r', 'r'],
     ),
@@ -316,7 +318,8 @@ function planningSection(ctx: ExportContext): string[] {
   const rows = t.rows.map((r) =>
     r.cells.map((c) => {
       if (c.value !== null) return mdCell(c.value);
-      if (c.reason) why.set(c.reason, [...new Set([...(why.get(c.reason) ?? []), r.query])]);
+      const reason = c.reason && reasonFor(c.reason, ctx.doc.design.workload.kind);
+      if (reason) why.set(reason, [...new Set([...(why.get(reason) ?? []), r.query])]);
       return 'n/a';
     }),
   );
@@ -342,14 +345,14 @@ function planningSection(ctx: ExportContext): string[] {
 function steadySection(ctx: ExportContext): string[] {
   const a = ctx.analysis;
   const w = a.warmup;
-  const o = steadyOverview(a);
-  const lines = ['## Steady state per restart', '', `Each restart of each query is classified by its ${w.method}. A cell is consistent when all its restarts reach the same class.`, ''];
+  const o = steadyOverview(a, ctx.doc.design.workload.kind);
+  const lines = ['## Steady state per restart', '', `Each restart of each ${one(ctx)} is classified by its ${w.method}. A cell is consistent when all its restarts reach the same class.`, ''];
   lines.push(`- Classes: ${o.totals}`, `- ${o.inconsistent[0].toUpperCase()}${o.inconsistent.slice(1)}`);
-  lines.push(w.suggested === null ? `- Warm-up from the data: no suggestion: ${w.reason}` : `- Warm-up from the data: every restart is steady after ${w.suggested} execution${w.suggested === 1 ? '' : 's'} (the analysis dropped ${ctx.warmup})`);
+  lines.push(w.suggested === null ? `- Warm-up from the data: no suggestion: ${reasonFor(w.reason ?? '', ctx.doc.design.workload.kind)}` : `- Warm-up from the data: every restart is steady after ${executionsText(w.suggested, ctx.doc.design.workload.kind)} (the analysis dropped ${ctx.warmup})`);
   if (o.rows.length) {
     const shown = o.rows.slice(0, 50);
-    lines.push('', tableMd(['cell', 'query', 'restarts', 'consistent', 'warm-up'], shown, ['l', 'l', 'l', 'l', 'r']));
-    if (o.rows.length > shown.length) lines.push('', `… and ${o.rows.length - shown.length} more cell and query pairs that are not all flat.`);
+    lines.push('', tableMd(['cell', one(ctx), 'restarts', 'consistent', 'warm-up'], shown, ['l', 'l', 'l', 'l', 'r']));
+    if (o.rows.length > shown.length) lines.push('', `… and ${o.rows.length - shown.length} more cell and ${one(ctx)} pairs that are not all flat.`);
   }
   return lines;
 }
@@ -364,7 +367,7 @@ const INTERVAL_REPORT_ROWS = 50;
 function intervalsSection(ctx: ExportContext): string[] {
   const s = intervalSteady(ctx.doc.results?.restarts ?? [], ctx.warmup);
   if (!s) return [];
-  const lines = ['## Steady state on the interval lines', '', `${intervalsHeading(s)}. Each restart's interval tps, its runs end to end in the order printed, is classified as the executions are: ${STEADY_METHOD}. The steady tps is the mean of the intervals from the steady state on; the run tps, the mean of the runs' own figures after the warm-up runs, is what the comparisons use.`, ''];
+  const lines = ['## Steady state on the interval lines', '', `${intervalsHeading(s)}. Each restart's interval tps, its runs end to end in the order printed, is classified as the ${executionWord(ctx.doc.design.workload.kind, true)} are: ${STEADY_METHOD}. The steady tps is the mean of the intervals from the steady state on; the run tps, the mean of the runs' own figures after the warm-up runs, is what the comparisons use.`, ''];
   for (const c of s.cells) lines.push(`- ${mdCell(c.cell)}: ${mdCell(intervalCellText(c))}`);
   const shown = s.restarts.slice(0, INTERVAL_REPORT_ROWS);
   lines.push('', tableMd([...INTERVAL_COLUMNS], shown.map(intervalRestartRow), ['r', 'l', 'r', 'l', 'r', 'r', 'r']));
@@ -393,7 +396,7 @@ function hostsSection(ctx: ExportContext): string[] {
   const h = a.hosts;
   if (!h) return [];
   const lines = ['## Several hosts', '', `${h.hosts.length} hosts (${h.hosts.map(mdCell).join(', ')}), the host a block factor named \`${h.factor}\`: ${mdCell(h.summary)}.`, ''];
-  lines.push(`| cell | query | between hosts | between restarts |`, `|---|---|--:|--:|`);
+  lines.push(`| cell | ${one(ctx)} | between hosts | between restarts |`, `|---|---|--:|--:|`);
   for (const r of h.spread) lines.push(`| ${mdCell(r.cell || '(no factors)')} | ${mdCell(r.query)} | ${fixed(r.between_host_cov_pct)} % | ${fixed(r.between_restart_cov_pct)} % |`);
   const flagged = h.interactions.filter((i) => i.flagged);
   if (flagged.length) {

@@ -10,6 +10,7 @@ import { pairedLogRatio } from './paired.js';
 import { ratioOfMeans } from './ratio.js';
 import { HOST_FACTOR } from '../plan.js';
 import { fmtPctValue } from '../export/format.js';
+import { executionWord, measureWord } from '../experiment/words.js';
 
 /**
  * Kalibera and Jones ("Rigorous benchmarking in reasonable time"): the repetitions per restart that
@@ -586,16 +587,19 @@ export function planningTable(doc: ExperimentDoc, a: AnalysisLike, targetPct: nu
     ],
   }));
   const measured = costs.source === 'journal' ? `Costs measured in the run of ${runDate(costs.runAt)}` : 'Costs from the design’s estimates (no run with durations measured them)';
-  const costsText = `${measured}: a restart ${costs.restartSeconds.toFixed(1)} s beyond its executions and the idle time, an execution ${(costs.executionSeconds * 1000).toPrecision(3)} ms, idle ${design.idleSeconds} s per restart (counted once)${costs.runSeconds > 0 ? `, ${costs.runSeconds.toFixed(1)} s once per run (before its first restart and after its last)` : ''}${setupText(design, costs)}. Optimal repetitions: ⌈√((restart cost / execution cost) · σ²within / σ²between)⌉ (Kalibera and Jones), the median over queries is suggested.`;
+  // A command's figures are its metric's and its runs are runs of the command (words.ts), not queries and executions.
+  const kind = design.workload.kind;
+  const runs = executionWord(kind, true);
+  const costsText = `${measured}: a restart ${costs.restartSeconds.toFixed(1)} s beyond its ${runs} and the idle time, ${kind === 'command' ? 'a' : 'an'} ${executionWord(kind)} ${(costs.executionSeconds * 1000).toPrecision(3)} ms, idle ${design.idleSeconds} s per restart (counted once)${costs.runSeconds > 0 ? `, ${costs.runSeconds.toFixed(1)} s once per run (before its first restart and after its last)` : ''}${setupText(design, costs)}. Optimal repetitions: ⌈√((restart cost / ${kind === 'command' ? 'run' : 'execution'} cost) · σ²within / σ²between)⌉ (Kalibera and Jones)${kind === 'command' ? '' : ', the median over queries is suggested'}.`;
   const cells = expandCells(design).filter((c) => !c.excluded).length;
   const suggestion =
     plan.restartsPerCell === null
       ? `No suggestion: ${plan.reasons.join('; ') || 'not enough restarts measured'}.`
-      : `To see a ${targetPct}% change in every query: ${plan.restartsPerCell} restarts per cell and ${plan.repetitions} repetitions per restart (${a.settings.warmup} warm-up${plan.measuredRepetitions !== null ? ` + ${plan.measuredRepetitions} measured` : ', repetitions kept as they are'}), about ${plan.seconds === null ? 'n/a' : formatDuration(plan.seconds)} for ${cells} cell${cells === 1 ? '' : 's'} (the current design: ${design.restartsPerCell} × ${design.workload.repetitions}, about ${formatDuration(plan.currentSeconds)}).${plan.reasons.length ? ` ${plan.reasons.join('; ')}.` : ''}`;
+      : `To see a ${targetPct}% change in ${kind === 'command' ? design.workload.command?.metric ?? 'the metric' : 'every query'}: ${plan.restartsPerCell} restarts per cell and ${plan.repetitions} repetitions per restart (${a.settings.warmup} warm-up${plan.measuredRepetitions !== null ? ` + ${plan.measuredRepetitions} measured` : ', repetitions kept as they are'}), about ${plan.seconds === null ? 'n/a' : formatDuration(plan.seconds)} for ${cells} cell${cells === 1 ? '' : 's'} (the current design: ${design.restartsPerCell} × ${design.workload.repetitions}, about ${formatDuration(plan.currentSeconds)}).${plan.reasons.length ? ` ${plan.reasons.join('; ')}.` : ''}`;
   return {
     targetPct,
     columns: [
-      { label: 'query', align: 'l' },
+      { label: measureWord(kind), align: 'l' },
       { label: `MDE now (${MDE_LABELS.pooled})`, align: 'r' },
       { label: 'restarts per cell', align: 'r' },
       { label: 'between-restart CoV (pooled)', align: 'r' },

@@ -27,6 +27,7 @@ import { useAnalysis } from './useAnalysis.js';
 import { hasNoise, NoisePanel } from './NoisePanel.js';
 import { useQuietSteps } from './useQuietSteps.js';
 import { ExportBar } from '../export/ExportBar.js';
+import { executionWord, measureWord } from '../../../common/experiment/words.js';
 
 function Section({ title, children, testid }: { title: string; children: ReactNode; testid?: string }) {
   return (
@@ -84,6 +85,8 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
   const ctx = useMemo(() => (analysis ? contextFor(doc, analysis) : null), [doc, analysis]);
   const timer = useMemo(() => timerLines(doc), [doc]);
   const dataSet = useMemo(() => dataSetLines(doc.design, doc.results), [doc]);
+  // A command's figures are its metric's, measured by runs of the command (words.ts), not queries and executions.
+  const kind = doc.design.workload.kind;
   // The sections below the query's are rendered after the first paint, one at a time while the reader
   // is not using the page (useQuietSteps.ts): their tables and figures (hundreds of comparison rows at
   // 22 queries) were a third of the first render, for what is out of sight below.
@@ -196,7 +199,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           </Section>
 
           <Section title="Steady state per restart, and the warm-up from the data" testid="section-warmup">
-            <SteadyPanel analysis={analysis} cells={ctx.cells} queries={queries} designWarmup={designWarmup} onApply={applyWarmup} kind={doc.design.workload.kind} />
+            <SteadyPanel analysis={analysis} cells={ctx.cells} queries={queries} designWarmup={designWarmup} onApply={applyWarmup} kind={kind} />
           </Section>
 
           {hasIntervals(doc.results?.restarts) ? (
@@ -212,9 +215,9 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
           ) : null}
 
           {query !== undefined && cell !== undefined ? (
-            <Section title="One query: every execution per restart, beside the restart means" testid="section-query">
+            <Section title={`One ${measureWord(kind)}: every ${executionWord(kind)} per restart, beside the restart means`} testid="section-query">
               <label className="field">
-                <span>query</span>
+                <span>{measureWord(kind)}</span>
                 <select value={query} onChange={(e) => setQuery(e.target.value)} data-testid="analysis-query">
                   {queries.map((q) => (
                     <option key={q} value={q}>

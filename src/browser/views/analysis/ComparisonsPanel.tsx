@@ -11,6 +11,7 @@ import { fewRestartsOf } from '../../../common/export/context.js';
 import { effectConvention, fmtEffect, fmtInterval, fmtP, fmtVerdict, levelPct } from '../../../common/export/format.js';
 import { NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
 import { grownText, pairingText } from '../../../common/export/analysis-output.js';
+import { measureWord } from '../../../common/experiment/words.js';
 
 export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analysis: Analysis }) {
   const figure = useMemo(() => comparisonsFigure(ctx), [ctx]);
@@ -68,7 +69,7 @@ export function ComparisonsPanel({ ctx, analysis }: { ctx: ExportContext; analys
           <thead>
             <tr>
               <th style={{ textAlign: 'left' }}>cell</th>
-              <th style={{ textAlign: 'left' }}>query</th>
+              <th style={{ textAlign: 'left' }}>{measureWord(ctx.doc.design.workload.kind)}</th>
               <th style={{ textAlign: 'right' }}>effect</th>
               <th style={{ textAlign: 'right' }}>{level}% interval</th>
               <th style={{ textAlign: 'right' }}>p</th>

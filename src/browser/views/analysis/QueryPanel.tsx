@@ -11,7 +11,7 @@ import { Plot } from '../../plot/Plot.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fmtNum, fmtPct, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
 import { fmtMdeBasis } from '../../../common/export/format.js';
-import { executionsText } from '../../../common/experiment/words.js';
+import { executionsText, executionWord } from '../../../common/experiment/words.js';
 
 interface Props {
   ctx: ExportContext;
@@ -85,7 +85,7 @@ function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
           <input type="radio" checked={mode === 'boxes'} onChange={() => setMode('boxes')} data-testid="query-plot-boxes" /> a box per restart
         </label>
         <label>
-          <input type="radio" checked={mode === 'executions'} onChange={() => setMode('executions')} data-testid="query-plot-executions" /> every execution
+          <input type="radio" checked={mode === 'executions'} onChange={() => setMode('executions')} data-testid="query-plot-executions" /> every {executionWord(ctx.doc.design.workload.kind)}
         </label>
       </div>
       <FigurePlot figure={figure} takeRelayout={takeRelayout} onRelayout={onRelayout} onDrawn={onDrawn} />

@@ -10,6 +10,7 @@ import { fmtEffect, fmtInterval } from '../../../common/export/format.js';
 import { ruleBaseline, stopsOf } from '../../../common/stats/replay.js';
 import { intervalNames, sequentialVerdictText } from '../../../common/stats/sequential.js';
 import { TABLE_STYLE } from './format.js';
+import { measureWord } from '../../../common/experiment/words.js';
 
 export function SequentialPanel({ doc, baseline }: { doc: ExperimentDoc; baseline?: string | null }) {
   const rb = useMemo(() => ruleBaseline(doc, baseline), [doc, baseline]);
@@ -49,7 +50,7 @@ export function SequentialPanel({ doc, baseline }: { doc: ExperimentDoc; baselin
                   <thead>
                     <tr>
                       <th style={{ textAlign: 'left' }}>cell</th>
-                      <th style={{ textAlign: 'left' }}>query</th>
+                      <th style={{ textAlign: 'left' }}>{measureWord(doc.design.workload.kind)}</th>
                       <th style={{ textAlign: 'left' }}>verdict</th>
                       <th style={{ textAlign: 'right' }}>decided at round</th>
                       <th style={{ textAlign: 'right' }} title="The effect at the look that decided it (the table above has it over every round)">

@@ -26,7 +26,7 @@ export function StabilityPanel({ ctx }: { ctx: ExportContext }) {
                 <th style={{ textAlign: 'left' }}>factor</th>
                 <th style={{ textAlign: 'left' }}>level</th>
                 <th style={{ textAlign: 'right' }}>cells</th>
-                <th style={{ textAlign: 'right' }}>between-restart CoV (mean over cells and queries)</th>
+                <th style={{ textAlign: 'right' }}>between-restart CoV (mean over cells{ctx.doc.design.workload.kind === 'command' ? '' : ' and queries'})</th>
               </tr>
             </thead>
             <tbody>

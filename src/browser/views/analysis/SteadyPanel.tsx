@@ -6,7 +6,7 @@ import { steadyText } from '../../../common/stats/index.js';
 import { inOrder } from '../../../common/export/format.js';
 import { TABLE_STYLE } from './format.js';
 import type { Workload } from '../../../common/experiment/types.js';
-import { executionsText } from '../../../common/experiment/words.js';
+import { executionsText, executionWord, measureWord, reasonFor } from '../../../common/experiment/words.js';
 
 interface Props {
   analysis: Analysis;
@@ -42,11 +42,11 @@ export function SteadyPanel({ analysis, cells, queries, designWarmup, onApply, k
   return (
     <div data-testid="steady">
       {w.suggested === null ? (
-        <p data-testid="warmup-suggestion">No suggestion: {w.reason ?? 'no executions'}.</p>
+        <p data-testid="warmup-suggestion">No suggestion: {reasonFor(w.reason ?? 'no executions', kind)}.</p>
       ) : (
         <p data-testid="warmup-suggestion">
           Every restart is steady after <strong>{executionsText(w.suggested, kind)}</strong>. The design drops {designWarmup}
-          {w.suggested > designWarmup ? `: too few, the first measured ${kind === 'command' ? 'runs of the command' : 'executions'} are still warming up.` : w.suggested < designWarmup ? ': more than needed.' : ': just right.'}{' '}
+          {w.suggested > designWarmup ? `: too few, the first measured ${executionWord(kind, true)} are still warming up.` : w.suggested < designWarmup ? ': more than needed.' : ': just right.'}{' '}
           {w.suggested !== designWarmup ? (
             <button onClick={() => onApply(w.suggested!)} data-testid="apply-warmup">
               Set the design’s warm-up to {w.suggested}
@@ -55,8 +55,8 @@ export function SteadyPanel({ analysis, cells, queries, designWarmup, onApply, k
         </p>
       )}
       <p className="small muted" data-testid="steady-method">
-        Each restart of each query is classified by its {w.method}. A cell is consistent when all its restarts reach the same class.
-        {inconsistent ? ` ${inconsistent} cell and query pair${inconsistent === 1 ? ' is' : 's are'} inconsistent.` : ' Every cell is consistent.'}
+        Each restart of each {measureWord(kind)} is classified by its {w.method}. A cell is consistent when all its restarts reach the same class.
+        {inconsistent ? ` ${inconsistent} cell and ${measureWord(kind)} pair${inconsistent === 1 ? ' is' : 's are'} inconsistent.` : ' Every cell is consistent.'}
       </p>
       <div style={{ overflowX: 'auto' }}>
         <table className="plan-table" style={TABLE_STYLE} data-testid="steady-table">
@@ -84,12 +84,12 @@ export function SteadyPanel({ analysis, cells, queries, designWarmup, onApply, k
           </tbody>
           <tfoot>
             <tr>
-              <td className="small muted">warm-up per query</td>
+              <td className="small muted">warm-up per {measureWord(kind)}</td>
               {shown.map((q) => {
                 const wq = w.queries.find((x) => x.query === q)!;
                 return (
                   <td key={q} className="small">
-                    {wq.suggested === null ? <span className="muted" title={wq.reason}>n/a</span> : wq.suggested}
+                    {wq.suggested === null ? <span className="muted" title={wq.reason && reasonFor(wq.reason, kind)}>n/a</span> : wq.suggested}
                   </td>
                 );
               })}
