@@ -58,6 +58,19 @@ test('new --template dbt3 --sf 0.01, then run: the data step is journaled with i
   firstLeftIsSaid(first.events, doc);
 
   const measured = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  // The saved file, what a teammate receives, holds the data step whole (it held its time only): rows per table, each query's check.
+  const [step] = measured.results?.dataSteps ?? [];
+  assert.deepEqual([step?.database, step?.sf, step?.recognised, step?.method], ['dbt3', 0.01, false, data.method]);
+  assert.deepEqual(step?.rows, data.rows);
+  assert.equal(step?.checks?.length, 22);
+  assert.ok(step?.checks?.every((c) => c.expected && /\S/.test(c.checksum)), 'every check in the file, against its expected result');
+  const rows = Object.values(data.rows).reduce((a, b) => a + b, 0).toLocaleString('en-US');
+  // The report says what data the numbers were measured on.
+  const md = join(env.dir, 'dbt3.md');
+  const exported = varlabSync(['export', file, '--markdown', md], env.varlabHome);
+  assert.equal(exported.code, 0, exported.stderr);
+  const report = readFileSync(md, 'utf8');
+  assert.match(report, new RegExp(`^- Data: DBT-3 SF 0\\.01 in dbt3: ${rows} rows loaded in .+ by (LOAD DATA LOCAL INFILE|INSERTs \\(local_infile is off\\)); 22 queries gave their expected results$`, 'm'), report);
   const again = varlabRun([file, ...env.authArgs, '--trust', '--fresh'], env.varlabHome);
   assert.equal(await again.exit, 0, again.stderr());
   // Run again, at the costs the first run measured: the load counted once, in what its restart measured (the estimate was added on top).
@@ -65,4 +78,9 @@ test('new --template dbt3 --sf 0.01, then run: the data step is journaled with i
   const second = again.events.find((e) => e.type === 'data');
   assert.ok(second && second.type === 'data' && second.recognised, 'the second run recognises the loaded data');
   assert.equal(second.rows.lineitem, 60341);
+  // The file of the run again (--fresh: its results only) says the data was there, with its rows.
+  const after = JSON.parse(readFileSync(file, 'utf8')) as ExperimentDoc;
+  assert.deepEqual(after.results?.dataSteps?.map((d) => [d.recognised, d.rows?.lineitem]), [[true, 60341]]);
+  assert.equal(varlabSync(['export', file, '--markdown', md], env.varlabHome).code, 0);
+  assert.match(readFileSync(md, 'utf8'), new RegExp(`^- Data: DBT-3 SF 0\\.01 in dbt3: already loaded \\(${rows} rows\\), not loaded again$`, 'm'));
 });
