@@ -86,6 +86,18 @@ function twoHosts(): ExperimentDoc {
   return doc;
 }
 
+/** The experiment on DBT-3 data: its data step loaded it in a first run, a second run found it there. */
+function onDbt3(): ExperimentDoc {
+  const doc = experiment();
+  doc.design.workload.database = 'dbt3';
+  doc.design.workload.data = { kind: 'dbt3', sf: 0.01 };
+  const rows = { region: 5, nation: 25, part: 2000, supplier: 100, partsupp: 8000, customer: 1500, orders: 15000, lineitem: 60341 };
+  const checks = Array.from({ length: 22 }, (_, i) => ({ query: `Q${i + 1}`, rows: 4, checksum: `c${i}`, expected: true, ms: 9 }));
+  const load = { database: 'dbt3', sf: 0.01, seed: 1, source: "varlab's generator", resumedChunks: 0, rows, method: 'load-data-local' as const };
+  doc.results!.dataSteps = [{ at: 1, ms: 41_000, recognised: false, ...load, checks }, { at: 2, ms: 40, recognised: true, ...load, checks: [] }];
+  return doc;
+}
+
 /** The experiment measured by query profiling (performance_schema off), as its run keeps the timer it found. */
 function profiled(): ExperimentDoc {
   const doc = experiment();
@@ -95,7 +107,7 @@ function profiled(): ExperimentDoc {
 }
 
 before(async () => {
-  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'profiled.json': JSON.stringify(profiled()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)), 'cheap.json': JSON.stringify(cheapRestarts()), 'cold.json': JSON.stringify(coldFirstExecutions()) });
+  harness = await serveHarness(ENTRY, { 'doc.json': JSON.stringify(experiment()), 'profiled.json': JSON.stringify(profiled()), 'hosts.json': JSON.stringify(twoHosts()), 'sysbench.json': JSON.stringify(finishedSysbench()), 'steady-second.json': JSON.stringify(experiment(true)), 'cheap.json': JSON.stringify(cheapRestarts()), 'cold.json': JSON.stringify(coldFirstExecutions()), 'dbt3.json': JSON.stringify(onDbt3()) });
   url = harness.url;
   browser = await launchBrowser();
 });
@@ -556,4 +568,30 @@ test('at 1000 px the wide tables scroll sideways in their own box: no section is
   assert.deepEqual(wide, []);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test("a sysbench run's Analysis names its metric and its runs of the command, not queries and executions", async () => {
+  const { page, errors } = await open('sysbench.json');
+  const query = page.getByTestId('section-query');
+  await query.waitFor();
+  assert.equal(await query.locator('h3').textContent(), 'One metric: every run of the command per restart, beside the restart means');
+  assert.match((await page.getByTestId('query-plot-mode').textContent())!, /every run of the command/);
+  await page.getByTestId('query-strip').locator('.js-plotly-plot').waitFor();
+  assert.match((await page.getByTestId('query-strip').textContent())!, /Runs of the command per restart and restart means: tps/);
+  assert.match((await page.getByTestId('steady-method').textContent())!, /^Each restart of each metric is classified/);
+  assert.match((await page.getByTestId('warmup-suggestion').textContent())!, /^No suggestion: fewer than 5 runs of the command per restart \(every cell\)\.$/);
+  await page.getByTestId('comparisons').waitFor();
+  assert.deepEqual((await page.locator('[data-testid=comparisons] th').allTextContents()).slice(0, 2), ['cell', 'metric']);
+  if (process.env.SCREENSHOTS) await page.screenshot({ path: `${process.env.SCREENSHOTS}/analysis-sysbench.png`, fullPage: true });
+  assert.deepEqual(errors, []);
+});
+
+test('a DBT-3 file: the Analysis says the data set measured on, as the file keeps its data step', async () => {
+  const { page, errors } = await open('dbt3.json');
+  assert.deepEqual(await page.getByTestId('analysis-data-set').allTextContents(), ['Data: DBT-3 SF 0.01 in dbt3: 86,971 rows loaded in 41 s by LOAD DATA LOCAL INFILE; 22 queries gave their expected results; recognised by 1 later run']);
+  if (process.env.SCREENSHOTS) await page.screenshot({ path: `${process.env.SCREENSHOTS}/analysis-dbt3.png` });
+  // A file without a data step has no such line.
+  const other = await open();
+  assert.equal(await other.page.getByTestId('analysis-data-set').count(), 0);
+  assert.deepEqual([...errors, ...other.errors], []);
 });

@@ -138,7 +138,7 @@ test('the Markdown report has the steady state on the interval lines, as analyze
   const md = markdownReport(exportContext(doc));
   const section = md.slice(md.indexOf('## Steady state on the interval lines'));
   assert.ok(md.includes('## Steady state on the interval lines'), md.slice(-2000));
-  assert.match(section, /^Intervals \(1 s each\): steady state per restart, on the interval tps\. Each restart's interval tps, its runs end to end in the order printed, is classified as the executions are: change points/m);
+  assert.match(section, /^Intervals \(1 s each\): steady state per restart, on the interval tps\. Each restart's interval tps, its runs end to end in the order printed, is classified as the runs of the command are: change points/m);
   const cell = doc.results!.restarts[0].cell;
   assert.match(section, new RegExp(`^- ${cell}: 1 flat, 1 warm-up; steady after 8 intervals \\(8 s\\): skip them$`, 'm'));
   assert.match(section, /^\| restart \| cell \| intervals \| class \| skipped \| steady tps \| run tps \|$/m);

@@ -9,6 +9,7 @@ import type { SeriesSteady } from '../stats/steady.js';
 import { axis, baseLayout, labelMargin, PALETTE, slug, titleBlock, valueAxisTitle, type FigureSpec } from './figure.js';
 import { clip, logRatioAxis, pctLabel, ratioOf } from './log-ratio.js';
 import { edgeMarkers, offScaleNote, placed, warmupClip } from './warmup-clip.js';
+import { executionWord } from '../experiment/words.js';
 
 const WIDTH = 960;
 const DASHES = ['solid', 'dash', 'dot', 'dashdot', 'longdash', 'longdashdot'];
@@ -203,13 +204,15 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
     });
     y -= GAP;
   });
-  const title = `Executions per restart and restart means: ${query}`;
+  // A command's measurements are runs of the command (words.ts): its figure says so, a query's says executions.
+  const runs = executionWord(ctx.doc.design.workload.kind, true);
+  const title = `${runs[0].toUpperCase()}${runs.slice(1)} per restart and restart means: ${query}`;
   const rows = perCellLabels ? 'one row per restart, r1 at the top of each cell' : 'one row per restart: "cell · r2" is the cell\'s second restart';
   const drawn = kept.x.length + warm.x.length;
   const zoomHint = opts.screen ? '; zoom in to see every one' : '';
   const capped = opts.image && natural > EXECUTIONS_MAX_HEIGHT ? `Image height capped at ${EXECUTIONS_MAX_HEIGHT.toLocaleString('en-US')} px.` : '';
   const note = opts.boxes
-    ? `One box per restart: quartiles of its executions after the warm-up (${ctx.warmup}), whiskers to the lowest and highest; "every execution" shows the dots.`
+    ? `One box per restart: quartiles of its ${runs} after the warm-up (${ctx.warmup}), whiskers to the lowest and highest; "every ${executionWord(ctx.doc.design.workload.kind)}" shows the dots.`
     : thin && thin.total > drawn
       ? `Drawn: ${drawn.toLocaleString('en-US')} of ${thin.total.toLocaleString('en-US')} executions, one dot per pixel of a restart's row (the others fall on it)${zoomHint}; the means use every execution.${capped ? ` ${capped}` : ''}`
       : capped || undefined;
@@ -255,7 +258,7 @@ export function executionsFigure(ctx: ExportContext, query: string, opts: Figure
   // On screen beside the dots, the means are WebGL too: as SVG, their 160 markers were a third of a zoom's time.
   const meanTrace = { type: opts.screen ? 'scattergl' : 'scatter', mode: 'markers', name: 'restart mean', ...means, marker: { symbol: 'line-ns-open', size: Math.min(18, Math.max(8, rowPx)), color: PALETTE[3], line: { color: PALETTE[3], width: 3 } }, hovertemplate: '%{text}<br>%{x}<extra></extra>' };
   if (opts.boxes) {
-    const box = { type: 'box', orientation: 'h', name: 'executions of a restart', ...boxes, boxpoints: false, fillcolor: 'rgba(50,113,212,0.25)', line: { color: PALETTE[0], width: 1 }, width: Math.min(0.8, Math.max(0.3, rowPx / 30)), hoverinfo: 'x' };
+    const box = { type: 'box', orientation: 'h', name: `${runs} of a restart`, ...boxes, boxpoints: false, fillcolor: 'rgba(50,113,212,0.25)', line: { color: PALETTE[0], width: 1 }, width: Math.min(0.8, Math.max(0.3, rowPx / 30)), hoverinfo: 'x' };
     return { id: `restarts-${slug(query)}`, title, file: `restarts-${slug(query)}`, width: WIDTH, height, data: [box, meanTrace], layout };
   }
   const data: Record<string, unknown>[] = [meanTrace, { type: dots, mode: 'markers', name: 'execution', ...kept, marker: dot(PALETTE[0], false), hovertemplate: '%{text}<br>%{x}<extra></extra>' }];
@@ -409,7 +412,7 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
       label(suggested, PALETTE[3], suggestion);
     }
   }
-  const title = `${query}: executions in order, ${cell}`;
+  const title = `${query}: ${executionWord(ctx.doc.design.workload.kind, true)} in order, ${cell}`;
   // The title block of the other figures, so a clipped axis is said under the title with room made for
   // it (as a second line of a plain title it ran into the marks' labels above the plot).
   const head = titleBlock(title, clip ? [offScaleNote(clip, ctx.unit, 'y')] : [], WIDTH, false);

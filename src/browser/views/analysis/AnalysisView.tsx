@@ -179,7 +179,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
       {analysis && ctx ? (
         <>
           <Section title="Configurations: spread between the best and the worst restart" testid="section-configurations">
-            <ConfigurationsTable analysis={analysis} cells={ctx.cells} />
+            <ConfigurationsTable analysis={analysis} cells={ctx.cells} kind={kind} />
           </Section>
 
           {hasNoise(doc.results?.restarts) ? (
@@ -190,7 +190,7 @@ export function AnalysisView({ doc }: { doc: ExperimentDoc }) {
 
           {analysis.hosts ? (
             <Section title="Hosts: spread between hosts, and factors that act differently on them" testid="section-hosts">
-              <HostsPanel analysis={analysis} />
+              <HostsPanel analysis={analysis} kind={kind} />
             </Section>
           ) : null}
 

@@ -5,6 +5,8 @@
 import { useMemo, useState } from 'react';
 import type { Analysis, CellStats } from '../../../common/stats/index.js';
 import { fmtPct, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
+import type { Workload } from '../../../common/experiment/types.js';
+import { measureWord } from '../../../common/experiment/words.js';
 
 type Key = 'cell' | 'spread_avg_pct' | 'spread_max_pct' | 'between' | 'within';
 
@@ -19,7 +21,9 @@ interface Row {
   within: number | null;
 }
 
-export function ConfigurationsTable({ analysis, cells }: { analysis: Analysis; cells: string[] }) {
+export function ConfigurationsTable({ analysis, cells, kind }: { analysis: Analysis; cells: string[]; kind?: Workload['kind'] }) {
+  // A command's figures are its metric's (words.ts), not queries.
+  const over = measureWord(kind, true);
   const [sort, setSort] = useState<{ key: Key; asc: boolean }>({ key: 'cell', asc: true });
   const stable = analysis.ranking.most_stable;
   const rows = useMemo(() => {
@@ -57,10 +61,10 @@ export function ConfigurationsTable({ analysis, cells }: { analysis: Analysis; c
         <thead>
           <tr>
             {th('cell', 'cell', 'sort in plan order')}
-            {th('spread_avg_pct', 'spread avg', 'difference between the best and the worst restart mean, averaged over queries')}
-            {th('spread_max_pct', 'largest', 'the largest difference between the best and the worst restart mean of any query')}
-            {th('between', 'between-restart CoV', 'coefficient of variation of restart means, averaged over queries')}
-            {th('within', 'within-restart CoV', 'coefficient of variation inside a restart, averaged over queries')}
+            {th('spread_avg_pct', 'spread avg', `difference between the best and the worst restart mean, averaged over ${over}`)}
+            {th('spread_max_pct', 'largest', `the largest difference between the best and the worst restart mean of any ${measureWord(kind)}`)}
+            {th('between', 'between-restart CoV', `coefficient of variation of restart means, averaged over ${over}`)}
+            {th('within', 'within-restart CoV', `coefficient of variation inside a restart, averaged over ${over}`)}
             <th />
           </tr>
         </thead>
@@ -77,7 +81,7 @@ export function ConfigurationsTable({ analysis, cells }: { analysis: Analysis; c
                   <V value={r.cell.spread_max_pct} reason={r.cell.null_reasons?.spread_max_pct} fmt={fmtPct} notes={notes} where={r.cell.cell} />
                 </td>
                 <td style={{ textAlign: 'right' }}>
-                  <V value={r.between} reason="no query has two restarts" fmt={fmtPct} notes={notes} where={r.cell.cell} />
+                  <V value={r.between} reason={`no ${measureWord(kind)} has two restarts`} fmt={fmtPct} notes={notes} where={r.cell.cell} />
                 </td>
                 <td style={{ textAlign: 'right' }}>
                   <V value={r.within} reason="no restart kept two executions" fmt={fmtPct} notes={notes} where={r.cell.cell} />

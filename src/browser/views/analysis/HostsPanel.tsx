@@ -4,8 +4,10 @@
 import type { Analysis } from '../../../common/stats/index.js';
 import { fmtEffect, fmtP } from '../../../common/export/format.js';
 import { fmtPct, NullNotes, Reasons, TABLE_STYLE, V } from './format.js';
+import type { Workload } from '../../../common/experiment/types.js';
+import { measureWord } from '../../../common/experiment/words.js';
 
-export function HostsPanel({ analysis }: { analysis: Analysis }) {
+export function HostsPanel({ analysis, kind }: { analysis: Analysis; kind?: Workload['kind'] }) {
   const h = analysis.hosts!;
   const notes = new Reasons();
   const order = (q: string) => analysis.order.indexOf(q);
@@ -20,7 +22,7 @@ export function HostsPanel({ analysis }: { analysis: Analysis }) {
         <thead>
           <tr>
             <th>cell</th>
-            <th>query</th>
+            <th>{measureWord(kind)}</th>
             <th className="num">hosts</th>
             <th className="num" title={analysis.methods.host_spread}>
               between hosts
@@ -52,7 +54,7 @@ export function HostsPanel({ analysis }: { analysis: Analysis }) {
               <tr>
                 <th>factor</th>
                 <th>level</th>
-                <th>query</th>
+                <th>{measureWord(kind)}</th>
                 {h.hosts.map((x) => (
                   <th key={x} className="num">
                     effect on {x}

@@ -8,6 +8,7 @@ import { INTERVAL_COLUMNS, intervalCellText, intervalRestartRow, intervalsHeadin
 import { intervalSteady } from '../../../common/stats/intervals.js';
 import { STEADY_METHOD } from '../../../common/stats/steady.js';
 import { TABLE_STYLE } from './format.js';
+import { executionWord } from '../../../common/experiment/words.js';
 
 /** Restarts listed; the rest are counted (the CSV export has every interval). */
 const ROWS = 100;
@@ -32,7 +33,7 @@ export function IntervalsPanel({ restarts, warmup }: { restarts: readonly Restar
         ))}
       </ul>
       <p className="small muted" data-testid="interval-steady-method">
-        Each restart&apos;s interval tps, its runs end to end in the order printed, is classified as the executions are: {STEADY_METHOD}. The steady tps is the mean of the intervals from the steady state on; the run tps, the
+        Each restart&apos;s interval tps, its runs end to end in the order printed, is classified as the {executionWord('command', true)} are: {STEADY_METHOD}. The steady tps is the mean of the intervals from the steady state on; the run tps, the
         mean of the runs&apos; own figures after the {warmup} warm-up run{warmup === 1 ? '' : 's'}, is what the comparisons use.
       </p>
       <div style={{ overflowX: 'auto' }}>

@@ -11,7 +11,7 @@ import { Plot } from '../../plot/Plot.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fmtNum, fmtPct, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
 import { fmtMdeBasis } from '../../../common/export/format.js';
-import { executionsText, executionWord } from '../../../common/experiment/words.js';
+import { executionsText, executionWord, reasonFor } from '../../../common/experiment/words.js';
 
 interface Props {
   ctx: ExportContext;
@@ -99,6 +99,8 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup, 
   const notes = new Reasons();
   const unit = analysis.cells.flatMap((c) => c.queries).find((q) => q.query === query)?.unit ?? (ctx.unit || null);
   // Plan order, as in the strip plot above.
+  // A command's measurements are runs of the command (words.ts).
+  const runs = executionWord(ctx.doc.design.workload.kind, true);
   const cellsWithQuery = ctx.cells.map((id) => analysis.cells.find((c) => c.cell === id)!).filter((c) => c && c.queries.some((q) => q.query === query));
   return (
     <div data-testid="query-panel">
@@ -152,8 +154,8 @@ export function QueryPanel({ ctx, analysis, query, cell, onCell, onApplyWarmup, 
         </table>
       </div>
       <p className="muted" data-testid="query-between-note">
-        Between CoV is the spread of the restart means, which holds the part of the executions' own noise that reaches a mean; σ between is what is left once that part is taken out (a variance component, never below 0), and ICC its
-        share. Restart means that vary no more than their executions predict show a between CoV with σ between and ICC at 0.
+        Between CoV is the spread of the restart means, which holds the part of the noise of the {runs} themselves that reaches a mean; σ between is what is left once that part is taken out (a variance component, never below 0), and ICC its
+        share. Restart means that vary no more than their {runs} predict show a between CoV with σ between and ICC at 0.
       </p>
       <NullNotes notes={notes} />
       <RepetitionsPlot ctx={ctx} analysis={analysis} query={query} cell={cell} onCell={onCell} onApplyWarmup={onApplyWarmup} designWarmup={designWarmup} />
@@ -193,8 +195,8 @@ function RepetitionsPlot({ ctx, analysis, query, cell, onCell, onApplyWarmup, de
         </label>
         <span data-testid="query-warmup">
           Warm-up from the data for {query}:{' '}
-          {q === null ? <span className="muted">none found ({suggestion?.reason ?? 'no executions'})</span> : <strong>{executionsText(q, ctx.doc.design.workload.kind)}</strong>}
-          {forCell && forCell.suggested !== q ? <span className="muted"> (this cell: {forCell.suggested ?? `none, ${forCell.reason}`})</span> : null}
+          {q === null ? <span className="muted">none found ({reasonFor(suggestion?.reason ?? 'no executions', ctx.doc.design.workload.kind)})</span> : <strong>{executionsText(q, ctx.doc.design.workload.kind)}</strong>}
+          {forCell && forCell.suggested !== q ? <span className="muted"> (this cell: {forCell.suggested ?? `none, ${reasonFor(forCell.reason ?? '', ctx.doc.design.workload.kind)}`})</span> : null}
           {all !== null && all !== q ? <span className="muted"> · every query: {fmtNum(all)}, the design's one warm-up is for all of them</span> : null}
         </span>
         {all !== null && all !== designWarmup ? (
