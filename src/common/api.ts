@@ -405,6 +405,7 @@ export interface Requests {
   'run.check': { args: { path: string; target?: string }; result: RunCheck };
   'run.pause': { args: { runId: string }; result: RunStatus };
   'run.resume': { args: { runId: string }; result: RunStatus };
+  /** Cancel a run: one of this process, a followed detached run (stopped on its target), or a detached launch (its id from run.launch) before its runner started. */
   'run.cancel': { args: { runId: string }; result: RunStatus };
   'run.status': { args: Record<string, never>; result: RunStatus[] };
   /**
@@ -429,18 +430,23 @@ export interface Requests {
   'local.quickstart': { args: { dir?: string; port?: number }; result: QuickstartPrepared };
 }
 
-/** The progress of a detached run's launch, for the file at `path` (absolute). */
+/**
+ * A detached run's launch, for the file at `path` (absolute): first its run id alone, as soon as the
+ * launch is admitted (run.cancel with it stops the launch: the data step ends at its next chunk,
+ * mysqld is stopped and the host restored, and run.start answers `cancelled`); then its progress.
+ */
 export interface LaunchProgress {
   path: string;
-  event: Extract<RunEvent, { type: 'data-progress' }>;
+  runId: string;
+  event?: Extract<RunEvent, { type: 'data-progress' }>;
 }
 
 /** Every push from the backend. */
 export interface Events {
   'run.batch': EventBatch;
   /**
-   * Before a detached run exists: what its launch does here first, to the client that asked (the DBT-3
-   * data step runs over this computer's connection before the runner takes over, minutes at a big SF).
+   * Before a detached run exists: its id, then what its launch does here first, to the client that asked
+   * (the DBT-3 data step runs over this computer's connection before the runner takes over, minutes at a big SF).
    */
   'run.launch': LaunchProgress;
   prompt: Prompt;

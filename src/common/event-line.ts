@@ -18,6 +18,10 @@ export function endedWords(state: string, message?: string): string {
   return new RegExp(`^${state}\\b`).test(message) ? message : `${state}: ${message}`;
 }
 
+/** A detached run's launch cancelled before its runner started: what was undone, and how to launch it again (`again`: the CLI's command, the Run view's button). */
+export const launchCancelledWords = (again: string) =>
+  `the launch was cancelled before its runner started: a mysqld it started is stopped, the host's settings restored and the target let go; ${again} to launch it (a DBT-3 load goes on from its last whole chunk)`;
+
 /** ` (1 measured, 2 failed)` when some restart done measured nothing (mysqld did not start, a tunable did not take effect); else nothing. Attached and detached runs' end lines alike. */
 export function measuredIn(o: { done: number; measured?: number }): string {
   if (o.measured === undefined || o.measured === o.done) return '';

@@ -20,8 +20,11 @@ export function runHandlers(ctx: BackendContext): Handlers {
       if (detach === true) {
         // The run goes on on its target; this process follows it while it can (the Run view stays live).
         // The launch's own work here (the DBT-3 data step) is shown in the window that launched it.
-        const onEvent = (e: RunEvent) => e.type === 'data-progress' && ctx.hub.emit('run.launch', { path: resolve(path), event: e }, origin.clientId);
-        const d = await runs.detach({ file: path, target, auth, prompt, untilAnswered, onEvent, resume: resume === true, fresh: fresh === true, missing: missing === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
+        // Its id first, at once: the Run view's Cancel stops the launch with it (run.cancel).
+        let runId = '';
+        const onLaunching = (id: string) => ctx.hub.emit('run.launch', { path: resolve(path), runId: (runId = id) }, origin.clientId);
+        const onEvent = (e: RunEvent) => e.type === 'data-progress' && ctx.hub.emit('run.launch', { path: resolve(path), runId, event: e }, origin.clientId);
+        const d = await runs.detach({ file: path, target, auth, prompt, untilAnswered, onLaunching, onEvent, resume: resume === true, fresh: fresh === true, missing: missing === true, consent: (doc, t, prepared) => requireConsentFor(doc, t, path, consentNote(prepared)) });
         // Followed from the costs the file measured before the launch replaced its results (a run again from scratch).
         const s = await runs.attach(path, { prompt, measured: (t) => measuredBefore(d.prepared, t) });
         // Several hosts: a host that did not start is said; the others go on.

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import { ApiError, type TargetAuth } from '../../common/api.js';
+import { launchCancelledWords } from '../../common/event-line.js';
 import { problemsBeforeSave } from '../../common/experiment/validate.js';
 import type { RunEvent } from '../../common/events.js';
 import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
@@ -85,8 +86,8 @@ export function recordedAuth(auth: TargetAuth | undefined): RecordOf<'detached'>
   return Object.keys(out).length ? out : undefined;
 }
 
-/** What a launch cancelled before its runner started says (its journal's end, the CLI's line). */
-export const LAUNCH_CANCELLED = "the launch was cancelled before its runner started: a mysqld it started is stopped, the host's settings restored and the target let go; run the same command again to launch it (a DBT-3 load goes on from its last whole chunk)";
+/** What a launch cancelled before its runner started says (its journal's end, the CLI's line; the Run view says the same with its own way to run again). */
+export const LAUNCH_CANCELLED = launchCancelledWords('run the same command again');
 
 export async function startDetached(o: DetachRequest): Promise<DetachedStart> {
   const checkCancel = () => {

@@ -111,8 +111,12 @@ export class RunService {
   private readonly attachments = new Map<string, Attached>();
   /** Followings that ended, oldest first (pruned beyond KEEP_ENDED). */
   private readonly followsEnded = new Set<Attached>();
-  /** Detached runs being launched (a DBT-3 data step may take minutes here first): dispose() cancels them, by file. */
-  private readonly launches = new Map<AbortController, { path: string; done: Promise<string> }>();
+  /**
+   * Detached runs being launched (a DBT-3 data step may take minutes here first), by the run id their
+   * launch has from the start: cancel(runId) and dispose() cancel them. One that launched its runner
+   * stays until this process follows it (follow): a cancel asked meanwhile is the followed run's.
+   */
+  private readonly launches = new Map<string, { cancel: AbortController; path: string; target: string; launched: boolean; done: Promise<string> }>();
   private disposing = false;
 
   constructor(private readonly opts: RunServiceOptions) {}
@@ -203,17 +207,21 @@ export class RunService {
    * and connection; a host that fails to launch does not stop the others (it is in `failed`, with why).
    * Refused only when no host started.
    */
-  async detach(o: Omit<StartOptions, 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number }): Promise<DetachedLaunch> {
-    const { prepared, locks, said, run, auths } = await this.admit({ ...o, detach: true });
+  async detach(o: Omit<StartOptions, 'reconnect' | 'saveEveryMs' | 'batchMs'> & { waitS?: number; /** The launch's run id, as soon as it is admitted (before its data step): cancel(runId) stops it. */ onLaunching?: (runId: string) => void }): Promise<DetachedLaunch> {
+    const { prepared, target, locks, said, run, auths } = await this.admit({ ...o, detach: true });
     await this.refuseIfDisposing(locks);
     const cancel = new AbortController();
     const launch = this.launchDetached(cancel.signal, { prepared, locks, said, run, auths }, o);
     // How it ended, as dispose() says it: a runner launched before the cancel goes on there, as any detached run does.
-    this.launches.set(cancel, { path: run.path, done: launch.then(() => `launched before the cancel; it goes on there (varlab cancel ${run.path} stops it)`, (e: unknown) => (e as Error).message) });
+    const entry = { cancel, path: run.path, target, launched: false, done: launch.then(() => `launched before the cancel; it goes on there (varlab cancel ${run.path} stops it)`, (e: unknown) => (e as Error).message) };
+    this.launches.set(run.runId, entry);
+    o.onLaunching?.(run.runId);
     try {
-      return await launch;
+      const d = await launch;
+      entry.launched = true;
+      return d;
     } finally {
-      this.launches.delete(cancel);
+      if (!entry.launched) this.launches.delete(run.runId);
     }
   }
 
@@ -330,6 +338,12 @@ export class RunService {
   private async follow(abs: string, o: FollowOptions): Promise<Attached> {
     const a = await openAttachment(abs, this.followOptions(o));
     this.attachments.set(a.runId, a);
+    // The run this process launched: a Cancel pressed as its runner started (the launch over, not followed yet) cancels it there.
+    for (const [id, l] of this.launches) {
+      if (!l.launched || l.path !== abs) continue;
+      this.launches.delete(id);
+      if (l.cancel.signal.aborted) a.cancel();
+    }
     const ended = () => {
       this.followsEnded.add(a);
       this.prune();
@@ -369,8 +383,18 @@ export class RunService {
     return h.status();
   }
 
-  /** Cancel a run; a detached one is stopped on its target (which restores the host), its end brought in. */
+  /**
+   * Cancel a run; a detached one is stopped on its target (which restores the host), its end brought in.
+   * A detached run still being launched (its data step) stops at its next step: mysqld stopped, the
+   * host restored, the target let go; its launch (run.start) then ends refused as cancelled. Its
+   * status says running until then.
+   */
   cancel(runId: string): RunStatus {
+    const l = this.launches.get(runId);
+    if (l && !this.attachments.has(runId)) {
+      l.cancel.abort();
+      return { runId, path: l.path, state: 'running', lastSeq: 0, detached: { target: l.target, following: false } };
+    }
     const h = this.held(runId);
     h.run?.cancel();
     return h.status();
@@ -433,8 +457,8 @@ export class RunService {
     const active = [...this.runs.values()].filter((e) => e.engine && !e.ended);
     for (const e of active) e.engine!.cancel();
     // A launch in progress (its DBT-3 data step) stops at its next chunk, stops mysqld, restores the host and lets the lock go; its caller says how it ended.
-    const launches = [...this.launches];
-    for (const [cancel] of launches) cancel.abort();
+    const launches = [...this.launches].filter(([, l]) => !l.launched);
+    for (const [, l] of launches) l.cancel.abort();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), withinMs)).unref());
     const [, launched, lines] = await Promise.all([

@@ -13,12 +13,12 @@ import { saveAs } from '../../store/actions.js';
 import { LiveRun, LiveRuns, type IntervalTrace } from './live.js';
 import { noNoteWords, runsWords, timerFoundOf, timersByRun, type RunsTimer, type TimerNoteParts } from '../../../common/timer-note.js';
 import { drawnInterval } from './intervals.js';
-import { endedWords, eventLine, measuredIn, measuredNothing } from '../../../common/event-line.js';
+import { endedWords, eventLine, launchCancelledWords, measuredIn, measuredNothing } from '../../../common/event-line.js';
 import { noiseSummary } from '../../../common/noise.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
-import { agreeAndStart, agreeToFollow, attachToRunning, checkUnfinished, control, followDetached, showHost, startRun, stopFollowing, useRunSession } from './session.js';
+import { agreeAndStart, agreeToFollow, attachToRunning, cancelLaunch, checkUnfinished, control, followDetached, showHost, startRun, stopFollowing, useRunSession } from './session.js';
 import { notFollowingMessage } from './follow.js';
 import type { TrustCheck } from '../../../common/trust.js';
 import { ConsentList } from '../export/ConsentList.js';
@@ -56,6 +56,7 @@ function StartPanel() {
   const consent = useRunSession((s) => (s.consent?.path === path ? s.consent : null));
   const follow = useRunSession((s) => (s.follow?.path === path ? s.follow : null));
   const launching = useRunSession((s) => (s.launching?.path === path ? s.launching : null));
+  const launchCancelled = useRunSession((s) => s.launchCancelled === path);
   // What pressing Run starts, before it is pressed.
   const asRun = design && untilAnswered && stop.problem === null && stop.ask ? { ...design, restartsPerCell: stop.ask.maxRestarts ?? design.restartsPerCell } : design;
   // At the costs the file's own run measured when it has one (issue 21: the estimates learn).
@@ -225,7 +226,19 @@ function StartPanel() {
                 ? `: first the DBT-3 data step (SF ${design.workload.data.sf}), over this computer's connection, loaded or recognised, then the runner takes over. Keep this computer awake until the run is launched.`
                 : ': the runner takes over once it has begun its first restart.'}
               {launching.data && <DataStepBar data={launching.data} testId="run-launching-data" />}
+              {/* The run has no Progress panel (nor its Cancel) until its runner starts: the launch is cancelled by its own id. */}
+              <div style={{ display: 'flex', gap: 12, alignItems: 'center', marginTop: 6 }}>
+                <button className="danger" disabled={!launching.runId || launching.cancelling} onClick={() => void cancelLaunch()} title="Stops the launch at its next step: the mysqld it started is stopped and the host's settings restored; nothing is launched" data-testid="run-launch-cancel">
+                  Cancel
+                </button>
+                {launching.cancelling && <span data-testid="run-launch-cancelling">Cancelling: the launch stops at its next step (within a DBT-3 load, after the chunk it is loading), then stops mysqld and restores the host…</span>}
+              </div>
             </div>
+          )}
+          {launchCancelled && !launching && (
+            <p className="run-ended run-cancelled" style={{ flexBasis: '100%' }} data-testid="run-launch-cancelled">
+              {capitalised(launchCancelledWords(unfinished ? 'press Resume' : 'press Run again'))}.
+            </p>
           )}
         </>
       )}
@@ -1012,3 +1025,5 @@ function DataStepBar({ data, testId }: { data: { text: string; fraction: number 
     </div>
   );
 }
+
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -40,15 +40,21 @@ interface RunSessionState {
   finished: { path: string; restartsDone: number; restartsPlanned: number; keepResultsAs: string; missing?: { cells: number; restarts: number; sentence: string } } | null;
   /** The key file and known_hosts the file's last run was started with (paths, in memory only): Resume after a cancel or a failure offers them again. */
   lastAuth: { path: string; auth: TargetAuth } | null;
-  /** run.start asked and not answered yet (a detached launch waits for its data step and the runner's first restart); data: the data step's progress. */
-  launching: { path: string; detach: boolean; data?: { text: string; fraction: number } } | null;
+  /**
+   * run.start asked and not answered yet (a detached launch waits for its data step and the runner's
+   * first restart); runId: the launch's, once admitted (its Cancel uses it); cancelling: Cancel was
+   * pressed; data: the data step's progress.
+   */
+  launching: { path: string; detach: boolean; runId?: string; cancelling?: boolean; data?: { text: string; fraction: number } } | null;
+  /** The file whose detached launch was cancelled before its runner started (said until the next run). */
+  launchCancelled: string | null;
 }
 
 const emptyRuns = new LiveRuns();
 /** How a run starts: as the file says, resuming an edited design, from scratch, or only what a grown design misses. */
 export type RunHow = 'auto' | 'resume' | 'fresh' | 'missing';
 
-export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, detached: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, follow: null, designChanged: null, consent: null, finished: null, lastAuth: null, launching: null }));
+export const useRunSession = create<RunSessionState>(() => ({ runId: null, path: null, detached: null, runs: emptyRuns, shownHost: null, live: emptyRuns.get(), frame: 0, error: null, unfinished: null, follow: null, designChanged: null, consent: null, finished: null, lastAuth: null, launching: null, launchCancelled: null }));
 
 let lastSeq = 0;
 let unsubscribe: (() => void) | null = null;
@@ -172,12 +178,12 @@ function watch(runId: string, path: string, detached?: RunStatus['detached'], cu
  * a changed design is offered as a choice.
  */
 export async function startRun(path: string, auth: TargetAuth, how: RunHow = 'auto', detach = false, untilAnswered?: UntilAnswered | false): Promise<void> {
-  useRunSession.setState({ error: null, designChanged: null, consent: null, lastAuth: { path, auth }, launching: { path, detach } });
-  // A detached launch runs the DBT-3 data step here first: its progress comes before the run exists.
+  useRunSession.setState({ error: null, designChanged: null, consent: null, lastAuth: { path, auth }, launching: { path, detach }, launchCancelled: null });
+  // A detached launch runs the DBT-3 data step here first: its id (for Cancel) and its progress come before the run exists.
   const unlisten = detach
-    ? getClient().on('run.launch', ({ path: p, event }) => {
+    ? getClient().on('run.launch', ({ path: p, runId, event }) => {
         const { launching } = useRunSession.getState();
-        if (launching?.path === p) useRunSession.setState({ launching: { ...launching, data: { text: dataProgressText(event), fraction: event.fraction } } });
+        if (launching?.path === p) useRunSession.setState({ launching: { ...launching, runId, ...(event ? { data: { text: dataProgressText(event), fraction: event.fraction } } : {}) } });
       })
     : () => {};
   const r = await getClient()
@@ -187,7 +193,11 @@ export async function startRun(path: string, auth: TargetAuth, how: RunHow = 'au
       useRunSession.setState({ launching: null });
     });
   if (!r.ok) {
-    if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
+    // The user's Cancel of the launch (or the app quitting): said as a cancel, not as an error; the file's journal now ends cancelled.
+    if (r.code === 'cancelled' && detach) {
+      useRunSession.setState({ launchCancelled: path });
+      await checkUnfinished(path);
+    } else if (r.code === 'design-changed' && r.details?.designChanged) useRunSession.setState({ designChanged: r.details.designChanged });
     else if (r.code === 'needs-consent' && r.details?.consent) useRunSession.setState({ consent: { path, check: r.details.consent, how, auth, detach, untilAnswered } });
     else useRunSession.setState({ error: r.message });
     return;
@@ -319,6 +329,18 @@ export async function stopFollowing(opened: number): Promise<void> {
   const runs = new LiveRuns();
   useRunSession.setState({ runId: null, detached: null, runs, shownHost: null, live: runs.get(), error: null, follow: { path, target: detached.target, state: 'stopped', opened, since: Date.now() } });
   await checkUnfinished(path);
+}
+
+/**
+ * Cancel the detached launch under way (its DBT-3 data step, before the runner exists): it stops at its
+ * next step with mysqld stopped and the host restored; run.start then answers cancelled.
+ */
+export async function cancelLaunch(): Promise<void> {
+  const { launching } = useRunSession.getState();
+  if (!launching?.runId || launching.cancelling) return;
+  useRunSession.setState({ launching: { ...launching, cancelling: true } });
+  const r = await getClient().call('run.cancel', { runId: launching.runId });
+  if (!r.ok) useRunSession.setState({ error: r.message });
 }
 
 export async function control(action: 'run.pause' | 'run.resume' | 'run.cancel'): Promise<void> {
