@@ -2,6 +2,7 @@
 // restart are its journal records under another name (see `eventOf` in records.ts): their fields are
 // the record's, so an event never says something its record does not.
 import type { RestartResult, Stopping } from './experiment/types.js';
+import type { LinkState } from './link.js';
 import type { RecordKind, RecordOf } from './records.js';
 
 /** An event made of record K's fields (without its `t`), named Type, with Extra fields. */
@@ -79,5 +80,7 @@ type RunEventOfOneHost =
   | { type: 'data-progress'; at: number; phase: 'rows' | 'indexes' | 'analyze' | 'check'; table?: string; fraction: number; remainingMs: number | null }
   /** Paused (takes effect between restarts, so no restart is measured across a pause) or running again. */
   | { type: 'state'; at: number; state: 'running' | 'paused' }
+  /** A followed detached run: this computer's link to its target lost (and when it tries again) or back (detach/relink.ts); not journaled, the run's own state is not changed by it. */
+  | ({ type: 'link'; at: number } & LinkState)
   /** On resume: the restarts an earlier process finished (from the journal), so a live view starts complete. */
   | { type: 'history'; at: number; warmup: number; restarts: RestartResult[] };

@@ -10,6 +10,7 @@ import { openRestart, runSoFar } from '../runs/snapshot.js';
 import { ApiError, type EventBatch, type RunStatus } from '../../common/api.js';
 
 import type { RunEvent } from '../../common/events.js';
+import type { LinkState } from '../../common/link.js';
 import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
 import { perRestartMs, type FinishedRestart } from '../../common/plan.js';
 import { eventOf, JournalFold, resultsFromJournal, type JournalRecord, type JournalState } from '../../common/records.js';
@@ -269,7 +270,9 @@ export class Follower {
     for (const e of openRestart(this.fold)) this.emit(e);
     // Lines about the link are this computer's following, not the run's: told, not journaled (say).
     const tell = (level: 'info' | 'warn', message: string) => this.emit({ type: 'log', at: Date.now(), level, message });
-    const link = new Link({ target: d.target, path: d.path, connect: () => connect(d, this.connectVia()), tell, dropped: () => this.wake.abort() }, first);
+    // Its state, to the views alone (the lines above say it to the command line): the Run view shows it in place of "running restart k of n".
+    const state = (s: LinkState) => this.emit({ type: 'link', at: Date.now(), ...s }, false);
+    const link = new Link({ target: d.target, path: d.path, connect: () => connect(d, this.connectVia()), tell, dropped: () => this.wake.abort(), state }, first);
     let journal: JournalWriter | undefined;
     try {
       journal = new JournalWriter(d.journal);

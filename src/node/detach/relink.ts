@@ -8,6 +8,7 @@
 // A silent drop is noticed by the SSH keepalives (ssh/connect.ts: every 5 s, 3 unanswered) within about
 // 20 s, whatever the run writes meanwhile: a read in flight fails then, and so does the next one.
 import { ApiError } from '../../common/api.js';
+import { timeOfDay, type LinkState } from '../../common/link.js';
 import type { TargetSession } from '../host/types.js';
 import { sleep } from '../sleep.js';
 
@@ -26,9 +27,6 @@ export function linkLost(e: unknown): e is ApiError {
   return e instanceof ApiError && e.code === 'connection';
 }
 
-/** A time of this day on this computer's clock, to the second: 21:07:42. */
-export const timeOfDay = (ms: number) => new Date(ms).toTimeString().slice(0, 8);
-
 export interface LinkOptions {
   target: string;
   /** The experiment file (for the line that says how to follow the run later). */
@@ -39,6 +37,8 @@ export interface LinkOptions {
   tell: (level: 'info' | 'warn', message: string) => void;
   /** The open session dropped (the follower wakes and finds out on its next read, at once). */
   dropped: () => void;
+  /** Each change of the link, for the views (lost, each wait before a try, back): the lines of `tell` in a form a view can show as a state. */
+  state?: (s: LinkState) => void;
 }
 
 export class Link {
@@ -76,10 +76,13 @@ export class Link {
         this.saidLong = true;
         this.o.tell('warn', `${this.o.target} has not answered since ${timeOfDay(this.lostAt)} (${this.tries} ${this.tries === 1 ? 'try' : 'tries'}, the last: ${e.message}); still trying, every ${RETRY_MS[RETRY_MS.length - 1] / 1000} s. The run goes on there and keeps what it measures: stop following to stop trying, and \`varlab attach ${this.o.path}\` (or opening the file) follows it again later.`);
       }
-      await sleep(RETRY_MS[Math.min(this.tries, RETRY_MS.length) - 1], signal);
+      const wait = RETRY_MS[Math.min(this.tries, RETRY_MS.length) - 1];
+      this.o.state?.({ state: 'lost', target: this.o.target, lostAt: this.lostAt, nextTryAt: Date.now() + wait });
+      await sleep(wait, signal);
       return null;
     }
     const now = Date.now();
+    this.o.state?.({ state: 'back', target: this.o.target, lostAt: this.lostAt, backAt: now });
     this.o.tell('info', `following the run on ${this.o.target} again since ${timeOfDay(now)}, ${Math.round((now - this.lostAt) / 1000)} s after the link was lost (its journal is here up to byte ${offset})`);
     this.tries = 0;
     return this.open;
@@ -94,6 +97,7 @@ export class Link {
     this.tries = 0;
     this.saidLong = false;
     this.o.tell('warn', `link to ${this.o.target} lost at ${timeOfDay(this.lostAt)} (${e.message}); following again as soon as it answers (the run goes on there)`);
+    this.o.state?.({ state: 'lost', target: this.o.target, lostAt: this.lostAt });
   }
 
   async close(): Promise<void> {

@@ -26,6 +26,7 @@ import { StopPanel } from './StopPanel.js';
 import { roundsLeft, stopCheck } from '../../../common/stats/replay.js';
 import type { RunEvent } from '../../../common/events.js';
 import type { UntilAnswered } from '../../../common/api.js';
+import { linkWords, type LinkState } from '../../../common/link.js';
 import './run.css';
 
 function StartPanel() {
@@ -329,6 +330,23 @@ function HostButtons({ runs, shown, onShow }: { runs: LiveRuns; shown: LiveRun; 
   );
 }
 
+/**
+ * A followed detached run whose link dropped: said in place of "running restart k of n" (which this
+ * computer cannot know now), with the next try counted down each second. The run goes on there.
+ */
+function LinkLost({ link }: { link: LinkState }) {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  return (
+    <span className="run-link-lost" role="status" data-testid="run-detached" data-link="lost" title="The run goes on on its target and keeps what it measures; this computer follows it again from where it stopped as soon as it answers">
+      {linkWords(link, Math.max(now, Date.now()))}
+    </span>
+  );
+}
+
 /** The time left, counted down each second between the estimates each finished restart brings. */
 function TimeLeft({ live }: { live: LiveRun }) {
   const [now, setNow] = useState(Date.now);
@@ -364,11 +382,17 @@ function Progress() {
       <HostsBar />
       <div style={{ display: 'flex', gap: 16, alignItems: 'center', flexWrap: 'wrap' }}>
         <strong data-testid="run-state">{live.state}</strong>
-        {detached && active && (
+        {detached && active && live.link?.state === 'lost' && <LinkLost link={live.link} />}
+        {detached && active && live.link?.state !== 'lost' && (
           <span data-testid="run-detached">
             detached on <code>{detached.target}</code>,{' '}
             {/* Until its journal's plan has come in, n is not known: "restart 0 of 0" would be a wrong answer. */}
             {live.planned ? `running restart ${Math.min(Math.max(live.done + 1, detached.current ?? 0), live.planned)} of ${live.planned}` : 'reading its journal…'}
+          </span>
+        )}
+        {detached && active && live.link?.state === 'back' && (
+          <span className="muted" data-testid="run-link-back">
+            {linkWords(live.link, Date.now())}
           </span>
         )}
         <span data-testid="run-count">

@@ -2,6 +2,7 @@
 // (no React, no DOM), so it can be fed 100,000 executions and tested under Node. Every statistic comes
 // from src/common/stats, so the numbers here are the analysis's numbers for the same restarts.
 import { busyReasons } from '../../../common/noise.js';
+import type { LinkState } from '../../../common/link.js';
 import { dataProgressText } from '../../../common/dbt3/words.js';
 import { eventLine } from '../../../common/event-line.js';
 import type { RunEvent } from '../../../common/events.js';
@@ -119,6 +120,8 @@ export class LiveRun {
   stopped?: { round: number; because: string };
   /** The data step (DBT-3) under way, in words, with its fraction; gone when it ends. */
   data?: { text: string; fraction: number };
+  /** A followed detached run: this computer's link to its target, lost or back (`back` until the next restart finishes). */
+  link?: LinkState;
   readonly fold = new JournalFold();
   readonly series = new Map<string, Series>();
   readonly log: LogLine[] = [];
@@ -217,6 +220,7 @@ export class LiveRun {
       }
       case 'restart-finished':
         this.added.delete(r.seq);
+        if (this.link?.state === 'back') this.link = undefined;
         break;
       case 'interval':
         this.addInterval(r, cell ?? this.fold.cellOf(r.seq) ?? '');
@@ -288,6 +292,11 @@ export class LiveRun {
       case 'data-progress':
         this.data = { text: dataProgressText(e), fraction: e.fraction };
         break;
+      case 'link': {
+        const { type: _type, at: _at, host: _host, ...link } = e;
+        this.link = link;
+        break;
+      }
       case 'history':
         this.warmup = e.warmup;
         for (const restart of e.restarts) for (const rec of recordsOfRestart(restart, e.warmup)) this.take(rec, restart.cell);
