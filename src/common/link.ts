@@ -13,7 +13,7 @@ export type LinkState = { state: 'lost'; target: string; lostAt: number; nextTry
 
 /** The words for a link state at `now`: "link to T lost at 21:07:42, reconnecting (next try in 5 s)", "link back; resumed at 21:08:01". */
 export function linkWords(l: LinkState, now: number): string {
-  if (l.state === 'back') return `link back; resumed at ${timeOfDay(l.backAt)} (lost at ${timeOfDay(l.lostAt)})`;
+  if (l.state === 'back') return `link back; resumed at ${timeOfDay(l.backAt)}`;
   const inS = l.nextTryAt === undefined ? 0 : Math.ceil((l.nextTryAt - now) / 1000);
   return `link to ${l.target} lost at ${timeOfDay(l.lostAt)}, reconnecting (${inS > 0 ? `next try in ${inS} s` : 'trying now'})`;
 }

@@ -11,7 +11,7 @@
 // runner gone, the host as it was found, the restarts measured before it kept in the file.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { ExperimentDoc } from '../../src/common/experiment/types.js';
@@ -21,7 +21,7 @@ import { hostDir } from '../../src/node/host/restore.js';
 import { hostPaths } from '../../src/node/host/script.js';
 import { exited, keepCells, oneCellCopy, quickstartCopy, running, shortDbt3, sshdSessions, startRunEnv, varlabSync, type RunEnv } from '../integration/run-env.js';
 import { hold, release, releaseAll, targetJournal } from '../integration/hold.js';
-import { launchBrowser, openApp, openFile, pageProblems, startWebServer, waitForRun, type WebServer } from './support.js';
+import { homeWithSandbox, launchBrowser, openApp, openFile, pageProblems, pressRunDetached, startWebServer, waitForRun, type WebServer } from './support.js';
 
 let env: RunEnv;
 let browser: Browser;
@@ -43,13 +43,7 @@ const journalRecords = (file: string): JournalRecord[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as JournalRecord);
 
-/** A varlab home of its own for a browser-mode process, with the sandbox registered for the sshd's target. */
-function homeOf(name: string): string {
-  const home = join(env.dir, name);
-  mkdirSync(home, { recursive: true });
-  writeFileSync(join(home, 'profiles.json'), readFileSync(join(env.varlabHome, 'profiles.json')));
-  return home;
-}
+const homeOf = (name: string) => homeWithSandbox(env, name);
 
 async function mysqldPid(): Promise<number> {
   const pidFile = env.profile.pidFile ?? join(env.profile.datadir, 'mysqld.pid');
@@ -68,11 +62,7 @@ async function hostAsFound(dir: string): Promise<void> {
 
 /** Starts the open file's run from the Run view with "Keep running when this computer sleeps", on the sandbox sshd's target; the run's directory there. */
 async function startDetachedInView(page: Page, file: string): Promise<string> {
-  await page.getByTestId('nav-run').click();
-  await page.getByLabel('key file').fill(env.sshd.keyFile);
-  await page.getByLabel('known_hosts').fill(env.sshd.knownHostsFile);
-  await page.getByTestId('run-detach').check();
-  await page.getByTestId('run-start-button').click();
+  await pressRunDetached(page, env);
   await page.getByTestId('run-detached').waitFor({ timeout: 120_000 });
   const dir = readJournalText(readFileSync(journalPath(file), 'utf8')).detached?.dir;
   assert.ok(dir, 'the local journal names the run on the target');
@@ -315,11 +305,7 @@ test('a DBT-3 design run detached from the Run view: "first the DBT-3 data step"
   try {
     const page = await openApp(browser, server);
     await openFile(page, file);
-    await page.getByTestId('nav-run').click();
-    await page.getByLabel('key file').fill(env.sshd.keyFile);
-    await page.getByLabel('known_hosts').fill(env.sshd.knownHostsFile);
-    await page.getByTestId('run-detach').check();
-    await page.getByTestId('run-start-button').click();
+    await pressRunDetached(page, env);
     // The file's data step needs consent first in a home of its own (it creates a database): the list names it; allowed here.
     const allow = page.getByTestId('run-consent-allow');
     await allow.waitFor({ timeout: 60_000 });

@@ -1,7 +1,7 @@
 // End-to-end helpers: a browser-mode server with its own varlab home, and Debian's Chromium
 // driven by playwright-core (never a downloaded browser).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
@@ -132,6 +132,23 @@ export function runAppForTests(): { readonly env: RunEnv; readonly app: TestApp;
       return browser!;
     },
   };
+}
+
+/** A varlab home of its own for a browser-mode process (startWebServer), with the sandbox registered for the sshd's target. */
+export function homeWithSandbox(env: RunEnv, name: string): string {
+  const home = join(env.dir, name);
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'profiles.json'), readFileSync(join(env.varlabHome, 'profiles.json')));
+  return home;
+}
+
+/** In the Run view of the open file: the sandbox sshd's key and known_hosts, "Keep running when this computer sleeps", Run. */
+export async function pressRunDetached(page: Page, env: RunEnv): Promise<void> {
+  await page.getByTestId('nav-run').click();
+  await page.getByLabel('key file').fill(env.sshd.keyFile);
+  await page.getByLabel('known_hosts').fill(env.sshd.knownHostsFile);
+  await page.getByTestId('run-detach').check();
+  await page.getByTestId('run-start-button').click();
 }
 
 /** Open the quickstart from the welcome screen and wait for the designer's grid. */
