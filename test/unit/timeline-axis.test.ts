@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { RunEvent } from '../../src/common/events.js';
 import type { RestartResult } from '../../src/common/experiment/types.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
-import { roomFor, timelineX, timelineY, xEndNote, xStillShown } from '../../src/browser/views/run/timeline-axis.js';
+import { roomFor, timelineX, timelineY, timelineYClipped, xEndNote, xStillShown } from '../../src/browser/views/run/timeline-axis.js';
 
 const CELLS = ['a', 'b', 'c', 'd'];
 /** 48 restarts of 10 executions of Q1 (2 warm-ups): 480 executions in the whole run. */
@@ -131,4 +131,23 @@ test('the y axis: headroom while the run is followed, the data with a small marg
   assert.deepEqual(timelineY(y, idx, false), [9.8, 14.2], 'as an autorange would pad it');
   assert.deepEqual(timelineY(y, [], false), [0, 1]);
   assert.deepEqual(timelineY([5, 5], [0, 1], false), [4.75, 5.25], 'one value: a margin around it');
+});
+
+test('the y axis beside cold warm-ups: ranged on the measured executions, every warm-up beyond it counted, not only those drawn', () => {
+  // Three restarts of 3 executions, the first of each a warm-up 300 times slower; one near warm-up (12.5) stays on the axis.
+  const y = [3000, 10, 12, 3300, 11, 14, 12.5, 10.5, 11];
+  const warm = [true, false, false, true, false, false, true, false, false];
+  const warmAt = [0, 3, 6];
+  const all = y.map((_, i) => i);
+  const { range, clip } = timelineYClipped(y, warm, all, false, warmAt, 0, y.length);
+  assert.ok(range[0] < 10 && range[1] > 14 && range[1] < 20, `the measured 10–14 and a band for the triangles: ${range}`);
+  assert.deepEqual({ below: clip?.below, above: clip?.above, count: clip?.count }, { below: null, above: 3300, count: 2 });
+  assert.ok(clip!.edges[1] > 14 && clip!.edges[1] < range[1], 'the triangles inside the band at the top');
+  // Decimated: one of the cold ones not drawn, still counted; counted only within the executions shown.
+  assert.equal(timelineYClipped(y, warm, [0, 1, 2, 4, 5, 6, 7, 8], false, warmAt, 0, y.length).clip?.count, 2);
+  assert.equal(timelineYClipped(y, warm, all, false, warmAt, 1, y.length).clip?.count, 1);
+  // The full range (no warm-up flagged), or warm-ups near the rest: timelineY's axis.
+  assert.deepEqual(timelineYClipped(y, [], all, false, [], 0, y.length), { range: timelineY(y, all, false), clip: null });
+  const near = [13, 10, 12, 11];
+  assert.deepEqual(timelineYClipped(near, [true, false, false, false], [0, 1, 2, 3], true, [0], 0, 4), { range: timelineY(near, [0, 1, 2, 3], true), clip: null });
 });

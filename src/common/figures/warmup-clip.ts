@@ -3,61 +3,39 @@
 // column, and every line of the executions-in-order plot flat along the bottom. When the warm-ups
 // would widen the axis more than CLIP_WARMUPS_BEYOND times, the axis is the measured executions' (and
 // the warm-ups near them), and each warm-up beyond it is drawn at its edge, a hollow triangle pointing
-// the way it is off, its true value in the hover. One rule for both figures (figures/build.ts).
+// the way it is off, its true value in the hover. One rule for both figures (figures/build.ts) and for
+// the Run view's live timeline (offAxis: its executions are in run order, not restarts × repetitions).
 
 /** Warm-ups that would widen the axis more than this many times the measured executions' are drawn at its edge. */
 export const CLIP_WARMUPS_BEYOND = 10;
 
-export interface WarmupClip {
+/** The warm-ups beyond an axis: the farthest beyond each edge (null: none beyond that one), and how many. */
+export interface Beyond {
+  below: number | null;
+  above: number | null;
+  count: number;
+}
+
+/** Which warm-ups an axis leaves off: its measured executions and the warm-ups near them, and the others beyond it. */
+export interface OffAxis extends Beyond {
+  /** Warm-ups between these stay on the axis: within one measured span of the measured executions. */
+  near: [number, number];
+  /** The lowest and highest value on the axis (the measured executions and the warm-ups near them), unpadded. */
+  extent: [number, number];
+}
+
+export interface WarmupClip extends OffAxis {
   /** The value axis: the measured executions and the warm-ups near them, padded, with a band at each edge that has warm-ups beyond it. */
   range: [number, number];
   /** Where a warm-up beyond the axis is drawn: the middle of its edge's band (at the very edge, half of each triangle was cut off). */
   edges: [number, number];
-  /** The farthest warm-up beyond the low and the high edge (null: none beyond that one). */
-  below: number | null;
-  above: number | null;
-  /** How many warm-ups are beyond the axis. */
-  count: number;
-  /** Warm-ups between these stay on the axis: within one measured span of the measured executions. */
-  near: [number, number];
 }
 
-/**
- * The clipped axis of one figure's rows (each a restart's values in repetition order, the first
- * `warmup` of each the warm-up): null when the warm-ups fit within CLIP_WARMUPS_BEYOND times the
- * measured executions' axis, or there is no warm-up or nothing measured. A warm-up within one measured
- * span of the measured executions stays on the axis (a warm-up run of 600.1 tps beside measured ones of
- * 599.6–600.0 is not off the scale), the others are beyond it.
- */
-export function warmupClip(rows: number[][], warmup: number): WarmupClip | null {
-  if (warmup <= 0) return null;
-  let lo = Infinity;
-  let hi = -Infinity;
-  let wlo = Infinity;
-  let whi = -Infinity;
-  const warm: number[] = [];
-  for (const values of rows) {
-    values.forEach((v, j) => {
-      if (!Number.isFinite(v)) return;
-      if (j < warmup) {
-        warm.push(v);
-        wlo = Math.min(wlo, v);
-        whi = Math.max(whi, v);
-      } else {
-        lo = Math.min(lo, v);
-        hi = Math.max(hi, v);
-      }
-    });
-  }
-  if (lo > hi || !warm.length) return null;
-  // Padded as Plotly's autorange would pad the measured executions.
-  const padOf = (a: number, b: number) => (b - a) * 0.04 || Math.abs(a) * 0.01 || 1;
-  const pad = padOf(lo, hi);
-  const span = hi - lo + 2 * pad;
-  if (Math.max(hi + pad, whi) - Math.min(lo - pad, wlo) <= CLIP_WARMUPS_BEYOND * span) return null;
-  const near: [number, number] = [lo - pad - span, hi + pad + span];
-  let axisLo = lo;
-  let axisHi = hi;
+/** The margin Plotly's autorange gives values from a to b. */
+const padOf = (a: number, b: number) => (b - a) * 0.04 || Math.abs(a) * 0.01 || 1;
+
+/** The warm-ups of `warm` beyond `near`, lower and higher. */
+export function beyond(near: readonly [number, number], warm: Iterable<number>): Beyond {
   let below: number | null = null;
   let above: number | null = null;
   let count = 0;
@@ -68,18 +46,70 @@ export function warmupClip(rows: number[][], warmup: number): WarmupClip | null 
     } else if (v > near[1]) {
       above = Math.max(above ?? v, v);
       count++;
-    } else {
-      axisLo = Math.min(axisLo, v);
-      axisHi = Math.max(axisHi, v);
     }
   }
+  return { below, above, count };
+}
+
+/**
+ * The rule of every clipped axis, whatever the figure's layout of its values: measured executions from
+ * lo to hi beside the warm-ups `warm`. Null when the warm-ups fit within CLIP_WARMUPS_BEYOND times the
+ * measured executions' axis, or there is no warm-up or nothing measured. A warm-up within one measured
+ * span of the measured executions stays on the axis (a warm-up run of 600.1 tps beside measured ones of
+ * 599.6–600.0 is not off the scale), the others are beyond it.
+ */
+export function offAxis(lo: number, hi: number, warm: readonly number[]): OffAxis | null {
+  if (lo > hi || !warm.length) return null;
+  let wlo = Infinity;
+  let whi = -Infinity;
+  for (const v of warm) {
+    wlo = Math.min(wlo, v);
+    whi = Math.max(whi, v);
+  }
+  // Padded as Plotly's autorange would pad the measured executions.
+  const pad = padOf(lo, hi);
+  const span = hi - lo + 2 * pad;
+  if (Math.max(hi + pad, whi) - Math.min(lo - pad, wlo) <= CLIP_WARMUPS_BEYOND * span) return null;
+  const near: [number, number] = [lo - pad - span, hi + pad + span];
+  const extent: [number, number] = [lo, hi];
+  for (const v of warm) {
+    if (v < near[0] || v > near[1]) continue;
+    extent[0] = Math.min(extent[0], v);
+    extent[1] = Math.max(extent[1], v);
+  }
+  return { ...beyond(near, warm), near, extent };
+}
+
+/**
+ * The clipped axis of one figure's rows (each a restart's values in repetition order, the first
+ * `warmup` of each the warm-up): null when nothing is beyond it (offAxis). The axis is padded as
+ * Plotly's autorange pads, with a band at each edge that has warm-ups beyond it, for their triangles.
+ */
+export function warmupClip(rows: number[][], warmup: number): WarmupClip | null {
+  if (warmup <= 0) return null;
+  let lo = Infinity;
+  let hi = -Infinity;
+  const warm: number[] = [];
+  for (const values of rows) {
+    values.forEach((v, j) => {
+      if (!Number.isFinite(v)) return;
+      if (j < warmup) warm.push(v);
+      else {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    });
+  }
+  const off = offAxis(lo, hi, warm);
+  if (!off) return null;
+  const [axisLo, axisHi] = off.extent;
   const p = padOf(axisLo, axisHi);
-  const range: [number, number] = [axisLo - p * (below === null ? 1 : 4), axisHi + p * (above === null ? 1 : 4)];
-  return { range, edges: [axisLo - p * 2.5, axisHi + p * 2.5], below, above, count, near };
+  const range: [number, number] = [axisLo - p * (off.below === null ? 1 : 4), axisHi + p * (off.above === null ? 1 : 4)];
+  return { ...off, range, edges: [axisLo - p * 2.5, axisHi + p * 2.5] };
 }
 
 /** Where a value is drawn under a clip: a warm-up (repetition j below `warmup`) beyond the axis at its edge, anything else where it is. */
-export function placed(clip: WarmupClip | null, warmup: number, v: number, j: number): number {
+export function placed(clip: Pick<WarmupClip, 'near' | 'edges'> | null, warmup: number, v: number, j: number): number {
   if (!clip || j >= warmup) return v;
   return v > clip.near[1] ? clip.edges[1] : v < clip.near[0] ? clip.edges[0] : v;
 }
@@ -115,7 +145,7 @@ export function edgeMarkers(axis: 'x' | 'y') {
  * The line a clipped figure says it with, its triangles drawn as text (DejaVu Sans has them):
  * "▷ 32 warm-ups beyond the axis, up to 44,500 ms: drawn at its right edge".
  */
-export function offScaleNote(clip: WarmupClip, unit: string, axis: 'x' | 'y'): string {
+export function offScaleNote(clip: Beyond, unit: string, axis: 'x' | 'y'): string {
   const v = (x: number) => `${Number(x.toPrecision(3)).toLocaleString('en-US')}${unit ? ` ${unit}` : ''}`;
   const [low, high] = axis === 'x' ? ['◁', '▷'] : ['▽', '△'];
   const [lowEdge, highEdge] = axis === 'x' ? ['left', 'right'] : ['bottom', 'top'];

@@ -16,6 +16,7 @@ import { drawnInterval } from './intervals.js';
 import { endedWords, eventLine, launchCancelledWords, measuredIn, measuredNothing } from '../../../common/event-line.js';
 import { noiseSummary } from '../../../common/noise.js';
 import { Timeline, type TimelineNote } from './Timeline.js';
+import { offScaleNote } from '../../../common/figures/warmup-clip.js';
 import { DEFAULTS } from '../../../common/stats/analysis.js';
 import { MDE_LABELS } from '../../../common/stats/mde.js';
 import { agreeAndStart, agreeToFollow, attachToRunning, cancelLaunch, checkUnfinished, control, followDetached, showHost, startRun, stopFollowing, useRunSession } from './session.js';
@@ -667,6 +668,15 @@ function Charts({ live, frame }: { live: LiveRun; frame: number }) {
       <div className="run-timeline">
         <Timeline live={live} query={query} frame={frame} onNote={setNote} />
       </div>
+      {note?.offScale ? (
+        <small className="run-timeline-offscale" data-testid="run-timeline-offscale">
+          {offScaleNote(note.offScale, note.offScale.unit, 'y')}; double-click for the full range.
+        </small>
+      ) : note?.full ? (
+        <small className="run-timeline-offscale" data-testid="run-timeline-offscale">
+          The full range, warm-ups and all; double-click to range the axis on the measured executions again.
+        </small>
+      ) : null}
       {note && !note.exact ? (
         <small className="muted" data-testid="run-timeline-note">
           Drawn: {note.drawn.toLocaleString('en')} of {executionsText(note.total, live.kind ?? openKind)}{' '}

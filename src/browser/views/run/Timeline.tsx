@@ -13,13 +13,20 @@
 //   REDRAW_MS; then the canvas is cleared.
 // - Zoomed, the range is drawn from the executions in it: exactly, when few enough fall in it.
 // - Colours and hover labels are made only for the points drawn, one label string per restart.
+// - A restart's cold first executions far off the others (300 times slower) would squash every measured
+//   execution into a line along the bottom: the y axis is then the measured executions', the warm-ups
+//   beyond it drawn at its edge (the rule of the analysis's figures, warmup-clip.ts; timeline-axis.ts),
+//   and the note under the plot says how many. A double-click shows the full range, warm-ups and all, and
+//   a double-click again (or on a zoom) goes back to the axis of the measured executions.
 import { useEffect, useRef } from 'react';
 import Plotly, { glPixelRatio } from '../../plot/plotly.js';
 import { MODE_BAR_LEFT_OUT } from '../../plot/Plot.js';
 import { decimate, PER_COLUMN, StreamDecimator } from '../../plot/decimate.js';
 import { restartColour, type LiveRun } from './live.js';
 import { executionWord } from '../../../common/experiment/words.js';
-import { timelineX, timelineY, xEndNote, xStillShown, type XEnd } from './timeline-axis.js';
+import { timelineX, timelineYClipped, xEndNote, xStillShown, type TimelineClip, type XEnd } from './timeline-axis.js';
+import { edgeMarkers, placed, type Beyond } from '../../../common/figures/warmup-clip.js';
+import { relayoutOf } from '../../plot/zoom.js';
 
 const MARGIN = { l: 60, r: 20, t: 40, b: 50 };
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: MODE_BAR_LEFT_OUT };
@@ -29,6 +36,8 @@ const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: M
  */
 const REDRAW_MS = 10_000;
 const MARKER = 4;
+/** Plotly says a double-click with a relayout at once: one within this of a double-click is not the reader's zoom. */
+const DOUBLE_CLICK_RELAYOUT_MS = 500;
 
 type Range = [number, number];
 
@@ -39,6 +48,14 @@ interface Drawn {
   columns: number;
   /** The ranges the user zoomed or panned to, or null: the whole run, followed. */
   zoom: { x: Range; y: Range | null } | null;
+  /** The reader double-clicked for the full range: warm-ups far off the measured executions are not clipped. */
+  full: boolean;
+  /** The warm-ups beyond the y axis as Plotly drew it last (null: none). */
+  clip: TimelineClip | null;
+  /** Plotly drew warm-ups and no measured execution: drawn again when one arrives, the axis then ranged on it. */
+  awaitMeasured: boolean;
+  /** When the reader last double-clicked: the relayout Plotly says it with is not a zoom. */
+  doubleClickAt: number;
   /** The axes as Plotly drew them last. */
   x: Range;
   y: Range;
@@ -62,26 +79,42 @@ export interface TimelineNote {
   total: number;
   exact: boolean;
   zoomed: boolean;
+  /** The warm-ups beyond the y axis, drawn at its edge (null: none), with the unit of the values. */
+  offScale: (Beyond & { unit: string }) | null;
+  /** The reader asked for the full range: the warm-ups that would be beyond the axis are drawn where they are. */
+  full: boolean;
 }
 
 /** "execution 3 of Q1", or a command's "run of the command 3" (n left out: the axis's title). */
 const numbered = (live: LiveRun, query: string, n?: string) => (live.kind === 'command' ? `${executionWord('command')}${n ? ` ${n}` : ''}` : `execution${n ? ` ${n}` : ''} of ${query}`);
 
-/** The arrays of one trace for the executions at `idx` (x is the execution number, index + 1). */
-function trace(live: LiveRun, query: string, idx: number[]) {
+/**
+ * The traces for the executions at `idx` (x is the execution number, index + 1): every one where it is,
+ * or, under a clip, each warm-up beyond the axis as a triangle at its edge with its value in the hover.
+ */
+function traces(live: LiveRun, query: string, idx: number[], clip: TimelineClip | null) {
   const s = live.series.get(query);
-  const x = new Array<number>(idx.length);
-  const y = new Array<number>(idx.length);
-  const color = new Array<string>(idx.length);
-  const text = new Array<string>(idx.length);
+  const x: number[] = [];
+  const y: number[] = [];
+  const color: string[] = [];
+  const text: string[] = [];
+  const off = edgeMarkers('y');
   if (s)
-    idx.forEach((i, k) => {
-      x[k] = i + 1;
-      y[k] = s.y[i];
-      color[k] = restartColour(s.seq[i]);
-      text[k] = live.labelOf(s.seq[i]);
-    });
-  return {
+    for (const i of idx) {
+      const v = s.y[i];
+      // placed() takes repetition 0 for a warm-up: here the flag says which executions are.
+      const at = placed(clip, 1, v, s.warmup[i] ? 0 : 1);
+      if (at !== v) {
+        off.add(v, at, i + 1, `${numbered(live, query, String(i + 1))}<br>${v} ${s.unit}<br>${live.labelOf(s.seq[i])}<br>warm-up, beyond the axis`, restartColour(s.seq[i]));
+        continue;
+      }
+      x.push(i + 1);
+      y.push(v);
+      color.push(restartColour(s.seq[i]));
+      text.push(live.labelOf(s.seq[i]));
+    }
+  const edge = off.trace('scattergl', 10);
+  const drawn = {
     type: 'scattergl',
     mode: 'markers',
     x,
@@ -91,6 +124,7 @@ function trace(live: LiveRun, query: string, idx: number[]) {
     hovertemplate: `${numbered(live, query, '%{x}')}<br>%{y:.3f} ${s?.unit ?? ''}<br>%{text}<extra></extra>`,
     showlegend: false,
   };
+  return edge ? [drawn, edge] : [drawn];
 }
 
 function layoutOf(d: Drawn) {
@@ -121,13 +155,24 @@ async function drawAll(el: HTMLElement, d: Drawn, n: number): Promise<TimelineNo
   const s = live.series.get(query);
   const y = s?.y ?? [];
   let idx: number[];
-  let note: TimelineNote;
+  let note: Omit<TimelineNote, 'offScale' | 'full'>;
+  // The y axis: ranged on the measured executions unless the reader zoomed it or asked for the full range.
+  const yOf = (from: number, to: number, headroom: boolean) => {
+    const r = timelineYClipped(y, d.full ? [] : (s?.warmup ?? []), idx, headroom, s?.warmAt ?? [], from, to);
+    d.clip = r.clip;
+    d.awaitMeasured = !d.full && !r.clip && idx.length > 0 && idx.every((i) => s!.warmup[i]);
+    return r.range;
+  };
+  d.clip = null;
+  d.awaitMeasured = false;
   if (d.zoom) {
+    const from = Math.max(0, Math.floor(d.zoom.x[0] - 1));
     idx = decimate(y, d.zoom.x[0] - 1, d.zoom.x[1], d.columns);
-    const inRange = Math.max(0, Math.min(n, Math.ceil(d.zoom.x[1])) - Math.max(0, Math.floor(d.zoom.x[0] - 1)));
+    const inRange = Math.max(0, Math.min(n, Math.ceil(d.zoom.x[1])) - from);
     note = { drawn: idx.length, total: inRange, exact: inRange <= d.columns * PER_COLUMN, zoomed: true };
     d.x = d.zoom.x;
-    d.y = d.zoom.y ?? timelineY(y, idx, false);
+    // The warm-ups beyond the axis counted are those of the executions shown: numbered from x[0] to x[1].
+    d.y = d.zoom.y ?? yOf(Math.max(0, Math.ceil(d.zoom.x[0] - 1)), Math.floor(d.zoom.x[1]), false);
   } else {
     const tail = d.dec.update(y, n).tail;
     idx = d.dec.drawn();
@@ -136,15 +181,21 @@ async function drawAll(el: HTMLElement, d: Drawn, n: number): Promise<TimelineNo
     const x = timelineX(n, ...xBasis(d));
     d.x = x.range;
     d.end = x.end;
-    d.y = timelineY(y, idx, live.following);
+    d.y = yOf(0, n, live.following);
   }
   d.following = live.following;
   d.n = d.painted = n;
   d.shown = idx.length;
   d.at = performance.now();
   d.dirty = false;
-  await Plotly.react(el, [trace(live, query, idx)], layoutOf(d), { ...CONFIG, plotGlPixelRatio: glPixelRatio() });
-  return note;
+  await Plotly.react(el, traces(live, query, idx, d.clip), layoutOf(d), { ...CONFIG, plotGlPixelRatio: glPixelRatio() });
+  return noteOf(d, note);
+}
+
+/** The note with what the y axis leaves off. */
+function noteOf(d: Drawn, note: Omit<TimelineNote, 'offScale' | 'full'>): TimelineNote {
+  const unit = d.live.series.get(d.query)?.unit ?? '';
+  return { ...note, offScale: d.clip?.count ? { below: d.clip.below, above: d.clip.above, count: d.clip.count, unit } : null, full: d.full };
 }
 
 type Area = { l: number; t: number; w: number; h: number };
@@ -209,7 +260,8 @@ async function step(el: HTMLElement, canvas: HTMLCanvasElement, d: Drawn): Promi
   const size = plotArea(el);
   const columns = size ? Math.ceil(((n - d.painted) * size.w) / (d.x[1] - d.x[0])) + 1 : 1;
   const fresh = decimate(s!.y, d.painted, n, columns);
-  const outside = n + 1 > d.x[1] || fresh.some((i) => s!.y[i] < d.y[0] || s!.y[i] > d.y[1]);
+  // Also when the axis was drawn for warm-ups alone and a measured execution arrives: ranged on it now.
+  const outside = n + 1 > d.x[1] || fresh.some((i) => s!.y[i] < d.y[0] || s!.y[i] > d.y[1] || (d.awaitMeasured && !s!.warmup[i]));
   if (!size || outside || due) {
     clear(canvas);
     return drawAll(el, d, n);
@@ -217,7 +269,7 @@ async function step(el: HTMLElement, canvas: HTMLCanvasElement, d: Drawn): Promi
   paint(canvas, el, size, d, fresh);
   d.painted = n;
   d.shown += fresh.length;
-  return { drawn: d.shown, total: n, exact: d.shown === n, zoomed: false };
+  return noteOf(d, { drawn: d.shown, total: n, exact: d.shown === n, zoomed: false });
 }
 
 type PlotElement = HTMLDivElement & { on?: (ev: string, f: (e: Record<string, unknown>) => void) => void };
@@ -251,6 +303,7 @@ export function Timeline({ live, query, frame, onNote }: { live: LiveRun; query:
         if (!d.wired && el.on) {
           d.wired = true;
           el.on('plotly_relayout', (e) => onRelayout(e));
+          el.on('plotly_doubleclick', () => onDoubleClick());
         }
       } while (again.current);
     } finally {
@@ -258,21 +311,38 @@ export function Timeline({ live, query, frame, onNote }: { live: LiveRun; query:
     }
   };
 
-  const onRelayout = (e: Record<string, unknown>) => {
-    const d = drawn.current;
-    if (!d) return;
-    const num = (k: string) => (typeof e[k] === 'number' ? (e[k] as number) : undefined);
-    const x0 = num('xaxis.range[0]');
-    const x1 = num('xaxis.range[1]');
-    const y0 = num('yaxis.range[0]');
-    const y1 = num('yaxis.range[1]');
-    if (x0 !== undefined && x1 !== undefined) d.zoom = { x: [x0, x1], y: y0 !== undefined && y1 !== undefined ? [y0, y1] : null };
-    else if (y0 !== undefined && y1 !== undefined) d.zoom = { x: d.x, y: [y0, y1] };
-    else if (e['xaxis.autorange'] === true || e['yaxis.autorange'] === true) d.zoom = null;
-    else return;
+  const redraw = (d: Drawn) => {
     d.dirty = true;
     // After Plotly has finished its own relayout.
     setTimeout(() => void draw(), 0);
+  };
+
+  const onRelayout = (e: Record<string, unknown>) => {
+    const d = drawn.current;
+    const r = relayoutOf(e);
+    if (!d || !r) return;
+    // The relayout Plotly says a double-click with (a reset to some range) is onDoubleClick's.
+    if (performance.now() - d.doubleClickAt < DOUBLE_CLICK_RELAYOUT_MS) return;
+    if (r.x) d.zoom = { x: r.x, y: r.y ?? null };
+    else if (r.y) d.zoom = { x: d.x, y: r.y };
+    else {
+      // Autoscale: the whole run, the axis ranged on the measured executions.
+      d.zoom = null;
+      d.full = false;
+    }
+    redraw(d);
+  };
+
+  // From the axis ranged on the measured executions to the full range, warm-ups and all; from there or a zoom, back.
+  const onDoubleClick = () => {
+    const d = drawn.current;
+    if (!d) return;
+    d.doubleClickAt = performance.now();
+    if (d.zoom || d.full) {
+      d.zoom = null;
+      d.full = false;
+    } else if (d.clip) d.full = true;
+    redraw(d);
   };
 
   useEffect(() => {
@@ -281,7 +351,7 @@ export function Timeline({ live, query, frame, onNote }: { live: LiveRun; query:
     const d = drawn.current;
     if (!d || d.live !== live || d.query !== query) {
       const columns = Math.max(100, el.clientWidth - MARGIN.l - MARGIN.r);
-      drawn.current = { live, query, dec: new StreamDecimator(columns), columns, zoom: null, x: [0, 1], y: [0, 1], end: 'room', following: live.following, n: 0, at: 0, painted: 0, shown: 0, dirty: true, wired: d?.wired ?? false };
+      drawn.current = { live, query, dec: new StreamDecimator(columns), columns, zoom: null, full: false, clip: null, awaitMeasured: false, doubleClickAt: 0, x: [0, 1], y: [0, 1], end: 'room', following: live.following, n: 0, at: 0, painted: 0, shown: 0, dirty: true, wired: d?.wired ?? false };
     }
     void draw();
   }, [live, query, frame]);

@@ -28,6 +28,8 @@ export interface Series {
   y: number[];
   seq: number[];
   warmup: boolean[];
+  /** The executions flagged warm-up (indices, ascending): the timeline counts those beyond its axis without going through the whole run. */
+  warmAt: number[];
   unit: string;
 }
 
@@ -310,11 +312,12 @@ export class LiveRun {
   private push(query: string, unit: string, seq: number, cell: string, value: number, warmup: boolean): void {
     let s = this.series.get(query);
     if (!s) {
-      s = { y: [], seq: [], warmup: [], unit };
+      s = { y: [], seq: [], warmup: [], warmAt: [], unit };
       this.series.set(query, s);
     }
     s.y.push(value);
     s.seq.push(seq);
+    if (warmup) s.warmAt.push(s.warmup.length);
     s.warmup.push(warmup);
     if (!this.cellOfSeq.has(seq)) this.cellOfSeq.set(seq, cell);
     this.executions++;
@@ -353,6 +356,7 @@ export class LiveRun {
       if (!s) continue;
       const k = Math.min(n, s.y.length);
       for (const list of [s.y, s.seq, s.warmup]) list.splice(list.length - k, k);
+      while (s.warmAt.length && s.warmAt[s.warmAt.length - 1] >= s.y.length) s.warmAt.pop();
       this.executions -= k;
     }
     this.added.delete(seq);

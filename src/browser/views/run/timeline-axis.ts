@@ -1,5 +1,6 @@
 // How far the live timeline's axes run: the x axis (the execution number), and the y axis (the time).
 // Plain data, no DOM: tested under Node.
+import { beyond, offAxis, type Beyond } from '../../../common/figures/warmup-clip.js';
 //
 // While the run is followed the axis is fixed with headroom, so that executions arriving are painted
 // onto a plot whose axes stay put (Plotly draws its axes afresh only when the run outgrows them): room
@@ -67,4 +68,43 @@ export function timelineY(y: readonly number[], idx: readonly number[], headroom
   if (!Number.isFinite(lo)) return [0, 1];
   const pad = (hi - lo) * (headroom ? 0.25 : 0.05) || Math.abs(lo) * 0.05 || 1;
   return [lo - pad, hi + pad];
+}
+
+/** Of the y range, the band at a clipped edge in which the warm-ups beyond the axis are drawn. */
+const EDGE_BAND = 0.08;
+
+/** The warm-ups beyond the timeline's y axis: how many and how far, which stay on it (near), and where the others are drawn (edges). */
+export interface TimelineClip extends Beyond {
+  near: [number, number];
+  edges: [number, number];
+}
+
+/**
+ * The y range for the executions drawn (idx into y), as timelineY gives it, but ranged on the measured
+ * executions when warm-ups far off them (each restart's cold first execution, 300 times the others)
+ * would squash them into a line along the bottom: the rule of the analysis's figures (warmup-clip.ts).
+ * The warm-ups beyond it are drawn at its edge, in a band added for them. `warm` flags the warm-ups;
+ * the note's count is of every warm-up with an index in [from, to) (warmAt: their indices, ascending),
+ * not only of those drawn, which the decimation thins.
+ */
+export function timelineYClipped(y: readonly number[], warm: readonly boolean[], idx: readonly number[], headroom: boolean, warmAt: readonly number[], from: number, to: number): { range: [number, number]; clip: TimelineClip | null } {
+  let lo = Infinity;
+  let hi = -Infinity;
+  const cold: number[] = [];
+  for (const i of idx) {
+    if (warm[i]) cold.push(y[i]);
+    else {
+      if (y[i] < lo) lo = y[i];
+      if (y[i] > hi) hi = y[i];
+    }
+  }
+  const off = offAxis(lo, hi, cold);
+  if (!off) return { range: timelineY(y, idx, headroom), clip: null };
+  const [a, b] = timelineY(y, idx.filter((i) => !warm[i] || (y[i] >= off.near[0] && y[i] <= off.near[1])), headroom);
+  const band = (b - a) * EDGE_BAND;
+  const counted = beyond(off.near, warmAt.filter((i) => i >= from && i < to).map((i) => y[i]));
+  return {
+    range: [a - (counted.below !== null ? band : 0), b + (counted.above !== null ? band : 0)],
+    clip: { ...counted, near: off.near, edges: [a - band / 2, b + band / 2] },
+  };
 }
