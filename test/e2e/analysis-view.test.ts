@@ -166,7 +166,7 @@ test('every execution of a query whose warm-ups are 300 times slower: the axis i
   await page.close();
 });
 
-test('executions in order of a query whose warm-ups are 300 times slower: the value axis is the measured executions, each warm-up a triangle at its top edge with its value in the hover', async () => {
+test('executions in order of a query whose warm-ups are 300 times slower: the value axis is the measured executions, each warm-up a triangle at its top edge with its value in the hover; a zoom is built again for its range, a double-click back', async () => {
   const { page, errors } = await open('cold.json');
   const plot = page.getByTestId('plot-repetitions');
   await plot.scrollIntoViewIfNeeded();
@@ -181,6 +181,32 @@ test('executions in order of a query whose warm-ups are 300 times slower: the va
   assert.match(edge[0], /^restart 1 of this cell \(restart #\d+ of the plan\), rep 1: 4\d{4}(\.\d+)?<br>warm-up, beyond the axis/);
   assert.deepEqual(await plot.locator('.legendtext').allTextContents(), ['restart 1 of cell', 'restart 2 of cell']);
   if (process.env.VARLAB_SHOTS) await plot.screenshot({ path: `${process.env.VARLAB_SHOTS}/repetitions-cold.png` });
+
+  // A box zoom into the measured executions builds the figure again for its range: the values as they
+  // are, no triangle at an edge that is no longer shown, nothing said of it (before, the note stayed and
+  // each line ran from a triangle at 124.5 ms as if that were the warm-up's value).
+  const zooms = (n: number) => page.waitForFunction(`document.querySelector('[data-testid=repetitions-plot]').dataset.zoomsShown === '${n}'`);
+  const shown = () => page.evaluate(`({ range: ${gd}.layout.yaxis.range, edge: ${gd}.data.filter((t) => t.name === 'warm-up beyond the axis').length, highest: Math.max(...${gd}.data.flatMap((t) => t.y)) })`) as Promise<{ range: [number, number]; edge: number; highest: number }>;
+  const whole = await shown();
+  const area = (await plot.locator('.nsewdrag').first().boundingBox())!;
+  await page.mouse.move(area.x + area.width * 0.02, area.y + area.height * 0.3);
+  await page.mouse.down();
+  await page.mouse.move(area.x + area.width * 0.7, area.y + area.height * 0.9, { steps: 5 });
+  await page.mouse.up();
+  await zooms(1);
+  const zoomed = await shown();
+  assert.ok(zoomed.range[0] > whole.range[0] && zoomed.range[1] < whole.range[1], `zoomed into ${JSON.stringify(whole.range)}: ${JSON.stringify(zoomed.range)}`);
+  assert.equal(zoomed.edge, 0, 'no triangle at the edge');
+  assert.ok(zoomed.highest > 44000, `the warm-ups' lines go to their values: ${zoomed.highest}`);
+  assert.equal(await note.count(), 0, 'nothing said of warm-ups beyond an edge not shown');
+  if (process.env.VARLAB_SHOTS) await plot.screenshot({ path: `${process.env.VARLAB_SHOTS}/repetitions-cold-zoomed.png` });
+  // A double-click (near the top of the plot area, inside the window): the whole range, the triangles and the note again.
+  const now = (await plot.locator('.nsewdrag').first().boundingBox())!;
+  await page.mouse.dblclick(now.x + now.width / 2, now.y + 20);
+  await zooms(2);
+  await note.waitFor();
+  assert.deepEqual(await shown(), whole);
+  assert.match((await note.textContent())!.replace(/\u200b/g, ''), /△ 2 warm-ups beyond the axis, up to 44,500 ms: drawn at its top edge$/);
   assert.deepEqual(errors, []);
   await page.close();
 });

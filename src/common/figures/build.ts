@@ -8,7 +8,7 @@ import { DEFAULTS, findCell, findComparison } from '../stats/analysis.js';
 import type { SeriesSteady } from '../stats/steady.js';
 import { axis, baseLayout, labelMargin, PALETTE, slug, titleBlock, valueAxisTitle, type FigureSpec } from './figure.js';
 import { clip, logRatioAxis, pctLabel, ratioOf } from './log-ratio.js';
-import { edgeMarkers, offScaleNote, placed, warmupClip } from './warmup-clip.js';
+import { beyond, edgeMarkers, offScaleNote, placed, warmupClip } from './warmup-clip.js';
 import { executionWord } from '../experiment/words.js';
 
 const WIDTH = 960;
@@ -339,12 +339,19 @@ export function repetitionDtick(n: number): number {
   return Math.max(1, Math.round(step));
 }
 
+/** The ranges a reader zoomed a figure to, each axis that was zoomed (repetitionsFigure). */
+export interface ZoomRanges {
+  x?: [number, number];
+  y?: [number, number];
+}
+
 /**
  * The executions of one cell in repetition order, one line per restart of that cell (named by its
  * position in the cell, the plan's restart number in the hover), with the warm-up in use and the one
- * the data suggest marked between repetitions.
+ * the data suggest marked between repetitions. `zoom`: on screen, the ranges a reader zoomed to, the
+ * figure built for them (a clipped figure is `exact: false`: what it says depends on the range).
  */
-export function repetitionsFigure(ctx: ExportContext, query: string, cell: string, current: number, suggested: number | null, steady?: SeriesSteady): FigureSpec {
+export function repetitionsFigure(ctx: ExportContext, query: string, cell: string, current: number, suggested: number | null, steady?: SeriesSteady, zoom?: ZoomRanges): FigureSpec {
   const KIND: Record<string, string> = { flat: 'flat', warmup: 'warm-up', slowdown: 'slowdown', none: 'no steady state' };
   const classOf = (seq: number) => {
     const r = steady?.restarts.find((x) => x.restart === String(seq));
@@ -359,8 +366,14 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
   const mode = most > MARKERS_UP_TO ? 'lines' : 'lines+markers';
   // A cold first execution far off the rest would flatten every line along one edge: the value axis is
   // the measured executions', as in the executions plot (warmup-clip.ts). A line goes to its warm-up's
-  // triangle at the edge, and says the true value in its hover.
-  const clip = warmupClip(restarts.map(valuesOf), current);
+  // triangle at the edge, and says the true value in its hover. A zoom of the value axis draws the
+  // values as they are, as the executions plot's zoom does: no edge, nothing said of it. A zoom of the
+  // repetitions alone keeps the axis, and the note counts the warm-ups beyond it in the repetitions shown.
+  const whole = warmupClip(restarts.map(valuesOf), current);
+  const clip = zoom?.y ? null : whole;
+  const reps = zoom?.x;
+  const shownReps = (values: number[]) => (reps ? values.filter((_, j) => j + 1 >= reps[0] && j + 1 <= reps[1]) : values);
+  const offShown = clip && reps ? beyond(clip.near, restarts.flatMap((r) => shownReps(valuesOf(r).slice(0, current)))) : clip;
   const off = edgeMarkers('y');
   const data: Record<string, unknown>[] = restarts.flatMap((r, i) => {
     const values = valuesOf(r);
@@ -395,7 +408,7 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
   // axis's first third, at its right end in the last. Two marks close together (at hundreds of
   // repetitions, a repetition or two apart is a pixel apart) share one label: centred on each, the
   // two were written over each other.
-  const where = (n: number) => (n + 0.5) / Math.max(1, most);
+  const where = (n: number) => (reps ? (n + 0.5 - reps[0]) / (reps[1] - reps[0]) : (n + 0.5) / Math.max(1, most));
   const xanchor = (n: number) => (where(n) < 1 / 3 ? 'left' : where(n) > 2 / 3 ? 'right' : 'center');
   const line = (n: number, color: string, dash: string) => shapes.push({ type: 'line', xref: 'x', yref: 'paper', x0: n + 0.5, x1: n + 0.5, y0: 0, y1: 1, line: { color, width: 2, dash } });
   const label = (n: number, color: string, text: string) => annotations.push({ xref: 'x', yref: 'paper', x: n + 0.5, y: 1, yanchor: 'bottom', xanchor: xanchor(n), text, showarrow: false, font: { color, size: 11 } });
@@ -415,7 +428,7 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
   const title = `${query}: ${executionWord(ctx.doc.design.workload.kind, true)} in order, ${cell}`;
   // The title block of the other figures, so a clipped axis is said under the title with room made for
   // it (as a second line of a plain title it ran into the marks' labels above the plot).
-  const head = titleBlock(title, clip ? [offScaleNote(clip, ctx.unit, 'y')] : [], WIDTH, false);
+  const head = titleBlock(title, offShown?.count ? [offScaleNote(offShown, ctx.unit, 'y')] : [], WIDTH, false);
   return {
     id: `repetitions-${slug(query)}`,
     title,
@@ -428,9 +441,9 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
       // The screen's margins (plot/Plot.tsx), the top one holding the title block and the marks' labels above the plot.
       margin: { l: 60, r: 20, t: head.top + MARK_LABELS, b: 50 },
       // Repetitions are whole numbers: linear integer ticks from 1 (Plotly's auto ticks fall on 0.5, 1.5…).
-      xaxis: { title: { text: 'repetition' }, automargin: true, rangemode: 'tozero', tickmode: 'linear', tick0: 1, dtick: repetitionDtick(most), tickformat: 'd' },
+      xaxis: { title: { text: 'repetition' }, automargin: true, rangemode: 'tozero', tickmode: 'linear', tick0: 1, dtick: repetitionDtick(reps ? reps[1] - reps[0] : most), tickformat: 'd', ...(reps ? { range: reps } : {}) },
       // Clipped or not, Plotly's autorange: the warm-ups beyond the axis are at its edge (clip.edges), inside it.
-      yaxis: { title: { text: valueAxisTitle(ctx.unit) } },
+      yaxis: { title: { text: valueAxisTitle(ctx.unit) }, ...(zoom?.y ? { range: zoom.y } : {}) },
       shapes,
       annotations,
       height: 380,
@@ -438,6 +451,7 @@ export function repetitionsFigure(ctx: ExportContext, query: string, cell: strin
       // it, a second row of restarts ran into the axis title.
       legend: { orientation: 'h', yref: 'container', y: 0, yanchor: 'bottom' },
     },
+    exact: whole === null,
   };
 }
 

@@ -2,12 +2,13 @@
 // overview), or every execution of every restart (WebGL dots, one per pixel of a row beyond a few
 // thousand, every one in a zoomed range with few enough), its statistics per cell, and the executions
 // of one cell in repetition order with the warm-up in use and the warm-up the data suggest.
-import { useCallback, useMemo, useRef, useState } from 'react';
-import { flushSync } from 'react-dom';
+import { useMemo, useState } from 'react';
 import type { ExportContext } from '../../../common/export/context.js';
-import { executionsFigure, repetitionsFigure } from '../../../common/figures/build.js';
+import { executionsFigure, repetitionsFigure, type ZoomRanges } from '../../../common/figures/build.js';
 import { MDE_LABELS, type Analysis } from '../../../common/stats/index.js';
 import { Plot } from '../../plot/Plot.js';
+import { useRebuiltZoom } from '../../plot/useRebuiltZoom.js';
+import { relayoutOf } from '../../plot/zoom.js';
 import { FigurePlot } from '../export/FigurePlot.js';
 import { fmtNum, fmtPct, NullNotes, Reasons, V, TABLE_STYLE } from './format.js';
 import { fmtMdeBasis } from '../../../common/export/format.js';
@@ -31,11 +32,9 @@ type Zoom = { x: [number, number]; y?: [number, number] } | null;
 
 /** A zoom or pan of the value axis (and the rows, for a box zoom) from a Plotly relayout event; null: back to the whole range; undefined: not a zoom. */
 function zoomOf(e: Record<string, unknown>): Zoom | undefined {
-  const n = (k: string) => (typeof e[k] === 'number' ? (e[k] as number) : undefined);
-  const [x0, x1, y0, y1] = [n('xaxis.range[0]'), n('xaxis.range[1]'), n('yaxis.range[0]'), n('yaxis.range[1]')];
-  if (x0 !== undefined && x1 !== undefined) return { x: [x0, x1], ...(y0 !== undefined && y1 !== undefined ? { y: [y0, y1] as [number, number] } : {}) };
-  if (e['xaxis.autorange'] === true) return null;
-  return undefined;
+  const r = relayoutOf(e);
+  if (r?.x) return { x: r.x, ...(r.y ? { y: r.y } : {}) };
+  return r?.whole ? null : undefined;
 }
 
 /** Whether [a, b] lies within the range a figure draws every execution of (null: the whole range). */
@@ -49,11 +48,8 @@ function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
   const [mode, setMode] = useState<'boxes' | 'executions'>('boxes');
   // The range the figure is built for: a zoom redraws the figure only when it leaves the range the
   // figure drew every execution of (a zoom out, or into dots that were thinned).
-  const [zoom, setZoom] = useState<{ query: string; zoom: Zoom }>({ query, zoom: null });
-  // Zooms on screen in their final form, counted: a test or a benchmark can tell when one is drawn.
-  const [zoomsShown, setZoomsShown] = useState(0);
-  const rebuilding = useRef(false);
-  const z = zoom.query === query && mode === 'executions' ? zoom.zoom : null;
+  const zoom = useRebuiltZoom<NonNullable<Zoom>>(query);
+  const z = mode === 'executions' ? zoom.zoom : null;
   const figure = useMemo(() => {
     const f = executionsFigure(ctx, query, mode === 'boxes' ? { boxes: true } : { screen: { pixels: STRIP_PIXELS, range: z?.x } });
     // A box zoom also narrowed the rows: kept when the figure is rebuilt for the new range.
@@ -64,22 +60,11 @@ function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
   const takeRelayout = (e: Record<string, unknown>) => {
     const next = zoomOf(e);
     if (next === undefined || mode !== 'executions' || (figure.exact && covers(z, next?.x))) return false;
-    rebuilding.current = true;
-    // Once Plotly's drag has ended, in the same task: the next frame shows the new figure.
-    queueMicrotask(() => flushSync(() => setZoom({ query, zoom: next })));
-    return true;
+    return zoom.rebuild(next);
   };
-  // Plotly has drawn the new range; every execution in it is among the dots drawn, so that is final.
-  const onRelayout = (e: Record<string, unknown>) => {
-    if (zoomOf(e) !== undefined) setZoomsShown((n) => n + 1);
-  };
-  const onDrawn = useCallback(() => {
-    if (!rebuilding.current) return;
-    rebuilding.current = false;
-    setZoomsShown((n) => n + 1);
-  }, []);
+  // A zoom Plotly drew (every execution in it is among the dots drawn) is final.
   return (
-    <div data-testid="query-strip" data-zooms-shown={zoomsShown}>
+    <div data-testid="query-strip" data-zooms-shown={zoom.zoomsShown}>
       <div className="row" style={{ gap: 12, alignItems: 'center' }} data-testid="query-plot-mode">
         <label>
           <input type="radio" checked={mode === 'boxes'} onChange={() => setMode('boxes')} data-testid="query-plot-boxes" /> a box per restart
@@ -88,7 +73,7 @@ function StripPlot({ ctx, query }: { ctx: ExportContext; query: string }) {
           <input type="radio" checked={mode === 'executions'} onChange={() => setMode('executions')} data-testid="query-plot-executions" /> every {executionWord(ctx.doc.design.workload.kind)}
         </label>
       </div>
-      <FigurePlot figure={figure} takeRelayout={takeRelayout} onRelayout={onRelayout} onDrawn={onDrawn} />
+      <FigurePlot figure={figure} takeRelayout={takeRelayout} onRelayout={zoom.onRelayout} onDrawn={zoom.onDrawn} />
     </div>
   );
 }
@@ -177,11 +162,23 @@ function RepetitionsPlot({ ctx, analysis, query, cell, onCell, onApplyWarmup, de
   const forCell = suggestion?.cells.find((c) => c.cell === cell);
   const current = analysis.settings.warmup;
   const cells = ctx.cells.filter((c) => analysis.restarts.some((r) => r.cell === c && r.query === query));
-  const figure = useMemo(() => repetitionsFigure(ctx, query, cell, current, forCell?.suggested ?? null, forCell), [ctx, query, cell, current, forCell]);
+  // A clipped figure (warm-ups beyond its axis, said under its title) is built again for each zoom and
+  // for the double-click back, so its edge and its note are those of the range shown; a zoom of one
+  // axis keeps the other as it was zoomed.
+  const zoom = useRebuiltZoom<ZoomRanges>(`${query}\n${cell}\n${current}`);
+  const z = zoom.zoom;
+  const figure = useMemo(() => repetitionsFigure(ctx, query, cell, current, forCell?.suggested ?? null, forCell, z ?? undefined), [ctx, query, cell, current, forCell, z]);
+  const takeRelayout = (e: Record<string, unknown>) => {
+    const r = relayoutOf(e);
+    if (!r || figure.exact) return false;
+    const x = r.x ?? z?.x;
+    const y = r.y ?? z?.y;
+    return zoom.rebuild(r.whole ? null : { ...(x ? { x } : {}), ...(y ? { y } : {}) });
+  };
   const q = suggestion?.suggested ?? null;
   const all = analysis.warmup.suggested;
   return (
-    <div style={{ marginTop: 12 }} data-testid="repetitions-plot">
+    <div style={{ marginTop: 12 }} data-testid="repetitions-plot" data-zooms-shown={zoom.zoomsShown}>
       <div className="row" style={{ alignItems: 'center', gap: 8 }}>
         <label>
           cell{' '}
@@ -205,7 +202,7 @@ function RepetitionsPlot({ ctx, analysis, query, cell, onCell, onApplyWarmup, de
           </button>
         ) : null}
       </div>
-      <Plot data={figure.data} layout={figure.layout} className="plot" testId="plot-repetitions" />
+      <Plot data={figure.data} layout={figure.layout} className="plot" testId="plot-repetitions" takeRelayout={takeRelayout} onRelayout={zoom.onRelayout} onReady={zoom.onDrawn} />
     </div>
   );
 }
