@@ -321,4 +321,26 @@ test('executions in order: the value axis is the measured executions, each warm-
   const plain = repetitionsFigure(plainCtx, ctx.queries[0], cell, 1, null);
   assert.deepEqual(plain.data.map((d) => d.y), plainCtx.restarts.filter((r) => r.cell === cell).map((r) => r.queries[0].values));
   assert.match(String(plain.data[0].hovertemplate), /rep %\{x\}: %\{y\}/);
+  assert.equal(plain.exact, true, 'nothing in it depends on the range: a zoom is Plotly\'s');
+});
+
+test('executions in order, zoomed on screen: built for the range shown, its note the warm-ups beyond the axis there', () => {
+  const ctx = exportContext(coldFirstExecutions());
+  const cell = ctx.cells[0];
+  const title = (f: ReturnType<typeof repetitionsFigure>) => String((f.layout.title as { text: string }).text);
+  const edge = (f: ReturnType<typeof repetitionsFigure>) => f.data.filter((d) => d.name === 'warm-up beyond the axis').length;
+  assert.equal(repetitionsFigure(ctx, ctx.queries[0], cell, 1, null).exact, false, 'clipped: a zoom builds it again');
+  // The value axis zoomed: the values as they are, no edge, no note, the axis the zoom's.
+  const y = repetitionsFigure(ctx, ctx.queries[0], cell, 1, null, undefined, { y: [116, 122] });
+  assert.equal(edge(y), 0);
+  assert.doesNotMatch(title(y), /beyond the axis/);
+  assert.deepEqual((y.layout.yaxis as { range: number[] }).range, [116, 122]);
+  assert.ok(Math.max(...y.data.flatMap((d) => d.y as number[])) > 40_000, 'the warm-ups at their values');
+  // The repetitions alone: the clipped axis, the note counting the warm-ups of the repetitions shown.
+  const after = repetitionsFigure(ctx, ctx.queries[0], cell, 1, null, undefined, { x: [1.5, 3.2] });
+  assert.doesNotMatch(title(after), /beyond the axis/, 'repetition 1 not shown: no warm-up beyond the axis there');
+  assert.deepEqual((after.layout.xaxis as { range: number[] }).range, [1.5, 3.2]);
+  const first = repetitionsFigure(ctx, ctx.queries[0], cell, 1, null, undefined, { x: [0.5, 2.5] });
+  assert.match(title(first), /△ 2 warm-ups beyond the axis, up to 44,500 ms: drawn at its top edge/);
+  assert.equal(edge(first), 1);
 });
