@@ -3,14 +3,16 @@
 // executions, each warm-up beyond it a triangle at its top edge, the note under the plot says how many;
 // a double-click shows the full range, warm-ups and all, and another goes back; a zoom of the run order
 // counts the warm-ups of the executions it shows. Before, the axis ran to 46,700 ms and every measured
-// execution lay in one line along the bottom.
+// execution lay in one line along the bottom. And while a run is followed: a restart's cold first
+// execution arrives before any measured one, and the axis is ranged on the measured ones once they come.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { coldFirstExecutions } from '../fixtures/export-experiment.js';
-import { appForTests, openFile, pageProblems, waitInPage } from './support.js';
+import { appForTests, launchBrowser, openFile, pageProblems, waitInPage } from './support.js';
+import { appModule, serveHarness } from './harness.js';
 
 const ctx = appForTests();
 
@@ -85,4 +87,63 @@ test('a cold first execution in every restart: the timeline is ranged on the mea
   assert.ok(zoomed.y[1] < 130, JSON.stringify(zoomed.y));
   assert.deepEqual(pageProblems(page), []);
   await page.close();
+});
+
+/** The Run view alone, fed as session.ts feeds it: restarts of 10 executions of Q1, the first (the warm-up) 300 times the others; window.feed(k) sends k more. */
+const LIVE = `import { createRoot } from 'react-dom/client';
+import { setClient } from ${appModule('src/browser/client.ts')};
+import { RunView } from ${appModule('src/browser/views/run/RunView.tsx')};
+import { useRunSession } from ${appModule('src/browser/views/run/session.ts')};
+import { LiveRun } from ${appModule('src/browser/views/run/live.ts')};
+setClient({ transport: 'websocket', call: async () => ({ ok: false, code: 'unsupported', message: 'harness' }), on: () => () => {} } as never);
+const live = new LiveRun();
+live.apply([{ type: 'run-started', at: 0, planned: 20, done: 0, cells: ['a'], queries: ['Q1'], warmup: 1 }]);
+useRunSession.setState({ runId: 'test', path: '/test.varlab.json', live, frame: 0 });
+createRoot(document.getElementById('root')!).render(<RunView />);
+let sent = 0;
+let seq = 0;
+(window as any).feed = (k: number) => {
+  const events: any[] = [];
+  for (let i = 0; i < k; i++, sent++) {
+    if (sent % 10 === 0) {
+      if (seq) events.push({ type: 'restart-finished', at: sent, seq, cell: 'a', status: 'ok' });
+      seq++;
+      events.push({ type: 'restart-started', at: sent, seq, cell: 'a' });
+    }
+    const rep = (sent % 10) + 1;
+    events.push({ type: 'execution', at: sent, seq, cell: 'a', query: 'Q1', rep, warmup: rep === 1, value: rep === 1 ? 300 : 1 + 0.01 * (sent % 7), unit: 'ms', source: 'performance_schema' });
+  }
+  live.apply(events);
+  useRunSession.setState((s) => ({ frame: s.frame + 1 }));
+};
+`;
+
+test("a followed run: the first restart's cold execution arrives alone, then the axis is ranged on the measured ones as they come, and each new restart's cold one is at the edge", async () => {
+  const harness = await serveHarness(LIVE);
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(harness.url);
+    await page.waitForFunction('typeof window.feed === "function"');
+    await page.evaluate('window.feed(1)');
+    await page.getByTestId('run-timeline').waitFor();
+    await waitInPage(page, `${GD}?.layout?.yaxis?.range?.[1] > 300`, 'the cold execution, alone, on the axis');
+    assert.equal(await page.getByTestId('run-timeline-offscale').count(), 0, 'nothing measured yet: nothing beyond the axis');
+    // The measured executions arrive (painted on the canvas, or drawn): the axis is theirs, the cold one at its edge.
+    await page.evaluate('window.feed(4)');
+    await waitInPage(page, `${GD}.layout.yaxis.range[1] < 2`, 'the axis ranged on the measured executions');
+    await page.getByTestId('run-timeline-offscale').filter({ hasText: '△ 1 warm-up beyond the axis, up to 300 ms: drawn at its top edge' }).waitFor();
+    // Two more restarts, each beginning cold: still the measured executions' axis, every warm-up counted.
+    await page.evaluate('window.feed(25)');
+    await page.getByTestId('run-timeline-offscale').filter({ hasText: '△ 3 warm-ups beyond the axis' }).waitFor();
+    const y = (await page.evaluate(`${GD}.layout.yaxis.range`)) as [number, number];
+    assert.ok(y[0] > 0.5 && y[1] < 2, `headroom around the measured 1.00–1.06 ms, the warm-ups' 300 beyond: ${JSON.stringify(y)}`);
+    if (process.env.VARLAB_SHOTS) await page.screenshot({ path: `${process.env.VARLAB_SHOTS}/timeline-cold-live.png` });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await harness.close();
+  }
 });
