@@ -105,7 +105,7 @@ function traces(live: LiveRun, query: string, idx: number[], clip: TimelineClip 
       // placed() takes repetition 0 for a warm-up: here the flag says which executions are.
       const at = placed(clip, 1, v, s.warmup[i] ? 0 : 1);
       if (at !== v) {
-        off.add(v, at, i + 1, `${numbered(live, query, String(i + 1))}<br>${v} ${s.unit}<br>${live.labelOf(s.seq[i])}<br>warm-up, beyond the axis`, restartColour(s.seq[i]));
+        off.add(v, at, i + 1, `${numbered(live, query, String(i + 1))}<br>${v.toFixed(3)} ${s.unit}<br>${live.labelOf(s.seq[i])}<br>warm-up, beyond the axis`, restartColour(s.seq[i]));
         continue;
       }
       x.push(i + 1);
