@@ -36,7 +36,7 @@ const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: M
  */
 const REDRAW_MS = 10_000;
 const MARKER = 4;
-/** Plotly says a double-click with a relayout at once: one within this of a double-click is not the reader's zoom. */
+/** Plotly says a double-click with a relayout at once: the first within this of a double-click is not the reader's zoom. */
 const DOUBLE_CLICK_RELAYOUT_MS = 500;
 
 type Range = [number, number];
@@ -319,10 +319,16 @@ export function Timeline({ live, query, frame, onNote }: { live: LiveRun; query:
 
   const onRelayout = (e: Record<string, unknown>) => {
     const d = drawn.current;
+    if (!d) return;
+    // The relayout Plotly says a double-click with (autorange, or a reset named as 'xaxis.range': [a, b])
+    // is onDoubleClick's: the first one at once after it, and only that one (a zoom made right after a
+    // double-click is the reader's).
+    if (performance.now() - d.doubleClickAt < DOUBLE_CLICK_RELAYOUT_MS) {
+      d.doubleClickAt = 0;
+      return;
+    }
     const r = relayoutOf(e);
-    if (!d || !r) return;
-    // The relayout Plotly says a double-click with (a reset to some range) is onDoubleClick's.
-    if (performance.now() - d.doubleClickAt < DOUBLE_CLICK_RELAYOUT_MS) return;
+    if (!r) return;
     if (r.x) d.zoom = { x: r.x, y: r.y ?? null };
     else if (r.y) d.zoom = { x: d.x, y: r.y };
     else {
