@@ -14,7 +14,7 @@ import type { HostFingerprint } from '../../src/common/host.js';
 import type { RunEvent } from '../../src/common/events.js';
 import { buildPlan, estimatePlan, perRestartMs } from '../../src/common/plan.js';
 import { dataLoadSeconds } from '../../src/common/dbt3/scale.js';
-import { learnedCosts, learnedEstimate, measuredCosts, resumeEstimate, runPoint, timeLeftMs, type Costs } from '../../src/common/stats/planner.js';
+import { learnedCosts, learnedEstimate, loadCost, measuredCosts, resumeEstimate, runPoint, timeLeftMs, type Costs } from '../../src/common/stats/planner.js';
 import { recordsOfRestart, type JournalRecord } from '../../src/common/records.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { Follower } from '../../src/node/detach/follower.js';
@@ -147,10 +147,10 @@ test("a data directory's set-up is counted once per build in a run when the setu
 
 /**
  * Two builds A and B, 3 restarts each, one query; a measured run whose restarts took 5 s, the first
- * of each build `setUpMs` more (its data directory's set-up), from 2 s after the run's start; the
- * first `upTo` restarts of it (an unfinished run), or all and an end 1.5 s after the last.
+ * of each build `setUpMs` more (its data directory's set-up; per build when given so), from 2 s after
+ * the run's start; the first `upTo` restarts of it (an unfinished run), or all and an end 1.5 s after the last.
  */
-function twoBuilds(over: (d: Design) => Design, order: Design['order'], setUpMs: number, upTo?: number): ExperimentDoc {
+function twoBuilds(over: (d: Design) => Design, order: Design['order'], setUpMs: number | Record<string, number>, upTo?: number): ExperimentDoc {
   const doc = JSON.parse(readFileSync('examples/quickstart.varlab.json', 'utf8')) as ExperimentDoc;
   const workload = { ...doc.design.workload, queries: doc.design.workload.queries.slice(0, 1), repetitions: 3, warmup: 1, setupSql: 'CREATE TABLE IF NOT EXISTS t (a INT)' };
   delete workload.setupSkipIfTable;
@@ -161,8 +161,9 @@ function twoBuilds(over: (d: Design) => Design, order: Design['order'], setUpMs:
   const restarts = plan.slice(0, upTo).map((p): RestartResult => {
     const setsUp = !seen.has(p.levels.build);
     seen.add(p.levels.build);
-    const wall = 5_000 + (setsUp ? setUpMs : 0);
-    const r: RestartResult = { seq: p.seq, cell: p.cell, status: 'ok', startedAt: at, finishedAt: at + wall, checks: [], queries: [{ query: p.queries[0], unit: 'ms', source: 'performance_schema', values: [100, 100, 100] }], steps: { measure: 300, ...(setsUp ? { setup: setUpMs - 1_000 } : {}) } };
+    const extra = setsUp ? (typeof setUpMs === 'number' ? setUpMs : setUpMs[p.levels.build]) : 0;
+    const wall = 5_000 + extra;
+    const r: RestartResult = { seq: p.seq, cell: p.cell, status: 'ok', startedAt: at, finishedAt: at + wall, checks: [], queries: [{ query: p.queries[0], unit: 'ms', source: 'performance_schema', values: [100, 100, 100] }], steps: { measure: 300, ...(setsUp ? { setup: extra - 1_000 } : {}) } };
     at += wall;
     return r;
   });
@@ -210,64 +211,89 @@ test('resuming a run is charged the set-ups it makes again: the builds its resta
   assert.equal(Math.round(resumeEstimate(skipping).estimate.seconds * 1000), 3 * 5_000 + 2_000);
 });
 
-test('a DBT-3 data step is counted once per data directory: the measured set-up holds the load, the estimate stands in before a run', () => {
-  const dbt3 = (setupSql: string) => (d: Design): Design => ({ ...d, workload: { ...d.workload, setupSql, data: { kind: 'dbt3', sf: 1 } } });
+const dbt3 = (setupSql: string) => (d: Design): Design => ({ ...d, workload: { ...d.workload, setupSql, data: { kind: 'dbt3', sf: 1 } } });
+
+/**
+ * An attached DBT-3 run of builds A and B: each build's first restart set its data directory up, the
+ * data step's load inside it (A's 290 s, B's 250 s, ending 1 s before the restart's end) and 10 s more
+ * (the second start; the setup script when there is one): 300 s and 260 s beyond an ordinary restart.
+ */
+function attachedDbt3(setupSql: string, order: Design['order'], upTo?: number): ExperimentDoc {
+  const doc = twoBuilds(dbt3(setupSql), order, { A: 300_000, B: 260_000 }, upTo);
+  const load: Record<string, number> = { A: 290_000, B: 250_000 };
+  doc.results!.dataSteps = doc.results!.restarts.filter((r) => r.steps?.setup !== undefined).map((r) => ({ at: r.finishedAt - 1_000, ms: load[r.cell.replace('build=', '')], datadir: r.cell.replace('build=', ''), recognised: false }));
+  return doc;
+}
+
+test("a DBT-3 data step's load is counted once per data directory, at the time measured there; the rest of the set-up where it happens", () => {
   for (const setupSql of ['', 'CREATE TABLE IF NOT EXISTS extra (a INT)']) {
-    // Each build's first restart loaded its data directory: 300 s beyond an ordinary restart.
-    const measured = twoBuilds(dbt3(setupSql), 'interleaved', 300_000);
+    const measured = attachedDbt3(setupSql, 'interleaved');
     const { design } = measured;
+    const costs = measuredCosts(measured);
+    // The set-up split: each build's load as measured there, and what the set-up took beyond it (300 − 290, 260 − 250).
+    assert.deepEqual(costs.loadSeconds, { A: 290, B: 250 });
+    assert.equal(costs.setupSeconds, 10);
     const took = measured.results!.finishedAt! - measured.results!.startedAt!;
-    assert.equal(took, 6 * 5_000 + 2 * 300_000 + 3_500);
-    // Said before a rerun: the time it took. It said 16 min 44 s with the script (the load once more, as
-    // the estimate's 370 s) and 6 min 44 s without (the estimate's one load, not the two measured).
+    assert.equal(took, 6 * 5_000 + 300_000 + 260_000 + 3_500);
+    // Said before a rerun: the time it took (each build's own load, not their mean twice, nor a load in the set-up again).
     assert.equal(Math.round(learnedEstimate(measured).estimate.seconds * 1000), took, `setup script ${JSON.stringify(setupSql)}`);
-    // The rerun's first time left says the same; after the first restart, the other build's load is still ahead.
+    // The rerun's first time left says the same; after the first restart (A), B's load and set-up are still ahead.
     const learned = learnedCosts(measured);
     const per = perRestartMs([], learned.design);
     assert.equal(timeLeftMs(design, learned.costs, per, runPoint(design)).remainingMs, took);
     const first = measured.results!.restarts.slice(0, 1);
-    assert.equal(timeLeftMs(design, learned.costs, 5_000, runPoint(design, first, new Set([first[0].seq]))).remainingMs, 5 * 5_000 + 300_000 + 1_500);
-    // Blocked, resumed after A A A B: both directories are loaded, a resume recognises the loads. The
-    // setup script runs again in B's (the set-up measured holds the load too, counted whole); without one, nothing.
-    const resumed = twoBuilds(dbt3(setupSql), 'blocked', 300_000, 4);
-    assert.equal(Math.round(resumeEstimate(resumed).estimate.seconds * 1000), 2 * 5_000 + (setupSql ? 300_000 : 0) + 2_000);
+    assert.equal(timeLeftMs(design, learned.costs, 5_000, runPoint(design, first, new Set([first[0].seq]))).remainingMs, 5 * 5_000 + 260_000 + 1_500);
+    // Blocked, resumed after A A A B: both directories are loaded, a resume recognises the loads. The setup
+    // script runs again in B's with its second start (10 s), never the load again; without a script, nothing.
+    // It said 2 × 5 s + 280 s + 2 s with the script: the load in the set-up, counted again.
+    const resumed = attachedDbt3(setupSql, 'blocked', 4);
+    assert.equal(Math.round(resumeEstimate(resumed).estimate.seconds * 1000), 2 * 5_000 + (setupSql ? 10_000 : 0) + 2_000);
+    // Blocked, resumed after A A: A is loaded (its script again, 10 s), B is not: its load, at A's 290 s
+    // (the only load the file measured, the same rows), and 10 s.
+    const cut = attachedDbt3(setupSql, 'blocked', 2);
+    assert.equal(Math.round(resumeEstimate(cut).estimate.seconds * 1000), 4 * 5_000 + (setupSql ? 10_000 : 0) + 290_000 + 10_000 + 2_000);
   }
   // No run measured yet: the data step's estimate, once for each build's data directory.
   const fresh = twoBuilds(dbt3(''), 'interleaved', 0);
   const planned = learnedEstimate({ design: fresh.design, results: undefined }).estimate;
   assert.equal(planned.seconds, 6 * planned.perRestartSeconds + 2 * dataLoadSeconds(1));
+  // A run that recognised both loads (a rerun on that host) measured no load: the last measured load stands
+  // (a file's data steps of an earlier run), else the estimate, as a new run counts it as if it loads.
+  const rerun = attachedDbt3('', 'interleaved');
+  for (const d of rerun.results!.dataSteps!) Object.assign(d, { recognised: true, ms: 400 });
+  assert.equal(measuredCosts(rerun).loadSeconds, undefined);
+  assert.equal(loadCost(rerun.design, measuredCosts(rerun), 'A'), dataLoadSeconds(1));
+  rerun.results!.dataSteps!.unshift({ at: -1_000, ms: 280_000, datadir: 'A', recognised: false });
+  assert.deepEqual(measuredCosts(rerun).loadSeconds, { A: 280 });
+  // B, never loaded in this file: the mean of the loads measured (the same rows).
+  assert.equal(loadCost(rerun.design, measuredCosts(rerun), 'B'), 280);
 });
 
-test("a detached DBT-3 run's loads at its launch are counted with each data directory's set-up, once, as an attached run's load is", () => {
-  const dbt3 = (d: Design): Design => ({ ...d, workload: { ...d.workload, setupSql: '', data: { kind: 'dbt3', sf: 1 } } });
-  // Attached: each build's first restart loaded its data directory (300 s beyond an ordinary restart, its
-  // `setup` step), its data step inside that restart. Detached: the launch loaded A's then B's (290 s
-  // each) before the runner's first restart, whose set-up (the second start) is 10 s.
-  const attached = twoBuilds(dbt3, 'interleaved', 300_000);
-  const inside = attached.results!.restarts.filter((r) => r.steps?.setup !== undefined);
-  attached.results!.dataSteps = inside.map((r) => ({ at: r.startedAt + 200_000, ms: 290_000, datadir: r.cell.replace('build=', ''), recognised: false }));
-  const detached = twoBuilds(dbt3, 'interleaved', 10_000);
-  const r = detached.results!;
-  const shift = 580_000;
-  r.restarts = r.restarts.map((x) => ({ ...x, startedAt: x.startedAt + shift, finishedAt: x.finishedAt + shift }));
-  r.finishedAt! += shift;
-  r.dataSteps = [
-    { at: 1_000 + 290_000, ms: 290_000, datadir: 'A', recognised: false },
-    { at: 1_000 + 580_000, ms: 290_000, datadir: 'B', recognised: false },
-  ];
-  for (const [doc, setup] of [
-    [attached, 300],
-    [detached, 300],
-  ] as const) {
-    const costs = measuredCosts(doc);
-    // The load in the set-up of its data directory (not in the run's start): 2 s before the first restart and 1.5 s after the last.
-    assert.deepEqual([costs.setupSeconds, costs.runSeconds, costs.runEndSeconds], [setup, 3.5, 1.5]);
-    const took = doc.results!.finishedAt! - doc.results!.startedAt!;
-    assert.equal(Math.round(learnedEstimate(doc).estimate.seconds * 1000), took);
-    // A rerun after its first restart (A set up): B's set-up, with its load, is still ahead. Said 15 s before.
-    const { design } = doc;
-    const first = doc.results!.restarts.slice(0, 1);
-    assert.equal(timeLeftMs(design, costs, 5_000, runPoint(design, first, new Set([first[0].seq]))).remainingMs, 5 * 5_000 + 300_000 + 1_500);
+test("a detached DBT-3 run's loads at its launch are each data directory's load, counted once, as an attached run's load is; the launch's mysqld starts are in the run's start", () => {
+  for (const setupSql of ['', 'CREATE TABLE IF NOT EXISTS extra (a INT)']) {
+    // The launch loaded A's (290 s) then B's (250 s) data directory before the runner's first restart,
+    // starting and stopping mysqld around each (1 s each: 2 s a directory), after 2 s of probing; the runner's
+    // set-up of each (its script and second start, or the measuring account alone) is 10 s.
+    const detached = twoBuilds(dbt3(setupSql), 'interleaved', 10_000);
+    const r = detached.results!;
+    const shift = 4_000 + 540_000;
+    r.restarts = r.restarts.map((x) => ({ ...x, startedAt: x.startedAt + shift, finishedAt: x.finishedAt + shift }));
+    r.finishedAt! += shift;
+    r.dataSteps = [
+      { at: 3_000 + 290_000, ms: 290_000, datadir: 'A', recognised: false },
+      { at: 295_000 + 250_000, ms: 250_000, datadir: 'B', recognised: false },
+    ];
+    const costs = measuredCosts(detached);
+    // The loads are the directories' own; the run's start keeps the 2 s before and the launch's 4 s of starts.
+    assert.deepEqual([costs.loadSeconds, costs.setupSeconds, costs.runSeconds, costs.runEndSeconds], [{ A: 290, B: 250 }, 10, 7.5, 1.5]);
+    const took = r.finishedAt! - r.startedAt!;
+    assert.equal(took, 6_000 + 540_000 + 6 * 5_000 + 2 * 10_000 + 1_500);
+    assert.equal(Math.round(learnedEstimate(detached).estimate.seconds * 1000), took);
+    // Its runner after its first restart (A set up): the launch loaded both (its data steps), so B's
+    // set-up ahead is the runner's 10 s, not a load again. It said 5 × 5 s + 300 s + 1.5 s.
+    const { design } = detached;
+    const first = r.restarts.slice(0, 1);
+    assert.equal(timeLeftMs(design, costs, 5_000, runPoint(design, first, new Set([first[0].seq]), r.dataSteps)).remainingMs, 5 * 5_000 + (setupSql ? 10_000 : 0) + 1_500);
   }
 });
 

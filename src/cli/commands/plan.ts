@@ -3,7 +3,7 @@ import { describeDataSet } from '../../common/dbt3/scale.js';
 import { buildPlan, expandCells, formatDuration } from '../../common/plan.js';
 import type { OrderKind } from '../../common/experiment/types.js';
 import { numberOption, parse, UsageError, type Command } from '../io.js';
-import { analyze, dataDirectories, DEFAULTS, learnedEstimate, targetEffectOf, measuredCosts, planningTable, planningTableText, runDate, setupCost, tidyFromExperiment } from '../../common/stats/index.js';
+import { analyze, dataDirectories, DEFAULTS, learnedEstimate, targetEffectOf, measuredCosts, planningTable, planningTableText, loadText, runDate, tidyFromExperiment } from '../../common/stats/index.js';
 import type { ExperimentDoc } from '../../common/experiment/types.js';
 
 const ORDERS: OrderKind[] = ['random', 'interleaved', 'blocked'];
@@ -50,7 +50,7 @@ export const plan: Command = {
     const kind = order ?? design.order;
     io.out(`${r.doc.name}: ${design.stopping ? 'at most ' : ''}${schedule.length} restarts, ${kind} order, about ${formatDuration(est.seconds)} (costs ${basis})`);
     const dirs = dataDirectories(design);
-    if (design.workload.data) io.out(`data step: ${describeDataSet(design.workload.database, design.workload.data)} (about ${formatDuration(setupCost(design, costs))}, counted once${dirs > 1 ? ` in each of the ${dirs} builds' data directories` : ''})`);
+    if (design.workload.data) io.out(`data step: ${describeDataSet(design.workload.database, design.workload.data)} (its load about ${loadText(design, costs)}, counted once${dirs > 1 ? ` in each of the ${dirs} builds' data directories` : ''})`);
     if (kind === 'blocked') io.out('warning: blocked order (A A A B B B) lets drift over time look like a difference between cells');
     if (r.doc.results?.restarts.some((x) => x.status === 'ok')) {
       const target = targetEffectOf(design);

@@ -1,7 +1,7 @@
 // Planning: how many restarts a given effect needs, how many repetitions per restart are worth their
 // cost, and what the planned design will cost in time. The unit of evidence is the restart.
-import type { Design, ExperimentDoc, RestartResult } from '../experiment/types.js';
-import { buildPlan, designHosts, estimatePlan, expandCells, factorKey, formatDuration, hostDesign, type PlanEstimate } from '../plan.js';
+import type { DataStepResult, Design, ExperimentDoc, RestartResult } from '../experiment/types.js';
+import { buildPlan, designHosts, estimatePlan, expandCells, factorKey, formatDuration, formatShortDuration, hostDesign, type PlanEstimate } from '../plan.js';
 import { dataLoadSeconds } from '../dbt3/scale.js';
 import { COV_REDUCERS, PLAN_LIMITS, outOfReachText } from './evidence.js';
 import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
@@ -40,12 +40,20 @@ export interface Costs {
    */
   runEndSeconds: number;
   /**
-   * Seconds a data directory's set-up adds to its first restart in a run, beyond an ordinary restart:
-   * the setup script, the data step (its load, when it loaded; a detached run's launch loads before the
-   * runner's restarts, and is counted here all the same) and the second start it takes
-   * (engine/restart.ts). Absent until a run measured it (setupCost then stands in).
+   * Seconds a data directory's set-up adds to its first restart in a run, beyond an ordinary restart and
+   * beyond its data step's load (loadSeconds): the setup script, the measuring account, the queries'
+   * check, the second start (engine/restart.ts). The mean over the run's set-ups; absent until a run
+   * measured one (the setup script's cost is then unknown: 0).
    */
   setupSeconds?: number;
+  /**
+   * Seconds the data step (DBT-3) took to load each data directory (by build, '' for the profile's own),
+   * as the file's runs measured it: the latest load of rows there (a load recognised is no load). An
+   * attached run loads in the directory's first restart, a detached run at its launch, before its
+   * runner's restarts; each is counted here and nowhere else. Absent until a run loaded one (the data
+   * step's estimate then stands in, dbt3/scale.ts dataLoadSeconds).
+   */
+  loadSeconds?: Record<string, number>;
   /** Whether the journal measured them or the design's estimates stand in. */
   source: 'journal' | 'estimates';
   /** When measured: the start of the run that measured them (epoch ms). */
@@ -112,29 +120,36 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
   const ordinary = overheads.filter((x, i) => Number.isFinite(x) && !setsUp(i));
   const known = (ordinary.length ? ordinary : overheads.filter(Number.isFinite)).sort((a, b) => a - b);
   const restartSeconds = known.length ? known[Math.floor(known.length / 2)] : est.restartSeconds;
-  // The restarts that set up a data directory: what they took beyond an ordinary one, and the data step
-  // that ran before them, outside any restart (a detached run's launch loads every data directory before
-  // its runner starts: that restart's `setup` step holds the setup script alone).
-  const before = loadsBefore(doc.design, doc.results!, restarts);
-  const setups = restarts.flatMap((r, i) => (setsUp(i) && Number.isFinite(overheads[i]) ? [Math.max(0, overheads[i] - restartSeconds) + (before.get(r.seq) ?? 0) / 1000] : []));
+  // The restarts that set up a data directory: what they took beyond an ordinary one, less the load of
+  // rows their data step made inside them (an attached run's); a detached run's launch loads before its
+  // runner starts, outside any restart (and outside this, as that restart's `setup` holds the script alone).
+  const steps = setUpDataSteps(doc.design, doc.results!, restarts);
+  const loadIn = (r: RestartResult) => {
+    const d = steps.get(r.seq);
+    return d && !d.recognised && d.at >= r.startedAt ? d.ms / 1000 : 0;
+  };
+  const setups = restarts.flatMap((r, i) => (setsUp(i) && Number.isFinite(overheads[i]) ? [Math.max(0, overheads[i] - restartSeconds - loadIn(r))] : []));
+  // The loads before the first restart (a detached launch's) are not the run's start: each is its directory's load.
+  const loadsBefore = [...steps.values()].filter((d) => !d.recognised && d.at < Math.min(...restarts.map((r) => r.startedAt))).reduce((n, d) => n + d.ms, 0);
+  const loads = measuredLoads(doc.results!);
   return {
     restartSeconds,
     executionSeconds: execTotal / execCount,
     ...(setups.length ? { setupSeconds: setups.reduce((a, b) => a + b, 0) / setups.length } : {}),
-    ...runOnce(doc.results!, [...before.values()].reduce((a, b) => a + b, 0)),
+    ...(Object.keys(loads).length ? { loadSeconds: loads } : {}),
+    ...runOnce(doc.results!, loadsBefore),
     source: 'journal',
     runAt: doc.results?.startedAt ?? Math.min(...restarts.map((r) => r.startedAt)),
   };
 }
 
 /**
- * The data steps that ran outside the restart that set their data directory up, by that restart's seq
- * (ms): a detached run's, at its launch, before the runner's restarts. Each is the latest data step of its
- * directory after the previous restart that set it up and before this one started (one that falls
- * inside the restart is in its `setup` step already: an attached run's).
+ * The data step of each restart that set up a data directory, by its seq: the latest data step of that
+ * directory after the previous restart that set it up and before this one finished. One inside the
+ * restart (from its start on) is an attached run's; one before it, a detached run's launch's.
  */
-function loadsBefore(design: Design, results: Pick<NonNullable<ExperimentDoc['results']>, 'dataSteps'>, restarts: readonly RestartResult[]): Map<number, number> {
-  const out = new Map<number, number>();
+function setUpDataSteps(design: Design, results: Pick<NonNullable<ExperimentDoc['results']>, 'dataSteps'>, restarts: readonly RestartResult[]): Map<number, DataStepResult> {
+  const out = new Map<number, DataStepResult>();
   const steps = results.dataSteps ?? [];
   if (!steps.length) return out;
   const levels = new Map(expandCells(design).map((c) => [c.id, c.levels]));
@@ -143,10 +158,17 @@ function loadsBefore(design: Design, results: Pick<NonNullable<ExperimentDoc['re
     if (r.steps?.setup === undefined || !levels.has(r.cell)) continue;
     const dir = dataDirectoryOf(design, levels.get(r.cell)!);
     const after = lastSetUp.get(dir) ?? -Infinity;
-    const load = steps.filter((d) => (d.datadir ?? '') === dir && d.at > after && d.at < r.startedAt).pop();
-    if (load) out.set(r.seq, load.ms);
+    const step = steps.filter((d) => (d.datadir ?? '') === dir && d.at > after && d.at <= r.finishedAt).pop();
+    if (step) out.set(r.seq, step);
     lastSetUp.set(dir, r.finishedAt);
   }
+  return out;
+}
+
+/** Each data directory's latest load of rows (seconds) in the results' data steps: what its load takes (Costs.loadSeconds). */
+function measuredLoads(results: Pick<NonNullable<ExperimentDoc['results']>, 'dataSteps'>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const d of [...(results.dataSteps ?? [])].sort((a, b) => a.at - b.at)) if (!d.recognised) out[d.datadir ?? ''] = d.ms / 1000;
   return out;
 }
 
@@ -154,8 +176,10 @@ function loadsBefore(design: Design, results: Pick<NonNullable<ExperimentDoc['re
  * What a run took beyond its restarts, once: from its start (the journal's header) to its first restart,
  * and from its last restart to its end (mysqld stopped, the host restored), and the latter alone. The
  * waits between restarts (a save, a look) are not in it: a resumed run's pause would be. Nor are the
- * data steps before the first restart (`loadMs`: a detached run's launch loads): each is counted with
- * its data directory's set-up, once. 0 for what the results do not date.
+ * loads before the first restart (`loadMs`: a detached run's launch loads): each is its data
+ * directory's load (Costs.loadSeconds), counted once. What else the launch does for each data directory
+ * (mysqld started and stopped around its data step, the host put back, a load recognised) stays in it:
+ * a launch again does it again. 0 for what the results do not date.
  */
 function runOnce(results: Pick<NonNullable<ExperimentDoc['results']>, 'startedAt' | 'finishedAt' | 'restarts'>, loadMs = 0): Pick<Costs, 'runSeconds' | 'runEndSeconds'> {
   if (!results.restarts.length) return { runSeconds: 0, runEndSeconds: 0 };
@@ -201,9 +225,9 @@ export function learnedEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>, 
 export function resumeEstimate(doc: Pick<ExperimentDoc, 'design' | 'results'>): LearnedEstimate {
   const hosts = designHosts(doc.design);
   const done = doc.results?.restarts ?? [];
-  if (hosts.length === 1) return estimateAt(doc, undefined, runPoint(doc.design, done));
+  if (hosts.length === 1) return estimateAt(doc, undefined, runPoint(doc.design, done, undefined, doc.results?.dataSteps));
   // Each host goes on from where it stopped; one with nothing left (it finished) takes no time, whatever its start cost.
-  const each = hosts.map((h) => ({ ...estimateAt(hostDoc(doc, h), undefined, runPoint(hostDesign(doc.design, h), done.filter((r) => r.host === h))), host: h }));
+  const each = hosts.map((h) => ({ ...estimateAt(hostDoc(doc, h), undefined, runPoint(hostDesign(doc.design, h), done.filter((r) => r.host === h), undefined, doc.results?.dataSteps?.filter((d) => d.host === h))), host: h }));
   const going = each.filter((e) => e.estimate.restarts > 0);
   return slowest(going.length ? going : each);
 }
@@ -260,7 +284,7 @@ export function hostResults(results: NonNullable<ExperimentDoc['results']>, host
 /** Costs read from a journal (which may come from anyone's machine): measured, every figure finite and not negative. */
 export function sensibleCosts(c: Costs): boolean {
   const n = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
-  return c.source === 'journal' && n(c.restartSeconds) && n(c.executionSeconds) && n(c.runSeconds) && n(c.runEndSeconds) && (c.runAt === undefined || n(c.runAt)) && (c.setupSeconds === undefined || n(c.setupSeconds));
+  return c.source === 'journal' && n(c.restartSeconds) && n(c.executionSeconds) && n(c.runSeconds) && n(c.runEndSeconds) && (c.runAt === undefined || n(c.runAt)) && (c.setupSeconds === undefined || n(c.setupSeconds)) && (c.loadSeconds === undefined || (typeof c.loadSeconds === 'object' && c.loadSeconds !== null && Object.values(c.loadSeconds).every(n)));
 }
 
 /** The design with measured costs as its estimates (unchanged when the costs are the design's own estimates). */
@@ -294,7 +318,7 @@ export function plannedSeconds(design: Design, restartsPerCell: number, repetiti
  * attempt (this process) has begun its first restart; the data directories this attempt has set up (a
  * run sets each up at its first restart there, engine/restart.ts and the detached runner alike, and a
  * resume is a new attempt: it sets them up again); and those whose data step's load is there (any
- * attempt of the run set them up: a resume recognises it).
+ * attempt of the run set them up, or ran their data step: a resume recognises it).
  */
 export interface RunPoint {
   left: readonly { levels: Readonly<Record<string, string>> }[];
@@ -305,47 +329,75 @@ export interface RunPoint {
 
 /**
  * A run's point from the restarts it has done (its journal's or its file's, `done`), and of those the
- * ones this attempt finished (`here`, by seq): none, for a run about to start or resume.
+ * ones this attempt finished (`here`, by seq): none, for a run about to start or resume; and the data
+ * steps the run has made (a data directory whose data step ended is loaded, even when the restart
+ * around it did not finish).
  */
-export function runPoint(design: Design, done: readonly Pick<RestartResult, 'seq' | 'cell' | 'steps'>[] = [], here: ReadonlySet<number> = new Set()): RunPoint {
+export function runPoint(design: Design, done: readonly Pick<RestartResult, 'seq' | 'cell' | 'steps'>[] = [], here: ReadonlySet<number> = new Set(), dataSteps: readonly Pick<DataStepResult, 'datadir'>[] = []): RunPoint {
   const levels = new Map(expandCells(design).map((c) => [c.id, c.levels]));
   const setUp = (rs: typeof done) => new Set(rs.flatMap((r) => (r.steps?.setup !== undefined && levels.has(r.cell) ? [dataDirectoryOf(design, levels.get(r.cell)!)] : [])));
   const seqs = new Set(done.map((r) => r.seq));
-  return { left: buildPlan(design).filter((p) => !seqs.has(p.seq)), begun: here.size > 0, setUpHere: setUp(done.filter((r) => here.has(r.seq))), loaded: setUp(done) };
+  const loaded = new Set([...setUp(done), ...dataSteps.map((d) => d.datadir ?? '')]);
+  return { left: buildPlan(design).filter((p) => !seqs.has(p.seq)), begun: here.size > 0, setUpHere: setUp(done.filter((r) => here.has(r.seq))), loaded };
 }
 
 /**
  * What a run of the design still pays once beyond its restarts, at `at` (by default: a run about to
  * start): the run's start until its first restart has begun, its end, and the set-up of each data
- * directory (one per server build) that the restarts left reach and this attempt has not set up yet,
- * where the run does it again: the setup script without a skip table (with one, a run on the host that
- * ran it finds the table and skips it, so it is not counted: a fresh host then takes longer than said,
- * by what the Run view's time left shows after its first restart), and the data step (DBT-3) unless an
- * earlier attempt of the run loaded that directory (a new run counts it as if it loads).
+ * directory (one per server build) that the restarts left reach and this attempt has not set up yet
+ * (setUpSeconds): its load where it is not loaded yet, the setup script where it runs again.
  */
 export function onceSeconds(design: Design, costs: Costs, at: RunPoint = runPoint(design)): number {
-  const w = design.workload;
-  const setups = new Set(at.left.map((r) => dataDirectoryOf(design, r.levels)).filter((d) => !at.setUpHere.has(d) && (scriptAgain(w) || (w.data && !at.loaded.has(d)))));
-  return (at.begun ? costs.runEndSeconds : costs.runSeconds) + setups.size * setupCost(design, costs);
+  const dirs = new Set(at.left.map((r) => dataDirectoryOf(design, r.levels)).filter((d) => !at.setUpHere.has(d)));
+  let seconds = at.begun ? costs.runEndSeconds : costs.runSeconds;
+  for (const d of dirs) seconds += setUpSeconds(design, costs, d, at.loaded.has(d));
+  return seconds;
 }
 
 /**
- * One data directory's set-up in seconds: what its first restart in a run adds to an ordinary one (the
- * setup script, the data step, the second start). As the file's run measured it (Costs.setupSeconds:
- * the data step's load is in it when that run loaded), else the data step's estimate (DBT-3), else 0.
- * The load is counted here alone: once a data directory.
+ * One data directory's set-up in a run, in seconds, as the run does it (engine/restart.ts; a detached
+ * run's launch loads and its runner runs the script): the data step's load (loadCost) unless the
+ * directory is loaded already (an earlier attempt of the run loaded it: a resume recognises it; a new
+ * run counts it as if it loads), and the rest of the set-up (Costs.setupSeconds: the setup script, the
+ * second start) where it happens: after a load, or where the setup script runs again (it has no skip
+ * table; with one, a run on the host that ran it finds the table and skips it, so it is not counted: a
+ * fresh host then takes longer than said, by what the Run view's time left shows after its first restart).
  */
-export function setupCost(design: Design, costs: Costs): number {
-  return costs.setupSeconds ?? (design.workload.data ? dataLoadSeconds(design.workload.data.sf) : 0);
+export function setUpSeconds(design: Design, costs: Costs, datadir: string, loaded: boolean): number {
+  const w = design.workload;
+  const loads = !!w.data && !loaded;
+  return (loads ? loadCost(design, costs, datadir) : 0) + (loads || scriptAgain(w) ? (costs.setupSeconds ?? 0) : 0);
+}
+
+/**
+ * The data step's load of one data directory in seconds: as the file's runs measured it there
+ * (Costs.loadSeconds), else the mean of the loads they measured in the other builds' directories (the
+ * same rows), else the data step's estimate (DBT-3); 0 without a data step.
+ */
+export function loadCost(design: Design, costs: Pick<Costs, 'loadSeconds'>, datadir: string): number {
+  if (!design.workload.data) return 0;
+  const measured = Object.values(costs.loadSeconds ?? {});
+  return costs.loadSeconds?.[datadir] ?? (measured.length ? measured.reduce((a, b) => a + b, 0) / measured.length : dataLoadSeconds(design.workload.data.sf));
 }
 
 /** The set-up's part of the costs, in words, for the planning table: empty when nothing is counted. */
 function setupText(design: Design, costs: Costs): string {
   const w = design.workload;
-  const cost = setupCost(design, costs);
-  if (!cost) return '';
-  if (w.data || scriptAgain(w)) return `, ${cost.toFixed(1)} s per data directory for its set-up (${w.data ? 'the data step' : 'the setup script'}; ${dataDirectories(design)} in a run)`;
-  return w.setupSql.trim() ? `; the setup script's ${cost.toFixed(1)} s per data directory is not counted (a run finds table ${w.setupSkipIfTable} there and skips it)` : '';
+  const dirs = dataDirectories(design);
+  const inRun = dirs > 1 ? `; ${dirs} data directories in a run` : '';
+  const load = w.data ? `, ${loadText(design, costs)} for the data step's load per data directory (counted once in each)` : '';
+  const rest = costs.setupSeconds ?? 0;
+  if (!rest) return load ? `${load}${inRun}` : '';
+  if (w.data || scriptAgain(w)) return `${load}, ${rest.toFixed(1)} s per data directory for the rest of its set-up (${scriptAgain(w) ? 'the setup script, ' : ''}the second start)${inRun}`;
+  return w.setupSql.trim() ? `; the setup script's ${rest.toFixed(1)} s per data directory is not counted (a run finds table ${w.setupSkipIfTable} there and skips it)` : '';
+}
+
+/** The data step's load in words: `12 s` (one figure for every data directory), or `10 s (A), 14 s (B)`. */
+export function loadText(design: Design, costs: Pick<Costs, 'loadSeconds'>): string {
+  const dirs = [...new Set(expandCells(design).filter((c) => !c.excluded).map((c) => dataDirectoryOf(design, c.levels)))];
+  const each = dirs.map((d) => loadCost(design, costs, d));
+  if (each.every((x) => formatShortDuration(x) === formatShortDuration(each[0]))) return formatShortDuration(each[0]);
+  return dirs.map((d, i) => `${formatShortDuration(each[i])} (${d || 'the profile’s own'})`).join(', ');
 }
 
 /** Does every run run the setup script again (it has no skip table)? */

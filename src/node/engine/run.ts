@@ -337,7 +337,7 @@ export class RunEngine implements Run {
     const perRestart = perRestartMs(this.restartMs, this.learned.design);
     // And what the run still pays once, as the estimate before Run (or before resuming) counts it: its
     // start until this process's first restart, its end, the set-ups of the data directories still ahead.
-    const { remainingMs, endMs } = timeLeftMs(this.design, this.learned.costs, perRestart, runPoint(this.design, state.restarts, this.finishedHere));
+    const { remainingMs, endMs } = timeLeftMs(this.design, this.learned.costs, perRestart, runPoint(this.design, state.restarts, this.finishedHere, state.dataSteps));
     this.emit({ type: 'progress', at: Date.now(), done: state.restarts.length, planned: this.plan.length, remainingMs, endMs });
   }
 
