@@ -50,7 +50,7 @@ export const plan: Command = {
     const kind = order ?? design.order;
     io.out(`${r.doc.name}: ${design.stopping ? 'at most ' : ''}${schedule.length} restarts, ${kind} order, about ${formatDuration(est.seconds)} (costs ${basis})`);
     const dirs = dataDirectories(design);
-    if (design.workload.data) io.out(`data step: ${describeDataSet(design.workload.database, design.workload.data)} (its load about ${loadText(design, costs)}, counted once${dirs > 1 ? ` in each of the ${dirs} builds' data directories` : ''})`);
+    if (design.workload.data) io.out(`data step: ${describeDataSet(design.workload.database, design.workload.data)} (${loadText(design, costs)}${dirs > 1 ? `; ${dirs} builds' data directories` : ''})`);
     if (kind === 'blocked') io.out('warning: blocked order (A A A B B B) lets drift over time look like a difference between cells');
     if (r.doc.results?.restarts.some((x) => x.status === 'ok')) {
       const target = targetEffectOf(design);

@@ -54,6 +54,13 @@ export interface Costs {
    * step's estimate then stands in, dbt3/scale.ts dataLoadSeconds).
    */
   loadSeconds?: Record<string, number>;
+  /**
+   * The data directories whose data step ended in the file's runs (a load, or a load recognised): their
+   * data is there, so a new run on that host recognises it and pays no load (onceSeconds). A run
+   * elsewhere, or after the sandbox was made anew, loads and takes longer than said, by what the data
+   * step's progress shows.
+   */
+  dataThere?: string[];
   /** Whether the journal measured them or the design's estimates stand in. */
   source: 'journal' | 'estimates';
   /** When measured: the start of the run that measured them (epoch ms). */
@@ -132,11 +139,13 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
   // The loads before the first restart (a detached launch's) are not the run's start: each is its directory's load.
   const loadsBefore = [...steps.values()].filter((d) => !d.recognised && d.at < Math.min(...restarts.map((r) => r.startedAt))).reduce((n, d) => n + d.ms, 0);
   const loads = measuredLoads(doc.results!);
+  const there = [...new Set((doc.results!.dataSteps ?? []).map((d) => d.datadir ?? ''))];
   return {
     restartSeconds,
     executionSeconds: execTotal / execCount,
     ...(setups.length ? { setupSeconds: setups.reduce((a, b) => a + b, 0) / setups.length } : {}),
     ...(Object.keys(loads).length ? { loadSeconds: loads } : {}),
+    ...(there.length ? { dataThere: there } : {}),
     ...runOnce(doc.results!, loadsBefore),
     source: 'journal',
     runAt: doc.results?.startedAt ?? Math.min(...restarts.map((r) => r.startedAt)),
@@ -284,7 +293,7 @@ export function hostResults(results: NonNullable<ExperimentDoc['results']>, host
 /** Costs read from a journal (which may come from anyone's machine): measured, every figure finite and not negative. */
 export function sensibleCosts(c: Costs): boolean {
   const n = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
-  return c.source === 'journal' && n(c.restartSeconds) && n(c.executionSeconds) && n(c.runSeconds) && n(c.runEndSeconds) && (c.runAt === undefined || n(c.runAt)) && (c.setupSeconds === undefined || n(c.setupSeconds)) && (c.loadSeconds === undefined || (typeof c.loadSeconds === 'object' && c.loadSeconds !== null && Object.values(c.loadSeconds).every(n)));
+  return c.source === 'journal' && n(c.restartSeconds) && n(c.executionSeconds) && n(c.runSeconds) && n(c.runEndSeconds) && (c.runAt === undefined || n(c.runAt)) && (c.setupSeconds === undefined || n(c.setupSeconds)) && (c.loadSeconds === undefined || (typeof c.loadSeconds === 'object' && c.loadSeconds !== null && Object.values(c.loadSeconds).every(n))) && (c.dataThere === undefined || (Array.isArray(c.dataThere) && c.dataThere.every((d) => typeof d === 'string')));
 }
 
 /** The design with measured costs as its estimates (unchanged when the costs are the design's own estimates). */
@@ -345,20 +354,21 @@ export function runPoint(design: Design, done: readonly Pick<RestartResult, 'seq
  * What a run of the design still pays once beyond its restarts, at `at` (by default: a run about to
  * start): the run's start until its first restart has begun, its end, and the set-up of each data
  * directory (one per server build) that the restarts left reach and this attempt has not set up yet
- * (setUpSeconds): its load where it is not loaded yet, the setup script where it runs again.
+ * (setUpSeconds): its load where it is not loaded yet (by an earlier attempt of this run, or by the
+ * file's run on that host: Costs.dataThere), the setup script where it runs again.
  */
 export function onceSeconds(design: Design, costs: Costs, at: RunPoint = runPoint(design)): number {
   const dirs = new Set(at.left.map((r) => dataDirectoryOf(design, r.levels)).filter((d) => !at.setUpHere.has(d)));
   let seconds = at.begun ? costs.runEndSeconds : costs.runSeconds;
-  for (const d of dirs) seconds += setUpSeconds(design, costs, d, at.loaded.has(d));
+  for (const d of dirs) seconds += setUpSeconds(design, costs, d, at.loaded.has(d) || !!costs.dataThere?.includes(d));
   return seconds;
 }
 
 /**
  * One data directory's set-up in a run, in seconds, as the run does it (engine/restart.ts; a detached
  * run's launch loads and its runner runs the script): the data step's load (loadCost) unless the
- * directory is loaded already (an earlier attempt of the run loaded it: a resume recognises it; a new
- * run counts it as if it loads), and the rest of the set-up (Costs.setupSeconds: the setup script, the
+ * directory is loaded already (an earlier attempt of the run, or the file's run, loaded it: the run
+ * recognises it), and the rest of the set-up (Costs.setupSeconds: the setup script, the
  * second start) where it happens: after a load, or where the setup script runs again (it has no skip
  * table; with one, a run on the host that ran it finds the table and skips it, so it is not counted: a
  * fresh host then takes longer than said, by what the Run view's time left shows after its first restart).
@@ -385,19 +395,29 @@ function setupText(design: Design, costs: Costs): string {
   const w = design.workload;
   const dirs = dataDirectories(design);
   const inRun = dirs > 1 ? `; ${dirs} data directories in a run` : '';
-  const load = w.data ? `, ${loadText(design, costs)} for the data step's load per data directory (counted once in each)` : '';
+  const load = w.data ? `, ${loadText(design, costs)}` : '';
   const rest = costs.setupSeconds ?? 0;
   if (!rest) return load ? `${load}${inRun}` : '';
-  if (w.data || scriptAgain(w)) return `${load}, ${rest.toFixed(1)} s per data directory for the rest of its set-up (${scriptAgain(w) ? 'the setup script, ' : ''}the second start)${inRun}`;
+  if (w.data || scriptAgain(w)) return `${load}, ${rest.toFixed(1)} s per data directory for the rest of its set-up (${scriptAgain(w) ? 'the setup script, ' : ''}the second start${w.data && !scriptAgain(w) ? ', after a load' : ''})${inRun}`;
   return w.setupSql.trim() ? `; the setup script's ${rest.toFixed(1)} s per data directory is not counted (a run finds table ${w.setupSkipIfTable} there and skips it)` : '';
 }
 
-/** The data step's load in words: `12 s` (one figure for every data directory), or `10 s (A), 14 s (B)`. */
-export function loadText(design: Design, costs: Pick<Costs, 'loadSeconds'>): string {
+/**
+ * The data step's load in words, as a new run counts it: `the data step's load 12 s per data directory,
+ * counted once in each`, each build's own when they differ (`10 s (A), 14 s (B)`), and none where the
+ * file's run left the data (Costs.dataThere: `its data is there already in A, B: recognised, no load counted`).
+ */
+export function loadText(design: Design, costs: Pick<Costs, 'loadSeconds' | 'dataThere'>): string {
   const dirs = [...new Set(expandCells(design).filter((c) => !c.excluded).map((c) => dataDirectoryOf(design, c.levels)))];
-  const each = dirs.map((d) => loadCost(design, costs, d));
-  if (each.every((x) => formatShortDuration(x) === formatShortDuration(each[0]))) return formatShortDuration(each[0]);
-  return dirs.map((d, i) => `${formatShortDuration(each[i])} (${d || 'the profile’s own'})`).join(', ');
+  const name = (d: string) => d || 'the profile’s own';
+  const there = dirs.filter((d) => costs.dataThere?.includes(d));
+  const loads = dirs.filter((d) => !there.includes(d));
+  const each = loads.map((d) => loadCost(design, costs, d));
+  const same = each.every((x) => formatShortDuration(x) === formatShortDuration(each[0]));
+  const figures = same ? `${formatShortDuration(each[0])} per data directory` : loads.map((d, i) => `${formatShortDuration(each[i])} (${name(d)})`).join(', ');
+  const counted = loads.length ? `the data step's load ${figures}, counted once in each${there.length ? ` it loads (${loads.map(name).join(', ')})` : ''}` : '';
+  const recognised = there.length ? `its data is there already in ${there.map(name).join(', ')} (the file's run left it): recognised, no load counted` : '';
+  return [counted, recognised].filter(Boolean).join('; ');
 }
 
 /** Does every run run the setup script again (it has no skip table)? */
