@@ -14,7 +14,7 @@ import type { HostFingerprint } from '../../src/common/host.js';
 import type { RunEvent } from '../../src/common/events.js';
 import { buildPlan, estimatePlan, perRestartMs } from '../../src/common/plan.js';
 import { dataLoadSeconds } from '../../src/common/dbt3/scale.js';
-import { learnedCosts, learnedEstimate, loadCost, measuredCosts, resumeEstimate, runPoint, timeLeftMs, type Costs } from '../../src/common/stats/planner.js';
+import { learnedCosts, learnedEstimate, loadCost, measuredCosts, resumeEstimate, runPoint, timeLeftMs, withLoadsSoFar, type Costs } from '../../src/common/stats/planner.js';
 import { recordsOfRestart, type JournalRecord } from '../../src/common/records.js';
 import { LiveRun } from '../../src/browser/views/run/live.js';
 import { Follower } from '../../src/node/detach/follower.js';
@@ -277,6 +277,21 @@ test("a DBT-3 data step's load is counted once per data directory, at the time m
   assert.deepEqual(measuredCosts(again).loadSeconds, { A: 280 });
   // B, never loaded in this file: the mean of the loads measured (the same rows).
   assert.equal(loadCost(again.design, measuredCosts(again), 'B'), 280);
+});
+
+test("a first run's time left counts the builds not loaded yet at the load it has just measured, not the data step's estimate", () => {
+  // No earlier run: the design's estimates. A's first restart loaded its data directory in 290 s.
+  const run = attachedDbt3('', 'interleaved', 1);
+  const { design } = run;
+  const before = measuredCosts({ design, results: undefined });
+  const first = run.results!.restarts;
+  const at = runPoint(design, first, new Set([first[0].seq]), run.results!.dataSteps);
+  // 5 restarts of 5 s left and B's load ahead: at A's 290 s (it said the estimate's 370 s before).
+  assert.equal(dataLoadSeconds(1), 370);
+  assert.equal(timeLeftMs(design, withLoadsSoFar(before, run.results!.dataSteps!), 5_000, at).remainingMs, 5 * 5_000 + 290_000);
+  assert.equal(timeLeftMs(design, before, 5_000, at).remainingMs, 5 * 5_000 + 370_000);
+  // Over a load an earlier run measured there too: this run's is the newer.
+  assert.deepEqual(withLoadsSoFar({ ...before, loadSeconds: { A: 100, B: 120 } }, run.results!.dataSteps!).loadSeconds, { A: 290, B: 120 });
 });
 
 test("a detached DBT-3 run's loads at its launch are each data directory's load, counted once, as an attached run's load is; the launch's mysqld starts are in the run's start", () => {

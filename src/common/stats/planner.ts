@@ -182,6 +182,16 @@ function measuredLoads(results: Pick<NonNullable<ExperimentDoc['results']>, 'dat
 }
 
 /**
+ * The costs with the loads a run under way has measured so far (its journal's data steps) over those
+ * measured before: a build's load just measured is what the builds not loaded yet will take (the same
+ * rows), where the estimate or an earlier run's said otherwise. What the engine's time left counts with.
+ */
+export function withLoadsSoFar(costs: Costs, dataSteps: readonly DataStepResult[]): Costs {
+  const loads = measuredLoads({ dataSteps: [...dataSteps] });
+  return Object.keys(loads).length ? { ...costs, loadSeconds: { ...costs.loadSeconds, ...loads } } : costs;
+}
+
+/**
  * What a run took beyond its restarts, once: from its start (the journal's header) to its first restart,
  * and from its last restart to its end (mysqld stopped, the host restored), and the latter alone. The
  * waits between restarts (a save, a look) are not in it: a resumed run's pause would be. Nor are the

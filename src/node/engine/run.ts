@@ -26,7 +26,7 @@ import { journalPath, JournalWriter, openRunJournal } from './journal.js';
 import { RestartProcedure } from './restart.js';
 import { resultsNotSaved } from '../documents/rebuild.js';
 import { lookStep } from '../../common/stats/replay.js';
-import { learnedCosts, runPoint, timeLeftMs, type Costs } from '../../common/stats/planner.js';
+import { learnedCosts, runPoint, timeLeftMs, withLoadsSoFar, type Costs } from '../../common/stats/planner.js';
 import { hostCheck, type NoiseFacts } from '../../common/host-check.js';
 import type { HostFingerprint } from '../../common/host.js';
 
@@ -336,8 +336,9 @@ export class RunEngine implements Run {
     this.learned ??= learnedCosts({ design: this.design, results: this.opts.measured ?? this.opts.doc.results });
     const perRestart = perRestartMs(this.restartMs, this.learned.design);
     // And what the run still pays once, as the estimate before Run (or before resuming) counts it: its
-    // start until this process's first restart, its end, the set-ups of the data directories still ahead.
-    const { remainingMs, endMs } = timeLeftMs(this.design, this.learned.costs, perRestart, runPoint(this.design, state.restarts, this.finishedHere, state.dataSteps));
+    // start until this process's first restart, its end, the set-ups of the data directories still ahead
+    // (their loads at what this run has measured so far: a build's load tells the others').
+    const { remainingMs, endMs } = timeLeftMs(this.design, withLoadsSoFar(this.learned.costs, state.dataSteps), perRestart, runPoint(this.design, state.restarts, this.finishedHere, state.dataSteps));
     this.emit({ type: 'progress', at: Date.now(), done: state.restarts.length, planned: this.plan.length, remainingMs, endMs });
   }
 
