@@ -14,15 +14,15 @@
 // then prints planned and measured wall time, their ratio, and where the measured time went (before
 // the first restart, the restarts, after the last one). The load average is printed with every
 // figure: on a shared machine this is not a quiet figure. Prints numbers; asserts nothing about time.
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { ExperimentDoc, ServerProfile } from '../../src/common/experiment/types.js';
 import { analyze, planningTable, tidyFromExperiment } from '../../src/common/stats/index.js';
 import { formatDuration } from '../../src/common/plan.js';
 import { main } from '../../src/cli/main.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { withSandbox } from './lib/sandbox.js';
+import { withBuildCopies, withSandbox } from './lib/sandbox.js';
 
 const MARIADBD = process.env.PLAN_CHECK_MARIADBD ?? '/usr/sbin/mariadbd';
 const PILOT_RESTARTS = Number(process.env.PLAN_CHECK_PILOT ?? 6);
@@ -107,15 +107,7 @@ function breakdown(doc: ExperimentDoc, startedAt: number, endedAt: number) {
 
 export async function bench(): Promise<void> {
   console.log(`machine: ${cpus().length} cores, load average ${load()} at start; a loopback sandbox mariadbd (${MARIADBD}) with two builds A and B (two copies of it)`);
-  const bins = mkdtempSync(join(tmpdir(), 'varlab-plan-check-builds-'));
-  chmodSync(bins, 0o755);
-  try {
-    const builds = ['A', 'B'].map((b) => {
-      mkdirSync(join(bins, b), { mode: 0o755 });
-      copyFileSync(MARIADBD, join(bins, b, 'mariadbd'));
-      chmodSync(join(bins, b, 'mariadbd'), 0o755);
-      return `${b}=${join(bins, b, 'mariadbd')}`;
-    });
+  await withBuildCopies(MARIADBD, ['A', 'B'], async (builds) => {
     await withSandbox(
       'plan-check',
       async ({ dir, profile }) => {
@@ -162,7 +154,5 @@ export async function bench(): Promise<void> {
       { target: 'local' },
       { builds },
     );
-  } finally {
-    rmSync(bins, { recursive: true, force: true });
-  }
+  });
 }

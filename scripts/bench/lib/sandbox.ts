@@ -3,7 +3,7 @@
 // with everything else whatever happens; and the one-query experiment those benchmarks run on it.
 // `target` may be an SSH target (the test sshd on 127.0.0.1, scripts/testenv/sshd.ts), with its `auth`;
 // `options.builds` registers server builds (NAME=PATH), each with its own data directory.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TargetAuth } from '../../../src/common/api.js';
@@ -58,4 +58,24 @@ export function oneQuery(name: string, profile: ServerProfile, sql: string, rest
       serverProfile: { ...profile, target },
     },
   };
+}
+
+/**
+ * Copies of `mariadbd` at paths of their own (DIR/NAME/mariadbd), one per build name, for withSandbox's
+ * `builds` (`NAME=PATH` each): byte for byte the same binary, an A/A pair. Removed after `body`.
+ */
+export async function withBuildCopies(mariadbd: string, names: string[], body: (builds: string[]) => Promise<void>): Promise<void> {
+  const bins = mkdtempSync(join(tmpdir(), 'varlab-bench-builds-'));
+  chmodSync(bins, 0o755);
+  try {
+    const builds = names.map((b) => {
+      mkdirSync(join(bins, b), { mode: 0o755 });
+      copyFileSync(mariadbd, join(bins, b, 'mariadbd'));
+      chmodSync(join(bins, b, 'mariadbd'), 0o755);
+      return `${b}=${join(bins, b, 'mariadbd')}`;
+    });
+    await body(builds);
+  } finally {
+    rmSync(bins, { recursive: true, force: true });
+  }
 }
