@@ -1,8 +1,8 @@
 // From nothing to the first field note's experiment at SF 0.01, as a new user goes: `varlab new
 // --template dbt3`, then `varlab run` on the sandbox sshd's mariadbd. The data step loads DBT-3,
 // journals what it loaded and the 22 queries' checks, then the restarts measure; a second run
-// recognises the data and loads nothing. Each run's first time left is the time said before it, the
-// load counted once (the data step's estimate before any run, then in what the run measured).
+// recognises the data and loads nothing. Each run's first time left is the time said before it: the
+// load's estimate before any run, then none (the first run left the data there).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -73,7 +73,7 @@ test('new --template dbt3 --sf 0.01, then run: the data step is journaled with i
   assert.match(report, new RegExp(`^- Data: DBT-3 SF 0\\.01 in dbt3: ${rows} rows loaded in .+ by (LOAD DATA LOCAL INFILE|INSERTs \\(local_infile is off\\)); 22 queries gave their expected results$`, 'm'), report);
   const again = varlabRun([file, ...env.authArgs, '--trust', '--fresh'], env.varlabHome);
   assert.equal(await again.exit, 0, again.stderr());
-  // Run again, at the costs the first run measured: the load counted once, in what its restart measured (the estimate was added on top).
+  // Run again there, at the costs the first run measured: its data is there, so no load is counted (the run recognises it).
   firstLeftIsSaid(again.events, measured);
   const second = again.events.find((e) => e.type === 'data');
   assert.ok(second && second.type === 'data' && second.recognised, 'the second run recognises the loaded data');
