@@ -277,6 +277,11 @@ test("a DBT-3 data step's load is counted once per data directory, at the time m
   assert.deepEqual(measuredCosts(again).loadSeconds, { A: 280 });
   // B, never loaded in this file: the mean of the loads measured (the same rows).
   assert.equal(loadCost(again.design, measuredCosts(again), 'B'), 280);
+  // The design's scale factor changed since: those data steps were of another data set, the run loads anew.
+  for (const d of again.results!.dataSteps!) Object.assign(d, { sf: 0.1, database: again.design.workload.database });
+  assert.deepEqual([measuredCosts(again).dataThere, measuredCosts(again).loadSeconds], [undefined, undefined]);
+  // Each build: the data step's estimate and the rest of the set-up this synthetic run measured (its set-up restarts' 300 s and 260 s, no load in them).
+  assert.equal(Math.round(learnedEstimate(again).estimate.seconds * 1000), 6 * 5_000 + 3_500 + 2 * (dataLoadSeconds(1) * 1000 + 280_000));
 });
 
 test("a first run's time left counts the builds not loaded yet at the load it has just measured, not the data step's estimate", () => {

@@ -2,7 +2,7 @@
 // cost, and what the planned design will cost in time. The unit of evidence is the restart.
 import type { DataStepResult, Design, ExperimentDoc, RestartResult } from '../experiment/types.js';
 import { buildPlan, designHosts, estimatePlan, expandCells, factorKey, formatDuration, formatShortDuration, hostDesign, type PlanEstimate } from '../plan.js';
-import { dataLoadSeconds } from '../dbt3/scale.js';
+import { DEFAULT_SEED, dataLoadSeconds } from '../dbt3/scale.js';
 import { COV_REDUCERS, PLAN_LIMITS, outOfReachText } from './evidence.js';
 import { MDE_LABELS, minimumDetectableEffect, restartsForTarget, type Mde } from './mde.js';
 import { groupReasons, roundPairs } from './analysis.js';
@@ -138,8 +138,10 @@ export function measuredCosts(doc: Pick<ExperimentDoc, 'design' | 'results'>): C
   const setups = restarts.flatMap((r, i) => (setsUp(i) && Number.isFinite(overheads[i]) ? [Math.max(0, overheads[i] - restartSeconds - loadIn(r))] : []));
   // The loads before the first restart (a detached launch's) are not the run's start: each is its directory's load.
   const loadsBefore = [...steps.values()].filter((d) => !d.recognised && d.at < Math.min(...restarts.map((r) => r.startedAt))).reduce((n, d) => n + d.ms, 0);
-  const loads = measuredLoads(doc.results!);
-  const there = [...new Set((doc.results!.dataSteps ?? []).map((d) => d.datadir ?? ''))];
+  // Only data steps of the design's data set (a file from before they said it: any): a changed scale factor or seed loads anew.
+  const same = (doc.results!.dataSteps ?? []).filter((d) => sameDataSet(doc.design, d));
+  const loads = measuredLoads({ dataSteps: same });
+  const there = [...new Set(same.map((d) => d.datadir ?? ''))];
   return {
     restartSeconds,
     executionSeconds: execTotal / execCount,
@@ -172,6 +174,13 @@ function setUpDataSteps(design: Design, results: Pick<NonNullable<ExperimentDoc[
     lastSetUp.set(dir, r.finishedAt);
   }
   return out;
+}
+
+/** Is the data step of the design's data set (database, scale factor, seed), as far as its record says? */
+function sameDataSet(design: Design, d: DataStepResult): boolean {
+  const data = design.workload.data;
+  if (!data) return false;
+  return (d.sf === undefined || d.sf === data.sf) && (d.seed === undefined || d.seed === (data.seed ?? DEFAULT_SEED)) && (d.database === undefined || d.database === design.workload.database);
 }
 
 /** Each data directory's latest load of rows (seconds) in the results' data steps: what its load takes (Costs.loadSeconds). */
