@@ -213,7 +213,7 @@ export const run: Command = {
           if (check.needsConsent) io.out(`${visible(file)} would run these on ${check.target}, beyond varlab's built-in tunables (not agreed to yet: \`varlab run\` asks before it runs them):\n${consentList(check.commands)}\n`);
           // The target is probed (the commands are computed for what it has), as the run would: only a host
           // the user chose, or agrees to now, is connected to (a teammate's file may name any host).
-          const read = (await chosenTarget(h.doc, h.target, targets.length > 0)) || values.connect === true || (await askToRead(h.target, prompt));
+          const read = (await chosenTarget(check, h.target, targets.length > 0)) || values.connect === true || (await askToRead(h.target, prompt));
           // Resuming an unfinished run: the time is that of the restarts left (the journal's run measured the rest).
           const verdict = request.fresh ? null : inspectJournal(p.out, design, h.journal);
           const resumed = verdict?.kind === 'resume' ? resultsFromJournal(verdict.state) : undefined;

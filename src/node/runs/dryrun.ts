@@ -3,11 +3,11 @@
 // script its restart would send to the target (the host layer's dryRunCells, for the probed host).
 // Nothing runs on the target but the probe, and the probe only on a host the user chose (chosenTarget).
 import { ApiError, type DryRun } from '../../common/api.js';
-import type { Design, ExperimentDoc, Results } from '../../common/experiment/types.js';
+import type { Design, Results } from '../../common/experiment/types.js';
 import { buildPlan, estimatePlan, expandCells, formatDuration } from '../../common/plan.js';
 import { targetSyntax } from '../../common/target.js';
 import { listHosts } from '../host/profiles.js';
-import { checkTrust } from '../trust.js';
+import type { TrustCheck } from '../../common/trust.js';
 import { learnedEstimate, resumeEstimate } from '../../common/stats/planner.js';
 import { noProfileMessage, resolveProfile } from '../engine/profiles.js';
 import { buildsCheckScript } from '../host/builds.js';
@@ -51,11 +51,10 @@ const REACHING = new Set(['connection', 'auth', 'host-key-rejected', 'host-key-c
  * registered server), or one where they agreed to this file's commands. Otherwise the caller asks (the
  * app's button names the host; the command line asks on a terminal, or takes --connect).
  */
-export async function chosenTarget(doc: ExperimentDoc, target: string, named: boolean): Promise<boolean> {
+export async function chosenTarget(consent: TrustCheck, target: string, named: boolean): Promise<boolean> {
   if (named || targetSyntax(target).kind === 'local') return true;
   if ((await listHosts()).some((h) => h.target === target)) return true;
   // Agreed to a list of commands there: a file with none to agree to has agreed nothing.
-  const consent = await checkTrust(doc, target);
   return consent.commands.length > 0 && !consent.needsConsent;
 }
 
